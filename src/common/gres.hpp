@@ -1,0 +1,32 @@
+// Generic resources (gres) as written on node lines and job requests:
+// "gpu:8", "gpu:h100:8", "gpu:a100:4,gpu:1g.10gb:2", "gpu" (count 1),
+// "gpu:h100" (typed, count 1), "gpu:h100:8(S:0-1)" (socket suffix, ignored).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace drover {
+
+struct GresSpec {
+  std::string name;  // "gpu"
+  std::string type;  // "h100"; empty when untyped
+  int64_t count = 1;
+
+  bool operator==(const GresSpec&) const = default;
+  // "gpu:h100:8" / "gpu:8"
+  std::string str() const;
+  // TRES name: "gres/gpu" or "gres/gpu:h100"
+  std::string tres_name() const;
+};
+
+// Errors name the bad item ("gpu:x:y:z" has too many fields; count "0x" is not a number).
+// A "gres/" prefix on the name is accepted (--gres=gres/gpu:2).
+Result<std::vector<GresSpec>> parse_gres_list(std::string_view s);
+std::string format_gres_list(const std::vector<GresSpec>& list);  // "(null)" when empty
+
+}  // namespace drover

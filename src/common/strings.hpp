@@ -1,0 +1,30 @@
+// Small string helpers shared by every parser. No I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace drover {
+
+std::string_view trim(std::string_view s);
+std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+bool istarts_with(std::string_view s, std::string_view prefix);
+// Split on a single character; keeps empty fields ("a,,b" -> {"a","","b"}).
+std::vector<std::string> split(std::string_view s, char sep);
+// Split on `sep` but not inside [...] brackets ("a[1,2],b" -> {"a[1,2]","b"}).
+std::vector<std::string> split_outside_brackets(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Strict decimal parse of the whole string (no sign unless allowed, no spaces).
+std::optional<int64_t> parse_int(std::string_view s, bool allow_negative = false);
+std::optional<double> parse_double(std::string_view s);
+// Levenshtein distance, case-insensitive; for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate closest to `word` (case-insensitive), if within a useful distance.
+std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace drover

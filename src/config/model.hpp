@@ -1,0 +1,203 @@
+// The configuration as the admin wrote it: slurm.conf (with Include),
+// gres.conf and qos.conf, each value already parsed and defaulted, each
+// entity remembering where it was defined. Loading never throws and never
+// stops at the first problem: diagnostics collect everything found.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.hpp"
+#include "common/duration.hpp"
+#include "common/gres.hpp"
+#include "common/result.hpp"
+#include "common/tres.hpp"
+
+namespace drover::config {
+
+inline constexpr int64_t kUnlimited = -1;  // for counts: no limit set
+
+// Where each key of an entity was written, keyed by canonical key name
+// ("Gres", "RealMemory"); used to point diagnostics at the exact column.
+using KeyLocs = std::map<std::string, SourceLoc>;
+
+struct NodeConfig {
+  std::string name;      // one node, after expanding NodeName=gpu[01-32]
+  std::string hostname;  // NodeHostname (default: name)
+  std::string addr;      // NodeAddr (default: hostname)
+  int port = 0;          // Port (0: SlurmdPort)
+  int cpus = 1;          // CPUs (default: boards*sockets*cores*threads)
+  int boards = 1;
+  int sockets = 1;
+  int cores_per_socket = 1;
+  int threads_per_core = 1;
+  int64_t real_memory_mb = 1;  // RealMemory (Slurm's default is 1)
+  int64_t tmp_disk_mb = 0;
+  std::vector<GresSpec> gres;          // Gres=gpu:h100:8
+  std::vector<std::string> features;   // Feature= / Features=
+  uint32_t weight = 1;
+  std::string state = "UNKNOWN";       // State= as written (upper-cased)
+  std::string reason;                  // Reason=
+  SourceLoc loc;                       // the NodeName= line
+  KeyLocs key_locs;
+};
+
+struct PartitionConfig {
+  std::string name;
+  std::string nodes_expr;           // Nodes= as written ("ALL" allowed)
+  std::vector<std::string> nodes;   // expanded, in order
+  bool is_default = false;          // Default=YES
+  Seconds max_time = kInfinite;     // MaxTime
+  std::optional<Seconds> default_time;  // DefaultTime (unset: MaxTime applies)
+  int64_t max_nodes = kUnlimited;   // MaxNodes
+  int64_t min_nodes = 0;            // MinNodes
+  std::string state = "UP";         // UP | DOWN | DRAIN | INACTIVE
+  uint32_t priority_tier = 1;
+  uint32_t priority_job_factor = 1;
+  std::string oversubscribe = "NO"; // NO | YES[:N] | FORCE[:N] | EXCLUSIVE
+  std::string qos;                  // QOS= (partition QOS)
+  std::vector<std::string> allow_qos;       // empty: ALL
+  std::vector<std::string> deny_qos;
+  std::vector<std::string> allow_accounts;  // empty: ALL
+  std::vector<std::string> deny_accounts;
+  bool exclusive_user = false;
+  std::optional<int64_t> def_mem_per_cpu_mb;
+  std::optional<int64_t> def_mem_per_gpu_mb;
+  std::optional<int64_t> max_mem_per_node_mb;
+  SourceLoc loc;
+  KeyLocs key_locs;
+};
+
+// One gres.conf line, expanded to the nodes it names (or all nodes when
+// NodeName is absent).
+struct GresLine {
+  std::string node_expr;              // NodeName= as written (empty: every node)
+  std::vector<std::string> nodes;     // expanded
+  std::string name;                   // Name=gpu
+  std::string type;                   // Type=h100
+  std::vector<std::string> files;     // File=/dev/nvidia[0-7], expanded
+  std::optional<int64_t> count;       // Count=
+  std::string cores_expr;             // Cores=0-63 as written
+  std::vector<int> cores;             // expanded core ids
+  std::string links;                  // Links=
+  std::string flags;                  // Flags=
+  std::string autodetect;             // AutoDetect= on this line
+  SourceLoc loc;
+  KeyLocs key_locs;
+
+  // Devices this line gives each of its nodes: File count, else Count, else 1.
+  int64_t device_count() const;
+};
+
+struct QosConfig {
+  std::string name;
+  int64_t priority = 0;
+  TresMap grp_tres;
+  int64_t grp_jobs = kUnlimited;
+  int64_t grp_submit_jobs = kUnlimited;
+  TresMap max_tres_per_job;
+  TresMap max_tres_per_node;
+  TresMap max_tres_per_user;
+  int64_t max_jobs_per_user = kUnlimited;
+  int64_t max_submit_jobs_per_user = kUnlimited;
+  Seconds max_wall = kInfinite;     // MaxWall / MaxTime
+  double usage_factor = 1.0;
+  std::vector<std::string> flags;   // as written, e.g. DenyOnLimit, NoReserve
+  bool deny_on_limit = false;
+  bool no_reserve = false;
+  std::string description;
+  SourceLoc loc;
+  KeyLocs key_locs;
+};
+
+// SchedulerParameters, Slurm's bf_* keys with Slurm's defaults except where
+// Drover documents its own (bf_max_job_test: unlimited; bf_reserve_depth).
+struct SchedulerParams {
+  Seconds bf_interval = 30;
+  int64_t bf_max_job_test = kUnlimited;  // Slurm's default is 500
+  Seconds bf_resolution = 60;
+  int64_t bf_window_minutes = 1440;
+  int64_t bf_reserve_depth = kUnlimited; // Drover extension: 1 = EASY, unlimited = conservative
+  bool bf_continue = false;
+  int64_t bf_max_job_user = 0;           // 0: no per-user cap
+  int64_t bf_max_job_part = 0;
+  int64_t bf_max_time = -1;              // -1: bf_interval
+  int64_t default_queue_depth = 100;
+  int64_t sched_interval = 60;
+  std::map<std::string, std::string> raw;  // every key as written (lower-case name -> value)
+};
+
+struct ClusterConfig {
+  // --- slurm.conf globals ---
+  std::string cluster_name;
+  std::vector<std::string> slurmctld_hosts;  // SlurmctldHost (may repeat), "name(addr)" kept as written
+  int slurmctld_port = 6817;
+  int slurmd_port = 6818;
+  std::string state_save_location = "/var/spool/drover";
+  std::string slurmd_spool_dir = "/var/spool/drover/d";
+  std::string slurm_user = "root";
+  std::string auth_type = "auth/drover";
+  std::string select_type = "select/cons_tres";
+  std::string select_type_parameters = "CR_Core_Memory";
+  std::string scheduler_type = "sched/backfill";
+  SchedulerParams sched;
+  std::string priority_type = "priority/basic";
+  uint32_t priority_weight_age = 0;
+  uint32_t priority_weight_fairshare = 0;
+  uint32_t priority_weight_job_size = 0;
+  uint32_t priority_weight_partition = 0;
+  uint32_t priority_weight_qos = 0;
+  std::map<std::string, double> priority_weight_tres;  // canonical TRES name -> weight
+  Seconds priority_decay_half_life = 7 * 86400;
+  Seconds priority_max_age = 7 * 86400;
+  bool priority_favor_small = false;
+  std::vector<std::string> gres_types;
+  std::vector<std::string> accounting_storage_tres;
+  std::string enforce_part_limits = "NO";  // NO | ANY | ALL | YES
+  int64_t max_job_count = 10000;
+  int64_t max_array_size = 1001;
+  Seconds min_job_age = 300;
+  Seconds kill_wait = 30;
+  std::optional<int64_t> def_mem_per_cpu_mb;
+  std::optional<int64_t> def_mem_per_gpu_mb;
+  std::optional<int64_t> max_mem_per_cpu_mb;
+  std::optional<int64_t> def_mem_per_node_mb;
+
+  // --- entities ---
+  std::vector<NodeConfig> nodes;
+  std::vector<PartitionConfig> partitions;
+  std::vector<GresLine> gres_lines;
+  std::string gres_autodetect;  // gres.conf global AutoDetect=
+  std::vector<QosConfig> qos;
+
+  // --- provenance ---
+  std::string slurm_conf_path;
+  std::string gres_conf_path;  // empty: none found
+  std::string qos_conf_path;   // empty: none found
+  std::vector<std::string> files_read;
+  // Every slurm.conf global key as written: canonical name -> (value, where).
+  std::map<std::string, std::pair<std::string, SourceLoc>> globals_written;
+  Diagnostics diags;
+
+  const NodeConfig* find_node(std::string_view name) const;
+  const PartitionConfig* find_partition(std::string_view name) const;
+  const QosConfig* find_qos(std::string_view name) const;
+  const PartitionConfig* default_partition() const;  // first Default=YES, else nullptr
+};
+
+struct LoadOptions {
+  std::string slurm_conf;  // required
+  // Empty: look for gres.conf / qos.conf beside slurm.conf; absent files are fine.
+  std::string gres_conf;
+  std::string qos_conf;
+};
+
+// Errors only when slurm.conf itself cannot be read; everything else is a
+// diagnostic in ClusterConfig::diags (unknown key = warning with the nearest
+// known key; bad value = error with file:line:column, key, value, expectation).
+Result<ClusterConfig> load_config(const LoadOptions& opts);
+
+}  // namespace drover::config

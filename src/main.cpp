@@ -1,0 +1,126 @@
+// drover: one executable for the daemons, the tools and the Slurm-named
+// commands. Called as `sbatch`, `squeue`, ... (links in build/bin) it behaves
+// as that command; called as `drover` it takes a subcommand.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+namespace {
+
+using drover::cli::Args;
+using Handler = int (*)(const Args&);
+
+struct Command {
+  const char* name;
+  Handler run;
+  const char* summary;
+};
+
+int pending_live(const char* name) {
+  return drover::cli::not_implemented(name, "it needs the controller, which arrives with the live-cluster work");
+}
+
+#define DROVER_PENDING(fn, label) \
+  int fn(const Args&) { return pending_live(label); }
+DROVER_PENDING(sbatch_main, "sbatch")
+DROVER_PENDING(squeue_main, "squeue")
+DROVER_PENDING(sinfo_main, "sinfo")
+DROVER_PENDING(scancel_main, "scancel")
+DROVER_PENDING(sacct_main, "sacct")
+DROVER_PENDING(srun_main, "srun")
+DROVER_PENDING(salloc_main, "salloc")
+DROVER_PENDING(sacctmgr_main, "sacctmgr")
+DROVER_PENDING(sprio_main, "sprio")
+DROVER_PENDING(sdiag_main, "sdiag")
+DROVER_PENDING(sshare_main, "sshare")
+DROVER_PENDING(controller_main, "drover controller")
+DROVER_PENDING(agent_main, "drover agent")
+DROVER_PENDING(up_main, "drover up")
+DROVER_PENDING(down_main, "drover down")
+#undef DROVER_PENDING
+
+int sim_main(const Args&) {
+  return drover::cli::not_implemented("drover sim", "the simulator arrives after the scheduling core");
+}
+
+// Slurm-compatible names: reachable as argv[0] (links) and as `drover NAME`.
+const Command kSlurmCommands[] = {
+    {"sbatch", sbatch_main, "submit a batch script"},
+    {"squeue", squeue_main, "show the job queue"},
+    {"sinfo", sinfo_main, "show partitions and nodes"},
+    {"scontrol", drover::cli::scontrol_main, "show and change cluster state"},
+    {"scancel", scancel_main, "cancel or signal jobs"},
+    {"sacct", sacct_main, "job accounting"},
+    {"srun", srun_main, "run a parallel job step"},
+    {"salloc", salloc_main, "obtain an allocation"},
+    {"sacctmgr", sacctmgr_main, "manage accounts, users and QOS"},
+    {"sprio", sprio_main, "show priority factors of pending jobs"},
+    {"sdiag", sdiag_main, "scheduler statistics"},
+    {"sshare", sshare_main, "fair-share usage"},
+};
+
+// Drover's own subcommands.
+const Command kDroverCommands[] = {
+    {"config", drover::cli::config_main, "check, show or document a configuration"},
+    {"sim", sim_main, "replay a workload against a configuration"},
+    {"controller", controller_main, "run the controller daemon"},
+    {"agent", agent_main, "run the node agent"},
+    {"up", up_main, "start a local cluster on this machine"},
+    {"down", down_main, "stop the local cluster"},
+};
+
+const Command* find(const Command* begin, const Command* end, std::string_view name) {
+  for (const Command* c = begin; c != end; ++c) {
+    if (name == c->name) return c;
+  }
+  return nullptr;
+}
+
+const Command* find_any(std::string_view name) {
+  if (auto* c = find(std::begin(kSlurmCommands), std::end(kSlurmCommands), name)) return c;
+  return find(std::begin(kDroverCommands), std::end(kDroverCommands), name);
+}
+
+void usage(FILE* out) {
+  std::fprintf(out, "usage: drover <command> [options]\n\nDrover's commands:\n");
+  for (const auto& c : kDroverCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+  std::fprintf(out, "\nSlurm-compatible commands (also installed as links named after them):\n");
+  for (const auto& c : kSlurmCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+  std::fprintf(out, "\n  drover --version   print the version\n");
+}
+
+std::string_view base_name(const char* path) {
+  std::string_view p(path);
+  auto slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string_view self = argc > 0 ? base_name(argv[0]) : "drover";
+  if (auto* c = find(std::begin(kSlurmCommands), std::end(kSlurmCommands), self)) {
+    return c->run(Args(argv + 1, argv + argc));
+  }
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  std::string_view sub = argv[1];
+  if (sub == "--help" || sub == "-h" || sub == "help") {
+    usage(stdout);
+    return 0;
+  }
+  if (sub == "--version" || sub == "-V" || sub == "version") {
+    std::printf("drover %s\n", DROVER_VERSION);
+    return 0;
+  }
+  if (auto* c = find_any(sub)) return c->run(Args(argv + 2, argv + argc));
+  std::fprintf(stderr, "drover: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
