@@ -183,6 +183,8 @@ TEST_F(Timestamp, ErrorsNameTheTextAndTheForms) {
       {"2026-02-30", "bad time \"2026-02-30\": day 30 is out of range: 2026-02 has 28 days"},
       {"1969-12-31", "bad time \"1969-12-31\": year 1969 is out of range (1970-9999)"},
       {"now+99999999999999weeks", "bad time \"now+99999999999999weeks\": the offset is too large"},
+      {"now-60weeks+", "bad time \"now-60weeks+\": " + forms},
+      {"now-3000weeks", "bad time \"now-3000weeks\": the result falls outside the years 1970-9999"},
   };
   for (const auto& [text, message] : cases) {
     auto r = parse_timestamp(text, kNow);

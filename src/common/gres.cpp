@@ -1,5 +1,7 @@
 #include "common/gres.hpp"
 
+#include <algorithm>
+
 #include "common/strings.hpp"
 #include "common/units.hpp"
 
@@ -45,8 +47,10 @@ Result<GresSpec> parse_item(std::string_view item) {
   if (istarts_with(text, "gres/")) text.remove_prefix(5);
   std::vector<std::string> f = split(text, ':');
   GresSpec g;
-  bool no_consume = f.size() >= 3 && iequals(f[f.size() - 2], "no_consume");
-  if (no_consume) f.erase(f.end() - 2);
+  // The no_consume flag sits before the count; "gpu:no_consume" is the flag with count 1.
+  auto flag = std::find_if(f.begin() + 1, f.end(), [](const std::string& x) { return iequals(x, "no_consume"); });
+  bool no_consume = flag != f.end();
+  if (no_consume) f.erase(flag);
   if (f.size() > 3) {
     return make_error("gres " + quoted(item) + " has too many fields: " + std::string(kGresForms) +
                       " (or name[:type]:no_consume:count)");
@@ -64,15 +68,24 @@ Result<GresSpec> parse_item(std::string_view item) {
                       std::string(kGresForms));
   }
   for (const std::string* part : {&g.name, &g.type}) {
-    if (part->find_first_of(" \t=/()") != std::string::npos) {
+    if (!part->empty() && !is_valid_gres_word(*part)) {
       return make_error("gres " + quoted(item) + ": " + quoted(*part) +
-                        " may not hold spaces, \"=\", \"/\" or parentheses; " + std::string(kGresForms));
+                        " may not hold spaces, control characters, \"=\", \"/\" or parentheses; " +
+                        std::string(kGresForms));
     }
   }
   return g;
 }
 
 }  // namespace
+
+bool is_valid_gres_word(std::string_view s) {
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u <= ' ' || u == 0x7f || std::string_view(":,=/()").find(c) != std::string_view::npos) return false;
+  }
+  return !s.empty();
+}
 
 std::string GresSpec::str() const {
   std::string out = name;

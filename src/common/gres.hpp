@@ -34,4 +34,8 @@ struct GresSpec {
 Result<std::vector<GresSpec>> parse_gres_list(std::string_view s);
 std::string format_gres_list(const std::vector<GresSpec>& list);  // "(null)" when empty
 
+// A gres name or type (and a TRES name after its category): non-empty, with
+// no spaces, control characters, ':', ',', '=', '/', '(' or ')'.
+bool is_valid_gres_word(std::string_view s);
+
 }  // namespace drover

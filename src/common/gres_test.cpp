@@ -25,6 +25,7 @@ TEST(Gres, ParsesNodeAndJobSpecs) {
       {"mps:2K", {{"mps", "", 2048}}, "mps:2048"},
       {"bandwidth:lustre:no_consume:4G", {{"bandwidth", "lustre", 4294967296LL, true}},
        "bandwidth:lustre:no_consume:4294967296"},
+      {"gpu:no_consume", {{"gpu", "", 1, true}}, "gpu:no_consume:1"},
       {"", {}, "(null)"},
       {"(null)", {}, "(null)"},
   };
@@ -52,8 +53,12 @@ TEST(Gres, ErrorsNameTheBadItem) {
        "gres \"gpu:8(S:0)x\" has text after its \"(...)\": expected name[:type][:count], e.g. gpu:8 or "
        "gpu:h100:8"},
       {"g pu:1",
-       "gres \"g pu:1\": \"g pu\" may not hold spaces, \"=\", \"/\" or parentheses; expected "
-       "name[:type][:count], e.g. gpu:8 or gpu:h100:8"},
+       "gres \"g pu:1\": \"g pu\" may not hold spaces, control characters, \"=\", \"/\" or parentheses; "
+       "expected name[:type][:count], e.g. gpu:8 or gpu:h100:8"},
+      // Found by tres_gres_fuzz: a name of one control character printed in a form that did not read back.
+      {"gres/\n:0",
+       "gres \"gres/\n:0\": \"\n\" may not hold spaces, control characters, \"=\", \"/\" or parentheses; "
+       "expected name[:type][:count], e.g. gpu:8 or gpu:h100:8"},
   };
   for (const auto& [text, message] : cases) {
     auto r = parse_gres_list(text);

@@ -46,7 +46,8 @@ std::string hostlist_compress(const std::vector<std::string>& hosts);
 // (the text before the trailing digits) in natural order ("r9n" before
 // "r10n"), a host without trailing digits before numbered ones of the same
 // prefix, then by number, a shorter digit string first ("a2" before "a01").
-// Stable; duplicates kept.
+// Slurm sorts the ranges the hosts form, so "a9,a10,a05" stays in that order
+// (the range 9-10 sorts before 05). Stable; duplicates kept; empty names dropped.
 void hostlist_sort_slurm(std::vector<std::string>& hosts);
 
 // What `scontrol show hostlistsorted` prints: hostlist_sort_slurm, then

@@ -12,6 +12,8 @@
 namespace drover {
 namespace {
 
+constexpr UnixTime kLastTime = 253402300799;  // 9999-12-31T23:59:59 UTC
+
 constexpr std::string_view kTimeForms =
     "expected now[+count[seconds|minutes|hours|days|weeks]], today, tomorrow, midnight, noon, fika, teatime, "
     "HH:MM[:SS][AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], MMDD or MMDDYY";
@@ -142,7 +144,9 @@ Result<UnixTime> parse_now(std::string_view s, std::string_view rest, UnixTime n
   if (!count || !unit) return bad_time(s);
   constexpr int64_t kLimit = int64_t{1} << 40;  // about 35,000 years of seconds
   if (*count > kLimit / *unit) return bad_time(s, "the offset is too large");
-  return now + sign * *count * *unit;
+  UnixTime t = now + sign * *count * *unit;
+  if (t <= kNoTime || t > kLastTime) return bad_time(s, "the result falls outside the years 1970-9999");
+  return t;
 }
 
 Result<UnixTime> parse_iso(std::string_view s, std::string_view t) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/gres.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
 
@@ -61,10 +62,11 @@ std::string canonical_tres_name(std::string_view name) {
   }
   std::string_view rest = n.substr(slash + 1);
   bool known = std::find(kNamedCategories.begin(), kNamedCategories.end(), category) != kNamedCategories.end();
-  if (!known || rest.empty() || rest.find_first_of("/=, ") != std::string_view::npos) return {};
-  if (category == "gres" && (rest.front() == ':' || rest.back() == ':' || std::count(rest.begin(), rest.end(), ':') > 1)) {
-    return {};
-  }
+  if (!known) return {};
+  // gres/NAME[:TYPE]; the other categories take one word.
+  std::size_t colon = category == "gres" ? rest.find(':') : std::string_view::npos;
+  if (!is_valid_gres_word(rest.substr(0, colon))) return {};
+  if (colon != std::string_view::npos && !is_valid_gres_word(rest.substr(colon + 1))) return {};
   return category + "/" + std::string(category == "fs" ? to_lower(rest) : std::string(rest));
 }
 
