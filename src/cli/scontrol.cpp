@@ -62,19 +62,16 @@ void report_bad_hostlist(std::string_view expr, const Error& e) {
 // Slurm 22.05 actually reads). Slurm 22.05 exits 0 even when the list is
 // empty or invalid, after saying so on stderr; Drover keeps that exit code
 // so scripts see the same thing.
-int show_hostnames(const Args& ids, std::string_view) {
-  std::string expr;
-  if (!ids.empty()) {
-    expr = ids[0];
-  } else {
-    for (const char* var : {"SLURM_JOB_NODELIST", "SLURM_NODELIST"}) {
-      const char* v = std::getenv(var);
-      if (v && *v) {
-        expr = v;
-        break;
-      }
-    }
+std::string nodelist_from_env() {
+  for (const char* var : {"SLURM_JOB_NODELIST", "SLURM_NODELIST"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return v;
   }
+  return {};
+}
+
+int show_hostnames(const Args& ids, std::string_view) {
+  std::string expr = ids.empty() ? nodelist_from_env() : ids[0];
   auto hosts = hostlist_expand(expr);
   if (!hosts) {
     report_bad_hostlist(expr, hosts.error());

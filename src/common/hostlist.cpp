@@ -13,20 +13,37 @@ namespace drover {
 
 namespace hostlist_detail {
 
-bool is_successor(std::string_view prev, std::string_view next) {
-  auto strip = [](std::string_view s) {
-    while (s.size() > 1 && s[0] == '0') s.remove_prefix(1);
-    return s;
-  };
-  std::string inc(strip(prev));
-  std::size_t i = inc.size();
-  while (i > 0 && inc[i - 1] == '9') inc[--i] = '0';
+std::string_view strip_zeros(std::string_view digits) {
+  std::size_t nz = digits.find_first_not_of('0');
+  return nz == std::string_view::npos ? digits.substr(digits.empty() ? 0 : digits.size() - 1) : digits.substr(nz);
+}
+
+void increment(std::string& digits) {
+  std::size_t i = digits.size();
+  while (i > 0 && digits[i - 1] == '9') digits[--i] = '0';
   if (i == 0) {
-    inc.insert(inc.begin(), '1');
+    digits.insert(digits.begin(), '1');
   } else {
-    ++inc[i - 1];
+    ++digits[i - 1];
   }
-  return inc == strip(next);
+}
+
+std::string difference(std::string_view hi, std::string_view lo) {
+  std::string out(hi.size(), '0');
+  int borrow = 0;
+  for (std::size_t i = 0; i < hi.size(); ++i) {
+    int a = hi[hi.size() - 1 - i] - '0' - borrow;
+    int b = i < lo.size() ? lo[lo.size() - 1 - i] - '0' : 0;
+    borrow = a < b ? 1 : 0;
+    out[hi.size() - 1 - i] = static_cast<char>('0' + a + 10 * borrow - b);
+  }
+  return std::string(strip_zeros(out));
+}
+
+bool is_successor(std::string_view prev, std::string_view next) {
+  std::string inc(strip_zeros(prev));
+  increment(inc);
+  return inc == strip_zeros(next);
 }
 
 namespace {
@@ -84,12 +101,13 @@ namespace {
 
 // ---------------------------------------------------------------- parsing --
 
-constexpr std::size_t kMaxDigits = 19;  // every 19-digit number fits in uint64_t
-
+// Numbers are digit strings of any length, so nothing overflows; only the
+// number of hosts is limited.
 struct Range {
-  uint64_t lo = 0;
-  uint64_t hi = 0;
-  int width = 1;  // numbers are zero-padded to this many digits (the width of "lo")
+  std::string lo;  // without leading zeros
+  std::string hi;
+  std::size_t width = 1;  // numbers are zero-padded to this many digits (the width of "lo")
+  uint64_t count = 0;     // hi - lo + 1, saturated
 };
 
 struct Group {
@@ -107,18 +125,20 @@ bool is_separator(char c) { return c == ',' || c == ' ' || c == '\t' || c == '\n
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-Result<uint64_t> parse_number(std::string_view digits, std::string_view elem, std::string_view word) {
+Status check_number(std::string_view digits, std::string_view elem, std::string_view word) {
   if (digits.empty() || !std::all_of(digits.begin(), digits.end(), is_digit)) {
     return make_error("bad range " + quoted(elem) + " in " + quoted(word) +
                       ": expected a number or a range lo-hi such as 1-4");
   }
-  if (digits.size() > kMaxDigits) {
-    return make_error("bad range " + quoted(elem) + " in " + quoted(word) + ": number " +
-                      quoted(digits) + " is too large (at most 19 digits)");
-  }
-  uint64_t v = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  return v;
+  return {};
+}
+
+uint64_t range_count(std::string_view lo, std::string_view hi) {
+  std::string d = hostlist_detail::difference(hi, lo);
+  if (d.size() > 18) return UINT64_MAX;
+  uint64_t n = 0;
+  std::from_chars(d.data(), d.data() + d.size(), n);
+  return n + 1;
 }
 
 std::string_view trim_spaces(std::string_view s) {
@@ -136,15 +156,17 @@ Result<Range> parse_range(std::string_view elem, std::string_view word) {
   auto dash = elem.find('-');
   std::string_view lo_text = trim_spaces(elem.substr(0, dash));
   std::string_view hi_text = dash == std::string_view::npos ? lo_text : trim_spaces(elem.substr(dash + 1));
-  auto lo = parse_number(lo_text, elem, word);
-  if (!lo) return lo.error();
-  auto hi = parse_number(hi_text, elem, word);
-  if (!hi) return hi.error();
-  if (*hi < *lo) {
+  for (std::string_view n : {lo_text, hi_text}) {
+    if (auto ok = check_number(n, elem, word); !ok) return ok.error();
+  }
+  Range r{std::string(hostlist_detail::strip_zeros(lo_text)), std::string(hostlist_detail::strip_zeros(hi_text)),
+          lo_text.size(), 0};
+  if (hostlist_detail::digits_less(r.hi, r.lo)) {
     return make_error("bad range " + quoted(elem) + " in " + quoted(word) +
                       ": the end is below the start (write the lower number first)");
   }
-  return Range{*lo, *hi, static_cast<int>(lo_text.size())};
+  r.count = range_count(r.lo, r.hi);
+  return r;
 }
 
 Result<Group> parse_group(std::string_view inside, std::string_view word) {
@@ -157,9 +179,8 @@ Result<Group> parse_group(std::string_view inside, std::string_view word) {
     std::size_t comma = std::min(inside.find(',', start), inside.size());
     auto r = parse_range(inside.substr(start, comma - start), word);
     if (!r) return r.error();
-    g.ranges.push_back(*r);
-    uint64_t n = r->hi - r->lo;
-    g.count = (n == UINT64_MAX || g.count > UINT64_MAX - n - 1) ? UINT64_MAX : g.count + n + 1;
+    g.count = r->count > UINT64_MAX - g.count ? UINT64_MAX : g.count + r->count;
+    g.ranges.push_back(std::move(*r));
     start = comma + 1;
   }
   return g;
@@ -222,20 +243,12 @@ uint64_t word_count(const Word& w) {
   return n;
 }
 
-std::string format_number(uint64_t v, int width) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  std::string digits(buf, end);
-  if (static_cast<int>(digits.size()) < width) digits.insert(0, width - digits.size(), '0');
-  return digits;
-}
-
 std::vector<std::string> group_values(const Group& g) {
   std::vector<std::string> out;
   out.reserve(g.count);
   for (const auto& r : g.ranges) {
-    for (uint64_t v = r.lo;; ++v) {
-      out.push_back(format_number(v, r.width));
+    for (std::string v = r.lo;; hostlist_detail::increment(v)) {
+      out.push_back(v.size() < r.width ? std::string(r.width - v.size(), '0') + v : v);
       if (v == r.hi) break;
     }
   }

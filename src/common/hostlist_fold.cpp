@@ -72,20 +72,6 @@ std::string render(std::string_view pattern, const std::vector<std::string>& arg
   return out;
 }
 
-// value(hi) - value(lo) as a decimal string without leading zeros; hi >= lo.
-std::string difference(std::string_view hi, std::string_view lo) {
-  std::string out;
-  int borrow = 0;
-  for (std::size_t i = 0; i < hi.size(); ++i) {
-    int a = hi[hi.size() - 1 - i] - '0' - borrow;
-    int b = i < lo.size() ? lo[lo.size() - 1 - i] - '0' : 0;
-    borrow = a < b ? 1 : 0;
-    out.insert(out.begin(), static_cast<char>('0' + a + 10 * borrow - b));
-  }
-  std::size_t nz = out.find_first_not_of('0');
-  return nz == std::string::npos ? "0" : out.substr(nz);
-}
-
 // ClusterShell's 1-D printer (RangeSet with autostep off), as a state
 // machine over the values in digits_less order. The state is an arithmetic
 // progression of values plus a padding mode; the mode is set only when a
@@ -96,7 +82,7 @@ class RangesetPrinter {
   void add(std::string_view v) {
     if (members_.empty()) return restart(v);
     bool pad_break = padded_ ? v.size() != width_ : is_padded(v);
-    std::string step = pad_break ? std::string() : difference(v, members_.back());
+    std::string step = pad_break ? std::string() : hostlist_detail::difference(v, members_.back());
     bool step_break = !pad_break && !step_.empty() && step_ != step;
     if (!pad_break && !step_break) {
       members_.push_back(v);

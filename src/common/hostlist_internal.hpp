@@ -23,6 +23,15 @@ inline bool digits_less(std::string_view a, std::string_view b) {
   return a.size() != b.size() ? a.size() < b.size() : a < b;
 }
 
+// The digits without leading zeros ("0" for zero).
+std::string_view strip_zeros(std::string_view digits);
+
+// Adds one to a digit string in place ("099" -> "100", "9" -> "10").
+void increment(std::string& digits);
+
+// value(hi) - value(lo) as digits without leading zeros; requires hi >= lo.
+std::string difference(std::string_view hi, std::string_view lo);
+
 // True when the value of `next` is the value of `prev` plus one (padding ignored).
 bool is_successor(std::string_view prev, std::string_view next);
 

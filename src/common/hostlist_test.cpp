@@ -44,6 +44,10 @@ TEST(Hostlist, ExpandsInSlurmsOrder) {
       {"a1[2-3]", "a12 a13"},
       {"a[1-2][3-4]", "a13 a14 a23 a24"},
       {"n[1-2]-ib", "n1-ib n2-ib"},          // Drover extension: text after the last bracket
+      // Numbers of any length (real Slurm expands this one too; found by hostlist_fuzz).
+      {"a[12345678901234567890-12345678901234567891]", "a12345678901234567890 a12345678901234567891"},
+      {"n[99999999999999999999999-100000000000000000000000]",
+       "n99999999999999999999999 n100000000000000000000000"},
       {"x[1-2]y[3-4]z[5-6]", "x1y3z5 x1y3z6 x2y3z5 x2y3z6 x1y4z5 x1y4z6 x2y4z5 x2y4z6"},
       {"a[1,3]b[2,1]c[1-2]", "a1b2c1 a1b2c2 a3b2c1 a3b2c2 a1b1c1 a1b1c2 a3b1c1 a3b1c2"},
       {"", ""},
@@ -79,9 +83,6 @@ TEST(Hostlist, ErrorsNameTheBadTextAndWhatWasExpected) {
       {"a[1-]", "bad range \"1-\" in \"a[1-]\": expected a number or a range lo-hi such as 1-4"},
       {"a[-1]", "bad range \"-1\" in \"a[-1]\": expected a number or a range lo-hi such as 1-4"},
       {"a[1-2-3]", "bad range \"1-2-3\" in \"a[1-2-3]\": expected a number or a range lo-hi such as 1-4"},
-      {"a[12345678901234567890]",
-       "bad range \"12345678901234567890\" in \"a[12345678901234567890]\": number \"12345678901234567890\" "
-       "is too large (at most 19 digits)"},
   };
   for (const auto& c : cases) {
     auto r = hostlist_expand(c.expr);
@@ -95,7 +96,7 @@ TEST(Hostlist, RefusesMoreHostsThanTheLimit) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "host list \"a[1-1000],b[1-10]\" names more than 1005 hosts (the limit)");
   EXPECT_TRUE(hostlist_expand("a[1-1000],b[1-5]", 1005).ok());
-  auto huge = hostlist_expand("a[0-9999999999999999999]");  // counts before expanding
+  auto huge = hostlist_expand("a[0-99999999999999999999999999]");  // counts before expanding
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.error().message.find("names more than 4194304 hosts"), std::string::npos);
 }
