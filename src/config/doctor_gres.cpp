@@ -255,7 +255,9 @@ void unknown_nodes_line(const Facts& f, const GresLine& line, Diagnostics& out) 
   for (std::size_t n : f.unique_nodes) known.push_back(f.cfg.nodes[n].name);
   const bool all = unknown.size() == line.nodes.size();
   std::string fix = "correct NodeName= to nodes slurm.conf defines";
-  if (auto near = nearest(unknown.front(), known)) fix += " (did you mean " + *near + "?)";
+  if (all) {
+    if (auto near = nearest(unknown.front(), known)) fix += " (did you mean " + *near + "?)";
+  }
   out.add(Severity::kWarning, "gres-conf-unknown-node", key_loc(line.key_locs, "NodeName", line.loc), "NodeName",
           "gres.conf names " + hostlist_compress(unknown) + ", which slurm.conf does not define; " +
               (all ? "this line has no effect" : "the line does nothing for them"),

@@ -96,12 +96,14 @@ void def_mem_fit(const Facts& f, std::size_t n, NodeFindings& nf) {
     const int64_t usable = node.real_memory_mb / dm.mb;
     const std::string per_cpu = std::to_string(node.real_memory_mb / node.cpus);
     nf.add(n, Severity::kWarning, "def-mem-exceeds-node", dm.loc, "DefMemPerCPU",
-           "{nodes}: " + dm.where + " per CPU, but the nodes have " + std::to_string(node.cpus) + " CPUs and " +
+           "{nodes}: " + dm.where + " gives each CPU " + std::to_string(dm.mb) + " MB by default, but the nodes have " +
+               std::to_string(node.cpus) + " CPUs and " +
                std::to_string(node.real_memory_mb) + " MB (" + per_cpu + " MB per CPU): " +
                (usable == 0 ? "a job that takes the default memory cannot run there at all"
                             : "jobs that take the default memory can use at most " + std::to_string(usable) + " of the " +
                                   std::to_string(node.cpus) + " CPUs and the rest stay idle"),
-           "lower DefMemPerCPU to at most " + per_cpu + " (RealMemory/CPUs) for these nodes")
+           "lower DefMemPerCPU to at most " + per_cpu + " (RealMemory/CPUs), or give these nodes' partition its own "
+           "smaller DefMemPerCPU")
         .related.push_back(node.loc);
   }
 }

@@ -20,7 +20,10 @@ void undefined_nodes(const Facts& f, Diagnostics& out) {
     }
     if (missing.empty()) continue;
     std::string fix = "define them with a NodeName= line or correct the range";
-    if (auto near = nearest(missing.front(), known)) fix += " (did you mean " + *near + "?)";
+    const bool none_defined = std::none_of(p.nodes.begin(), p.nodes.end(), [&](const std::string& n) { return f.defined(n); });
+    if (none_defined) {
+      if (auto near = nearest(missing.front(), known)) fix += " (did you mean " + *near + "?)";
+    }
     out.add(Severity::kError, "partition-undefined-node", key_loc(p.key_locs, "Nodes", p.loc), "Nodes",
             "partition " + p.name + " names " + hostlist_compress(missing) +
                 ", which no NodeName line defines; Slurm refuses to start with such a partition",

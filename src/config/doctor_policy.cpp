@@ -18,6 +18,11 @@ std::string distinct_qos_priorities(const ClusterConfig& cfg) {
   return values.size() > 1 ? join(parts, ", ") : std::string{};
 }
 
+// Where a key was written, else `fallback` (the line that turned the feature on).
+SourceLoc written_or(const ClusterConfig& cfg, const std::string& key, const SourceLoc& fallback) {
+  return global_written(cfg, key) ? global_loc(cfg, key) : fallback;
+}
+
 void backfill(const Facts& f, Diagnostics& out) {
   if (!iequals(f.cfg.scheduler_type, "sched/builtin")) return;
   out.add(Severity::kWarning, "backfill-off", global_loc(f.cfg, "SchedulerType"), "SchedulerType",
@@ -69,7 +74,7 @@ void weights(const Facts& f, Diagnostics& out) {
     return;
   }
   if (cfg.priority_weight_age == 0) {
-    out.add(Severity::kWarning, "priority-no-age", global_loc(cfg, "PriorityWeightAge"), "PriorityWeightAge",
+    out.add(Severity::kWarning, "priority-no-age", written_or(cfg, "PriorityWeightAge", at), "PriorityWeightAge",
             "PriorityWeightAge is 0: a job gains nothing by waiting, so a big job can be passed over by newer "
             "work for ever (the seed's fix for starvation is multifactor priority with age)",
             "PriorityWeightAge=1000 (or more) so that waiting jobs rise in the queue");
@@ -81,7 +86,7 @@ void weights(const Facts& f, Diagnostics& out) {
   }
   std::string qos = distinct_qos_priorities(cfg);
   if (cfg.priority_weight_qos == 0 && !qos.empty()) {
-    auto& d = out.add(Severity::kWarning, "qos-priority-unused", global_loc(cfg, "PriorityWeightQOS"),
+    auto& d = out.add(Severity::kWarning, "qos-priority-unused", written_or(cfg, "PriorityWeightQOS", at),
                       "PriorityWeightQOS",
                       "the QOS priorities differ (" + qos + ") but PriorityWeightQOS is 0, so they do not change "
                       "the order of jobs",

@@ -180,8 +180,8 @@ void no_qos(const Facts& f, Diagnostics& out) {
   out.add(Severity::kInfo, "no-qos", SourceLoc{f.cfg.slurm_conf_path, 0, 0}, "",
           "no QOS is defined (no qos.conf was found): nothing limits how much of the cluster one group's jobs "
           "take, and no QOS priority orders them (seed 4.2: QOS enforces fairness)",
-          "add a qos.conf beside slurm.conf, e.g. the seed's: Name=normal GrpTRES=cpu=16000,gres/gpu=256 "
-          "Priority=1000");
+          "add a qos.conf beside slurm.conf with the QOS jobs run under, e.g. "
+          "Name=normal Priority=1000 GrpTRES=gres/gpu=<half the GPUs> (seed 4.2)");
 }
 
 }  // namespace

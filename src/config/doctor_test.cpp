@@ -172,7 +172,11 @@ const std::vector<Case>& partition_cases() {
   static const std::vector<Case> cases = {
       {"partition names undefined nodes",
        [](ConfigBuilder& b) { part(b, "gpu").nodes = names("gpu", 1, 4); },
-       {{E, "partition-undefined-node", "slurm.conf:8:20", {"partition gpu names gpu[03-04]", "did you mean"}, {}}}},
+       {{E, "partition-undefined-node", "slurm.conf:8:20", {"partition gpu names gpu[03-04]"}, {}}}},
+      {"partition names only misspelt nodes",
+       [](ConfigBuilder& b) { part(b, "gpu").nodes = names("gpu", 1, 2, 1); },
+       {{E, "partition-undefined-node", "slurm.conf:8:20", {"names gpu[1-2]", "did you mean gpu01?"}, {}},
+        {W, "node-in-no-partition", "slurm.conf:5", {"gpu[01-02]: in no partition"}, {}}}},
       {"node in no partition",
        [](ConfigBuilder& b) { b.nodes(names("cpu", 3, 4), 7); },
        {{W, "node-in-no-partition", "slurm.conf:7", {"cpu[03-04]: in no partition"}, {}}}},
@@ -232,10 +236,10 @@ const std::vector<Case>& policy_cases() {
          b.cfg.priority_weight_age = b.cfg.priority_weight_fairshare = b.cfg.priority_weight_qos = 0;
          b.cfg.priority_weight_tres = {{"gres/gpu", 5000}};
        },
-       {{W, "priority-no-age", "slurm.conf", {"PriorityWeightAge is 0"}, {}}}},
+       {{W, "priority-no-age", "slurm.conf:3", {"PriorityWeightAge is 0"}, {}}}},
       {"no age weight",
        [](ConfigBuilder& b) { b.cfg.priority_weight_age = 0; },
-       {{W, "priority-no-age", "slurm.conf", {"PriorityWeightAge is 0", "PriorityWeightAge=1000"}, {}}}},
+       {{W, "priority-no-age", "slurm.conf:3", {"PriorityWeightAge is 0", "PriorityWeightAge=1000"}, {}}}},
       {"PriorityMaxAge 0",
        [](ConfigBuilder& b) {
          b.cfg.priority_max_age = 0;
@@ -247,7 +251,7 @@ const std::vector<Case>& policy_cases() {
          b.cfg.priority_weight_qos = 0;
          b.qos("high", 2).priority = 500;
        },
-       {{W, "qos-priority-unused", "slurm.conf", {"(normal=100, high=500)", "PriorityWeightQOS is 0"},
+       {{W, "qos-priority-unused", "slurm.conf:3", {"(normal=100, high=500)", "PriorityWeightQOS is 0"},
          {"qos.conf:1:13", "qos.conf:2:13"}}}},
   };
   return cases;
