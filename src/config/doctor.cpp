@@ -37,7 +37,8 @@ namespace doctor {
 
 bool autodetect_on(const std::string& value) { return !value.empty() && !iequals(value, "off"); }
 
-Facts::Facts(const ClusterConfig& c) : cfg(c), gres_lines_of_node_(c.nodes.size()) {
+Facts::Facts(const ClusterConfig& c)
+    : cfg(c), gres_lines_of_node_(c.nodes.size()), partitions_of_node_(c.nodes.size()) {
   for (std::size_t i = 0; i < c.nodes.size(); ++i) {
     if (node_index.emplace(c.nodes[i].name, i).second) unique_nodes.push_back(i);
   }
@@ -52,6 +53,9 @@ Facts::Facts(const ClusterConfig& c) : cfg(c), gres_lines_of_node_(c.nodes.size(
       auto it = node_index.find(name);
       if (it != node_index.end() && seen.insert(it->second).second) gres_lines_of_node_[it->second].push_back(l);
     }
+  }
+  for (std::size_t p = 0; p < c.partitions.size(); ++p) {
+    for (std::size_t n : partition_nodes(c.partitions[p])) partitions_of_node_[n].push_back(p);
   }
 }
 
@@ -105,15 +109,6 @@ std::vector<std::size_t> Facts::partition_nodes(const PartitionConfig& p) const 
   for (const auto& name : p.nodes) {
     auto it = node_index.find(name);
     if (it != node_index.end() && seen.insert(it->second).second) out.push_back(it->second);
-  }
-  return out;
-}
-
-std::vector<std::size_t> Facts::partitions_of(std::size_t node) const {
-  std::vector<std::size_t> out;
-  for (std::size_t p = 0; p < cfg.partitions.size(); ++p) {
-    const auto nodes = partition_nodes(cfg.partitions[p]);
-    if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) out.push_back(p);
   }
   return out;
 }

@@ -46,11 +46,12 @@ class Facts {
   std::set<std::string> gpu_models(std::size_t node) const;
   // A partition's nodes that are defined, deduplicated, in order (Nodes=ALL: every node).
   std::vector<std::size_t> partition_nodes(const PartitionConfig& p) const;
-  // Partitions each node belongs to, by partition index.
-  std::vector<std::size_t> partitions_of(std::size_t node) const;
+  // Partitions a node belongs to, by partition index.
+  const std::vector<std::size_t>& partitions_of(std::size_t node) const { return partitions_of_node_[node]; }
 
  private:
   std::vector<std::vector<std::size_t>> gres_lines_of_node_;
+  std::vector<std::vector<std::size_t>> partitions_of_node_;
 };
 
 // AutoDetect= values that detect hardware (anything but empty or "off").

@@ -15,8 +15,9 @@ void undefined_nodes(const Facts& f, Diagnostics& out) {
   for (std::size_t n : f.unique_nodes) known.push_back(f.cfg.nodes[n].name);
   for (const auto& p : f.cfg.partitions) {
     std::vector<std::string> missing;
+    std::set<std::string> seen;
     for (const auto& name : p.nodes) {
-      if (!f.defined(name) && std::find(missing.begin(), missing.end(), name) == missing.end()) missing.push_back(name);
+      if (!f.defined(name) && seen.insert(name).second) missing.push_back(name);
     }
     if (missing.empty()) continue;
     std::string fix = "define them with a NodeName= line or correct the range";
@@ -40,13 +41,9 @@ void nodes_in_no_partition(const Facts& f, Diagnostics& out) {
     }
     return;
   }
-  std::set<std::size_t> in_some;
-  for (const auto& p : f.cfg.partitions) {
-    for (std::size_t n : f.partition_nodes(p)) in_some.insert(n);
-  }
   NodeFindings nf;
   for (std::size_t n : f.unique_nodes) {
-    if (in_some.count(n)) continue;
+    if (!f.partitions_of(n).empty()) continue;
     nf.add(n, Severity::kWarning, "node-in-no-partition", f.cfg.nodes[n].loc, "NodeName",
            "{nodes}: in no partition, so no job can ever run on them",
            "add {nodes} to the Nodes= of the partition for their workload");
