@@ -13,7 +13,7 @@ using G = GresLine;
 using namespace keys;
 
 inline constexpr std::size_t kMaxFilesPerLine = 4096;
-inline constexpr int kMaxCoreId = 1 << 20;
+inline constexpr int kMaxCoreId = 65535;
 
 const std::vector<std::string> kFlags = {"CountOnly",  "nvidia_gpu_env", "amd_gpu_env", "intel_gpu_env",
                                          "opencl_env", "no_gpu_env",     "one_sharing", "all_sharing"};

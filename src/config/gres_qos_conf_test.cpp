@@ -89,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "suffix such as 4G [bad-value]"}},
         DiagCase{"bad_cores", "Name=gpu Cores=3-1",
                  {"gres.conf:1:16: error: invalid value \"3-1\" for Cores: expected core ids and ranges such as "
-                  "0-31,64-95 (ids up to 1048576) [bad-value]"}},
+                  "0-31,64-95 (ids up to 65535) [bad-value]"}},
         DiagCase{"bad_flag", "Name=gpu Flags=Fast",
                  {"gres.conf:1:16: error: invalid value \"Fast\" for Flags: expected comma-separated flags from "
                   "CountOnly, nvidia_gpu_env, amd_gpu_env, intel_gpu_env, opencl_env, no_gpu_env, one_sharing or "

@@ -66,6 +66,11 @@ class KeyTable {
       for (const auto& a : keys_[i].aliases) index_[lower(a)] = i;
     }
     for (std::size_t i = 0; i < passive_.size(); ++i) passive_index_[lower(passive_[i].name)] = i;
+    for (const auto& k : keys_) {
+      spellings_.push_back(k.name);
+      spellings_.insert(spellings_.end(), k.aliases.begin(), k.aliases.end());
+    }
+    for (const auto& p : passive_) spellings_.push_back(p.name);
   }
 
   const std::string& kind() const { return kind_; }
@@ -82,15 +87,7 @@ class KeyTable {
     return it == passive_index_.end() ? nullptr : &passive_[it->second];
   }
   // Every spelling this table accepts (for "did you mean").
-  std::vector<std::string> spellings() const {
-    std::vector<std::string> out;
-    for (const auto& k : keys_) {
-      out.push_back(k.name);
-      out.insert(out.end(), k.aliases.begin(), k.aliases.end());
-    }
-    for (const auto& p : passive_) out.push_back(p.name);
-    return out;
-  }
+  const std::vector<std::string>& spellings() const { return spellings_; }
   std::string default_of(const KeyDef<T>& def) const {
     if (!def.default_text.empty()) return def.default_text;
     return def.show(T{});
@@ -108,6 +105,7 @@ class KeyTable {
   std::vector<PassiveKey> passive_;
   std::map<std::string, std::size_t> index_;
   std::map<std::string, std::size_t> passive_index_;
+  std::vector<std::string> spellings_;
 };
 
 }  // namespace drover::config

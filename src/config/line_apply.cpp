@@ -1,5 +1,7 @@
 #include "config/line_apply.hpp"
 
+#include <algorithm>
+
 namespace drover::config {
 
 void PassiveSeen::add(const std::string& name, const SourceLoc& loc) {
@@ -14,10 +16,24 @@ void report_bad_value(Diagnostics& diags, const Word& w, const std::string& key,
             "invalid value \"" + w.value + "\" for " + key + ": " + expected);
 }
 
+std::optional<std::string> nearest_key(const std::string& word, const std::vector<std::string>& spellings) {
+  // A guess for a very long word is never useful. Candidates whose length
+  // differs more than nearest() would accept are dropped first (it is costly).
+  if (word.size() > 64) return std::nullopt;
+  std::size_t slack = std::max<std::size_t>(2, word.size() / 3);
+  std::vector<std::string> close;
+  for (const auto& s : spellings) {
+    std::size_t diff = s.size() > word.size() ? s.size() - word.size() : word.size() - s.size();
+    if (diff <= slack) close.push_back(s);
+  }
+  return nearest(word, close);
+}
+
 void report_unknown_key(Diagnostics& diags, const Word& w, const std::string& where,
                         const std::vector<std::string>& spellings) {
-  auto guess = nearest(w.key, spellings);
-  std::string msg = "unknown key \"" + w.key + "\" " + where + " (ignored)";
+  auto guess = nearest_key(w.key, spellings);
+  std::string shown = w.key.size() <= 64 ? w.key : w.key.substr(0, 64) + "...";
+  std::string msg = "unknown key \"" + shown + "\" " + where + " (ignored)";
   if (guess) msg += "; did you mean " + *guess + "?";
   diags.add(Severity::kWarning, "unknown-key", w.key_loc, w.key, msg,
             guess ? "write " + *guess + "=..., or remove the key"

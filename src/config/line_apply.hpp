@@ -4,6 +4,7 @@
 // keys given twice, keys accepted with no effect.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct PassiveSeen {
   std::vector<std::pair<std::string, SourceLoc>> keys;  // canonical name, first place seen
   void add(const std::string& name, const SourceLoc& loc);
 };
+
+// The known spelling closest to `word` (nearest() with its cheap pre-filter).
+std::optional<std::string> nearest_key(const std::string& word, const std::vector<std::string>& spellings);
 
 void report_bad_value(Diagnostics& diags, const Word& w, const std::string& key, const std::string& expected);
 void report_unknown_key(Diagnostics& diags, const Word& w, const std::string& where,

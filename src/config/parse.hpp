@@ -21,7 +21,11 @@ struct ParseOptions {
 inline constexpr int kMaxIncludeDepth = 16;
 inline constexpr std::size_t kMaxConfigFileBytes = 64u << 20;
 inline constexpr std::size_t kMaxNodes = 1u << 18;            // nodes in one configuration
-inline constexpr std::size_t kMaxPartitionMembers = 1u << 22; // node names over all partitions
+inline constexpr std::size_t kMaxPartitionMembers = 1u << 22; // node names over all partitions (and over gres.conf)
+// Bytes of NodeName line text times the nodes it defines, over all lines: a
+// bound on the memory node definitions take (a 1 MB line naming 200,000
+// nodes would otherwise be copied 200,000 times).
+inline constexpr std::size_t kMaxNodeDefinitionBytes = std::size_t{1} << 28;
 
 // slurm.conf text, as if read from `file_name` (used in locations and to
 // resolve Include). Records file_name in files_read and slurm_conf_path.

@@ -3,6 +3,7 @@
 // own (bf_max_job_test, bf_reserve_depth, bf_interval=0).
 #include "common/strings.hpp"
 #include "config/key_values.hpp"
+#include "config/line_apply.hpp"
 #include "config/tables.hpp"
 
 namespace drover::config {
@@ -101,7 +102,7 @@ Status parse_items(SchedulerParams& out, std::string_view s, ValueContext& ctx) 
       continue;
     }
     if (table.find_passive(name)) continue;
-    auto guess = nearest(name, table.spellings());
+    auto guess = nearest_key(name, table.spellings());
     ctx.diags.add(Severity::kWarning, "unknown-scheduler-parameter", ctx.value_loc, ctx.key,
                   "unknown SchedulerParameters item \"" + name + "\" (ignored)" +
                       (guess ? "; did you mean " + *guess + "?" : std::string("")),

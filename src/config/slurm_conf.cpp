@@ -204,6 +204,7 @@ class SlurmConfParser {
                            " nodes in all" + (names ? "" : " (" + names.error().message + ")"));
       return;
     }
+    if (!charge_node_bytes(head, t, names->size())) return;
     derive_topology(t.node);
     auto hosts = per_node_values(t, "NodeHostname", names->size());
     auto addrs = per_node_values(t, "NodeAddr", names->size());
@@ -217,6 +218,18 @@ class SlurmConfParser {
       n.loc = loc;
       cfg_.nodes.push_back(std::move(n));
     }
+  }
+
+  bool charge_node_bytes(const Word& head, const NodeTemplate& t, std::size_t count) {
+    std::size_t line_bytes = 256 + t.node.reason.size();
+    for (const auto& f : t.node.features) line_bytes += f.size() + 32;
+    line_bytes += t.node.gres.size() * 96 + t.node.key_locs.size() * 64;
+    node_bytes_ += line_bytes * count;
+    if (node_bytes_ <= kMaxNodeDefinitionBytes) return true;
+    report_bad_value(cfg_.diags, head, "NodeName",
+                     "expected fewer or smaller node definitions: the NodeName lines so far define more than " +
+                         std::to_string(kMaxNodeDefinitionBytes >> 20) + " MB of node data");
+    return false;
   }
 
   // Slurm's rules: CPUs defaults to Boards*Sockets*CoresPerSocket*ThreadsPerCore;
@@ -304,20 +317,27 @@ class SlurmConfParser {
 
   void expand_partition_nodes(PartitionConfig& p, std::size_t index) {
     if (p.nodes_expr.empty()) return;
+    std::size_t room = kMaxPartitionMembers - std::min(kMaxPartitionMembers, members_);
+    Word w{"Nodes", p.key_locs["Nodes"], true, p.nodes_expr, nodes_value_locs_[index]};
     if (iequals(p.nodes_expr, "ALL")) {
+      if (cfg_.nodes.size() > room) return report_too_many_members(w);
       for (const auto& n : cfg_.nodes) p.nodes.push_back(n.name);
+      members_ += cfg_.nodes.size();
       return;
     }
-    std::size_t room = kMaxPartitionMembers - std::min(kMaxPartitionMembers, members_);
     auto names = hostlist_expand(p.nodes_expr, room);
     if (!names) {
-      Word w{"Nodes", p.key_locs["Nodes"], true, p.nodes_expr, nodes_value_locs_[index]};
       report_bad_value(cfg_.diags, w, "Nodes", "expected a host list such as gpu[01-32],cpu[01-16], or ALL (" +
                                                    names.error().message + ")");
       return;
     }
     members_ += names->size();
     p.nodes = std::move(*names);
+  }
+
+  void report_too_many_members(const Word& w) {
+    report_bad_value(cfg_.diags, w, "Nodes",
+                     "expected at most " + std::to_string(kMaxPartitionMembers) + " node names over all partitions");
   }
 
   ClusterConfig& cfg_;
@@ -327,6 +347,7 @@ class SlurmConfParser {
   SourceLoc part_defaults_nodes_loc_;
   std::vector<SourceLoc> nodes_value_locs_;  // per partition, where its Nodes= value starts
   std::size_t members_ = 0;
+  std::size_t node_bytes_ = 0;
   std::vector<std::string> include_stack_;
   std::map<std::string, PassiveSeen> passive_;  // per file
 };
