@@ -103,6 +103,46 @@ TEST(AnchorConfig, LoadsWithoutWarningsOrErrors) {
   EXPECT_EQ(cfg->gres_lines[1].device_count(), 8);
 }
 
+// The seed's own files, as the seed writes them (comments in Chinese, the
+// stray top-level MaxNodes=32): everything loads; the one finding is MaxNodes.
+TEST(SeedConfig, LoadsWithOnlyTheMisplacedMaxNodes) {
+  testing::ScratchDir dir;
+  std::string conf = dir.write("slurm.conf",
+                               "# 节点声明（GPU 节点）\n"
+                               "NodeName=gpu[01-32] Gres=gpu:8 CPUs=128 RealMemory=1000000 Sockets=2 CoresPerSocket=64 "
+                               "ThreadsPerCore=1\n"
+                               "NodeName=cpu[01-16] CPUs=64 RealMemory=256000\n"
+                               "NodeName=hgpu[01-16] Gres=gpu:8 Feature=h100,bigmem\n"
+                               "NodeName=lgpu[01-16] Gres=gpu:8 Feature=a100\n"
+                               "# 分区\n"
+                               "PartitionName=training Nodes=gpu[01-32] Default=NO MaxTime=INFINITE State=UP\n"
+                               "PartitionName=compute Nodes=cpu[01-16] Default=YES MaxTime=7-00:00:00 State=UP\n"
+                               "# 每节点最多允许的并发作业数（GPU 分区按卡数限制）\n"
+                               "MaxNodes=32\n"
+                               "# 调度关键参数（slurm.conf）\n"
+                               "SchedulerType=sched/backfill # 回填：小作业填大作业空隙\n"
+                               "PriorityType=priority/multifactor # 多因子优先级（年龄/公平性/QOS）\n");
+  dir.write("gres.conf", "# gres.conf —— 每节点 8 张卡\nNodeName=gpu[01-32] Name=gpu File=/dev/nvidia[0-7]\n");
+  dir.write("qos.conf",
+            "# qos.conf\n"
+            "Name=normal GrpTRES=cpu=16000,gres/gpu=256 Priority=1000\n"
+            "Name=training GrpTRES=gres/gpu=128 Priority=3000\n"
+            "Name=debug MaxTime=04:00:00 Priority=5000\n");
+  auto cfg = load_config({conf, {}, {}});
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_EQ(not_info(cfg->diags),
+            std::vector<std::string>{conf + ":10:1: warning: MaxNodes is a PartitionName option; on a global line of "
+                                            "slurm.conf it has no effect [key-wrong-section]\n"
+                                            "    fix: move it onto the PartitionName line(s) it should apply to, or "
+                                            "delete it"});
+  EXPECT_EQ(cfg->nodes.size(), 80u);
+  EXPECT_EQ(cfg->find_node("hgpu16")->features, (std::vector<std::string>{"h100", "bigmem"}));
+  EXPECT_EQ(cfg->scheduler_type, "sched/backfill");
+  EXPECT_EQ(cfg->priority_type, "priority/multifactor");
+  EXPECT_EQ(cfg->qos.size(), 3u);
+  EXPECT_EQ(cfg->gres_lines.at(0).nodes.size(), 32u);
+}
+
 TEST(ConfigReference, CommittedDocMatchesTheKeyTables) {
   std::string path = std::string(DROVER_SOURCE_DIR) + "/docs/config-reference.md";
   std::ifstream in(path);

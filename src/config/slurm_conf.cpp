@@ -86,7 +86,7 @@ class SlurmConfParser {
 
   bool misplaced_line_start(const Word& w) {
     for (const char* k : {"NodeName", "PartitionName", "Include"}) {
-      if (iequals(w.key, k)) {
+      if (iequals(w.key, k) && (w.has_value || std::string(k) == "Include")) {
         cfg_.diags.add(Severity::kError, "bad-syntax", w.key_loc, k,
                        std::string(k) + (std::string(k) == "Include" ? "" : "=") +
                            " must start its own line; this word was ignored",

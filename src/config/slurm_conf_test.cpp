@@ -337,6 +337,9 @@ INSTANTIATE_TEST_SUITE_P(
         DiagCase{"bad_syntax_word", "ClusterName",
                  {"slurm.conf:1:1: error: expected Key=Value, found \"ClusterName\" (ignored) [bad-syntax]\n"
                   "    fix: write the key and its value joined by '=' with no spaces around it"}},
+        DiagCase{"nodename_without_value", "NodeName",
+                 {"slurm.conf:1:1: error: expected Key=Value, found \"NodeName\" (ignored) [bad-syntax]\n"
+                  "    fix: write the key and its value joined by '=' with no spaces around it"}},
         DiagCase{"nodename_not_first", "ClusterName=x NodeName=n1",
                  {"slurm.conf:1:15: error: NodeName= must start its own line; this word was ignored [bad-syntax]\n"
                   "    fix: start a new line with it"}},
