@@ -250,8 +250,13 @@ class SlurmConfParser {
   std::vector<std::string> per_node_values(const NodeTemplate& t, const std::string& key, std::size_t count) {
     auto it = t.per_node.find(key);
     if (it == t.per_node.end()) return {};
-    auto list = hostlist_expand(it->second.value, count + 1);
-    if (!list || list->empty()) return {it->second.value};
+    auto list = hostlist_expand(it->second.value, kMaxNodes);
+    if (!list || list->empty()) {
+      report_bad_value(cfg_.diags, it->second, key,
+                       "expected a name, or a host list with one name per node of the line" +
+                           (list ? std::string() : " (" + list.error().message + ")"));
+      return {};
+    }
     if (list->size() == 1 || list->size() == count) return *list;
     report_bad_value(cfg_.diags, it->second, key,
                      "expected one name, or one per node of the line (" + std::to_string(count) + "), found " +

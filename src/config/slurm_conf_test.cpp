@@ -419,6 +419,24 @@ TEST(SlurmConf, BadPartitionNodesPointAtTheValue) {
                                      "such as gpu[01-32],cpu[01-16], or ALL (" + err.error().message + ") [bad-value]"});
 }
 
+TEST(SlurmConf, BadNodeAddrListIsAnError) {
+  ClusterConfig cfg = parse("NodeName=n[1-2] NodeAddr=10.0.0.[2-1]");
+  auto err = hostlist_expand("10.0.0.[2-1]");
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(formatted(cfg.diags),
+            std::vector<std::string>{"slurm.conf:1:26: error: invalid value \"10.0.0.[2-1]\" for NodeAddr: expected a "
+                                     "name, or a host list with one name per node of the line (" +
+                                     err.error().message + ") [bad-value]"});
+  EXPECT_EQ(cfg.find_node("n2")->addr, "n2");
+}
+
+TEST(SlurmConf, LongerAddressListThanNodesIsAnError) {
+  ClusterConfig cfg = parse("NodeName=n[1-2] NodeAddr=h[1-5]");
+  EXPECT_EQ(formatted(cfg.diags),
+            std::vector<std::string>{"slurm.conf:1:26: error: invalid value \"h[1-5]\" for NodeAddr: expected one "
+                                     "name, or one per node of the line (2), found 5 [bad-value]"});
+}
+
 TEST(SlurmConf, TooManyNodesIsAnErrorNotAnAllocation) {
   ClusterConfig cfg = parse("NodeName=n[1-100000000]");
   ASSERT_EQ(cfg.diags.items().size(), 1u);
