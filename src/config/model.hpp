@@ -99,7 +99,8 @@ struct GresLine {
   std::string flags;                  // Flags=
   std::string autodetect;             // AutoDetect= on this line (lower-case)
   // A line with AutoDetect= and no Name= only sets AutoDetect for its nodes
-  // (gres.conf allows that); `name` is then empty and it gives no devices.
+  // (gres.conf allows that): `name` is then empty and the line describes no
+  // devices (skip it when counting devices).
   SourceLoc loc;
   KeyLocs key_locs;
 

@@ -89,7 +89,11 @@ std::vector<KeyDef<S>> make_items() {
 Status parse_items(SchedulerParams& out, std::string_view s, ValueContext& ctx) {
   const auto& table = scheduler_parameter_keys();
   SchedulerParams p;
+  int offset = 0;  // of the item in the value, for its column
   for (const auto& item : split(s, ',')) {
+    SourceLoc item_loc = ctx.value_loc;
+    if (item_loc.column > 0) item_loc.column += offset;
+    offset += static_cast<int>(item.size()) + 1;
     if (item.empty()) continue;
     auto eq = item.find('=');
     std::string name = item.substr(0, eq == std::string::npos ? item.size() : eq);
@@ -103,7 +107,7 @@ Status parse_items(SchedulerParams& out, std::string_view s, ValueContext& ctx) 
     }
     if (table.find_passive(name)) continue;
     auto guess = nearest_key(name, table.spellings());
-    ctx.diags.add(Severity::kWarning, "unknown-scheduler-parameter", ctx.value_loc, ctx.key,
+    ctx.diags.add(Severity::kWarning, "unknown-scheduler-parameter", item_loc, ctx.key,
                   "unknown SchedulerParameters item \"" + name + "\" (ignored)" +
                       (guess ? "; did you mean " + *guess + "?" : std::string("")),
                   "correct or remove it; `drover config reference` lists the items Drover knows");

@@ -383,8 +383,8 @@ INSTANTIATE_TEST_SUITE_P(
         DiagCase{"duplicate_on_line", "NodeName=n1 CPUs=2 cpus=4",
                  {"slurm.conf:1:20: warning: CPUs is given twice on a NodeName line; the last value is used "
                   "[duplicate-key]\n    fix: remove one of them"}},
-        DiagCase{"unknown_sched_item", "SchedulerParameters=bf_windw=10,bf_busy_nodes",
-                 {"slurm.conf:1:21: warning: unknown SchedulerParameters item \"bf_windw\" (ignored); did you mean "
+        DiagCase{"unknown_sched_item", "SchedulerParameters=bf_busy_nodes,bf_windw=10",
+                 {"slurm.conf:1:35: warning: unknown SchedulerParameters item \"bf_windw\" (ignored); did you mean "
                   "bf_window? [unknown-scheduler-parameter]\n    fix: correct or remove it; `drover config reference` "
                   "lists the items Drover knows"}}),
     [](const auto& info) { return std::string(info.param.name); });
