@@ -57,6 +57,16 @@ Facts::Facts(const ClusterConfig& c)
   for (std::size_t p = 0; p < c.partitions.size(); ++p) {
     for (std::size_t n : partition_nodes(c.partitions[p])) partitions_of_node_[n].push_back(p);
   }
+  std::set<std::pair<std::string, int>> node_lines;
+  for (const auto& n : c.nodes) node_lines.emplace(n.loc.file, n.loc.line);
+  for (const auto& d : c.diags.items()) {
+    std::pair<std::string, int> at{d.loc.file, d.loc.line};
+    if (d.severity == Severity::kError && node_lines.count(at)) error_lines_.insert(at);
+  }
+}
+
+bool Facts::node_line_unreadable(std::size_t node) const {
+  return error_lines_.count({cfg.nodes[node].loc.file, cfg.nodes[node].loc.line}) > 0;
 }
 
 bool Facts::autodetected(std::size_t node) const {
@@ -126,6 +136,16 @@ SourceLoc global_loc(const ClusterConfig& cfg, const std::string& key) {
   auto it = cfg.globals_written.find(key);
   if (it != cfg.globals_written.end() && it->second.second.known()) return it->second.second;
   return SourceLoc{cfg.slurm_conf_path, 0, 0};
+}
+
+std::vector<SourceLoc> unreadable_node_lines(const ClusterConfig& cfg) {
+  std::vector<SourceLoc> out;
+  for (const auto& d : cfg.diags.items()) {
+    if (d.severity != Severity::kError || d.key != "NodeName") continue;
+    if (d.loc.file == cfg.gres_conf_path || d.loc.file == cfg.qos_conf_path) continue;
+    out.push_back(d.loc);
+  }
+  return out;
 }
 
 std::string nodes_str(const ClusterConfig& cfg, const std::vector<std::size_t>& nodes) {

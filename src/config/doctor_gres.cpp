@@ -16,7 +16,7 @@ namespace {
 std::string describe_line(const GresLine& line) {
   if (!line.files.empty()) return "File=" + hostlist_compress(line.files);
   if (line.count) return "Count=" + std::to_string(*line.count);
-  return "one device: no File= or Count=";
+  return "neither File= nor Count=, so one device";
 }
 
 std::vector<std::size_t> lines_named(const Facts& f, std::size_t node, const std::string& gres) {
@@ -119,22 +119,27 @@ void count_mismatch(const Facts& f, std::size_t n, const std::string& gres, cons
   const std::string d = std::to_string(decl.total), g = std::to_string(found.total);
   const bool has_files = std::any_of(lines.begin(), lines.end(),
                                      [&](std::size_t l) { return !f.cfg.gres_lines[l].files.empty(); });
-  const std::string give_all = has_files ? "File=" + device_files(f, lines, decl.total) : "Count=" + d;
+  const std::string give_all =
+      has_files || iequals(gres, "gpu") ? "File=" + device_files(f, lines, decl.total) : "Count=" + d;
+  // The node-line spelling to suggest keeps a single declared type: gpu:h100:4.
+  const std::string type = decl.by_type.size() == 1 ? decl.by_type.begin()->first : "";
+  const std::string agree = "make the two agree: Gres=" + gres + ":" + (type.empty() ? "" : type + ":") + g +
+                            " on the node line if each node has " + g;
   Diagnostic* diag;
   if (decl.total > found.total) {
     diag = &nf.add(n, Severity::kError, "gres-count-mismatch", loc, "Gres",
                    "{nodes}: Gres=" + gres_counts_str(gres, decl) + " declares " + d + " per node but gres.conf gives " +
                        g + " (" + describe_lines(f, lines) + "); each node registers " + g + " < " + d +
                        " and is drained, so jobs that need its " + gres + " stay PENDING (Resources) forever",
-                   "make the two agree: Gres=" + gres + ":" + g + " on the node line if each node has " + g +
-                       ", or give gres.conf all " + d + " (" + give_all + ")");
+                   agree + ", or give gres.conf all " + d + " (" + give_all + ")");
   } else {
+    const int64_t extra = found.total - decl.total;
     diag = &nf.add(n, Severity::kWarning, "gres-count-mismatch", loc, "Gres",
                    "{nodes}: Gres=" + gres_counts_str(gres, decl) + " declares " + d + " per node but gres.conf gives " +
-                       g + " (" + describe_lines(f, lines) + "); only the " + d + " declared are ever scheduled, the other " +
-                       std::to_string(found.total - decl.total) + " stay idle",
-                   "make the two agree: Gres=" + gres + ":" + g + " on the node line if each node has " + g +
-                       ", or list only " + d + " in gres.conf");
+                       g + " (" + describe_lines(f, lines) + "); only the " + d + " declared " +
+                       (decl.total == 1 ? "is" : "are") + " ever scheduled, the other " + std::to_string(extra) +
+                       (extra == 1 ? " stays" : " stay") + " idle",
+                   agree + ", or list only " + d + " in gres.conf");
   }
   diag->related = line_locs(f, lines);
 }
@@ -216,7 +221,7 @@ void check_node_gres(const Facts& f, Diagnostics& out) {
         type_mismatch(f, n, gres, decl, found, lines, nf);
       }
     }
-    undeclared_gres(f, n, nf);
+    if (!f.node_line_unreadable(n)) undeclared_gres(f, n, nf);
   }
   nf.flush(f.cfg, out);
 }
@@ -238,11 +243,16 @@ void fileless_gpu_line(const Facts& f, const GresLine& line, Diagnostics& out) {
   if (autodetect_on(line.autodetect) || (line.autodetect.empty() && autodetect_on(f.cfg.gres_autodetect))) return;
   const auto nodes = defined_nodes_of(f, line);
   if (nodes.empty()) return;
+  // Without Count= either, suggest as many files as the nodes declare GPUs.
+  int64_t devices = line.device_count();
+  if (!line.count) {
+    for (std::size_t n : nodes) devices = std::max(devices, f.declared(n, "gpu").total);
+  }
   out.add(Severity::kError, "gres-gpu-no-file", line.loc, "File",
-          "gres.conf gives gpu to " + nodes_str(f.cfg, nodes) + " by " + describe_line(line) +
-              " with no File=; Slurm drops a GPU without a device file, so these nodes register 0 GPUs and are "
-              "drained, and without device files no job could be bound to its own GPUs (CUDA_VISIBLE_DEVICES)",
-          "list the device files: File=" + device_files(f, {}, line.device_count()) + " (or AutoDetect=nvml)");
+          "gres.conf gives gpu to " + nodes_str(f.cfg, nodes) + " with no File= (" + describe_line(line) +
+              "); Slurm drops a GPU without a device file, so these nodes register 0 GPUs and are drained, and "
+              "without device files no job could be bound to its own GPUs (CUDA_VISIBLE_DEVICES)",
+          "list the device files: File=" + device_files(f, {}, devices) + " (or AutoDetect=nvml)");
 }
 
 void unknown_nodes_line(const Facts& f, const GresLine& line, Diagnostics& out) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/diagnostic.hpp"
@@ -46,12 +47,18 @@ class Facts {
   std::set<std::string> gpu_models(std::size_t node) const;
   // A partition's nodes that are defined, deduplicated, in order (Nodes=ALL: every node).
   std::vector<std::size_t> partition_nodes(const PartitionConfig& p) const;
+  // Whether the parser rejected a value on this node's line: its values may
+  // be defaults rather than what the admin meant, so derived findings about
+  // it would only echo the parser's error.
+  bool node_line_unreadable(std::size_t node) const;
+  bool any_node_line_unreadable() const { return !error_lines_.empty(); }
   // Partitions a node belongs to, by partition index.
   const std::vector<std::size_t>& partitions_of(std::size_t node) const { return partitions_of_node_[node]; }
 
  private:
   std::vector<std::vector<std::size_t>> gres_lines_of_node_;
   std::vector<std::vector<std::size_t>> partitions_of_node_;
+  std::set<std::pair<std::string, int>> error_lines_;  // (file, line) of parser errors on node lines
 };
 
 // AutoDetect= values that detect hardware (anything but empty or "off").
@@ -61,6 +68,9 @@ SourceLoc key_loc(const KeyLocs& locs, const std::string& key, const SourceLoc& 
 // Where a slurm.conf global was written; slurm.conf itself (no line) if it was not.
 SourceLoc global_loc(const ClusterConfig& cfg, const std::string& key);
 bool global_written(const ClusterConfig& cfg, const std::string& key);
+// NodeName lines of slurm.conf the parser rejected (their nodes are missing
+// from the model, so findings about "undefined" nodes should point at them).
+std::vector<SourceLoc> unreadable_node_lines(const ClusterConfig& cfg);
 // Compressed host list of the given node indices, in the given order.
 std::string nodes_str(const ClusterConfig& cfg, const std::vector<std::size_t>& nodes);
 // "gpu:8" or "gpu:a100:4,gpu:h100:4" (untyped first, then types in order).

@@ -113,6 +113,7 @@ void def_mem_fit(const Facts& f, std::size_t n, NodeFindings& nf) {
 void check_nodes(const Facts& f, Diagnostics& out) {
   NodeFindings nf;
   for (std::size_t n : f.unique_nodes) {
+    if (f.node_line_unreadable(n)) continue;
     cpu_layout(f, n, nf);
     gpu_node_cpus(f, n, nf);
     default_memory(f, n, nf);

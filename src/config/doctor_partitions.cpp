@@ -20,15 +20,19 @@ void undefined_nodes(const Facts& f, Diagnostics& out) {
       if (!f.defined(name) && seen.insert(name).second) missing.push_back(name);
     }
     if (missing.empty()) continue;
+    const auto unreadable = unreadable_node_lines(f.cfg);
     std::string fix = "define them with a NodeName= line or correct the range";
     const bool none_defined = std::none_of(p.nodes.begin(), p.nodes.end(), [&](const std::string& n) { return f.defined(n); });
-    if (none_defined) {
+    if (!unreadable.empty()) {
+      fix = "correct the NodeName line that could not be read (" + unreadable.front().str() + "), or " + fix;
+    } else if (none_defined) {
       if (auto near = nearest(missing.front(), known)) fix += " (did you mean " + *near + "?)";
     }
     out.add(Severity::kError, "partition-undefined-node", key_loc(p.key_locs, "Nodes", p.loc), "Nodes",
             "partition " + p.name + " names " + hostlist_compress(missing) +
                 ", which no NodeName line defines; Slurm refuses to start with such a partition",
-            fix);
+            fix)
+        .related = unreadable;
   }
 }
 
@@ -84,7 +88,8 @@ void duplicate_nodes(const Facts& f, Diagnostics& out) {
     const std::size_t first = f.node_index.at(f.cfg.nodes[i].name);
     if (first == i) continue;
     nf.add(i, Severity::kError, "duplicate-node", f.cfg.nodes[i].loc, "NodeName",
-           "{nodes}: defined again; each node may be defined once, and Slurm refuses to start with a duplicate",
+           "{nodes}: already defined on an earlier NodeName line; a node may be defined only once, and Slurm "
+           "refuses to start with a duplicate",
            "remove {nodes} from one of the two NodeName lines")
         .related.push_back(f.cfg.nodes[first].loc);
   }

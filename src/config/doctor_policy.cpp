@@ -76,7 +76,7 @@ void weights(const Facts& f, Diagnostics& out) {
   if (cfg.priority_weight_age == 0) {
     out.add(Severity::kWarning, "priority-no-age", written_or(cfg, "PriorityWeightAge", at), "PriorityWeightAge",
             "PriorityWeightAge is 0: a job gains nothing by waiting, so a big job can be passed over by newer "
-            "work for ever (the seed's fix for starvation is multifactor priority with age)",
+            "work indefinitely (the seed's fix for starvation is multifactor priority with age)",
             "PriorityWeightAge=1000 (or more) so that waiting jobs rise in the queue");
   } else if (cfg.priority_max_age == 0) {
     out.add(Severity::kWarning, "priority-no-age", global_loc(cfg, "PriorityMaxAge"), "PriorityMaxAge",

@@ -168,7 +168,7 @@ void max_wall(const Facts& f, const QosConfig& q, Diagnostics& out) {
   if (longest->max_time == kInfinite || q.max_wall <= longest->max_time) return;
   const std::string key = q.key_locs.count("MaxWall") ? "MaxWall" : "MaxTime";
   out.add(Severity::kWarning, "qos-limit-never-binds", key_loc(q.key_locs, key, q.loc), key,
-          "QOS " + q.name + ": " + key + "=" + format_duration(q.max_wall) +
+          "QOS " + q.name + ": MaxWall/MaxTime " + format_duration(q.max_wall) +
               " is longer than every partition's MaxTime (the longest is " + longest->name + "'s " +
               format_duration(longest->max_time) + "), so the partition limit always ends jobs first and this "
               "limit never binds",
@@ -193,7 +193,8 @@ void check_qos(const Facts& f, Diagnostics& out) {
   }
   const Inventory inv = inventory(f);
   for (const auto& q : f.cfg.qos) {
-    tres_limits(inv, q, out);
+    // The cluster's totals are unknown while a node line is unreadable.
+    if (!f.any_node_line_unreadable()) tres_limits(inv, q, out);
     max_wall(f, q, out);
   }
 }

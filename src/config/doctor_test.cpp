@@ -33,6 +33,8 @@ struct Case {
   std::vector<Expected> expected;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 ConfigBuilder clean() {
   ConfigBuilder b;
   b.cfg = ConfigBuilder::clean();
@@ -145,7 +147,7 @@ const std::vector<Case>& gres_cases() {
          b.cfg.gres_lines[0].files.clear();
          b.cfg.gres_lines[0].count = 4;
        },
-       {{E, "gres-gpu-no-file", "gres.conf:1", {"gpu[01-02] by Count=4 with no File=", "File=/dev/nvidia[0-3]"}, {}}}},
+       {{E, "gres-gpu-no-file", "gres.conf:1", {"gpu[01-02] with no File= (Count=4)", "File=/dev/nvidia[0-3]"}, {}}}},
       {"gres.conf names nodes beyond slurm.conf",
        [](ConfigBuilder& b) { b.cfg.gres_lines[0].nodes = names("gpu", 1, 4); },
        {{W, "gres-conf-unknown-node", "gres.conf:1:1", {"gres.conf names gpu[03-04]", "does nothing for them"}, {}}}},
@@ -161,6 +163,12 @@ const std::vector<Case>& gres_cases() {
        },
        {{E, "gres-type-undeclared", "slurm.conf:5:75", {"'gpu'", "GresTypes is not set", "GresTypes=gpu"},
          {"gres.conf:1:22"}}}},
+      {"a node line whose Gres= the parser rejected is left to the parser's error",
+       [](ConfigBuilder& b) {
+         b.cfg.diags.add(Severity::kError, "bad-value", at("slurm.conf", 5, 75), "Gres", "bad gres");
+         edit_nodes(b, "gpu", [](NodeConfig& n) { n.gres.clear(); });
+       },
+       {}},
       {"gres.conf gives GPUs to nodes that declare none",
        [](ConfigBuilder& b) { b.gres_line(names("cpu", 1, 2), "gpu", "", nvidia(2), 2); },
        {{W, "gres-conf-undeclared", "gres.conf:2", {"gives gpu to cpu[01-02]", "Gres=gpu:2"}, {}}}},
@@ -177,6 +185,14 @@ const std::vector<Case>& partition_cases() {
        [](ConfigBuilder& b) { part(b, "gpu").nodes = names("gpu", 1, 2, 1); },
        {{E, "partition-undefined-node", "slurm.conf:8:20", {"names gpu[1-2]", "did you mean gpu01?"}, {}},
         {W, "node-in-no-partition", "slurm.conf:5", {"gpu[01-02]: in no partition"}, {}}}},
+      {"partition names nodes whose NodeName line could not be read",
+       [](ConfigBuilder& b) {
+         b.cfg.diags.add(Severity::kError, "bad-value", at("slurm.conf", 7, 10), "NodeName", "bad host list");
+         part(b, "gpu").nodes = names("gpu", 1, 4);
+       },
+       {{E, "partition-undefined-node", "slurm.conf:8:20",
+         {"names gpu[03-04]", "correct the NodeName line that could not be read (slurm.conf:7:10)"},
+         {"slurm.conf:7:10"}}}},
       {"node in no partition",
        [](ConfigBuilder& b) { b.nodes(names("cpu", 3, 4), 7); },
        {{W, "node-in-no-partition", "slurm.conf:7", {"cpu[03-04]: in no partition"}, {}}}},
@@ -190,7 +206,7 @@ const std::vector<Case>& partition_cases() {
         {W, "gpu-nodes-in-default-partition", "slurm.conf:8:20", {"holds only GPU nodes (gpu[01-02])"}, {}}}},
       {"node defined twice",
        [](ConfigBuilder& b) { b.nodes({"gpu02"}, 7, [](NodeConfig& n) { n.gres = {{"gpu", "", 4}}; }); },
-       {{E, "duplicate-node", "slurm.conf:7", {"gpu02: defined again"}, {"slurm.conf:5"}}}},
+       {{E, "duplicate-node", "slurm.conf:7", {"gpu02: already defined on an earlier NodeName line"}, {"slurm.conf:5"}}}},
       {"partition QOS that no QOS defines",
        [](ConfigBuilder& b) {
          part(b, "gpu").qos = "nromal";
@@ -415,7 +431,7 @@ const std::vector<Case>& qos_cases() {
        {{W, "qos-limit-never-binds", "qos.conf:1:80", {"MaxTRESPerNode gres/gpu=8", "any node has (at most 4 GPUs)"}, {}}}},
       {"MaxWall above every partition's MaxTime",
        [](ConfigBuilder& b) { b.cfg.qos[0].max_wall = 3 * 86400; },
-       {{W, "qos-limit-never-binds", "qos.conf:1:45", {"MaxWall=3-00:00:00", "gpu's 2-00:00:00"}, {"slurm.conf:8:52"}}}},
+       {{W, "qos-limit-never-binds", "qos.conf:1:45", {"MaxWall/MaxTime 3-00:00:00", "gpu's 2-00:00:00"}, {"slurm.conf:8:52"}}}},
       {"MaxWall binds where a partition is unlimited",
        [](ConfigBuilder& b) {
          b.cfg.qos[0].max_wall = 3 * 86400;
