@@ -30,7 +30,8 @@ std::string read_all(int fd) {
 // Runs build/bin/scontrol with `args` and exactly the environment `env`.
 Outcome scontrol(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
   std::string bin = std::string(DROVER_BINARY_DIR) + "/bin/scontrol";
-  std::string out_path = testing::TempDir() + "/scontrol_out", err_path = testing::TempDir() + "/scontrol_err";
+  std::string stem = testing::TempDir() + "/drover_scontrol_" + std::to_string(getpid());
+  std::string out_path = stem + "_out", err_path = stem + "_err";
   pid_t pid = fork();
   if (pid == 0) {
     int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -141,7 +142,7 @@ TEST_F(Scontrol, MessagesFollowSlurmsStyle) {
 }
 
 TEST_F(Scontrol, ReadsAHostFileForHostlist) {
-  std::string path = testing::TempDir() + "/drover_hosts.txt";
+  std::string path = testing::TempDir() + "/drover_hosts_" + std::to_string(getpid()) + ".txt";
   {
     std::ofstream f(path);
     f << "a3\na1,a2\nb[1-2]\n\n c1 \n";
