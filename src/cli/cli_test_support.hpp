@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/views.hpp"
+#include "common/gres.hpp"
 
 namespace drover::cli::test {
 
@@ -167,6 +168,107 @@ inline std::vector<JobView> anchor_jobs() {
   v.push_back(anchor_job(113, "highmem", "hm-run", S::kRunning, kWeek, 5000, "hm01", 32));
   v.push_back(anchor_array_element(118, 0, 32));
   v.push_back(anchor_array_element(119, 1, 32));
+  return v;
+}
+
+// ---- the anchor cluster's partitions and nodes ---------------------------------
+
+inline std::vector<PartitionView> anchor_partitions() {
+  auto part = [](const char* name, const char* nodes, std::vector<std::string> names, Seconds max_time) {
+    PartitionView p;
+    p.name = name;
+    p.nodes = nodes;
+    p.node_names = std::move(names);
+    p.max_time = max_time;
+    p.total_nodes = static_cast<int64_t>(p.node_names.size());
+    return p;
+  };
+  std::vector<std::string> gpus{"gpu01", "gpu02", "gpu03", "gpu04"}, cpus{"cpu01", "cpu02", "cpu03", "cpu04"};
+  std::vector<std::string> both = cpus;
+  both.insert(both.end(), gpus.begin(), gpus.end());
+  std::vector<PartitionView> v;
+  v.push_back(part("training", "gpu[01-04]", gpus, kInfinite));
+  v.back().total_cpus = 512;
+  v.back().tres = {{"cpu", 512}, {"mem", 4000000}, {"node", 4}, {"billing", 512}, {"gres/gpu", 32},
+                   {"gres/gpu:a100", 16}, {"gres/gpu:h100", 16}};
+  v.push_back(part("compute", "cpu[01-04]", cpus, 7 * 86400));
+  v.back().is_default = true;
+  v.back().total_cpus = 256;
+  v.back().tres = {{"cpu", 256}, {"mem", 1024000}, {"node", 4}, {"billing", 256}};
+  v.push_back(part("interactive", "cpu[01-04],gpu[01-04]", both, 4 * 3600));
+  v.back().default_time = 3600;
+  v.back().total_cpus = 768;
+  v.back().tres = {{"cpu", 768}, {"mem", 5024000}, {"node", 8}, {"billing", 768}, {"gres/gpu", 32},
+                   {"gres/gpu:a100", 16}, {"gres/gpu:h100", 16}};
+  v.push_back(part("highmem", "hm01", {"hm01"}, 7 * 86400));
+  v.back().total_cpus = 64;
+  v.back().tres = {{"cpu", 64}, {"mem", 2000000}, {"node", 1}, {"billing", 64}};
+  return v;
+}
+
+inline NodeView anchor_node(const std::string& name, int64_t port) {
+  NodeView n;
+  n.name = name;
+  n.addr = "127.0.0.1";
+  n.hostname = "localhost";
+  n.port = port;
+  n.os = "Linux 6.18.44-fc-v669 #1 SMP PREEMPT_DYNAMIC @0 ";
+  n.state.base = NodeBase::kIdle;
+  n.sockets = 2;
+  n.cpu_load = 1.71;
+  n.free_memory_mb = 20858;
+  n.boot_time = utc("2026-11-29T21:27:35");
+  n.slurmd_start_time = utc("2026-11-29T21:37:12");
+  bool gpu = name.rfind("gpu", 0) == 0;
+  n.cpus = gpu ? 128 : 64;
+  n.cores_per_socket = gpu ? 64 : 32;
+  n.real_memory_mb = gpu ? 1000000 : (name == "hm01" ? 2000000 : 256000);
+  n.cfg_tres = {{"cpu", n.cpus}, {"mem", n.real_memory_mb}, {"billing", n.cpus}};
+  n.gres_used = {GresUse{"gpu", "", 0, ""}};
+  if (gpu) {
+    std::string type = name < "gpu03" ? "h100" : "a100";
+    n.features = n.features_active = type;
+    n.gres = {GresSpec{"gpu", type, 8}};
+    n.gres_used = {GresUse{"gpu", type, 0, ""}};
+    n.cfg_tres["gres/gpu"] = 8;
+    n.cfg_tres["gres/gpu:" + type] = 8;
+    n.partitions = {"training", "interactive"};
+  } else if (name == "hm01") {
+    n.features = n.features_active = "highmem";
+    n.partitions = {"highmem"};
+  } else {
+    n.partitions = {"compute", "interactive"};
+  }
+  return n;
+}
+
+inline std::vector<NodeView> anchor_nodes_idle() {
+  std::vector<NodeView> v;
+  int64_t port = 17001;
+  for (const char* n : {"gpu01", "gpu02", "gpu03", "gpu04"}) v.push_back(anchor_node(n, port++));
+  port = 17011;
+  for (const char* n : {"cpu01", "cpu02", "cpu03", "cpu04"}) v.push_back(anchor_node(n, port++));
+  v.push_back(anchor_node("hm01", 17021));
+  return v;
+}
+
+// The busy cluster of the *_busy goldens: every GPU node and cpu01, hm01 mixed.
+inline std::vector<NodeView> anchor_nodes_busy() {
+  auto v = anchor_nodes_idle();
+  for (auto& n : v) {
+    if (n.name == "cpu02" || n.name == "cpu03" || n.name == "cpu04") continue;
+    n.state.base = NodeBase::kMixed;
+    n.alloc_cpus = n.name == "gpu04" ? 2 : 1;
+    n.alloc_memory_mb = 4096 * n.alloc_cpus;
+    n.alloc_tres = {{"cpu", n.alloc_cpus}, {"mem", n.alloc_memory_mb}};
+    if (!n.gres.empty()) {
+      int64_t used = n.name == "gpu04" ? 6 : 8;
+      n.gres_used[0].count = used;
+      n.gres_used[0].indexes = used == 8 ? "0-7" : "0-5";
+      n.alloc_tres["gres/gpu"] = used;
+      n.alloc_tres["gres/gpu:" + n.gres[0].type] = used;
+    }
+  }
   return v;
 }
 
