@@ -212,7 +212,7 @@ inline NodeView anchor_node(const std::string& name, int64_t port) {
   n.addr = "127.0.0.1";
   n.hostname = "localhost";
   n.port = port;
-  n.os = "Linux 6.18.44-fc-v669 #1 SMP PREEMPT_DYNAMIC @0 ";
+  n.os = "Linux 6.18.44-fc-v669 #1 SMP PREEMPT_DYNAMIC @0";
   n.state.base = NodeBase::kIdle;
   n.sockets = 2;
   n.cpu_load = 1.71;

@@ -97,6 +97,8 @@ struct JobView {
   std::string command, work_dir, std_in, std_out, std_err;
   std::string alloc_node;                  // submit host
   int64_t alloc_sid = 0;                   // submitting session id
+  std::string mail_user;                   // "" = none
+  std::string mail_type;                   // as Slurm names it: "END", "BEGIN,END"; "" = none
 };
 
 // A node as sinfo and `scontrol show node` see it.
