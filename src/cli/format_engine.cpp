@@ -65,6 +65,7 @@ ParsedFormat parse_percent_format(std::string_view fmt, std::span<const FieldInf
 
 ParsedFormat parse_long_format(std::string_view fmt, std::span<const FieldInfo> fields, int default_width) {
   ParsedFormat out;
+  out.layout.long_form = true;
   for (const auto& entry : split(fmt, ',')) {
     std::string_view e = entry;
     auto colon = e.find(':');
@@ -86,20 +87,22 @@ ParsedFormat parse_long_format(std::string_view fmt, std::span<const FieldInfo> 
   return out;
 }
 
-std::string fit(std::string_view value, int width, bool right, bool cut) {
+std::string fit(std::string_view value, int width, bool right, CellStyle style) {
   if (width <= 0) return std::string(value);
   auto w = static_cast<std::size_t>(width);
-  if (value.size() >= w) return std::string(cut ? value.substr(0, w) : value);
+  if (value.size() > w && style.cut && style.keep_last && value.back() == style.keep_last)
+    return std::string(value.substr(0, w - 1)) + style.keep_last;
+  if (value.size() >= w) return std::string(style.cut ? value.substr(0, w) : value);
   std::string pad(w - value.size(), ' ');
   return right ? pad + std::string(value) : std::string(value) + pad;
 }
 
 std::string render_line(const FormatLayout& layout, const std::vector<std::string>& values,
-                        const std::vector<bool>& cut) {
+                        const std::vector<CellStyle>& styles) {
   std::string out = layout.prefix;
   for (std::size_t i = 0; i < layout.items.size(); ++i) {
     const FormatItem& item = layout.items[i];
-    if (item.field >= 0) out += fit(values[i], item.width, item.right, i >= cut.size() || cut[i]);
+    if (item.field >= 0) out += fit(values[i], item.width, item.right, i < styles.size() ? styles[i] : CellStyle{});
     out += item.suffix;
   }
   return out;

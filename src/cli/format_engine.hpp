@@ -38,7 +38,12 @@ struct FieldInfo {
   char code = 0;               // type letter in -o formats; 0 when there is none
   std::string_view long_name;  // -O name (matched case-insensitively); "" when there is none
   std::string_view header;
-  bool cut = true;             // false: a value wider than its column is printed whole (durations)
+  // In -o formats Slurm cuts most values and headers to the column, but not
+  // all (squeue prints node lists whole, sinfo node-list headers whole,
+  // squeue durations whole). -O formats cut everything.
+  bool cut = true;         // -o: a value wider than its column is cut
+  bool cut_header = true;  // -o: a header wider than its column is cut
+  char keep_last = 0;      // when cutting, keep this last character (sinfo's "c*" for "compute*")
 };
 
 struct FormatItem {
@@ -52,6 +57,13 @@ struct FormatItem {
 struct FormatLayout {
   std::string prefix;  // literal text before the first item
   std::vector<FormatItem> items;
+  bool long_form = false;  // parsed from -O: every value and header is cut to its width
+};
+
+// How one cell is fitted into its column.
+struct CellStyle {
+  bool cut = true;
+  char keep_last = 0;
 };
 
 struct ParsedFormat {
@@ -62,13 +74,13 @@ struct ParsedFormat {
 ParsedFormat parse_percent_format(std::string_view fmt, std::span<const FieldInfo> fields);
 ParsedFormat parse_long_format(std::string_view fmt, std::span<const FieldInfo> fields, int default_width = 20);
 
-// Pads or truncates `value` to `width` bytes (width 0: unchanged; cut=false: never truncated).
-std::string fit(std::string_view value, int width, bool right, bool cut = true);
+// Pads or truncates `value` to `width` bytes (width 0: unchanged).
+std::string fit(std::string_view value, int width, bool right, CellStyle style = {});
 
-// Renders a layout given each item's text (values[i] for layout.items[i]);
-// cut[i] false keeps item i's value whole.
+// Renders a layout given each item's text (values[i] for layout.items[i])
+// and, optionally, how each is fitted (default: cut).
 std::string render_line(const FormatLayout& layout, const std::vector<std::string>& values,
-                        const std::vector<bool>& cut = {});
+                        const std::vector<CellStyle>& styles = {});
 // Sets the width of auto_width items to the widest of `rows` (and headers).
 void resolve_auto_widths(FormatLayout& layout, const std::vector<std::vector<std::string>>& rows);
 
@@ -76,6 +88,9 @@ template <class Row>
 struct Field {
   FieldInfo info;
   std::function<std::string(const Row&)> value;
+  // -o only: decides per row whether the value is cut (squeue %R cuts a
+  // reason but not a node list); unset = info.cut.
+  std::function<bool(const Row&)> cut_if = nullptr;
 };
 
 template <class Row>
@@ -101,11 +116,23 @@ std::string render_table(FormatLayout layout, const std::vector<Field<Row>>& fie
     cells.push_back(std::move(line));
   }
   resolve_auto_widths(layout, cells);
-  std::vector<bool> cut;
-  for (const auto& item : layout.items) cut.push_back(item.field < 0 || fields[item.field].info.cut);
+  auto style = [&](const FormatItem& item, const Row* row) {
+    if (item.field < 0) return CellStyle{};
+    const Field<Row>& f = fields[item.field];
+    bool cut = layout.long_form || (row ? (f.cut_if ? f.cut_if(*row) : f.info.cut) : f.info.cut_header);
+    return CellStyle{cut, f.info.keep_last};
+  };
   std::string out;
-  if (header) out += render_line(layout, cells[0]) + "\n";
-  for (std::size_t i = 1; i < cells.size(); ++i) out += render_line(layout, cells[i], cut) + "\n";
+  if (header) {
+    std::vector<CellStyle> styles;
+    for (const auto& item : layout.items) styles.push_back(style(item, nullptr));
+    out += render_line(layout, cells[0], styles) + "\n";
+  }
+  for (std::size_t i = 1; i < cells.size(); ++i) {
+    std::vector<CellStyle> styles;
+    for (const auto& item : layout.items) styles.push_back(style(item, &rows[i - 1]));
+    out += render_line(layout, cells[i], styles) + "\n";
+  }
   return out;
 }
 

@@ -116,8 +116,8 @@ std::string partition_name(const Row& r, bool star) {
 }
 
 SinfoField F(char code, std::string_view name, std::string_view header, SinfoSplit split,
-             std::function<std::string(const Row&)> value, bool cut = true) {
-  return SinfoField{Field<Row>{FieldInfo{code, name, header, cut}, std::move(value)}, split};
+             std::function<std::string(const Row&)> value, bool cut_header = true) {
+  return SinfoField{Field<Row>{FieldInfo{code, name, header, true, cut_header}, std::move(value)}, split};
 }
 
 std::string reason_of(const NodeView& n) { return or_text(n.reason, "none"); }
@@ -159,25 +159,27 @@ const std::vector<SinfoField>& sinfo_field_table() {
       F('H', "TimeStamp", "TIMESTAMP", S::kValue, [](const Row& r) { return time_or(first(r).reason_time, "Unknown"); }),
       F('I', "PriorityJobFactor", "PRIO_JOB_FACTOR", S::kValue,
         [](const Row& r) { return std::to_string(r.part->priority_job_factor); }),
-      F('l', "Time", "TIMELIMIT", S::kValue, [](const Row& r) { return limit_text(r.part->max_time, "infinite"); }, false),
+      F('l', "Time", "TIMELIMIT", S::kValue, [](const Row& r) { return limit_text(r.part->max_time, "infinite"); }),
       F('L', "DefaultTime", "DEFAULTTIME", S::kValue, [](const Row& r) {
         return r.part->default_time == kNotSet ? std::string("n/a") : limit_text(r.part->default_time, "infinite");
-      }, false),
+      }),
       F('m', "Memory", "MEMORY", S::kExact,
         [](const Row& r) { return min_plus(r, [](const NodeView& n) { return n.real_memory_mb; }); }),
       F('M', "PreemptMode", "PREEMPT_MODE", S::kValue, [](const Row& r) { return r.part->preempt_mode; }),
       F('n', "NodeHost", "HOSTNAMES", S::kNone, [](const Row& r) {
         return hostlist_of(r, [](const NodeView& n) { return n.hostname.empty() ? n.name : n.hostname; });
-      }),
+      }, false),
       F('N', "NodeList", "NODELIST", S::kNone, [](const Row& r) {
         return hostlist_of(r, [](const NodeView& n) { return n.name; });
-      }),
+      }, false),
       F('o', "NodeAddr", "NODE_ADDR", S::kNone, [](const Row& r) {
         return hostlist_of(r, [](const NodeView& n) { return n.addr.empty() ? n.name : n.addr; });
-      }),
+      }, false),
       F('O', "CPUsLoad", "CPU_LOAD", S::kExact, load_range),
       F('p', "PriorityTier", "PRIO_TIER", S::kValue, [](const Row& r) { return std::to_string(r.part->priority_tier); }),
-      F('P', "Partition", "PARTITION", S::kPartition, [](const Row& r) { return partition_name(r, true); }),
+      SinfoField{Field<Row>{FieldInfo{'P', "Partition", "PARTITION", true, true, '*'},
+                            [](const Row& r) { return partition_name(r, true); }},
+                 S::kPartition},
       F('r', "Root", "ROOT", S::kValue, [](const Row& r) { return std::string(r.part->root_only ? "yes" : "no"); }),
       F('R', "PartitionName", "PARTITION", S::kPartition, [](const Row& r) { return partition_name(r, false); }),
       F('s', "Size", "JOB_SIZE", S::kValue, [](const Row& r) { return job_size(*r.part); }),

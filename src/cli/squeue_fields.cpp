@@ -20,21 +20,12 @@ std::string time_left(const Row& r) {
   return format_duration(left < 0 ? 0 : left);
 }
 
-// %R: the reason in parentheses for jobs waiting or ended by a failure,
-// otherwise the nodes.
+// %R: the reason in parentheses for a job that is pending, timed out or
+// failed (as Slurm's squeue), otherwise its nodes.
 std::string reason_list(const JobView& j) {
-  switch (j.state) {
-    case JobState::kPending:
-    case JobState::kFailed:
-    case JobState::kTimeout:
-    case JobState::kNodeFail:
-    case JobState::kBootFail:
-    case JobState::kDeadline:
-    case JobState::kOutOfMemory:
-      return fmt::format("({})", j.reason);
-    default:
-      return j.nodes;
-  }
+  bool waiting_or_failed =
+      j.state == JobState::kPending || j.state == JobState::kTimeout || j.state == JobState::kFailed;
+  return waiting_or_failed ? fmt::format("({})", j.reason) : j.nodes;
 }
 
 std::string min_memory(const JobView& j) {
@@ -50,14 +41,20 @@ Seconds pending_time(const Row& r) {
 
 Field<Row> F(char code, std::string_view long_name, std::string_view header,
              std::function<std::string(const Row&)> value) {
-  return Field<Row>{FieldInfo{code, long_name, header, true}, std::move(value)};
+  return Field<Row>{FieldInfo{code, long_name, header}, std::move(value)};
+}
+
+// Node lists are printed whole, header and value, in -o formats.
+Field<Row> N(char code, std::string_view long_name, std::string_view header,
+             std::function<std::string(const Row&)> value) {
+  return Field<Row>{FieldInfo{code, long_name, header, false, false}, std::move(value)};
 }
 
 // Durations are printed whole even when wider than the column (squeue -l's
 // "7-00:00:00" in the 9-wide TIME_LIMIT column).
 Field<Row> D(char code, std::string_view long_name, std::string_view header,
              std::function<std::string(const Row&)> value) {
-  return Field<Row>{FieldInfo{code, long_name, header, false}, std::move(value)};
+  return Field<Row>{FieldInfo{code, long_name, header, false, true}, std::move(value)};
 }
 
 }  // namespace
@@ -94,7 +91,7 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
       F('m', "MinMemory", "MIN_MEMORY", [](const Row& r) { return min_memory(*r.job); }),
       D('M', "TimeUsed", "TIME", [](const Row& r) { return format_duration(job_run_time(*r.job, r.now)); }),
       F('n', "ReqNodes", "REQ_NODES", [](const Row& r) { return r.job->req_nodes; }),
-      F('N', "NodeList", "NODELIST", [](const Row& r) { return r.job->nodes; }),
+      N('N', "NodeList", "NODELIST", [](const Row& r) { return r.job->nodes; }),
       F('o', "Command", "COMMAND", [](const Row& r) { return or_text(r.job->command, "(null)"); }),
       F('O', "Contiguous", "CONTIGUOUS", [](const Row& r) { return num(r.job->contiguous ? 1 : 0); }),
       F('p', "Priority", "PRIORITY", [](const Row& r) { return priority_fraction(r.job->priority); }),
@@ -102,7 +99,9 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
       F('q', "QOS", "QOS", [](const Row& r) { return or_text(r.job->qos, "(null)"); }),
       F('Q', "PriorityLong", "PRIORITY", [](const Row& r) { return num(r.job->priority); }),
       F('r', "Reason", "REASON", [](const Row& r) { return r.job->reason; }),
-      F('R', "ReasonList", "NODELIST(REASON)", [](const Row& r) { return reason_list(*r.job); }),
+      Field<Row>{FieldInfo{'R', "ReasonList", "NODELIST(REASON)", true, false},
+                 [](const Row& r) { return reason_list(*r.job); },
+                 [](const Row& r) { return reason_list(*r.job).rfind('(', 0) == 0; }},
       F('S', "StartTime", "START_TIME", [](const Row& r) { return time_or(r.job->start_time, "N/A"); }),
       F('t', "StateCompact", "ST", [](const Row& r) { return job_state_compact(r.job->state); }),
       F('T', "State", "STATE", [](const Row& r) { return job_state_long(r.job->state); }),
@@ -115,7 +114,7 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
       F('x', "", "EXC_NODES", [](const Row& r) { return r.job->exc_nodes; }),
       F('X', "CoreSpec", "CORE_SPEC", [](const Row&) { return std::string("N/A"); }),
       F('y', "Nice", "NICE", [](const Row& r) { return num(r.job->nice); }),
-      F('Y', "SchedNodes", "SCHEDNODES", [](const Row& r) { return or_text(r.job->sched_nodes, "(null)"); }),
+      N('Y', "SchedNodes", "SCHEDNODES", [](const Row& r) { return or_text(r.job->sched_nodes, "(null)"); }),
       F('z', "SCT", "S:C:T",
         [](const Row& r) {
           return fmt::format("{}:{}:{}", star_or(r.job->sockets_per_node), star_or(r.job->cores_per_socket),
