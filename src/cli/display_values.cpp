@@ -41,14 +41,6 @@ std::string banner_time(UnixTime t) {
   return buf;
 }
 
-std::string tres_sorted_text(const TresMap& tres) {
-  std::vector<std::string> items;
-  for (const auto& [name, value] : tres)
-    items.push_back(fmt::format("{}={}", name, name == "mem" ? format_memory_mb(value) : std::to_string(value)));
-  std::sort(items.begin(), items.end());
-  return join(items, ",");
-}
-
 std::string priority_fraction(int64_t priority) {
   return fmt::format("{:.14f}", static_cast<double>(priority) / 4294967295.0);
 }

@@ -23,8 +23,6 @@ std::string limit_text_hms(Seconds s);
 std::string memory_text(int64_t mb);
 // "%a %b %d %H:%M:%S %Y" in local time: the banner of squeue -l / sinfo -l.
 std::string banner_time(UnixTime t);
-// TRES "name=value" items sorted as text (sacct's AllocTRES/ReqTRES order).
-std::string tres_sorted_text(const TresMap& tres);
 // "%.14f" of priority / 2^32-1 (squeue %p).
 std::string priority_fraction(int64_t priority);
 

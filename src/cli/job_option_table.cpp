@@ -31,6 +31,7 @@ struct Ctx {
   const ScannedOption& opt;
   const OptionOrigin& origin;
   UnixTime now;
+  std::string spelling;  // "--ntasks" even when given as "-n": Slurm names the long form
   std::string_view program() const { return submit_command_name(req.command); }
   const std::string& value() const { return *opt.value; }
   bool has_value() const { return opt.value.has_value(); }
@@ -58,17 +59,17 @@ std::string origin_text(const OptionOrigin& o) {
 // Slurm's line, then Drover's: which value, where from, what is expected.
 CliError bad_value(const Ctx& c, std::string_view slurm_line, int exit_code, std::string_view expected) {
   std::string text = fmt::format("{}: error: {}\n", c.program(), slurm_line);
-  text += fmt::format("{}: error: {}={} {}: {}\n", c.program(), c.opt.spelling, c.has_value() ? c.value() : "",
+  text += fmt::format("{}: error: {}={} {}: {}\n", c.program(), c.spelling, c.has_value() ? c.value() : "",
                       origin_text(c.origin), expected);
   return CliError{text, exit_code};
 }
 
 CliError invalid_spec(const Ctx& c, std::string_view expected) {
-  return bad_value(c, fmt::format("Invalid {} specification", c.opt.spelling), kExitBadOption, expected);
+  return bad_value(c, fmt::format("Invalid {} specification", c.spelling), kExitBadOption, expected);
 }
 
 CliError invalid_numeric(const Ctx& c, std::string_view expected) {
-  return bad_value(c, fmt::format("Invalid numeric value \"{}\" for {}.", c.value(), c.opt.spelling), kExitError,
+  return bad_value(c, fmt::format("Invalid numeric value \"{}\" for {}.", c.value(), c.spelling), kExitError,
                    expected);
 }
 
@@ -152,7 +153,7 @@ Apply set_gpu(std::optional<GpuCount> JobRequest::*m) {
 
 Apply uninterpreted() {
   return [](Ctx& c) -> CliResult<bool> {
-    c.req.uninterpreted[c.opt.spelling] = c.has_value() ? c.value() : "";
+    c.req.uninterpreted[c.spelling] = c.has_value() ? c.value() : "";  // by long name
     return true;
   };
 }
@@ -594,7 +595,7 @@ CliResult<bool> apply_job_option(JobRequest& req, const ScannedOption& opt, cons
                                  UnixTime now) {
   const OptionDef& def = option_table().at(static_cast<std::size_t>(opt.id));
   if (!def.apply) return true;  // --help/--usage/--version: the caller acts on them
-  Ctx c{req, opt, origin, now};
+  Ctx c{req, opt, origin, now, fmt::format("--{}", def.long_name)};
   auto r = def.apply(c);
   if (r) req.origins[std::string(def.long_name)] = origin;
   return r;

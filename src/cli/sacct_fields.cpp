@@ -87,7 +87,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("AllocNodes", 10, true, kNever), [num](const R& r, const SacctContext&) {
          return num(r.state == JobState::kPending ? 0 : r.nnodes);
        }},
-      {C("AllocTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return tres_sorted_text(r.alloc_tres); }},
+      {C("AllocTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return format_tres_sacct(r.alloc_tres); }},
       {C("AssocID", 7, true, kNever), blank},
       {C("AveCPU", 10, true, kNever), blank},
       {C("AveCPUFreq", 10, true, kNever), blank},
@@ -168,7 +168,7 @@ const std::vector<SacctField>& sacct_fields() {
          return sacct_size_text(static_cast<double>(r.req_mem_mb), 'M', c);
        }},
       {C("ReqNodes", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.nnodes); }},
-      {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return tres_sorted_text(r.req_tres); }},
+      {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return format_tres_sacct(r.req_tres); }},
       {C("Reservation", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.reservation; }},
       {C("ReservationId", 8, true, kNever), blank},
       {C("Reserved", 10, true, kNever), blank},

@@ -162,12 +162,12 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   Window w;
   if (o.job_ids.empty()) w.start = midnight(now);
   if (o.start_time) {
-    auto t = parse_timestamp(*o.start_time, now);
+    auto t = parse_timestamp(*o.start_time, now, TimeBias::kPast);
     if (!t) return cli_error("sacct", fmt::format("Invalid time specification for --starttime: {}", *o.start_time));
     w.start = *t;
   }
   if (o.end_time) {
-    auto t = parse_timestamp(*o.end_time, now);
+    auto t = parse_timestamp(*o.end_time, now, TimeBias::kPast);
     if (!t) return cli_error("sacct", fmt::format("Invalid time specification for --endtime: {}", *o.end_time));
     w.end = *t;
   }

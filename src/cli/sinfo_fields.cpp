@@ -31,7 +31,9 @@ std::string min_plus(const Row& r, const Getter& get) {
 std::string hostlist_of(const Row& r, const std::function<std::string(const NodeView&)>& get) {
   std::vector<std::string> names;
   for (const NodeView* n : r.nodes) names.push_back(get(*n));
-  return hostlist_compress_sorted(names);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return hostlist_compress_slurm_sorted(std::move(names));
 }
 
 std::string load_range(const Row& r) {
