@@ -3,9 +3,11 @@
 // status, so each failure carries the exact stderr lines and the status.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/result.hpp"
 
@@ -30,6 +32,24 @@ inline CliError cli_error(std::string_view program, std::string_view message, in
   text += '\n';
   return CliError{std::move(text), exit_code};
 }
+
+// The version line Slurm tools print for --version/-V; PRRTE and Open MPI
+// parse the text after "slurm " as major.minor.
+inline constexpr const char* kSlurmVersionLine = "slurm 22.05.8";
+
+// What a command prints and returns.
+struct CommandOutput {
+  std::string out;  // stdout
+  std::string err;  // stderr (warnings such as an invalid format letter)
+  int exit_code = 0;
+};
+
+// The common answer to -V/--version (Slurm's version line) and --help/--usage
+// (`usage`); nullopt when neither was asked for.
+std::optional<CommandOutput> version_or_usage(bool version, bool help, std::string_view usage);
+
+// A comma-separated list without empty items ("a,,b" -> {"a", "b"}).
+std::vector<std::string> comma_list(std::string_view s);
 
 // Result of a command-line step: a value, or the refusal to print.
 template <class T>

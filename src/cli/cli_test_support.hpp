@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -70,6 +71,14 @@ inline std::vector<std::string> golden_args(const std::string& command) {
   if (in_word) words.push_back(word);
   if (!words.empty()) words.erase(words.begin());
   return words;
+}
+
+// A test-name-safe form of any text ("squeue_l.txt" -> "squeue_l").
+inline std::string test_name(std::string s) {
+  if (s.size() > 4 && s.substr(s.size() - 4) == ".txt") s.resize(s.size() - 4);
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
 }
 
 // The goldens were captured on a machine whose local time we treat as UTC.

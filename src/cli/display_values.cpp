@@ -6,6 +6,7 @@
 #include <ctime>
 #include <vector>
 
+#include "cli/cli_error.hpp"
 #include "cli/views.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
@@ -43,6 +44,19 @@ std::string banner_time(UnixTime t) {
 
 std::string priority_fraction(int64_t priority) {
   return fmt::format("{:.14f}", static_cast<double>(priority) / 4294967295.0);
+}
+
+std::optional<CommandOutput> version_or_usage(bool version, bool help, std::string_view usage) {
+  if (version) return CommandOutput{std::string(kSlurmVersionLine) + "\n", "", 0};
+  if (help) return CommandOutput{std::string(usage), "", 0};
+  return std::nullopt;
+}
+
+std::vector<std::string> comma_list(std::string_view s) {
+  std::vector<std::string> out;
+  for (auto& item : split(s, ','))
+    if (!item.empty()) out.push_back(std::move(item));
+  return out;
 }
 
 }  // namespace drover::cli

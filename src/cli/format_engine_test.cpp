@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(
              "4_2 4 2 4\n4_3 4 3 4\n4_4 4 4 4\n4_5 4 5 4\n4_6 4 6 4\n4_7 4 7 4\n4_8 4 8 4\n4_9 4 9 4\n", ""},
         // A task of a pending array asked for by id is shown alone.
         Case{{"-h", "-j", "4_5", "-o", "%i %K"}, "4_5 5\n", ""},
-        Case{{"-h", "-j", "4", "-o", "%i %K"}, "4_[2-9%2] 2-9%2\n", ""}));
+        Case{{"-h", "-j", "4", "-o", "%i %K"}, "4_[2-9%2] 2-9%2\n", ""}), [](const auto& i) { return "case" + std::to_string(i.index); });
 
 TEST(SqueueOptions, LongAndFormatAreMutuallyExclusive) {
   auto opts = parse_squeue_options({"-l", "-o", "%i"}, {});

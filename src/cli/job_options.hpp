@@ -27,10 +27,6 @@
 
 namespace drover::cli {
 
-// The version line Slurm tools print for --version/-V; PRRTE and Open MPI
-// parse the text after "slurm " as major.minor.
-inline constexpr const char* kSlurmVersionLine = "slurm 22.05.8";
-
 struct SubmitInputs {
   SubmitCommand command = SubmitCommand::kSbatch;
   std::vector<std::string> args;               // without the program name
@@ -55,6 +51,16 @@ struct ParsedSubmission {
 };
 
 CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in);
+
+// What sbatch prints once the controller has accepted the job: "Submitted
+// batch job N" (with " on cluster C" after -M), "N" or "N;C" with
+// --parsable, nothing with -Q.
+std::string submission_reply(const JobRequest& req, int64_t job_id);
+
+// The --test-only answer (sbatch and srun print it on stderr):
+// "sbatch: Job 14 to start at 2026-12-12T05:26:55 using 1 processors on nodes cpu01 in partition compute".
+std::string test_only_reply(const JobRequest& req, int64_t job_id, UnixTime start, int64_t cpus,
+                            const std::string& nodes, const std::string& partition);
 
 // ---- building blocks, exposed for tests and for scontrol/other commands ----
 

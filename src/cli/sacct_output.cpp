@@ -66,42 +66,35 @@ const std::vector<OptionSpec>& sacct_specs() {
   return specs;
 }
 
-std::vector<std::string> list_of(const std::string& s) {
-  std::vector<std::string> out;
-  for (auto& item : split(s, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
   const std::string v = opt.value.value_or("");
   switch (opt.id) {
     case kAllUsers: o.all_users = true; break;
-    case kAccounts: o.accounts = list_of(v); break;
+    case kAccounts: o.accounts = comma_list(v); break;
     case kBrief: o.format = kSacctBriefFormat; break;
     case kDelimiter: o.delimiter = v; break;
     case kEndTime: o.end_time = v; break;
     case kHelpFormat: o.print_fields = true; break;
-    case kJobs: o.job_ids = list_of(v); break;
+    case kJobs: o.job_ids = comma_list(v); break;
     case kLong: o.format = kSacctLongFormat; break;
     case kClusters: o.clusters = v; break;
     case kNoHeader: o.noheader = true; break;
-    case kName: o.names = list_of(v); break;
+    case kName: o.names = comma_list(v); break;
     case kNoConvert: o.noconvert = true; break;
     case kFormat: o.format = v; break;
     case kParsable: o.parsable = true; break;
     case kParsable2: o.parsable2 = true; break;
-    case kQos: o.qos = list_of(v); break;
-    case kPartition: o.partitions = list_of(v); break;
+    case kQos: o.qos = comma_list(v); break;
+    case kPartition: o.partitions = comma_list(v); break;
     case kState:
-      for (const auto& name : list_of(v)) {
+      for (const auto& name : comma_list(v)) {
         auto st = parse_job_state(name);
         if (!st) return cli_error("sacct", fmt::format("Invalid state: {}", name));
         o.states.push_back(*st);
       }
       break;
     case kStartTime: o.start_time = v; break;
-    case kUser: o.users = list_of(v); break;
+    case kUser: o.users = comma_list(v); break;
     case kUnits: {
       std::string u = to_upper(v);
       if (u.size() != 1 || std::string_view("KMGTP").find(u[0]) == std::string_view::npos)
@@ -213,15 +206,10 @@ CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args
 
 CommandOutput render_sacct(const SacctOptions& opts, const std::vector<AccountingRecord>& records,
                            const std::string& caller, UnixTime now) {
+  if (auto early = version_or_usage(opts.print_version, opts.print_help, "Usage: sacct [options]\n"))
+    return *early;
+  if (opts.print_fields) return CommandOutput{field_list_text(), "", 0};
   CommandOutput result;
-  if (opts.print_version) {
-    result.out = fmt::format("{}\n", kSlurmVersionLine);
-    return result;
-  }
-  if (opts.print_fields || opts.print_help) {
-    result.out = opts.print_fields ? field_list_text() : "Usage: sacct [options]\n\tUse --help for help\n";
-    return result;
-  }
   std::vector<ColumnInfo> columns;
   for (const auto& f : sacct_fields()) columns.push_back(f.column);
   auto items = parse_column_list(opts.format, columns);

@@ -114,7 +114,7 @@ TEST_P(SacctGolden, MatchesRealSlurmByteForByte) {
 
 INSTANTIATE_TEST_SUITE_P(AnchorAccounting, SacctGolden,
                          ::testing::Values("sacct_default.txt", "sacct_gpu_job.txt", "sacct_array_job.txt",
-                                           "sacct_running_gpu.txt", "sacct_cancelled.txt"));
+                                           "sacct_running_gpu.txt", "sacct_cancelled.txt"), [](const auto& i) { return test::test_name(i.param); });
 
 }  // namespace
 }  // namespace drover::cli

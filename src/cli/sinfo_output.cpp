@@ -248,16 +248,11 @@ CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args
 
 CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<PartitionView>& partitions,
                            const std::vector<NodeView>& nodes, UnixTime now) {
+  if (auto early = version_or_usage(opts.print_version, opts.print_help,
+                                    "Usage: sinfo [-adelNRrsv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+                                    "             [-S fields] [-o format] [-O Format]\n"))
+    return *early;
   CommandOutput result;
-  if (opts.print_version) {
-    result.out = fmt::format("{}\n", kSlurmVersionLine);
-    return result;
-  }
-  if (opts.print_help) {
-    result.out = "Usage: sinfo [-adelNRrsv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
-                 "             [-S fields] [-o format] [-O Format]\n";
-    return result;
-  }
   const auto& fields = sinfo_fields();
   auto infos = field_infos(fields);
   FormatLayout layout;

@@ -15,14 +15,6 @@ namespace {
 
 using test::anchor_now;
 
-CommandOutput run_sinfo(const std::vector<std::string>& args, const std::vector<PartitionView>& parts,
-                        const std::vector<NodeView>& nodes) {
-  auto opts = parse_sinfo_options(args, {});
-  EXPECT_TRUE(opts.ok()) << (opts.ok() ? "" : opts.error().text);
-  if (!opts.ok()) return {};
-  return render_sinfo(*opts, parts, nodes, anchor_now());
-}
-
 struct SinfoCase {
   const char* golden;
   bool busy;
@@ -59,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
                       SinfoCase{"sinfo_o_PNGt_busy.txt", true, "2026-11-29T21:52:14"},
                       SinfoCase{"sinfo_N_l_idle.txt", false, "2026-11-29T21:51:13"},
                       SinfoCase{"sinfo_N_l_busy.txt", true, "2026-11-29T21:52:14"},
-                      SinfoCase{"sinfo_gres_used.txt", true, "2026-11-29T21:52:14"}));
+                      SinfoCase{"sinfo_gres_used.txt", true, "2026-11-29T21:52:14"}), [](const auto& i) { return test::test_name(i.param.golden); });
 
 }  // namespace
 }  // namespace drover::cli
@@ -117,7 +109,7 @@ TEST_P(SinfoOracle, DrainedDownAndDrainingNodesMatchRealSlurm) {
 
 INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
                          ::testing::Values("sinfo_drain.txt", "sinfo_drain_R.txt", "sinfo_drain_s.txt",
-                                           "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"));
+                                           "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"), [](const auto& i) { return test::test_name(i.param); });
 
 TEST(NodeStateNames, LongCompactAndCompleteForms) {
   struct Row {

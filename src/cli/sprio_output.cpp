@@ -176,16 +176,12 @@ CliResult<SprioOptions> parse_sprio_options(const std::vector<std::string>& args
 
 CommandOutput render_sprio(const SprioOptions& opts, const std::vector<PriorityView>& jobs,
                            const PriorityWeights& weights) {
+  if (auto early = version_or_usage(
+          opts.print_version, opts.print_help,
+          "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions] [--federation] [--local]\n"
+          "             [--sort sort_list] [--usage] [-hlnvVw]\n"))
+    return *early;
   CommandOutput result;
-  if (opts.print_version) {
-    result.out = fmt::format("{}\n", kSlurmVersionLine);
-    return result;
-  }
-  if (opts.print_help) {
-    result.out = "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions] [--federation] [--local]\n"
-                 "             [--sort sort_list] [--usage] [-hlnvVw]\n";
-    return result;
-  }
   const auto& fields = sprio_fields();
   ParsedFormat parsed = parse_percent_format(opts.format.value_or(default_format(opts, weights)), field_infos(fields));
   for (const auto& bad : parsed.invalid) result.err += fmt::format("sprio: error: Invalid format specification: {}\n", bad);

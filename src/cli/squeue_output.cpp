@@ -76,17 +76,10 @@ const std::vector<OptionSpec>& squeue_specs() {
   return specs;
 }
 
-std::vector<std::string> list_of(const std::string& s) {
-  std::vector<std::string> out;
-  for (auto& item : split(s, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 CliResult<bool> set_states(SqueueOptions& o, const std::string& text) {
   o.states.clear();
   o.all_states = false;
-  for (const auto& name : list_of(text)) {
+  for (const auto& name : comma_list(text)) {
     if (iequals(name, "all")) {
       o.all_states = true;
       continue;
@@ -106,7 +99,7 @@ CliResult<bool> set_states(SqueueOptions& o, const std::string& text) {
 }
 
 CliResult<bool> set_jobs(SqueueOptions& o, const std::string& text) {
-  for (const auto& id : list_of(text)) {
+  for (const auto& id : comma_list(text)) {
     auto us = id.find('_');
     bool ok = parse_count(std::string_view(id).substr(0, us)).has_value() &&
               (us == std::string::npos || parse_count(std::string_view(id).substr(us + 1), true));
@@ -124,11 +117,11 @@ CliResult<bool> apply_env(SqueueOptions& o, const std::map<std::string, std::str
   if (auto v = get("SQUEUE_FORMAT")) o.format = *v;
   if (auto v = get("SQUEUE_FORMAT2")) o.format_long = *v;
   if (auto v = get("SQUEUE_SORT")) o.sort = *v;
-  if (auto v = get("SQUEUE_ACCOUNT")) o.accounts = list_of(*v);
-  if (auto v = get("SQUEUE_PARTITION")) o.partitions = list_of(*v);
-  if (auto v = get("SQUEUE_QOS")) o.qos = list_of(*v);
-  if (auto v = get("SQUEUE_NAMES")) o.names = list_of(*v);
-  if (auto v = get("SQUEUE_USERS")) o.users = list_of(*v);
+  if (auto v = get("SQUEUE_ACCOUNT")) o.accounts = comma_list(*v);
+  if (auto v = get("SQUEUE_PARTITION")) o.partitions = comma_list(*v);
+  if (auto v = get("SQUEUE_QOS")) o.qos = comma_list(*v);
+  if (auto v = get("SQUEUE_NAMES")) o.names = comma_list(*v);
+  if (auto v = get("SQUEUE_USERS")) o.users = comma_list(*v);
   if (get("SQUEUE_ALL")) o.all = true;
   if (get("SQUEUE_ARRAY")) o.expand_arrays = true;
   if (auto v = get("SQUEUE_STATES")) return set_states(o, *v);
@@ -138,7 +131,7 @@ CliResult<bool> apply_env(SqueueOptions& o, const std::map<std::string, std::str
 CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& format_given) {
   const std::string v = opt.value.value_or("");
   switch (opt.id) {
-    case kAccount: o.accounts = list_of(v); break;
+    case kAccount: o.accounts = comma_list(v); break;
     case kAll: o.all = true; break;
     case kArray: o.expand_arrays = true; break;
     case kClusters: o.clusters = v; break;
@@ -148,20 +141,20 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kHelp: case kUsage: o.print_help = true; break;
     case kJobs: return set_jobs(o, v);
     case kLong: o.long_format = true; break;
-    case kName: o.names = list_of(v); break;
+    case kName: o.names = comma_list(v); break;
     case kNodeList: {
       auto hosts = hostlist_expand(v);
       if (!hosts) return cli_error("squeue", fmt::format("Invalid node list: {} ({})", v, hosts.error().message));
       o.nodelist = *hosts;
       break;
     }
-    case kPartition: o.partitions = list_of(v); break;
-    case kQos: o.qos = list_of(v); break;
-    case kReservation: o.reservations = list_of(v); break;
+    case kPartition: o.partitions = comma_list(v); break;
+    case kQos: o.qos = comma_list(v); break;
+    case kReservation: o.reservations = comma_list(v); break;
     case kSort: o.sort = v; break;
     case kStart: o.start = true; break;
     case kStates: return set_states(o, v);
-    case kUser: o.users = list_of(v); break;
+    case kUser: o.users = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     case kOnlyJobState: o.only_job_state = true; break;
     default: break;  // accepted, no effect on one local cluster
@@ -317,7 +310,7 @@ int compare_on(char key, const JobView& a, const JobView& b, UnixTime now) {
 // Slurm's sort list: "P,t,-p" — '-' descending, '+' or nothing ascending.
 void sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now) {
   std::vector<std::pair<char, bool>> keys;  // letter, descending
-  for (const auto& k : list_of(spec)) {
+  for (const auto& k : comma_list(spec)) {
     bool desc = k[0] == '-';
     std::string_view rest = (k[0] == '-' || k[0] == '+') ? std::string_view(k).substr(1) : std::string_view(k);
     if (!rest.empty()) keys.emplace_back(rest[0], desc);
@@ -340,17 +333,13 @@ std::string invalid_lines(const std::vector<std::string>& invalid) {
 }  // namespace
 
 CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now) {
+  if (auto early = version_or_usage(
+          opts.print_version, opts.print_help,
+          "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid] [--name jobname]\n"
+          "              [-o format] [-O fields] [-p partitions] [--qos qos] [--reservation reservation]\n"
+          "              [--sort fields] [--start] [--states states] [-u users] [-w nodes] [-ahlrsv]\n"))
+    return *early;
   CommandOutput result;
-  if (opts.print_version) {
-    result.out = fmt::format("{}\n", kSlurmVersionLine);
-    return result;
-  }
-  if (opts.print_help) {
-    result.out = "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid] [--name jobname]\n"
-                 "              [-o format] [-O fields] [-p partitions] [--qos qos] [--reservation reservation]\n"
-                 "              [--sort fields] [--start] [--states states] [-u users] [-w nodes] [-ahlrsv]\n";
-    return result;
-  }
   std::vector<JobView> picked = select_jobs(opts, jobs);
   sort_jobs(picked, opts.sort.value_or(opts.start ? "S" : "P,t,-p"), now);
 

@@ -45,12 +45,6 @@ struct SqueueOptions {
 CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& args,
                                               const std::map<std::string, std::string>& env);
 
-struct CommandOutput {
-  std::string out;  // stdout
-  std::string err;  // stderr (warnings such as an invalid format letter)
-  int exit_code = 0;
-};
-
 // The default -o formats.
 inline constexpr const char* kSqueueDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 inline constexpr const char* kSqueueLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";

@@ -45,7 +45,7 @@ TEST_P(SqueueGolden, MatchesRealSlurmByteForByte) {
 INSTANTIATE_TEST_SUITE_P(AnchorQueue, SqueueGolden,
                          ::testing::Values("squeue_default.txt", "squeue_l.txt", "squeue_o_fields.txt",
                                            "squeue_pending_reason.txt", "squeue_r_array.txt", "squeue_start.txt",
-                                           "squeue_after_scancel.txt"));
+                                           "squeue_after_scancel.txt"), [](const auto& i) { return test::test_name(i.param); });
 
 }  // namespace
 }  // namespace drover::cli

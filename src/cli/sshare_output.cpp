@@ -122,15 +122,10 @@ CliResult<SshareOptions> parse_sshare_options(const std::vector<std::string>& ar
 }
 
 CommandOutput render_sshare(const SshareOptions& opts, const std::vector<ShareView>& rows, const std::string& caller) {
+  if (auto early = version_or_usage(opts.print_version, opts.print_help,
+                                    "Usage:  sshare [OPTION]\n  Valid OPTIONs are: -a -A -l -m -M -n -o -p -P -u -U -v -V\n"))
+    return *early;
   CommandOutput result;
-  if (opts.print_version) {
-    result.out = fmt::format("{}\n", kSlurmVersionLine);
-    return result;
-  }
-  if (opts.print_help) {
-    result.out = "Usage:  sshare [OPTION]\n  Valid OPTIONs are: -a -A -l -m -M -n -o -p -P -u -U -v -V\n";
-    return result;
-  }
   std::vector<ColumnInfo> columns;
   for (const auto& f : share_fields()) columns.push_back(f.column);
   auto items = parse_column_list(opts.format, columns);

@@ -328,6 +328,20 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
   return out;
 }
 
+std::string submission_reply(const JobRequest& req, int64_t job_id) {
+  if (req.quiet) return "";
+  const std::string cluster = req.clusters.value_or("");
+  if (req.parsable) return cluster.empty() ? fmt::format("{}\n", job_id) : fmt::format("{};{}\n", job_id, cluster);
+  if (!cluster.empty()) return fmt::format("Submitted batch job {} on cluster {}\n", job_id, cluster);
+  return fmt::format("Submitted batch job {}\n", job_id);
+}
+
+std::string test_only_reply(const JobRequest& req, int64_t job_id, UnixTime start, int64_t cpus,
+                            const std::string& nodes, const std::string& partition) {
+  return fmt::format("{}: Job {} to start at {} using {} processors on nodes {} in partition {}\n",
+                     submit_command_name(req.command), job_id, format_timestamp(start), cpus, nodes, partition);
+}
+
 std::string default_job_name(const JobRequest& r) {
   auto base = [](const std::string& path) {
     auto slash = path.rfind('/');

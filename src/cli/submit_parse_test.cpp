@@ -20,6 +20,12 @@ struct Files {
   std::optional<std::string> stdin_text;
 };
 
+Files one_file(const std::string& name, const std::string& text) {
+  Files f;
+  f.files[name] = text;
+  return f;
+}
+
 SubmitInputs inputs(SubmitCommand cmd, std::vector<std::string> args, const Files& f = {},
                     std::map<std::string, std::string> env = {}) {
   SubmitInputs in;
@@ -88,7 +94,7 @@ const char* kSeedInference =
     "#SBATCH --cpus-per-task=16\n";
 
 TEST(SeedTemplates, TrainingJobDirectivesWithTrailingComments) {
-  JobRequest r = sbatch_ok({"train.sh"}, {{{"train.sh", kSeedTraining}}});
+  JobRequest r = sbatch_ok({"train.sh"}, one_file("train.sh", kSeedTraining));
   EXPECT_EQ(r.partition, "training");
   ASSERT_EQ(r.gres.size(), 1u);  // "# 整节点 8 卡" is a comment, as in Slurm
   EXPECT_EQ(r.gres[0], (GresSpec{"gpu", "", 8}));
@@ -102,7 +108,7 @@ TEST(SeedTemplates, TrainingJobDirectivesWithTrailingComments) {
 }
 
 TEST(SeedTemplates, PreprocessingJob) {
-  JobRequest r = sbatch_ok({"prep.sh"}, {{{"prep.sh", kSeedPreprocess}}});
+  JobRequest r = sbatch_ok({"prep.sh"}, one_file("prep.sh", kSeedPreprocess));
   EXPECT_EQ(r.partition, "compute");
   EXPECT_EQ(r.cpus_per_task, 16);
   EXPECT_EQ(r.mem_per_node_mb, 64 * 1024);
@@ -110,20 +116,20 @@ TEST(SeedTemplates, PreprocessingJob) {
 }
 
 TEST(SeedTemplates, InferenceJobNeedsAnInterpreterLine) {
-  CliError e = refused(SubmitCommand::kSbatch, {"infer.sh"}, {{{"infer.sh", kSeedInference}}});
+  CliError e = refused(SubmitCommand::kSbatch, {"infer.sh"}, one_file("infer.sh", kSeedInference));
   EXPECT_EQ(e.text,
             "sbatch: error: This does not look like a batch script.  The first\n"
             "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
             "sbatch: error: For instance: #!/bin/sh\n");
   EXPECT_EQ(e.exit_code, 1);
-  JobRequest r = sbatch_ok({"infer.sh"}, {{{"infer.sh", std::string("#!/bin/bash\n") + kSeedInference}}});
+  JobRequest r = sbatch_ok({"infer.sh"}, one_file("infer.sh", std::string("#!/bin/bash\n") + kSeedInference));
   ASSERT_EQ(r.gres.size(), 1u);
   EXPECT_EQ(r.gres[0].count, 1);
   EXPECT_EQ(r.cpus_per_task, 16);
 }
 
 TEST(SeedTemplates, TwoOptionsOnOneDirective) {
-  JobRequest r = sbatch_ok({"h.sh"}, {{{"h.sh", "#!/bin/bash\n#SBATCH --gres=gpu:8 --constraint=h100\nhostname\n"}}});
+  JobRequest r = sbatch_ok({"h.sh"}, one_file("h.sh", "#!/bin/bash\n#SBATCH --gres=gpu:8 --constraint=h100\nhostname\n"));
   EXPECT_EQ(r.constraint, "h100");
   EXPECT_EQ(r.gres[0].count, 8);
 }
@@ -156,33 +162,33 @@ INSTANTIATE_TEST_SUITE_P(
                       DirectiveCase{"#SBATCH\t-J tab", {"-J", "tab"}},
                       DirectiveCase{"#SBATCH -J x # -N 3", {"-J", "x"}},
                       DirectiveCase{"#sbatch -J lower", {}},
-                      DirectiveCase{"  #SBATCH -J indented", {}}));
+                      DirectiveCase{"  #SBATCH -J indented", {}}), [](const auto& i) { return "line" + std::to_string(i.index); });
 
 TEST(Directives, StopAtTheFirstCommandNotAtBlankLinesOrComments) {
   const char* script =
       "#!/bin/bash\n\n#SBATCH -J afterblank\n   \n  # indented comment\n#SBATCH --comment=c2\necho hi\n#SBATCH --nice=7\n";
-  JobRequest r = sbatch_ok({"s.sh"}, {{{"s.sh", script}}});
+  JobRequest r = sbatch_ok({"s.sh"}, one_file("s.sh", script));
   EXPECT_EQ(r.job_name, "afterblank");
   EXPECT_EQ(r.comment, "c2");
   EXPECT_FALSE(r.nice.has_value());
 }
 
 TEST(Directives, ErrorsAreSlurmsAndSayWhere) {
-  CliError operand = refused(SubmitCommand::kSbatch, {"e.sh"}, {{{"e.sh", "#!/bin/bash\n#SBATCH -J a b\ntrue\n"}}});
+  CliError operand = refused(SubmitCommand::kSbatch, {"e.sh"}, one_file("e.sh", "#!/bin/bash\n#SBATCH -J a b\ntrue\n"));
   EXPECT_EQ(operand.text.substr(0, operand.text.find('\n') + 1),
             "sbatch: error: Invalid directive found in batch script: b\n");
   EXPECT_NE(operand.text.find("e.sh:2"), std::string::npos);
   EXPECT_EQ(operand.exit_code, 255);
-  CliError bogus = refused(SubmitCommand::kSbatch, {"e.sh"}, {{{"e.sh", "#!/bin/bash\n#SBATCH --bogus\ntrue\n"}}});
+  CliError bogus = refused(SubmitCommand::kSbatch, {"e.sh"}, one_file("e.sh", "#!/bin/bash\n#SBATCH --bogus\ntrue\n"));
   EXPECT_EQ(bogus.text, "sbatch: unrecognized option '--bogus'\nTry \"sbatch --help\" for more information\n");
-  CliError time = refused(SubmitCommand::kSbatch, {"e.sh"}, {{{"e.sh", "#!/bin/bash\n#SBATCH -t abc\ntrue\n"}}});
+  CliError time = refused(SubmitCommand::kSbatch, {"e.sh"}, one_file("e.sh", "#!/bin/bash\n#SBATCH -t abc\ntrue\n"));
   EXPECT_EQ(time.text.substr(0, time.text.find('\n') + 1), "sbatch: error: Invalid --time specification\n");
   EXPECT_NE(time.text.find("#SBATCH directive at e.sh:2"), std::string::npos) << time.text;
 }
 
 TEST(Directives, ScriptRefusals) {
-  EXPECT_EQ(refused(SubmitCommand::kSbatch, {"e.sh"}, {{{"e.sh", ""}}}).text, "sbatch: error: Batch script is empty!\n");
-  EXPECT_EQ(refused(SubmitCommand::kSbatch, {"e.sh"}, {{{"e.sh", "#!/bin/bash\r\ntrue\r\n"}}}).text,
+  EXPECT_EQ(refused(SubmitCommand::kSbatch, {"e.sh"}, one_file("e.sh", "")).text, "sbatch: error: Batch script is empty!\n");
+  EXPECT_EQ(refused(SubmitCommand::kSbatch, {"e.sh"}, one_file("e.sh", "#!/bin/bash\r\ntrue\r\n")).text,
             "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
             "sbatch: error: instead of expected UNIX line breaks (\\n).\n");
   EXPECT_EQ(refused(SubmitCommand::kSbatch, {"nonexist.sh"}).text, "sbatch: error: Unable to open file nonexist.sh\n");
@@ -198,7 +204,8 @@ TEST(ScriptSources, WrapStdinAndDevStdin) {
                                "--wrap", "sleep 1800"});
   EXPECT_EQ(wrap.script, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\nsleep 1800\n");
   EXPECT_TRUE(wrap.parsable);
-  EXPECT_EQ(default_job_name(JobRequest{.command = SubmitCommand::kSbatch, .wrap = "x"}), "wrap");
+  EXPECT_EQ(default_job_name(wrap), "parsable");
+  EXPECT_EQ(default_job_name(sbatch_ok({"--wrap", "hostname"})), "wrap");
   Files in{{}, "#!/bin/bash\n#SBATCH -J fromstdin\ntrue\n"};
   JobRequest from_stdin = sbatch_ok({"-H"}, in);
   EXPECT_EQ(from_stdin.job_name, "fromstdin");
@@ -207,7 +214,7 @@ TEST(ScriptSources, WrapStdinAndDevStdin) {
   EXPECT_EQ(default_job_name(unnamed), "sbatch");
   JobRequest dev = sbatch_ok({"/dev/stdin"}, Files{{}, "#!/bin/bash\ntrue\n"});
   EXPECT_EQ(default_job_name(dev), "stdin");
-  JobRequest args = sbatch_ok({"-p", "compute", "job.sh", "-p", "x"}, {{{"job.sh", "#!/bin/sh\ntrue\n"}}});
+  JobRequest args = sbatch_ok({"-p", "compute", "job.sh", "-p", "x"}, one_file("job.sh", "#!/bin/sh\ntrue\n"));
   EXPECT_EQ(args.partition, "compute");  // options after the script are the script's
   EXPECT_EQ(args.argv, (std::vector<std::string>{"-p", "x"}));
 }
@@ -221,7 +228,7 @@ TEST(ClientSubmissions, SubmititHeader) {
       "#SBATCH --open-mode=append\n#SBATCH --output=/tmp/%j_0_log.out\n#SBATCH --partition=learnfair\n"
       "#SBATCH --signal=USR2@90\n#SBATCH --time=5\n#SBATCH --wckey=submitit\n\n# command\n"
       "srun --unbuffered --output /tmp/%j_%t_log.out --error /tmp/%j_%t_log.err -vv --cpu-bind none blublu bar\n";
-  JobRequest r = sbatch_ok({"submission.sh"}, {{{"submission.sh", script}}});
+  JobRequest r = sbatch_ok({"submission.sh"}, one_file("submission.sh", script));
   EXPECT_EQ(r.stderr_path, "/tmp/%j_0_log.err");
   EXPECT_EQ(r.open_mode, OpenMode::kAppend);
   EXPECT_EQ(r.signal, (SignalSpec{12, 90, false, false}));
@@ -234,7 +241,7 @@ TEST(ClientSubmissions, SubmititHeader) {
   EXPECT_EQ(step.verbose, 2);
   EXPECT_EQ(step.cpu_bind, "none");
   EXPECT_EQ(step.argv, (std::vector<std::string>{"blublu", "bar"}));
-  JobRequest array = sbatch_ok({"--array=0-15%4", "submission.sh"}, {{{"submission.sh", script}}});
+  JobRequest array = sbatch_ok({"--array=0-15%4", "submission.sh"}, one_file("submission.sh", script));
   EXPECT_EQ(array.array->max_running, 4);
   EXPECT_EQ(array.array->task_ids().size(), 16u);
 }
@@ -244,7 +251,7 @@ TEST(ClientSubmissions, DaskJobqueueShortOptionsWithSpaces) {
       "#!/usr/bin/env bash\n\n#SBATCH -J dask-worker\n#SBATCH -e /tmp/dask-worker-%J.err\n"
       "#SBATCH -o /tmp/dask-worker-%J.out\n#SBATCH -p debug\n#SBATCH -A myacct\n#SBATCH -n 1\n#SBATCH -N 1\n"
       "#SBATCH --cpus-per-task=2\n#SBATCH --mem=954M\n#SBATCH -t 00:30:00\n\npython -m distributed.cli.dask_worker\n";
-  JobRequest r = sbatch_ok({"/tmp/tmpjob.sh"}, {{{"/tmp/tmpjob.sh", script}}});
+  JobRequest r = sbatch_ok({"/tmp/tmpjob.sh"}, one_file("/tmp/tmpjob.sh", script));
   EXPECT_EQ(r.job_name, "dask-worker");
   EXPECT_EQ(r.account, "myacct");
   EXPECT_EQ(r.ntasks, 1);
@@ -258,7 +265,7 @@ TEST(ClientSubmissions, NextflowHeader) {
       "#!/bin/bash\n#SBATCH -J nf-hello\n#SBATCH -o /work/.command.log\n#SBATCH --no-requeue\n"
       "#SBATCH --signal B:USR2@30\n#SBATCH -c 4\n#SBATCH -t 51:00:00\n#SBATCH --mem 8192M\n#SBATCH -p long\n"
       "#SBATCH --array 0-9\nbash .command.run\n";
-  JobRequest r = sbatch_ok({".command.run"}, {{{".command.run", script}}});
+  JobRequest r = sbatch_ok({".command.run"}, one_file(".command.run", script));
   EXPECT_EQ(r.requeue, false);
   EXPECT_EQ(r.signal, (SignalSpec{12, 30, true, false}));
   EXPECT_EQ(r.time_limit, 51 * kHour);
@@ -440,7 +447,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{R, {"--no-kill=foo"}, "srun: error: Invalid --no-kill specification\n", 255},
         Refusal{R, {"--array=1"}, "srun: unrecognized option '--array=1'\nTry \"srun --help\" for more information\n", 255},
         Refusal{A, {"--immediate=x"}, "salloc: error: Invalid numeric value \"x\" for immediate.\n", 1},
-        Refusal{A, {"--test-only"}, "salloc: unrecognized option '--test-only'\n", 255}));
+        Refusal{A, {"--test-only"}, "salloc: unrecognized option '--test-only'\n", 255}), [](const auto& i) { return std::string(submit_command_name(i.param.cmd)) + "_" + test::test_name(i.param.args[0]) + "_" + std::to_string(i.index); });
 
 TEST(Grammar, MissingArguments) {
   EXPECT_EQ(refused(S, {"--wrap"}).text,
@@ -457,6 +464,24 @@ TEST(Grammar, SlurmsSecondLineIsFollowedByDroversWhereAndWhat) {
             "or UNLIMITED (e.g. 90, 1:30:00, 2-00:00:00)\n");
   CliError env = refused(S, {"--wrap", "true"}, {}, {{"SBATCH_TIMELIMIT", "abc"}});
   EXPECT_NE(env.text.find("from the environment variable SBATCH_TIMELIMIT"), std::string::npos) << env.text;
+}
+
+TEST(Replies, WhatSbatchPrintsAfterSubmission) {
+  test::use_utc();
+  for (const char* name : {"sbatch_plain.txt", "sbatch_parsable.txt"}) {
+    test::Golden g = test::read_golden(name);
+    auto args = test::golden_args(g.command);
+    auto r = parse_submission(inputs(S, args));
+    ASSERT_TRUE(r.ok()) << r.error().text;
+    int64_t id = std::stoll(g.output.substr(g.output.find_first_of("0123456789")));
+    EXPECT_EQ(submission_reply(r->request, id), g.output) << name;
+  }
+  JobRequest cluster = sbatch_ok({"--parsable", "-M", "anchor", "--wrap", "x"});
+  EXPECT_EQ(submission_reply(cluster, 7), "7;anchor\n");
+  EXPECT_EQ(submission_reply(sbatch_ok({"-Q", "--wrap", "x"}), 7), "");
+  JobRequest t = sbatch_ok({"--test-only", "--wrap", "true"});
+  EXPECT_EQ(test_only_reply(t, 14, test::utc("2026-12-12T05:26:55"), 1, "cpu01", "compute"),
+            "sbatch: Job 14 to start at 2026-12-12T05:26:55 using 1 processors on nodes cpu01 in partition compute\n");
 }
 
 // ---- values ------------------------------------------------------------------------------------
