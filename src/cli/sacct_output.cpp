@@ -177,12 +177,13 @@ bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::s
          in_list(o.partitions, r.partition) && in_list(o.qos, r.qos) && in_list(o.names, r.job_name);
 }
 
+// --helpformat: names 19 wide, four to a line, one space apart (as sacct -e).
 std::string field_list_text() {
   std::string out;
   const auto& fields = sacct_fields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
-    out += fmt::format("{:<20}", fields[i].column.name);
-    if (i % 4 == 3 || i + 1 == fields.size()) out += "\n";
+    out += fmt::format("{:<19}", fields[i].column.name);
+    out += (i % 4 == 3 || i + 1 == fields.size()) ? "\n" : " ";
   }
   return out;
 }

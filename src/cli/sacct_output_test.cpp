@@ -116,5 +116,24 @@ INSTANTIATE_TEST_SUITE_P(AnchorAccounting, SacctGolden,
                          ::testing::Values("sacct_default.txt", "sacct_gpu_job.txt", "sacct_array_job.txt",
                                            "sacct_running_gpu.txt", "sacct_cancelled.txt"), [](const auto& i) { return test::test_name(i.param); });
 
+TEST(SacctOptions, HelpformatLaysOutNamesAsSacct) {
+  auto opts = parse_sacct_options({"-e"}, {});
+  ASSERT_TRUE(opts.ok());
+  std::string out = render_sacct(*opts, {}, "alice", 0).out;
+  // The first line of Slurm 22.05's `sacct -e` (AllocGRES is Drover's addition, fourth on the line).
+  EXPECT_EQ(out.substr(0, out.find('\n')), "Account             AdminComment        AllocCPUS           AllocGRES          ");
+  EXPECT_EQ(out.substr(out.size() - 20), "WorkDir            \n");
+}
+
+TEST(SacctOptions, UnknownFieldAndVersion) {
+  auto opts = parse_sacct_options({"-o", "foo"}, {});
+  ASSERT_TRUE(opts.ok());
+  CommandOutput out = render_sacct(*opts, {}, "alice", 0);
+  EXPECT_EQ(out.err, "sacct: error: Invalid field requested: \"foo\"\n");
+  EXPECT_EQ(out.exit_code, 1);
+  auto v = parse_sacct_options({"-V"}, {});
+  EXPECT_EQ(render_sacct(*v, {}, "alice", 0).out, "slurm 22.05.8\n");
+}
+
 }  // namespace
 }  // namespace drover::cli

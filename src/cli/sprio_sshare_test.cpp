@@ -149,3 +149,23 @@ TEST(Sshare, SnakemakeReadsTheCallersAccounts) {
 
 }  // namespace
 }  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// Column headers and widths of every sshare field, against the private
+// instance (no associations, so header lines only).
+TEST(Sshare, LongAndAllFieldHeadersMatchRealSlurm) {
+  std::string dir = std::string(DROVER_SOURCE_DIR) + "/src/cli/testdata/oracle";
+  setenv("DROVER_GOLDEN_DIR", dir.c_str(), 1);
+  for (const char* name : {"sshare_l_empty.txt", "sshare_all_fields_empty.txt"}) {
+    test::Golden g = test::read_golden(name);
+    auto opts = parse_sshare_options(test::golden_args(g.command), {});
+    ASSERT_TRUE(opts.ok());
+    EXPECT_EQ(render_sshare(*opts, {}, "root").out, g.output) << name;
+  }
+  unsetenv("DROVER_GOLDEN_DIR");
+}
+
+}  // namespace
+}  // namespace drover::cli
