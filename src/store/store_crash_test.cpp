@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -92,6 +93,7 @@ std::set<int64_t> collect_acks(int fd, pid_t child, std::size_t want) {
 TEST(StoreCrash, EveryAcknowledgedBatchSurvivesSigkill) {
   std::string pattern = (std::filesystem::temp_directory_path() / "drover-crash-XXXXXX").string();
   ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  std::shared_ptr<void> remove_at_exit(nullptr, [&](void*) { std::filesystem::remove_all(pattern); });
   const std::string path = pattern + "/state.db";
   std::size_t total_acked = 0;
   for (int round = 0; round < 3; ++round) {
@@ -134,7 +136,6 @@ TEST(StoreCrash, EveryAcknowledgedBatchSurvivesSigkill) {
     EXPECT_EQ(*(*store)->count("nodes"), static_cast<int64_t>(batches));
     EXPECT_GE(batches, total_acked);
   }
-  std::filesystem::remove_all(pattern);
 }
 
 }  // namespace
