@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <ctime>
 
-#include "cli/arg_scanner.hpp"
+#include "cli/display_options.hpp"
 #include "cli/job_options.hpp"
 #include "cli/job_values.hpp"
 #include "cli/sacct_internal.hpp"
@@ -194,15 +194,7 @@ CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args
                                             const std::map<std::string, std::string>& env) {
   SacctOptions o;
   if (auto it = env.find("SACCT_FORMAT"); it != env.end() && !it->second.empty()) o.format = it->second;
-  auto scan = scan_args(args, sacct_specs(), OperandMode::kPermute, "sacct");
-  if (!scan) return CliError{getopt_error_text(scan.error(), "sacct"), kExitError};
-  for (const auto& opt : scan->options) {
-    auto r = apply_option(o, opt);
-    if (!r) return r.error();
-  }
-  if (!scan->operands.empty())
-    return cli_error("sacct", fmt::format("unrecognized argument \"{}\"; options start with '-'", scan->operands[0]));
-  return o;
+  return scan_display_options(args, sacct_specs(), "sacct", std::move(o), apply_option);
 }
 
 CommandOutput render_sacct(const SacctOptions& opts, const std::vector<AccountingRecord>& records,

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "cli/arg_scanner.hpp"
+#include "cli/display_options.hpp"
 #include "cli/display_values.hpp"
 #include "cli/job_options.hpp"
 #include "cli/sinfo_internal.hpp"
@@ -63,12 +63,12 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
       break;
     }
     case kNodeOriented: o.node_oriented = true; break;
-    case kPartition: o.partitions = split(v, ','); break;
+    case kPartition: o.partitions = comma_list(v); break;
     case kResponding: o.responding_only = true; break;
     case kListReasons: o.list_reasons = true; break;
     case kSummarize: o.summarize = true; break;
     case kSort: o.sort = v; break;
-    case kStates: o.states = split(v, ','); break;
+    case kStates: o.states = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     default: break;  // accepted; no effect on one local cluster
   }
@@ -235,15 +235,7 @@ CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args
   if (auto it = env.find("SINFO_SORT"); it != env.end()) o.sort = it->second;
   if (auto it = env.find("SINFO_PARTITION"); it != env.end()) o.partitions = split(it->second, ',');
   if (env.count("SINFO_ALL")) o.all = true;
-  auto scan = scan_args(args, sinfo_specs(), OperandMode::kPermute, "sinfo");
-  if (!scan) return CliError{getopt_error_text(scan.error(), "sinfo"), kExitError};
-  for (const auto& opt : scan->options) {
-    auto r = apply_option(o, opt);
-    if (!r) return r.error();
-  }
-  if (!scan->operands.empty())
-    return cli_error("sinfo", fmt::format("unrecognized argument \"{}\"; options start with '-'", scan->operands[0]));
-  return o;
+  return scan_display_options(args, sinfo_specs(), "sinfo", std::move(o), apply_option);
 }
 
 CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<PartitionView>& partitions,

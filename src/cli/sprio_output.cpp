@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "cli/arg_scanner.hpp"
+#include "cli/display_options.hpp"
 #include "cli/format_engine.hpp"
 #include "cli/job_options.hpp"
 #include "cli/job_values.hpp"
@@ -141,8 +141,8 @@ CliResult<bool> apply_option(SprioOptions& o, const ScannedOption& opt) {
     case kLong: o.long_format = true; break;
     case kNorm: o.normalized = true; break;
     case kFormat: o.format = v; break;
-    case kPartition: o.partitions = split(v, ','); break;
-    case kUser: o.users = split(v, ','); break;
+    case kPartition: o.partitions = comma_list(v); break;
+    case kUser: o.users = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     case kWeights: o.weights = true; break;
     case kHelp: case kUsage: o.print_help = true; break;
@@ -165,13 +165,7 @@ CliResult<SprioOptions> parse_sprio_options(const std::vector<std::string>& args
                                             const std::map<std::string, std::string>& env) {
   SprioOptions o;
   if (auto it = env.find("SPRIO_FORMAT"); it != env.end()) o.format = it->second;
-  auto scan = scan_args(args, sprio_specs(), OperandMode::kPermute, "sprio");
-  if (!scan) return CliError{getopt_error_text(scan.error(), "sprio"), kExitError};
-  for (const auto& opt : scan->options) {
-    auto r = apply_option(o, opt);
-    if (!r) return r.error();
-  }
-  return o;
+  return scan_display_options(args, sprio_specs(), "sprio", std::move(o), apply_option);
 }
 
 CommandOutput render_sprio(const SprioOptions& opts, const std::vector<PriorityView>& jobs,

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "cli/arg_scanner.hpp"
+#include "cli/display_options.hpp"
 #include "cli/display_values.hpp"
 #include "cli/job_options.hpp"
 #include "cli/job_values.hpp"
@@ -169,21 +169,17 @@ CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& ar
   SqueueOptions o;
   auto env_ok = apply_env(o, env);
   if (!env_ok) return env_ok.error();
-  auto scan = scan_args(args, squeue_specs(), OperandMode::kPermute, "squeue");
-  if (!scan) return CliError{getopt_error_text(scan.error(), "squeue"), kExitError};
   bool format_given = false;
-  for (const auto& opt : scan->options) {
-    auto r = apply_option(o, opt, format_given);
-    if (!r) return r.error();
-  }
-  if (o.long_format && format_given) {
+  auto parsed = scan_display_options(args, squeue_specs(), "squeue", std::move(o),
+                                     [&](SqueueOptions& opts, const ScannedOption& opt) {
+                                       return apply_option(opts, opt, format_given);
+                                     });
+  if (parsed && parsed->long_format && format_given) {
     return CliError{"squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
                     "and retry.\n",
                     kExitError};
   }
-  if (!scan->operands.empty())
-    return cli_error("squeue", fmt::format("unrecognized argument \"{}\"; options start with '-'", scan->operands[0]));
-  return o;
+  return parsed;
 }
 
 // ---- selection -------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <functional>
 
-#include "cli/arg_scanner.hpp"
+#include "cli/display_options.hpp"
 #include "cli/format_engine.hpp"
 #include "cli/job_options.hpp"
 #include "common/strings.hpp"
@@ -68,6 +68,26 @@ const std::vector<OptionSpec>& sshare_specs() {
   return specs;
 }
 
+CliResult<bool> apply_option(SshareOptions& o, const ScannedOption& opt) {
+  const std::string v = opt.value.value_or("");
+  switch (opt.id) {
+    case kAccounts: o.accounts = comma_list(v); break;
+    case kAll: o.all = true; break;
+    case kFormat: o.format = v; break;
+    case kHelp: case kUsage: o.print_help = true; break;
+    case kLong: o.format = kSshareLongFormat; break;
+    case kPartition: o.partitions = true; break;
+    case kNoHeader: o.noheader = true; break;
+    case kParsable: o.parsable = true; break;
+    case kParsable2: o.parsable2 = true; break;
+    case kUsers: o.users = comma_list(v); break;
+    case kUsersOnly: o.users_only = true; break;
+    case kVersion: o.print_version = true; break;
+    default: break;
+  }
+  return true;
+}
+
 bool in(const std::vector<std::string>& l, const std::string& v) {
   return l.empty() || std::find(l.begin(), l.end(), v) != l.end();
 }
@@ -93,32 +113,12 @@ std::vector<const ShareView*> select_rows(const SshareOptions& o, const std::vec
 
 CliResult<SshareOptions> parse_sshare_options(const std::vector<std::string>& args,
                                               const std::map<std::string, std::string>&) {
-  SshareOptions o;
-  auto scan = scan_args(args, sshare_specs(), OperandMode::kPermute, "sshare");
-  if (!scan) return CliError{getopt_error_text(scan.error(), "sshare"), kExitError};
-  for (const auto& opt : scan->options) {
-    const std::string v = opt.value.value_or("");
-    switch (opt.id) {
-      case kAccounts: o.accounts = split(v, ','); break;
-      case kAll: o.all = true; break;
-      case kFormat: o.format = v; break;
-      case kHelp: case kUsage: o.print_help = true; break;
-      case kLong: o.format = kSshareLongFormat; break;
-      case kPartition: o.partitions = true; break;
-      case kNoHeader: o.noheader = true; break;
-      case kParsable: o.parsable = true; break;
-      case kParsable2: o.parsable2 = true; break;
-      case kUsers: o.users = split(v, ','); break;
-      case kUsersOnly: o.users_only = true; break;
-      case kVersion: o.print_version = true; break;
-      default: break;
-    }
+  auto parsed = scan_display_options(args, sshare_specs(), "sshare", SshareOptions{}, apply_option);
+  if (parsed && parsed->partitions && parsed->format.find("Partition") == std::string::npos) {
+    auto user = parsed->format.find("User");
+    if (user != std::string::npos) parsed->format.insert(user + 4, ",Partition");
   }
-  if (o.partitions && o.format.find("Partition") == std::string::npos) {
-    auto user = o.format.find("User");
-    if (user != std::string::npos) o.format.insert(user + 4, ",Partition");
-  }
-  return o;
+  return parsed;
 }
 
 CommandOutput render_sshare(const SshareOptions& opts, const std::vector<ShareView>& rows, const std::string& caller) {
