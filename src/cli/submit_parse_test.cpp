@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "cli/cli_test_support.hpp"
 #include "cli/sbatch_script.hpp"
 
@@ -612,6 +614,24 @@ TEST(Precedence, SrunReadsTheJobsEnvironment) {
   EXPECT_FALSE(r.partition);
   JobRequest cli = command_ok(SubmitCommand::kSrun, {"-n", "1", "hostname"}, {{"SLURM_NTASKS", "32"}});
   EXPECT_EQ(cli.ntasks, 1);
+}
+
+// A real batch job's environment (golden env_batch_2node_a100.txt) feeds
+// srun without refusal and gives it the allocation's shape.
+TEST(Precedence, SrunInsideARealBatchEnvironment) {
+  test::Golden g = test::read_golden("env_batch_2node_a100.txt");
+  std::map<std::string, std::string> env;
+  std::istringstream lines(g.output);
+  for (std::string line; std::getline(lines, line);) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  ASSERT_TRUE(env.count("SLURM_JOB_ID"));
+  JobRequest r = command_ok(SubmitCommand::kSrun, {"hostname"}, env);
+  EXPECT_EQ(r.jobid, std::stoll(env["SLURM_JOB_ID"]));
+  EXPECT_EQ(r.ntasks, std::stoll(env["SLURM_NTASKS"]));
+  EXPECT_EQ(r.nodes->min, std::stoll(env["SLURM_NNODES"]));
+  EXPECT_EQ(r.mem_per_cpu_mb, std::stoll(env["SLURM_MEM_PER_CPU"]));
 }
 
 }  // namespace
