@@ -201,6 +201,50 @@ V2Result probe_v2(const Mounts& m, const std::map<std::string, std::string>& own
 
 }  // namespace
 
+namespace {
+
+// "cgroup v1 (memory, cpuset, ...) with the cgroup v2 tree for tracking and kill".
+std::string describe(const CgroupPlan& p) {
+  std::vector<std::string> v1;
+  if (!p.memory.empty() && !p.memory_v2) v1.push_back("memory");
+  if (!p.cpuset.empty() && !p.cpuset_v2) v1.push_back("cpuset");
+  if (!p.devices.empty()) v1.push_back("devices");
+  if (!p.freezer.empty()) v1.push_back("freezer");
+  std::string d = v1.empty() ? "" : "cgroup v1 (" + join(v1, ", ") + ")";
+  if (!p.unified.empty()) {
+    std::string v2 = p.memory_v2 || p.cpuset_v2 ? "cgroup v2" : "the cgroup v2 tree for tracking and kill";
+    d += (d.empty() ? "" : " with ") + v2;
+  }
+  return d.empty() ? "no usable cgroups" : d;
+}
+
+struct Why {
+  std::string memory, cpuset, devices, freezer, v2;
+  bool devices_mounted = false;
+};
+
+std::vector<std::string> explain_limits(const CgroupOptions& opts, const CgroupPlan& p, const Why& why) {
+  auto reason = [&](const std::string& v1) { return v1.empty() ? why.v2 : v1; };
+  std::vector<std::string> out;
+  if (opts.constrain_ram && p.memory.empty()) {
+    out.push_back("memory limits (--mem) and OUT_OF_MEMORY detection: " + reason(why.memory));
+  }
+  if (opts.constrain_cores && p.cpuset.empty()) out.push_back("CPU confinement (cores): " + reason(why.cpuset));
+  if (opts.constrain_devices && p.devices.empty()) {
+    out.push_back(why.devices_mounted ? "GPU device isolation: " + why.devices
+                                      : "GPU device isolation: needs the cgroup v1 devices controller (cgroup v2 "
+                                        "device filtering needs a BPF program, not built); jobs see their GPUs "
+                                        "through CUDA_VISIBLE_DEVICES only");
+  }
+  if (!p.tracks()) {
+    out.push_back("process tracking through cgroups: none usable; the step daemon finds a job's processes "
+                  "through the process tree (it is their child subreaper)");
+  }
+  return out;
+}
+
+}  // namespace
+
 CgroupHost CgroupHost::probe(const CgroupOptions& opts) {
   CgroupHost h;
   if (!opts.enabled) {
@@ -210,48 +254,27 @@ CgroupHost CgroupHost::probe(const CgroupOptions& opts) {
   }
   Mounts m = read_mounts();
   auto own = own_cgroups();
-  std::string why_mem, why_cpu, why_dev, why_frz;
+  Why why;
+  why.devices_mounted = m.v1.count("devices") > 0;
   CgroupPlan& p = h.plan_;
-  if (opts.constrain_ram) p.memory = v1_base(m, own, "memory", opts.subdir, why_mem);
-  if (opts.constrain_cores) p.cpuset = v1_base(m, own, "cpuset", opts.subdir, why_cpu);
-  if (opts.constrain_devices) p.devices = v1_base(m, own, "devices", opts.subdir, why_dev);
-  p.freezer = v1_base(m, own, "freezer", opts.subdir, why_frz);
+  if (opts.constrain_ram) p.memory = v1_base(m, own, "memory", opts.subdir, why.memory);
+  if (opts.constrain_cores) p.cpuset = v1_base(m, own, "cpuset", opts.subdir, why.cpuset);
+  if (opts.constrain_devices) p.devices = v1_base(m, own, "devices", opts.subdir, why.devices);
+  p.freezer = v1_base(m, own, "freezer", opts.subdir, why.freezer);
   V2Result v2 = probe_v2(m, own, opts, opts.constrain_ram && p.memory.empty(), opts.constrain_cores && p.cpuset.empty());
+  why.v2 = v2.why.empty() ? "no cgroup v2 controller available to the agent" : v2.why;
   p.unified = v2.base;
-  if (v2.memory) { p.memory = v2.base; p.memory_v2 = true; }
-  if (v2.cpuset) { p.cpuset = v2.base; p.cpuset_v2 = true; }
+  if (v2.memory) {
+    p.memory = v2.base;
+    p.memory_v2 = true;
+  }
+  if (v2.cpuset) {
+    p.cpuset = v2.base;
+    p.cpuset_v2 = true;
+  }
   p.constrain_devices = !p.devices.empty();
-
-  std::vector<std::string> v1_used;
-  for (auto [name, dir] : {std::pair{"memory", &p.memory}, {"cpuset", &p.cpuset}, {"devices", &p.devices},
-                           {"freezer", &p.freezer}}) {
-    bool v2_role = (std::string(name) == "memory" && p.memory_v2) || (std::string(name) == "cpuset" && p.cpuset_v2);
-    if (!dir->empty() && !v2_role) v1_used.push_back(name);
-  }
-  if (!v1_used.empty()) h.description_ = "cgroup v1 (" + join(v1_used, ", ") + ")";
-  if (!p.unified.empty()) {
-    std::string v2_text = p.memory_v2 || p.cpuset_v2 ? "cgroup v2" : "the cgroup v2 tree for tracking and kill";
-    h.description_ += (h.description_.empty() ? "" : " with ") + v2_text;
-  }
-  if (h.description_.empty()) h.description_ = "no usable cgroups";
-
-  auto reason = [](const std::string& a, const std::string& b) { return a.empty() ? b : a; };
-  if (opts.constrain_ram && p.memory.empty()) {
-    h.limits_.push_back("memory limits (--mem) and OUT_OF_MEMORY detection: " + reason(why_mem, v2.why));
-  }
-  if (opts.constrain_cores && p.cpuset.empty()) {
-    h.limits_.push_back("CPU confinement (cores): " + reason(why_cpu, v2.why));
-  }
-  if (opts.constrain_devices && p.devices.empty()) {
-    h.limits_.push_back(m.v1.count("devices") ? "GPU device isolation: " + why_dev
-                                              : "GPU device isolation: needs the cgroup v1 devices controller "
-                                                "(cgroup v2 device filtering needs a BPF program, not built); "
-                                                "jobs see their GPUs through CUDA_VISIBLE_DEVICES only");
-  }
-  if (!p.tracks()) {
-    h.limits_.push_back("process tracking through cgroups: none usable; the step daemon finds a job's processes "
-                        "through the process tree (it is their child subreaper)");
-  }
+  h.description_ = describe(p);
+  h.limits_ = explain_limits(opts, p, why);
   return h;
 }
 
@@ -399,6 +422,8 @@ std::vector<pid_t> StepCgroup::members() const {
 }
 
 int StepCgroup::kill_all() const {
+  std::set<pid_t> seen;
+  for (pid_t pid : members()) seen.insert(pid);
   auto uni = dirs_.find("unified");
   if (uni != dirs_.end() && access((uni->second + "/cgroup.kill").c_str(), F_OK) == 0) {
     (void)write_text(uni->second + "/cgroup.kill", "1");
@@ -413,10 +438,13 @@ int StepCgroup::kill_all() const {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
-  int n = 0;
-  for (pid_t pid : members()) n += ::kill(pid, SIGKILL) == 0 ? 1 : 0;
+  // Only pids read now: frozen members cannot exit, so none is a recycled pid.
+  for (pid_t pid : members()) {
+    ::kill(pid, SIGKILL);
+    seen.insert(pid);
+  }
   if (frozen) (void)write_text(frz->second + "/freezer.state", "THAWED");
-  return n;
+  return static_cast<int>(seen.size());
 }
 
 int64_t StepCgroup::oom_kills() const {

@@ -90,7 +90,7 @@ class StepCgroup {
   // Every process in the step's cgroups (and below), sorted, unique.
   std::vector<pid_t> members() const;
   // Kills every member with SIGKILL: cgroup.kill where there is one, else
-  // freeze, kill, thaw. Returns the number of processes signalled (best effort).
+  // freeze, kill, thaw. Returns how many member processes it found.
   int kill_all() const;
   // OOM kills seen in the step (and job) memory cgroup since creation.
   int64_t oom_kills() const;

@@ -324,8 +324,8 @@ void StepDaemon::finish() {
     status_.state = status_.exit.success() && !launch_error ? JobState::kCompleted : JobState::kFailed;
   }
   status_.end_time = now_ms() / 1000;
+  cgroup_.remove();  // before the final record: whoever reads it finds the cgroups gone
   write_state();
-  cgroup_.remove();
 }
 
 void StepDaemon::fail_launch(const std::string& reason) {
@@ -339,8 +339,8 @@ void StepDaemon::fail_launch(const std::string& reason) {
       if (fd >= 0) close(fd);
     }
   }
-  write_state();
   cgroup_.remove();
+  write_state();
   notify("failed");
 }
 

@@ -206,6 +206,69 @@ void StepDaemon::start_tasks() {
   reap_children();  // tasks whose exec failed have exited already
 }
 
+namespace {
+
+// Everything the forked child needs, computed before fork().
+struct ChildPlan {
+  const TaskPlan* task;
+  const std::vector<std::string>* argv;
+  const std::vector<std::string>* procs_files;
+  const UserInfo* user;
+  bool drop_privileges;
+  const std::string* work_dir;
+  std::optional<mode_t> umask;
+  int error_fd;
+};
+
+// In the forked child: join the cgroups, set up the streams, become the user,
+// enter the working directory and exec. Any failure is reported as
+// {stage, errno} on error_fd, which exec closes on success.
+[[noreturn]] void run_child(const ChildPlan& p) {
+  auto fail = [&](int stage) {
+    int msg[2] = {stage, errno};
+    ssize_t ignored = write(p.error_fd, msg, sizeof msg);
+    (void)ignored;
+    _exit(stage == kStageExec ? (msg[1] == ENOENT ? 127 : 126) : 1);
+  };
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
+  for (const auto& f : *p.procs_files) {  // while still root
+    int fd = open(f.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      ssize_t ignored = write(fd, "0", 1);
+      (void)ignored;
+      close(fd);
+    }
+  }
+  setpgid(0, 0);
+  const TaskPlan& t = *p.task;
+  if (dup2(t.in_fd, 0) < 0 || dup2(t.out_fd, 1) < 0 || dup2(t.err_fd, 2) < 0) fail(kStageIo);
+  if (p.drop_privileges) {
+    const UserInfo& u = *p.user;
+    if (setgroups(u.groups.size(), u.groups.data()) != 0 || setgid(u.gid) != 0 || setuid(u.uid) != 0) {
+      fail(kStageIdentity);
+    }
+    if (setuid(0) == 0) {
+      errno = EPERM;
+      fail(kStageIdentity);  // privileges must be gone for good
+    }
+  }
+  if (chdir(p.work_dir->c_str()) != 0) fail(kStageChdir);
+  if (p.umask) umask(*p.umask);
+  std::vector<std::string> env = t.env;
+  env.push_back("SLURM_TASK_PID=" + std::to_string(getpid()));
+  std::vector<char*> envp;
+  for (auto& kv : env) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  exec_search(*p.argv, envp.data(), env);
+  fail(kStageExec);
+  _exit(127);  // not reached
+}
+
+}  // namespace
+
 pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error) {
   int errpipe[2];
   if (pipe2(errpipe, O_CLOEXEC) != 0) {
@@ -214,50 +277,18 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
   }
   const std::vector<std::string> argv =
       req_.key.is_batch() ? std::vector<std::string>{dir_ + "/" + kScriptFile} : req_.argv;
-  const std::vector<std::string>& procs = cgroup_.procs_files();
-  const bool drop = geteuid() == 0 && user_.uid != 0;
+  const ChildPlan plan{&t,
+                       &argv,
+                       &cgroup_.procs_files(),
+                       &user_,
+                       geteuid() == 0 && user_.uid != 0,
+                       &work_dir,
+                       req_.key.is_batch() ? std::nullopt : req_.layout.umask,
+                       errpipe[1]};
   pid_t pid = fork();
   if (pid == 0) {
     close(errpipe[0]);
-    auto fail = [&](int stage) {
-      int msg[2] = {stage, errno};
-      ssize_t ignored = write(errpipe[1], msg, sizeof msg);
-      (void)ignored;
-      _exit(stage == kStageExec ? (msg[1] == ENOENT ? 127 : 126) : 1);
-    };
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
-    for (const auto& f : procs) {  // join the step's cgroups while still root
-      int fd = open(f.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd >= 0) {
-        ssize_t ignored = write(fd, "0", 1);
-        (void)ignored;
-        close(fd);
-      }
-    }
-    setpgid(0, 0);
-    if (dup2(t.in_fd, 0) < 0 || dup2(t.out_fd, 1) < 0 || dup2(t.err_fd, 2) < 0) fail(kStageIo);
-    if (drop) {
-      if (setgroups(user_.groups.size(), user_.groups.data()) != 0 || setgid(user_.gid) != 0 ||
-          setuid(user_.uid) != 0) {
-        fail(kStageIdentity);
-      }
-      if (setuid(0) == 0) {
-        errno = EPERM;
-        fail(kStageIdentity);  // privileges must be gone for good
-      }
-    }
-    if (chdir(work_dir.c_str()) != 0) fail(kStageChdir);
-    if (!req_.key.is_batch() && req_.layout.umask) umask(*req_.layout.umask);
-    std::vector<std::string> env = t.env;
-    env.push_back("SLURM_TASK_PID=" + std::to_string(getpid()));
-    std::vector<char*> envp;
-    for (auto& kv : env) envp.push_back(kv.data());
-    envp.push_back(nullptr);
-    exec_search(argv, envp.data(), env);
-    fail(kStageExec);
+    run_child(plan);
   }
   close(errpipe[1]);
   if (pid < 0) {
@@ -271,7 +302,7 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
   }
   close(errpipe[0]);
   if (n == static_cast<ssize_t>(sizeof msg)) {
-    std::string what = msg[0] == kStageChdir ? "chdir(" + work_dir + ")"
+    std::string what = msg[0] == kStageChdir  ? "chdir(" + work_dir + ")"
                        : msg[0] == kStageExec ? "execve(" + argv[0] + ")"
                                               : stage_text(msg[0]);
     error = what + ": " + std::strerror(msg[1]);

@@ -408,6 +408,7 @@ TEST_F(SupervisorTest, StepOnTwoNodesRunsHostnameOnEach) {
   }
   EXPECT_EQ(ends[0].tasks[0].rank, 0);
   EXPECT_EQ(ends[1].tasks[0].rank, 1);
+  (*other)->release_cgroups();
 }
 
 TEST_F(SupervisorTest, ExecFailureIsTheTasksExitCode) {
@@ -565,6 +566,7 @@ TEST(SupervisorOpen, ErrorsAndEnforcementReport) {
   ASSERT_TRUE(b.ok());
   auto r = batch_request(bad.node_name, t.path(), "#!/bin/sh\ntrue\n");
   auto res = (*b)->launch(r);
+  (*b)->release_cgroups();
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.error().message.find("could not start"), std::string::npos) << res.error().message;
 }
