@@ -149,8 +149,8 @@ std::string v1_base(const Mounts& m, const std::map<std::string, std::string>& o
   }
   auto o = own.find(ctrl);
   std::string base = join_path(join_path(mnt->second, o == own.end() ? "/" : o->second), subdir);
-  if (mkdir(base.c_str(), 0755) != 0 && errno != EEXIST) {
-    why = "cannot create " + base + ": " + std::strerror(errno);
+  if ((mkdir(base.c_str(), 0755) != 0 && errno != EEXIST) || access(base.c_str(), W_OK | X_OK) != 0) {
+    why = "cannot create cgroups in " + base + ": " + std::strerror(errno);
     return "";
   }
   if (ctrl == "cpuset") init_cpuset_v1(base);
@@ -170,8 +170,8 @@ V2Result probe_v2(const Mounts& m, const std::map<std::string, std::string>& own
   auto o = own.find("");
   std::string own_dir = join_path(m.v2, o == own.end() ? "/" : o->second);
   std::string base = join_path(own_dir, opts.subdir);
-  if (mkdir(base.c_str(), 0755) != 0 && errno != EEXIST) {
-    r.why = "cannot create " + base + ": " + std::strerror(errno);
+  if ((mkdir(base.c_str(), 0755) != 0 && errno != EEXIST) || access(base.c_str(), W_OK | X_OK) != 0) {
+    r.why = "cannot create cgroups in " + base + ": " + std::strerror(errno);
     return r;
   }
   r.base = base;

@@ -91,6 +91,7 @@ struct StepLayout {
   std::string launcher_host;         // srun's address (SLURM_SRUN_COMM_HOST, SLURM_LAUNCH_NODE_IPADDR)
   int launcher_port = 0;             // srun's port (SLURM_SRUN_COMM_PORT, SLURM_STEP_LAUNCHER_PORT)
   std::optional<mode_t> umask;       // srun's umask (SLURM_UMASK), applied to the tasks
+  bool kill_on_bad_exit = false;     // srun -K: a task ending non-zero kills the step's other tasks here
 };
 
 // What this node gives the job or step: the enforcement inputs.

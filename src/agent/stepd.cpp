@@ -196,10 +196,14 @@ void StepDaemon::reap_children() {
     pid_t pid = waitpid(-1, &wstatus, WNOHANG);
     if (pid <= 0) return;
     for (auto& t : status_.tasks) {
-      if (t.pid == pid && !t.ended) {
-        t.ended = true;
-        t.exit = ExitStatus::from_wait_status(wstatus);
-        write_state();
+      if (t.pid != pid || t.ended) continue;
+      t.ended = true;
+      t.exit = ExitStatus::from_wait_status(wstatus);
+      write_state();
+      if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && !all_tasks_ended()) {
+        // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED).
+        status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
+        signal_processes(SIGKILL, false);
       }
     }
   }

@@ -237,27 +237,40 @@ TEST_F(SupervisorTest, TimeLimitSendsSigtermThenSigkillAfterKillWait) {
   EXPECT_EQ(p.exit.str(), "0:15");
 }
 
-TEST_F(SupervisorTest, CancelKillsDoubleForkedAndSetsidDescendants) {
-  auto r = batch(
-      "setsid sh -c 'sleep 300 & echo $! > gc.pid' &\n"
-      "( ( sleep 301 & ) & )\n"
-      "sleep 302 & disown\n"
-      "echo ready > ready.txt\n"
-      "sleep 303\n");
-  auto res = sup_->launch(r);
+// Cancels a job whose processes escaped in every usual way and checks none survives.
+void cancel_leaves_no_orphans(Supervisor& sup, const LaunchRequest& r, const std::string& work) {
+  auto res = sup.launch(r);
   ASSERT_TRUE(res.ok() && res->started);
-  ASSERT_TRUE(wait_for_file(work_ + "/ready.txt", 5000));
-  ASSERT_TRUE(wait_for_file(work_ + "/gc.pid", 5000));
-  pid_t grandchild = std::atoi(slurp(work_ + "/gc.pid").c_str());
+  ASSERT_TRUE(wait_for_file(work + "/ready.txt", 5000));
+  ASSERT_TRUE(wait_for_file(work + "/gc.pid", 5000));
+  pid_t grandchild = std::atoi(slurp(work + "/gc.pid").c_str());
   ASSERT_TRUE(process_alive(grandchild, 0));
   EXPECT_GE(processes_of_job(r.job.job_id).size(), 4u) << "the shell, its sleeps and the daemonised ones";
-  ASSERT_TRUE(sup_->terminate_job(r.job.job_id, JobState::kCancelled, "cancelled by test").ok());
-  auto st = sup_->wait(r.key, 5000);
+  ASSERT_TRUE(sup.terminate_job(r.job.job_id, JobState::kCancelled, "cancelled by test").ok());
+  auto st = sup.wait(r.key, 5000);
   ASSERT_TRUE(st && st->ended());
   EXPECT_EQ(st->state, JobState::kCancelled);
   EXPECT_EQ(st->reason, "cancelled by test");
   EXPECT_FALSE(process_alive(grandchild, 0)) << "the setsid'd grandchild outlived the cancel";
   EXPECT_TRUE(processes_of_job(r.job.job_id).empty()) << "orphans left after cancel";
+}
+
+const char* kEscapingScript =
+    "setsid sh -c 'sleep 300 & echo $! > gc.pid' &\n"
+    "( ( sleep 301 & ) & )\n"
+    "sleep 302 & disown\n"
+    "echo ready > ready.txt\n"
+    "sleep 303\n";
+
+TEST_F(SupervisorTest, CancelKillsDoubleForkedAndSetsidDescendants) {
+  cancel_leaves_no_orphans(*sup_, batch(kEscapingScript), work_);
+}
+
+TEST_F(SupervisorTest, CancelWithoutCgroupsUsesTheProcessTree) {
+  auto o = test_options(spool_, node_);
+  o.cgroups.enabled = false;  // the step daemon's subreaper role alone
+  open_supervisor(o);
+  cancel_leaves_no_orphans(*sup_, batch(kEscapingScript), work_);
 }
 
 TEST_F(SupervisorTest, SignalsBatchShellOnlyOrAllProcesses) {
@@ -376,6 +389,29 @@ TEST_F(SupervisorTest, StepTasksRanksAndWorstExit) {
   for (int t = 0; t < 3; ++t) {
     EXPECT_EQ(slurp(work_ + "/step-" + std::to_string(r.job.job_id) + "-" + std::to_string(t) + ".out"),
               "rank=" + std::to_string(t) + " local=" + std::to_string(t) + " gtids=0,1,2 ntasks=3\n");
+  }
+}
+
+TEST_F(SupervisorTest, KillOnBadExitEndsTheOtherTasks) {
+  for (bool kill : {true, false}) {
+    auto r = step_request(node_, work_, 2,
+                          {"bash", "-c", "if [ $SLURM_PROCID = 0 ]; then sleep 0.2; exit 3; fi; sleep 1; echo survived"});
+    r.layout.kill_on_bad_exit = kill;
+    r.io.stdout_pattern = "kobe-%j-%t.out";
+    auto t0 = std::chrono::steady_clock::now();
+    StepStatus st = run(r);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(st.state, JobState::kFailed);
+    const std::string rank1 = slurp(work_ + "/kobe-" + std::to_string(r.job.job_id) + "-1.out");
+    if (kill) {
+      EXPECT_EQ(st.exit.str(), "3:9");
+      EXPECT_EQ(st.reason, "task 0 exited 3:0 (--kill-on-bad-exit)");
+      EXPECT_EQ(rank1, "");
+      EXPECT_LT(ms, 900) << "the other task was killed, not waited for";
+    } else {
+      EXPECT_EQ(st.exit.str(), "3:0");
+      EXPECT_EQ(rank1, "survived\n");
+    }
   }
 }
 
