@@ -59,7 +59,9 @@ struct JobInfo {
   std::vector<std::string> nodes;          // the allocation's nodes, expanded, in order
   std::vector<int> cpus_per_node;          // parallel to `nodes`
   std::vector<int> tasks_per_node;         // the job's task layout, parallel to `nodes`
-  std::optional<int> ntasks;               // -n as requested (SLURM_NTASKS only when set)
+  // -n as requested, or implied (--ntasks-per-node x nodes: the anchor's 2-node
+  // job with --ntasks-per-node=1 has SLURM_NTASKS=2); SLURM_NTASKS only when set.
+  std::optional<int> ntasks;
   std::optional<int> ntasks_per_node;      // --ntasks-per-node as requested
   std::optional<int> cpus_per_task;        // -c as requested
   std::optional<int64_t> mem_per_node_mb;  // --mem (or the partition default)

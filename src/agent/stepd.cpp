@@ -101,8 +101,10 @@ Status StepDaemon::detach() {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     return make_error(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
   }
-  signal(SIGPIPE, SIG_IGN);
-  signal(SIGHUP, SIG_IGN);
+  // Only the agent (through the FIFO) ends a step: a stray kill of the daemon
+  // must not orphan the job's processes. SIGKILL still works and is handled by
+  // the agent as NODE_FAIL.
+  for (int sig : {SIGPIPE, SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGCHLD);

@@ -572,6 +572,21 @@ TEST_F(SupervisorTest, StepDaemonKilledIsReportedAndCleanedUp) {
   }
 }
 
+TEST_F(SupervisorTest, StrayTermToTheStepDaemonIsIgnored) {
+  auto r = batch("sleep 300\n");
+  ASSERT_TRUE(sup_->launch(r).ok());
+  auto running = sup_->status(r.key);
+  ASSERT_TRUE(running && running->stepd_pid > 0);
+  ::kill(running->stepd_pid, SIGTERM);
+  ::kill(running->stepd_pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  auto still = sup_->status(r.key);
+  ASSERT_TRUE(still);
+  EXPECT_EQ(still->state, JobState::kRunning) << "only the agent ends a step";
+  ASSERT_TRUE(sup_->terminate(r.key, JobState::kCancelled, "done").ok());
+  EXPECT_EQ(sup_->wait(r.key, 5000)->state, JobState::kCancelled);
+}
+
 TEST_F(SupervisorTest, TimeLimitCanBeRaised) {
   auto r = batch("sleep 1.5; echo done\n");
   r.time_limit_s = 1;
