@@ -16,7 +16,9 @@ bool expand_one(char c, int width, const PatternValues& v, std::string& out) {
     case '%': out += '%'; return true;
     case 'A': out += pad(std::to_string(v.array_job_id ? v.array_job_id : v.job_id), width); return true;
     case 'a': out += pad(v.array_task, width); return true;
-    case 'J': out += pad(std::to_string(v.job_id), width) + "." + v.step; return true;
+    case 'J':  // "128.0"; the batch step is the job id alone
+      out += pad(std::to_string(v.job_id), width) + (v.step == "batch" ? "" : "." + v.step);
+      return true;
     case 'j': out += pad(std::to_string(v.job_id), width); return true;
     case 'N': out += v.node_name; return true;
     case 'n': out += pad(std::to_string(v.node_index), width); return true;

@@ -1,6 +1,7 @@
 // sbatch/srun "filename pattern" expansion for --output/--error/--input:
 //   %%  a percent sign            %A  array master job id     %a  array index
-//   %J  jobid.stepid ("128.0")   %j  job id                  %N  short node name
+//   %J  jobid.stepid ("128.0"; "128" for the batch step)     %j  job id
+//   %N  the machine's short host name (as Slurm: not the NodeName of an emulated node)
 //   %n  node index in the job    %s  step id                 %t  task rank
 //   %u  user name                %x  job name
 // A number after % zero-pads numeric fields ("%4j" -> "0128"); it is ignored
@@ -19,8 +20,8 @@ struct PatternValues {
   uint64_t job_id = 0;
   std::string step;               // "batch", "0", ...
   uint64_t array_job_id = 0;      // %A (the job id itself when not an array)
-  std::string array_task;         // %a ("4294967294" when not an array, as Slurm prints NO_VAL)
-  std::string node_name;          // %N
+  std::string array_task;         // %a ("4294967294" when not an array, as Slurm prints it)
+  std::string node_name;          // %N: the short host name
   int node_index = 0;             // %n
   int task_rank = 0;              // %t
   std::string user;               // %u

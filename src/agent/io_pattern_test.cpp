@@ -37,6 +37,14 @@ TEST(IoPattern, SbatchManPageExamplesAndEveryConversion) {
       {"odd%q%", "odd%q%"},          // unknown conversion and trailing % kept
       {"/abs/%j/%3n", "/abs/128/002"},
   };
+  // Seen on Slurm 22.05: sbatch -o "pat-%j-%s-%J-%a-%A-%n-%t-%N.out" (job 1, not an array, host vm)
+  PatternValues batch;
+  batch.job_id = 1;
+  batch.step = "batch";
+  batch.array_task = "4294967294";
+  batch.node_name = "vm";
+  batch.user = "u";
+  EXPECT_EQ(expand_io_pattern("pat-%j-%s-%J-%a-%A-%n-%t-%N.out", batch), "pat-1-batch-1-4294967294-1-0-0-vm.out");
   for (const auto& c : cases) EXPECT_EQ(expand_io_pattern(c.pattern, values()), c.want) << c.pattern;
 }
 

@@ -111,7 +111,8 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
   for (int n : L.tasks_per_node) ntasks += n;
   env["SLURM_STEP_ID"] = env["SLURM_STEPID"] = std::to_string(r.key.step_id);
   env["SLURM_STEP_NODELIST"] = hostlist_compress(L.nodes);
-  env["SLURM_STEP_NUM_NODES"] = std::to_string(L.nodes.size());
+  // A step's task sees the step's node count as SLURM_NNODES (SLURM_JOB_NUM_NODES stays the job's).
+  env["SLURM_STEP_NUM_NODES"] = env["SLURM_NNODES"] = std::to_string(L.nodes.size());
   env["SLURM_STEP_NUM_TASKS"] = env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = std::to_string(ntasks);
   env["SLURM_STEP_TASKS_PER_NODE"] = env["SLURM_TASKS_PER_NODE"] = compress_counts(L.tasks_per_node);
   env["SLURM_GTIDS"] = join_ints(L.global_task_ids);
@@ -197,10 +198,26 @@ EnvMap slurm_variables(const LaunchRequest& r, const TaskPlace& task, bool devic
   return env;
 }
 
-Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, bool devices_constrained) {
+bool export_loads_login_env(std::string_view export_spec) {
+  if (export_spec.empty()) return false;
+  for (const auto& item : split(export_spec, ',')) {
+    if (iequals(trim(item), "ALL")) return false;
+  }
+  return true;
+}
+
+Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, bool devices_constrained,
+                              const std::vector<std::string>& login_env) {
   auto exported = resolve_export(r.job.submit_env, r.job.export_spec);
   if (!exported) return exported.error();
   EnvMap env;
+  const bool login = export_loads_login_env(r.job.export_spec);
+  if (login) {
+    for (const auto& kv : login_env) {
+      auto [k, v] = split_var(kv);
+      if (!k.empty()) env[k] = v;
+    }
+  }
   for (const auto& kv : *exported) {
     auto [k, v] = split_var(kv);
     env[k] = v;
@@ -208,6 +225,7 @@ Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, boo
   // Slurm sets TMPDIR only when the job does not bring its own.
   if (!env.count("TMPDIR")) env["TMPDIR"] = "/tmp";
   for (auto& [k, v] : slurm_variables(r, task, devices_constrained)) env[k] = v;
+  if (login) env["SLURM_GET_USER_ENV"] = "1";
   return env;
 }
 

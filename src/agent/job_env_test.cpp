@@ -256,6 +256,7 @@ TEST(StepEnv, PerTaskAndStepVariables) {
       {"SLURM_NODEID", "1"},          {"SLURM_GTIDS", "4,5,6,7"},
       {"SLURM_STEP_ID", "0"},         {"SLURM_STEPID", "0"},
       {"SLURM_STEP_NODELIST", "n[2-4]"}, {"SLURM_STEP_NUM_NODES", "3"},
+      {"SLURM_NNODES", "3"},          {"SLURM_JOB_NUM_NODES", "4"},
       {"SLURM_STEP_NUM_TASKS", "10"}, {"SLURM_NTASKS", "10"},
       {"SLURM_STEP_TASKS_PER_NODE", "4(x2),2"}, {"SLURM_TASKS_PER_NODE", "4(x2),2"},
       {"SLURM_JOB_NODELIST", "n[1-4]"}, {"SLURM_JOB_CPUS_PER_NODE", "8(x4)"},
@@ -275,11 +276,30 @@ TEST(JobEnv, ExportedVariablesAndSlurmOverrides) {
   EXPECT_EQ(env->at("SLURM_JOB_ID"), "93") << "the job's own id wins over a submitted one";
   EXPECT_EQ(env->at("MYVAR"), "keep");
   EXPECT_EQ(env->at("TMPDIR"), "/scratch") << "TMPDIR is set only when the job has none";
+  EXPECT_EQ(env->count("SLURM_GET_USER_ENV"), 0u);
+  const std::vector<std::string> login = {"HOME=/home/alice", "PATH=/usr/local/bin:/usr/bin:/bin", "MYVAR=login"};
+  auto all = build_task_env(r, TaskPlace{0, 0}, false, login);
+  EXPECT_EQ(all->count("HOME"), 0u) << "with ALL the login environment is not loaded";
   r.job.export_spec = "NONE";
-  auto none = build_task_env(r, TaskPlace{0, 0}, false);
-  EXPECT_EQ(none->count("MYVAR"), 0u);
+  auto none = build_task_env(r, TaskPlace{0, 0}, false, login);
+  EXPECT_EQ(none->at("MYVAR"), "login") << "NONE: the submitted MYVAR is dropped, the login one stays";
+  EXPECT_EQ(none->at("HOME"), "/home/alice");
   EXPECT_EQ(none->at("SLURM_EXPORT_ENV"), "NONE");
+  EXPECT_EQ(none->at("SLURM_GET_USER_ENV"), "1");
   EXPECT_EQ(none->at("TMPDIR"), "/tmp");
+  r.job.export_spec = "MYVAR,EXTRA=1";
+  auto named = build_task_env(r, TaskPlace{0, 0}, false, login);
+  EXPECT_EQ(named->at("MYVAR"), "keep") << "a named variable comes from the submitter";
+  EXPECT_EQ(named->at("EXTRA"), "1");
+  EXPECT_EQ(named->at("PATH"), "/usr/local/bin:/usr/bin:/bin");
+}
+
+TEST(JobEnv, WhichExportsLoadTheLoginEnvironment) {
+  EXPECT_FALSE(export_loads_login_env(""));
+  EXPECT_FALSE(export_loads_login_env("ALL"));
+  EXPECT_FALSE(export_loads_login_env("all,K=v"));
+  EXPECT_TRUE(export_loads_login_env("NONE"));
+  EXPECT_TRUE(export_loads_login_env("K1,K2=v"));
 }
 
 }  // namespace

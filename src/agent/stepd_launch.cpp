@@ -14,6 +14,7 @@
 
 #include "agent/io_pattern.hpp"
 #include "agent/job_env.hpp"
+#include "agent/login_env.hpp"
 #include "agent/stepd.hpp"
 #include "common/strings.hpp"
 
@@ -21,6 +22,14 @@ namespace drover::agent {
 namespace {
 
 constexpr uint32_t kNoArrayTask = 4294967294u;  // what Slurm prints for %a outside an array
+constexpr int kLoginEnvTimeoutMs = 8000;
+
+std::string short_host_name() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  std::string h = buf;
+  return h.substr(0, h.find('.'));
+}
 
 // Switches the effective identity to the job's user for file access, and back.
 // Only when the daemon is root and the user is not; a no-op otherwise.
@@ -101,12 +110,23 @@ Status StepDaemon::prepare_tasks() {
     }
     if (!S_ISDIR(st.st_mode)) return make_error("working directory " + work_dir + " is not a directory");
   }
+  std::vector<std::string> login;
+  if (export_loads_login_env(req_.job.export_spec)) {
+    auto env = load_login_env(user_, kLoginEnvTimeoutMs);
+    if (env) {
+      login = std::move(*env);
+    } else {
+      status_.warnings.push_back("--export=" + req_.job.export_spec + ": " + env.error().message +
+                                 "; the job starts from HOME, USER, LOGNAME, SHELL and a default PATH");
+      login = minimal_login_env(user_);
+    }
+  }
   std::vector<int> ranks = req_.key.is_batch() ? std::vector<int>{0} : req_.layout.global_task_ids;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     TaskPlan t;
     t.rank = ranks[i];
     t.local_id = static_cast<int>(i);
-    auto env = build_task_env(req_, TaskPlace{t.rank, t.local_id}, devices_constrained_);
+    auto env = build_task_env(req_, TaskPlace{t.rank, t.local_id}, devices_constrained_, login);
     if (!env) return env.error();
     t.env = env_strings(*env);
     plans_.push_back(std::move(t));
@@ -126,7 +146,7 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   v.step = req_.key.is_batch() ? "batch" : std::to_string(req_.key.step_id);
   v.array_job_id = req_.job.array ? req_.job.array->array_job_id : req_.key.job_id;
   v.array_task = std::to_string(req_.job.array ? req_.job.array->task_id : kNoArrayTask);
-  v.node_name = req_.alloc.node_name;
+  v.node_name = short_host_name();  // %N is the machine's short name in Slurm, not the NodeName
   v.node_index = req_.key.is_batch() ? 0 : req_.layout.node_index;
   v.task_rank = t.rank;
   v.user = user_.name;

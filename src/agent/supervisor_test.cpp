@@ -120,25 +120,51 @@ TEST_F(SupervisorTest, BatchEnvironmentOutputAndTaskPid) {
   EXPECT_EQ(sb.st_uid, geteuid());
 }
 
+TEST_F(SupervisorTest, ExportNoneStartsFromTheLoginEnvironment) {
+  passwd* pw = getpwuid(geteuid());
+  ASSERT_NE(pw, nullptr);
+  auto r = batch("env\n");
+  r.job.submit_env = {"MYVAR=submitted", "PATH=/submitted/bin", "SLURM_FROM_SUBMIT=1"};
+  r.job.export_spec = "NONE";
+  StepStatus st = run(r);
+  ASSERT_EQ(st.state, JobState::kCompleted) << st.reason;
+  EXPECT_TRUE(st.warnings.empty()) << st.warnings.at(0);
+  auto env = parse_env_lines(out_of(r));
+  EXPECT_EQ(env.count("MYVAR"), 0u);
+  EXPECT_EQ(env["HOME"], pw->pw_dir) << "from the login shell";
+  EXPECT_NE(env["PATH"], "/submitted/bin");
+  EXPECT_NE(env["PATH"].find("/usr/bin"), std::string::npos) << env["PATH"];
+  EXPECT_EQ(env["SLURM_FROM_SUBMIT"], "1") << "SLURM_* variables are always exported";
+  EXPECT_EQ(env["SLURM_GET_USER_ENV"], "1");
+  auto named = batch("echo MYVAR=$MYVAR\n");
+  named.job.submit_env = {"MYVAR=submitted"};
+  named.job.export_spec = "MYVAR";
+  run(named);
+  EXPECT_EQ(out_of(named), "MYVAR=submitted\n");
+}
+
 TEST_F(SupervisorTest, OutputPatternsAndSeparateError) {
   struct Case {
     std::string out, err, want_out, want_err;  // "{id}", "{id5}", "{user}", "{node}" filled in per job
   };
   const Case cases[] = {
       {"%x-%j.out", "", "agent-test-{id}.out", ""},
-      {"o-%9j-%u-%N-%n-%t-%s.txt", "e-%j.err", "o-{id9}-{user}-{node}-0-0-batch.txt", "e-{id}.err"},
+      {"o-%9j-%u-%N-%n-%t-%s-%J.txt", "e-%j.err", "o-{id9}-{user}-{host}-0-0-batch-{id}.txt", "e-{id}.err"},
       {"lit\\%j.out", "", "lit%j.out", ""},
       {"%%j.log", "", "%j.log", ""},
       {"sub/%j.out", "", "sub/{id}.out", ""},
   };
   mkdir((work_ + "/sub").c_str(), 0777);
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  const std::string host = std::string(buf).substr(0, std::string(buf).find('.'));
   for (const auto& c : cases) {
     auto r = batch("echo to-out; echo to-err >&2\n");
     r.io.stdout_pattern = c.out;
     r.io.stderr_pattern = c.err;
     const std::string id = std::to_string(r.job.job_id);
     const std::map<std::string, std::string> subst = {
-        {"{id}", id}, {"{id9}", std::string(9 - id.size(), '0') + id}, {"{user}", r.job.user}, {"{node}", node_}};
+        {"{id}", id}, {"{id9}", std::string(9 - id.size(), '0') + id}, {"{user}", r.job.user}, {"{host}", host}};
     auto fill = [&](std::string s) {
       for (const auto& [k, v] : subst) {
         for (std::size_t p; (p = s.find(k)) != std::string::npos;) s.replace(p, k.size(), v);
