@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 
+#include "agent/hw/hardware.hpp"
 #include "agent/io_pattern.hpp"
 #include "agent/job_env.hpp"
 #include "agent/login_env.hpp"
@@ -24,12 +25,6 @@ namespace {
 constexpr uint32_t kNoArrayTask = 4294967294u;  // what Slurm prints for %a outside an array
 constexpr int kLoginEnvTimeoutMs = 8000;
 
-std::string short_host_name() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  std::string h = buf;
-  return h.substr(0, h.find('.'));
-}
 
 // Switches the effective identity to the job's user for file access, and back.
 // Only when the daemon is root and the user is not; a no-op otherwise.
@@ -146,7 +141,7 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   v.step = req_.key.is_batch() ? "batch" : std::to_string(req_.key.step_id);
   v.array_job_id = req_.job.array ? req_.job.array->array_job_id : req_.key.job_id;
   v.array_task = std::to_string(req_.job.array ? req_.job.array->task_id : kNoArrayTask);
-  v.node_name = short_host_name();  // %N is the machine's short name in Slurm, not the NodeName
+  v.node_name = hw::short_host_name();  // %N is the machine's short name in Slurm, not the NodeName
   v.node_index = req_.key.is_batch() ? 0 : req_.layout.node_index;
   v.task_rank = t.rank;
   v.user = user_.name;

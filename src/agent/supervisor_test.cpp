@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "agent/agent_test_util.hpp"
+#include "agent/hw/hardware.hpp"
 #include "agent/proc.hpp"
 
 namespace drover::agent {
@@ -155,9 +156,7 @@ TEST_F(SupervisorTest, OutputPatternsAndSeparateError) {
       {"sub/%j.out", "", "sub/{id}.out", ""},
   };
   mkdir((work_ + "/sub").c_str(), 0777);
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  const std::string host = std::string(buf).substr(0, std::string(buf).find('.'));
+  const std::string host = hw::short_host_name();
   for (const auto& c : cases) {
     auto r = batch("echo to-out; echo to-err >&2\n");
     r.io.stdout_pattern = c.out;

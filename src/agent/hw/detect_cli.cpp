@@ -12,13 +12,6 @@
 namespace drover::agent::hw {
 namespace {
 
-std::string short_host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  std::string h = buf;
-  return h.substr(0, h.find('.'));
-}
-
 // Options that take a value, and where the value goes.
 std::map<std::string, std::string DetectCliOptions::*> value_options() {
   return {{"--node", &DetectCliOptions::node_name}, {"--nvidia-smi", &DetectCliOptions::nvidia_smi}};

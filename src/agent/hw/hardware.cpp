@@ -53,12 +53,6 @@ std::vector<int> affinity_cpus() {
   return out;
 }
 
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "";
-  return buf;
-}
-
 // Every GPU that NVML says waits on Fabric Manager gets a note: CUDA fails on
 // such a GPU ("system not yet initialized") until nvidia-fabricmanager runs.
 void add_gpu_notes(NodeHardware& hw) {
@@ -71,6 +65,13 @@ void add_gpu_notes(NodeHardware& hw) {
 }
 
 }  // namespace
+
+std::string short_host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  std::string h = buf;
+  return h.substr(0, h.find('.'));
+}
 
 std::optional<std::vector<int>> parse_cpu_list(std::string_view s) {
   std::vector<int> out;
@@ -172,7 +173,9 @@ Result<std::vector<GpuInfo>> parse_fake_gpus(std::string_view spec, const std::s
 
 Result<NodeHardware> detect_hardware(const DetectOptions& opts) {
   NodeHardware hw;
-  hw.hostname = host_name();
+  char full[256] = {};
+  gethostname(full, sizeof full - 1);
+  hw.hostname = full;
   hw.tmp_dir = opts.tmp_dir;
   if (auto st = detect_cpus(opts.sys_root, hw); !st) hw.notes.push_back(st.error().message);
   if (auto st = detect_memory(opts.proc_root, hw); !st) hw.notes.push_back(st.error().message);

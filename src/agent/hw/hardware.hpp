@@ -81,6 +81,8 @@ Status detect_memory(const std::string& proc_root, NodeHardware& hw);
 Result<std::vector<GpuInfo>> parse_fake_gpus(std::string_view spec, const std::string& dir);
 // Slurm-style gres type from a model name: "NVIDIA H100 80GB HBM3" -> "h100_80gb_hbm3".
 std::string gres_type_from_name(std::string_view name);
+// This machine's host name without the domain ("vm" for "vm.example.org").
+std::string short_host_name();
 // Linux CPU list syntax "0-3,8,10-11" -> ids; nullopt when malformed.
 std::optional<std::vector<int>> parse_cpu_list(std::string_view s);
 
