@@ -15,14 +15,18 @@ inline constexpr Seconds kInfinite = INT64_MAX;
 
 // Slurm's time-limit syntax: "minutes", "minutes:seconds", "hours:minutes:seconds",
 // "days-hours", "days-hours:minutes", "days-hours:minutes:seconds";
-// "INFINITE"/"UNLIMITED" (any case) and "-1" are kInfinite. Errors say which
-// form was expected.
+// "INFINITE"/"UNLIMITED" (any case) and "-1" are kInfinite. Fields are not
+// range-checked ("90" is 1:30:00, as in Slurm). "0" is 0: sbatch --time=0
+// means no limit, which is the caller's to decide. Errors say which form was
+// expected.
 Result<Seconds> parse_duration(std::string_view s);
 
 // Slurm's display form: "UNLIMITED" for kInfinite, "D-HH:MM:SS" with days,
-// "H:MM:SS" with hours, "M:SS" otherwise (as squeue's TIME column).
+// "H:MM:SS" with hours, "M:SS" otherwise (as squeue's TIME column);
+// "INVALID" for a negative value.
 std::string format_duration(Seconds s);
-// Always with hours: "D-HH:MM:SS" or "HH:MM:SS" (sacct's Elapsed/Timelimit, scontrol RunTime).
+// Always with hours: "D-HH:MM:SS" or "HH:MM:SS" (sacct's Elapsed/Timelimit,
+// scontrol RunTime/TimeLimit); "UNLIMITED" and "INVALID" as above.
 std::string format_duration_hms(Seconds s);
 
 // Unix time stamps (seconds since the epoch, UTC-agnostic: local time is used
@@ -32,9 +36,23 @@ inline constexpr UnixTime kNoTime = 0;
 
 // "2026-11-29T21:27:35" in local time; "Unknown" for kNoTime.
 std::string format_timestamp(UnixTime t);
-// Slurm's --begin/-S forms: "now", "now+1hour", "now+30" (seconds), "today",
-// "tomorrow", "midnight", "noon", "YYYY-MM-DD[THH:MM[:SS]]", "HH:MM[:SS]",
-// "MM/DD[/YY]". `now` anchors the relative forms.
-Result<UnixTime> parse_timestamp(std::string_view s, UnixTime now);
+
+// Which way an incomplete time points. sbatch --begin looks ahead: a time of
+// day already past today means tomorrow, a date without a year already past
+// means next year. sacct -S/-E looks back: a time of day is today, a date
+// without a year still to come means last year.
+enum class TimeBias { kFuture, kPast };
+
+// Slurm's --begin and sacct -S/-E forms (read in local time):
+//   now[{+|-}count[seconds|minutes|hours|days|weeks]]  (count alone: seconds;
+//                                                        spaces allowed)
+//   today, tomorrow (midnight of that day); midnight, noon, fika (15:00),
+//   teatime (16:00) (times of day)
+//   HH:MM[:SS][AM|PM]
+//   YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY[YY]], MMDD, MMDDYY
+// `now` anchors the relative forms. Out-of-range fields are refused ("25:00",
+// "2026-02-30"), unlike Slurm which rolls them over. Errors name the text and
+// list the forms.
+Result<UnixTime> parse_timestamp(std::string_view s, UnixTime now, TimeBias bias = TimeBias::kFuture);
 
 }  // namespace drover

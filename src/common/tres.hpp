@@ -12,22 +12,29 @@
 namespace drover {
 
 // Canonical names: category lower-cased ("cpu", "mem", "node", "billing",
-// "energy", "gres/<name>[:<type>]", "license/<name>", "fs/disk", "bb/<name>");
-// gres and license names keep their own spelling.
+// "energy", "vmem", "pages", "gres/<name>[:<type>]", "license/<name>",
+// "bb/<name>", "fs/<name>" (disk, lustre), "ic/<name>" (ofed)); the name
+// after the category keeps its own spelling.
 using TresMap = std::map<std::string, int64_t>;
 
 // "cpu=16000,gres/gpu=256,mem=1T,node=4,gres/gpu:h100=64,license/fsbw=10".
-// mem takes memory suffixes (result in MB); other counts take K/M/G as
+// mem takes memory suffixes (result in MB); other counts take K/M/G/T/P as
 // 1024 multiples, as Slurm does. Names are case-insensitive ("CPU", "GRES/gpu").
-// Errors name the bad item and why.
+// Counts are whole and >= 0; a name given twice is an error. "" is empty.
+// Errors name the bad item and why (with a suggestion for a misspelt name).
 Result<TresMap> parse_tres(std::string_view s);
 
 // Canonicalise one name ("CPU" -> "cpu", "GRES/gpu" -> "gres/gpu"); empty if invalid.
 std::string canonical_tres_name(std::string_view name);
 
 // Slurm's order: cpu, mem, energy, node, billing, fs/disk, vmem, pages, then
-// gres/..., license/..., bb/... alphabetically; mem printed with format_memory_mb
-// ("mem=1000000M", "mem=250G").
+// gres/..., license/..., bb/... alphabetically (then fs/..., ic/...); mem
+// printed with format_memory_mb ("mem=1000000M", "mem=250G"). As scontrol
+// prints TRES= and CfgTRES=.
 std::string format_tres(const TresMap& tres);
+
+// sacct's order (AllocTRES, ReqTRES): the "name=value" items sorted as text,
+// so "gres/gpu:h100=2" comes before "gres/gpu=2".
+std::string format_tres_sacct(const TresMap& tres);
 
 }  // namespace drover

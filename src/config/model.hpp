@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/diagnostic.hpp"
@@ -22,6 +23,9 @@ inline constexpr int64_t kUnlimited = -1;  // for counts: no limit set
 
 // Where each key of an entity was written, keyed by canonical key name
 // ("Gres", "RealMemory"); used to point diagnostics at the exact column.
+// The location is that of the key's first character (the value starts after
+// "Key="). Keys inherited from a NodeName=DEFAULT / PartitionName=DEFAULT line
+// point at that DEFAULT line.
 using KeyLocs = std::map<std::string, SourceLoc>;
 
 struct NodeConfig {
@@ -41,6 +45,8 @@ struct NodeConfig {
   uint32_t weight = 1;
   std::string state = "UNKNOWN";       // State= as written (upper-cased)
   std::string reason;                  // Reason=
+  std::optional<int64_t> mem_spec_limit_mb;  // MemSpecLimit
+  int core_spec_count = 0;             // CoreSpecCount
   SourceLoc loc;                       // the NodeName= line
   KeyLocs key_locs;
 };
@@ -67,6 +73,13 @@ struct PartitionConfig {
   std::optional<int64_t> def_mem_per_cpu_mb;
   std::optional<int64_t> def_mem_per_gpu_mb;
   std::optional<int64_t> max_mem_per_node_mb;
+  std::optional<int64_t> max_mem_per_cpu_mb;   // MaxMemPerCPU
+  std::optional<int64_t> def_mem_per_node_mb;  // DefMemPerNode
+  std::optional<int64_t> def_cpu_per_gpu;      // DefCpuPerGPU
+  int64_t max_cpus_per_node = kUnlimited;      // MaxCPUsPerNode
+  std::vector<std::string> allow_groups;       // empty: ALL
+  bool hidden = false;                         // Hidden
+  std::string tres_billing_weights;            // TRESBillingWeights as written
   SourceLoc loc;
   KeyLocs key_locs;
 };
@@ -84,7 +97,10 @@ struct GresLine {
   std::vector<int> cores;             // expanded core ids
   std::string links;                  // Links=
   std::string flags;                  // Flags=
-  std::string autodetect;             // AutoDetect= on this line
+  std::string autodetect;             // AutoDetect= on this line (lower-case)
+  // A line with AutoDetect= and no Name= only sets AutoDetect for its nodes
+  // (gres.conf allows that): `name` is then empty and the line describes no
+  // devices (skip it when counting devices).
   SourceLoc loc;
   KeyLocs key_locs;
 
@@ -165,6 +181,7 @@ struct ClusterConfig {
   std::optional<int64_t> def_mem_per_gpu_mb;
   std::optional<int64_t> max_mem_per_cpu_mb;
   std::optional<int64_t> def_mem_per_node_mb;
+  std::optional<int64_t> max_mem_per_node_mb;
 
   // --- entities ---
   std::vector<NodeConfig> nodes;
@@ -194,6 +211,14 @@ struct LoadOptions {
   std::string gres_conf;
   std::string qos_conf;
 };
+
+inline constexpr const char* kDefaultConfigPath = "/etc/drover/slurm.conf";
+
+// The slurm.conf every command reads: --config PATH when given (non-empty),
+// else $DROVER_CONF when set and non-empty, else kDefaultConfigPath.
+std::string resolve_config_path(std::string_view flag_value);
+// The same with the environment value passed in (nullptr: unset).
+std::string resolve_config_path(std::string_view flag_value, const char* env_value);
 
 // Errors only when slurm.conf itself cannot be read; everything else is a
 // diagnostic in ClusterConfig::diags (unknown key = warning with the nearest

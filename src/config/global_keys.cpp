@@ -1,0 +1,232 @@
+// slurm.conf global keys, declared as data (see key_table.hpp).
+#include "common/strings.hpp"
+#include "config/key_values.hpp"
+#include "config/tables.hpp"
+
+namespace drover::config {
+namespace {
+
+using C = ClusterConfig;
+using namespace keys;
+
+// Slurm keys (from `man slurm.conf`, 22.05) that Drover reads without acting on:
+// they configure daemons, plugins or logging that Drover replaces or has no
+// counterpart for. Accepted so that a site's own slurm.conf loads cleanly.
+const char* const kPassiveGlobals[] = {
+      "AccountingStorageBackupHost", "AccountingStorageEnforce", "AccountingStorageExternalHost",
+      "AccountingStorageHost", "AccountingStorageParameters", "AccountingStoragePass",
+      "AccountingStoragePort", "AccountingStorageType", "AccountingStorageUser", "AccountingStoreFlags",
+      "AcctGatherEnergyType", "AcctGatherFilesystemType", "AcctGatherInterconnectType", "AcctGatherNodeFreq",
+      "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes", "AuthInfo",
+      "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
+      "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
+      "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags", "DefCpuPerGPU", "DependencyParameters",
+      "DisableRootJobs", "EioTimeout", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
+      "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
+      "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime", "HealthCheckInterval",
+      "HealthCheckNodeState", "HealthCheckProgram", "InactiveLimit", "InteractiveStepOptions",
+      "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost", "JobCompLoc",
+      "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
+      "JobFileAppend", "JobRequeue", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
+      "Licenses", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
+      "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MessageTimeout", "MpiDefault",
+      "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
+      "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
+      "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
+      "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
+      "ProctrackType", "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",
+      "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
+      "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
+      "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "ReturnToService", "RoutePlugin",
+      "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldDebug", "SlurmctldLogFile",
+      "SlurmctldParameters", "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
+      "SlurmctldPrimaryOnProg", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug", "SlurmdLogFile",
+      "SlurmdParameters", "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdTimeout", "SlurmdUser",
+      "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunEpilog", "SrunPortRange", "SrunProlog",
+      "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
+      "SwitchParameters", "SwitchType", "TaskEpilog", "TaskPlugin", "TaskPluginParam", "TaskProlog",
+      "TCPTimeout", "TmpFS", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
+      "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "WaitTime", "X11Parameters",
+};
+
+// "name" or "name(addr)", as SlurmctldHost takes it.
+Status parse_ctld_host(std::string_view s) {
+  if (s.empty()) return make_error("expected a host name, or name(address)");
+  auto open = s.find('(');
+  if (open == std::string_view::npos) {
+    if (s.find(')') != std::string_view::npos) return make_error("expected a host name, or name(address)");
+    return {};
+  }
+  if (open == 0 || s.back() != ')' || open + 2 > s.size() - 1 ||
+      s.substr(open + 1).find('(') != std::string_view::npos) {
+    return make_error("expected a host name, or name(address)");
+  }
+  return {};
+}
+
+KeyDef<C> slurmctld_host() {
+  KeyDef<C> d;
+  d.name = "SlurmctldHost";
+  d.aliases = {"ControlMachine", "BackupController"};
+  d.values = "host name, or name(address); repeat the key for backups";
+  d.doc = "Controller host; the first is the primary, later ones are backups.";
+  d.repeatable = true;
+  d.parse = [](C& c, std::string_view s, ValueContext&) -> Status {
+    if (auto st = parse_ctld_host(s); !st) return st;
+    c.slurmctld_hosts.emplace_back(s);
+    return {};
+  };
+  d.show = [](const C& c) { return join(c.slurmctld_hosts, ","); };
+  return d;
+}
+
+// SlurmctldPort may be a range ("6817-6820") for several controller ports; the first is used.
+KeyDef<C> port_key(std::string name, int C::*field, std::string doc) {
+  KeyDef<C> d;
+  d.name = std::move(name);
+  bool allow_range = d.name == "SlurmctldPort";
+  d.values = allow_range ? "port 1..65535, or a range such as 6817-6820" : "port 1..65535";
+  d.doc = std::move(doc);
+  d.parse = [field, allow_range](C& c, std::string_view s, ValueContext&) -> Status {
+    auto dash = s.find('-');
+    std::string_view first = allow_range && dash != std::string_view::npos ? s.substr(0, dash) : s;
+    auto lo = parse_int_value(first, 1, 65535, false);
+    if (!lo) return make_error("expected a port number from 1 to 65535");
+    if (first.size() != s.size()) {
+      auto hi = parse_int_value(s.substr(dash + 1), 1, 65535, false);
+      if (!hi || *hi < *lo) return make_error("expected a port number from 1 to 65535, or a range such as 6817-6820");
+    }
+    c.*field = static_cast<int>(*lo);
+    return {};
+  };
+  d.show = [field](const C& c) { return std::to_string(c.*field); };
+  return d;
+}
+
+const std::vector<std::string> kSelectTypeParams = {
+    "CR_CPU", "CR_CPU_Memory", "CR_Core", "CR_Core_Memory", "CR_Socket", "CR_Socket_Memory",
+    "CR_Memory", "CR_LLN", "CR_Pack_Nodes", "CR_ONE_TASK_PER_CORE", "CR_CORE_DEFAULT_DIST_BLOCK",
+    "OTHER_CONS_RES", "OTHER_CONS_TRES"};
+
+KeyDef<C> select_type_parameters() {
+  return flag_list<C>("SelectTypeParameters", &C::select_type_parameters, kSelectTypeParams,
+                      "What is consumable on a node; Drover places cores and memory as CR_Core_Memory does.",
+                      "options");
+}
+
+// PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=5000
+KeyDef<C> priority_weight_tres() {
+  KeyDef<C> d;
+  d.name = "PriorityWeightTRES";
+  d.values = "comma-separated TRES=weight, e.g. CPU=1000,GRES/gpu=5000";
+  d.doc = "Weight of each TRES in the job-size factor of priority/multifactor.";
+  d.parse = [](C& c, std::string_view s, ValueContext&) -> Status {
+    std::map<std::string, double> out;
+    for (const auto& item : split(s, ',')) {
+      auto eq = item.find('=');
+      std::string name = canonical_tres_name(item.substr(0, eq == std::string::npos ? item.size() : eq));
+      auto w = eq == std::string::npos ? Result<double>(make_error("")) : parse_real_value(item.substr(eq + 1), 0, 4294967295.0);
+      if (name.empty() || !w) {
+        return make_error("expected comma-separated TRES=weight items such as CPU=1000,GRES/gpu=5000 (bad item \"" + item + "\")");
+      }
+      out[name] = *w;
+    }
+    c.priority_weight_tres = std::move(out);
+    return {};
+  };
+  d.show = [](const C& c) {
+    std::vector<std::string> items;
+    for (const auto& [name, w] : c.priority_weight_tres) items.push_back(name + "=" + show_real(w));
+    return join(items, ",");
+  };
+  return d;
+}
+
+KeyDef<C> tres_name_list(std::string name, std::vector<std::string> C::*field, std::string doc) {
+  KeyDef<C> d = name_list<C>(std::move(name), field, std::move(doc));
+  d.values = "comma-separated TRES names, e.g. gres/gpu,gres/gpu:h100,license/fsbw";
+  d.parse = [field](C& c, std::string_view s, ValueContext&) -> Status {
+    std::vector<std::string> out;
+    for (const auto& item : split(s, ',')) {
+      std::string canon = canonical_tres_name(item);
+      if (canon.empty()) {
+        return make_error("expected comma-separated TRES names such as gres/gpu,license/fsbw (bad item \"" + item + "\")");
+      }
+      out.push_back(canon);
+    }
+    c.*field = std::move(out);
+    return {};
+  };
+  return d;
+}
+
+KeyDef<C> seconds(std::string name, Seconds C::*field, int64_t max, std::string doc) {
+  KeyDef<C> d = integer<C>(std::move(name), field, 0, max, std::move(doc));
+  d.values = "seconds, 0 to " + std::to_string(max);
+  return d;
+}
+
+const uint32_t kMaxWeight = 4294967295u;
+
+std::vector<KeyDef<C>> make_global_keys() {
+  return {
+      text<C>("ClusterName", &C::cluster_name, "Name of the cluster, shown by the commands and used for %c in Include."),
+      slurmctld_host(),
+      port_key("SlurmctldPort", &C::slurmctld_port, "Port the controller listens on."),
+      port_key("SlurmdPort", &C::slurmd_port, "Port the node agents listen on (NodeName Port= overrides it per node)."),
+      text<C>("StateSaveLocation", &C::state_save_location, "Directory where the controller keeps its state.", "directory"),
+      text<C>("SlurmdSpoolDir", &C::slurmd_spool_dir, "Directory where node agents keep job files (%n: node name).", "directory"),
+      text<C>("SlurmUser", &C::slurm_user, "User the controller runs as.", "user name"),
+      text<C>("AuthType", &C::auth_type, "Authentication plugin; Drover authenticates its own way and records the value.", "plugin name"),
+      choice<C>("SelectType", &C::select_type, {"select/cons_tres", "select/cons_res", "select/linear"},
+                "Resource selection; Drover always places with cons_tres semantics (cores, memory, GPU devices)."),
+      select_type_parameters(),
+      choice<C>("SchedulerType", &C::scheduler_type, {"sched/backfill", "sched/builtin"},
+                "sched/backfill: small jobs fill holes without delaying reserved ones; sched/builtin: strict FCFS by priority."),
+      scheduler_parameters_key(),
+      choice<C>("PriorityType", &C::priority_type, {"priority/basic", "priority/multifactor"},
+                "priority/basic: FIFO order; priority/multifactor: weighted age, fair-share, size, partition, QOS and TRES."),
+      integer<C>("PriorityWeightAge", &C::priority_weight_age, 0, kMaxWeight, "Weight of the age factor."),
+      integer<C>("PriorityWeightFairshare", &C::priority_weight_fairshare, 0, kMaxWeight, "Weight of the fair-share factor."),
+      integer<C>("PriorityWeightJobSize", &C::priority_weight_job_size, 0, kMaxWeight, "Weight of the job-size factor."),
+      integer<C>("PriorityWeightPartition", &C::priority_weight_partition, 0, kMaxWeight,
+                 "Weight of the partition factor (PriorityJobFactor)."),
+      integer<C>("PriorityWeightQOS", &C::priority_weight_qos, 0, kMaxWeight, "Weight of the QOS factor."),
+      priority_weight_tres(),
+      time_limit<C>("PriorityDecayHalfLife", &C::priority_decay_half_life, "Half-life of past usage in fair-share."),
+      time_limit<C>("PriorityMaxAge", &C::priority_max_age, "Queue time at which the age factor reaches 1."),
+      yes_no<C>("PriorityFavorSmall", &C::priority_favor_small, "YES: the job-size factor favours small jobs."),
+      name_list<C>("GresTypes", &C::gres_types, "Generic resource names in use (gpu, mps, shard, ...)."),
+      tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,
+                     "TRES tracked beyond the defaults (cpu, mem, energy, node, billing, fs/disk, vmem, pages)."),
+      choice<C>("EnforcePartLimits", &C::enforce_part_limits, {"NO", "ANY", "ALL", "YES"},
+                "Reject at submission a job that breaks partition limits (ANY/ALL/YES) instead of leaving it pending."),
+      integer<C>("MaxJobCount", &C::max_job_count, 1, 100000000, "Most jobs the controller keeps at once."),
+      integer<C>("MaxArraySize", &C::max_array_size, 0, 4000001, "Largest array index plus one."),
+      seconds("MinJobAge", &C::min_job_age, 100000000, "Seconds a finished job stays visible to squeue."),
+      seconds("KillWait", &C::kill_wait, 65533, "Seconds between SIGTERM and SIGKILL when a job is stopped."),
+      memory_mb<C>("DefMemPerCPU", &C::def_mem_per_cpu_mb, "Memory per allocated CPU for jobs that ask for none."),
+      memory_mb<C>("DefMemPerGPU", &C::def_mem_per_gpu_mb, "Memory per allocated GPU for jobs that ask for none."),
+      memory_mb<C>("DefMemPerNode", &C::def_mem_per_node_mb, "Memory per node for jobs that ask for none."),
+      memory_mb<C>("MaxMemPerCPU", &C::max_mem_per_cpu_mb, "Most memory a job may have per allocated CPU."),
+      memory_mb<C>("MaxMemPerNode", &C::max_mem_per_node_mb, "Most memory a job may have per node."),
+  };
+}
+
+}  // namespace
+
+const KeyTable<ClusterConfig>& global_keys() {
+  static const KeyTable<ClusterConfig> table("slurm.conf", make_global_keys(), passive_keys(kPassiveGlobals));
+  return table;
+}
+
+const std::vector<PassiveKey>& passive_line_kinds() {
+  static const std::vector<PassiveKey> kinds = {
+      {"DownNodes", "node states come from the agents and scontrol"},
+      {"FrontendName", "front-end nodes are not supported"},
+      {"NodeSet", "node sets are not expanded; name the nodes in Nodes="},
+  };
+  return kinds;
+}
+
+}  // namespace drover::config

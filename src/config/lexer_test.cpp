@@ -1,0 +1,85 @@
+#include "config/lexer.hpp"
+
+#include <gtest/gtest.h>
+
+namespace drover::config {
+namespace {
+
+struct Lexed {
+  std::vector<LogicalLine> lines;
+  Diagnostics diags;
+};
+
+Lexed lex(std::string_view text) {
+  Lexed out;
+  out.lines = lex_config(text, "t.conf", out.diags);
+  return out;
+}
+
+std::string words_of(const LogicalLine& l) {
+  std::string out;
+  for (const auto& w : l.words) {
+    out += "[" + w.key + (w.has_value ? "=" + w.value : "") + "@" + std::to_string(w.key_loc.line) + ":" +
+           std::to_string(w.key_loc.column) + (w.has_value ? "/" + std::to_string(w.value_loc.line) + ":" +
+                                                                 std::to_string(w.value_loc.column)
+                                                           : "") +
+           "]";
+  }
+  return out;
+}
+
+struct Case {
+  const char* name;
+  const char* text;
+  std::vector<std::string> lines;  // words_of each logical line
+};
+
+class LexerCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LexerCases, SplitsWordsWithLocations) {
+  auto r = lex(GetParam().text);
+  EXPECT_TRUE(r.diags.empty());
+  std::vector<std::string> got;
+  for (const auto& l : r.lines) got.push_back(words_of(l));
+  EXPECT_EQ(got, GetParam().lines);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lexer, LexerCases,
+    ::testing::Values(
+        Case{"plain", "A=1 B=2\n", {"[A=1@1:1/1:3][B=2@1:5/1:7]"}},
+        Case{"comment_and_blank", "# c\n\n  A=1 # tail\n", {"[A=1@3:3/3:5]"}},
+        Case{"continuation", "NodeName=a \\\n  CPUs=4\n", {"[NodeName=a@1:1/1:10][CPUs=4@2:3/2:8]"}},
+        Case{"continuation_no_space", "A=1\\\nB=2\n", {"[A=1@1:1/1:3][B=2@2:1/2:3]"}},
+        Case{"quoted_value_with_spaces", "Reason=\"down for maint\" X=1",
+             {"[Reason=down for maint@1:1/1:8][X=1@1:25/1:27]"}},
+        Case{"hash_inside_quotes", "Reason=\"a#b\"", {"[Reason=a#b@1:1/1:8]"}},
+        Case{"escaped_hash", "Reason=a\\#b", {"[Reason=a#b@1:1/1:8]"}},
+        Case{"crlf", "A=1\r\nB=2\r\n", {"[A=1@1:1/1:3]", "[B=2@2:1/2:3]"}},
+        Case{"word_without_value", "Include /etc/x.conf", {"[Include@1:1][/etc/x.conf@1:9]"}},
+        Case{"empty_value", "A= B=1", {"[A=@1:1/1:3][B=1@1:4/1:6]"}},
+        Case{"value_with_equals", "GrpTRES=cpu=1,gres/gpu=2", {"[GrpTRES=cpu=1,gres/gpu=2@1:1/1:9]"}},
+        Case{"tabs", "\tA=1\tB=2", {"[A=1@1:2/1:4][B=2@1:6/1:8]"}},
+        Case{"continuation_at_eof", "A=1 \\", {"[A=1@1:1/1:3]"}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Lexer, UnterminatedQuoteIsAnErrorAtTheQuote) {
+  auto r = lex("Reason=\"never closed\n");
+  ASSERT_EQ(r.diags.items().size(), 1u);
+  EXPECT_EQ(r.diags.items()[0].format(),
+            "t.conf:1:8: error: unterminated quote in the value of Reason [bad-syntax]\n"
+            "    fix: close the quote with \" before the end of the line");
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_EQ(r.lines[0].words[0].value, "never closed");
+}
+
+TEST(Lexer, BinaryGarbageDoesNotCrash) {
+  std::string junk;
+  for (int i = 0; i < 256; ++i) junk += static_cast<char>(i);
+  junk += "\\\n\"=\\#==";
+  auto r = lex(junk);
+  EXPECT_FALSE(r.lines.empty());
+}
+
+}  // namespace
+}  // namespace drover::config

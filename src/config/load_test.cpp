@@ -1,0 +1,166 @@
+// load_config, path resolution, the anchor cluster's real Slurm config, and
+// the generated reference staying in sync with docs/config-reference.md.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "config/model.hpp"
+#include "config/parse.hpp"
+#include "config/report.hpp"
+#include "config/test_files.hpp"
+
+namespace drover::config {
+namespace {
+
+std::vector<std::string> not_info(const Diagnostics& diags) {
+  std::vector<std::string> out;
+  for (const auto& d : diags.items()) {
+    if (d.severity != Severity::kInfo) out.push_back(d.format());
+  }
+  return out;
+}
+
+TEST(ResolveConfigPath, FlagThenEnvironmentThenDefault) {
+  EXPECT_EQ(resolve_config_path("/a/slurm.conf", "/b/slurm.conf"), "/a/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", "/b/slurm.conf"), "/b/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", ""), "/etc/drover/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", nullptr), "/etc/drover/slurm.conf");
+}
+
+TEST(LoadConfig, ReadsCompanionFilesBesideSlurmConf) {
+  testing::ScratchDir dir;
+  std::string conf = dir.write("slurm.conf", "NodeName=gpu01 Gres=gpu:2\n");
+  dir.write("gres.conf", "Name=gpu File=/dev/nvidia[0-1]\n");
+  dir.write("qos.conf", "Name=normal Priority=10\n");
+  auto cfg = load_config({conf, {}, {}});
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  EXPECT_TRUE(cfg->diags.empty());
+  EXPECT_EQ(cfg->files_read, (std::vector<std::string>{conf, dir.path("gres.conf"), dir.path("qos.conf")}));
+  EXPECT_EQ(cfg->slurm_conf_path, conf);
+  ASSERT_EQ(cfg->gres_lines.size(), 1u);
+  EXPECT_EQ(cfg->gres_lines[0].nodes, std::vector<std::string>{"gpu01"});
+  EXPECT_EQ(cfg->qos.at(0).priority, 10);
+}
+
+TEST(LoadConfig, CompanionsAreOptionalUnlessNamed) {
+  testing::ScratchDir dir;
+  std::string conf = dir.write("slurm.conf", "ClusterName=x\n");
+  auto cfg = load_config({conf, {}, {}});
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_TRUE(cfg->diags.empty());
+  EXPECT_EQ(cfg->gres_conf_path, "");
+  EXPECT_EQ(cfg->qos_conf_path, "");
+
+  auto named = load_config({conf, dir.path("nope-gres.conf"), {}});
+  ASSERT_TRUE(named.ok());
+  ASSERT_EQ(named->diags.items().size(), 1u);
+  EXPECT_EQ(named->diags.items()[0].format(),
+            dir.path("nope-gres.conf") + ": error: cannot read " + dir.path("nope-gres.conf") +
+                ": No such file or directory [file-unreadable]\n    fix: fix the file's permissions or path");
+}
+
+TEST(LoadConfig, MissingSlurmConfIsAnError) {
+  auto cfg = load_config({"/nonexistent/drover/slurm.conf", {}, {}});
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.error().message, "cannot read /nonexistent/drover/slurm.conf: No such file or directory");
+}
+
+TEST(LoadConfig, DirectoryIsNotAConfig) {
+  testing::ScratchDir dir;
+  auto cfg = load_config({dir.path(), {}, {}});
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.error().message, "cannot read " + dir.path() + ": not a regular file");
+}
+
+// The anchor cluster's slurm.conf and gres.conf ran on real Slurm 22.05: Drover
+// must read them with no warning and no error.
+TEST(AnchorConfig, LoadsWithoutWarningsOrErrors) {
+  std::string conf = std::string(DROVER_SOURCE_DIR) + "/../shared/anchors/slurm/etc/slurm.conf";
+  if (!std::filesystem::exists(conf)) GTEST_SKIP() << "anchor config not found at " << conf;
+  auto cfg = load_config({conf, {}, {}});
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  EXPECT_EQ(not_info(cfg->diags), std::vector<std::string>{});
+  EXPECT_EQ(cfg->cluster_name, "anchor");
+  ASSERT_EQ(cfg->nodes.size(), 9u);
+  const auto* gpu02 = cfg->find_node("gpu02");
+  ASSERT_NE(gpu02, nullptr);
+  EXPECT_EQ(gpu02->port, 17002);
+  EXPECT_EQ(gpu02->hostname, "localhost");
+  EXPECT_EQ(gpu02->addr, "127.0.0.1");
+  EXPECT_EQ(gpu02->cpus, 128);
+  EXPECT_EQ(gpu02->gres.at(0).str(), "gpu:h100:8");
+  EXPECT_EQ(cfg->find_node("hm01")->features, std::vector<std::string>{"highmem"});
+  ASSERT_EQ(cfg->partitions.size(), 4u);
+  EXPECT_EQ(cfg->find_partition("interactive")->nodes.size(), 8u);
+  EXPECT_EQ(*cfg->find_partition("interactive")->default_time, 3600);
+  EXPECT_EQ(cfg->default_partition()->name, "compute");
+  EXPECT_EQ(cfg->priority_weight_tres.at("gres/gpu"), 5000);
+  EXPECT_EQ(cfg->gres_autodetect, "off");
+  ASSERT_EQ(cfg->gres_lines.size(), 2u);
+  EXPECT_EQ(cfg->gres_lines[1].type, "a100");
+  EXPECT_EQ(cfg->gres_lines[1].device_count(), 8);
+}
+
+// The seed's own files, as the seed writes them (comments in Chinese, the
+// stray top-level MaxNodes=32): everything loads; the one finding is MaxNodes.
+TEST(SeedConfig, LoadsWithOnlyTheMisplacedMaxNodes) {
+  testing::ScratchDir dir;
+  std::string conf = dir.write("slurm.conf",
+                               "# 节点声明（GPU 节点）\n"
+                               "NodeName=gpu[01-32] Gres=gpu:8 CPUs=128 RealMemory=1000000 Sockets=2 CoresPerSocket=64 "
+                               "ThreadsPerCore=1\n"
+                               "NodeName=cpu[01-16] CPUs=64 RealMemory=256000\n"
+                               "NodeName=hgpu[01-16] Gres=gpu:8 Feature=h100,bigmem\n"
+                               "NodeName=lgpu[01-16] Gres=gpu:8 Feature=a100\n"
+                               "# 分区\n"
+                               "PartitionName=training Nodes=gpu[01-32] Default=NO MaxTime=INFINITE State=UP\n"
+                               "PartitionName=compute Nodes=cpu[01-16] Default=YES MaxTime=7-00:00:00 State=UP\n"
+                               "# 每节点最多允许的并发作业数（GPU 分区按卡数限制）\n"
+                               "MaxNodes=32\n"
+                               "# 调度关键参数（slurm.conf）\n"
+                               "SchedulerType=sched/backfill # 回填：小作业填大作业空隙\n"
+                               "PriorityType=priority/multifactor # 多因子优先级（年龄/公平性/QOS）\n");
+  dir.write("gres.conf", "# gres.conf —— 每节点 8 张卡\nNodeName=gpu[01-32] Name=gpu File=/dev/nvidia[0-7]\n");
+  dir.write("qos.conf",
+            "# qos.conf\n"
+            "Name=normal GrpTRES=cpu=16000,gres/gpu=256 Priority=1000\n"
+            "Name=training GrpTRES=gres/gpu=128 Priority=3000\n"
+            "Name=debug MaxTime=04:00:00 Priority=5000\n");
+  auto cfg = load_config({conf, {}, {}});
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_EQ(not_info(cfg->diags),
+            std::vector<std::string>{conf + ":10:1: warning: MaxNodes is a PartitionName option; on a global line of "
+                                            "slurm.conf it has no effect [key-wrong-section]\n"
+                                            "    fix: move it onto the PartitionName line(s) it should apply to, or "
+                                            "delete it"});
+  EXPECT_EQ(cfg->nodes.size(), 80u);
+  EXPECT_EQ(cfg->find_node("hgpu16")->features, (std::vector<std::string>{"h100", "bigmem"}));
+  EXPECT_EQ(cfg->scheduler_type, "sched/backfill");
+  EXPECT_EQ(cfg->priority_type, "priority/multifactor");
+  EXPECT_EQ(cfg->qos.size(), 3u);
+  EXPECT_EQ(cfg->gres_lines.at(0).nodes.size(), 32u);
+}
+
+TEST(ConfigReference, CommittedDocMatchesTheKeyTables) {
+  std::string path = std::string(DROVER_SOURCE_DIR) + "/docs/config-reference.md";
+  std::ifstream in(path);
+  std::stringstream committed;
+  committed << in.rdbuf();
+  EXPECT_TRUE(committed.str() == config_reference_markdown())
+      << "docs/config-reference.md is out of date with the key tables in src/config/*_keys.cpp; regenerate it:\n"
+         "  build/bin/drover config reference > docs/config-reference.md";
+}
+
+TEST(ConfigReference, ListsEveryTable) {
+  std::string doc = config_reference_markdown();
+  for (const char* needle : {"## slurm.conf: global keys", "| `SchedulerParameters` |", "| `bf_reserve_depth` |",
+                             "| `RealMemory` |", "| `OverSubscribe` | Shared |", "## gres.conf", "| `GrpTRES` |",
+                             "`MailProg`", "`DownNodes`"}) {
+    EXPECT_NE(doc.find(needle), std::string::npos) << needle;
+  }
+}
+
+}  // namespace
+}  // namespace drover::config

@@ -1,0 +1,46 @@
+// Text entry points of the configuration parsers. load_config (model.hpp)
+// reads the files and calls these; tests and the fuzzer call them directly.
+// None of them throws or stops at the first problem: every finding goes to
+// ClusterConfig::diags with file:line:column.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+
+namespace drover::config {
+
+struct ParseOptions {
+  // Follow Include lines (relative paths resolve against the including
+  // file's directory). Off for fuzzing: the parser then touches no file.
+  bool follow_includes = true;
+};
+
+inline constexpr int kMaxIncludeDepth = 16;
+inline constexpr std::size_t kMaxConfigFileBytes = 64u << 20;
+inline constexpr std::size_t kMaxNodes = 1u << 18;            // nodes in one configuration
+inline constexpr std::size_t kMaxPartitionMembers = 1u << 22; // node names over all partitions (and over gres.conf)
+// Bytes of NodeName line text times the nodes it defines, over all lines: a
+// bound on the memory node definitions take (a 1 MB line naming 200,000
+// nodes would otherwise be copied 200,000 times).
+inline constexpr std::size_t kMaxNodeDefinitionBytes = std::size_t{1} << 28;
+
+// slurm.conf text, as if read from `file_name` (used in locations and to
+// resolve Include). Records file_name in files_read and slurm_conf_path.
+ClusterConfig parse_slurm_conf_text(std::string_view text, std::string_view file_name,
+                                    const ParseOptions& opts = {});
+
+// gres.conf text into cfg.gres_lines / cfg.gres_autodetect; lines without
+// NodeName apply to every node already in cfg.
+void parse_gres_conf_text(std::string_view text, std::string_view file_name, ClusterConfig& cfg);
+
+// qos.conf text into cfg.qos.
+void parse_qos_conf_text(std::string_view text, std::string_view file_name, ClusterConfig& cfg);
+
+// A configuration file's contents: regular files only, at most
+// kMaxConfigFileBytes. Errors: "cannot read PATH: REASON".
+Result<std::string> read_config_file(const std::string& path);
+
+}  // namespace drover::config

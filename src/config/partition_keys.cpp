@@ -1,0 +1,120 @@
+// PartitionName= line keys, declared as data (see key_table.hpp).
+#include "common/strings.hpp"
+#include "config/key_values.hpp"
+#include "config/tables.hpp"
+
+namespace drover::config {
+namespace {
+
+using P = PartitionConfig;
+using namespace keys;
+
+const char* const kPassivePartitionKeys[] = {
+    "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "GraceTime", "LLN", "OverTimeLimit",
+    "PreemptMode", "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "SuspendTime",
+    "SuspendTimeout",
+};
+
+KeyDef<P> nodes() {
+  KeyDef<P> d;
+  d.name = "Nodes";
+  d.values = "host list such as gpu[01-32],cpu[01-16], or ALL";
+  d.doc = "Nodes of the partition; ALL: every node defined in slurm.conf.";
+  d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
+    p.nodes_expr = std::string(s);  // expanded once every node is known
+    return {};
+  };
+  d.show = [](const P& p) { return p.nodes_expr; };
+  return d;
+}
+
+// NO | YES[:N] | FORCE[:N] | EXCLUSIVE (Shared= is Slurm's older name).
+KeyDef<P> oversubscribe() {
+  KeyDef<P> d;
+  d.name = "OverSubscribe";
+  d.aliases = {"Shared"};
+  d.values = "NO, YES[:N], FORCE[:N] or EXCLUSIVE";
+  d.doc = "Whether jobs may share nodes' resources; EXCLUSIVE gives every job whole nodes.";
+  d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
+    const char* kExpected = "expected NO, YES, YES:N, FORCE, FORCE:N or EXCLUSIVE (N from 1 to 65535)";
+    std::string up = to_upper(s);
+    auto colon = up.find(':');
+    std::string word = up.substr(0, colon);
+    if (word == "NO" || word == "EXCLUSIVE") {
+      if (colon != std::string::npos) return make_error(kExpected);
+    } else if (word == "YES" || word == "FORCE") {
+      if (colon != std::string::npos && !parse_int_value(up.substr(colon + 1), 1, 65535, false)) {
+        return make_error(kExpected);
+      }
+    } else {
+      return make_error(kExpected);
+    }
+    p.oversubscribe = up;
+    return {};
+  };
+  d.show = [](const P& p) { return p.oversubscribe; };
+  return d;
+}
+
+KeyDef<P> def_cpu_per_gpu() {
+  KeyDef<P> d;
+  d.name = "DefCpuPerGPU";
+  d.values = int_range_text(1, 1 << 20, false);
+  d.doc = "CPUs per allocated GPU for jobs that ask for none.";
+  d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
+    auto v = parse_int_value(s, 1, 1 << 20, false);
+    if (!v) return v.error();
+    p.def_cpu_per_gpu = *v;
+    return {};
+  };
+  d.show = [](const P& p) { return p.def_cpu_per_gpu ? std::to_string(*p.def_cpu_per_gpu) : std::string(); };
+  return d;
+}
+
+std::vector<KeyDef<P>> make_partition_keys() {
+  const int64_t kMaxNodes = 1 << 22;
+  return {
+      line_head<P>("PartitionName", "name, or DEFAULT",
+                   "Starts a partition line. PartitionName=DEFAULT sets defaults for the partition lines after it."),
+      nodes(),
+      yes_no<P>("Default", &P::is_default, "YES: jobs that name no partition go here."),
+      time_limit<P>("MaxTime", &P::max_time, "Longest time limit a job may have here."),
+      defaults_to(time_limit_opt<P>("DefaultTime", &P::default_time, "Time limit of jobs that give none."), "MaxTime"),
+      integer<P>("MaxNodes", &P::max_nodes, 0, kMaxNodes, "Most nodes one job may use here.", true),
+      integer<P>("MinNodes", &P::min_nodes, 0, kMaxNodes, "Fewest nodes one job may ask for here."),
+      choice<P>("State", &P::state, {"UP", "DOWN", "DRAIN", "INACTIVE"},
+                "UP: accepts and runs jobs; DOWN: accepts, runs none; DRAIN: runs, accepts none; INACTIVE: neither."),
+      integer<P>("PriorityTier", &P::priority_tier, 0, 65533,
+                 "Jobs of a higher tier are scheduled first, whatever their priority."),
+      integer<P>("PriorityJobFactor", &P::priority_job_factor, 0, 65533,
+                 "The partition factor of multifactor priority (normalised by the largest)."),
+      oversubscribe(),
+      text<P>("QOS", &P::qos, "QOS whose limits also apply to every job of the partition.", "QOS name"),
+      name_list<P>("AllowQos", &P::allow_qos, "QOS that may run here.", true),
+      name_list<P>("DenyQos", &P::deny_qos, "QOS that may not run here."),
+      name_list<P>("AllowAccounts", &P::allow_accounts, "Accounts that may run here.", true),
+      name_list<P>("DenyAccounts", &P::deny_accounts, "Accounts that may not run here."),
+      name_list<P>("AllowGroups", &P::allow_groups, "Unix groups whose members may run here.", true),
+      yes_no<P>("ExclusiveUser", &P::exclusive_user, "YES: a node runs jobs of one user at a time."),
+      memory_mb<P>("DefMemPerCPU", &P::def_mem_per_cpu_mb, "Memory per CPU for jobs that ask for none; overrides the global."),
+      memory_mb<P>("DefMemPerGPU", &P::def_mem_per_gpu_mb, "Memory per GPU for jobs that ask for none; overrides the global."),
+      memory_mb<P>("DefMemPerNode", &P::def_mem_per_node_mb, "Memory per node for jobs that ask for none."),
+      memory_mb<P>("MaxMemPerCPU", &P::max_mem_per_cpu_mb, "Most memory per allocated CPU."),
+      memory_mb<P>("MaxMemPerNode", &P::max_mem_per_node_mb, "Most memory per node."),
+      def_cpu_per_gpu(),
+      integer<P>("MaxCPUsPerNode", &P::max_cpus_per_node, 1, 1 << 20,
+                 "Most CPUs of a node that jobs of this partition may use together.", true),
+      yes_no<P>("Hidden", &P::hidden, "YES: not listed unless asked for (sinfo -a)."),
+      text<P>("TRESBillingWeights", &P::tres_billing_weights, "How TRES add up to the billing TRES.",
+              "TRES=weight list"),
+  };
+}
+
+}  // namespace
+
+const KeyTable<PartitionConfig>& partition_keys() {
+  static const KeyTable<PartitionConfig> table("PartitionName", make_partition_keys(), passive_keys(kPassivePartitionKeys));
+  return table;
+}
+
+}  // namespace drover::config
