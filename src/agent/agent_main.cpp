@@ -29,7 +29,9 @@ int detect_with_config(const hw::DetectCliOptions& opts, const std::string& conf
   return hw::run_detect(opts, [&](const hw::NodeHardware& found, nlohmann::json& doc) {
     hw::NodeHardware hw = found;
     if (hw.gpus.empty() && opts.detect.fake_gpus.empty()) {
-      hw.gpus = gpus_from_gres_conf(*cfg, node->name);
+      std::vector<std::string> notes;
+      hw.gpus = gpus_from_gres_conf(*cfg, node->name, &notes);
+      for (const auto& n : notes) doc["notes"].push_back(n);
       if (!hw.gpus.empty()) {
         doc["gpu_source"] = "gres.conf";
         doc["gpu_count"] = hw.gpus.size();

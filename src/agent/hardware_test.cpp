@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -225,20 +226,86 @@ TEST(NodeCheck, GpusFromGresConf) {
   line.nodes = {"gpu01", "gpu02"};
   line.name = "gpu";
   line.type = "h100";
-  line.files = {t.path() + "/nvidia0", t.path() + "/nvidia1"};
+  line.files = {t.path() + "/nvidia0", t.path() + "/nvidia1", t.path() + "/nvidia2"};
+  line.loc.file = "gres.conf";
+  line.loc.line = 3;
+  spit(t.path() + "/nvidia0", "");
+  spit(t.path() + "/nvidia1", "");
   cfg.gres_lines.push_back(line);
   config::GresLine counted;
   counted.nodes = {"gpu03"};
   counted.name = "gpu";
   counted.count = 3;
   cfg.gres_lines.push_back(counted);
-  auto g1 = gpus_from_gres_conf(cfg, "gpu02");
-  ASSERT_EQ(g1.size(), 2u);
+  std::vector<std::string> notes;
+  auto g1 = gpus_from_gres_conf(cfg, "gpu02", &notes);
+  ASSERT_EQ(g1.size(), 2u) << "nvidia2 does not exist: not a GPU found";
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "gres.conf:3: gres.conf names " + t.path() + "/nvidia2 for gpu02, which does not exist on this node");
   EXPECT_EQ(g1[1].device_file, t.path() + "/nvidia1");
   EXPECT_EQ(g1[1].type, "h100");
   EXPECT_EQ(g1[1].source, "gres.conf");
   EXPECT_EQ(gpus_from_gres_conf(cfg, "gpu03").size(), 3u);
   EXPECT_TRUE(gpus_from_gres_conf(cfg, "cpu01").empty());
+}
+
+}  // namespace
+}  // namespace drover::agent
+
+namespace drover::agent {
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::string out;
+};
+
+Ran run_command(const std::string& cmd) {
+  Ran r;
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(DetectCommand, ComparesWithTheNodeDeclaration) {
+  const std::string conf = std::string(DROVER_SOURCE_DIR) + "/src/agent/testdata/detect/slurm.conf";
+  const std::string drover = std::string(DROVER_BINARY_DIR) + "/bin/drover";
+  Ran r = run_command(drover + " agent --detect --config " + conf + " --node gpu01 --nvml-library=/nonexistent.so");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["config_check"]["node"], "gpu01");
+  EXPECT_EQ(doc["config_check"]["ok"], false);
+  EXPECT_EQ(doc["config_check"]["drain_reason"], "gres/gpu count reported lower than configured (0 < 8)")
+      << "the gres.conf device files do not exist; CPUs=1 RealMemory=1 are always met";
+  EXPECT_EQ(doc["notes"].size(), 8u);
+  Ran fake = run_command(drover + " agent --detect --config " + conf + " --node gpu01 --fake-gpus=h100:8");
+  EXPECT_EQ(nlohmann::json::parse(fake.out)["config_check"]["ok"], true) << fake.out;
+  Ran cpu = run_command(drover + " agent --detect --config " + conf + " --node cpu01 --nvml-library=/nonexistent.so");
+  EXPECT_EQ(nlohmann::json::parse(cpu.out)["config_check"]["drain_reason"], "");
+  EXPECT_EQ(run_command(drover + " agent --detect --config " + conf + " --node nosuch").status, 2);
+}
+
+TEST(DetectCommand, StandaloneBinaryChecksNvidiaSmi) {
+  TempDir t;
+  const std::string agree = t.path() + "/smi-agree", differ = t.path() + "/smi-differ";
+  spit(agree, "#!/bin/sh\necho '0, NVIDIA H100 80GB HBM3, 550.54.15'\necho '1, NVIDIA H100 80GB HBM3, 550.54.15'\n");
+  spit(differ, "#!/bin/sh\necho '0, NVIDIA H100 80GB HBM3, 550.54.15'\n");
+  chmod(agree.c_str(), 0755);
+  chmod(differ.c_str(), 0755);
+  const std::string detect = std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --nvml-library=" + fake_nvml() +
+                             " --check-nvidia-smi --nvidia-smi=";
+  Ran ok = run_command(detect + agree);
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["nvidia_smi_check"]["agree"], true);
+  Ran bad = run_command(detect + differ);
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_EQ(nlohmann::json::parse(bad.out)["nvidia_smi_check"]["differences"][0], "GPU count: NVML 2, nvidia-smi 1");
+  EXPECT_EQ(run_command(std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --bogus").status, 2);
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ NodeCheck compare_with_config(const hw::NodeHardware& found, const config::NodeC
   return c;
 }
 
-std::vector<hw::GpuInfo> gpus_from_gres_conf(const config::ClusterConfig& cfg, const std::string& node_name) {
+std::vector<hw::GpuInfo> gpus_from_gres_conf(const config::ClusterConfig& cfg, const std::string& node_name,
+                                             std::vector<std::string>* notes) {
   std::vector<hw::GpuInfo> out;
   for (const auto& line : cfg.gres_lines) {
     if (line.name != "gpu") continue;
@@ -69,7 +70,14 @@ std::vector<hw::GpuInfo> gpus_from_gres_conf(const config::ClusterConfig& cfg, c
       g.device_file = file;
       g.source = "gres.conf";
       struct stat st {};
-      if (!file.empty() && stat(file.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) g.minor = static_cast<int>(minor(st.st_rdev));
+      if (!file.empty() && stat(file.c_str(), &st) != 0) {
+        if (notes) {
+          notes->push_back((line.loc.known() ? line.loc.str() + ": " : std::string()) + "gres.conf names " + file +
+                           " for " + node_name + ", which does not exist on this node");
+        }
+        return;
+      }
+      if (!file.empty() && S_ISCHR(st.st_mode)) g.minor = static_cast<int>(minor(st.st_rdev));
       out.push_back(std::move(g));
     };
     if (!line.files.empty()) {

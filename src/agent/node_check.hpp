@@ -25,7 +25,9 @@ struct NodeCheck {
 NodeCheck compare_with_config(const hw::NodeHardware& found, const config::NodeConfig& node);
 
 // GPUs from gres.conf for `node_name` (Name=gpu lines; File= device files with
-// their minor numbers, else Count=): the fallback when NVML finds none.
-std::vector<hw::GpuInfo> gpus_from_gres_conf(const config::ClusterConfig& cfg, const std::string& node_name);
+// their minor numbers, else Count=): the fallback when NVML finds none. A File=
+// that does not exist is not a GPU found; it is named in `notes` instead.
+std::vector<hw::GpuInfo> gpus_from_gres_conf(const config::ClusterConfig& cfg, const std::string& node_name,
+                                             std::vector<std::string>* notes = nullptr);
 
 }  // namespace drover::agent
