@@ -25,9 +25,15 @@ Outcome run(const Args& args) {
   return {status, out, err};
 }
 
+// Lines that keep the config doctor quiet (multifactor priority with an age
+// factor, node memory, a QOS), so a test sees only the findings it provokes.
+const char* const kDoctorQuiet = "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n";
+
 TEST(ConfigCheck, CleanConfigExitsZero) {
   config::testing::ScratchDir dir;
-  std::string conf = dir.write("slurm.conf", "ClusterName=x\nNodeName=n1\nPartitionName=p Nodes=n1 Default=YES\n");
+  dir.write("qos.conf", "Name=normal\n");
+  std::string conf = dir.write("slurm.conf", std::string("ClusterName=x\nNodeName=n1 RealMemory=1000\n") +
+                                                 "PartitionName=p Nodes=n1 Default=YES\n" + kDoctorQuiet);
   Outcome r = run({"check", "--config", conf});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1), "0 errors, 0 warnings\n");
@@ -35,7 +41,9 @@ TEST(ConfigCheck, CleanConfigExitsZero) {
 
 TEST(ConfigCheck, WarningsExitOneErrorsExitTwoSorted) {
   config::testing::ScratchDir dir;
-  std::string conf = dir.write("slurm.conf", "MaxNodes=32\nNodeName=n1 CPUs=x\n");
+  dir.write("qos.conf", "Name=normal\n");
+  std::string conf = dir.write("slurm.conf", std::string("MaxNodes=32\nNodeName=n1 CPUs=x\n") +
+                                                 "PartitionName=p Nodes=n1 Default=YES\n" + kDoctorQuiet);
   Outcome r = run({"check", "--config=" + conf});
   EXPECT_EQ(r.status, 2);
   auto first = r.out.find(conf + ":1:1: warning: MaxNodes is a PartitionName option");
@@ -71,7 +79,9 @@ TEST(ConfigCheck, EnvironmentNamesTheConfig) {
 
 TEST(ConfigCheck, JsonDocument) {
   config::testing::ScratchDir dir;
-  std::string conf = dir.write("slurm.conf", "NodeName=n1 RealMemroy=1\n");
+  dir.write("qos.conf", "Name=normal\n");
+  std::string conf = dir.write("slurm.conf", std::string("NodeName=n1 RealMemory=1000 Wieght=1\n") +
+                                                 "PartitionName=p Nodes=n1 Default=YES\n" + kDoctorQuiet);
   Outcome r = run({"check", "--json", "--config", conf});
   EXPECT_EQ(r.status, 1);
   auto doc = nlohmann::json::parse(r.out);
@@ -79,8 +89,8 @@ TEST(ConfigCheck, JsonDocument) {
   EXPECT_EQ(doc["summary"]["warnings"], 1);
   ASSERT_EQ(doc["findings"].size(), 1u);
   EXPECT_EQ(doc["findings"][0]["code"], "unknown-key");
-  EXPECT_EQ(doc["findings"][0]["key"], "RealMemroy");
-  EXPECT_EQ(doc["findings"][0]["column"], 13);
+  EXPECT_EQ(doc["findings"][0]["key"], "Wieght");
+  EXPECT_EQ(doc["findings"][0]["column"], 29);
 }
 
 TEST(ConfigShow, PrintsEffectiveConfig) {
