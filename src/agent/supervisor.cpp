@@ -81,6 +81,7 @@ Supervisor::Supervisor(SupervisorOptions opts) : opts_(std::move(opts)) {}
 
 Supervisor::~Supervisor() {
   for (auto& [key, t] : steps_) {
+    if (t.last.ended()) reap(t, 200);  // its daemon is on its way out: collect it
     if (t.pidfd >= 0) close(t.pidfd);
   }
 }
@@ -163,9 +164,29 @@ void Supervisor::adopt_existing() {
   }
 }
 
+// Collects a step daemon that has exited: waitpid when it is this process's
+// child (no zombies in a long-running agent), and the pidfd is closed.
+// `wait_ms` > 0 waits that long for a daemon that is still on its way out.
+void Supervisor::reap(Tracked& t, int wait_ms) {
+  if (t.reaped || t.pid <= 0) return;
+  if (wait_ms > 0 && t.pidfd >= 0) wait_pidfd(t.pidfd, wait_ms);
+  bool gone = t.pidfd >= 0 ? wait_pidfd(t.pidfd, 0) : !process_alive(t.pid, t.start_ticks);
+  pid_t w = waitpid(t.pid, nullptr, WNOHANG);  // > 0: our child, collected; -1: not ours
+  if (w == 0 && !gone) return;                  // still running
+  t.reaped = true;
+  if (t.pidfd >= 0) {
+    close(t.pidfd);
+    t.pidfd = -1;
+  }
+}
+
 // Brings `t.last` up to date; notices a step daemon that has exited.
 void Supervisor::refresh(Tracked& t) {
-  if (t.last.ended() || t.launching) return;
+  if (t.launching) return;
+  if (t.last.ended()) {
+    reap(t, 0);
+    return;
+  }
   bool gone;
   if (t.pidfd >= 0) {
     gone = wait_pidfd(t.pidfd, 0);
@@ -176,11 +197,7 @@ void Supervisor::refresh(Tracked& t) {
     if (auto s = step_status_from_json(*state)) t.last = *s;
   }
   if (!gone) return;
-  if (t.pid > 0) waitpid(t.pid, nullptr, WNOHANG);  // ours when this agent started it
-  if (t.pidfd >= 0) {
-    close(t.pidfd);
-    t.pidfd = -1;
-  }
+  reap(t, 0);
   if (auto state = read_json_file(t.dir + "/" + kStateFile)) {
     if (auto s = step_status_from_json(*state)) t.last = *s;
   }
@@ -458,6 +475,7 @@ Status Supervisor::acknowledge(const StepKey& key) {
   if (it == steps_.end()) return make_error("step " + key.str() + " is not known on node " + opts_.node_name);
   refresh(it->second);
   if (!it->second.last.ended()) return make_error("step " + key.str() + " is still running; it cannot be forgotten");
+  reap(it->second, 1000);  // the daemon exits right after its final record
   std::error_code ec;
   std::filesystem::remove_all(it->second.dir, ec);
   if (ec) return make_error("cannot remove spool record " + it->second.dir + ": " + ec.message());

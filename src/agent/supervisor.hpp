@@ -109,12 +109,14 @@ class Supervisor {
     uint64_t start_ticks = 0;
     int pidfd = -1;
     bool launching = false;  // placeholder while launch() runs without the lock
+    bool reaped = false;     // the daemon has exited and (when our child) been waited for
     StepStatus last;
   };
 
   explicit Supervisor(SupervisorOptions opts);
   void adopt_existing();
   void refresh(Tracked& t);
+  void reap(Tracked& t, int wait_ms);
   void handle_vanished(Tracked& t);
   Result<LaunchResult> start_stepd(const LaunchRequest& req, Tracked& t);
   Status prepare_record(const LaunchRequest& req, const std::string& dir);

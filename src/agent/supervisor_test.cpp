@@ -612,6 +612,24 @@ TEST_F(SupervisorTest, StrayTermToTheStepDaemonIsIgnored) {
   EXPECT_EQ(sup_->wait(r.key, 5000)->state, JobState::kCancelled);
 }
 
+TEST_F(SupervisorTest, LeavesNoZombieStepDaemons) {
+  std::vector<pid_t> daemons;
+  std::vector<StepKey> keys;
+  for (int i = 0; i < 3; ++i) {
+    auto r = batch("true\n");
+    StepStatus st = run(r);
+    ASSERT_EQ(st.state, JobState::kCompleted);
+    daemons.push_back(st.stepd_pid);
+    keys.push_back(r.key);
+  }
+  ASSERT_TRUE(sup_->acknowledge(keys[0]).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  sup_->steps();  // a status poll collects daemons that have exited
+  for (pid_t pid : daemons) {
+    EXPECT_NE(access(("/proc/" + std::to_string(pid)).c_str(), F_OK), 0) << "step daemon " << pid << " left a zombie";
+  }
+}
+
 TEST_F(SupervisorTest, TimeLimitCanBeRaised) {
   auto r = batch("sleep 1.5; echo done\n");
   r.time_limit_s = 1;
