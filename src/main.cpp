@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/agent_main.hpp"
 #include "cli/commands.hpp"
 
 namespace {
@@ -38,7 +39,6 @@ DROVER_PENDING(sprio_main, "sprio")
 DROVER_PENDING(sdiag_main, "sdiag")
 DROVER_PENDING(sshare_main, "sshare")
 DROVER_PENDING(controller_main, "drover controller")
-DROVER_PENDING(agent_main, "drover agent")
 DROVER_PENDING(up_main, "drover up")
 DROVER_PENDING(down_main, "drover down")
 #undef DROVER_PENDING
@@ -68,7 +68,7 @@ const Command kDroverCommands[] = {
     {"config", drover::cli::config_main, "check, show or document a configuration"},
     {"sim", sim_main, "replay a workload against a configuration"},
     {"controller", controller_main, "run the controller daemon"},
-    {"agent", agent_main, "run the node agent"},
+    {"agent", drover::agent::agent_main, "run the node agent"},
     {"up", up_main, "start a local cluster on this machine"},
     {"down", down_main, "stop the local cluster"},
 };

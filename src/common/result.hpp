@@ -14,11 +14,13 @@ struct Error {
   std::string message;
 };
 
-template <class T>
+// E is the failure type: Error almost everywhere; the Slurm-compatible
+// commands use one that also carries an exit status (cli::CliError).
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+  Result(E error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -31,11 +33,11 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
 
-  const Error& error() const { assert(!ok()); return std::get<1>(v_); }
+  const E& error() const { assert(!ok()); return std::get<1>(v_); }
   T value_or(T fallback) const { return ok() ? std::get<0>(v_) : std::move(fallback); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
 template <>

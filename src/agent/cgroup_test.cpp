@@ -1,0 +1,81 @@
+#include "agent/cgroup.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "agent/agent_test_util.hpp"
+
+namespace drover::agent {
+namespace {
+
+TEST(CgroupHost, DisabledSaysWhatIsLost) {
+  CgroupOptions o;
+  o.enabled = false;
+  CgroupHost h = CgroupHost::probe(o);
+  EXPECT_FALSE(h.plan().tracks());
+  EXPECT_EQ(h.description(), "cgroups disabled by configuration");
+  ASSERT_EQ(h.limits().size(), 1u);
+  EXPECT_NE(h.limits()[0].find("memory limits, CPU confinement and GPU device isolation"), std::string::npos);
+}
+
+TEST(CgroupHost, EveryMissingPieceIsNamedOnce) {
+  CgroupHost h = CgroupHost::probe(CgroupOptions{});
+  const CgroupPlan& p = h.plan();
+  const std::pair<bool, const char*> expect[] = {
+      {p.memory.empty(), "memory limits"}, {p.cpuset.empty(), "CPU confinement"},
+      {p.devices.empty(), "GPU device isolation"}, {!p.tracks(), "process tracking"}};
+  for (const auto& [missing, prefix] : expect) {
+    int n = 0;
+    for (const auto& l : h.limits()) n += l.rfind(prefix, 0) == 0 ? 1 : 0;
+    EXPECT_EQ(n, missing ? 1 : 0) << prefix << " in: " << h.description();
+  }
+  EXPECT_FALSE(h.description().empty());
+}
+
+// A real step cgroup: limit, attach, list, kill, OOM counter, remove.
+TEST(StepCgroup, LimitAttachKillRemove) {
+  CgroupHost h = CgroupHost::probe(CgroupOptions{});
+  if (h.plan().memory.empty()) GTEST_SKIP() << "no usable memory cgroup: " << h.description();
+  std::vector<std::string> warnings;
+  const std::string node = testing::unique_node();
+  auto cg = StepCgroup::create(h.plan(), node + "/job_1", "step_0", warnings);
+  ASSERT_TRUE(cg.ok()) << cg.error().message;
+  ASSERT_TRUE(cg->limit_memory(64, warnings).ok());
+  const std::string mem_dir = cg->to_json()["dirs"]["memory"];
+  auto limit = read_text(mem_dir + (h.plan().memory_v2 ? "/memory.max" : "/memory.limit_in_bytes"));
+  ASSERT_TRUE(limit.ok());
+  EXPECT_EQ(std::stoll(*limit), 64ll << 20);
+  pid_t child = fork();
+  if (child == 0) {
+    for (const auto& f : cg->procs_files()) (void)write_text(f, "0");
+    pause();
+    _exit(0);
+  }
+  std::vector<pid_t> members;
+  for (int i = 0; i < 200 && members.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    members = cg->members();
+  }
+  EXPECT_EQ(members, std::vector<pid_t>{child});
+  EXPECT_EQ(cg->kill_all(), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_EQ(cg->oom_kills(), 0);
+  cg->remove();
+  EXPECT_NE(access(mem_dir.c_str(), F_OK), 0) << "step directory removed";
+  for (const std::string* base : {&h.plan().memory, &h.plan().cpuset, &h.plan().devices, &h.plan().freezer,
+                                  &h.plan().unified}) {
+    if (!base->empty()) rmdir((*base + "/" + node).c_str());
+  }
+  auto back = StepCgroup::from_json(cg->to_json());
+  EXPECT_EQ(back.to_json(), cg->to_json());
+}
+
+}  // namespace
+}  // namespace drover::agent

@@ -1,0 +1,379 @@
+#include "agent/stepd.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <thread>
+
+#include "agent/proc.hpp"
+
+namespace drover::agent {
+namespace {
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+void log_line(const std::string& msg) { std::fprintf(stderr, "drover-stepd[%d]: %s\n", getpid(), msg.c_str()); }
+
+std::string limit_text(int64_t seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(seconds / 3600),
+                static_cast<long long>(seconds / 60 % 60), static_cast<long long>(seconds % 60));
+  return buf;
+}
+
+}  // namespace
+
+StepDaemon::StepDaemon(std::string dir, int notify_fd) : dir_(std::move(dir)), notify_fd_(notify_fd) {}
+
+int StepDaemon::run() {
+  if (Status st = load(); !st) {
+    log_line(st.error().message);
+    notify("failed");
+    return 1;
+  }
+  if (Status st = detach(); !st) {
+    fail_launch(st.error().message);
+    return 0;
+  }
+  if (Status st = check_user(); !st) {
+    fail_launch(st.error().message);
+    return 0;
+  }
+  setup_cgroup();
+  if (Status st = prepare_tasks(); !st) {
+    fail_launch(st.error().message);
+    return 0;
+  }
+  start_tasks();
+  write_state();
+  notify("ok");
+  event_loop();
+  finish();
+  return 0;
+}
+
+Status StepDaemon::load() {
+  auto doc = read_json_file(dir_ + "/" + kSpecFile);
+  if (!doc) return doc.error();
+  auto req = launch_request_from_json((*doc)["request"]);
+  if (!req) return req.error();
+  req_ = std::move(*req);
+  cfg_ = stepd_config_from_json((*doc)["config"]);
+  status_.key = req_.key;
+  status_.stepd_pid = getpid();
+  status_.stepd_start_ticks = process_start_ticks(getpid()).value_or(0);
+  // The limit runs from the job's start when the controller gives it (steps,
+  // restarts), else from now, to the millisecond.
+  start_ms_ = req_.start_time > 0 ? req_.start_time * 1000 : now_ms();
+  status_.start_time = start_ms_ / 1000;
+  set_time_limit(req_.time_limit_s);
+  return {};
+}
+
+void StepDaemon::set_time_limit(int64_t seconds) {
+  status_.time_limit_s = seconds;
+  deadline_ms_ = seconds > 0 ? start_ms_ + seconds * 1000 : 0;
+  warn_ms_ = 0;
+  // --signal without B: goes to the steps, with B: to the batch shell only.
+  if (req_.warn_signal && deadline_ms_ > 0 && req_.warn_signal->batch_shell_only == req_.key.is_batch()) {
+    warn_ms_ = std::max<int64_t>(1, deadline_ms_ - req_.warn_signal->seconds_before * 1000);
+  }
+}
+
+// Leaves the agent's session, becomes the subreaper of everything the step
+// starts, and takes SIGCHLD and the control FIFO into the event loop.
+Status StepDaemon::detach() {
+  setsid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    return make_error(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
+  }
+  // Only the agent (through the FIFO) ends a step: a stray kill of the daemon
+  // must not orphan the job's processes. SIGKILL still works and is handled by
+  // the agent as NODE_FAIL.
+  for (int sig : {SIGPIPE, SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  sig_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sig_fd_ < 0) return make_error(std::string("signalfd: ") + std::strerror(errno));
+  const std::string fifo = dir_ + "/" + kCtlFifo;
+  ctl_fd_ = open(fifo.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);  // RDWR: never sees EOF
+  if (ctl_fd_ < 0) return make_error("cannot open control FIFO " + fifo + ": " + std::strerror(errno));
+  return {};
+}
+
+Status StepDaemon::check_user() {
+  auto user = lookup_user(req_.job.user, req_.job.uid, req_.job.gid);
+  if (!user) return user.error();
+  user_ = std::move(*user);
+  if (user_.uid == 0 && !cfg_.allow_root_jobs) {
+    return make_error("refusing to run job " + req_.key.str() +
+                      " as root (uid 0); allow it explicitly with the agent's --allow-root-jobs setting");
+  }
+  if (geteuid() != 0 && geteuid() != user_.uid) {
+    return make_error("the agent runs as uid " + std::to_string(geteuid()) +
+                      " without root privileges and can only run that user's jobs; job user " + user_.name +
+                      " has uid " + std::to_string(user_.uid));
+  }
+  return {};
+}
+
+void StepDaemon::setup_cgroup() {
+  if (!cfg_.cgroups.tracks()) return;
+  const std::string rel_job = (cfg_.cgroup_node.empty() ? std::string("node") : cfg_.cgroup_node) + "/job_" +
+                              std::to_string(req_.key.job_id);
+  const std::string rel_step = req_.key.is_batch() ? "step_batch" : "step_" + std::to_string(req_.key.step_id);
+  auto cg = StepCgroup::create(cfg_.cgroups, rel_job, rel_step, status_.warnings);
+  if (!cg) {
+    status_.warnings.push_back(cg.error().message);
+    return;
+  }
+  cgroup_ = std::move(*cg);
+  if (Status st = cgroup_.limit_memory(req_.alloc.mem_limit_mb, status_.warnings); !st) {
+    status_.warnings.push_back("memory limit not enforced: " + st.error().message);
+  }
+  if (Status st = cgroup_.limit_cpus(req_.alloc.cpu_ids, status_.warnings); !st) {
+    status_.warnings.push_back("cores not confined: " + st.error().message);
+  }
+  if (cfg_.cgroups.constrain_devices && !cfg_.node_gpu_files.empty()) {
+    std::set<std::string> mine;
+    for (const auto& g : req_.alloc.gpus) mine.insert(g.device_file);
+    std::vector<std::string> deny;
+    for (const auto& f : cfg_.node_gpu_files) {
+      if (!mine.count(f)) deny.push_back(f);
+    }
+    devices_constrained_ = cgroup_.deny_devices(deny, status_.warnings);
+  }
+  status_.cgroup = cgroup_.to_json();
+}
+
+// --- running ---------------------------------------------------------------
+
+void StepDaemon::event_loop() {
+  while (!all_tasks_ended()) {
+    pollfd fds[2] = {{sig_fd_, POLLIN, 0}, {ctl_fd_, POLLIN, 0}};
+    int rc = poll(fds, 2, next_timeout_ms());
+    if (rc < 0 && errno != EINTR) {
+      log_line(std::string("poll: ") + std::strerror(errno));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (rc > 0 && (fds[0].revents & POLLIN)) {
+      signalfd_siginfo info;
+      while (read(sig_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      }
+    }
+    reap_children();
+    if (rc > 0 && (fds[1].revents & POLLIN)) read_commands();
+    handle_timers();
+  }
+}
+
+int StepDaemon::next_timeout_ms() const {
+  int64_t next = 0;
+  for (int64_t t : {deadline_ms_, warn_ms_, kill_ms_}) {
+    if (t > 0 && (next == 0 || t < next)) next = t;
+  }
+  if (next == 0) return 1000;  // also re-checks for a missed SIGCHLD now and then
+  return static_cast<int>(std::clamp<int64_t>(next - now_ms(), 0, 1000));
+}
+
+void StepDaemon::reap_children() {
+  for (;;) {
+    int wstatus = 0;
+    pid_t pid = waitpid(-1, &wstatus, WNOHANG);
+    if (pid <= 0) return;
+    for (auto& t : status_.tasks) {
+      if (t.pid != pid || t.ended) continue;
+      t.ended = true;
+      t.exit = ExitStatus::from_wait_status(wstatus);
+      write_state();
+      if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && !all_tasks_ended()) {
+        // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED).
+        status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
+        signal_processes(SIGKILL, false);
+      }
+    }
+  }
+}
+
+void StepDaemon::read_commands() {
+  char buf[512];
+  ssize_t n;
+  while ((n = read(ctl_fd_, buf, sizeof buf)) > 0) ctl_buf_.append(buf, static_cast<std::size_t>(n));
+  std::size_t nl;
+  while ((nl = ctl_buf_.find('\n')) != std::string::npos) {
+    std::string line = ctl_buf_.substr(0, nl);
+    ctl_buf_.erase(0, nl + 1);
+    if (auto cmd = parse_control_line(line)) {
+      handle_command(*cmd);
+    } else if (!line.empty()) {
+      log_line("ignoring malformed control line '" + line + "'");
+    }
+  }
+}
+
+void StepDaemon::handle_command(const ControlCommand& c) {
+  if (c.verb == "signal") {
+    int sig = std::atoi(c.args[0].c_str());
+    if (sig > 0 && sig < NSIG) signal_processes(sig, c.args[1] == "batch");
+  } else if (c.verb == "terminate") {
+    auto state = parse_state(c.args[0]);
+    begin_termination(state.value_or(JobState::kCancelled), c.rest);
+  } else if (c.verb == "time_limit") {
+    set_time_limit(std::max<int64_t>(0, std::atoll(c.args[0].c_str())));
+    write_state();
+  } else {
+    log_line("ignoring unknown control command '" + c.verb + "'");
+  }
+}
+
+void StepDaemon::handle_timers() {
+  const int64_t now = now_ms();
+  if (warn_ms_ > 0 && now >= warn_ms_) {
+    warn_ms_ = 0;
+    signal_processes(req_.warn_signal->signal, req_.warn_signal->batch_shell_only);
+  }
+  if (deadline_ms_ > 0 && now >= deadline_ms_ && !end_state_) {
+    deadline_ms_ = 0;
+    begin_termination(JobState::kTimeout, "time limit of " + limit_text(status_.time_limit_s) + " reached");
+  }
+  if (kill_ms_ > 0 && now >= kill_ms_) {
+    cgroup_.kill_all();
+    signal_processes(SIGKILL, false);
+    kill_ms_ = now + 1000;  // again each second until every task has ended
+  }
+}
+
+// Slurm's termination: SIGCONT and SIGTERM to every process of the step, then
+// SIGKILL after KillWait. The first reason to end the step wins.
+void StepDaemon::begin_termination(JobState state, const std::string& reason) {
+  if (end_state_) return;
+  end_state_ = state;
+  end_reason_ = reason;
+  signal_processes(SIGCONT, false);
+  signal_processes(SIGTERM, false);
+  kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
+}
+
+void StepDaemon::signal_processes(int sig, bool batch_shell_only) {
+  if (batch_shell_only) {
+    if (!status_.tasks.empty() && !status_.tasks.front().ended) ::kill(status_.tasks.front().pid, sig);
+    return;
+  }
+  for (pid_t pid : step_processes()) ::kill(pid, sig);
+}
+
+std::vector<pid_t> StepDaemon::step_processes() const {
+  std::set<pid_t> all;
+  for (pid_t p : cgroup_.members()) all.insert(p);
+  for (pid_t p : process_descendants(getpid())) all.insert(p);
+  all.erase(getpid());
+  return {all.begin(), all.end()};
+}
+
+bool StepDaemon::all_tasks_ended() const {
+  return std::all_of(status_.tasks.begin(), status_.tasks.end(), [](const TaskStatus& t) { return t.ended; });
+}
+
+// --- ending ----------------------------------------------------------------
+
+void StepDaemon::finish() {
+  // What the tasks left behind (background jobs, daemons) ends with the step.
+  std::vector<pid_t> left;
+  for (int round = 0; round < 500; ++round) {
+    left = step_processes();
+    if (left.empty()) break;
+    cgroup_.kill_all();
+    for (pid_t pid : left) ::kill(pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    reap_children();
+  }
+  if (!left.empty()) {
+    std::string pids;
+    for (pid_t p : left) pids += (pids.empty() ? "" : ",") + std::to_string(p);
+    status_.warnings.push_back("processes that did not die with the step (uninterruptible?): " + pids);
+  }
+  status_.oom_kills = cgroup_.oom_kills();
+  std::vector<ExitStatus> exits;
+  bool launch_error = false;
+  for (const auto& t : status_.tasks) {
+    exits.push_back(t.exit);
+    if (!t.error.empty()) {
+      launch_error = true;
+      if (status_.reason.empty()) status_.reason = "task " + std::to_string(t.rank) + ": " + t.error;
+    }
+  }
+  status_.exit = worst_exit(exits);
+  if (end_state_) {
+    status_.state = *end_state_;
+    status_.reason = end_reason_;
+  } else if (status_.oom_kills > 0) {
+    status_.state = JobState::kOutOfMemory;
+    status_.reason = "out of memory: the OOM killer ended " + std::to_string(status_.oom_kills) +
+                     " process(es) at the limit of " + std::to_string(req_.alloc.mem_limit_mb) + " MB";
+  } else {
+    status_.state = status_.exit.success() && !launch_error ? JobState::kCompleted : JobState::kFailed;
+  }
+  status_.end_time = now_ms() / 1000;
+  cgroup_.remove();  // before the final record: whoever reads it finds the cgroups gone
+  write_state();
+}
+
+void StepDaemon::fail_launch(const std::string& reason) {
+  log_line("launch of " + req_.key.str() + " failed: " + reason);
+  status_.state = JobState::kFailed;
+  status_.exit = ExitStatus{1, 0, false};
+  status_.reason = "launch failed: " + reason;
+  status_.end_time = now_ms() / 1000;
+  for (auto& p : plans_) {
+    for (int fd : {p.in_fd, p.out_fd, p.err_fd}) {
+      if (fd >= 0) close(fd);
+    }
+  }
+  cgroup_.remove();
+  write_state();
+  notify("failed");
+}
+
+void StepDaemon::write_state() {
+  if (Status st = write_file_atomic(dir_ + "/" + kStateFile, to_json(status_).dump(1)); !st) {
+    log_line(st.error().message);
+  }
+}
+
+void StepDaemon::notify(const char* word) {
+  if (notify_fd_ < 0) return;
+  std::string msg = std::string(word) + "\n";
+  ssize_t ignored = write(notify_fd_, msg.data(), msg.size());
+  (void)ignored;
+  close(notify_fd_);
+  notify_fd_ = -1;
+}
+
+int stepd_main(const std::vector<std::string>& args) {
+  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') {
+    std::fprintf(stderr, "usage: drover-stepd STEP_SPOOL_DIR\n(started by the node agent; not for interactive use)\n");
+    return 2;
+  }
+  int notify_fd = fcntl(3, F_GETFD) >= 0 ? 3 : -1;
+  if (notify_fd >= 0) fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
+  StepDaemon d(args[0], notify_fd);
+  return d.run();
+}
+
+}  // namespace drover::agent

@@ -1,0 +1,94 @@
+// The step daemon (Slurm's slurmstepd role): one process per step on a node,
+// started by the agent, that forks the step's tasks, enforces its limits and
+// records how it ends. It is the child subreaper of every process of the step,
+// so a double-forked daemon or a setsid'd grandchild still comes back to it
+// and is killed with the step. It keeps running when the agent restarts; the
+// new agent finds it through the spool (spool.hpp) and talks to it through the
+// control FIFO.
+//
+// Single-threaded by design: after fork() the task child may allocate, and the
+// daemon can switch its effective uid to open files as the job's user.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/cgroup.hpp"
+#include "agent/launch_spec.hpp"
+#include "agent/spool.hpp"
+#include "agent/step_status.hpp"
+#include "agent/user_info.hpp"
+
+namespace drover::agent {
+
+// Entry point: `drover agent --stepd STEP_DIR` and `drover-stepd STEP_DIR`.
+// File descriptor 3, when open, is the launch notification pipe to the agent.
+int stepd_main(const std::vector<std::string>& args);
+
+// One task to start: the parts computed before fork().
+struct TaskPlan {
+  int rank = 0;
+  int local_id = 0;
+  std::vector<std::string> env;  // without SLURM_TASK_PID
+  int in_fd = -1, out_fd = -1, err_fd = -1;
+  std::string out_path, err_path;
+};
+
+class StepDaemon {
+ public:
+  StepDaemon(std::string dir, int notify_fd);
+  int run();
+
+ private:
+  // setup (stepd.cpp)
+  Status load();
+  Status detach();
+  Status check_user();
+  void setup_cgroup();
+  void set_time_limit(int64_t seconds);
+  // launch (stepd_launch.cpp)
+  Status prepare_tasks();
+  Status open_task_io(TaskPlan& t, const std::string& work_dir);
+  void start_tasks();
+  pid_t fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error);
+  // running (stepd.cpp)
+  void event_loop();
+  void reap_children();
+  void read_commands();
+  void handle_command(const ControlCommand& c);
+  void handle_timers();
+  int next_timeout_ms() const;
+  void begin_termination(JobState state, const std::string& reason);
+  void signal_processes(int sig, bool batch_shell_only);
+  std::vector<pid_t> step_processes() const;
+  bool all_tasks_ended() const;
+  // ending
+  void finish();
+  void fail_launch(const std::string& reason);
+  void write_state();
+  void notify(const char* word);
+
+  std::string dir_;
+  int notify_fd_ = -1;
+  LaunchRequest req_;
+  StepdConfig cfg_;
+  UserInfo user_;
+  StepCgroup cgroup_;
+  StepStatus status_;
+  std::vector<TaskPlan> plans_;
+  bool devices_constrained_ = false;
+  int sig_fd_ = -1;
+  int ctl_fd_ = -1;
+  std::string ctl_buf_;
+  int64_t start_ms_ = 0;     // what the time limit counts from (unix ms)
+  int64_t deadline_ms_ = 0;  // time limit (unix ms); 0: none
+  int64_t warn_ms_ = 0;      // --signal delivery time; 0: none or done
+  int64_t kill_ms_ = 0;      // SIGKILL after KillWait; 0: not terminating
+  std::optional<JobState> end_state_;
+  std::string end_reason_;
+};
+
+}  // namespace drover::agent

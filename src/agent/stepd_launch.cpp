@@ -1,0 +1,328 @@
+// The step daemon's launch half: working directory, standard streams opened
+// as the job's user, environment, and fork/exec of each task.
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "agent/hw/hardware.hpp"
+#include "agent/io_pattern.hpp"
+#include "agent/job_env.hpp"
+#include "agent/login_env.hpp"
+#include "agent/stepd.hpp"
+#include "common/strings.hpp"
+
+namespace drover::agent {
+namespace {
+
+constexpr uint32_t kNoArrayTask = 4294967294u;  // what Slurm prints for %a outside an array
+constexpr int kLoginEnvTimeoutMs = 8000;
+
+
+// Switches the effective identity to the job's user for file access, and back.
+// Only when the daemon is root and the user is not; a no-op otherwise.
+class AsUser {
+ public:
+  explicit AsUser(const UserInfo& u) {
+    if (geteuid() != 0 || u.uid == 0) return;
+    saved_groups_.resize(static_cast<std::size_t>(std::max(getgroups(0, nullptr), 0)));
+    if (!saved_groups_.empty()) getgroups(static_cast<int>(saved_groups_.size()), saved_groups_.data());
+    active_ = setgroups(u.groups.size(), u.groups.data()) == 0 && setegid(u.gid) == 0 && seteuid(u.uid) == 0;
+    switched_ = true;
+  }
+  ~AsUser() {
+    if (!switched_) return;
+    if (seteuid(0) != 0 || setegid(0) != 0) std::abort();  // never continue with a user's identity
+    setgroups(saved_groups_.size(), saved_groups_.data());
+  }
+  AsUser(const AsUser&) = delete;
+  AsUser& operator=(const AsUser&) = delete;
+  bool failed() const { return switched_ && !active_; }
+
+ private:
+  bool switched_ = false;
+  bool active_ = false;
+  std::vector<gid_t> saved_groups_;
+};
+
+std::string absolute(const std::string& path, const std::string& work_dir) {
+  if (path.empty() || path[0] == '/') return path;
+  return work_dir + "/" + path;
+}
+
+enum Stage : int { kStageIo = 1, kStageIdentity, kStageChdir, kStageExec };
+
+std::string stage_text(int stage) {
+  switch (stage) {
+    case kStageIo: return "redirecting standard streams";
+    case kStageIdentity: return "switching to the job's user";
+    case kStageChdir: return "chdir";
+    default: return "execve";
+  }
+}
+
+// In the child: try each PATH entry as execvp would, but with the task's PATH.
+void exec_search(const std::vector<std::string>& argv, char* const* envp, const std::vector<std::string>& env) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  if (argv[0].find('/') != std::string::npos) {
+    execve(args[0], args.data(), envp);
+    return;
+  }
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& kv : env) {
+    if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
+  }
+  int best = ENOENT;
+  for (const auto& dir : split(path, ':')) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + argv[0];
+    execve(candidate.c_str(), args.data(), envp);
+    if (errno != ENOENT && errno != ENOTDIR) best = errno;
+  }
+  errno = best;
+}
+
+}  // namespace
+
+Status StepDaemon::prepare_tasks() {
+  const std::string work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
+  if (work_dir.empty()) return make_error("no working directory: neither --chdir nor the submit directory is set");
+  {
+    AsUser as(user_);
+    if (as.failed()) return make_error("cannot take the identity of user " + user_.name + ": " + std::strerror(errno));
+    struct stat st {};
+    if (stat(work_dir.c_str(), &st) != 0 || faccessat(AT_FDCWD, work_dir.c_str(), X_OK, AT_EACCESS) != 0) {
+      return make_error("cannot use working directory " + work_dir + " as user " + user_.name + ": " +
+                        std::strerror(errno) + " (set by --chdir, else the directory sbatch ran in)");
+    }
+    if (!S_ISDIR(st.st_mode)) return make_error("working directory " + work_dir + " is not a directory");
+  }
+  std::vector<std::string> login;
+  if (export_loads_login_env(req_.job.export_spec)) {
+    auto env = load_login_env(user_, kLoginEnvTimeoutMs);
+    if (env) {
+      login = std::move(*env);
+    } else {
+      status_.warnings.push_back("--export=" + req_.job.export_spec + ": " + env.error().message +
+                                 "; the job starts from HOME, USER, LOGNAME, SHELL and a default PATH");
+      login = minimal_login_env(user_);
+    }
+  }
+  std::vector<int> ranks = req_.key.is_batch() ? std::vector<int>{0} : req_.layout.global_task_ids;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    TaskPlan t;
+    t.rank = ranks[i];
+    t.local_id = static_cast<int>(i);
+    auto env = build_task_env(req_, TaskPlace{t.rank, t.local_id}, devices_constrained_, login);
+    if (!env) return env.error();
+    t.env = env_strings(*env);
+    plans_.push_back(std::move(t));
+    if (Status st = open_task_io(plans_.back(), work_dir); !st) return st;
+    TaskStatus ts;
+    ts.rank = ranks[i];
+    status_.tasks.push_back(ts);
+  }
+  status_.stdout_path = plans_.front().out_path;
+  status_.stderr_path = plans_.front().err_path;
+  return {};
+}
+
+Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
+  PatternValues v;
+  v.job_id = req_.key.job_id;
+  v.step = req_.key.is_batch() ? "batch" : std::to_string(req_.key.step_id);
+  v.array_job_id = req_.job.array ? req_.job.array->array_job_id : req_.key.job_id;
+  v.array_task = std::to_string(req_.job.array ? req_.job.array->task_id : kNoArrayTask);
+  v.node_name = hw::short_host_name();  // %N is the machine's short name in Slurm, not the NodeName
+  v.node_index = req_.key.is_batch() ? 0 : req_.layout.node_index;
+  v.task_rank = t.rank;
+  v.user = user_.name;
+  v.job_name = req_.job.job_name;
+  const bool batch = req_.key.is_batch();
+  // A step without -o/-e writes into its spool record, from where the RPC
+  // layer forwards each task's output to srun.
+  std::string out_pattern = req_.io.stdout_pattern;
+  if (out_pattern.empty()) out_pattern = batch ? default_batch_output(req_.job.array.has_value()) : "";
+  t.out_path = out_pattern.empty() ? dir_ + "/task" + std::to_string(t.rank) + ".out"
+                                   : absolute(expand_io_pattern(out_pattern, v), work_dir);
+  std::string err_pattern = req_.io.stderr_pattern;
+  if (err_pattern.empty() && !batch && req_.io.stdout_pattern.empty()) {
+    t.err_path = dir_ + "/task" + std::to_string(t.rank) + ".err";
+  } else {
+    t.err_path = err_pattern.empty() ? t.out_path : absolute(expand_io_pattern(err_pattern, v), work_dir);
+  }
+  // Tasks that name the same file share one open file (and its offset).
+  std::map<std::string, int> opened;
+  for (const auto& p : plans_) {
+    if (&p == &t) continue;
+    opened.emplace(p.out_path, p.out_fd);
+    opened.emplace(p.err_path, p.err_fd);
+  }
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (req_.io.append ? O_APPEND : O_TRUNC);
+  auto open_out = [&](const std::string& path, int& fd) -> Status {
+    if (auto it = opened.find(path); it != opened.end()) {
+      fd = dup(it->second);
+    } else if (path.rfind(dir_ + "/", 0) == 0) {
+      fd = open(path.c_str(), flags, 0600);  // the spool is the daemon's: opened as root
+      if (fd >= 0) opened.emplace(path, fd);
+    } else {
+      AsUser as(user_);  // created with the user's ownership and checked with the user's rights
+      fd = as.failed() ? -1 : open(path.c_str(), flags, 0644);
+      if (fd >= 0) opened.emplace(path, fd);
+    }
+    if (fd < 0) return make_error("cannot open " + path + " as user " + user_.name + ": " + std::strerror(errno));
+    return {};
+  };
+  if (Status st = open_out(t.out_path, t.out_fd); !st) return st;
+  if (t.err_path == t.out_path) {
+    t.err_fd = dup(t.out_fd);
+  } else if (Status st = open_out(t.err_path, t.err_fd); !st) {
+    return st;
+  }
+  std::string in_path =
+      req_.io.stdin_path.empty() ? "/dev/null" : absolute(expand_io_pattern(req_.io.stdin_path, v), work_dir);
+  AsUser as(user_);
+  t.in_fd = as.failed() ? -1 : open(in_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (t.in_fd < 0) return make_error("cannot open input " + in_path + " as user " + user_.name + ": " + std::strerror(errno));
+  return {};
+}
+
+void StepDaemon::start_tasks() {
+  const std::string work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
+  for (std::size_t i = 0; i < plans_.size(); ++i) {
+    std::string error;
+    pid_t pid = fork_task(plans_[i], work_dir, error);
+    TaskStatus& ts = status_.tasks[i];
+    if (pid > 0 && error.empty()) {
+      ts.pid = pid;
+      continue;
+    }
+    ts.pid = pid > 0 ? pid : 0;
+    ts.error = error;
+    if (pid <= 0) {  // never started: nothing to reap
+      ts.ended = true;
+      ts.exit = ExitStatus{1, 0, false};
+    }
+  }
+  for (auto& p : plans_) {
+    for (int* fd : {&p.in_fd, &p.out_fd, &p.err_fd}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  }
+  reap_children();  // tasks whose exec failed have exited already
+}
+
+namespace {
+
+// Everything the forked child needs, computed before fork().
+struct ChildPlan {
+  const TaskPlan* task;
+  const std::vector<std::string>* argv;
+  const std::vector<std::string>* procs_files;
+  const UserInfo* user;
+  bool drop_privileges;
+  const std::string* work_dir;
+  std::optional<mode_t> umask;
+  int error_fd;
+};
+
+// In the forked child: join the cgroups, set up the streams, become the user,
+// enter the working directory and exec. Any failure is reported as
+// {stage, errno} on error_fd, which exec closes on success.
+[[noreturn]] void run_child(const ChildPlan& p) {
+  auto fail = [&](int stage) {
+    int msg[2] = {stage, errno};
+    ssize_t ignored = write(p.error_fd, msg, sizeof msg);
+    (void)ignored;
+    _exit(stage == kStageExec ? (msg[1] == ENOENT ? 127 : 126) : 1);
+  };
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
+  for (const auto& f : *p.procs_files) {  // while still root
+    int fd = open(f.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      ssize_t ignored = write(fd, "0", 1);
+      (void)ignored;
+      close(fd);
+    }
+  }
+  setpgid(0, 0);
+  const TaskPlan& t = *p.task;
+  if (dup2(t.in_fd, 0) < 0 || dup2(t.out_fd, 1) < 0 || dup2(t.err_fd, 2) < 0) fail(kStageIo);
+  if (p.drop_privileges) {
+    const UserInfo& u = *p.user;
+    if (setgroups(u.groups.size(), u.groups.data()) != 0 || setgid(u.gid) != 0 || setuid(u.uid) != 0) {
+      fail(kStageIdentity);
+    }
+    if (setuid(0) == 0) {
+      errno = EPERM;
+      fail(kStageIdentity);  // privileges must be gone for good
+    }
+  }
+  if (chdir(p.work_dir->c_str()) != 0) fail(kStageChdir);
+  if (p.umask) umask(*p.umask);
+  std::vector<std::string> env = t.env;
+  env.push_back("SLURM_TASK_PID=" + std::to_string(getpid()));
+  std::vector<char*> envp;
+  for (auto& kv : env) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  exec_search(*p.argv, envp.data(), env);
+  fail(kStageExec);
+  _exit(127);  // not reached
+}
+
+}  // namespace
+
+pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error) {
+  int errpipe[2];
+  if (pipe2(errpipe, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  const std::vector<std::string> argv =
+      req_.key.is_batch() ? std::vector<std::string>{dir_ + "/" + kScriptFile} : req_.argv;
+  const ChildPlan plan{&t,
+                       &argv,
+                       &cgroup_.procs_files(),
+                       &user_,
+                       geteuid() == 0 && user_.uid != 0,
+                       &work_dir,
+                       req_.key.is_batch() ? std::nullopt : req_.layout.umask,
+                       errpipe[1]};
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(errpipe[0]);
+    run_child(plan);
+  }
+  close(errpipe[1]);
+  if (pid < 0) {
+    error = std::string("fork: ") + std::strerror(errno);
+    close(errpipe[0]);
+    return -1;
+  }
+  int msg[2] = {0, 0};
+  ssize_t n;
+  while ((n = read(errpipe[0], msg, sizeof msg)) < 0 && errno == EINTR) {
+  }
+  close(errpipe[0]);
+  if (n == static_cast<ssize_t>(sizeof msg)) {
+    std::string what = msg[0] == kStageChdir  ? "chdir(" + work_dir + ")"
+                       : msg[0] == kStageExec ? "execve(" + argv[0] + ")"
+                                              : stage_text(msg[0]);
+    error = what + ": " + std::strerror(msg[1]);
+  }
+  return pid;
+}
+
+}  // namespace drover::agent

@@ -1,0 +1,133 @@
+// The node agent's job runtime: the API the controller/agent RPC layer calls.
+//
+//   auto sup = Supervisor::open(opts);          // probes cgroups, adopts running steps from the spool
+//   sup->launch(req);                           // batch script or this node's tasks of a step
+//   sup->signal(key, SIGUSR1, kAllProcesses);   // scancel --signal / --signal=[B:]SIG
+//   sup->terminate_job(id, kCancelled, "...");  // scancel; SIGTERM, KillWait, SIGKILL
+//   sup->wait_any(ms) / sup->finished();        // steps that ended and are not yet acknowledged
+//   sup->acknowledge(key);                      // the controller has the exit: forget the record
+//
+// Each step runs under its own step daemon (stepd.hpp), which outlives the
+// agent: destroying the Supervisor, or the agent dying, leaves every job
+// running, and the next Supervisor::open on the same spool re-attaches to
+// them (pidfd + the step's cgroup) and reports their exits. Thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/cgroup.hpp"
+#include "agent/launch_spec.hpp"
+#include "agent/step_status.hpp"
+#include "common/result.hpp"
+
+namespace drover::agent {
+
+struct SupervisorOptions {
+  std::string node_name;  // this agent's NodeName
+  std::string spool_dir;  // SlurmdSpoolDir for this node (created if missing)
+  // How to start a step daemon; the step's spool directory is appended.
+  // Production: default_stepd_command() ("<this executable> agent --stepd").
+  std::vector<std::string> stepd_command;
+  int64_t kill_wait_ms = 30000;  // KillWait
+  bool allow_root_jobs = false;  // run jobs whose user is root (refused otherwise)
+  CgroupOptions cgroups;
+  std::vector<std::string> node_gpu_files;  // every GPU device file of this node, for isolation
+  int launch_timeout_ms = 30000;           // how long launch() waits for the tasks to start
+};
+
+// "<path of the running executable> agent --stepd".
+std::vector<std::string> default_stepd_command();
+
+enum class SignalScope {
+  kAllProcesses,  // every process of the step (scancel --signal, srun signals)
+  kBatchShell,    // the batch script's shell only (scancel -b, --signal=B:)
+};
+
+struct LaunchResult {
+  StepKey key;
+  bool started = false;        // the tasks were started (they may have ended since)
+  bool already_known = false;  // the step was already in the spool: nothing was launched again
+  std::string failure;         // when !started: why; the step's final status says the same
+  std::vector<pid_t> task_pids;
+};
+
+class Supervisor {
+ public:
+  static Result<std::unique_ptr<Supervisor>> open(SupervisorOptions opts);
+  ~Supervisor();  // closes handles only: running steps keep running
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // What this host cannot enforce, one line each (said once by the caller at start-up).
+  std::vector<std::string> cannot_enforce() const;
+  std::string enforcement_summary() const;
+  // Steps found running (or ended, unreported) in the spool at open().
+  std::vector<StepKey> adopted() const;
+
+  // Starts a step daemon and waits until the tasks run or the launch failed.
+  // Errors are the agent's own (invalid request, spool not writable, daemon
+  // could not start); a job-level failure (missing --chdir directory, unknown
+  // user, refused root job) is a LaunchResult with started=false and a final
+  // FAILED status carrying the reason.
+  Result<LaunchResult> launch(const LaunchRequest& req);
+
+  Status signal(const StepKey& key, int sig, SignalScope scope);
+  // Ends a step the way Slurm does (SIGCONT+SIGTERM, KillWait, SIGKILL) and
+  // records `state` (kCancelled, kTimeout, kNodeFail, ...) with `reason`.
+  Status terminate(const StepKey& key, JobState state, const std::string& reason);
+  // terminate() for every running step of the job on this node.
+  Status terminate_job(uint64_t job_id, JobState state, const std::string& reason);
+  // New time limit in seconds from the job's start (0: unlimited).
+  Status set_time_limit(const StepKey& key, int64_t seconds);
+
+  std::optional<StepStatus> status(const StepKey& key);
+  std::vector<StepStatus> steps();     // every step known: running and ended-unacknowledged, by key
+  std::vector<StepStatus> finished();  // ended, not yet acknowledged, by key
+  // Blocks until the step has ended (or timeout_ms passes; -1 waits forever).
+  std::optional<StepStatus> wait(const StepKey& key, int timeout_ms);
+  // Blocks until at least one step has ended and is unacknowledged, or timeout_ms passes.
+  std::vector<StepStatus> wait_any(int timeout_ms);
+  // Forgets an ended step: its spool record is removed. Error while it runs.
+  Status acknowledge(const StepKey& key);
+
+  // Removes this node's cgroup directories when no step uses them any more
+  // (for an agent that stops for good, and for tests). Running steps keep theirs.
+  void release_cgroups();
+
+ private:
+  struct Tracked {
+    std::string dir;
+    pid_t pid = 0;
+    uint64_t start_ticks = 0;
+    int pidfd = -1;
+    bool launching = false;  // placeholder while launch() runs without the lock
+    bool reaped = false;     // the daemon has exited and (when our child) been waited for
+    StepStatus last;
+  };
+
+  explicit Supervisor(SupervisorOptions opts);
+  void adopt_existing();
+  void refresh(Tracked& t);
+  void reap(Tracked& t, int wait_ms);
+  void handle_vanished(Tracked& t);
+  Result<LaunchResult> start_stepd(const LaunchRequest& req, Tracked& t);
+  Status prepare_record(const LaunchRequest& req, const std::string& dir);
+  Status control(const StepKey& key, const std::string& line);
+
+  SupervisorOptions opts_;
+  CgroupHost cgroups_;
+  std::string cgroup_node_;
+  mutable std::mutex mu_;
+  std::map<StepKey, Tracked> steps_;
+  std::vector<StepKey> adopted_;
+};
+
+}  // namespace drover::agent

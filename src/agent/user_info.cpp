@@ -1,0 +1,44 @@
+#include "agent/user_info.hpp"
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace drover::agent {
+
+Result<UserInfo> lookup_user(const std::string& name, uid_t uid, gid_t gid) {
+  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buf(size > 0 ? static_cast<std::size_t>(size) : 16384);
+  passwd pw{};
+  passwd* found = nullptr;
+  int rc = getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found);
+  if (rc != 0 || !found) {
+    return make_error("user '" + name + "' is not known on this node" +
+                      (rc ? std::string(" (") + std::strerror(rc) + ")" : "") +
+                      "; add the account (same name and uid as on the submit host)");
+  }
+  if (pw.pw_uid != uid) {
+    return make_error("user '" + name + "' has uid " + std::to_string(pw.pw_uid) + " on this node but uid " +
+                      std::to_string(uid) + " in the job; the user databases of the nodes disagree");
+  }
+  UserInfo u;
+  u.name = name;
+  u.uid = pw.pw_uid;
+  u.gid = gid;
+  u.home = pw.pw_dir ? pw.pw_dir : "";
+  u.shell = pw.pw_shell ? pw.pw_shell : "";
+  int ngroups = 64;
+  std::vector<gid_t> groups(static_cast<std::size_t>(ngroups));
+  while (getgrouplist(name.c_str(), gid, groups.data(), &ngroups) < 0) {
+    groups.resize(static_cast<std::size_t>(ngroups) + 16);
+    ngroups = static_cast<int>(groups.size());
+  }
+  groups.resize(static_cast<std::size_t>(ngroups));
+  u.groups = std::move(groups);
+  return u;
+}
+
+}  // namespace drover::agent

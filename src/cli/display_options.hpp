@@ -1,0 +1,35 @@
+// Option scanning shared by the display commands (squeue, sinfo, sacct,
+// sprio, sshare): getopt grammar with operands anywhere, each option applied
+// in order, and a stray operand refused.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/arg_scanner.hpp"
+#include "cli/cli_error.hpp"
+
+namespace drover::cli {
+
+// `apply(options, scanned)` returns CliResult<bool>. Getopt errors exit 1, as
+// these commands do.
+template <class Options, class Apply>
+CliResult<Options> scan_display_options(const std::vector<std::string>& args, std::span<const OptionSpec> specs,
+                                        std::string_view program, Options options, Apply apply) {
+  auto scan = scan_args(args, specs, OperandMode::kPermute, program);
+  if (!scan) return CliError{getopt_error_text(scan.error(), program), kExitError};
+  for (const auto& opt : scan->options) {
+    CliResult<bool> r = apply(options, opt);
+    if (!r) return r.error();
+  }
+  if (!scan->operands.empty()) {
+    return cli_error(program, fmt::format("unrecognized argument \"{}\"; options start with '-'", scan->operands[0]));
+  }
+  return options;
+}
+
+}  // namespace drover::cli

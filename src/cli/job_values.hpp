@@ -1,0 +1,143 @@
+// Typed values of job-submission options (sbatch/srun/salloc) and their
+// parsers: job arrays, dependencies, --signal, --export, --mail-type,
+// --exclusive, node-count ranges, GPU counts. Each parser checks the whole
+// value and its error says what part was wrong; the option layer adds
+// Slurm's wording ("sbatch: error: Invalid --signal specification").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/duration.hpp"
+#include "common/result.hpp"
+
+namespace drover::cli {
+
+// ---- --array: "0-15%4", "1,3,5-7", "0-9:2", "7" ----------------------------
+struct ArrayRange {
+  int64_t first = 0;
+  int64_t last = 0;   // inclusive
+  int64_t step = 1;   // ":N" suffix of a range
+  bool operator==(const ArrayRange&) const = default;
+};
+
+struct ArraySpec {
+  std::vector<ArrayRange> ranges;  // in the order written
+  int64_t max_running = 0;         // "%N" throttle; 0 = no limit
+  // Task ids, ascending, without duplicates.
+  std::vector<int64_t> task_ids() const;
+  bool operator==(const ArraySpec&) const = default;
+};
+
+// Task ids must be >= 0; a range needs first <= last and step >= 1.
+// `max_task_id` (MaxArraySize - 1 in Slurm terms) bounds every id when > 0.
+Result<ArraySpec> parse_array_spec(std::string_view s, int64_t max_task_id = 0);
+// Canonical text: ranges joined by ",", "%N" appended ("0-15%4").
+std::string format_array_spec(const ArraySpec& a);
+// Compresses ascending task ids into Slurm's display form: "2-9", "1,3,5-7".
+// (Strided sets print element-wise runs, as squeue does: "0,2,4".)
+std::string compress_task_ids(const std::vector<int64_t>& ids);
+
+// ---- --dependency ----------------------------------------------------------
+enum class DependencyType { kAfter, kAfterAny, kAfterBurstBuffer, kAfterCorr, kAfterNotOk, kAfterOk, kSingleton };
+
+struct DependencyTarget {
+  int64_t job_id = 0;
+  std::optional<int64_t> array_task;  // "afterok:123_4"
+  Seconds delay = 0;                  // "after:123+10": minutes after start, in seconds
+  bool operator==(const DependencyTarget&) const = default;
+};
+
+struct DependencyClause {
+  DependencyType type = DependencyType::kAfterAny;
+  std::vector<DependencyTarget> targets;  // empty only for singleton
+  bool operator==(const DependencyClause&) const = default;
+};
+
+struct DependencySpec {
+  std::vector<DependencyClause> clauses;
+  bool any_of = false;  // clauses joined by '?' (any satisfies) instead of ',' (all must)
+  bool operator==(const DependencySpec&) const = default;
+};
+
+// "afterok:1:2,afterany:3", "afterok:1?singleton", "after:5+10", "singleton",
+// a bare "123" (= afterany:123). ',' and '?' may not be mixed.
+Result<DependencySpec> parse_dependency(std::string_view s);
+std::string dependency_type_name(DependencyType t);  // "afterok"
+std::string format_dependency(const DependencySpec& d);  // canonical "afterok:1:2,singleton"
+
+// ---- --signal=[{R|B}:]<sig>[@<secs>] -------------------------------------
+struct SignalSpec {
+  int signal = 0;             // signal number (Linux numbering)
+  Seconds lead_time = 60;     // sent this long before the time limit; 0..65535
+  bool batch_shell_only = false;  // "B:"
+  bool reservation_overlap = false;  // "R:"
+  bool operator==(const SignalSpec&) const = default;
+};
+Result<SignalSpec> parse_signal_spec(std::string_view s);
+// Signal by name ("USR1", "SIGUSR1", any case) or number ("10"); 0 if unknown.
+int signal_number(std::string_view name);
+std::string signal_name(int signo);  // "USR1"; the number as text if unnamed
+
+// ---- --export ---------------------------------------------------------------
+struct ExportSpec {
+  // ALL (the default) passes the caller's whole environment; NONE only SLURM_*;
+  // otherwise only the named variables (plus SLURM_*), unless `all` is also set.
+  bool all = true;
+  bool none = false;
+  std::vector<std::string> names;                            // "EDITOR": value from the caller
+  std::vector<std::pair<std::string, std::string>> assigned;  // "ARG1=test"
+  bool operator==(const ExportSpec&) const = default;
+};
+// "ALL", "NONE", "ALL,EDITOR=/bin/emacs", "EDITOR,ARG1=test". A value may
+// contain commas when quoted as Slurm allows ("A='x,y'"); NONE cannot be combined.
+Result<ExportSpec> parse_export_spec(std::string_view s);
+
+// ---- --mail-type ------------------------------------------------------------
+enum MailEvent : unsigned {
+  kMailNone = 0,
+  kMailBegin = 1u << 0,
+  kMailEnd = 1u << 1,
+  kMailFail = 1u << 2,
+  kMailRequeue = 1u << 3,
+  kMailInvalidDepend = 1u << 4,
+  kMailStageOut = 1u << 5,
+  kMailTimeLimit = 1u << 6,
+  kMailTimeLimit90 = 1u << 7,
+  kMailTimeLimit80 = 1u << 8,
+  kMailTimeLimit50 = 1u << 9,
+  kMailArrayTasks = 1u << 10,
+};
+// Comma list of NONE BEGIN END FAIL REQUEUE ALL INVALID_DEPEND STAGE_OUT
+// TIME_LIMIT TIME_LIMIT_90/80/50 ARRAY_TASKS (any case). ALL = BEGIN|END|FAIL|
+// INVALID_DEPEND|REQUEUE|STAGE_OUT.
+Result<unsigned> parse_mail_type(std::string_view s);
+
+// ---- --exclusive[=user|mcs] / --oversubscribe ------------------------------
+enum class Sharing { kDefault, kExclusive, kExclusiveUser, kExclusiveMcs, kOversubscribe };
+Result<Sharing> parse_exclusive(std::optional<std::string_view> value);
+
+// ---- -N/--nodes: "4", "2-8" ------------------------------------------------
+struct NodeRange {
+  int64_t min = 0;
+  int64_t max = 0;  // 0 = same as min / unbounded when min is 0
+  bool operator==(const NodeRange&) const = default;
+};
+Result<NodeRange> parse_node_range(std::string_view s);
+
+// ---- --gpus / --gpus-per-node / --gpus-per-task: "[type:]N" ---------------
+struct GpuCount {
+  std::string type;  // "a100"; empty when untyped
+  int64_t count = 0;
+  bool operator==(const GpuCount&) const = default;
+};
+Result<GpuCount> parse_gpu_count(std::string_view s);
+
+// Positive (or non-negative when allow_zero) decimal integer, whole string.
+std::optional<int64_t> parse_count(std::string_view s, bool allow_zero = false);
+
+}  // namespace drover::cli

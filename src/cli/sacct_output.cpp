@@ -1,0 +1,232 @@
+#include "cli/sacct_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "cli/display_options.hpp"
+#include "cli/job_options.hpp"
+#include "cli/job_values.hpp"
+#include "cli/sacct_internal.hpp"
+#include "common/strings.hpp"
+
+namespace drover::cli {
+
+std::string sacct_job_id(const AccountingRecord& r) {
+  std::string id;
+  if (r.array_job_id == 0) {
+    id = std::to_string(r.job_id);
+  } else if (r.array_task_id) {
+    id = fmt::format("{}_{}", r.array_job_id, *r.array_task_id);
+  } else {
+    std::string tasks = compress_task_ids(r.array_pending_tasks);
+    if (r.array_max_running > 0) tasks += fmt::format("%{}", r.array_max_running);
+    id = fmt::format("{}_[{}]", r.array_job_id, tasks);
+  }
+  return r.step.empty() ? id : id + "." + r.step;
+}
+
+std::string sacct_state(const AccountingRecord& r) {
+  if (r.state == JobState::kCancelled && r.cancelled_by_uid)
+    return fmt::format("CANCELLED by {}", *r.cancelled_by_uid);
+  return job_state_long(r.state);
+}
+
+namespace {
+
+enum SaOpt {
+  kAllUsers, kAccounts, kBrief, kDelimiter, kEndTime, kHelpFormat, kJobs, kLong, kAllClusters, kClusters,
+  kNoHeader, kName, kNodeList, kNoConvert, kFormat, kParsable, kParsable2, kQos, kPartition, kState, kStartTime,
+  kTruncate, kUser, kUnits, kUsage, kHelp, kVerbose, kVersion, kAllocations, kDuplicates, kLocal, kFederation,
+  kWholeHetjob, kArray,
+};
+
+const std::vector<OptionSpec>& sacct_specs() {
+  static const std::vector<OptionSpec> specs = {
+      {kAllUsers, "allusers", 'a', ArgKind::kNone},   {kAccounts, "accounts", 'A', ArgKind::kRequired},
+      {kArray, "array", 0, ArgKind::kNone},           {kBrief, "brief", 'b', ArgKind::kNone},
+      {kDelimiter, "delimiter", 0, ArgKind::kRequired}, {kDuplicates, "duplicates", 'D', ArgKind::kNone},
+      {kEndTime, "endtime", 'E', ArgKind::kRequired}, {kHelpFormat, "helpformat", 'e', ArgKind::kNone},
+      {kFederation, "federation", 0, ArgKind::kNone}, {kFormat, "format", 'o', ArgKind::kRequired},
+      {kHelp, "help", 'h', ArgKind::kNone},           {kJobs, "jobs", 'j', ArgKind::kRequired},
+      {kLong, "long", 'l', ArgKind::kNone},           {kAllClusters, "allclusters", 'L', ArgKind::kNone},
+      {kLocal, "local", 0, ArgKind::kNone},           {kClusters, "clusters", 'M', ArgKind::kRequired},
+      {kNoHeader, "noheader", 'n', ArgKind::kNone},   {kName, "name", 0, ArgKind::kRequired},
+      {kNodeList, "nodelist", 'N', ArgKind::kRequired}, {kNoConvert, "noconvert", 0, ArgKind::kNone},
+      {kParsable, "parsable", 'p', ArgKind::kNone},   {kParsable2, "parsable2", 'P', ArgKind::kNone},
+      {kQos, "qos", 'q', ArgKind::kRequired},         {kPartition, "partition", 'r', ArgKind::kRequired},
+      {kState, "state", 's', ArgKind::kRequired},     {kStartTime, "starttime", 'S', ArgKind::kRequired},
+      {kTruncate, "truncate", 'T', ArgKind::kNone},   {kUser, "user", 'u', ArgKind::kRequired},
+      {kUser, "uid", 0, ArgKind::kRequired},          {kUnits, "units", 0, ArgKind::kRequired},
+      {kUsage, "usage", 0, ArgKind::kNone},           {kVerbose, "verbose", 'v', ArgKind::kNone},
+      {kVersion, "version", 'V', ArgKind::kNone},     {kAllocations, "allocations", 'X', ArgKind::kNone},
+      {kWholeHetjob, "whole-hetjob", 0, ArgKind::kOptional},
+  };
+  return specs;
+}
+
+CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
+  const std::string v = opt.value.value_or("");
+  switch (opt.id) {
+    case kAllUsers: o.all_users = true; break;
+    case kAccounts: o.accounts = comma_list(v); break;
+    case kBrief: o.format = kSacctBriefFormat; break;
+    case kDelimiter: o.delimiter = v; break;
+    case kEndTime: o.end_time = v; break;
+    case kHelpFormat: o.print_fields = true; break;
+    case kJobs: o.job_ids = comma_list(v); break;
+    case kLong: o.format = kSacctLongFormat; break;
+    case kClusters: o.clusters = v; break;
+    case kNoHeader: o.noheader = true; break;
+    case kName: o.names = comma_list(v); break;
+    case kNoConvert: o.noconvert = true; break;
+    case kFormat: o.format = v; break;
+    case kParsable: o.parsable = true; break;
+    case kParsable2: o.parsable2 = true; break;
+    case kQos: o.qos = comma_list(v); break;
+    case kPartition: o.partitions = comma_list(v); break;
+    case kState:
+      for (const auto& name : comma_list(v)) {
+        auto st = parse_job_state(name);
+        if (!st) return cli_error("sacct", fmt::format("Invalid state: {}", name));
+        o.states.push_back(*st);
+      }
+      break;
+    case kStartTime: o.start_time = v; break;
+    case kUser: o.users = comma_list(v); break;
+    case kUnits: {
+      std::string u = to_upper(v);
+      if (u.size() != 1 || std::string_view("KMGTP").find(u[0]) == std::string_view::npos)
+        return cli_error("sacct", fmt::format("Invalid unit type '{}'; use K, M, G, T or P", v));
+      o.units = u[0];
+      break;
+    }
+    case kHelp: case kUsage: o.print_help = true; break;
+    case kVersion: o.print_version = true; break;
+    case kAllocations: o.allocations = true; break;
+    default: break;  // accepted; no effect on one local cluster
+  }
+  return true;
+}
+
+// Midnight today, local time: sacct's default start without -j or -S.
+UnixTime midnight(UnixTime now) {
+  std::time_t t = static_cast<std::time_t>(now);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  return static_cast<UnixTime>(std::mktime(&tm));
+}
+
+bool in_list(const std::vector<std::string>& list, const std::string& v) {
+  return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+// -j matching: "N" (job or whole array), "N_T" (array element), "N.step".
+// With check_step, an id naming a step admits only that step's row.
+bool id_selected(const SacctOptions& o, const AccountingRecord& r, bool check_step) {
+  if (o.job_ids.empty()) return true;
+  for (const auto& id : o.job_ids) {
+    auto dot = id.find('.');
+    std::string job = id.substr(0, dot);
+    if (check_step && dot != std::string::npos && r.step != id.substr(dot + 1)) continue;
+    auto us = job.find('_');
+    auto jid = parse_int(std::string_view(job).substr(0, us));
+    if (!jid) continue;
+    if (us == std::string::npos) {
+      if (r.job_id == *jid || r.array_job_id == *jid) return true;
+      continue;
+    }
+    auto task = parse_int(std::string_view(job).substr(us + 1));
+    if (!task || r.array_job_id != *jid) continue;
+    const auto& p = r.array_pending_tasks;
+    if (r.array_task_id == *task || std::find(p.begin(), p.end(), *task) != p.end()) return true;
+  }
+  return false;
+}
+
+struct Window {
+  UnixTime start = 0;
+  UnixTime end = INT64_MAX;
+};
+
+CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
+  Window w;
+  if (o.job_ids.empty()) w.start = midnight(now);
+  if (o.start_time) {
+    auto t = parse_timestamp(*o.start_time, now, TimeBias::kPast);
+    if (!t) return cli_error("sacct", fmt::format("Invalid time specification for --starttime: {}", *o.start_time));
+    w.start = *t;
+  }
+  if (o.end_time) {
+    auto t = parse_timestamp(*o.end_time, now, TimeBias::kPast);
+    if (!t) return cli_error("sacct", fmt::format("Invalid time specification for --endtime: {}", *o.end_time));
+    w.end = *t;
+  }
+  return w;
+}
+
+bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::string& caller, const Window& w) {
+  bool everyone = o.all_users || caller == "root";
+  bool user_ok = o.users.empty() ? (everyone || r.user == caller)
+                                 : (in_list(o.users, r.user) || in_list(o.users, std::to_string(r.uid)));
+  bool state_ok = o.states.empty() || std::find(o.states.begin(), o.states.end(), r.state) != o.states.end();
+  bool time_ok = (r.submit == kNoTime || r.submit <= w.end) && (r.end == kNoTime || r.end >= w.start);
+  return user_ok && state_ok && time_ok && id_selected(o, r, false) && in_list(o.accounts, r.account) &&
+         in_list(o.partitions, r.partition) && in_list(o.qos, r.qos) && in_list(o.names, r.job_name);
+}
+
+// --helpformat: names 19 wide, four to a line, one space apart (as sacct -e).
+std::string field_list_text() {
+  std::string out;
+  const auto& fields = sacct_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    out += fmt::format("{:<19}", fields[i].column.name);
+    out += (i % 4 == 3 || i + 1 == fields.size()) ? "\n" : " ";
+  }
+  return out;
+}
+
+}  // namespace
+
+CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args,
+                                            const std::map<std::string, std::string>& env) {
+  SacctOptions o;
+  if (auto it = env.find("SACCT_FORMAT"); it != env.end() && !it->second.empty()) o.format = it->second;
+  return scan_display_options(args, sacct_specs(), "sacct", std::move(o), apply_option);
+}
+
+CommandOutput render_sacct(const SacctOptions& opts, const std::vector<AccountingRecord>& records,
+                           const std::string& caller, UnixTime now) {
+  if (auto early = version_or_usage(opts.print_version, opts.print_help, "Usage: sacct [options]\n"))
+    return *early;
+  if (opts.print_fields) return CommandOutput{field_list_text(), "", 0};
+  CommandOutput result;
+  std::vector<ColumnInfo> columns;
+  for (const auto& f : sacct_fields()) columns.push_back(f.column);
+  auto items = parse_column_list(opts.format, columns);
+  if (!items) return CommandOutput{"", fmt::format("sacct: error: {}\n", items.error().message), kExitError};
+  auto window = time_window(opts, now);
+  if (!window) return CommandOutput{"", window.error().text, window.error().exit_code};
+
+  SacctContext ctx{now, opts.units, opts.noconvert};
+  std::vector<std::vector<std::string>> rows;
+  bool job_in = false;
+  for (const auto& r : records) {
+    if (r.step.empty()) job_in = job_selected(opts, r, caller, *window);
+    if (!job_in || (!r.step.empty() && opts.allocations)) continue;
+    if (!id_selected(opts, r, true)) continue;
+    std::vector<std::string> row;
+    for (const auto& item : *items) row.push_back(sacct_fields()[item.field].value(r, ctx));
+    rows.push_back(std::move(row));
+  }
+  ColumnOptions copts;
+  copts.mode = opts.parsable2 ? ColumnMode::kParsable2 : opts.parsable ? ColumnMode::kParsable : ColumnMode::kFixed;
+  copts.delimiter = opts.delimiter;
+  copts.header = !opts.noheader;
+  result.out = render_columns(*items, columns, rows, copts);
+  return result;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,39 @@
+// `scontrol show job|node|partition|config` renderers, as Slurm 22.05 prints
+// them: multi-line "Key=Value" blocks (three-space indented continuation
+// lines, a blank line after each record) or, with -o, one line per record.
+// `show config` prints "Key = value" lines.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/views.hpp"
+
+namespace drover::cli {
+
+// One record each, including the record's terminating newline(s).
+std::string render_job_detail(const JobView& job, UnixTime now, bool one_line);
+std::string render_node_detail(const NodeView& node, bool one_line);
+std::string render_partition_detail(const PartitionView& part, bool one_line);
+
+// `scontrol show config`: the keys in the order to print, each value
+// already in Slurm's words ("300 sec", "(null)", "No"); see config_seconds().
+struct ConfigEntry {
+  std::string key;
+  std::string value;
+};
+
+struct ConfigView {
+  UnixTime as_of = kNoTime;                 // "Configuration data as of ..."
+  std::vector<ConfigEntry> entries;
+  std::vector<std::string> trailer;         // lines after the blank line, e.g. "Slurmctld(primary) at vm is UP"
+};
+
+std::string render_config(const ConfigView& config);
+
+// Value helpers in scontrol's words.
+std::string config_seconds(int64_t secs);  // "300 sec"
+std::string config_yes_no(bool v);         // "Yes" / "No"
+std::string config_text(const std::string& v);  // v, or "(null)" when empty
+
+}  // namespace drover::cli

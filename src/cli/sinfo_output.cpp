@@ -1,0 +1,271 @@
+#include "cli/sinfo_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "cli/display_options.hpp"
+#include "cli/display_values.hpp"
+#include "cli/job_options.hpp"
+#include "cli/sinfo_internal.hpp"
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+
+namespace drover::cli {
+namespace {
+
+// ---- options ------------------------------------------------------------------------
+
+enum SiOpt {
+  kAll, kDead, kExact, kFuture, kFormat, kFormatLong, kNoHeader, kHelp, kIterate, kLong, kLocal, kClusters,
+  kNodes, kNodeOriented, kPartition, kResponding, kListReasons, kSummarize, kSort, kStates, kUsage, kVerbose,
+  kVersion, kReservation, kHide, kNoConvert, kFederation,
+};
+
+const std::vector<OptionSpec>& sinfo_specs() {
+  static const std::vector<OptionSpec> specs = {
+      {kAll, "all", 'a', ArgKind::kNone},             {kDead, "dead", 'd', ArgKind::kNone},
+      {kExact, "exact", 'e', ArgKind::kNone},         {kFederation, "federation", 0, ArgKind::kNone},
+      {kFuture, "future", 0, ArgKind::kNone},         {kFormat, "format", 'o', ArgKind::kRequired},
+      {kFormatLong, "Format", 'O', ArgKind::kRequired}, {kNoHeader, "noheader", 'h', ArgKind::kNone},
+      {kHelp, "help", 0, ArgKind::kNone},             {kHide, "hide", 0, ArgKind::kNone},
+      {kIterate, "iterate", 'i', ArgKind::kRequired}, {kLong, "long", 'l', ArgKind::kNone},
+      {kLocal, "local", 0, ArgKind::kNone},           {kClusters, "clusters", 'M', ArgKind::kRequired},
+      {kNodes, "nodes", 'n', ArgKind::kRequired},     {kNodeOriented, "Node", 'N', ArgKind::kNone},
+      {kNoConvert, "noconvert", 0, ArgKind::kNone},   {kPartition, "partition", 'p', ArgKind::kRequired},
+      {kResponding, "responding", 'r', ArgKind::kNone}, {kListReasons, "list-reasons", 'R', ArgKind::kNone},
+      {kSummarize, "summarize", 's', ArgKind::kNone}, {kSort, "sort", 'S', ArgKind::kRequired},
+      {kStates, "states", 't', ArgKind::kRequired},   {kReservation, "reservation", 'T', ArgKind::kNone},
+      {kUsage, "usage", 0, ArgKind::kNone},           {kVerbose, "verbose", 'v', ArgKind::kNone},
+      {kVersion, "version", 'V', ArgKind::kNone},
+  };
+  return specs;
+}
+
+CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
+  const std::string v = opt.value.value_or("");
+  switch (opt.id) {
+    case kAll: o.all = true; break;
+    case kDead: o.dead_only = true; break;
+    case kExact: o.exact = true; break;
+    case kFuture: o.future = true; break;
+    case kFormat: o.format = v; break;
+    case kFormatLong: o.format_long = v; break;
+    case kNoHeader: o.noheader = true; break;
+    case kHelp: case kUsage: o.print_help = true; break;
+    case kLong: o.long_format = true; break;
+    case kNodes: {
+      auto hosts = hostlist_expand(v);
+      if (!hosts) return cli_error("sinfo", fmt::format("Invalid node name list: {} ({})", v, hosts.error().message));
+      o.nodes = *hosts;
+      break;
+    }
+    case kNodeOriented: o.node_oriented = true; break;
+    case kPartition: o.partitions = comma_list(v); break;
+    case kResponding: o.responding_only = true; break;
+    case kListReasons: o.list_reasons = true; break;
+    case kSummarize: o.summarize = true; break;
+    case kSort: o.sort = v; break;
+    case kStates: o.states = comma_list(v); break;
+    case kVersion: o.print_version = true; break;
+    default: break;  // accepted; no effect on one local cluster
+  }
+  return true;
+}
+
+// ---- selection and grouping -------------------------------------------------------------
+
+bool state_selected(const SinfoOptions& o, const NodeState& s) {
+  if (o.responding_only && s.not_responding) return false;
+  if (o.dead_only && !(s.not_responding || s.base == NodeBase::kDown)) return false;
+  if (o.states.empty()) return true;
+  for (const auto& want : o.states) {
+    std::string w = to_lower(want);
+    std::string lng = node_state_long(s), cmp = node_state_compact(s);
+    auto bare = [](std::string x) {
+      while (!x.empty() && std::string_view("*~#!%$@^-").find(x.back()) != std::string_view::npos) x.pop_back();
+      return x;
+    };
+    if (w == bare(lng) || w == bare(cmp) || (w == "drain" && s.drain) || (w == "alloc" && s.base == NodeBase::kAllocated))
+      return true;
+  }
+  return false;
+}
+
+bool node_selected(const SinfoOptions& o, const NodeView& n) {
+  if (n.state.base == NodeBase::kFuture && !o.future) return false;
+  if (!o.nodes.empty() && std::find(o.nodes.begin(), o.nodes.end(), n.name) == o.nodes.end()) return false;
+  // -R lists the nodes that are down, drained, draining, failing or failed.
+  if (o.list_reasons && !(n.state.drain || n.state.fail || n.state.base == NodeBase::kDown)) return false;
+  return state_selected(o, n.state);
+}
+
+bool partition_selected(const SinfoOptions& o, const PartitionView& p) {
+  if (!o.partitions.empty()) return std::find(o.partitions.begin(), o.partitions.end(), p.name) != o.partitions.end();
+  return o.all || !p.hidden;
+}
+
+// The grouping key of one (partition, node) pair under `layout`.
+std::string group_key(const FormatLayout& layout, const SinfoOptions& o, const PartitionView& p, const NodeView& n) {
+  const auto& table = sinfo_field_table();
+  SinfoRow single{&p, {&n}};
+  std::string key;
+  for (const auto& item : layout.items) {
+    if (item.field < 0) continue;
+    const SinfoField& f = table[item.field];
+    bool splits = f.split == SinfoSplit::kValue || f.split == SinfoSplit::kPartition ||
+                  (f.split == SinfoSplit::kExact && o.exact);
+    if (splits) key += f.field.value(single) + '\x1f';
+  }
+  return key;
+}
+
+struct Grouped {
+  std::vector<SinfoRow> rows;
+  std::vector<std::size_t> part_index;  // configured position of each row's partition
+};
+
+Grouped group_nodes(const FormatLayout& layout, const SinfoOptions& o, const std::vector<PartitionView>& parts,
+                    const std::map<std::string, const NodeView*>& by_name) {
+  Grouped g;
+  std::map<std::string, std::size_t> row_of_key;
+  std::vector<std::set<std::string>> members;
+  for (std::size_t pi = 0; pi < parts.size(); ++pi) {
+    const PartitionView& p = parts[pi];
+    if (!partition_selected(o, p)) continue;
+    for (const auto& name : p.node_names) {
+      auto it = by_name.find(name);
+      if (it == by_name.end() || !node_selected(o, *it->second)) continue;
+      const NodeView* n = it->second;
+      std::string key = o.node_oriented ? "" : group_key(layout, o, p, *n);
+      auto found = row_of_key.find(key);
+      if (o.node_oriented || found == row_of_key.end()) {
+        if (!o.node_oriented) row_of_key[key] = g.rows.size();
+        g.rows.push_back(SinfoRow{&p, {n}});
+        g.part_index.push_back(pi);
+        members.push_back({n->name});
+      } else if (members[found->second].insert(n->name).second) {
+        g.rows[found->second].nodes.push_back(n);
+      }
+    }
+  }
+  return g;
+}
+
+// ---- ordering -------------------------------------------------------------------------------
+
+int compare_rows(std::string_view key, const SinfoRow& a, std::size_t pa, const SinfoRow& b, std::size_t pb) {
+  auto cmp = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  if (key == "#P") return cmp(pa, pb);
+  switch (key.empty() ? '\0' : key[0]) {
+    case 'P': case 'R': return cmp(a.part->name, b.part->name);
+    case 't': case 'T':
+      return cmp(node_state_sort_key(a.nodes.front()->state), node_state_sort_key(b.nodes.front()->state));
+    case 'N': case 'n': return cmp(a.nodes.front()->name, b.nodes.front()->name);
+    case 'D': return cmp(a.nodes.size(), b.nodes.size());
+    case 'c': return cmp(a.nodes.front()->cpus, b.nodes.front()->cpus);
+    case 'm': return cmp(a.nodes.front()->real_memory_mb, b.nodes.front()->real_memory_mb);
+    case 'w': return cmp(a.nodes.front()->weight, b.nodes.front()->weight);
+    case 'E': return cmp(a.nodes.front()->reason, b.nodes.front()->reason);
+    default: return 0;
+  }
+}
+
+void sort_rows(Grouped& g, const std::string& spec) {
+  std::vector<std::pair<std::string, bool>> keys;
+  for (const auto& k : split(spec, ',')) {
+    if (k.empty()) continue;
+    bool desc = k[0] == '-';
+    keys.emplace_back((k[0] == '-' || k[0] == '+') ? k.substr(1) : k, desc);
+  }
+  std::vector<std::size_t> idx(g.rows.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) {
+    for (const auto& [key, desc] : keys) {
+      int c = compare_rows(key, g.rows[x], g.part_index[x], g.rows[y], g.part_index[y]);
+      if (c != 0) return desc ? c > 0 : c < 0;
+    }
+    return false;
+  });
+  Grouped sorted;
+  for (std::size_t i : idx) {
+    sorted.rows.push_back(g.rows[i]);
+    sorted.part_index.push_back(g.part_index[i]);
+  }
+  g = std::move(sorted);
+}
+
+// ---- formats --------------------------------------------------------------------------------
+
+// Default formats; '#' marks Slurm's columns sized to the longest value
+// (at least the given width).
+std::string default_format(const SinfoOptions& o) {
+  if (o.list_reasons) return "%20E %9u %19H %N";
+  if (o.summarize) return "%#9P %.5a %.10l %.16F %N";
+  if (o.node_oriented && o.long_format)
+    return "%#9N %.6D %#.9P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E";
+  if (o.node_oriented) return "%#9N %.6D %#.9P %6t";
+  if (o.long_format) return "%#9P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
+  return "%#9P %.5a %.10l %.6D %.6t %N";
+}
+
+// Parses a default format: "%#..." items get auto_width.
+FormatLayout parse_default(const std::string& fmt, std::span<const FieldInfo> infos) {
+  std::string plain;
+  std::vector<bool> auto_items;
+  for (std::size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] == '%') auto_items.push_back(i + 1 < fmt.size() && fmt[i + 1] == '#');
+    if (fmt[i] == '#') continue;
+    plain += fmt[i];
+  }
+  FormatLayout layout = parse_percent_format(plain, infos).layout;
+  for (std::size_t i = 0; i < layout.items.size() && i < auto_items.size(); ++i)
+    layout.items[i].auto_width = auto_items[i];
+  return layout;
+}
+
+}  // namespace
+
+CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args,
+                                            const std::map<std::string, std::string>& env) {
+  SinfoOptions o;
+  if (auto it = env.find("SINFO_FORMAT"); it != env.end()) o.format = it->second;
+  if (auto it = env.find("SINFO_SORT"); it != env.end()) o.sort = it->second;
+  if (auto it = env.find("SINFO_PARTITION"); it != env.end()) o.partitions = split(it->second, ',');
+  if (env.count("SINFO_ALL")) o.all = true;
+  return scan_display_options(args, sinfo_specs(), "sinfo", std::move(o), apply_option);
+}
+
+CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<PartitionView>& partitions,
+                           const std::vector<NodeView>& nodes, UnixTime now) {
+  if (auto early = version_or_usage(opts.print_version, opts.print_help,
+                                    "Usage: sinfo [-adelNRrsv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+                                    "             [-S fields] [-o format] [-O Format]\n"))
+    return *early;
+  CommandOutput result;
+  const auto& fields = sinfo_fields();
+  auto infos = field_infos(fields);
+  FormatLayout layout;
+  if (opts.format_long) {
+    ParsedFormat p = parse_long_format(*opts.format_long, infos);
+    for (const auto& bad : p.invalid) result.err += fmt::format("sinfo: error: Invalid job format specification: {}\n", bad);
+    layout = p.layout;
+  } else if (opts.format) {
+    ParsedFormat p = parse_percent_format(*opts.format, infos);
+    for (const auto& bad : p.invalid) result.err += fmt::format("Invalid node format specification: {}\n", bad);
+    layout = p.layout;
+  } else {
+    layout = parse_default(default_format(opts), infos);
+  }
+  std::map<std::string, const NodeView*> by_name;
+  for (const auto& n : nodes) by_name[n.name] = &n;
+  Grouped g = group_nodes(layout, opts, partitions, by_name);
+  sort_rows(g, opts.sort.value_or(opts.node_oriented ? "N" : "#P,-t"));
+  if (opts.long_format && !opts.noheader) result.out = banner_time(now) + "\n";
+  result.out += render_table(layout, fields, g.rows, !opts.noheader);
+  return result;
+}
+
+}  // namespace drover::cli

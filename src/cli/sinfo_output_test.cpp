@@ -1,0 +1,146 @@
+// sinfo against real Slurm 22.05 output (testdata/slurm-22.05/sinfo_*.txt)
+// and the parse rules of the clients that read sinfo (clients.md).
+#include "cli/sinfo_output.hpp"
+#include "cli/node_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cli/cli_test_support.hpp"
+#include "common/strings.hpp"
+
+namespace drover::cli {
+namespace {
+
+using test::anchor_now;
+
+struct SinfoCase {
+  const char* golden;
+  bool busy;
+  const char* banner_time;  // the golden's own clock for -l
+};
+
+class SinfoGolden : public ::testing::TestWithParam<SinfoCase> {
+ protected:
+  void SetUp() override { test::use_utc(); }
+};
+
+TEST_P(SinfoGolden, MatchesRealSlurmByteForByte) {
+  const SinfoCase& c = GetParam();
+  test::Golden g = test::read_golden(c.golden);
+  auto parts = test::anchor_partitions();
+  auto nodes = c.busy ? test::anchor_nodes_busy() : test::anchor_nodes_idle();
+  if (std::string(c.golden) == "sinfo_N_l_busy.txt") {
+    // Slurm orders a node's lines of different partitions arbitrarily (its
+    // sort is not stable); this capture happened to list them in reverse.
+    std::reverse(parts.begin(), parts.end());
+  }
+  auto opts = parse_sinfo_options(test::golden_args(g.command), {});
+  ASSERT_TRUE(opts.ok());
+  CommandOutput out = render_sinfo(*opts, parts, nodes, test::utc(c.banner_time));
+  EXPECT_EQ(out.out, g.output);
+  EXPECT_EQ(out.err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AnchorCluster, SinfoGolden,
+    ::testing::Values(SinfoCase{"sinfo_idle.txt", false, "2026-11-29T21:51:13"},
+                      SinfoCase{"sinfo_busy.txt", true, "2026-11-29T21:52:14"},
+                      SinfoCase{"sinfo_o_PNGt_idle.txt", false, "2026-11-29T21:51:13"},
+                      SinfoCase{"sinfo_o_PNGt_busy.txt", true, "2026-11-29T21:52:14"},
+                      SinfoCase{"sinfo_N_l_idle.txt", false, "2026-11-29T21:51:13"},
+                      SinfoCase{"sinfo_N_l_busy.txt", true, "2026-11-29T21:52:14"},
+                      SinfoCase{"sinfo_gres_used.txt", true, "2026-11-29T21:52:14"}), [](const auto& i) { return test::test_name(i.param.golden); });
+
+}  // namespace
+}  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// The private Slurm instance with cpu01 draining (one job), cpu02 mixed
+// (two jobs), cpu04 down, hm01 drained, gpu01-02 mixed (one job each).
+std::vector<NodeView> oracle_drain_nodes() {
+  auto nodes = test::anchor_nodes_idle();
+  UnixTime when = test::utc("2026-11-29T23:55:37");
+  for (auto& n : nodes) {
+    if (n.name == "gpu01" || n.name == "gpu02" || n.name == "cpu01" || n.name == "cpu02") {
+      n.state.base = NodeBase::kMixed;
+      n.alloc_cpus = n.name == "cpu02" ? 2 : 1;
+    }
+    auto set_reason = [&](const char* reason) {
+      n.reason = reason;
+      n.reason_user = "root";
+      n.reason_time = when;
+    };
+    if (n.name == "cpu01") {
+      n.state.drain = true;
+      set_reason("maint later");
+    } else if (n.name == "cpu04") {
+      n.state.base = NodeBase::kDown;
+      set_reason("dead");
+    } else if (n.name == "hm01") {
+      n.state.drain = true;
+      set_reason("disk bad");
+    }
+  }
+  return nodes;
+}
+
+class SinfoOracle : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    test::use_utc();
+    std::string dir = std::string(DROVER_SOURCE_DIR) + "/src/cli/testdata/oracle";
+    setenv("DROVER_GOLDEN_DIR", dir.c_str(), 1);
+  }
+  void TearDown() override { unsetenv("DROVER_GOLDEN_DIR"); }
+};
+
+TEST_P(SinfoOracle, DrainedDownAndDrainingNodesMatchRealSlurm) {
+  test::Golden g = test::read_golden(GetParam());
+  auto opts = parse_sinfo_options(test::golden_args(g.command), {});
+  ASSERT_TRUE(opts.ok());
+  CommandOutput out =
+      render_sinfo(*opts, test::anchor_partitions(), oracle_drain_nodes(), test::utc("2026-11-29T23:55:38"));
+  EXPECT_EQ(out.out, g.output);
+}
+
+INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
+                         ::testing::Values("sinfo_drain.txt", "sinfo_drain_R.txt", "sinfo_drain_s.txt",
+                                           "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"), [](const auto& i) { return test::test_name(i.param); });
+
+TEST(NodeStateNames, LongCompactAndCompleteForms) {
+  struct Row {
+    NodeState s;
+    const char* lng;
+    const char* compact;
+    const char* complete;
+  };
+  auto st = [](NodeBase b) {
+    NodeState s;
+    s.base = b;
+    return s;
+  };
+  NodeState drng = st(NodeBase::kMixed), drained = st(NodeBase::kIdle), down_nr = st(NodeBase::kDown),
+            idle_save = st(NodeBase::kIdle), comp = st(NodeBase::kIdle), alloc = st(NodeBase::kAllocated);
+  drng.drain = drained.drain = true;
+  down_nr.not_responding = true;
+  down_nr.drain = true;
+  idle_save.powered_down = true;
+  comp.completing = true;
+  for (const Row& r : {Row{st(NodeBase::kIdle), "idle", "idle", "IDLE"}, Row{alloc, "allocated", "alloc", "ALLOCATED"},
+                       Row{st(NodeBase::kMixed), "mixed", "mix", "MIXED"}, Row{drng, "draining", "drng", "MIXED+DRAIN"},
+                       Row{drained, "drained", "drain", "IDLE+DRAIN"}, Row{down_nr, "drained*", "drain*", "DOWN*+DRAIN"},
+                       Row{idle_save, "powered_down~", "idle~", "IDLE+POWERED_DOWN"},
+                       Row{comp, "completing", "comp", "IDLE+COMPLETING"},
+                       Row{st(NodeBase::kDown), "down", "down", "DOWN"}}) {
+    EXPECT_EQ(node_state_long(r.s), r.lng);
+    EXPECT_EQ(node_state_compact(r.s), r.compact);
+    EXPECT_EQ(node_state_complete(r.s), r.complete);
+  }
+}
+
+}  // namespace
+}  // namespace drover::cli

@@ -1,0 +1,158 @@
+// squeue's field table: -o letters, -O names, headers and values.
+#include <fmt/format.h>
+
+#include "cli/display_values.hpp"
+#include "cli/squeue_internal.hpp"
+#include "common/strings.hpp"
+
+namespace drover::cli {
+namespace {
+
+using Row = SqueueRow;
+
+std::string num(int64_t v) { return std::to_string(v); }
+std::string star_or(int64_t v) { return v > 0 ? std::to_string(v) : "*"; }
+
+std::string time_left(const Row& r) {
+  const JobView& j = *r.job;
+  if (j.time_limit == kInfinite || j.time_limit == kNotSet) return limit_text(j.time_limit);
+  Seconds left = j.time_limit - job_run_time(j, r.now);
+  return format_duration(left < 0 ? 0 : left);
+}
+
+// %R: the reason in parentheses for a job that is pending, timed out or
+// failed (as Slurm's squeue), otherwise its nodes.
+std::string reason_list(const JobView& j) {
+  bool waiting_or_failed =
+      j.state == JobState::kPending || j.state == JobState::kTimeout || j.state == JobState::kFailed;
+  return waiting_or_failed ? fmt::format("({})", j.reason) : j.nodes;
+}
+
+std::string min_memory(const JobView& j) {
+  return memory_text(j.mem_per_node_mb > 0 ? j.mem_per_node_mb : j.mem_per_cpu_mb);
+}
+
+Seconds pending_time(const Row& r) {
+  const JobView& j = *r.job;
+  if (j.submit_time == kNoTime) return 0;
+  UnixTime until = j.start_time != kNoTime && j.state != JobState::kPending ? j.start_time : r.now;
+  return until > j.submit_time ? until - j.submit_time : 0;
+}
+
+Field<Row> F(char code, std::string_view long_name, std::string_view header,
+             std::function<std::string(const Row&)> value) {
+  return Field<Row>{FieldInfo{code, long_name, header}, std::move(value)};
+}
+
+// Node lists are printed whole, header and value, in -o formats.
+Field<Row> N(char code, std::string_view long_name, std::string_view header,
+             std::function<std::string(const Row&)> value) {
+  return Field<Row>{FieldInfo{code, long_name, header, false, false}, std::move(value)};
+}
+
+// Durations are printed whole even when wider than the column (squeue -l's
+// "7-00:00:00" in the 9-wide TIME_LIMIT column).
+Field<Row> D(char code, std::string_view long_name, std::string_view header,
+             std::function<std::string(const Row&)> value) {
+  return Field<Row>{FieldInfo{code, long_name, header, false, true}, std::move(value)};
+}
+
+}  // namespace
+
+const std::vector<Field<SqueueRow>>& squeue_fields() {
+  static const std::vector<Field<Row>> fields = {
+      F('a', "Account", "ACCOUNT", [](const Row& r) { return or_text(r.job->account, "(null)"); }),
+      F('A', "JobID", "JOBID", [](const Row& r) { return num(r.job->job_id); }),
+      F('b', "tres-per-node", "TRES_PER_NODE", [](const Row& r) { return or_text(r.job->tres_per_node, "N/A"); }),
+      F(0, "Gres", "TRES_PER_NODE", [](const Row& r) { return or_text(r.job->tres_per_node, "N/A"); }),
+      F('B', "BatchHost", "EXEC_HOST", [](const Row& r) { return or_text(r.job->batch_host, "n/a"); }),
+      F('c', "MinCpus", "MIN_CPUS", [](const Row& r) { return num(r.job->min_cpus_per_node); }),
+      F('C', "NumCPUs", "CPUS", [](const Row& r) { return num(r.job->num_cpus); }),
+      F('d', "MinTmpDisk", "MIN_TMP_DISK", [](const Row& r) { return num(r.job->min_tmp_disk_mb); }),
+      F('D', "NumNodes", "NODES", [](const Row& r) { return num(r.job->num_nodes); }),
+      F('e', "EndTime", "END_TIME", [](const Row& r) { return time_or(r.job->end_time, "N/A"); }),
+      F('E', "Dependency", "DEPENDENCY", [](const Row& r) { return or_text(r.job->dependency, "(null)"); }),
+      F('f', "Feature", "FEATURES", [](const Row& r) { return or_text(r.job->features, "(null)"); }),
+      F('F', "ArrayJobID", "ARRAY_JOB_ID",
+        [](const Row& r) { return num(r.job->array_job_id ? r.job->array_job_id : r.job->job_id); }),
+      F('g', "GroupName", "GROUP", [](const Row& r) { return r.job->group; }),
+      F('G', "GroupID", "GROUP", [](const Row& r) { return num(r.job->gid); }),
+      F('h', "OverSubscribe", "OVER_SUBSCRIBE", [](const Row& r) { return r.job->over_subscribe; }),
+      F(0, "Shared", "OVER_SUBSCRIBE", [](const Row& r) { return r.job->over_subscribe; }),
+      F('H', "Sockets", "SOCKETS_PER_NODE", [](const Row& r) { return star_or(r.job->sockets_per_node); }),
+      F('i', "JobArrayID", "JOBID", [](const Row& r) { return squeue_job_id(*r.job); }),
+      F('I', "Cores", "CORES_PER_SOCKET", [](const Row& r) { return star_or(r.job->cores_per_socket); }),
+      F('j', "Name", "NAME", [](const Row& r) { return r.job->name; }),
+      F('J', "Threads", "THREADS_PER_CORE", [](const Row& r) { return star_or(r.job->threads_per_core); }),
+      F('k', "Comment", "COMMENT", [](const Row& r) { return or_text(r.job->comment, "(null)"); }),
+      F('K', "ArrayTaskID", "ARRAY_TASK_ID", [](const Row& r) { return squeue_array_task(*r.job); }),
+      D('l', "TimeLimit", "TIME_LIMIT", [](const Row& r) { return limit_text(r.job->time_limit); }),
+      D('L', "TimeLeft", "TIME_LEFT", time_left),
+      F('m', "MinMemory", "MIN_MEMORY", [](const Row& r) { return min_memory(*r.job); }),
+      D('M', "TimeUsed", "TIME", [](const Row& r) { return format_duration(job_run_time(*r.job, r.now)); }),
+      F('n', "ReqNodes", "REQ_NODES", [](const Row& r) { return r.job->req_nodes; }),
+      N('N', "NodeList", "NODELIST", [](const Row& r) { return r.job->nodes; }),
+      F('o', "Command", "COMMAND", [](const Row& r) { return or_text(r.job->command, "(null)"); }),
+      F('O', "Contiguous", "CONTIGUOUS", [](const Row& r) { return num(r.job->contiguous ? 1 : 0); }),
+      F('p', "Priority", "PRIORITY", [](const Row& r) { return priority_fraction(r.job->priority); }),
+      F('P', "Partition", "PARTITION", [](const Row& r) { return r.job->partition; }),
+      F('q', "QOS", "QOS", [](const Row& r) { return or_text(r.job->qos, "(null)"); }),
+      F('Q', "PriorityLong", "PRIORITY", [](const Row& r) { return num(r.job->priority); }),
+      F('r', "Reason", "REASON", [](const Row& r) { return r.job->reason; }),
+      Field<Row>{FieldInfo{'R', "ReasonList", "NODELIST(REASON)", true, false},
+                 [](const Row& r) { return reason_list(*r.job); },
+                 [](const Row& r) { return reason_list(*r.job).rfind('(', 0) == 0; }},
+      F('S', "StartTime", "START_TIME", [](const Row& r) { return time_or(r.job->start_time, "N/A"); }),
+      F('t', "StateCompact", "ST", [](const Row& r) { return job_state_compact(r.job->state); }),
+      F('T', "State", "STATE", [](const Row& r) { return job_state_long(r.job->state); }),
+      F('u', "UserName", "USER", [](const Row& r) { return r.job->user; }),
+      F('U', "UserID", "UID", [](const Row& r) { return num(r.job->uid); }),
+      F('v', "Reservation", "RESERVATION", [](const Row& r) { return or_text(r.job->reservation, "(null)"); }),
+      F('V', "SubmitTime", "SUBMIT_TIME", [](const Row& r) { return time_or(r.job->submit_time, "N/A"); }),
+      F('w', "WCKey", "WCKEY", [](const Row& r) { return or_text(r.job->wckey, "(null)"); }),
+      F('W', "Licenses", "LICENSES", [](const Row& r) { return or_text(r.job->licenses, "(null)"); }),
+      F('x', "", "EXC_NODES", [](const Row& r) { return r.job->exc_nodes; }),
+      F('X', "CoreSpec", "CORE_SPEC", [](const Row&) { return std::string("N/A"); }),
+      F('y', "Nice", "NICE", [](const Row& r) { return num(r.job->nice); }),
+      N('Y', "SchedNodes", "SCHEDNODES", [](const Row& r) { return or_text(r.job->sched_nodes, "(null)"); }),
+      F('z', "SCT", "S:C:T",
+        [](const Row& r) {
+          return fmt::format("{}:{}:{}", star_or(r.job->sockets_per_node), star_or(r.job->cores_per_socket),
+                             star_or(r.job->threads_per_core));
+        }),
+      F('Z', "WorkDir", "WORK_DIR", [](const Row& r) { return r.job->work_dir; }),
+      // -O only
+      F(0, "AccrueTime", "ACCRUE_TIME", [](const Row& r) { return time_or(r.job->accrue_time, "N/A"); }),
+      F(0, "AllocNodes", "ALLOC_NODES", [](const Row& r) { return r.job->alloc_node; }),
+      F(0, "AllocSID", "ALLOC_SID", [](const Row& r) { return num(r.job->alloc_sid); }),
+      F(0, "BatchFlag", "BATCH_FLAG", [](const Row& r) { return num(r.job->batch ? 1 : 0); }),
+      F(0, "Cluster", "CLUSTER", [](const Row& r) { return or_text(r.job->cluster, "N/A"); }),
+      F(0, "Deadline", "DEADLINE", [](const Row& r) { return time_or(r.job->deadline, "N/A"); }),
+      F(0, "DerivedEC", "DERIVED_EC", [](const Row& r) { return num(r.job->derived_exit_code); }),
+      F(0, "EligibleTime", "ELIGIBLE_TIME", [](const Row& r) { return time_or(r.job->eligible_time, "N/A"); }),
+      F(0, "exit_code", "EXIT_CODE", [](const Row& r) { return num(r.job->exit_code); }),
+      F(0, "LastSchedEval", "LAST_SCHED_EVAL", [](const Row& r) { return time_or(r.job->last_sched_eval, "N/A"); }),
+      F(0, "MaxCPUs", "MAX_CPUS",
+        [](const Row& r) { return num(r.job->max_cpus ? r.job->max_cpus : r.job->num_cpus); }),
+      F(0, "MaxNodes", "MAX_NODES",
+        [](const Row& r) { return num(r.job->max_nodes ? r.job->max_nodes : r.job->num_nodes); }),
+      F(0, "MCSLabel", "MCSLABEL", [](const Row& r) { return or_text(r.job->mcs_label, "N/A"); }),
+      F(0, "Network", "NETWORK", [](const Row& r) { return or_text(r.job->network, "(null)"); }),
+      F(0, "NTPerNode", "NTASKS_PER_NODE", [](const Row& r) { return num(r.job->ntasks_per_node); }),
+      F(0, "NumTasks", "TASKS", [](const Row& r) { return num(r.job->num_tasks); }),
+      F(0, "PendingTime", "PENDING_TIME", [](const Row& r) { return num(pending_time(r)); }),
+      F(0, "Requeue", "REQUEUE", [](const Row& r) { return num(r.job->requeue ? 1 : 0); }),
+      F(0, "RestartCnt", "RESTART_COUNT", [](const Row& r) { return num(r.job->restarts); }),
+      F(0, "STDERR", "STDERR", [](const Row& r) { return r.job->std_err; }),
+      F(0, "STDIN", "STDIN", [](const Row& r) { return r.job->std_in; }),
+      F(0, "STDOUT", "STDOUT", [](const Row& r) { return r.job->std_out; }),
+      F(0, "tres-alloc", "TRES_ALLOC", [](const Row& r) { return format_tres(r.job->tres); }),
+      F(0, "tres-per-job", "TRES_PER_JOB", [](const Row& r) { return or_text(r.job->tres_per_job, "N/A"); }),
+      F(0, "tres-per-socket", "TRES_PER_SOCKET",
+        [](const Row& r) { return or_text(r.job->tres_per_socket, "N/A"); }),
+      F(0, "tres-per-task", "TRES_PER_TASK", [](const Row& r) { return or_text(r.job->tres_per_task, "N/A"); }),
+  };
+  return fields;
+}
+
+}  // namespace drover::cli

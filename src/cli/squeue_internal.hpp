@@ -1,0 +1,18 @@
+// Shared between squeue's field table and its renderer.
+#pragma once
+
+#include <vector>
+
+#include "cli/format_engine.hpp"
+#include "cli/squeue_output.hpp"
+
+namespace drover::cli {
+
+struct SqueueRow {
+  const JobView* job = nullptr;
+  UnixTime now = 0;
+};
+
+const std::vector<Field<SqueueRow>>& squeue_fields();
+
+}  // namespace drover::cli

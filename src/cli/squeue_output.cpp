@@ -1,0 +1,358 @@
+#include "cli/squeue_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "cli/display_options.hpp"
+#include "cli/display_values.hpp"
+#include "cli/job_options.hpp"
+#include "cli/job_values.hpp"
+#include "cli/squeue_internal.hpp"
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+
+namespace drover::cli {
+
+// ---- identities and times ------------------------------------------------------
+
+std::string squeue_job_id(const JobView& j) {
+  if (j.array_job_id == 0) return std::to_string(j.job_id);
+  if (j.array_task_id) return fmt::format("{}_{}", j.array_job_id, *j.array_task_id);
+  std::string tasks = compress_task_ids(j.array_pending_tasks);
+  if (j.array_max_running > 0) tasks += fmt::format("%{}", j.array_max_running);
+  return fmt::format("{}_[{}]", j.array_job_id, tasks);
+}
+
+std::string squeue_array_task(const JobView& j) {
+  if (j.array_job_id == 0) return "N/A";
+  if (j.array_task_id) return std::to_string(*j.array_task_id);
+  std::string tasks = compress_task_ids(j.array_pending_tasks);
+  if (j.array_max_running > 0) tasks += fmt::format("%{}", j.array_max_running);
+  return tasks;
+}
+
+Seconds job_run_time(const JobView& j, UnixTime now) {
+  if (j.start_time == kNoTime || j.state == JobState::kPending) return 0;
+  if (j.state == JobState::kSuspended || j.state == JobState::kStopped) return j.pre_suspend_time;
+  UnixTime until = job_state_is_final(j.state) && j.end_time != kNoTime ? j.end_time : now;
+  Seconds t = until - j.start_time;
+  return t > 0 ? t : 0;
+}
+
+// ---- options ----------------------------------------------------------------------
+
+namespace {
+
+enum SqOpt {
+  kAccount, kAll, kArray, kClusters, kFormat, kFormatLong, kNoHeader, kHelp, kJobs, kLong, kName, kNoConvert,
+  kNodeList, kPartition, kQos, kReservation, kSort, kStart, kStates, kSteps, kUser, kUsage, kVerbose, kVersion,
+  kMe, kOnlyJobState, kLocal, kFederation, kArrayUnique, kHide, kIterate, kLicenses, kPriority, kSibling,
+};
+
+const std::vector<OptionSpec>& squeue_specs() {
+  static const std::vector<OptionSpec> specs = {
+      {kAccount, "account", 'A', ArgKind::kRequired},   {kAll, "all", 'a', ArgKind::kNone},
+      {kArray, "array", 'r', ArgKind::kNone},           {kArrayUnique, "array-unique", 0, ArgKind::kNone},
+      {kClusters, "clusters", 'M', ArgKind::kRequired}, {kFederation, "federation", 0, ArgKind::kNone},
+      {kFormat, "format", 'o', ArgKind::kRequired},     {kFormatLong, "Format", 'O', ArgKind::kRequired},
+      {kHelp, "help", 0, ArgKind::kNone},               {kHide, "hide", 0, ArgKind::kNone},
+      {kIterate, "iterate", 'i', ArgKind::kRequired},   {kJobs, "jobs", 'j', ArgKind::kRequired},
+      {kLicenses, "licenses", 'L', ArgKind::kRequired}, {kLocal, "local", 0, ArgKind::kNone},
+      {kLong, "long", 'l', ArgKind::kNone},             {kMe, "me", 0, ArgKind::kNone},
+      {kName, "name", 'n', ArgKind::kRequired},         {kNoConvert, "noconvert", 0, ArgKind::kNone},
+      {kNodeList, "node", 0, ArgKind::kRequired},       {kNodeList, "nodes", 0, ArgKind::kRequired},
+      {kNodeList, "nodelist", 'w', ArgKind::kRequired}, {kNoHeader, "noheader", 'h', ArgKind::kNone},
+      {kOnlyJobState, "only-job-state", 0, ArgKind::kNone}, {kPartition, "partition", 'p', ArgKind::kRequired},
+      {kPriority, "priority", 'P', ArgKind::kNone},     {kQos, "qos", 'q', ArgKind::kRequired},
+      {kReservation, "reservation", 'R', ArgKind::kRequired}, {kSibling, "sibling", 0, ArgKind::kNone},
+      {kSort, "sort", 'S', ArgKind::kRequired},         {kStart, "start", 0, ArgKind::kNone},
+      {kStates, "states", 't', ArgKind::kRequired},     {kSteps, "steps", 's', ArgKind::kOptional},
+      {kUsage, "usage", 0, ArgKind::kNone},             {kUser, "user", 'u', ArgKind::kRequired},
+      {kUser, "users", 0, ArgKind::kRequired},          {kVerbose, "verbose", 'v', ArgKind::kNone},
+      {kVersion, "version", 'V', ArgKind::kNone},
+  };
+  return specs;
+}
+
+CliResult<bool> set_states(SqueueOptions& o, const std::string& text) {
+  o.states.clear();
+  o.all_states = false;
+  for (const auto& name : comma_list(text)) {
+    if (iequals(name, "all")) {
+      o.all_states = true;
+      continue;
+    }
+    auto st = parse_job_state(name);
+    if (!st) {
+      std::vector<std::string> names;
+      for (JobState s : all_job_states()) names.push_back(job_state_long(s));
+      return CliError{fmt::format("squeue: error: Invalid job state specified: {}\n"
+                                  "squeue: error: Valid job states include: {}\n\n",
+                                  name, join(names, ",")),
+                      kExitError};
+    }
+    o.states.push_back(*st);
+  }
+  return true;
+}
+
+CliResult<bool> set_jobs(SqueueOptions& o, const std::string& text) {
+  for (const auto& id : comma_list(text)) {
+    auto us = id.find('_');
+    bool ok = parse_count(std::string_view(id).substr(0, us)).has_value() &&
+              (us == std::string::npos || parse_count(std::string_view(id).substr(us + 1), true));
+    if (!ok) return cli_error("squeue", fmt::format("Invalid job id: {}", id));
+    o.job_ids.push_back(id);
+  }
+  return true;
+}
+
+CliResult<bool> apply_env(SqueueOptions& o, const std::map<std::string, std::string>& env) {
+  auto get = [&](const char* k) -> const std::string* {
+    auto it = env.find(k);
+    return it == env.end() ? nullptr : &it->second;
+  };
+  if (auto v = get("SQUEUE_FORMAT")) o.format = *v;
+  if (auto v = get("SQUEUE_FORMAT2")) o.format_long = *v;
+  if (auto v = get("SQUEUE_SORT")) o.sort = *v;
+  if (auto v = get("SQUEUE_ACCOUNT")) o.accounts = comma_list(*v);
+  if (auto v = get("SQUEUE_PARTITION")) o.partitions = comma_list(*v);
+  if (auto v = get("SQUEUE_QOS")) o.qos = comma_list(*v);
+  if (auto v = get("SQUEUE_NAMES")) o.names = comma_list(*v);
+  if (auto v = get("SQUEUE_USERS")) o.users = comma_list(*v);
+  if (get("SQUEUE_ALL")) o.all = true;
+  if (get("SQUEUE_ARRAY")) o.expand_arrays = true;
+  if (auto v = get("SQUEUE_STATES")) return set_states(o, *v);
+  return true;
+}
+
+CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& format_given) {
+  const std::string v = opt.value.value_or("");
+  switch (opt.id) {
+    case kAccount: o.accounts = comma_list(v); break;
+    case kAll: o.all = true; break;
+    case kArray: o.expand_arrays = true; break;
+    case kClusters: o.clusters = v; break;
+    case kFormat: o.format = v; format_given = true; break;
+    case kFormatLong: o.format_long = v; format_given = true; break;
+    case kNoHeader: o.noheader = true; break;
+    case kHelp: case kUsage: o.print_help = true; break;
+    case kJobs: return set_jobs(o, v);
+    case kLong: o.long_format = true; break;
+    case kName: o.names = comma_list(v); break;
+    case kNodeList: {
+      auto hosts = hostlist_expand(v);
+      if (!hosts) return cli_error("squeue", fmt::format("Invalid node list: {} ({})", v, hosts.error().message));
+      o.nodelist = *hosts;
+      break;
+    }
+    case kPartition: o.partitions = comma_list(v); break;
+    case kQos: o.qos = comma_list(v); break;
+    case kReservation: o.reservations = comma_list(v); break;
+    case kSort: o.sort = v; break;
+    case kStart: o.start = true; break;
+    case kStates: return set_states(o, v);
+    case kUser: o.users = comma_list(v); break;
+    case kVersion: o.print_version = true; break;
+    case kOnlyJobState: o.only_job_state = true; break;
+    default: break;  // accepted, no effect on one local cluster
+  }
+  return true;
+}
+
+}  // namespace
+
+CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& args,
+                                              const std::map<std::string, std::string>& env) {
+  SqueueOptions o;
+  auto env_ok = apply_env(o, env);
+  if (!env_ok) return env_ok.error();
+  bool format_given = false;
+  auto parsed = scan_display_options(args, squeue_specs(), "squeue", std::move(o),
+                                     [&](SqueueOptions& opts, const ScannedOption& opt) {
+                                       return apply_option(opts, opt, format_given);
+                                     });
+  if (parsed && parsed->long_format && format_given) {
+    return CliError{"squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                    "and retry.\n",
+                    kExitError};
+  }
+  return parsed;
+}
+
+// ---- selection -------------------------------------------------------------------------
+
+namespace {
+
+bool any_of_list(const std::vector<std::string>& wanted, const std::string& value) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+}
+
+bool state_selected(const SqueueOptions& o, JobState s) {
+  if (o.all_states) return true;
+  if (!o.states.empty()) return std::find(o.states.begin(), o.states.end(), s) != o.states.end();
+  if (o.start) return s == JobState::kPending;
+  return !job_state_is_final(s);
+}
+
+bool partition_selected(const SqueueOptions& o, const JobView& j) {
+  if (o.partitions.empty()) return true;
+  for (const auto& p : split(j.partition, ','))
+    if (any_of_list(o.partitions, p)) return true;
+  return false;
+}
+
+bool nodes_selected(const SqueueOptions& o, const JobView& j) {
+  if (o.nodelist.empty()) return true;
+  auto hosts = hostlist_expand(j.nodes);
+  if (!hosts) return false;
+  for (const auto& h : *hosts)
+    if (any_of_list(o.nodelist, h)) return true;
+  return false;
+}
+
+bool attributes_selected(const SqueueOptions& o, const JobView& j) {
+  bool user_ok = o.users.empty() || any_of_list(o.users, j.user) || any_of_list(o.users, std::to_string(j.uid));
+  return user_ok && state_selected(o, j.state) && partition_selected(o, j) && any_of_list(o.accounts, j.account) &&
+         any_of_list(o.qos, j.qos) && any_of_list(o.names, j.name) && any_of_list(o.reservations, j.reservation) &&
+         nodes_selected(o, j);
+}
+
+// A copy of a pending-array record standing for one of its tasks.
+JobView single_task(const JobView& j, int64_t task) {
+  JobView t = j;
+  t.array_task_id = task;
+  t.array_pending_tasks.clear();
+  return t;
+}
+
+// Records matching -j, with "N_T" picking T out of a pending-array record.
+void select_by_id(const SqueueOptions& o, const JobView& j, std::vector<JobView>& out) {
+  if (o.job_ids.empty()) {
+    out.push_back(j);
+    return;
+  }
+  for (const auto& id : o.job_ids) {
+    auto us = id.find('_');
+    int64_t job = *parse_int(std::string_view(id).substr(0, us));
+    if (us == std::string::npos) {
+      if (j.job_id == job || j.array_job_id == job) {
+        out.push_back(j);
+        return;
+      }
+      continue;
+    }
+    int64_t task = *parse_int(std::string_view(id).substr(us + 1));
+    if (j.array_job_id != job) continue;
+    if (j.array_task_id == task) {
+      out.push_back(j);
+      return;
+    }
+    const auto& pending = j.array_pending_tasks;
+    if (std::find(pending.begin(), pending.end(), task) != pending.end()) out.push_back(single_task(j, task));
+  }
+}
+
+std::vector<JobView> select_jobs(const SqueueOptions& o, const std::vector<JobView>& jobs) {
+  std::vector<JobView> picked;
+  for (const auto& j : jobs) {
+    if (attributes_selected(o, j)) select_by_id(o, j, picked);
+  }
+  if (!o.expand_arrays) return picked;
+  std::vector<JobView> expanded;
+  for (const auto& j : picked) {
+    if (j.array_pending_tasks.empty() || j.array_task_id) {
+      expanded.push_back(j);
+      continue;
+    }
+    for (int64_t t : j.array_pending_tasks) expanded.push_back(single_task(j, t));
+  }
+  return expanded;
+}
+
+// ---- ordering ---------------------------------------------------------------------------
+
+// Compares two jobs on one -S key letter: <0, 0, >0.
+int compare_on(char key, const JobView& a, const JobView& b, UnixTime now) {
+  auto cmp = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  auto start = [](const JobView& j) { return j.start_time == kNoTime ? INT64_MAX : j.start_time; };
+  switch (key) {
+    case 'i': case 'A': case 'F':
+      return cmp(std::pair(a.array_job_id ? a.array_job_id : a.job_id, a.array_task_id.value_or(-1)),
+                 std::pair(b.array_job_id ? b.array_job_id : b.job_id, b.array_task_id.value_or(-1)));
+    case 'P': return cmp(a.partition, b.partition);
+    case 'j': return cmp(a.name, b.name);
+    case 'u': return cmp(a.user, b.user);
+    case 'U': return cmp(a.uid, b.uid);
+    case 'a': return cmp(a.account, b.account);
+    case 'q': return cmp(a.qos, b.qos);
+    case 't': case 'T': return cmp(static_cast<int>(a.state), static_cast<int>(b.state));
+    case 'p': case 'Q': return cmp(a.priority, b.priority);
+    case 'S': return cmp(start(a), start(b));
+    case 'V': return cmp(a.submit_time, b.submit_time);
+    case 'e': return cmp(a.end_time, b.end_time);
+    case 'M': return cmp(job_run_time(a, now), job_run_time(b, now));
+    case 'l': return cmp(a.time_limit, b.time_limit);
+    case 'D': return cmp(a.num_nodes, b.num_nodes);
+    case 'C': return cmp(a.num_cpus, b.num_cpus);
+    case 'N': return cmp(a.nodes, b.nodes);
+    case 'r': return cmp(a.reason, b.reason);
+    default: return 0;
+  }
+}
+
+// Slurm's sort list: "P,t,-p" — '-' descending, '+' or nothing ascending.
+void sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now) {
+  std::vector<std::pair<char, bool>> keys;  // letter, descending
+  for (const auto& k : comma_list(spec)) {
+    bool desc = k[0] == '-';
+    std::string_view rest = (k[0] == '-' || k[0] == '+') ? std::string_view(k).substr(1) : std::string_view(k);
+    if (!rest.empty()) keys.emplace_back(rest[0], desc);
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [&](const JobView& a, const JobView& b) {
+    for (auto [key, desc] : keys) {
+      int c = compare_on(key, a, b, now);
+      if (c != 0) return desc ? c > 0 : c < 0;
+    }
+    return false;
+  });
+}
+
+std::string invalid_lines(const std::vector<std::string>& invalid) {
+  std::string err;
+  for (const auto& spec : invalid) err += fmt::format("squeue: error: Invalid job format specification: {}\n", spec);
+  return err;
+}
+
+}  // namespace
+
+CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now) {
+  if (auto early = version_or_usage(
+          opts.print_version, opts.print_help,
+          "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid] [--name jobname]\n"
+          "              [-o format] [-O fields] [-p partitions] [--qos qos] [--reservation reservation]\n"
+          "              [--sort fields] [--start] [--states states] [-u users] [-w nodes] [-ahlrsv]\n"))
+    return *early;
+  CommandOutput result;
+  std::vector<JobView> picked = select_jobs(opts, jobs);
+  sort_jobs(picked, opts.sort.value_or(opts.start ? "S" : "P,t,-p"), now);
+
+  const auto& fields = squeue_fields();
+  auto infos = field_infos(fields);
+  ParsedFormat parsed = opts.format_long ? parse_long_format(*opts.format_long, infos)
+                                         : parse_percent_format(opts.format.value_or(
+                                                                    opts.long_format ? kSqueueLongFormat
+                                                                    : opts.start     ? kSqueueStartFormat
+                                                                                     : kSqueueDefaultFormat),
+                                                                infos);
+  result.err = invalid_lines(parsed.invalid);
+  std::vector<SqueueRow> rows;
+  for (const auto& j : picked) rows.push_back({&j, now});
+  if (opts.long_format && !opts.noheader) result.out = banner_time(now) + "\n";
+  result.out += render_table(parsed.layout, fields, rows, !opts.noheader);
+  return result;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,63 @@
+// squeue: options, job selection, ordering and output, as Slurm 22.05's.
+//
+// Wiring: parse_squeue_options(args, env) -> fetch every job record from the
+// controller -> map each to a JobView -> render_squeue(options, jobs, now).
+// Selection (-t -u -p -j -n -A -q -w) is done here so the controller may
+// return all records.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_error.hpp"
+#include "cli/format_engine.hpp"
+#include "cli/views.hpp"
+
+namespace drover::cli {
+
+struct SqueueOptions {
+  std::optional<std::string> format;       // -o / SQUEUE_FORMAT
+  std::optional<std::string> format_long;  // -O / SQUEUE_FORMAT2
+  std::optional<std::string> sort;         // -S / SQUEUE_SORT
+  bool noheader = false;                   // -h
+  bool long_format = false;                // -l
+  bool start = false;                      // --start
+  bool expand_arrays = false;              // -r
+  bool all = false;                        // -a (hidden partitions: Drover hides none)
+  bool all_states = false;                 // -t all
+  std::vector<JobState> states;            // -t; empty = not finished
+  std::vector<std::string> users;          // -u names or uids
+  std::vector<std::string> partitions;     // -p
+  std::vector<std::string> accounts;       // -A
+  std::vector<std::string> qos;            // -q
+  std::vector<std::string> names;          // -n/--name
+  std::vector<std::string> job_ids;        // -j: "123" or "123_4"
+  std::vector<std::string> reservations;   // -R
+  std::vector<std::string> nodelist;       // -w (expanded host names)
+  bool only_job_state = false;             // --only-job-state (accepted; same data)
+  bool print_version = false;              // -V
+  bool print_help = false;                 // --help / --usage
+  std::string clusters;                    // -M (accepted; one cluster)
+};
+
+CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& args,
+                                              const std::map<std::string, std::string>& env);
+
+// The default -o formats.
+inline constexpr const char* kSqueueDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
+inline constexpr const char* kSqueueLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+inline constexpr const char* kSqueueStartFormat = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
+
+// Selects, orders and prints. `now` is used for TIME/TIME_LEFT and the -l banner.
+CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now);
+
+// squeue's job id text for a record: "123", "117_4", "117_[2-9%2]".
+std::string squeue_job_id(const JobView& j);
+// Array index text (%K): "4", "2-9%2", "N/A".
+std::string squeue_array_task(const JobView& j);
+// Seconds the job has run (TIME column) at `now`.
+Seconds job_run_time(const JobView& j, UnixTime now);
+
+}  // namespace drover::cli
