@@ -16,6 +16,10 @@ struct ParseOptions {
   // Follow Include lines (relative paths resolve against the including
   // file's directory). Off for fuzzing: the parser then touches no file.
   bool follow_includes = true;
+  // Size caps (defaults below). The fuzzer lowers them so its time goes into
+  // the parser's logic rather than into expanding huge host lists.
+  std::size_t max_nodes = 0;              // 0: kMaxNodes
+  std::size_t max_partition_members = 0;  // 0: kMaxPartitionMembers
 };
 
 inline constexpr int kMaxIncludeDepth = 16;

@@ -43,7 +43,12 @@ std::optional<OtherSection> find_elsewhere(std::string_view key, const std::stri
 
 class SlurmConfParser {
  public:
-  SlurmConfParser(ClusterConfig& cfg, const ParseOptions& opts) : cfg_(cfg), opts_(opts) {}
+  SlurmConfParser(ClusterConfig& cfg, const ParseOptions& opts)
+      : cfg_(cfg),
+        opts_(opts),
+        max_nodes_(opts.max_nodes ? std::min(opts.max_nodes, kMaxNodes) : kMaxNodes),
+        max_members_(opts.max_partition_members ? std::min(opts.max_partition_members, kMaxPartitionMembers)
+                                                : kMaxPartitionMembers) {}
 
   void parse_file_text(std::string_view text, const std::string& file, int depth) {
     cfg_.files_read.push_back(file);
@@ -192,7 +197,7 @@ class SlurmConfParser {
   }
 
   void add_nodes(const Word& head, const SourceLoc& loc, NodeTemplate& t) {
-    std::size_t room = kMaxNodes - cfg_.nodes.size();
+    std::size_t room = max_nodes_ - std::min(max_nodes_, cfg_.nodes.size());
     if (head.value.empty() || iequals(head.value, "ALL")) {
       report_bad_value(cfg_.diags, head, "NodeName", "expected a host list such as gpu[01-32] (ALL is reserved)");
       return;
@@ -200,7 +205,7 @@ class SlurmConfParser {
     auto names = hostlist_expand(head.value, room);
     if (!names || names->empty()) {
       report_bad_value(cfg_.diags, head, "NodeName",
-                       "expected a host list such as gpu[01-32], with at most " + std::to_string(kMaxNodes) +
+                       "expected a host list such as gpu[01-32], with at most " + std::to_string(max_nodes_) +
                            " nodes in all" + (names ? "" : " (" + names.error().message + ")"));
       return;
     }
@@ -250,7 +255,7 @@ class SlurmConfParser {
   std::vector<std::string> per_node_values(const NodeTemplate& t, const std::string& key, std::size_t count) {
     auto it = t.per_node.find(key);
     if (it == t.per_node.end()) return {};
-    auto list = hostlist_expand(it->second.value, kMaxNodes);
+    auto list = hostlist_expand(it->second.value, max_nodes_);
     if (!list || list->empty()) {
       report_bad_value(cfg_.diags, it->second, key,
                        "expected a name, or a host list with one name per node of the line" +
@@ -322,7 +327,7 @@ class SlurmConfParser {
 
   void expand_partition_nodes(PartitionConfig& p, std::size_t index) {
     if (p.nodes_expr.empty()) return;
-    std::size_t room = kMaxPartitionMembers - std::min(kMaxPartitionMembers, members_);
+    std::size_t room = max_members_ - std::min(max_members_, members_);
     Word w{"Nodes", p.key_locs["Nodes"], true, p.nodes_expr, nodes_value_locs_[index]};
     if (iequals(p.nodes_expr, "ALL")) {
       if (cfg_.nodes.size() > room) return report_too_many_members(w);
@@ -342,11 +347,13 @@ class SlurmConfParser {
 
   void report_too_many_members(const Word& w) {
     report_bad_value(cfg_.diags, w, "Nodes",
-                     "expected at most " + std::to_string(kMaxPartitionMembers) + " node names over all partitions");
+                     "expected at most " + std::to_string(max_members_) + " node names over all partitions");
   }
 
   ClusterConfig& cfg_;
   const ParseOptions& opts_;
+  std::size_t max_nodes_;
+  std::size_t max_members_;
   NodeTemplate node_defaults_;
   PartitionConfig part_defaults_;
   SourceLoc part_defaults_nodes_loc_;
