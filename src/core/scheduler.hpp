@@ -1,0 +1,132 @@
+// The scheduling core's entry points. One deterministic cycle over a
+// snapshot of the cluster returns decisions: start these jobs on these
+// resources now, hold a reservation for that one at time T, keep the rest
+// pending with a reason (and a planned start when one is known). The
+// controller calls it on events and on the backfill timer; the simulator
+// calls it the same way on a virtual clock. Nothing here reads a clock,
+// does I/O or keeps global state: same input, same output, byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "core/fairshare.hpp"
+#include "core/job.hpp"
+#include "core/priority.hpp"
+#include "core/reason.hpp"
+
+namespace drover::core {
+
+enum class NodeAvail : uint8_t {
+  kUp,     // takes new work
+  kDrain,  // keeps what runs, takes nothing new (DRAIN, DRAINING)
+  kDown,   // takes nothing (DOWN, not responding, FUTURE)
+};
+
+// Outcomes of jobs the cycle needs for dependencies. The caller answers for
+// every job it knows (pending, running, finished); kUnknown for a job it
+// has forgotten (Slurm treats a dependency on a purged job as satisfied).
+class JobHistory {
+ public:
+  virtual ~JobHistory() = default;
+  // array_task < 0: the whole job (for an array: kCompletedOk only when every
+  // element completed with exit 0, kFailed when any failed and all ended,
+  // kRunning when any started).
+  virtual JobOutcome outcome(JobId job, int64_t array_task) const = 0;
+};
+
+struct CycleInput {
+  Time now = 0;
+  std::span<const NodeAvail> node_avail;  // one per Cluster::nodes; empty: every node up
+  std::span<const RunningJob> running;    // includes completing jobs still on their nodes
+  std::span<const JobSpec* const> pending;  // any order; the cycle orders them
+  const FairShareFactors* fairshare = nullptr;  // nullptr: every factor 1.0
+  const JobHistory* history = nullptr;          // nullptr: dependencies on other jobs are unknown (satisfied)
+};
+
+enum class PassKind {
+  kFull,   // the backfill pass: every pending job (up to bf_max_job_test) is planned
+  kQuick,  // the event pass: the first default_queue_depth jobs, in priority order
+};
+
+struct CycleOptions {
+  PassKind pass = PassKind::kFull;
+};
+
+enum class StartKind : uint8_t {
+  kImmediate,   // no job ahead of it in the queue was left waiting
+  kBackfilled,  // started while a job ahead of it waits (it delays none of them)
+};
+
+struct StartDecision {
+  const JobSpec* job = nullptr;
+  int32_t partition = 0;
+  int32_t qos = -1;
+  Allocation alloc;
+  Time end = kForever;  // now + time limit
+  Seconds time_limit = 0;
+  StartKind kind = StartKind::kImmediate;
+};
+
+inline constexpr Time kNoPlan = -1;
+
+struct PendingPlan {
+  const JobSpec* job = nullptr;
+  Reason reason = Reason::kNone;
+  bool tested = false;       // this pass looked at it (a quick pass tests only the head of the queue)
+  bool reserved = false;     // holds resources in the plan from `start` on
+  bool never = false;        // cannot run on this cluster as configured (reason says which limit)
+  Time start = kNoPlan;      // planned (or estimated) start; kNoPlan: none within bf_window / blocked
+  int32_t partition = -1;    // the partition it is planned in (or its first)
+  std::vector<NodeIndex> nodes;  // planned nodes (SCHEDNODES); empty when none
+  int64_t priority = 0;
+};
+
+struct CycleStats {
+  int64_t pending = 0;       // jobs given to the cycle
+  int64_t tested = 0;        // jobs the walk looked at
+  int64_t started = 0;
+  int64_t backfilled = 0;    // of started, how many out of priority order
+  int64_t reserved = 0;      // jobs holding a reservation
+  int64_t planned = 0;       // pending jobs with a planned start or a definite reason
+  int64_t beyond_window = 0; // could not be planned within bf_window
+  int64_t profile_steps = 0; // size of the availability profile at the end
+};
+
+struct CycleResult {
+  std::vector<StartDecision> starts;
+  std::vector<PendingPlan> pending;  // every job of CycleInput::pending not started, in queue order
+  CycleStats stats;
+};
+
+// Why a job cannot start, in words a person can act on: one line per node
+// group considered (which nodes, what they lack now or ever, when they free
+// up) and the planned start.
+struct Explanation {
+  std::vector<std::string> lines;
+};
+
+// A scheduler for one cluster. Keeps only what is derived from the cluster
+// (node groups, eligibility caches) between cycles; every decision comes
+// from the CycleInput alone.
+class Scheduler {
+ public:
+  explicit Scheduler(const Cluster& cluster);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  const Cluster& cluster() const;
+  CycleResult run_cycle(const CycleInput& in, const CycleOptions& opts = {});
+  Explanation explain(const CycleInput& in, const JobSpec& job);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace drover::core
