@@ -1,0 +1,141 @@
+#include "ctld/agent_link.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+#include <mutex>
+
+#include "drover/v1/agent.grpc.pb.h"
+#include "rpc/call.hpp"
+#include "rpc/client.hpp"
+
+namespace drover::ctld {
+
+struct AgentLink::Impl {
+  std::map<std::string, std::string> targets;  // node -> host:port
+  std::string key_path;
+  LaunchDone on_launch;
+  Log log;
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<v1::NodeAgentService::Stub>> stubs;
+
+  v1::NodeAgentService::Stub* stub(const std::string& node) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = stubs.find(node);
+    if (it != stubs.end()) return it->second.get();
+    auto t = targets.find(node);
+    if (t == targets.end()) return nullptr;
+    rpc::ClientOptions o;
+    o.target = t->second;
+    o.key_path = key_path;
+    auto client = rpc::RpcClient::connect(o);
+    if (!client) {
+      log("agent " + node + ": " + client.error().message);
+      return nullptr;
+    }
+    auto s = v1::NodeAgentService::NewStub(client->channel());
+    auto* raw = s.get();
+    stubs.emplace(node, std::move(s));
+    return raw;
+  }
+};
+
+namespace {
+
+// One asynchronous call: owns its context and messages until the callback.
+template <class Req, class Rep>
+struct Call {
+  grpc::ClientContext ctx;
+  Req req;
+  Rep rep;
+};
+
+}  // namespace
+
+AgentLink::AgentLink(const config::ClusterConfig& cfg, std::string key_path, LaunchDone on_launch, Log log)
+    : impl_(std::make_unique<Impl>()) {
+  for (const auto& n : cfg.nodes) {
+    int port = n.port ? n.port : cfg.slurmd_port;
+    impl_->targets[n.name] = n.addr + ":" + std::to_string(port);
+  }
+  impl_->key_path = std::move(key_path);
+  impl_->on_launch = std::move(on_launch);
+  impl_->log = std::move(log);
+}
+
+AgentLink::~AgentLink() = default;
+
+void AgentLink::send(const AgentCommand& cmd) {
+  Impl* impl = impl_.get();
+  v1::NodeAgentService::Stub* stub = impl->stub(cmd.node);
+  if (!stub) {
+    if (cmd.kind == AgentCommand::kLaunch) {
+      impl->on_launch(cmd.job_id, cmd.launch.restart_count(), std::nullopt, "no route to node " + cmd.node);
+    }
+    return;
+  }
+  const std::string client = "drover-controller";
+  switch (cmd.kind) {
+    case AgentCommand::kLaunch: {
+      auto* c = new Call<v1::LaunchRequest, v1::LaunchReply>;
+      c->req = cmd.launch;
+      rpc::fill_request_header(client, c->req.mutable_header());
+      rpc::set_timeout(c->ctx, std::chrono::seconds(40));
+      int64_t job = cmd.job_id;
+      int32_t restarts = cmd.launch.restart_count();
+      stub->async()->Launch(&c->ctx, &c->req, &c->rep, [impl, c, job, restarts](grpc::Status st) {
+        if (st.ok()) {
+          impl->on_launch(job, restarts, c->rep, "");
+        } else {
+          impl->on_launch(job, restarts, std::nullopt, st.error_message());
+        }
+        delete c;
+      });
+      return;
+    }
+    case AgentCommand::kTerminate: {
+      auto* c = new Call<v1::TerminateRequest, v1::TerminateReply>;
+      rpc::fill_request_header(client, c->req.mutable_header());
+      c->req.set_job_id(cmd.job_id);
+      c->req.set_state(cmd.state);
+      c->req.set_reason(cmd.reason);
+      rpc::set_timeout(c->ctx, std::chrono::seconds(20));
+      std::string node = cmd.node;
+      stub->async()->Terminate(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {
+        if (!st.ok()) impl->log("terminate job " + std::to_string(c->req.job_id()) + " on " + node + ": " + st.error_message());
+        delete c;
+      });
+      return;
+    }
+    case AgentCommand::kSignal: {
+      auto* c = new Call<v1::SignalRequest, v1::SignalReply>;
+      rpc::fill_request_header(client, c->req.mutable_header());
+      c->req.mutable_step()->set_job_id(cmd.job_id);
+      c->req.mutable_step()->set_step_id(-1);
+      c->req.set_signal(cmd.signal);
+      c->req.set_batch_shell_only(cmd.batch_only);
+      rpc::set_timeout(c->ctx, std::chrono::seconds(10));
+      std::string node = cmd.node;
+      stub->async()->Signal(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {
+        if (!st.ok()) impl->log("signal job " + std::to_string(c->req.step().job_id()) + " on " + node + ": " + st.error_message());
+        delete c;
+      });
+      return;
+    }
+    case AgentCommand::kSetTimeLimit: {
+      auto* c = new Call<v1::SetTimeLimitRequest, v1::SetTimeLimitReply>;
+      rpc::fill_request_header(client, c->req.mutable_header());
+      c->req.set_job_id(cmd.job_id);
+      c->req.set_time_limit_s(cmd.time_limit_s);
+      rpc::set_timeout(c->ctx, std::chrono::seconds(10));
+      std::string node = cmd.node;
+      stub->async()->SetTimeLimit(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {
+        if (!st.ok()) impl->log("time limit of job " + std::to_string(c->req.job_id()) + " on " + node + ": " + st.error_message());
+        delete c;
+      });
+      return;
+    }
+  }
+}
+
+}  // namespace drover::ctld

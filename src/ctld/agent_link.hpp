@@ -1,0 +1,34 @@
+// Commands from the controller to node agents (NodeAgentService on
+// NodeAddr:Port over TCP, signed with the cluster key). Calls are
+// asynchronous: send() returns at once; a Launch's outcome comes back
+// through the callback (on a gRPC thread: post it to the loop).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/model.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+
+class AgentLink {
+ public:
+  // reply set: the agent answered; otherwise `error` says why the call failed.
+  using LaunchDone = std::function<void(int64_t job_id, int32_t restart_count, std::optional<v1::LaunchReply> reply,
+                                        std::string error)>;
+  using Log = std::function<void(const std::string&)>;
+
+  AgentLink(const config::ClusterConfig& cfg, std::string key_path, LaunchDone on_launch, Log log);
+  ~AgentLink();
+
+  void send(const AgentCommand& cmd);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace drover::ctld

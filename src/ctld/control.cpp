@@ -1,0 +1,201 @@
+// scancel and scontrol hold/uhold/release/requeue/requeuehold. Each target
+// gets its own result; a refused target changes nothing.
+#include <csignal>
+
+#include "common/hostlist.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+v1::JobResult result(const std::string& target, const char* error = nullptr) {
+  v1::JobResult r;
+  r.set_target(target);
+  r.set_ok(error == nullptr);
+  if (error) r.set_error(error);
+  return r;
+}
+
+bool user_matches(const v1::JobRecord& r, const std::string& user) {
+  return user.empty() || r.user() == user || std::to_string(r.uid()) == user;
+}
+
+bool in_list(const std::string& list, const std::string& value) {
+  if (list.empty()) return true;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    auto comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item == value) return true;
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return false;
+}
+
+bool runs_on(const v1::JobRecord& r, const std::set<std::string>& nodes) {
+  if (nodes.empty()) return true;
+  for (const auto& t : r.alloc().nodes()) {
+    if (nodes.count(t.node())) return true;
+  }
+  return false;
+}
+
+bool matches_filters(const v1::JobRecord& r, const v1::CancelRequest& q, const std::set<std::string>& nodes) {
+  if (!user_matches(r, q.user())) return false;
+  if (!in_list(q.partition(), r.partition()) || !in_list(q.account(), r.account()) || !in_list(q.qos(), r.qos())) {
+    return false;
+  }
+  if (!in_list(q.name(), r.desc().name())) return false;
+  if (!q.states().empty()) {
+    bool any = false;
+    for (int s : q.states()) any = any || s == r.state();
+    if (!any) return false;
+  }
+  return runs_on(r, nodes);
+}
+
+std::set<std::string> node_set(const std::string& expr) {
+  std::set<std::string> out;
+  if (expr.empty()) return out;
+  if (auto hosts = hostlist_expand(expr)) out.insert(hosts->begin(), hosts->end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::CancelRequest& req, int64_t now,
+                                                   Effects& fx) {
+  std::vector<v1::JobResult> out;
+  std::vector<std::pair<std::string, Job*>> chosen;
+  auto nodes = node_set(req.nodelist());
+  if (req.targets().empty()) {
+    for (auto& [id, j] : jobs_) {
+      if (!is_final(j.rec.state()) && matches_filters(j.rec, req, nodes)) chosen.emplace_back(job_label(j.rec), &j);
+    }
+  }
+  for (const auto& t : req.targets()) {
+    auto jobs = resolve_target(t);
+    if (jobs.empty()) out.push_back(result(t.text(), kInvalidJobId));
+    for (Job* j : jobs) {
+      if (matches_filters(j->rec, req, nodes)) chosen.emplace_back(t.array_tasks().empty() && jobs.size() == 1 ? t.text() : job_label(j->rec), j);
+    }
+  }
+  for (auto& [label, j] : chosen) {
+    if (!may_act_on(who, *j)) {
+      out.push_back(result(label, kAccessDenied));
+      continue;
+    }
+    v1::JobRecord& r = j->rec;
+    if (is_final(r.state())) {
+      out.push_back(result(label, kAlreadyDone));
+      continue;
+    }
+    bool kill = req.signal() == 0 || (req.signal() == SIGKILL && is_pending(*j));
+    if (!kill) {
+      if (is_pending(*j)) {
+        out.push_back(result(label, kJobPending));
+        continue;
+      }
+      AgentCommand cmd;
+      cmd.kind = AgentCommand::kSignal;
+      cmd.node = r.batch_host();
+      cmd.job_id = r.job_id();
+      cmd.signal = req.signal();
+      cmd.batch_only = req.batch_only();
+      fx.commands.push_back(std::move(cmd));
+      out.push_back(result(label));
+      continue;
+    }
+    std::string why = "cancelled by " + who.describe();
+    if (is_pending(*j) && !r.completing()) {
+      r.set_state(v1::CANCELLED);
+      r.set_end_time(now);
+      r.set_cancelled_by(who.uid);
+      r.set_state_desc(why);
+      put_job(*j, fx);
+      fx.reschedule = true;
+    } else if (r.state() == v1::RUNNING) {
+      end_running(*j, v1::CANCELLED, why, who.uid, now, fx);
+    }
+    out.push_back(result(label));
+  }
+  return out;
+}
+
+namespace {
+
+// What `action` may do to a job in its present state; nullptr when allowed.
+const char* control_refusal(v1::ControlAction action, const Job& j, const Caller& who) {
+  const v1::JobRecord& r = j.rec;
+  switch (action) {
+    case v1::HOLD:
+    case v1::USER_HOLD:
+      return is_pending(j) ? nullptr : kNotPending;
+    case v1::RELEASE:
+      if (!is_pending(j)) return kNotPending;
+      return (r.hold() == v1::HOLD_ADMIN && !who.privileged) ? kAccessDenied : nullptr;
+    case v1::REQUEUE:
+    case v1::REQUEUE_HOLD:
+      if (is_pending(j)) return kJobPending;
+      if (!r.requeue() && !who.privileged) return "Requested operation is presently disabled";
+      return r.completing() ? kAlreadyDone : nullptr;
+    default:
+      return "Requested operation not supported on this job";
+  }
+}
+
+}  // namespace
+
+std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1::ControlRequest& req, int64_t now,
+                                                    Effects& fx) {
+  std::vector<v1::JobResult> out;
+  for (const auto& t : req.targets()) {
+    auto jobs = resolve_target(t);
+    if (jobs.empty()) out.push_back(result(t.text(), kInvalidJobId));
+    for (Job* j : jobs) {
+      std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
+      if (!may_act_on(who, *j)) {
+        out.push_back(result(label, kAccessDenied));
+        continue;
+      }
+      if (const char* why = control_refusal(req.action(), *j, who)) {
+        out.push_back(result(label, why));
+        continue;
+      }
+      v1::JobRecord& r = j->rec;
+      v1::HoldKind hold = (req.action() == v1::HOLD || req.action() == v1::REQUEUE_HOLD) && who.privileged
+                              ? v1::HOLD_ADMIN
+                              : v1::HOLD_USER;
+      switch (req.action()) {
+        case v1::HOLD:
+        case v1::USER_HOLD: r.set_hold(hold); break;
+        case v1::RELEASE: r.set_hold(v1::HOLD_NONE); break;
+        default: {
+          if (req.action() == v1::REQUEUE_HOLD) r.set_hold(hold);
+          if (r.state() == v1::RUNNING) {
+            // Back to the queue once its processes have ended (the end report clears completing).
+            end_running(*j, v1::CANCELLED, "requeued by " + who.describe(), who.uid, now, fx);
+            if (r.completing()) {
+              r.set_state(v1::PENDING);
+              r.set_reason("None");
+              r.set_restart_count(r.restart_count() + 1);
+              r.clear_cancelled_by();
+            } else {
+              requeue_job(*j, now, fx);
+            }
+          } else {
+            requeue_job(*j, now, fx);
+          }
+        }
+      }
+      j->spec = spec_from_record(r);
+      put_job(*j, fx);
+      fx.reschedule = true;
+      out.push_back(result(label));
+    }
+  }
+  return out;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,237 @@
+#include "ctld/controller.hpp"
+
+#include <sys/stat.h>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+
+#include "ctld/agent_link.hpp"
+#include "ctld/log.hpp"
+#include "ctld/persist.hpp"
+#include "ctld/services.hpp"
+#include "rpc/lock_file.hpp"
+#include "rpc/server.hpp"
+#include "store/store.hpp"
+
+namespace drover::ctld {
+
+struct ControllerLock {
+  rpc::LockFile lock;
+};
+
+namespace {
+
+Result<config::ClusterConfig> load(const std::string& path) {
+  auto cfg = config::load_config(config::LoadOptions{path, "", ""});
+  if (!cfg) return cfg.error();
+  for (const auto& d : cfg->diags.items()) {
+    if (d.severity == Severity::kError) {
+      return make_error(d.format() + "\n(drover config check --config " + path + " lists every finding)");
+    }
+  }
+  return cfg;
+}
+
+Status make_state_dir(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return make_error("cannot create StateSaveLocation " + dir + ": " + std::strerror(errno));
+  }
+  // The Unix socket is reachable by every local user: the directory must be traversable.
+  chmod(dir.c_str(), 0755);
+  return {};
+}
+
+}  // namespace
+
+Controller::~Controller() { stop(); }
+
+int64_t Controller::now() const { return static_cast<int64_t>(std::time(nullptr)); }
+
+int Controller::tcp_port() const { return server_ ? server_->tcp_port() : 0; }
+
+Result<std::unique_ptr<Controller>> Controller::start(const ControllerOptions& opts) {
+  std::unique_ptr<Controller> c(new Controller());
+  if (auto st = c->open(opts); !st) return st.error();
+  return c;
+}
+
+Status Controller::open(const ControllerOptions& opts) {
+  opts_ = opts;
+  auto cfg = load(opts.conf_path);
+  if (!cfg) return cfg.error();
+  auto settings = settings_from_config(*cfg, opts.conf_path);
+  if (!settings) return settings.error();
+  if (!opts.tcp_address.empty()) settings->tcp_address = opts.tcp_address;
+  auto bridge = CoreBridge::create(*cfg);
+  if (!bridge) return bridge.error();
+  if (auto st = make_state_dir(settings->state_dir); !st) return st;
+  std::string store_path = settings->state_dir + "/state.db";
+  state_ = std::make_unique<ControllerState>(std::move(*cfg), std::move(*bridge), std::move(*settings));
+  const Settings& s = state_->settings();
+
+  rpc::ServerOptions so;
+  so.unix_socket_path = s.socket_path;
+  so.tcp_address = s.tcp_address;
+  if (!so.tcp_address.empty()) so.key_paths = {s.key_path};
+  so.key_owner_uids = {s.slurm_user_uid};
+  server_ = std::make_unique<rpc::RpcServer>(so);
+  // One controller per StateSaveLocation: held for the process's life, before the store is opened.
+  auto lock = rpc::LockFile::acquire(s.state_dir + "/controller.lock", "the controller state in " + s.state_dir);
+  if (!lock) return lock.error();
+  lock_ = std::make_unique<ControllerLock>(ControllerLock{std::move(*lock)});
+  auto opened = store::Store::open(store_path, controller_schema());
+  if (!opened) return opened.error();
+  store_ = std::move(*opened);
+  if (auto st = recover(); !st) return st;
+  agents_ = std::make_unique<AgentLink>(
+      state_->config(), s.key_path,
+      [this](int64_t job, int32_t restarts, std::optional<v1::LaunchReply> reply, std::string error) {
+        post([this, job, restarts, reply = std::move(reply), error = std::move(error)] {
+          Effects fx;
+          if (reply) {
+            state_->launch_result(job, restarts, *reply, now(), fx);
+          } else {
+            log_line("launch of job " + std::to_string(job) + " failed: " + error);
+            state_->launch_unreachable(job, restarts, error, now(), fx);
+          }
+          commit(std::move(fx), [](const Status&) {});
+        });
+      },
+      [](const std::string& m) { log_line(m); });
+  for (auto& svc : make_services(*this, server_->authenticator())) server_->add_service(std::move(svc));
+  EventLoop::Hooks hooks;
+  hooks.after_batch = [this] { after_batch(); };
+  hooks.on_tick = [this] { on_tick(); };
+  hooks.tick = std::chrono::milliseconds(250);
+  loop_.start(std::move(hooks));
+  if (auto st = server_->start(); !st) {
+    loop_.stop();
+    return st;
+  }
+  log_line("controller for cluster " + s.cluster_name + " serving on unix:" + s.socket_path +
+           (s.tcp_address.empty() ? "" : " and tcp " + s.tcp_address + " (port " + std::to_string(tcp_port()) + ")") +
+           "; scheduler: " + CoreBridge::implementation());
+  post([this] {
+    Effects fx;
+    state_->housekeeping(now(), fx);
+    need_schedule_ = true;
+    commit(std::move(fx), [](const Status&) {});
+  });
+  return {};
+}
+
+Status Controller::recover() {
+  auto jobs = store_->load_all(kJobsTable);
+  if (!jobs) return jobs.error();
+  auto nodes = store_->load_all(kNodesTable);
+  if (!nodes) return nodes.error();
+  auto next = store_->get_meta(kNextJobIdMeta);
+  if (!next) return next.error();
+  std::vector<std::pair<int64_t, std::string>> job_payloads;
+  for (auto& r : *jobs) job_payloads.emplace_back(std::get<int64_t>(r.key), std::move(r.payload));
+  std::vector<std::pair<std::string, std::string>> node_payloads;
+  for (auto& r : *nodes) node_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
+  std::optional<int64_t> next_id;
+  if (*next && std::holds_alternative<int64_t>(**next)) next_id = std::get<int64_t>(**next);
+  if (auto st = state_->recover(job_payloads, node_payloads, next_id, now()); !st) return st;
+  log_line("recovered " + std::to_string(state_->jobs().size()) + " jobs from " + store_->path() +
+           "; next job id " + std::to_string(state_->next_job_id()));
+  return {};
+}
+
+Result<Caller> Controller::identify(const grpc::ServerContextBase& ctx, int* grpc_code) const {
+  rpc::AuthResult r = server_->authenticator().authenticate(ctx);
+  if (!r.ok()) {
+    *grpc_code = r.code() == rpc::AuthCode::kUnavailable ? 14 : 16;  // UNAVAILABLE : UNAUTHENTICATED
+    return make_error(r.message());
+  }
+  const rpc::Identity& id = r.identity();
+  const Settings& s = state_->settings();
+  Caller c;
+  c.uid = id.uid;
+  c.gid = id.gid;
+  c.user = id.user_name;
+  c.privileged = id.uid == 0 || id.uid == s.slurm_user_uid || id.uid == geteuid() || s.operator_uids.count(id.uid);
+  return c;
+}
+
+void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
+  if (fx.reschedule) need_schedule_ = true;
+  if (fx.batch.empty()) {
+    done(Status{});
+    dispatch(std::move(fx.commands));
+    return;
+  }
+  store_->submit(std::move(fx.batch), [this, done = std::move(done), cmds = std::move(fx.commands)](
+                                          const Status& st) mutable {
+    done(st);
+    if (!st) {
+      log_line("state store failed: " + st.error().message + "; stopping (a restart recovers every committed change)");
+      store_failed_ = true;
+      request_stop();
+      return;
+    }
+    dispatch(std::move(cmds));
+  });
+}
+
+void Controller::dispatch(std::vector<AgentCommand> commands) {
+  for (const auto& c : commands) agents_->send(c);
+}
+
+void Controller::after_batch() {
+  if (!need_schedule_) return;
+  need_schedule_ = false;
+  Effects fx;
+  state_->schedule(core::PassKind::kQuick, now(), fx);
+  need_schedule_ = false;  // starts made by this pass need no second pass
+  commit(std::move(fx), [](const Status&) {});
+}
+
+void Controller::on_tick() {
+  int64_t t = now();
+  Effects fx;
+  if (t - last_housekeeping_ >= 1) {
+    last_housekeeping_ = t;
+    state_->housekeeping(t, fx);
+  }
+  if (t - last_full_pass_ >= settings().bf_interval_s) {
+    last_full_pass_ = t;
+    state_->schedule(core::PassKind::kFull, t, fx);
+    fx.reschedule = false;
+  } else if (need_schedule_) {
+    need_schedule_ = false;
+    state_->schedule(core::PassKind::kQuick, t, fx);
+    fx.reschedule = false;
+  }
+  commit(std::move(fx), [](const Status&) {});
+}
+
+Result<std::vector<std::string>> Controller::reconfigure() {
+  auto cfg = load(opts_.conf_path);
+  if (!cfg) return cfg.error();
+  return make_error("scontrol reconfigure: " + opts_.conf_path +
+                    " reads cleanly, but applying a changed configuration to a running controller is not built "
+                    "yet; restart the controller (drover down; drover up), which recovers every job");
+}
+
+void Controller::request_stop() { stop_requested_ = true; }
+
+void Controller::wait() {
+  while (!stop_requested_) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+void Controller::stop() {
+  if (server_) server_->shutdown(std::chrono::milliseconds(1000));
+  loop_.stop();
+  if (store_) store_->close();
+  server_.reset();
+  lock_.reset();
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,91 @@
+// The controller daemon: loads the configuration, takes the state lock,
+// opens the store and recovers, then serves the API (Unix socket under
+// StateSaveLocation, TCP at SlurmctldHost:SlurmctldPort) with one state
+// thread (EventLoop) owning ControllerState. Every change is committed to
+// the store before the caller's reply and before any command goes to an
+// agent.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "ctld/loop.hpp"
+#include "ctld/state.hpp"
+#include "rpc/identity.hpp"
+
+namespace grpc {
+class ServerContextBase;
+}
+
+namespace drover::store {
+class Store;
+}
+namespace drover::rpc {
+class RpcServer;
+}
+
+namespace drover::ctld {
+
+class AgentLink;
+struct ControllerLock;
+
+struct ControllerOptions {
+  std::string conf_path;
+  // Overrides for tests and `drover up` (empty: from slurm.conf).
+  std::string tcp_address;
+  std::string log_path;  // empty: stderr
+};
+
+class Controller {
+ public:
+  static Result<std::unique_ptr<Controller>> start(const ControllerOptions& opts);
+  ~Controller();
+
+  // Blocks until stop() (or SIGTERM/SIGINT through request_stop()).
+  void wait();
+  void request_stop();
+  void stop();
+
+  // ---- for the service handlers ----
+  // Who the caller is, with the privilege the controller grants.
+  Result<Caller> identify(const grpc::ServerContextBase& ctx, int* grpc_code) const;
+  void post(EventLoop::Task task) { loop_.post(std::move(task)); }
+  ControllerState& state() { return *state_; }
+  // Makes fx durable, then calls `done` (status of the commit) and sends fx's commands.
+  void commit(Effects fx, std::function<void(const Status&)> done);
+  int64_t now() const;
+  int tcp_port() const;
+  const Settings& settings() const { return state_->settings(); }
+  // Re-reads slurm.conf; refuses a change the running state cannot take.
+  Result<std::vector<std::string>> reconfigure();
+
+ private:
+  Controller() = default;
+  Status open(const ControllerOptions& opts);
+  Status recover();
+  void after_batch();
+  void on_tick();
+  void dispatch(std::vector<AgentCommand> commands);
+
+  ControllerOptions opts_;
+  std::unique_ptr<ControllerLock> lock_;
+  std::unique_ptr<ControllerState> state_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<rpc::RpcServer> server_;
+  std::unique_ptr<AgentLink> agents_;
+  EventLoop loop_;
+  bool need_schedule_ = false;
+  int64_t last_full_pass_ = 0;
+  int64_t last_housekeeping_ = 0;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> store_failed_{false};
+};
+
+// `drover controller [--config PATH]`: runs until SIGTERM/SIGINT.
+int controller_main(const std::vector<std::string>& args);
+
+}  // namespace drover::ctld

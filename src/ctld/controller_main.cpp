@@ -1,0 +1,78 @@
+// `drover controller [--config PATH] [--tcp HOST:PORT]`: the controller
+// daemon in the foreground; SIGTERM or SIGINT stops it cleanly (it also
+// survives SIGKILL: the next start recovers from the store).
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "config/model.hpp"
+#include "ctld/controller.hpp"
+#include "ctld/log.hpp"
+
+namespace drover::ctld {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: drover controller [--config PATH] [--tcp HOST:PORT]\n"
+    "  --config PATH    slurm.conf to serve (default: $DROVER_CONF, else /etc/drover/slurm.conf)\n"
+    "  --tcp HOST:PORT  listen there instead of SlurmctldHost:SlurmctldPort (port 0: any free port)\n";
+
+// Flag value of `--name V` or `--name=V` at args[i]; advances i.
+bool take_value(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out) {
+  const std::string& a = args[i];
+  std::string prefix = std::string(name) + "=";
+  if (a.rfind(prefix, 0) == 0) {
+    out = a.substr(prefix.size());
+    return true;
+  }
+  if (a == name && i + 1 < args.size()) {
+    out = args[++i];
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int controller_main(const std::vector<std::string>& args) {
+  ControllerOptions opts;
+  std::string conf;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (take_value(args, i, "--config", conf) || take_value(args, i, "-f", conf)) continue;
+    if (take_value(args, i, "--tcp", opts.tcp_address)) continue;
+    std::fprintf(stderr, "drover controller: unknown option '%s'\n%s", args[i].c_str(), kUsage);
+    return 2;
+  }
+  opts.conf_path = config::resolve_config_path(conf);
+  // Signals are taken by sigwait below, so block them in every thread first.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  auto ctl = Controller::start(opts);
+  if (!ctl) {
+    std::fprintf(stderr, "drover controller: %s\n", ctl.error().message.c_str());
+    return 1;
+  }
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    log_line(std::string("received ") + strsignal(sig) + "; stopping");
+    (*ctl)->request_stop();
+  });
+  waiter.detach();
+  (*ctl)->wait();
+  (*ctl)->stop();
+  log_line("stopped");
+  return 0;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,49 @@
+// The one place the controller calls the scheduling core. Everything the
+// controller asks the core goes through this class: the cluster built from
+// the configuration, the submit check (Slurm's refusal messages), the
+// resolved shape of a job for displays, and the scheduling cycle.
+//
+// While the core's implementation is not yet on this branch, the calls go
+// to ctld/interim_core.hpp (a plain first-fit FCFS placer with the same
+// signatures); switching is this file's .cpp alone.
+#pragma once
+
+#include <memory>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "core/cluster.hpp"
+#include "core/request.hpp"
+#include "core/scheduler.hpp"
+
+namespace drover::ctld {
+
+class CoreBridge {
+ public:
+  static Result<std::unique_ptr<CoreBridge>> create(const config::ClusterConfig& cfg);
+  ~CoreBridge();
+
+  const core::Cluster& cluster() const { return cluster_; }
+  core::SubmitVerdict check_submit(const core::JobSpec& job, const core::SubmitContext& ctx) const;
+  Result<core::RequestSummary> summarize(const core::JobSpec& job, int32_t partition) const;
+  core::CycleResult run_cycle(const core::CycleInput& in, core::PassKind pass);
+  // The reason word squeue shows ("Resources", "JobHeldUser").
+  static std::string reason_name(core::Reason r);
+  // Which implementation answers ("interim first-fit" or "core").
+  static const char* implementation();
+
+  // Lookups that do not depend on the core's implementation.
+  int32_t find_partition(std::string_view name) const;
+  int32_t find_qos(std::string_view name) const;
+  core::NodeIndex find_node(std::string_view name) const;
+  int32_t default_partition() const;
+
+ private:
+  explicit CoreBridge(core::Cluster cluster);
+  core::Cluster cluster_;
+  std::map<std::string, core::NodeIndex, std::less<>> node_index_;
+  struct SchedulerHolder;
+  std::unique_ptr<SchedulerHolder> scheduler_;
+};
+
+}  // namespace drover::ctld

@@ -1,0 +1,337 @@
+// What queries answer: jobs with their display figures, nodes with their
+// state and allocated resources, partitions, configuration, statistics.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+#include "config/tables.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+void alloc_tres(const core::Cluster& c, const v1::JobAllocation& a, v1::JobDisplay& d) {
+  int64_t cpus = 0, mem = 0;
+  std::map<std::string, int64_t> gres;
+  std::vector<std::string> names;
+  for (const auto& t : a.nodes()) {
+    cpus += t.cpus();
+    mem += t.mem_mb();
+    names.push_back(t.node());
+    for (const auto& g : t.gres()) {
+      gres["gres/" + g.name()] += g.count();
+      if (!g.type().empty()) gres["gres/" + g.name() + ":" + g.type()] += g.count();
+    }
+  }
+  (void)c;
+  d.set_num_cpus(cpus);
+  d.set_num_nodes(a.nodes_size());
+  d.set_nodes(hostlist_compress(names));
+  auto& tres = *d.mutable_tres();
+  tres["cpu"] = cpus;
+  tres["mem"] = mem;
+  tres["node"] = a.nodes_size();
+  tres["billing"] = cpus;
+  for (const auto& [k, v] : gres) tres[k] = v;
+}
+
+const char* dep_type(v1::DepType t) {
+  switch (t) {
+    case v1::DEP_AFTER: return "after";
+    case v1::DEP_AFTER_OK: return "afterok";
+    case v1::DEP_AFTER_NOT_OK: return "afternotok";
+    case v1::DEP_SINGLETON: return "singleton";
+    default: return "afterany";
+  }
+}
+
+}  // namespace
+
+std::string ControllerState::dependency_display(const Job& j) const {
+  const auto& items = j.rec.desc().dependency().items();
+  if (items.empty() || j.rec.state() != v1::PENDING) return "";
+  const std::string& reason = j.rec.reason();
+  const char* mark = reason == "DependencyNeverSatisfied" ? "(failed)" : "(unfulfilled)";
+  if (reason != "Dependency" && reason != "DependencyNeverSatisfied") return "";
+  std::vector<std::string> parts;
+  for (const auto& i : items) {
+    std::string p = dep_type(i.type());
+    if (i.type() != v1::DEP_SINGLETON) {
+      p += ":" + std::to_string(i.job_id());
+      if (i.array_task() >= 0) p += "_" + std::to_string(i.array_task());
+      else if (arrays_.count(i.job_id())) p += "_*";
+      if (i.delay_s() > 0) p += "+" + std::to_string(i.delay_s() / 60);
+    }
+    parts.push_back(p + mark);
+  }
+  return join(parts, j.rec.desc().dependency().any() ? "?" : ",");
+}
+
+v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, int64_t now) const {
+  (void)now;
+  v1::JobRecord r = j.rec;
+  if (!detail) {
+    r.mutable_desc()->clear_script();
+    r.mutable_desc()->clear_environment();
+  }
+  v1::JobDisplay& d = *r.mutable_display();
+  const v1::JobDescriptor& desc = j.rec.desc();
+  int32_t part = bridge_->find_partition(j.rec.partition());
+  if (auto sum = bridge_->summarize(j.spec, part >= 0 ? part : std::max(0, bridge_->default_partition()))) {
+    d.set_num_cpus(sum->min_cpus);
+    d.set_num_nodes(sum->min_nodes);
+    d.set_max_nodes(sum->max_nodes);
+    d.set_num_tasks(sum->ntasks);
+    d.set_cpus_per_task(sum->cpus_per_task);
+    d.set_mem_per_node_mb(sum->mem_per_node_mb);
+    d.set_mem_per_cpu_mb(sum->mem_per_cpu_mb);
+    d.set_tres_per_node(sum->tres_per_node);
+    for (const auto& [k, v] : sum->tres) (*d.mutable_tres())[k] = v;
+    d.set_min_cpus_per_node(sum->min_nodes > 0 ? sum->min_cpus / sum->min_nodes : sum->min_cpus);
+  }
+  if (j.rec.alloc().nodes_size() > 0 && j.rec.state() != v1::PENDING) {
+    d.mutable_tres()->clear();
+    alloc_tres(bridge_->cluster(), j.rec.alloc(), d);
+  }
+  d.set_dependency(dependency_display(j));
+  d.set_planned_start(j.planned_start);
+  d.set_sched_nodes(j.sched_nodes);
+  d.set_reason(j.rec.reason());
+  (void)desc;
+  return r;
+}
+
+namespace {
+
+struct NodeUsage {
+  int32_t cpus = 0;
+  int64_t mem = 0;
+  int32_t jobs = 0;
+  bool completing = false;
+  std::map<std::pair<std::string, std::string>, std::vector<int32_t>> gpus;  // (name, type) -> indexes
+};
+
+v1::NodeBaseState base_state(const NodeRt& rt, const NodeUsage& u, int32_t cpus) {
+  if (rt.down) return v1::NODE_DOWN;
+  if (!rt.registered && !rt.responding) return v1::NODE_UNKNOWN;
+  if (u.cpus == 0 && u.jobs == 0) return v1::NODE_IDLE;
+  return u.cpus >= cpus ? v1::NODE_ALLOCATED : v1::NODE_MIXED;
+}
+
+void fill_config(const config::NodeConfig* nc, const core::NodeSpec& n, v1::NodeInfo& info) {
+  info.set_name(n.name);
+  info.set_cpus(n.cpus);
+  info.set_sockets(n.sockets);
+  info.set_cores_per_socket(n.cores_per_socket);
+  info.set_threads_per_core(n.threads_per_core);
+  info.set_boards(1);
+  info.set_real_memory_mb(n.mem_mb);
+  info.set_weight(n.weight);
+  for (const auto& f : (nc ? nc->features : n.features)) info.add_features(f);
+  if (nc) {
+    info.set_addr(nc->addr);
+    info.set_hostname(nc->hostname);
+    info.set_port(nc->port);
+    info.set_tmp_disk_mb(nc->tmp_disk_mb);
+    for (const auto& g : nc->gres) info.add_gres(g.str());
+  }
+  auto& cfg = *info.mutable_cfg_tres();
+  cfg["cpu"] = n.cpus;
+  cfg["mem"] = n.mem_mb;
+  cfg["billing"] = n.cpus;
+  for (const auto& g : n.gres) {
+    cfg["gres/" + g.name] += g.count;
+    if (!g.type.empty()) cfg["gres/" + g.name + ":" + g.type] += g.count;
+  }
+}
+
+void fill_usage(const core::NodeSpec& n, const NodeUsage& u, v1::NodeInfo& info) {
+  info.set_alloc_cpus(u.cpus);
+  info.set_alloc_memory_mb(u.mem);
+  info.set_running_jobs(u.jobs);
+  info.set_completing(u.completing);
+  auto& at = *info.mutable_alloc_tres();
+  if (u.cpus) {
+    at["cpu"] = u.cpus;
+    at["billing"] = u.cpus;
+  }
+  if (u.mem) at["mem"] = u.mem;
+  for (const auto& g : n.gres) {
+    v1::GresUsed* gu = info.add_gres_used();
+    gu->set_name(g.name);
+    gu->set_type(g.type);
+    auto it = u.gpus.find({g.name, g.type});
+    if (it == u.gpus.end()) continue;
+    std::vector<int32_t> idx = it->second;
+    std::sort(idx.begin(), idx.end());
+    gu->set_count(static_cast<int64_t>(idx.size()));
+    std::vector<std::string> words;
+    for (int32_t i : idx) words.push_back(std::to_string(i));
+    auto ranged = hostlist_canonical("[" + join(words, ",") + "]");
+    std::string text = ranged ? *ranged : join(words, ",");
+    if (!text.empty() && text.front() == '[') text = text.substr(1, text.size() - 2);
+    gu->set_indexes(text);
+    at["gres/" + g.name] += gu->count();
+    if (!g.type.empty()) at["gres/" + g.name + ":" + g.type] += gu->count();
+  }
+}
+
+}  // namespace
+
+std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
+  const core::Cluster& c = bridge_->cluster();
+  std::vector<NodeUsage> use(c.nodes.size());
+  for (const auto& [id, j] : jobs_) {
+    if (!holds_resources(j)) continue;
+    for (const auto& t : j.rec.alloc().nodes()) {
+      core::NodeIndex ni = bridge_->find_node(t.node());
+      if (ni < 0) continue;
+      use[ni].cpus += t.cpus();
+      use[ni].mem += t.mem_mb();
+      use[ni].jobs += 1;
+      use[ni].completing = use[ni].completing || j.rec.completing();
+      for (const auto& g : t.gres()) {
+        auto& v = use[ni].gpus[{g.name(), g.type()}];
+        v.insert(v.end(), g.indexes().begin(), g.indexes().end());
+      }
+    }
+  }
+  std::vector<v1::NodeInfo> out;
+  for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(c.nodes.size()); ++i) {
+    const core::NodeSpec& n = c.nodes[i];
+    const NodeRt& rt = nodes_[i];
+    v1::NodeInfo info;
+    fill_config(cfg_.find_node(n.name), n, info);
+    for (int32_t p : n.partitions) info.add_partitions(c.partitions[p].name);
+    fill_usage(n, use[i], info);
+    info.set_base(base_state(rt, use[i], n.cpus));
+    info.set_drain(rt.drain);
+    info.set_not_responding(!rt.responding);
+    info.set_invalid_reg(rt.invalid_reg);
+    info.set_reason(rt.reason);
+    info.set_reason_time(rt.reason_time);
+    info.set_reason_uid(rt.reason_uid);
+    info.set_reason_user(rt.reason_user);
+    info.set_boot_time(rt.boot_time);
+    info.set_agent_start_time(rt.agent_start);
+    info.set_last_heard(rt.last_heard);
+    info.set_version(rt.version);
+    info.set_os(rt.os);
+    info.set_arch(rt.arch);
+    info.set_cpu_load(rt.cpu_load);
+    info.set_free_memory_mb(rt.free_mem_mb);
+    info.set_last_busy_time(use[i].jobs ? now : rt.last_busy);
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<v1::PartitionInfo> ControllerState::partitions() const {
+  std::vector<v1::PartitionInfo> out;
+  const core::Cluster& c = bridge_->cluster();
+  for (const auto& pc : cfg_.partitions) {
+    v1::PartitionInfo p;
+    p.set_name(pc.name);
+    p.set_is_default(pc.is_default);
+    p.set_hidden(pc.hidden);
+    p.set_state(pc.state);
+    p.set_nodes_expr(pc.nodes_expr);
+    int64_t cpus = 0;
+    for (const auto& n : pc.nodes) {
+      p.add_node_names(n);
+      core::NodeIndex ni = bridge_->find_node(n);
+      if (ni >= 0) cpus += c.nodes[ni].cpus;
+    }
+    p.set_max_time_s(pc.max_time);
+    p.set_default_time_s(pc.default_time ? *pc.default_time : -1);
+    p.set_min_nodes(pc.min_nodes);
+    p.set_max_nodes(pc.max_nodes < 0 ? 0 : pc.max_nodes);
+    p.set_max_cpus_per_node(pc.max_cpus_per_node < 0 ? 0 : pc.max_cpus_per_node);
+    p.set_total_cpus(cpus);
+    p.set_total_nodes(pc.nodes.size());
+    p.set_allow_groups(pc.allow_groups.empty() ? "ALL" : join(pc.allow_groups, ","));
+    p.set_allow_accounts(pc.allow_accounts.empty() ? "ALL" : join(pc.allow_accounts, ","));
+    p.set_allow_qos(pc.allow_qos.empty() ? "ALL" : join(pc.allow_qos, ","));
+    p.set_deny_accounts(join(pc.deny_accounts, ","));
+    p.set_deny_qos(join(pc.deny_qos, ","));
+    p.set_qos(pc.qos);
+    p.set_exclusive_user(pc.exclusive_user);
+    p.set_over_subscribe(to_upper(pc.oversubscribe));
+    p.set_priority_job_factor(pc.priority_job_factor);
+    p.set_priority_tier(pc.priority_tier);
+    p.set_def_mem_per_cpu_mb(pc.def_mem_per_cpu_mb.value_or(cfg_.def_mem_per_cpu_mb.value_or(0)));
+    p.set_def_mem_per_node_mb(pc.def_mem_per_node_mb.value_or(0));
+    p.set_max_mem_per_cpu_mb(pc.max_mem_per_cpu_mb.value_or(0));
+    p.set_max_mem_per_node_mb(pc.max_mem_per_node_mb.value_or(0));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::set<std::string> seen;
+  for (const auto& def : config::global_keys().keys()) {
+    rows.emplace_back(def.name, def.show(cfg_));
+    seen.insert(def.name);
+  }
+  for (const auto& [k, v] : cfg_.globals_written) {
+    if (!seen.count(k)) rows.emplace_back(k, v.first);
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return to_lower(a.first) < to_lower(b.first); });
+  std::vector<v1::ConfigEntry> out;
+  for (const auto& [k, v] : rows) {
+    v1::ConfigEntry e;
+    e.set_key(k);
+    e.set_value(v.empty() ? "(null)" : v);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+namespace {
+
+int64_t rss_kb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return parse_int(trim(line.substr(6, line.size() - 9))).value_or(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+v1::StatusReply ControllerState::status(int64_t now) const {
+  v1::StatusReply s;
+  s.set_cluster(settings_.cluster_name);
+  s.set_host(settings_.host);
+  s.set_start_time(start_time_);
+  s.set_now(now);
+  for (const auto& [id, j] : jobs_) {
+    if (is_pending(j)) s.set_jobs_pending(s.jobs_pending() + 1);
+    if (j.rec.state() == v1::RUNNING) s.set_jobs_running(s.jobs_running() + 1);
+  }
+  s.set_jobs_remembered(static_cast<int64_t>(jobs_.size()));
+  s.set_cycles_quick(counters_.cycles_quick);
+  s.set_cycles_full(counters_.cycles_full);
+  s.set_last_cycle_us(counters_.last_cycle_us);
+  s.set_max_cycle_us(counters_.max_cycle_us);
+  s.set_total_cycle_us(counters_.total_cycle_us);
+  s.set_jobs_submitted(counters_.submitted);
+  s.set_jobs_started(counters_.started);
+  s.set_jobs_completed(counters_.completed);
+  int64_t responding = 0;
+  for (const auto& n : nodes_) responding += n.responding;
+  s.set_nodes_responding(responding);
+  s.set_nodes_total(static_cast<int64_t>(nodes_.size()));
+  s.set_next_job_id(next_job_id_);
+  s.set_rss_kb(rss_kb());
+  return s;
+}
+
+}  // namespace drover::ctld

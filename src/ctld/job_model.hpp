@@ -1,0 +1,54 @@
+// A job as the controller keeps it: the durable record (the store's payload,
+// v1::JobRecord), the core's view of it (core::JobSpec, rebuilt whenever the
+// record changes) and, while it holds resources, its allocation in core
+// terms. Conversions between the three live here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/cluster.hpp"
+#include "core/job.hpp"
+#include "ctld/core_bridge.hpp"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::ctld {
+
+struct Job {
+  v1::JobRecord rec;
+  core::JobSpec spec;
+  core::Allocation alloc;  // running or completing: what it holds
+  // ---- not durable: this controller process's view ----
+  int64_t planned_start = 0;     // pending: the cycle's planned start
+  std::string sched_nodes;       // pending: planned nodes
+  bool never = false;            // pending: can never run as configured
+  bool launch_sent = false;      // a Launch RPC was sent in this process's life
+  bool terminate_sent = false;
+  bool awaiting_node = false;    // recovered while running: the node has not reported it yet
+};
+
+bool is_final(v1::JobState s);
+bool is_pending(const Job& j);
+// Running, or ended while its processes are still being cleaned up.
+bool holds_resources(const Job& j);
+
+// Slurm's state names ("PENDING", "OUT_OF_MEMORY").
+const char* state_name(v1::JobState s);
+v1::JobState state_from_agent(const std::string& name);
+
+// The core's view of the record.
+core::JobSpec spec_from_record(const v1::JobRecord& rec);
+core::Dependency dependency_from_proto(const v1::Dependency& d);
+
+// Allocation <-> durable form (node names, node-global GPU indexes).
+v1::JobAllocation allocation_to_proto(const core::Cluster& c, const core::Allocation& a);
+core::Allocation allocation_from_proto(const CoreBridge& b, const v1::JobAllocation& a);
+
+// Node-global index of device `device` of pool `pool` (GPUs of every gpu
+// pool numbered in pool order, as CUDA_VISIBLE_DEVICES counts them).
+int32_t global_gpu_index(const core::NodeSpec& n, int32_t pool, int32_t device);
+
+// "123", "123_4" (array element), as Slurm names a job in messages.
+std::string job_label(const v1::JobRecord& rec);
+
+}  // namespace drover::ctld

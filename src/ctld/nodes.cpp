@@ -1,0 +1,239 @@
+// Agents' registrations and heartbeats, node state changes by operators,
+// and the housekeeping timer (nodes that stop answering, old jobs).
+#include <algorithm>
+
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+v1::StepRef step_ref(const v1::StepReport& s) { return s.step(); }
+
+bool batch_step(const v1::StepRef& s) { return s.step_id() == -2; }
+
+}  // namespace
+
+Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& report, bool registering, int64_t now,
+                                                         Effects& fx) {
+  core::NodeIndex ni = bridge_->find_node(report.node());
+  if (ni < 0) {
+    return make_error("node '" + report.node() + "' is not in " + settings_.conf_path +
+                      "; start the agent with a NodeName the controller's slurm.conf declares");
+  }
+  NodeRt& n = nodes_[ni];
+  bool new_session = !n.registered || n.agent_start != report.agent_start_time();
+  n.registered = true;
+  n.last_heard = now;
+  n.agent_start = report.agent_start_time();
+  if (report.boot_time()) n.boot_time = report.boot_time();
+  if (!report.version().empty()) n.version = report.version();
+  if (!report.os().empty()) n.os = report.os();
+  if (!report.arch().empty()) n.arch = report.arch();
+  if (!report.hostname().empty()) n.hostname = report.hostname();
+  n.cpu_load = report.cpu_load();
+  n.free_mem_mb = report.free_memory_mb();
+  bool was_down_unresponsive = n.down && n.reason == "Not responding";
+  if (!n.responding && was_down_unresponsive && settings_.return_to_service) {
+    n.down = false;
+    n.reason.clear();
+    put_node(ni, fx);
+  }
+  n.responding = true;
+  if (registering) {
+    // Slurm drains a node that registers with less than configured, with a reason naming both numbers.
+    if (!report.drain_reason().empty() && !(n.drain && n.reason == report.drain_reason())) {
+      n.drain = true;
+      n.invalid_reg = true;
+      n.reason = report.drain_reason();
+      n.reason_time = now;
+      n.reason_uid = 0;
+      n.reason_user = "slurm";
+      put_node(ni, fx);
+    }
+  }
+  v1::NodeReportReply reply;
+  reply.set_heartbeat_interval_s(static_cast<int32_t>(settings_.heartbeat_s));
+  reply.set_cluster(settings_.cluster_name);
+  std::set<int64_t> reported;
+  for (const auto& s : report.steps()) {
+    if (batch_step(s.step())) reported.insert(s.step().job_id());
+    apply_step_report(ni, s, now, fx, reply);
+  }
+  if (new_session) reconcile_node(ni, reported, now, fx);
+  fx.reschedule = true;
+  return reply;
+}
+
+void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
+                                        v1::NodeReportReply& reply) {
+  Job* j = find_job(s.step().job_id());
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  bool here = j && j->rec.batch_host() == node;
+  if (!s.ended()) {
+    bool should_run = here && j->rec.state() == v1::RUNNING;
+    if (should_run) {
+      j->awaiting_node = false;
+      if (!j->rec.launched()) {
+        j->rec.set_launched(true);
+        put_job(*j, fx);
+      }
+    } else if (!(here && j->rec.completing() && j->terminate_sent)) {
+      // Unknown to the controller, ended for it, or not placed here: it must not run.
+      *reply.add_terminate() = step_ref(s);
+      if (j && here) j->terminate_sent = true;
+    }
+    return;
+  }
+  *reply.add_acknowledged() = step_ref(s);
+  if (!here || !holds_resources(*j)) return;  // already recorded (a repeated report)
+  if (j->rec.state() == v1::PENDING) {
+    // A requeued job whose previous run has now ended.
+    j->rec.set_completing(false);
+    j->alloc = core::Allocation{};
+    j->rec.clear_alloc();
+    j->rec.set_batch_host("");
+    put_job(*j, fx);
+    fx.reschedule = true;
+    return;
+  }
+  v1::JobState st = state_from_agent(s.state());
+  int64_t end = s.end_time() ? s.end_time() : now;
+  finish_job(*j, st, s.exit_code(), s.exit_signal(), s.reason(), end, fx);
+}
+
+// The first report of an agent session: jobs this node should be running
+// but did not report were either never launched (launch them now) or lost
+// with the node's spool (NODE_FAIL).
+void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, int64_t now, Effects& fx) {
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  for (auto& [id, j] : jobs_) {
+    if (j.rec.state() != v1::RUNNING || j.rec.batch_host() != node || reported.count(id)) continue;
+    if (j.launch_sent && !j.rec.launched()) continue;  // a Launch is in flight
+    j.awaiting_node = false;
+    if (!j.rec.launched()) {
+      j.launch_sent = true;
+      AgentCommand cmd;
+      cmd.kind = AgentCommand::kLaunch;
+      cmd.node = node;
+      cmd.job_id = id;
+      cmd.launch = build_launch(j, j.alloc.nodes.empty() ? core::NodeTake{} : j.alloc.nodes.front());
+      fx.commands.push_back(std::move(cmd));
+      continue;
+    }
+    finish_job(j, v1::NODE_FAIL, 0, 0, "node " + node + " no longer knows the job (its spool was lost)", now, fx);
+  }
+}
+
+void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx) {
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  for (auto& [id, j] : jobs_) {
+    if (!holds_resources(j) || j.rec.batch_host() != node) continue;
+    if (j.rec.state() == v1::RUNNING && j.rec.requeue() && settings_.job_requeue) {
+      j.rec.set_state_desc("requeued: node " + node + " " + why);
+      requeue_job(j, now, fx);
+      continue;
+    }
+    if (j.rec.state() == v1::PENDING) {
+      requeue_job(j, now, fx);
+      continue;
+    }
+    if (j.rec.state() == v1::RUNNING) {
+      j.rec.set_end_time(now);
+      finish_job(j, v1::NODE_FAIL, 0, 0, "node " + node + " " + why, now, fx);
+    } else {
+      finish_job(j, j.rec.state(), j.rec.exit_code(), j.rec.exit_signal(), "", j.rec.end_time(), fx);
+    }
+  }
+}
+
+Result<std::vector<std::string>> ControllerState::update_node(const Caller& who, const v1::UpdateNodeRequest& req,
+                                                              int64_t now, Effects& fx) {
+  if (!who.privileged) return make_error("Access/permission denied");
+  if (!req.other().empty()) {
+    return make_error("Update of this parameter is not supported: " + req.other().begin()->first);
+  }
+  auto names = hostlist_expand(req.nodes());
+  if (!names || names->empty()) return make_error("Invalid node name specified");
+  std::vector<core::NodeIndex> idx;
+  for (const auto& name : *names) {
+    core::NodeIndex i = bridge_->find_node(name);
+    if (i < 0) return make_error("Invalid node name specified: " + name);
+    idx.push_back(i);
+  }
+  std::string state = to_upper(req.state());
+  bool needs_reason = state == "DRAIN" || state == "DOWN" || state == "FAIL";
+  if (needs_reason && req.reason().empty()) {
+    return make_error("You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  }
+  bool known = state.empty() || state == "DRAIN" || state == "DOWN" || state == "RESUME" || state == "IDLE" ||
+               state == "UNDRAIN" || state == "FAIL";
+  if (!known) {
+    return make_error("Invalid node state specified: " + req.state() +
+                      " (Drover takes DRAIN, DOWN, RESUME, UNDRAIN, IDLE, FAIL)");
+  }
+  std::vector<std::string> done;
+  for (core::NodeIndex i : idx) {
+    NodeRt& n = nodes_[i];
+    if (state == "DRAIN" || state == "FAIL") n.drain = true;
+    if (state == "DOWN") n.down = true;
+    if (state == "RESUME" || state == "IDLE") {
+      n.drain = n.down = n.invalid_reg = false;
+      n.reason.clear();
+    }
+    if (state == "UNDRAIN") n.drain = false;
+    if (!req.reason().empty() && state != "RESUME" && state != "IDLE") {
+      n.reason = req.reason();
+      n.reason_time = now;
+      n.reason_uid = who.uid;
+      n.reason_user = who.user;
+    }
+    put_node(i, fx);
+    if (state == "DOWN") node_lost(i, "set DOWN by " + who.describe(), now, fx);
+    done.push_back(bridge_->cluster().nodes[i].name);
+  }
+  fx.reschedule = true;
+  return done;
+}
+
+void ControllerState::housekeeping(int64_t now, Effects& fx) {
+  if (start_time_ == 0) start_time_ = now;
+  for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) {
+    NodeRt& n = nodes_[i];
+    if (!n.registered) {
+      // Never heard since this controller started: jobs recovered on it are lost after SlurmdTimeout.
+      if (now - start_time_ > settings_.slurmd_timeout_s) node_lost(i, "did not register", now, fx);
+      continue;
+    }
+    if (now - n.last_heard <= settings_.slurmd_timeout_s) continue;
+    // Registered once, silent since: DOWN with Slurm's reason; its jobs are requeued or NODE_FAIL.
+    n.responding = false;
+    n.registered = false;
+    if (!n.down) {
+      n.down = true;
+      n.reason = "Not responding";
+      n.reason_time = now;
+      n.reason_uid = 0;
+      n.reason_user = "slurm";
+      put_node(i, fx);
+    }
+    node_lost(i, "not responding", now, fx);
+  }
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const Job& j = it->second;
+    bool old = is_final(j.rec.state()) && !j.rec.completing() && j.rec.end_time() + settings_.min_job_age_s < now;
+    if (!old) {
+      ++it;
+      continue;
+    }
+    if (j.rec.array_job_id()) {
+      auto& ids = arrays_[j.rec.array_job_id()];
+      ids.erase(std::remove(ids.begin(), ids.end(), j.rec.job_id()), ids.end());
+      if (ids.empty()) arrays_.erase(j.rec.array_job_id());
+    }
+    it = jobs_.erase(it);
+  }
+}
+
+}  // namespace drover::ctld

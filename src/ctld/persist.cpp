@@ -1,0 +1,92 @@
+#include "ctld/persist.hpp"
+
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+
+store::Schema controller_schema() {
+  store::Schema schema;
+  schema.application = "drover-controller";
+  auto tables = store::create_table({kJobsTable,
+                                     store::ColumnType::kInteger,
+                                     {{"state", store::ColumnType::kText},
+                                      {"user_id", store::ColumnType::kInteger},
+                                      {"array_job_id", store::ColumnType::kInteger},
+                                      {"end_time", store::ColumnType::kInteger},
+                                      {"partition", store::ColumnType::kText, false}}});
+  auto nodes = store::create_table({kNodesTable, store::ColumnType::kText, {{"state", store::ColumnType::kText, false}}});
+  tables.insert(tables.end(), nodes.begin(), nodes.end());
+  schema.migrations.push_back({1, "jobs and nodes", tables});
+  return schema;
+}
+
+void ControllerState::put_job(const Job& j, Effects& fx, bool insert) const {
+  std::string payload;
+  j.rec.SerializeToString(&payload);
+  fx.batch.put(store::Put{kJobsTable,
+                          j.rec.job_id(),
+                          std::move(payload),
+                          {{"state", std::string(state_name(j.rec.state()))},
+                           {"user_id", static_cast<int64_t>(j.rec.uid())},
+                           {"array_job_id", j.rec.array_job_id()},
+                           {"end_time", j.rec.end_time()},
+                           {"partition", j.rec.partition()}},
+                          insert ? store::PutMode::kInsert : store::PutMode::kUpsert});
+}
+
+void ControllerState::put_node(core::NodeIndex i, Effects& fx) const {
+  const NodeRt& n = nodes_[i];
+  v1::NodeInfo info;
+  info.set_name(bridge_->cluster().nodes[i].name);
+  info.set_drain(n.drain);
+  info.set_base(n.down ? v1::NODE_DOWN : v1::NODE_IDLE);
+  info.set_invalid_reg(n.invalid_reg);
+  info.set_reason(n.reason);
+  info.set_reason_time(n.reason_time);
+  info.set_reason_uid(n.reason_uid);
+  info.set_reason_user(n.reason_user);
+  std::string payload;
+  info.SerializeToString(&payload);
+  std::string state = n.down ? "DOWN" : n.drain ? "DRAIN" : "UP";
+  fx.batch.put(store::Put{kNodesTable, info.name(), std::move(payload), {{"state", state}}});
+}
+
+Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,
+                                const std::vector<std::pair<std::string, std::string>>& node_payloads,
+                                std::optional<int64_t> next_job_id, int64_t now) {
+  for (const auto& [name, payload] : node_payloads) {
+    v1::NodeInfo info;
+    if (!info.ParseFromString(payload)) return make_error("state store: node record '" + name + "' is unreadable");
+    core::NodeIndex i = bridge_->find_node(name);
+    if (i < 0) continue;  // removed from slurm.conf
+    NodeRt& n = nodes_[i];
+    n.drain = info.drain();
+    n.down = info.base() == v1::NODE_DOWN;
+    n.invalid_reg = info.invalid_reg();
+    n.reason = info.reason();
+    n.reason_time = info.reason_time();
+    n.reason_uid = info.reason_uid();
+    n.reason_user = info.reason_user();
+  }
+  int64_t highest = 0;
+  for (const auto& [id, payload] : job_payloads) {
+    highest = std::max(highest, id);
+    Job j;
+    if (!j.rec.ParseFromString(payload)) {
+      return make_error("state store: job record " + std::to_string(id) + " is unreadable");
+    }
+    bool old = is_final(j.rec.state()) && !j.rec.completing() && j.rec.end_time() + settings_.min_job_age_s < now;
+    if (old) continue;
+    j.spec = spec_from_record(j.rec);
+    if (holds_resources(j)) {
+      j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
+      j.awaiting_node = j.rec.state() == v1::RUNNING;
+    }
+    auto [it, _] = jobs_.emplace(id, std::move(j));
+    index_array(it->second);
+  }
+  next_job_id_ = std::max(next_job_id.value_or(1), highest + 1);
+  return {};
+}
+
+}  // namespace drover::ctld

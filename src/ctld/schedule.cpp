@@ -1,0 +1,238 @@
+// Scheduling: builds the core's cycle input from the state, runs the cycle
+// through CoreBridge and applies its decisions (starts become durable
+// before their Launch is sent; pending jobs get their reason and plan).
+#include <chrono>
+
+#include "common/hostlist.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+core::JobProgress progress_of(const v1::JobRecord& r) {
+  switch (r.state()) {
+    case v1::PENDING: return core::JobProgress::kPending;
+    case v1::RUNNING:
+    case v1::SUSPENDED: return core::JobProgress::kRunning;
+    case v1::COMPLETED: return core::JobProgress::kCompletedOk;
+    case v1::CANCELLED: return core::JobProgress::kCancelled;
+    default: return core::JobProgress::kFailed;
+  }
+}
+
+// Outcomes for dependencies, from the jobs in memory. A job no longer in
+// memory is kUnknown (Slurm treats a dependency on a purged job as met).
+class StateHistory : public core::JobHistory {
+ public:
+  StateHistory(const std::map<core::JobId, Job>& jobs, const std::map<core::JobId, std::vector<core::JobId>>& arrays)
+      : jobs_(jobs), arrays_(arrays) {}
+
+  core::JobOutcome outcome(core::JobId job, int64_t array_task) const override {
+    auto arr = arrays_.find(job);
+    if (arr == arrays_.end()) {
+      auto it = jobs_.find(job);
+      if (it == jobs_.end()) return {};
+      return {progress_of(it->second.rec), it->second.rec.start_time()};
+    }
+    return array_outcome(arr->second, array_task);
+  }
+
+ private:
+  core::JobOutcome array_outcome(const std::vector<core::JobId>& ids, int64_t task) const {
+    bool any_open = false, any_started = false, any_failed = false, any_cancelled = false, any = false;
+    core::Time start = 0;
+    for (core::JobId id : ids) {
+      auto it = jobs_.find(id);
+      if (it == jobs_.end()) continue;
+      const v1::JobRecord& r = it->second.rec;
+      if (task >= 0 && r.array_task_id() != task) continue;
+      any = true;
+      core::JobProgress p = progress_of(r);
+      any_open = any_open || p == core::JobProgress::kPending || p == core::JobProgress::kRunning;
+      any_started = any_started || p != core::JobProgress::kPending;
+      any_failed = any_failed || p == core::JobProgress::kFailed;
+      any_cancelled = any_cancelled || p == core::JobProgress::kCancelled;
+      if (r.start_time() && (start == 0 || r.start_time() < start)) start = r.start_time();
+    }
+    if (!any) return {};
+    if (any_open) return {any_started ? core::JobProgress::kRunning : core::JobProgress::kPending, start};
+    if (any_failed) return {core::JobProgress::kFailed, start};
+    if (any_cancelled) return {core::JobProgress::kCancelled, start};
+    return {core::JobProgress::kCompletedOk, start};
+  }
+
+  const std::map<core::JobId, Job>& jobs_;
+  const std::map<core::JobId, std::vector<core::JobId>>& arrays_;
+};
+
+core::NodeAvail availability(const NodeRt& n) {
+  if (n.down || !n.responding) return core::NodeAvail::kDown;
+  if (n.drain) return core::NodeAvail::kDrain;
+  return core::NodeAvail::kUp;
+}
+
+int64_t micros_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+struct ControllerState::CycleInputs {
+  std::vector<core::NodeAvail> avail;
+  std::vector<core::RunningJob> running;
+  std::vector<const core::JobSpec*> pending;
+  std::unique_ptr<StateHistory> history;
+
+  core::CycleInput input(int64_t now) const {
+    core::CycleInput in;
+    in.now = now;
+    in.node_avail = avail;
+    in.running = running;
+    in.pending = pending;
+    in.history = history.get();
+    return in;
+  }
+};
+
+ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
+  CycleInputs ci;
+  for (const auto& n : nodes_) ci.avail.push_back(availability(n));
+  for (const auto& [id, j] : jobs_) {
+    if (holds_resources(j)) {
+      core::RunningJob r;
+      r.spec = &j.spec;
+      r.partition = std::max(0, bridge_->find_partition(j.rec.partition()));
+      r.qos = bridge_->find_qos(j.rec.qos());
+      r.start = j.rec.start_time();
+      r.end = j.rec.time_limit_s() == kInfinite ? core::kForever : j.rec.start_time() + j.rec.time_limit_s();
+      if (j.rec.completing() || r.end < now) r.end = now + 1;  // about to free: the plan assumes it ends soon
+      r.alloc = j.alloc;
+      ci.running.push_back(std::move(r));
+    } else if (is_pending(j)) {
+      ci.pending.push_back(&j.spec);
+    }
+  }
+  ci.history = std::make_unique<StateHistory>(jobs_, arrays_);
+  return ci;
+}
+
+void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
+  CycleInputs ci = cycle_inputs(now);
+  if (ci.pending.empty()) return;
+  auto t0 = std::chrono::steady_clock::now();
+  core::CycleResult result = bridge_->run_cycle(ci.input(now), pass);
+  int64_t us = micros_since(t0);
+  counters_.last_cycle_us = us;
+  counters_.max_cycle_us = std::max(counters_.max_cycle_us, us);
+  counters_.total_cycle_us += us;
+  (pass == core::PassKind::kFull ? counters_.cycles_full : counters_.cycles_quick) += 1;
+  for (const auto& d : result.starts) start_job(d, now, fx);
+  for (const auto& p : result.pending) {
+    Job* j = find_job(p.job->id);
+    if (!j || !p.tested) continue;
+    j->rec.set_reason(CoreBridge::reason_name(p.reason));
+    j->rec.set_priority(p.priority);
+    j->rec.set_last_sched_eval(now);
+    j->planned_start = p.start == core::kNoPlan ? 0 : p.start;
+    j->never = p.never;
+    std::vector<std::string> names;
+    for (auto ni : p.nodes) names.push_back(bridge_->cluster().nodes[ni].name);
+    j->sched_nodes = hostlist_compress(names);
+    bool waiting = p.reason == core::Reason::kDependency || p.reason == core::Reason::kBeginTime ||
+                   p.reason == core::Reason::kDependencyNeverSatisfied;
+    if (!waiting && j->rec.eligible_time() == 0) {
+      j->rec.set_eligible_time(now);
+      j->spec.eligible_time = now;
+    }
+  }
+}
+
+void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {
+  Job* j = find_job(d.job->id);
+  if (!j || d.alloc.nodes.empty()) return;
+  const core::Cluster& c = bridge_->cluster();
+  j->alloc = d.alloc;
+  v1::JobRecord& r = j->rec;
+  r.set_state(v1::RUNNING);
+  r.set_reason("None");
+  r.set_start_time(now);
+  r.set_end_time(d.time_limit == kInfinite ? 0 : now + d.time_limit);
+  r.set_time_limit_s(d.time_limit);
+  r.set_partition(c.partitions[d.partition].name);
+  if (d.qos >= 0) r.set_qos(c.qos[d.qos].name);
+  *r.mutable_alloc() = allocation_to_proto(c, d.alloc);
+  r.set_batch_host(c.nodes[d.alloc.nodes.front().node].name);
+  r.set_scheduler(d.kind == core::StartKind::kBackfilled ? "Backfill" : "Main");
+  r.set_launched(false);
+  if (r.eligible_time() == 0) r.set_eligible_time(now);
+  j->planned_start = 0;
+  j->sched_nodes.clear();
+  j->launch_sent = true;
+  put_job(*j, fx);
+  AgentCommand cmd;
+  cmd.kind = AgentCommand::kLaunch;
+  cmd.node = r.batch_host();
+  cmd.job_id = r.job_id();
+  cmd.launch = build_launch(*j, d.alloc.nodes.front());
+  fx.commands.push_back(std::move(cmd));
+  for (const auto& t : d.alloc.nodes) nodes_[t.node].last_busy = now;
+  counters_.started += 1;
+}
+
+void ControllerState::launch_result(int64_t job_id, int32_t restart_count, const v1::LaunchReply& reply, int64_t now,
+                                    Effects& fx) {
+  Job* j = find_job(job_id);
+  if (!j || j->rec.restart_count() != restart_count || j->rec.state() != v1::RUNNING) return;
+  if (reply.started() || reply.already_known()) {
+    if (!j->rec.launched()) {
+      j->rec.set_launched(true);
+      put_job(*j, fx);
+    }
+    return;
+  }
+  // The agent could not start it (unknown user, missing directory, ...): FAILED with its reason.
+  const v1::StepReport& s = reply.status();
+  finish_job(*j, v1::FAILED, s.exit_code() ? s.exit_code() : 1, s.exit_signal(), "launch failed: " + reply.failure(),
+             now, fx);
+}
+
+void ControllerState::launch_unreachable(int64_t job_id, int32_t restart_count, const std::string& why, int64_t now,
+                                         Effects& fx) {
+  Job* j = find_job(job_id);
+  if (!j || j->rec.restart_count() != restart_count || j->rec.state() != v1::RUNNING || j->rec.launched()) return;
+  core::NodeIndex ni = bridge_->find_node(j->rec.batch_host());
+  if (ni >= 0) nodes_[ni].responding = false;
+  // It never started on the node: back to the queue, as Slurm requeues a job whose launch failed.
+  j->rec.set_state_desc("launch on " + j->rec.batch_host() + " failed: " + why);
+  requeue_job(*j, now, fx);
+}
+
+void ControllerState::plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply) {
+  CycleInputs ci = cycle_inputs(now);
+  ci.pending = {&spec};
+  core::CycleResult r = bridge_->run_cycle(ci.input(now), core::PassKind::kFull);
+  const core::Cluster& c = bridge_->cluster();
+  if (!r.starts.empty()) {
+    const auto& d = r.starts.front();
+    std::vector<std::string> names;
+    for (const auto& t : d.alloc.nodes) names.push_back(c.nodes[t.node].name);
+    reply.set_planned_start(now);
+    reply.set_planned_nodes(hostlist_compress(names));
+    reply.set_planned_partition(c.partitions[d.partition].name);
+    int64_t cpus = 0;
+    for (const auto& t : d.alloc.nodes) cpus += t.cpus;
+    reply.set_planned_cpus(cpus);
+    return;
+  }
+  if (!r.pending.empty()) {
+    const auto& p = r.pending.front();
+    reply.set_planned_start(p.start == core::kNoPlan ? 0 : p.start);
+    std::vector<std::string> names;
+    for (auto ni : p.nodes) names.push_back(c.nodes[ni].name);
+    reply.set_planned_nodes(hostlist_compress(names));
+    if (p.partition >= 0) reply.set_planned_partition(c.partitions[p.partition].name);
+    reply.add_warnings("job would wait: " + CoreBridge::reason_name(p.reason));
+  }
+}
+
+}  // namespace drover::ctld

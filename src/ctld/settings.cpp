@@ -1,0 +1,109 @@
+// Controller settings from slurm.conf. Keys the config module keeps only as
+// written (SlurmdTimeout, ReturnToService, JobRequeue, AuthInfo,
+// SlurmctldParameters) are read from ClusterConfig::globals_written.
+#include <grp.h>
+#include <pwd.h>
+
+#include <algorithm>
+
+#include "common/strings.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+const std::string* written(const config::ClusterConfig& cfg, const char* key) {
+  auto it = cfg.globals_written.find(key);
+  return it == cfg.globals_written.end() ? nullptr : &it->second.first;
+}
+
+Result<int64_t> int_key(const config::ClusterConfig& cfg, const char* key, int64_t fallback) {
+  const std::string* v = written(cfg, key);
+  if (!v) return fallback;
+  auto n = parse_int(*v);
+  if (!n) return make_error(std::string(key) + "=" + *v + " in " + cfg.slurm_conf_path + ": expected a whole number");
+  return *n;
+}
+
+// The value of `item=` in a comma list such as AuthInfo=key=/etc/drover/drover.key,ttl=60.
+std::optional<std::string> list_item(const std::string* list, std::string_view item) {
+  if (!list) return std::nullopt;
+  for (const auto& part : split(*list, ',')) {
+    auto eq = part.find('=');
+    if (eq != std::string::npos && iequals(part.substr(0, eq), item)) return part.substr(eq + 1);
+  }
+  return std::nullopt;
+}
+
+Result<std::set<uint32_t>> operator_uids(const config::ClusterConfig& cfg) {
+  std::set<uint32_t> out;
+  auto names = list_item(written(cfg, "SlurmctldParameters"), "drover_operators");
+  if (!names) return out;
+  for (const auto& name : split(*names, ':')) {
+    if (name.empty()) continue;
+    if (auto uid = parse_int(name)) {
+      out.insert(static_cast<uint32_t>(*uid));
+      continue;
+    }
+    struct passwd* pw = getpwnam(name.c_str());
+    if (!pw) {
+      return make_error("SlurmctldParameters=drover_operators names user '" + name + "', who has no passwd entry on " +
+                        "this host; fix the name or create the user");
+    }
+    out.insert(pw->pw_uid);
+  }
+  return out;
+}
+
+// SlurmctldHost=name or name(addr): the address to listen on.
+std::string listen_host(const std::string& entry) {
+  auto open = entry.find('(');
+  if (open == std::string::npos) return entry;
+  return entry.substr(open + 1, entry.size() - open - 2);
+}
+
+}  // namespace
+
+Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const std::string& conf_path) {
+  Settings s;
+  s.conf_path = conf_path;
+  s.cluster_name = cfg.cluster_name;
+  s.state_dir = cfg.state_save_location;
+  s.socket_path = s.state_dir + "/ctld.sock";
+  if (!cfg.slurmctld_hosts.empty()) {
+    s.host = listen_host(cfg.slurmctld_hosts.front());
+    s.tcp_address = s.host + ":" + std::to_string(cfg.slurmctld_port);
+  }
+  s.key_path = list_item(written(cfg, "AuthInfo"), "key").value_or("/etc/drover/drover.key");
+  struct passwd* pw = getpwnam(cfg.slurm_user.c_str());
+  if (!pw) {
+    return make_error("SlurmUser=" + cfg.slurm_user + " in " + conf_path +
+                      " has no passwd entry on this host; create the user or set SlurmUser=root");
+  }
+  s.slurm_user_uid = pw->pw_uid;
+  auto ops = operator_uids(cfg);
+  if (!ops) return ops.error();
+  s.operator_uids = std::move(*ops);
+  auto timeout = int_key(cfg, "SlurmdTimeout", 300);
+  auto rts = int_key(cfg, "ReturnToService", 0);
+  auto requeue = int_key(cfg, "JobRequeue", 1);
+  for (auto* r : {&timeout, &rts, &requeue}) {
+    if (!*r) return r->error();
+  }
+  s.slurmd_timeout_s = std::max<int64_t>(*timeout, 2);
+  s.heartbeat_s = std::clamp<int64_t>(s.slurmd_timeout_s / 6, 1, 30);
+  s.return_to_service = *rts >= 1;
+  s.job_requeue = *requeue != 0;
+  s.min_job_age_s = cfg.min_job_age;
+  s.kill_wait_s = cfg.kill_wait;
+  s.max_array_size = cfg.max_array_size;
+  s.max_job_count = cfg.max_job_count;
+  s.bf_interval_s = std::max<int64_t>(cfg.sched.bf_interval, 1);
+  return s;
+}
+
+std::string Caller::describe() const {
+  return user.empty() ? "uid " + std::to_string(uid) : user + "(" + std::to_string(uid) + ")";
+}
+
+}  // namespace drover::ctld

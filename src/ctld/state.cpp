@@ -1,0 +1,57 @@
+#include "ctld/state.hpp"
+
+#include <algorithm>
+
+namespace drover::ctld {
+
+ControllerState::ControllerState(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings)
+    : cfg_(std::move(cfg)), bridge_(std::move(bridge)), settings_(std::move(settings)) {
+  nodes_.resize(bridge_->cluster().nodes.size());
+}
+
+Job* ControllerState::find_job(int64_t id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+void ControllerState::index_array(const Job& j) {
+  if (j.rec.array_job_id() == 0) return;
+  auto& ids = arrays_[j.rec.array_job_id()];
+  auto pos = std::lower_bound(ids.begin(), ids.end(), j.rec.job_id());
+  if (pos == ids.end() || *pos != j.rec.job_id()) ids.insert(pos, j.rec.job_id());
+}
+
+std::vector<Job*> ControllerState::resolve_target(const v1::JobTarget& t) {
+  std::vector<Job*> out;
+  auto arr = arrays_.find(t.job_id());
+  if (arr != arrays_.end()) {
+    for (int64_t id : arr->second) {
+      Job* j = find_job(id);
+      if (!j) continue;
+      bool wanted = t.array_tasks().empty() ||
+                    std::find(t.array_tasks().begin(), t.array_tasks().end(), j->rec.array_task_id()) !=
+                        t.array_tasks().end();
+      if (wanted) out.push_back(j);
+    }
+    return out;
+  }
+  if (!t.array_tasks().empty()) return out;  // "123_4" where 123 is not an array
+  if (Job* j = find_job(t.job_id())) out.push_back(j);
+  return out;
+}
+
+Status ControllerState::check_dependencies(const v1::Dependency& d) const {
+  for (const auto& item : d.items()) {
+    if (item.type() == v1::DEP_SINGLETON) continue;
+    bool known = jobs_.count(item.job_id()) || arrays_.count(item.job_id());
+    if (!known) {
+      return make_error("Batch job submission failed: Job dependency problem\n"
+                        "dependency on job " + std::to_string(item.job_id()) +
+                        ", which the controller does not know (never submitted, or finished more than MinJobAge=" +
+                        std::to_string(settings_.min_job_age_s) + " s ago)");
+    }
+  }
+  return {};
+}
+
+}  // namespace drover::ctld

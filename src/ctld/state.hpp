@@ -1,0 +1,205 @@
+// The controller's state and every operation on it. Owned by one thread
+// (the controller's loop): no locks. Operations never do I/O; each records
+// what must happen in an Effects value: the store batch that makes the
+// change durable, and the commands for agents that may be sent only once
+// that batch is durable. The controller (controller.hpp) executes effects.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "ctld/core_bridge.hpp"
+#include "ctld/job_model.hpp"
+#include "drover/v1/agent.pb.h"
+#include "drover/v1/cluster.pb.h"
+#include "drover/v1/jobs.pb.h"
+#include "store/mutation.hpp"
+
+namespace drover::ctld {
+
+// Settings the controller derives from slurm.conf (and its command line).
+struct Settings {
+  std::string conf_path;
+  std::string cluster_name;
+  std::string host;                 // SlurmctldHost (first)
+  std::string state_dir;            // StateSaveLocation
+  std::string socket_path;          // <StateSaveLocation>/ctld.sock
+  std::string tcp_address;          // host:SlurmctldPort ("" = no TCP)
+  std::string key_path;             // cluster key (AuthInfo key=PATH, default /etc/drover/drover.key)
+  uint32_t slurm_user_uid = 0;
+  std::set<uint32_t> operator_uids; // besides root, SlurmUser and the controller's own uid
+  int64_t slurmd_timeout_s = 300;   // SlurmdTimeout
+  int64_t heartbeat_s = 5;          // agents report this often
+  int64_t min_job_age_s = 300;      // MinJobAge: finished jobs stay in memory this long
+  int64_t kill_wait_s = 30;
+  int64_t max_array_size = 1001;
+  int64_t max_job_count = 10000;
+  int64_t bf_interval_s = 30;       // full scheduling pass
+  bool return_to_service = false;   // ReturnToService >= 1
+  bool job_requeue = true;          // JobRequeue (default requeue on node failure)
+};
+
+// Settings from a loaded configuration; errors for values the controller cannot use.
+Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const std::string& conf_path);
+
+// Who is calling, as the RPC layer established it.
+struct Caller {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string user;   // "" when the uid has no passwd entry
+  bool privileged = false;  // root, SlurmUser, an operator, or the controller's own uid
+  std::string describe() const;
+};
+
+// A command for one agent, sent once the effects' batch is durable.
+struct AgentCommand {
+  enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit } kind = kLaunch;
+  std::string node;
+  v1::LaunchRequest launch;   // kLaunch
+  int64_t job_id = 0;
+  std::string state;          // kTerminate: CANCELLED, TIMEOUT, NODE_FAIL
+  std::string reason;
+  int signal = 0;             // kSignal
+  bool batch_only = false;
+  int64_t time_limit_s = 0;   // kSetTimeLimit
+};
+
+struct Effects {
+  store::Batch batch;
+  std::vector<AgentCommand> commands;
+  bool reschedule = false;
+};
+
+// Node state the controller keeps beside the configuration.
+struct NodeRt {
+  // Durable (the store's nodes table): what an admin or a registration set.
+  bool drain = false;
+  bool down = false;
+  bool invalid_reg = false;
+  std::string reason;
+  int64_t reason_time = 0;
+  uint32_t reason_uid = 0;
+  std::string reason_user;
+  // This controller process's view.
+  bool registered = false;   // reported since this controller started
+  bool responding = false;
+  int64_t last_heard = 0;
+  int64_t agent_start = 0;
+  int64_t boot_time = 0;
+  int64_t last_busy = 0;
+  std::string version, os, arch, hostname;
+  double cpu_load = -1;
+  int64_t free_mem_mb = -1;
+};
+
+struct Counters {
+  int64_t submitted = 0, started = 0, completed = 0;
+  int64_t cycles_quick = 0, cycles_full = 0;
+  int64_t last_cycle_us = 0, max_cycle_us = 0, total_cycle_us = 0;
+};
+
+// Slurm's errors for job operations, sent back per target.
+inline constexpr const char* kInvalidJobId = "Invalid job id specified";
+inline constexpr const char* kAccessDenied = "Access/permission denied";
+inline constexpr const char* kAlreadyDone = "Job/step already completing or completed";
+inline constexpr const char* kJobPending = "Job is pending execution";
+inline constexpr const char* kNotPending = "Job is no longer pending execution";
+
+class ControllerState {
+ public:
+  ControllerState(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings);
+
+  const config::ClusterConfig& config() const { return cfg_; }
+  const CoreBridge& bridge() const { return *bridge_; }
+  const Settings& settings() const { return settings_; }
+  const std::map<core::JobId, Job>& jobs() const { return jobs_; }
+  const std::vector<NodeRt>& nodes() const { return nodes_; }
+  const Counters& counters() const { return counters_; }
+  int64_t next_job_id() const { return next_job_id_; }
+  int64_t start_time() const { return start_time_; }
+
+  // ---- recovery (persist.cpp) ----
+  // Reads every job, node and counter from the store's records.
+  Status recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,
+                 const std::vector<std::pair<std::string, std::string>>& node_payloads,
+                 std::optional<int64_t> next_job_id, int64_t now);
+
+  // ---- jobs (submit.cpp, control.cpp) ----
+  // Refusals come back as an Error whose lines are Slurm's (each printed as
+  // "<command>: error: <line>"); nothing is changed then.
+  Result<v1::SubmitReply> submit(const Caller& who, const v1::JobDescriptor& desc, bool test_only, int64_t now,
+                                 Effects& fx);
+  std::vector<v1::JobResult> cancel(const Caller& who, const v1::CancelRequest& req, int64_t now, Effects& fx);
+  std::vector<v1::JobResult> control(const Caller& who, const v1::ControlRequest& req, int64_t now, Effects& fx);
+  std::vector<v1::JobResult> update(const Caller& who, const v1::UpdateJobRequest& req, int64_t now, Effects& fx);
+
+  // ---- scheduling (schedule.cpp) ----
+  void schedule(core::PassKind pass, int64_t now, Effects& fx);
+  // The agent confirmed (or refused) a launch.
+  void launch_result(int64_t job_id, int32_t restart_count, const v1::LaunchReply& reply, int64_t now, Effects& fx);
+  // The Launch RPC itself failed (agent unreachable).
+  void launch_unreachable(int64_t job_id, int32_t restart_count, const std::string& why, int64_t now, Effects& fx);
+
+  // ---- nodes (nodes.cpp) ----
+  Result<v1::NodeReportReply> node_report(const v1::NodeReport& report, bool registering, int64_t now, Effects& fx);
+  Result<std::vector<std::string>> update_node(const Caller& who, const v1::UpdateNodeRequest& req, int64_t now,
+                                               Effects& fx);
+  // Nodes not heard from within SlurmdTimeout go DOWN; finished jobs older
+  // than MinJobAge leave memory (they stay in the store).
+  void housekeeping(int64_t now, Effects& fx);
+
+  // ---- displays (display.cpp) ----
+  v1::JobRecord job_for_display(const Job& j, bool detail, int64_t now) const;
+  std::vector<v1::NodeInfo> node_infos(int64_t now) const;
+  std::vector<v1::PartitionInfo> partitions() const;
+  std::vector<v1::ConfigEntry> config_entries() const;
+  v1::StatusReply status(int64_t now) const;
+
+ private:
+  friend class StateTestPeer;
+  Job* find_job(int64_t id);
+  // Jobs a target names ("123" plain, "123" array: every element, "123_4").
+  std::vector<Job*> resolve_target(const v1::JobTarget& t);
+  void put_job(const Job& j, Effects& fx, bool insert = false) const;
+  void put_node(core::NodeIndex i, Effects& fx) const;
+  void finish_job(Job& j, v1::JobState st, int exit_code, int exit_signal, const std::string& why, int64_t now,
+                  Effects& fx);
+  void end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now, Effects& fx);
+  void requeue_job(Job& j, int64_t now, Effects& fx);
+  void start_job(const core::StartDecision& d, int64_t now, Effects& fx);
+  v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
+  void plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply);
+  struct CycleInputs;
+  CycleInputs cycle_inputs(int64_t now) const;
+  void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, int64_t now, Effects& fx);
+  void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
+                         v1::NodeReportReply& reply);
+  void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);
+  bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
+  std::string dependency_display(const Job& j) const;
+  Status check_dependencies(const v1::Dependency& d) const;
+  void index_array(const Job& j);
+
+  config::ClusterConfig cfg_;
+  std::unique_ptr<CoreBridge> bridge_;
+  Settings settings_;
+  std::map<core::JobId, Job> jobs_;
+  std::map<core::JobId, std::vector<core::JobId>> arrays_;  // array id -> element job ids
+  std::vector<NodeRt> nodes_;
+  int64_t next_job_id_ = 1;
+  int64_t start_time_ = 0;
+  Counters counters_;
+
+ public:
+  // For JobHistory (schedule.cpp).
+  const std::map<core::JobId, std::vector<core::JobId>>& arrays() const { return arrays_; }
+};
+
+}  // namespace drover::ctld

@@ -1,0 +1,136 @@
+// sbatch: checks a submission (Slurm's refusals, from the core's submit
+// check), assigns job ids (an array takes one id per element, the first is
+// the array's id) and records the jobs.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/duration.hpp"
+#include "ctld/persist.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+Error refusal(const std::string& slurm_error, const std::string& drover_line = "") {
+  std::string text = "Batch job submission failed: " + slurm_error;
+  if (!drover_line.empty()) text += "\n" + drover_line;
+  return make_error(text);
+}
+
+Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t jobs_now, const Caller& who) {
+  if (d.script().empty() && d.batch()) return refusal("Batch script is empty", "the submission carried no script");
+  const auto& ids = d.array().task_ids();
+  if (!ids.empty() && ids[ids.size() - 1] >= s.max_array_size) {
+    return refusal("Invalid job array specification",
+                   "array index " + std::to_string(ids[ids.size() - 1]) + " is above MaxArraySize-1 = " +
+                       std::to_string(s.max_array_size - 1) + " (slurm.conf MaxArraySize)");
+  }
+  std::size_t elements = ids.empty() ? 1 : static_cast<std::size_t>(ids.size());
+  if (jobs_now + elements > static_cast<std::size_t>(s.max_job_count)) {
+    return refusal("Slurm job queue full", "the controller holds " + std::to_string(jobs_now) +
+                                               " jobs; MaxJobCount=" + std::to_string(s.max_job_count) +
+                                               " (slurm.conf) bounds it; retry when jobs have finished");
+  }
+  if (d.has_priority() && !who.privileged) {
+    return refusal("Access/permission denied", "--priority may be set only by root, SlurmUser or an operator");
+  }
+  return {};
+}
+
+// The array step when the ids are evenly spaced, else 1 (SLURM_ARRAY_TASK_STEP).
+int64_t array_step(const google::protobuf::RepeatedField<int64_t>& ids) {
+  if (ids.size() < 2) return 1;
+  int64_t step = ids[1] - ids[0];
+  for (int i = 2; i < ids.size(); ++i) {
+    if (ids[i] - ids[i - 1] != step) return 1;
+  }
+  return step;
+}
+
+v1::JobRecord base_record(const Caller& who, const v1::JobDescriptor& d, int64_t now, const Settings& s) {
+  v1::JobRecord rec;
+  *rec.mutable_desc() = d;
+  rec.set_uid(who.uid);
+  rec.set_gid(who.gid);
+  rec.set_user(who.user.empty() ? std::to_string(who.uid) : who.user);
+  rec.set_submit_time(now);
+  rec.set_state(v1::PENDING);
+  rec.set_reason("None");
+  rec.set_hold(d.hold() ? v1::HOLD_USER : v1::HOLD_NONE);
+  rec.set_nice(d.nice());
+  if (d.has_priority()) rec.set_admin_priority(d.priority());
+  rec.set_array_task_id(-1);
+  rec.set_requeue(d.has_requeue() ? d.requeue() : s.job_requeue);
+  rec.set_cluster(s.cluster_name);
+  bool deps = !d.dependency().items().empty();
+  if (!deps && d.begin_time() <= now && !d.hold()) rec.set_eligible_time(now);
+  return rec;
+}
+
+void set_array_facts(v1::JobRecord& rec, const v1::ArrayRequest& a) {
+  const auto& ids = a.task_ids();
+  rec.set_array_max_running(a.max_running());
+  rec.set_array_text(a.text());
+  rec.set_array_task_count(ids.size());
+  rec.set_array_task_min(ids[0]);
+  rec.set_array_task_max(ids[ids.size() - 1]);
+  rec.set_array_task_step(array_step(ids));
+}
+
+}  // namespace
+
+Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::JobDescriptor& desc, bool test_only,
+                                                int64_t now, Effects& fx) {
+  if (auto st = check_limits(desc, settings_, jobs_.size(), who); !st) return st.error();
+  if (auto st = check_dependencies(desc.dependency()); !st) return st.error();
+  v1::JobRecord rec = base_record(who, desc, now, settings_);
+  rec.set_job_id(next_job_id_);
+  core::JobSpec spec = spec_from_record(rec);
+  core::SubmitContext ctx;
+  ctx.new_jobs = desc.array().task_ids().empty() ? 1 : desc.array().task_ids_size();
+  core::SubmitVerdict v = bridge_->check_submit(spec, ctx);
+  if (!v.accepted) {
+    std::string text;
+    for (const auto& d : v.details) text += d + "\n";
+    text += "Batch job submission failed: " + v.error;
+    if (!v.drover_line.empty()) text += "\n" + v.drover_line;
+    return make_error(text);
+  }
+  const auto& part = bridge_->cluster().partitions[v.partition];
+  rec.set_partition(part.name);
+  rec.set_qos(v.qos);
+  rec.set_account(v.account);
+  spec = spec_from_record(rec);
+  if (auto sum = bridge_->summarize(spec, v.partition)) rec.set_time_limit_s(sum->time_limit);
+  v1::SubmitReply reply;
+  reply.set_cluster(settings_.cluster_name);
+  reply.set_job_id(next_job_id_);
+  if (test_only) {
+    plan_test_only(spec, now, reply);
+    return reply;
+  }
+  const auto& ids = desc.array().task_ids();
+  int64_t count = ids.empty() ? 1 : ids.size();
+  for (int64_t k = 0; k < count; ++k) {
+    Job j;
+    j.rec = rec;
+    j.rec.set_job_id(next_job_id_ + k);
+    if (!ids.empty()) {
+      j.rec.set_array_job_id(next_job_id_);
+      j.rec.set_array_task_id(static_cast<int32_t>(ids[k]));
+      set_array_facts(j.rec, desc.array());
+    }
+    j.spec = spec_from_record(j.rec);
+    put_job(j, fx, true);
+    auto [it, _] = jobs_.emplace(j.rec.job_id(), std::move(j));
+    index_array(it->second);
+  }
+  next_job_id_ += count;
+  fx.batch.set_meta(kNextJobIdMeta, next_job_id_);
+  fx.reschedule = true;
+  counters_.submitted += count;
+  return reply;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,291 @@
+// scontrol update JobId=... Key=Value: the fields a user may change on
+// their own jobs (and operators on all). A pending job's changed request is
+// checked again as at submit; a refused change leaves the job as it was.
+#include <algorithm>
+
+#include "common/duration.hpp"
+#include "common/strings.hpp"
+#include "common/units.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+struct Ctx {
+  const Caller& who;
+  Job& job;
+  v1::JobRecord& rec;  // the copy being changed
+  int64_t now;
+  bool set_time_limit = false;
+};
+
+using Setter = const char* (*)(Ctx&, const std::string& value);
+
+const char* need_pending(const Ctx& c) { return c.job.rec.state() == v1::PENDING ? nullptr : kNotPending; }
+
+const char* set_time_limit(Ctx& c, const std::string& v) {
+  auto d = parse_duration(v);
+  if (!d) return "Invalid time limit specification";
+  bool longer = c.rec.time_limit_s() != kInfinite && (*d == kInfinite || *d > c.rec.time_limit_s());
+  if (longer && !c.who.privileged) return kAccessDenied;
+  c.rec.mutable_desc()->set_time_limit_s(*d);
+  c.rec.set_time_limit_s(*d);
+  if (c.rec.state() == v1::RUNNING) {
+    c.rec.set_end_time(*d == kInfinite ? 0 : c.rec.start_time() + *d);
+    c.set_time_limit = true;
+  }
+  return nullptr;
+}
+
+const char* set_name(Ctx& c, const std::string& v) {
+  c.rec.mutable_desc()->set_name(v);
+  return nullptr;
+}
+
+const char* set_comment(Ctx& c, const std::string& v) {
+  c.rec.mutable_desc()->set_comment(v);
+  return nullptr;
+}
+
+const char* set_partition(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->clear_partitions();
+  for (const auto& p : split(v, ',')) c.rec.mutable_desc()->add_partitions(p);
+  c.rec.set_partition("");
+  return nullptr;
+}
+
+const char* set_qos(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_qos(v);
+  c.rec.set_qos(v);
+  return nullptr;
+}
+
+const char* set_account(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_account(v);
+  c.rec.set_account(v);
+  return nullptr;
+}
+
+const char* set_nice(Ctx& c, const std::string& v) {
+  auto n = parse_int(v, true);
+  if (!n || *n < -2147483645 || *n > 2147483645) return "Invalid nice value";
+  if (*n < 0 && !c.who.privileged) return kAccessDenied;
+  c.rec.set_nice(static_cast<int32_t>(*n));
+  return nullptr;
+}
+
+const char* set_priority(Ctx& c, const std::string& v) {
+  if (!c.who.privileged) return kAccessDenied;
+  auto n = parse_int(v);
+  if (!n) return "Invalid priority value";
+  c.rec.set_admin_priority(*n);
+  return nullptr;
+}
+
+const char* set_features(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_constraint(v);
+  return nullptr;
+}
+
+const char* set_nodelist(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_nodelist(v);
+  return nullptr;
+}
+
+const char* set_exclude(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_exclude(v);
+  return nullptr;
+}
+
+const char* set_count(Ctx& c, const std::string& v, void (v1::JobDescriptor::*set)(int32_t)) {
+  if (auto e = need_pending(c)) return e;
+  auto n = parse_int(v);
+  if (!n || *n < 1) return "Invalid numeric value";
+  (c.rec.mutable_desc()->*set)(static_cast<int32_t>(*n));
+  return nullptr;
+}
+
+const char* set_num_nodes(Ctx& c, const std::string& v) {
+  auto dash = v.find('-');
+  if (dash != std::string::npos) {
+    if (auto e = set_count(c, v.substr(dash + 1), &v1::JobDescriptor::set_max_nodes)) return e;
+    return set_count(c, v.substr(0, dash), &v1::JobDescriptor::set_min_nodes);
+  }
+  return set_count(c, v, &v1::JobDescriptor::set_min_nodes);
+}
+
+const char* set_num_tasks(Ctx& c, const std::string& v) { return set_count(c, v, &v1::JobDescriptor::set_ntasks); }
+const char* set_cpus_per_task(Ctx& c, const std::string& v) {
+  return set_count(c, v, &v1::JobDescriptor::set_cpus_per_task);
+}
+const char* set_min_cpus_node(Ctx& c, const std::string& v) {
+  return set_count(c, v, &v1::JobDescriptor::set_min_cpus_per_node);
+}
+
+const char* set_memory(Ctx& c, const std::string& v, bool per_cpu) {
+  if (auto e = need_pending(c)) return e;
+  auto mb = parse_memory_mb(v);
+  if (!mb) return "Invalid memory specification";
+  auto* d = c.rec.mutable_desc();
+  d->clear_mem_per_node_mb();
+  d->clear_mem_per_cpu_mb();
+  d->clear_mem_per_gpu_mb();
+  per_cpu ? d->set_mem_per_cpu_mb(*mb) : d->set_mem_per_node_mb(*mb);
+  return nullptr;
+}
+const char* set_mem_node(Ctx& c, const std::string& v) { return set_memory(c, v, false); }
+const char* set_mem_cpu(Ctx& c, const std::string& v) { return set_memory(c, v, true); }
+
+const char* set_begin(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  auto t = parse_timestamp(v, c.now);
+  if (!t) return "Invalid time specification";
+  c.rec.mutable_desc()->set_begin_time(*t);
+  return nullptr;
+}
+
+const char* set_requeue(Ctx& c, const std::string& v) {
+  if (v != "0" && v != "1") return "Invalid requeue value";
+  c.rec.set_requeue(v == "1");
+  c.rec.mutable_desc()->set_requeue(v == "1");
+  return nullptr;
+}
+
+const char* set_throttle(Ctx& c, const std::string& v) {
+  auto n = parse_int(v);
+  if (!n || c.rec.array_job_id() == 0) return "Invalid ArrayTaskThrottle specification";
+  c.rec.set_array_max_running(static_cast<int32_t>(*n));
+  return nullptr;
+}
+
+const char* set_work_dir(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_work_dir(v);
+  return nullptr;
+}
+
+const char* set_stdout(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_std_out(v);
+  return nullptr;
+}
+
+const char* set_stderr(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_std_err(v);
+  return nullptr;
+}
+
+// Keys as scontrol spells them (any case), with their aliases.
+struct Field {
+  const char* name;
+  Setter set;
+};
+
+const Field kFields[] = {
+    {"TimeLimit", set_time_limit},     {"JobName", set_name},          {"Name", set_name},
+    {"Comment", set_comment},          {"Partition", set_partition},   {"QOS", set_qos},
+    {"Account", set_account},          {"Nice", set_nice},             {"Priority", set_priority},
+    {"Features", set_features},        {"Constraint", set_features},   {"ReqNodeList", set_nodelist},
+    {"NodeList", set_nodelist},        {"ExcNodeList", set_exclude},   {"NumNodes", set_num_nodes},
+    {"ReqNodes", set_num_nodes},       {"NumTasks", set_num_tasks},    {"ReqProcs", set_num_tasks},
+    {"CPUsPerTask", set_cpus_per_task}, {"MinCPUsNode", set_min_cpus_node}, {"MinMemoryNode", set_mem_node},
+    {"MinMemoryCPU", set_mem_cpu},     {"StartTime", set_begin},       {"BeginTime", set_begin},
+    {"Requeue", set_requeue},          {"ArrayTaskThrottle", set_throttle}, {"WorkDir", set_work_dir},
+    {"StdOut", set_stdout},            {"StdErr", set_stderr},
+};
+
+const Field* find_field(const std::string& key) {
+  for (const auto& f : kFields) {
+    if (iequals(key, f.name)) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::UpdateJobRequest& req, int64_t now,
+                                                   Effects& fx) {
+  std::vector<v1::JobResult> out;
+  auto refuse = [&](const std::string& target, const std::string& why) {
+    v1::JobResult r;
+    r.set_target(target);
+    r.set_error(why);
+    out.push_back(std::move(r));
+  };
+  std::vector<std::string> keys(req.field_order().begin(), req.field_order().end());
+  if (keys.empty()) {
+    for (const auto& [k, v] : req.fields()) keys.push_back(k);
+  }
+  for (const auto& t : req.targets()) {
+    auto jobs = resolve_target(t);
+    if (jobs.empty()) refuse(t.text(), kInvalidJobId);
+    for (Job* j : jobs) {
+      std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
+      if (!may_act_on(who, *j)) {
+        refuse(label, kAccessDenied);
+        continue;
+      }
+      if (is_final(j->rec.state())) {
+        refuse(label, kAlreadyDone);
+        continue;
+      }
+      v1::JobRecord copy = j->rec;
+      Ctx c{who, *j, copy, now};
+      std::string error;
+      for (const auto& k : keys) {
+        const Field* f = find_field(k);
+        if (!f) {
+          error = "Update of this parameter is not supported: " + k;
+          break;
+        }
+        if (const char* e = f->set(c, req.fields().at(k))) {
+          error = e;
+          break;
+        }
+      }
+      if (error.empty() && c.rec.state() == v1::PENDING) {
+        core::JobSpec spec = spec_from_record(c.rec);
+        core::SubmitVerdict v = bridge_->check_submit(spec, {});
+        if (!v.accepted) {
+          error = v.error;
+        } else {
+          c.rec.set_partition(bridge_->cluster().partitions[v.partition].name);
+          if (!v.qos.empty()) c.rec.set_qos(v.qos);
+          if (auto sum = bridge_->summarize(spec_from_record(c.rec), v.partition)) {
+            c.rec.set_time_limit_s(sum->time_limit);
+          }
+        }
+      }
+      if (!error.empty()) {
+        refuse(label, error);
+        continue;
+      }
+      j->rec = c.rec;
+      j->spec = spec_from_record(j->rec);
+      put_job(*j, fx);
+      if (c.set_time_limit) {
+        AgentCommand cmd;
+        cmd.kind = AgentCommand::kSetTimeLimit;
+        cmd.node = j->rec.batch_host();
+        cmd.job_id = j->rec.job_id();
+        cmd.time_limit_s = j->rec.time_limit_s() == kInfinite ? 0 : j->rec.time_limit_s();
+        fx.commands.push_back(std::move(cmd));
+      }
+      fx.reschedule = true;
+      v1::JobResult ok;
+      ok.set_target(label);
+      ok.set_ok(true);
+      out.push_back(std::move(ok));
+    }
+  }
+  return out;
+}
+
+}  // namespace drover::ctld
