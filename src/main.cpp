@@ -7,8 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/agent_main.hpp"
+#include "agentd/daemon.hpp"
 #include "cli/commands.hpp"
+#include "client/commands.hpp"
+#include "ctld/controller.hpp"
 
 namespace {
 
@@ -22,15 +24,11 @@ struct Command {
 };
 
 int pending_live(const char* name) {
-  return drover::cli::not_implemented(name, "it needs the controller, which arrives with the live-cluster work");
+  return drover::cli::not_implemented(name, "it arrives with job steps and accounting (srun, salloc, sacct, sacctmgr, sprio, sshare, sdiag)");
 }
 
 #define DROVER_PENDING(fn, label) \
   int fn(const Args&) { return pending_live(label); }
-DROVER_PENDING(sbatch_main, "sbatch")
-DROVER_PENDING(squeue_main, "squeue")
-DROVER_PENDING(sinfo_main, "sinfo")
-DROVER_PENDING(scancel_main, "scancel")
 DROVER_PENDING(sacct_main, "sacct")
 DROVER_PENDING(srun_main, "srun")
 DROVER_PENDING(salloc_main, "salloc")
@@ -38,7 +36,6 @@ DROVER_PENDING(sacctmgr_main, "sacctmgr")
 DROVER_PENDING(sprio_main, "sprio")
 DROVER_PENDING(sdiag_main, "sdiag")
 DROVER_PENDING(sshare_main, "sshare")
-DROVER_PENDING(controller_main, "drover controller")
 DROVER_PENDING(up_main, "drover up")
 DROVER_PENDING(down_main, "drover down")
 #undef DROVER_PENDING
@@ -49,11 +46,11 @@ int sim_main(const Args&) {
 
 // Slurm-compatible names: reachable as argv[0] (links) and as `drover NAME`.
 const Command kSlurmCommands[] = {
-    {"sbatch", sbatch_main, "submit a batch script"},
-    {"squeue", squeue_main, "show the job queue"},
-    {"sinfo", sinfo_main, "show partitions and nodes"},
-    {"scontrol", drover::cli::scontrol_main, "show and change cluster state"},
-    {"scancel", scancel_main, "cancel or signal jobs"},
+    {"sbatch", drover::client::sbatch_main, "submit a batch script"},
+    {"squeue", drover::client::squeue_main, "show the job queue"},
+    {"sinfo", drover::client::sinfo_main, "show partitions and nodes"},
+    {"scontrol", drover::client::scontrol_main, "show and change cluster state"},
+    {"scancel", drover::client::scancel_main, "cancel or signal jobs"},
     {"sacct", sacct_main, "job accounting"},
     {"srun", srun_main, "run a parallel job step"},
     {"salloc", salloc_main, "obtain an allocation"},
@@ -67,8 +64,8 @@ const Command kSlurmCommands[] = {
 const Command kDroverCommands[] = {
     {"config", drover::cli::config_main, "check, show or document a configuration"},
     {"sim", sim_main, "replay a workload against a configuration"},
-    {"controller", controller_main, "run the controller daemon"},
-    {"agent", drover::agent::agent_main, "run the node agent"},
+    {"controller", drover::ctld::controller_main, "run the controller daemon"},
+    {"agent", drover::agentd::agentd_main, "run the node agent"},
     {"up", up_main, "start a local cluster on this machine"},
     {"down", down_main, "stop the local cluster"},
 };

@@ -197,6 +197,10 @@ struct ClusterConfig {
   std::vector<std::string> files_read;
   // Every slurm.conf global key as written: canonical name -> (value, where).
   std::map<std::string, std::pair<std::string, SourceLoc>> globals_written;
+  // Keys Drover accepts without a table entry of its own (SlurmdTimeout,
+  // AuthInfo, SlurmdParameters, ...), as written: canonical name -> value
+  // (the last one given). The daemons read the few they act on from here.
+  std::map<std::string, std::string> passive_values;
   Diagnostics diags;
 
   const NodeConfig* find_node(std::string_view name) const;

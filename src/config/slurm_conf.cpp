@@ -86,6 +86,7 @@ class SlurmConfParser {
       auto other = [](std::string_view k) { return find_elsewhere(k, "global"); };
       auto r = apply_word(global_keys(), cfg_, w, kGlobalWhere, seen, cfg_.diags, passive_[w.key_loc.file], other, &def);
       if (r == Applied::kStored) record_global(*def, w);
+      if (r == Applied::kPassive) cfg_.passive_values[global_keys().find_passive(w.key)->name] = w.value;
     }
   }
 

@@ -279,8 +279,8 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
     rows.emplace_back(def.name, def.show(cfg_));
     seen.insert(def.name);
   }
-  for (const auto& [k, v] : cfg_.globals_written) {
-    if (!seen.count(k)) rows.emplace_back(k, v.first);
+  for (const auto& [k, v] : cfg_.passive_values) {
+    if (!seen.count(k)) rows.emplace_back(k, v);
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return to_lower(a.first) < to_lower(b.first); });
   std::vector<v1::ConfigEntry> out;

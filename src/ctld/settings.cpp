@@ -1,6 +1,6 @@
 // Controller settings from slurm.conf. Keys the config module keeps only as
 // written (SlurmdTimeout, ReturnToService, JobRequeue, AuthInfo,
-// SlurmctldParameters) are read from ClusterConfig::globals_written.
+// SlurmctldParameters) are read from ClusterConfig::passive_values.
 #include <grp.h>
 #include <pwd.h>
 
@@ -12,9 +12,10 @@
 namespace drover::ctld {
 namespace {
 
+// A key the config module keeps as written (SlurmdTimeout, AuthInfo, ...).
 const std::string* written(const config::ClusterConfig& cfg, const char* key) {
-  auto it = cfg.globals_written.find(key);
-  return it == cfg.globals_written.end() ? nullptr : &it->second.first;
+  auto it = cfg.passive_values.find(key);
+  return it == cfg.passive_values.end() ? nullptr : &it->second;
 }
 
 Result<int64_t> int_key(const config::ClusterConfig& cfg, const char* key, int64_t fallback) {

@@ -1,0 +1,93 @@
+// `drover agent --node NAME [...]`: the node agent daemon. Every other form
+// (--detect, --stepd) is the agent runtime's own (agent::agent_main).
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "agent/agent_main.hpp"
+#include "agentd/daemon.hpp"
+
+namespace drover::agentd {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: drover agent --node NAME [--config PATH] [--fake-gpus=TYPE:N[,TYPE:N]|config] [--fake-gpu-dir DIR]\n"
+    "                    [--spool DIR] [--listen HOST:PORT] [--controller HOST:PORT] [--key PATH]\n"
+    "  --node NAME        this agent's NodeName in slurm.conf\n"
+    "  --config PATH      slurm.conf (default: $DROVER_CONF, else /etc/drover/slurm.conf)\n"
+    "  --fake-gpus SPEC   emulate GPUs instead of detecting them; 'config' emulates what slurm.conf declares\n"
+    "  --spool DIR        spool directory (default: SlurmdSpoolDir/NAME)\n"
+    "  --listen HOST:PORT where to serve (default: NodeAddr:Port)\n"
+    "  --controller H:P   the controller (default: SlurmctldHost:SlurmctldPort)\n"
+    "  --key PATH         cluster key (default: AuthInfo key= in slurm.conf, else /etc/drover/drover.key)\n"
+    "Also: drover agent --detect [...] (print the detected hardware), drover agent --stepd DIR (internal).\n";
+
+bool take(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out) {
+  const std::string& a = args[i];
+  std::string prefix = std::string(name) + "=";
+  if (a.rfind(prefix, 0) == 0) {
+    out = a.substr(prefix.size());
+    return true;
+  }
+  if (a == name && i + 1 < args.size()) {
+    out = args[++i];
+    return true;
+  }
+  return false;
+}
+
+bool is_daemon_call(const std::vector<std::string>& args) {
+  bool node = false;
+  for (const auto& a : args) {
+    if (a == "--detect" || a == "--stepd") return false;
+    if (a == "--node" || a.rfind("--node=", 0) == 0) node = true;
+  }
+  return node;
+}
+
+}  // namespace
+
+int agentd_main(const std::vector<std::string>& args) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!is_daemon_call(args)) return agent::agent_main(args);
+  AgentOptions o;
+  std::string conf;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (take(args, i, "--node", o.node) || take(args, i, "--config", conf) || take(args, i, "-f", conf) ||
+        take(args, i, "--fake-gpus", o.fake_gpus) || take(args, i, "--fake-gpu-dir", o.fake_gpu_dir) ||
+        take(args, i, "--spool", o.spool_dir) || take(args, i, "--listen", o.listen) ||
+        take(args, i, "--controller", o.controller) || take(args, i, "--key", o.key_path)) {
+      continue;
+    }
+    std::fprintf(stderr, "drover agent: unknown option '%s'\n%s", args[i].c_str(), kUsage);
+    return 2;
+  }
+  o.conf_path = config::resolve_config_path(conf);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  auto d = AgentDaemon::start(o);
+  if (!d) {
+    std::fprintf(stderr, "drover agent %s: %s\n", o.node.c_str(), d.error().message.c_str());
+    return 1;
+  }
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    (*d)->log(std::string("received ") + strsignal(sig) + "; stopping (running jobs keep running)");
+    stop = true;
+  });
+  waiter.detach();
+  (*d)->run(stop);
+  return 0;
+}
+
+}  // namespace drover::agentd

@@ -1,0 +1,296 @@
+#include "agentd/daemon.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "agent/node_check.hpp"
+#include "agentd/convert.hpp"
+#include "agentd/node_service.hpp"
+#include "agentd/reporter.hpp"
+#include "common/strings.hpp"
+#include "rpc/server.hpp"
+
+namespace drover::agentd {
+namespace {
+
+// A key the config module keeps as written (SlurmdTimeout, AuthInfo, ...).
+const std::string* written(const config::ClusterConfig& cfg, const char* key) {
+  auto it = cfg.passive_values.find(key);
+  return it == cfg.passive_values.end() ? nullptr : &it->second;
+}
+
+bool list_has(const std::string* list, std::string_view item) {
+  if (!list) return false;
+  for (const auto& p : split(*list, ',')) {
+    if (iequals(trim(p), item)) return true;
+  }
+  return false;
+}
+
+std::string list_value(const std::string* list, std::string_view item) {
+  if (!list) return "";
+  for (const auto& p : split(*list, ',')) {
+    auto eq = p.find('=');
+    if (eq != std::string::npos && iequals(p.substr(0, eq), item)) return p.substr(eq + 1);
+  }
+  return "";
+}
+
+std::string controller_target(const config::ClusterConfig& cfg) {
+  std::string host = cfg.slurmctld_hosts.empty() ? "localhost" : cfg.slurmctld_hosts.front();
+  auto open = host.find('(');
+  if (open != std::string::npos) host = host.substr(open + 1, host.size() - open - 2);
+  return host + ":" + std::to_string(cfg.slurmctld_port);
+}
+
+std::string spool_for(const config::ClusterConfig& cfg, const std::string& node) {
+  std::string dir = cfg.slurmd_spool_dir;
+  auto pos = dir.find("%n");
+  if (pos != std::string::npos) return dir.replace(pos, 2, node);
+  return dir + "/" + node;
+}
+
+// "gpu:h100:8" on the node line -> "h100:8" for emulation.
+std::string declared_gpus(const config::NodeConfig& n) {
+  std::vector<std::string> parts;
+  for (const auto& g : n.gres) {
+    if (g.name != "gpu") continue;
+    parts.push_back(g.type.empty() ? std::to_string(g.count) : g.type + ":" + std::to_string(g.count));
+  }
+  return join(parts, ",");
+}
+
+int64_t boot_time() {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("btime ", 0) == 0) return parse_int(trim(line.substr(6))).value_or(0);
+  }
+  return 0;
+}
+
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double v = -1;
+  in >> v;
+  return v;
+}
+
+int64_t available_memory_mb() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb / 1024;
+  }
+  return -1;
+}
+
+}  // namespace
+
+AgentDaemon::~AgentDaemon() {
+  if (server_) server_->shutdown(std::chrono::milliseconds(1000));
+}
+
+void AgentDaemon::log(const std::string& message) const {
+  struct timeval tv {};
+  gettimeofday(&tv, nullptr);
+  struct tm tm {};
+  localtime_r(&tv.tv_sec, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::fprintf(stderr, "%s.%03ld drover-agent %s: %s\n", when, static_cast<long>(tv.tv_usec / 1000),
+               opts_.node.c_str(), message.c_str());
+  std::fflush(stderr);
+}
+
+bool AgentDaemon::privileged(uint32_t uid) const { return uid == 0 || uid == geteuid() || uid == slurm_user_uid_; }
+
+void AgentDaemon::poke() { poked_ = true; }
+
+Result<std::unique_ptr<AgentDaemon>> AgentDaemon::start(const AgentOptions& opts) {
+  std::unique_ptr<AgentDaemon> d(new AgentDaemon());
+  if (auto st = d->open(opts); !st) return st.error();
+  return d;
+}
+
+Status AgentDaemon::detect() {
+  agent::hw::DetectOptions dopts;
+  dopts.fake_gpus = opts_.fake_gpus == "config" ? declared_gpus(*node_cfg_) : opts_.fake_gpus;
+  if (!opts_.fake_gpu_dir.empty()) dopts.fake_gpu_dir = opts_.fake_gpu_dir;
+  auto hw = agent::hw::detect_hardware(dopts);
+  if (!hw) return make_error("--fake-gpus=" + opts_.fake_gpus + ": " + hw.error().message);
+  hw_ = std::move(*hw);
+  if (hw_.gpus.empty() && dopts.fake_gpus.empty()) hw_.gpus = agent::gpus_from_gres_conf(cfg_, opts_.node);
+  for (const auto& g : hw_.gpus) {
+    bool real = g.source != "fake" || !opts_.fake_gpu_dir.empty();
+    struct stat st {};
+    gpu_files_[g.index] = real && stat(g.device_file.c_str(), &st) == 0 ? g.device_file : "";
+  }
+  agent::hw::NodeHardware compared = hw_;
+  // SlurmdParameters=config_overrides (Slurm's switch for emulated nodes): the
+  // node is taken to have the CPUs and memory slurm.conf declares. GPUs are
+  // still compared, so that a node short of GPUs is drained with the reason.
+  if (list_has(written(cfg_, "SlurmdParameters"), "config_overrides")) {
+    compared.cpus = node_cfg_->cpus;
+    compared.sockets = node_cfg_->sockets * node_cfg_->boards;
+    compared.cores_per_socket = node_cfg_->cores_per_socket;
+    compared.threads_per_core = node_cfg_->threads_per_core;
+    compared.real_memory_mb = node_cfg_->real_memory_mb;
+    hw_.cpus = compared.cpus;
+    hw_.sockets = compared.sockets;
+    hw_.cores_per_socket = compared.cores_per_socket;
+    hw_.threads_per_core = compared.threads_per_core;
+    hw_.real_memory_mb = compared.real_memory_mb;
+  }
+  drain_reason_ = agent::compare_with_config(compared, *node_cfg_).drain_reason();
+  return {};
+}
+
+Status AgentDaemon::open(const AgentOptions& opts) {
+  opts_ = opts;
+  start_time_ = static_cast<int64_t>(std::time(nullptr));
+  auto cfg = config::load_config(config::LoadOptions{opts.conf_path, "", ""});
+  if (!cfg) return cfg.error();
+  cfg_ = std::move(*cfg);
+  node_cfg_ = cfg_.find_node(opts.node);
+  if (!node_cfg_) {
+    return make_error("node '" + opts.node + "' is not declared in " + opts.conf_path +
+                      " (NodeName= lines); pass --node with one of its nodes");
+  }
+  if (opts_.spool_dir.empty()) opts_.spool_dir = spool_for(cfg_, opts.node);
+  if (opts_.listen.empty()) {
+    int port = node_cfg_->port ? node_cfg_->port : cfg_.slurmd_port;
+    opts_.listen = node_cfg_->addr + ":" + std::to_string(port);
+  }
+  if (opts_.controller.empty()) opts_.controller = controller_target(cfg_);
+  if (opts_.key_path.empty()) {
+    std::string k = list_value(written(cfg_, "AuthInfo"), "key");
+    opts_.key_path = k.empty() ? "/etc/drover/drover.key" : k;
+  }
+  if (struct passwd* pw = getpwnam(cfg_.slurm_user.c_str())) slurm_user_uid_ = pw->pw_uid;
+  if (auto st = detect(); !st) return st;
+  std::error_code ec;
+  std::filesystem::create_directories(opts_.spool_dir, ec);
+  agent::SupervisorOptions so;
+  so.node_name = opts.node;
+  so.spool_dir = opts_.spool_dir;
+  so.stepd_command = agent::default_stepd_command();
+  so.kill_wait_ms = cfg_.kill_wait * 1000;
+  const std::string* root_jobs = written(cfg_, "DisableRootJobs");
+  so.allow_root_jobs = root_jobs && iequals(*root_jobs, "NO");
+  for (const auto& [idx, file] : gpu_files_) {
+    if (!file.empty()) so.node_gpu_files.push_back(file);
+  }
+  auto sup = agent::Supervisor::open(so);
+  if (!sup) return sup.error();
+  supervisor_ = std::move(*sup);
+  rpc::ServerOptions ro;
+  ro.tcp_address = opts_.listen;
+  ro.key_paths = {opts_.key_path};
+  ro.key_owner_uids = {slurm_user_uid_};
+  server_ = std::make_unique<rpc::RpcServer>(ro);
+  server_->add_service(make_node_service(*this, server_->authenticator()));
+  if (auto st = server_->start(); !st) return st;
+  auto rep = Reporter::create(opts_.controller, opts_.key_path);
+  if (!rep) return rep.error();
+  reporter_ = std::move(*rep);
+  log("serving on " + opts_.listen + ", spool " + opts_.spool_dir + ", controller " + opts_.controller + "; " +
+      supervisor_->enforcement_summary());
+  for (const auto& line : supervisor_->cannot_enforce()) log("cannot enforce: " + line);
+  if (!supervisor_->adopted().empty()) {
+    log("re-adopted " + std::to_string(supervisor_->adopted().size()) + " step(s) from the spool");
+  }
+  if (!drain_reason_.empty()) log("has less than slurm.conf declares: " + drain_reason_);
+  return {};
+}
+
+v1::NodeReport AgentDaemon::report(bool registering) {
+  v1::NodeReport r;
+  r.set_node(opts_.node);
+  r.set_agent_start_time(start_time_);
+  r.set_version("22.05.8");
+  if (registering) {
+    r.set_cpus(hw_.cpus);
+    r.set_sockets(hw_.sockets);
+    r.set_cores_per_socket(hw_.cores_per_socket);
+    r.set_threads_per_core(hw_.threads_per_core);
+    r.set_real_memory_mb(hw_.real_memory_mb);
+    r.set_tmp_disk_mb(hw_.tmp_disk_mb);
+    for (const auto& g : hw_.gpus) {
+      v1::DetectedGpu* d = r.add_gpus();
+      d->set_index(g.index);
+      d->set_type(g.type);
+      d->set_device_file(g.device_file);
+      d->set_name(g.name);
+    }
+    r.set_gpu_source(hw_.gpu_source);
+    for (const auto& c : supervisor_->cannot_enforce()) r.add_cannot_enforce(c);
+  }
+  r.set_drain_reason(drain_reason_);
+  for (const auto& s : supervisor_->steps()) *r.add_steps() = report_from_status(s);
+  r.set_boot_time(boot_time());
+  r.set_cpu_load(load_average());
+  r.set_free_memory_mb(available_memory_mb());
+  struct utsname u {};
+  if (uname(&u) == 0) {
+    r.set_os(std::string(u.sysname) + " " + u.release + " " + u.version);
+    r.set_arch(u.machine);
+  }
+  r.set_hostname(hw_.hostname);
+  return r;
+}
+
+void AgentDaemon::apply(const v1::NodeReportReply& reply) {
+  for (const auto& k : reply.acknowledged()) (void)supervisor_->acknowledge(key_from_proto(k));
+  for (const auto& k : reply.terminate()) {
+    auto key = key_from_proto(k);
+    log("terminating " + key.str() + ": the controller does not expect it to run here");
+    (void)supervisor_->terminate(key, agent::JobState::kCancelled, "the controller does not know this job");
+  }
+  if (reply.heartbeat_interval_s() > 0) heartbeat_ms_ = reply.heartbeat_interval_s() * 1000;
+}
+
+void AgentDaemon::run(const std::atomic<bool>& stop) {
+  bool registered = false;
+  std::string last_error;
+  while (!stop) {
+    if (registered) {
+      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(heartbeat_ms_);
+      while (!stop && !poked_ && std::chrono::steady_clock::now() < until) {
+        if (!supervisor_->wait_any(100).empty()) break;
+      }
+      if (stop) break;
+    }
+    poked_ = false;
+    int code = 0;
+    auto reply = reporter_->send(report(!registered), !registered, &code);
+    if (!reply) {
+      if (reply.error().message != last_error) log("controller " + opts_.controller + ": " + reply.error().message);
+      last_error = reply.error().message;
+      std::this_thread::sleep_for(std::chrono::milliseconds(registered ? 500 : 1000));
+      continue;
+    }
+    if (!registered || !last_error.empty()) log("registered with the controller at " + opts_.controller);
+    last_error.clear();
+    registered = true;
+    apply(*reply);
+    if (reply->acknowledged().empty() && !supervisor_->finished().empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // nothing to gain from asking again at once
+    }
+  }
+  server_->shutdown(std::chrono::milliseconds(1000));
+}
+
+}  // namespace drover::agentd

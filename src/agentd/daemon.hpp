@@ -1,0 +1,90 @@
+// The node agent daemon (`drover agent --node NAME`): detects the node,
+// opens the Supervisor (which re-adopts every step still in the spool),
+// serves NodeAgentService on NodeAddr:Port and reports to the controller:
+// a registration, then a heartbeat every few seconds and at once when a
+// step ends. Several agents run on one host, each with its own NodeName,
+// address or port and spool directory.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agent/hw/hardware.hpp"
+#include "agent/supervisor.hpp"
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "drover/v1/agent.pb.h"
+
+namespace drover::rpc {
+class RpcServer;
+}
+
+namespace drover::agentd {
+
+struct AgentOptions {
+  std::string node;
+  std::string conf_path;
+  std::string spool_dir;      // default: SlurmdSpoolDir/<node> (SlurmdSpoolDir's %n is the node name)
+  std::string listen;         // default: NodeAddr:Port (Port 0: SlurmdPort)
+  std::string controller;     // default: SlurmctldHost:SlurmctldPort
+  std::string fake_gpus;      // "h100:4", or "config" for what slurm.conf declares; "" = detect
+  std::string fake_gpu_dir;   // emulated device files; default none (no device isolation)
+  std::string key_path;       // default: from slurm.conf (AuthInfo key=), else /etc/drover/drover.key
+};
+
+class Reporter;
+
+class AgentDaemon {
+ public:
+  static Result<std::unique_ptr<AgentDaemon>> start(const AgentOptions& opts);
+  ~AgentDaemon();
+
+  // Reports until `stop` becomes true; then stops serving (jobs keep running).
+  void run(const std::atomic<bool>& stop);
+
+  // ---- for the service ----
+  agent::Supervisor& supervisor() { return *supervisor_; }
+  const std::string& node() const { return opts_.node; }
+  const std::string& spool_dir() const { return opts_.spool_dir; }
+  const std::map<int, std::string>& gpu_files() const { return gpu_files_; }
+  // Root, SlurmUser and the agent's own uid may command it.
+  bool privileged(uint32_t uid) const;
+  // Wakes the reporter (a step changed).
+  void poke();
+  void log(const std::string& message) const;
+  const config::ClusterConfig& config() const { return cfg_; }
+
+  // The registration (registering) or heartbeat message.
+  v1::NodeReport report(bool registering);
+
+ private:
+  AgentDaemon() = default;
+  Status open(const AgentOptions& opts);
+  Status detect();
+  void apply(const v1::NodeReportReply& reply);
+
+  AgentOptions opts_;
+  config::ClusterConfig cfg_;
+  const config::NodeConfig* node_cfg_ = nullptr;
+  agent::hw::NodeHardware hw_;
+  std::string drain_reason_;
+  std::map<int, std::string> gpu_files_;
+  std::unique_ptr<agent::Supervisor> supervisor_;
+  std::unique_ptr<rpc::RpcServer> server_;
+  std::unique_ptr<Reporter> reporter_;
+  uint32_t slurm_user_uid_ = 0;
+  int64_t start_time_ = 0;
+  int heartbeat_ms_ = 5000;
+  std::atomic<bool> poked_{false};
+};
+
+// `drover agent --node NAME [...]`; other forms go to agent::agent_main.
+int agentd_main(const std::vector<std::string>& args);
+
+}  // namespace drover::agentd

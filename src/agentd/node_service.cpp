@@ -1,0 +1,113 @@
+#include "agentd/node_service.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/spool.hpp"
+#include "agentd/convert.hpp"
+#include "agentd/daemon.hpp"
+#include "drover/v1/agent.grpc.pb.h"
+#include "rpc/call.hpp"
+
+namespace drover::agentd {
+namespace {
+
+constexpr const char* kServer = "drover-agent 0.1.0";
+
+// The restart count of the run recorded in the spool for `key`; -1 when unreadable.
+int recorded_restart_count(const std::string& spool, const agent::StepKey& key) {
+  auto doc = agent::read_json_file(spool + "/" + agent::step_dir_name(key) + "/" + agent::kSpecFile);
+  if (!doc || !doc->contains("request")) return -1;
+  auto req = agent::launch_request_from_json((*doc)["request"]);
+  return req ? req->job.restart_count : -1;
+}
+
+class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
+ public:
+  NodeAgentServiceImpl(AgentDaemon& d, const rpc::CallAuthenticator& auth) : d_(d), auth_(auth) {}
+
+  grpc::Status Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* req, v1::LaunchReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    agent::StepKey key = key_from_proto(req->step());
+    forget_older_run(key, req->restart_count());
+    agent::LaunchRequest lr = launch_from_proto(*req, d_.node(), d_.gpu_files());
+    auto r = d_.supervisor().launch(lr);
+    if (!r) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, r.error().message);
+    rep->set_started(r->started);
+    rep->set_already_known(r->already_known);
+    rep->set_failure(r->failure);
+    if (!r->started && !r->already_known) {
+      if (auto st = d_.supervisor().status(key)) *rep->mutable_status() = report_from_status(*st);
+    }
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    d_.poke();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Terminate(grpc::ServerContext* ctx, const v1::TerminateRequest* req, v1::TerminateReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    auto state = agent::parse_state(req->state()).value_or(agent::JobState::kCancelled);
+    Status st = d_.supervisor().terminate_job(static_cast<uint64_t>(req->job_id()), state, req->reason());
+    rep->set_found(static_cast<bool>(st));
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    d_.poke();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Signal(grpc::ServerContext* ctx, const v1::SignalRequest* req, v1::SignalReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    agent::StepKey key{static_cast<uint64_t>(req->step().job_id()), agent::kBatchStep};
+    if (req->step().step_id() >= 0) key.step_id = req->step().step_id();
+    auto scope = req->batch_shell_only() ? agent::SignalScope::kBatchShell : agent::SignalScope::kAllProcesses;
+    Status st = d_.supervisor().signal(key, req->signal(), scope);
+    if (!st) return grpc::Status(grpc::StatusCode::NOT_FOUND, st.error().message);
+    rep->set_found(true);
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SetTimeLimit(grpc::ServerContext* ctx, const v1::SetTimeLimitRequest* req,
+                            v1::SetTimeLimitReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    agent::StepKey key{static_cast<uint64_t>(req->job_id()), agent::kBatchStep};
+    Status st = d_.supervisor().set_time_limit(key, req->time_limit_s());
+    if (!st) return grpc::Status(grpc::StatusCode::NOT_FOUND, st.error().message);
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    return grpc::Status::OK;
+  }
+
+ private:
+  grpc::Status check(const grpc::ServerContext& ctx) const {
+    rpc::AuthResult who = auth_.authenticate(ctx);
+    if (!who.ok()) return rpc::to_status(who);
+    if (!d_.privileged(who.identity().uid)) {
+      return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                          "only the controller (root, SlurmUser or the agent's own uid) may command agent " +
+                              d_.node() + "; you are " + who.identity().describe());
+    }
+    return grpc::Status::OK;
+  }
+
+  // A Launch for a step whose earlier run has ended: the controller relaunches
+  // only after it has recorded that end (a requeue raises the restart count),
+  // so the old record can go. The same restart count is a repeated Launch:
+  // the Supervisor answers already_known and nothing runs twice.
+  void forget_older_run(const agent::StepKey& key, int restart_count) {
+    auto st = d_.supervisor().status(key);
+    if (!st || !st->ended()) return;
+    int recorded = recorded_restart_count(d_.spool_dir(), key);
+    if (recorded >= 0 && recorded < restart_count) (void)d_.supervisor().acknowledge(key);
+  }
+
+  AgentDaemon& d_;
+  const rpc::CallAuthenticator& auth_;
+};
+
+}  // namespace
+
+rpc::ServicePtr make_node_service(AgentDaemon& daemon, const rpc::CallAuthenticator& auth) {
+  return rpc::ServicePtr(new NodeAgentServiceImpl(daemon, auth));
+}
+
+}  // namespace drover::agentd

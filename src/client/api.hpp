@@ -1,0 +1,69 @@
+// The commands' way to the controller: finds the configuration as Slurm's
+// commands find theirs (--config, else DROVER_CONF, else
+// /etc/drover/slurm.conf), dials the Unix socket under StateSaveLocation
+// when it is on this host (the kernel says who the caller is), else TCP at
+// SlurmctldHost:SlurmctldPort (signed when the cluster key is readable).
+// This header does not include grpcpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "drover/v1/cluster.pb.h"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::client {
+
+// A failed call: the gRPC code and the controller's (or the transport's) message.
+struct ApiError {
+  int code = 0;
+  std::string message;
+  bool unreachable = false;  // the controller could not be contacted at all
+};
+
+template <class T>
+using ApiResult = Result<T, ApiError>;
+
+struct Endpoint {
+  std::string conf_path;
+  std::string target;    // "unix:/path" or "host:port"
+  std::string key_path;  // for TCP
+  std::string cluster;
+};
+
+// Reads the configuration (only the keys the commands need) and picks the target.
+Result<Endpoint> find_controller(const std::string& config_flag);
+
+class ControllerApi {
+ public:
+  static Result<std::unique_ptr<ControllerApi>> connect(const Endpoint& ep, std::string client_name);
+  ~ControllerApi();
+
+  const Endpoint& endpoint() const { return ep_; }
+
+  ApiResult<v1::SubmitReply> submit(const v1::JobDescriptor& job, bool test_only);
+  ApiResult<v1::GetJobsReply> get_jobs(const std::vector<int64_t>& ids, bool detail);
+  ApiResult<v1::CancelReply> cancel(const v1::CancelRequest& req);
+  ApiResult<v1::ControlReply> control(const v1::ControlRequest& req);
+  ApiResult<v1::UpdateJobReply> update_job(const v1::UpdateJobRequest& req);
+  ApiResult<v1::GetNodesReply> get_nodes(const std::vector<std::string>& names);
+  ApiResult<v1::GetPartitionsReply> get_partitions();
+  ApiResult<v1::UpdateNodeReply> update_node(const v1::UpdateNodeRequest& req);
+  ApiResult<v1::GetConfigReply> get_config();
+  ApiResult<v1::ReconfigureReply> reconfigure();
+  ApiResult<v1::StatusReply> status();
+
+ private:
+  struct Impl;
+  ControllerApi(Endpoint ep, std::unique_ptr<Impl> impl);
+  Endpoint ep_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Slurm's words for a controller that cannot be reached, plus Drover's line.
+std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep);
+
+}  // namespace drover::client

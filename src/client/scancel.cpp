@@ -1,0 +1,168 @@
+// scancel: job ids ("123", "123_4", "123_[1-3]") and filters (-u -p -t -n
+// -A -q -w), --signal, -b/--batch, -f/--full. The controller selects and
+// checks who may cancel what; this prints Slurm's error lines.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include "cli/arg_scanner.hpp"
+#include "cli/cli_error.hpp"
+#include "cli/job_state.hpp"
+#include "cli/job_values.hpp"
+#include "client/commands.hpp"
+#include "client/session.hpp"
+#include "common/strings.hpp"
+
+namespace drover::client {
+namespace {
+
+enum Opt { kUser, kPartition, kState, kName, kAccount, kQos, kNodes, kSignal, kBatch, kFull, kQuiet, kVerbose,
+           kMe, kHurry, kInteractive, kVersion, kHelp, kClusters, kReservation, kWckey };
+
+const cli::OptionSpec kSpecs[] = {
+    {kUser, "user", 'u', cli::ArgKind::kRequired},      {kPartition, "partition", 'p', cli::ArgKind::kRequired},
+    {kState, "state", 't', cli::ArgKind::kRequired},    {kName, "name", 'n', cli::ArgKind::kRequired},
+    {kName, "jobname", 0, cli::ArgKind::kRequired},     {kAccount, "account", 'A', cli::ArgKind::kRequired},
+    {kQos, "qos", 'q', cli::ArgKind::kRequired},        {kNodes, "nodelist", 'w', cli::ArgKind::kRequired},
+    {kSignal, "signal", 's', cli::ArgKind::kRequired},  {kBatch, "batch", 'b', cli::ArgKind::kNone},
+    {kFull, "full", 'f', cli::ArgKind::kNone},          {kQuiet, "quiet", 'Q', cli::ArgKind::kNone},
+    {kVerbose, "verbose", 'v', cli::ArgKind::kNone},    {kMe, "me", 0, cli::ArgKind::kNone},
+    {kHurry, "hurry", 'H', cli::ArgKind::kNone},        {kInteractive, "interactive", 'i', cli::ArgKind::kNone},
+    {kVersion, "version", 'V', cli::ArgKind::kNone},    {kHelp, "help", 0, cli::ArgKind::kNone},
+    {kHelp, "usage", 0, cli::ArgKind::kNone},           {kClusters, "clusters", 'M', cli::ArgKind::kRequired},
+    {kReservation, "reservation", 'R', cli::ArgKind::kRequired}, {kWckey, "wckey", 0, cli::ArgKind::kRequired},
+};
+
+constexpr const char* kUsage =
+    "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+    "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
+    "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
+    "               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
+    "               [job_id[_array_id][.step_id]]\n";
+
+// "123", "123_4", "123_[1-3,5]": Slurm's forms (a throttle "%N" is refused, as Slurm does).
+cli::CliResult<v1::JobTarget> parse_target(const std::string& text) {
+  v1::JobTarget t;
+  t.set_text(text);
+  auto bad = [&] { return cli::cli_error("scancel", "Invalid job id " + text); };
+  if (text.find('.') != std::string::npos) {
+    return cli::cli_error("scancel", "Invalid job id " + text +
+                                         " (job steps arrive with srun; cancel the whole job with its id)");
+  }
+  auto us = text.find('_');
+  auto id = parse_int(text.substr(0, us));
+  if (!id || *id <= 0) return bad();
+  t.set_job_id(*id);
+  if (us == std::string::npos) return t;
+  std::string rest = text.substr(us + 1);
+  if (rest.size() >= 2 && rest.front() == '[' && rest.back() == ']') rest = rest.substr(1, rest.size() - 2);
+  if (rest.find('%') != std::string::npos) {
+    return cli::CliError{"scancel: error: _parse_single_range: Invalid range: '" + rest + "'\nscancel: error: Invalid job id " +
+                             text + "\n",
+                         1};
+  }
+  auto spec = cli::parse_array_spec(rest);
+  if (!spec) return bad();
+  for (int64_t i : spec->task_ids()) t.add_array_tasks(i);
+  return t;
+}
+
+cli::CliResult<bool> apply(v1::CancelRequest& req, bool& quiet, bool& version, bool& help, const cli::ScannedOption& o) {
+  const std::string v = o.value.value_or("");
+  switch (o.id) {
+    case kUser: req.set_user(v); break;
+    case kPartition: req.set_partition(v); break;
+    case kName: req.set_name(v); break;
+    case kAccount: req.set_account(v); break;
+    case kQos: req.set_qos(v); break;
+    case kNodes: req.set_nodelist(v); break;
+    case kBatch: req.set_batch_only(true); break;
+    case kFull: req.set_full(true); break;
+    case kQuiet: quiet = true; break;
+    case kVersion: version = true; break;
+    case kHelp: help = true; break;
+    case kMe: {
+      struct passwd* pw = getpwuid(getuid());
+      req.set_user(pw ? pw->pw_name : std::to_string(getuid()));
+      break;
+    }
+    case kInteractive: return cli::cli_error("scancel", "--interactive is not supported by Drover's scancel; name the jobs");
+    case kSignal: {
+      int sig = cli::signal_number(v);
+      if (sig <= 0) return cli::cli_error("scancel", "Invalid signal name: " + v);
+      req.set_signal(sig);
+      break;
+    }
+    case kState:
+      for (const auto& s : split(v, ',')) {
+        auto st = cli::parse_job_state(s);
+        if (!st || (*st != cli::JobState::kPending && *st != cli::JobState::kRunning &&
+                    *st != cli::JobState::kSuspended)) {
+          return cli::CliError{"scancel: error: Invalid job state specified: " + s +
+                                   "\nscancel: error: Valid job states are PENDING, RUNNING, and SUSPENDED\n",
+                               1};
+        }
+        req.add_states(*st == cli::JobState::kPending   ? v1::PENDING
+                       : *st == cli::JobState::kRunning ? v1::RUNNING
+                                                        : v1::SUSPENDED);
+      }
+      break;
+    default: break;  // -v, -H, -M, -R, --wckey: accepted
+  }
+  return true;
+}
+
+}  // namespace
+
+int scancel_main(const Args& args) {
+  Invocation inv = invocation("scancel", args);
+  auto scan = cli::scan_args(inv.args, kSpecs, cli::OperandMode::kPermute, "scancel");
+  if (!scan) {
+    write_out(cli::getopt_error_text(scan.error(), "scancel"), stderr);
+    return 1;
+  }
+  v1::CancelRequest req;
+  bool quiet = false, version = false, help = false;
+  for (const auto& o : scan->options) {
+    auto r = apply(req, quiet, version, help, o);
+    if (!r) {
+      write_out(r.error().text, stderr);
+      return r.error().exit_code;
+    }
+  }
+  if (version) return std::puts(cli::kSlurmVersionLine), 0;
+  if (help) return write_out(kUsage, stdout), 0;
+  for (const auto& w : scan->operands) {
+    for (const auto& word : split(w, ',')) {
+      if (word.empty()) continue;
+      auto t = parse_target(word);
+      if (!t) {
+        write_out(t.error().text, stderr);
+        return t.error().exit_code;
+      }
+      *req.add_targets() = *t;
+    }
+  }
+  bool filtered = !req.user().empty() || !req.partition().empty() || !req.states().empty() || !req.name().empty() ||
+                  !req.account().empty() || !req.qos().empty() || !req.nodelist().empty();
+  if (req.targets().empty() && !filtered) {
+    std::fputs("scancel: error: No job identification provided\n", stderr);
+    return 1;
+  }
+  auto api = connect_or_report(inv);
+  if (!api) return 1;
+  auto reply = api->cancel(req);
+  if (!reply) return report_failure(inv, *api, reply.error());
+  int rc = 0;
+  for (const auto& r : reply->results()) {
+    if (r.ok()) continue;
+    rc = 1;
+    if (!quiet || r.error() != "Job/step already completing or completed") {
+      std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
+    }
+  }
+  return rc;
+}
+
+}  // namespace drover::client

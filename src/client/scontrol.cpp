@@ -1,0 +1,314 @@
+// scontrol's keywords that need the controller: show job|jobid|node|partition|config,
+// update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
+// ping, reconfigure. Everything else (show hostnames/hostlist, help, modes)
+// is src/cli's scontrol.
+#include <algorithm>
+#include <ctime>
+
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/scontrol_show.hpp"
+#include "client/commands.hpp"
+#include "client/session.hpp"
+#include "client/views_map.hpp"
+#include "common/strings.hpp"
+
+namespace drover::client {
+namespace {
+
+struct Opts {
+  bool one_line = false;
+  int details = 0;
+  bool quiet = false;
+  std::vector<std::string> words;  // keyword and its arguments
+};
+
+Opts global_options(const std::vector<std::string>& args) {
+  Opts o;
+  for (const auto& a : args) {
+    if (a == "-o" || a == "--oneliner") o.one_line = true;
+    else if (a == "-d" || a == "--details") o.details += 1;
+    else if (a == "-dd") o.details += 2;
+    else if (a == "-Q" || a == "--quiet") o.quiet = true;
+    else if (a == "-a" || a == "--all" || a == "-v" || a == "--verbose") continue;
+    else o.words.push_back(a);
+  }
+  return o;
+}
+
+// Case-insensitive abbreviation of `name`, at least `min` letters.
+bool abbrev(const std::string& word, std::string_view name, std::size_t min) {
+  return word.size() >= min && word.size() <= name.size() && iequals(word, name.substr(0, word.size()));
+}
+
+int print_views(const std::vector<std::string>& blocks, const char* none) {
+  if (blocks.empty()) {
+    std::puts(none);
+    return 0;
+  }
+  for (const auto& b : blocks) write_out(b, stdout);
+  return 0;
+}
+
+std::optional<int64_t> job_number(const std::string& s) {
+  auto us = s.find('_');
+  return parse_int(s.substr(0, us));
+}
+
+int show_jobs(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& ids) {
+  std::vector<int64_t> want;
+  for (const auto& id : ids) {
+    auto n = job_number(id);
+    if (!n) {
+      std::fprintf(stderr, "Invalid job id specified\n");
+      return 1;
+    }
+    want.push_back(*n);
+  }
+  auto reply = api.get_jobs({}, o.details > 0);
+  if (!reply) return report_failure(inv, api, reply.error());
+  std::vector<std::string> blocks;
+  for (const auto& v : job_views(*reply, false)) {
+    bool wanted = want.empty() || std::find(want.begin(), want.end(), v.job_id) != want.end() ||
+                  (v.array_job_id && std::find(want.begin(), want.end(), v.array_job_id) != want.end());
+    if (!ids.empty() && ids[0].find('_') != std::string::npos && v.array_task_id) {
+      wanted = ids[0] == std::to_string(v.array_job_id) + "_" + std::to_string(*v.array_task_id);
+    }
+    if (wanted) blocks.push_back(cli::render_job_detail(v, reply->now(), o.one_line));
+  }
+  if (blocks.empty() && !ids.empty()) {
+    std::fprintf(stderr, "slurm_load_jobs error: Invalid job id specified\n");
+    return 1;
+  }
+  return print_views(blocks, "No jobs in the system");
+}
+
+int show_nodes(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
+  auto reply = api.get_nodes({});
+  if (!reply) return report_failure(inv, api, reply.error());
+  std::vector<std::string> blocks;
+  for (const auto& n : reply->nodes()) {
+    if (names.empty() || std::find(names.begin(), names.end(), n.name()) != names.end()) {
+      blocks.push_back(cli::render_node_detail(node_view(n), o.one_line));
+    }
+  }
+  if (blocks.empty() && !names.empty()) {
+    std::printf("Node %s not found\n", names[0].c_str());
+    return 1;
+  }
+  return print_views(blocks, "No nodes in the system");
+}
+
+int show_partitions(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
+  auto reply = api.get_partitions();
+  if (!reply) return report_failure(inv, api, reply.error());
+  std::vector<std::string> blocks;
+  for (const auto& p : reply->partitions()) {
+    if (names.empty() || std::find(names.begin(), names.end(), p.name()) != names.end()) {
+      blocks.push_back(cli::render_partition_detail(partition_view(p), o.one_line));
+    }
+  }
+  if (blocks.empty() && !names.empty()) {
+    std::printf("Partition %s not found\n", names[0].c_str());
+    return 1;
+  }
+  return print_views(blocks, "No partitions in the system");
+}
+
+int show_config(ControllerApi& api, const Invocation& inv) {
+  auto reply = api.get_config();
+  if (!reply) return report_failure(inv, api, reply.error());
+  cli::ConfigView v;
+  v.as_of = reply->as_of();
+  for (const auto& e : reply->entries()) v.entries.push_back({e.key(), e.value()});
+  v.trailer.push_back("Slurmctld(primary) at " + reply->controller_host() + " is UP");
+  write_out(cli::render_config(v), stdout);
+  return 0;
+}
+
+// "-dd", "123" etc. after the entity: ids only.
+std::vector<std::string> ids_of(const std::vector<std::string>& words, std::size_t from) {
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < words.size(); ++i) {
+    for (const auto& w : split(words[i], ',')) {
+      if (!w.empty()) out.push_back(w);
+    }
+  }
+  return out;
+}
+
+std::optional<int> run_show(ControllerApi* api, const Invocation& inv, const Opts& o) {
+  if (o.words.size() < 2) return std::nullopt;
+  const std::string& e = o.words[1];
+  auto rest = ids_of(o.words, 2);
+  auto need = [&]() { return api; };
+  if (iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1)) return need() ? show_jobs(*api, inv, o, rest) : 1;
+  if (iequals(e, "nodes") || abbrev(e, "node", 1)) return need() ? show_nodes(*api, inv, o, rest) : 1;
+  if (iequals(e, "partitions") || abbrev(e, "partition", 1)) return need() ? show_partitions(*api, inv, o, rest) : 1;
+  if (abbrev(e, "config", 1)) return need() ? show_config(*api, inv) : 1;
+  return std::nullopt;
+}
+
+// JobId=123 / NodeName=x and Key=Value pairs.
+std::vector<std::pair<std::string, std::string>> pairs_of(const std::vector<std::string>& words, std::size_t from) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = from; i < words.size(); ++i) {
+    auto eq = words[i].find('=');
+    if (eq == std::string::npos) out.emplace_back(words[i], "");
+    else out.emplace_back(words[i].substr(0, eq), words[i].substr(eq + 1));
+  }
+  return out;
+}
+
+cli::CliResult<v1::JobTarget> target_of(const std::string& text) {
+  v1::JobTarget t;
+  t.set_text(text);
+  auto us = text.find('_');
+  auto id = parse_int(text.substr(0, us));
+  if (!id) return cli::CliError{"Invalid job id specified\n", 1};
+  t.set_job_id(*id);
+  if (us != std::string::npos) {
+    auto task = parse_int(text.substr(us + 1));
+    if (!task) return cli::CliError{"Invalid job id specified\n", 1};
+    t.add_array_tasks(*task);
+  }
+  return t;
+}
+
+int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& results, const char* fmt) {
+  int rc = 0;
+  for (const auto& r : results) {
+    if (r.ok()) continue;
+    rc = 1;
+    std::fprintf(stderr, fmt, r.error().c_str(), r.target().c_str());
+  }
+  return rc;
+}
+
+int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
+  v1::UpdateNodeRequest req;
+  for (const auto& [k, v] : kv) {
+    if (iequals(k, "NodeName") || iequals(k, "Node")) req.set_nodes(v);
+    else if (iequals(k, "State")) req.set_state(v);
+    else if (iequals(k, "Reason")) req.set_reason(v);
+    else (*req.mutable_other())[k] = v;
+  }
+  auto reply = api.update_node(req);
+  if (!reply) {
+    if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+    std::fprintf(stderr, "slurm_update error: %s\n", reply.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
+  v1::UpdateJobRequest req;
+  for (const auto& [k, v] : kv) {
+    if (iequals(k, "JobId") || iequals(k, "Job")) {
+      for (const auto& id : split(v, ',')) {
+        auto t = target_of(id);
+        if (!t) return write_out(t.error().text, stderr), 1;
+        *req.add_targets() = *t;
+      }
+      continue;
+    }
+    (*req.mutable_fields())[k] = v;
+    req.add_field_order(k);
+  }
+  auto reply = api.update_job(req);
+  if (!reply) return report_failure(inv, api, reply.error());
+  return print_results(reply->results(), "%s for job %s\n");
+}
+
+std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  auto kv = pairs_of(o.words, 1);
+  if (kv.empty()) {
+    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  const std::string& first = kv[0].first;
+  if (iequals(first, "NodeName") || iequals(first, "Node")) return update_node(api, inv, kv);
+  if (iequals(first, "JobId") || iequals(first, "Job")) return update_job(api, inv, kv);
+  std::fprintf(stderr, "scontrol: error: update of %s is not supported by Drover yet (NodeName= and JobId= are)\n",
+               first.c_str());
+  return 1;
+}
+
+int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::ControlAction action) {
+  v1::ControlRequest req;
+  req.set_action(action);
+  for (const auto& id : ids_of(o.words, 1)) {
+    auto t = target_of(id);
+    if (!t) return write_out(t.error().text, stderr), 1;
+    *req.add_targets() = *t;
+  }
+  if (req.targets().empty()) {
+    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  auto reply = api.control(req);
+  if (!reply) return report_failure(inv, api, reply.error());
+  return print_results(reply->results(), "%s for job %s\n");
+}
+
+int run_ping(ControllerApi& api) {
+  auto reply = api.status();
+  std::string host = api.endpoint().target;
+  if (!reply) {
+    std::printf("Slurmctld(primary) at %s is DOWN\n", host.c_str());
+    return 1;
+  }
+  std::printf("Slurmctld(primary) at %s is UP\n", reply->host().empty() ? host.c_str() : reply->host().c_str());
+  return 0;
+}
+
+int run_reconfigure(ControllerApi& api, const Invocation& inv) {
+  auto reply = api.reconfigure();
+  if (!reply) {
+    if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+    std::fprintf(stderr, "slurm_reconfigure error: %s\n", reply.error().message.c_str());
+    return 1;
+  }
+  for (const auto& m : reply->messages()) std::puts(m.c_str());
+  return 0;
+}
+
+bool needs_controller(const Opts& o) {
+  if (o.words.empty()) return false;
+  const std::string& k = o.words[0];
+  if (abbrev(k, "show", 3)) {
+    if (o.words.size() < 2) return false;
+    const std::string& e = o.words[1];
+    return iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1) || iequals(e, "nodes") ||
+           abbrev(e, "node", 1) || iequals(e, "partitions") || abbrev(e, "partition", 1) || abbrev(e, "config", 1);
+  }
+  for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
+                           {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3}}) {
+    if (abbrev(k, name, min)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int scontrol_main(const Args& args) {
+  Invocation inv = invocation("scontrol", args);
+  Opts o = global_options(inv.args);
+  if (!needs_controller(o)) return cli::scontrol_main(inv.args);
+  auto api = connect_or_report(inv);
+  if (!api) return 1;
+  const std::string& k = o.words[0];
+  if (abbrev(k, "show", 3)) return run_show(api.get(), inv, o).value_or(1);
+  if (abbrev(k, "update", 1)) return run_update(*api, inv, o).value_or(1);
+  if (abbrev(k, "requeuehold", 8)) return run_control(*api, inv, o, v1::REQUEUE_HOLD);
+  if (abbrev(k, "requeue", 3)) return run_control(*api, inv, o, v1::REQUEUE);
+  if (abbrev(k, "hold", 3)) return run_control(*api, inv, o, v1::HOLD);
+  if (abbrev(k, "uhold", 2)) return run_control(*api, inv, o, v1::USER_HOLD);
+  if (abbrev(k, "release", 3)) return run_control(*api, inv, o, v1::RELEASE);
+  if (abbrev(k, "ping", 3)) return run_ping(*api);
+  if (abbrev(k, "reconfigure", 3)) return run_reconfigure(*api, inv);
+  return cli::scontrol_main(inv.args);
+}
+
+}  // namespace drover::client

@@ -1,0 +1,62 @@
+#include "client/session.hpp"
+
+#include "common/strings.hpp"
+
+extern char** environ;
+
+namespace drover::client {
+
+Invocation invocation(const std::string& program, const std::vector<std::string>& args) {
+  Invocation inv;
+  inv.program = program;
+  std::size_t start = 0;
+  if (!args.empty() && args[0].rfind("--config=", 0) == 0) {
+    inv.config_flag = args[0].substr(9);
+    start = 1;
+  } else if (args.size() >= 2 && args[0] == "--config") {
+    inv.config_flag = args[1];
+    start = 2;
+  }
+  inv.args.assign(args.begin() + static_cast<long>(start), args.end());
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) inv.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return inv;
+}
+
+void write_out(const std::string& text, FILE* f) {
+  if (!text.empty()) std::fwrite(text.data(), 1, text.size(), f);
+}
+
+void print_error_lines(const std::string& program, const std::string& message) {
+  for (const auto& line : split(message, '\n')) {
+    if (!line.empty()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), line.c_str());
+  }
+}
+
+std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv) {
+  auto ep = find_controller(inv.config_flag);
+  if (!ep) {
+    print_error_lines(inv.program, ep.error().message);
+    return nullptr;
+  }
+  auto api = ControllerApi::connect(*ep, inv.program + " 0.1.0");
+  if (!api) {
+    print_error_lines(inv.program, api.error().message);
+    return nullptr;
+  }
+  return std::move(*api);
+}
+
+int report_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e) {
+  if (e.unreachable) {
+    write_out(unreachable_text(inv.program, e, api.endpoint()), stderr);
+  } else {
+    print_error_lines(inv.program, e.message);
+  }
+  return 1;
+}
+
+}  // namespace drover::client

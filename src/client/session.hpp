@@ -1,0 +1,34 @@
+// What every client command does first: take Drover's `--config PATH`,
+// find the controller and connect, with Slurm's words when it cannot.
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/api.hpp"
+
+namespace drover::client {
+
+struct Invocation {
+  std::string program;
+  std::string config_flag;          // --config PATH, when given first
+  std::vector<std::string> args;    // the rest
+  std::map<std::string, std::string> env;
+};
+
+Invocation invocation(const std::string& program, const std::vector<std::string>& args);
+
+// Connects, or prints why not (Slurm's line, then Drover's) and returns nullptr.
+std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv);
+
+// Prints "<program>: error: <line>" for each line of `message`.
+void print_error_lines(const std::string& program, const std::string& message);
+// For a failed call: Slurm's unreachable text, or the controller's message as error lines.
+int report_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e);
+
+void write_out(const std::string& text, FILE* f);
+
+}  // namespace drover::client

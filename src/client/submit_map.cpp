@@ -1,0 +1,190 @@
+#include "client/submit_map.hpp"
+
+#include <limits.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/strings.hpp"
+
+extern char** environ;
+
+namespace drover::client {
+namespace {
+
+std::string short_host() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  gethostname(buf, sizeof buf - 1);
+  std::string h = buf;
+  return h.substr(0, h.find('.'));
+}
+
+void set_gpu(const std::optional<cli::GpuCount>& g, v1::GpuCount* out) {
+  if (!g) return;
+  out->set_type(g->type);
+  out->set_count(static_cast<int32_t>(g->count));
+  out->set_text(g->type.empty() ? std::to_string(g->count) : g->type + ":" + std::to_string(g->count));
+}
+
+v1::DepType dep_type(cli::DependencyType t) {
+  switch (t) {
+    case cli::DependencyType::kAfter: return v1::DEP_AFTER;
+    case cli::DependencyType::kAfterOk: return v1::DEP_AFTER_OK;
+    case cli::DependencyType::kAfterNotOk: return v1::DEP_AFTER_NOT_OK;
+    case cli::DependencyType::kSingleton: return v1::DEP_SINGLETON;
+    default: return v1::DEP_AFTER_ANY;
+  }
+}
+
+void set_dependency(const std::optional<cli::DependencySpec>& d, v1::Dependency* out) {
+  if (!d) return;
+  out->set_any(d->any_of);
+  out->set_text(cli::format_dependency(*d));
+  for (const auto& c : d->clauses) {
+    if (c.type == cli::DependencyType::kSingleton) {
+      out->add_items()->set_type(v1::DEP_SINGLETON);
+      continue;
+    }
+    for (const auto& t : c.targets) {
+      v1::DepItem* i = out->add_items();
+      i->set_type(dep_type(c.type));
+      i->set_job_id(t.job_id);
+      i->set_array_task(t.array_task ? *t.array_task : -1);
+      i->set_delay_s(t.delay);
+    }
+  }
+}
+
+std::string mail_text(unsigned bits) {
+  static const std::pair<unsigned, const char*> kNames[] = {
+      {cli::kMailBegin, "BEGIN"}, {cli::kMailEnd, "END"}, {cli::kMailFail, "FAIL"}, {cli::kMailRequeue, "REQUEUE"},
+      {cli::kMailInvalidDepend, "INVALID_DEPEND"}, {cli::kMailStageOut, "STAGE_OUT"},
+      {cli::kMailTimeLimit, "TIME_LIMIT"}, {cli::kMailTimeLimit90, "TIME_LIMIT_90"},
+      {cli::kMailTimeLimit80, "TIME_LIMIT_80"}, {cli::kMailTimeLimit50, "TIME_LIMIT_50"},
+      {cli::kMailArrayTasks, "ARRAY_TASKS"},
+  };
+  std::vector<std::string> out;
+  for (const auto& [bit, name] : kNames) {
+    if (bits & bit) out.push_back(name);
+  }
+  return join(out, ",");
+}
+
+void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
+  if (r.nodes) {
+    d.set_min_nodes(static_cast<int32_t>(r.nodes->min));
+    d.set_max_nodes(static_cast<int32_t>(r.nodes->max));
+  }
+  if (r.ntasks) d.set_ntasks(static_cast<int32_t>(*r.ntasks));
+  if (r.ntasks_per_node) d.set_ntasks_per_node(static_cast<int32_t>(*r.ntasks_per_node));
+  if (r.cpus_per_task) d.set_cpus_per_task(static_cast<int32_t>(*r.cpus_per_task));
+  if (r.min_cpus_per_node) d.set_min_cpus_per_node(static_cast<int32_t>(*r.min_cpus_per_node));
+  if (r.mem_per_node_mb) d.set_mem_per_node_mb(*r.mem_per_node_mb);
+  if (r.mem_per_cpu_mb) d.set_mem_per_cpu_mb(*r.mem_per_cpu_mb);
+  if (r.mem_per_gpu_mb) {
+    d.set_mem_per_gpu_mb(*r.mem_per_gpu_mb);
+    d.set_mem_per_gpu_text(std::to_string(*r.mem_per_gpu_mb));
+  }
+  if (r.tmp_disk_mb) d.set_tmp_disk_mb(*r.tmp_disk_mb);
+  for (const auto& g : r.gres) d.add_gres(g.str());
+  set_gpu(r.gpus, d.mutable_gpus());
+  set_gpu(r.gpus_per_node, d.mutable_gpus_per_node());
+  set_gpu(r.gpus_per_task, d.mutable_gpus_per_task());
+  if (r.cpus_per_gpu) d.set_cpus_per_gpu(static_cast<int32_t>(*r.cpus_per_gpu));
+  if (r.licenses) d.set_licenses(*r.licenses);
+  if (r.constraint) d.set_constraint(*r.constraint);
+  if (r.nodelist) d.set_nodelist(*r.nodelist);
+  if (r.exclude) d.set_exclude(*r.exclude);
+  d.set_exclusive(r.sharing == cli::Sharing::kExclusive || r.sharing == cli::Sharing::kExclusiveUser ||
+                  r.sharing == cli::Sharing::kExclusiveMcs);
+}
+
+void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDescriptor& d) {
+  std::string work = r.chdir ? *r.chdir : who.cwd;
+  if (!work.empty() && work[0] != '/') work = who.cwd + "/" + work;
+  d.set_work_dir(work);
+  d.set_submit_dir(who.cwd);
+  if (r.stdout_path) d.set_std_out(*r.stdout_path);
+  if (r.stderr_path) d.set_std_err(*r.stderr_path);
+  if (r.stdin_path) d.set_std_in(*r.stdin_path);
+  d.set_open_append(r.open_mode == cli::OpenMode::kAppend);
+  for (const auto& [k, v] : who.env) d.add_environment(k + "=" + v);
+  d.set_export_spec(export_text(r.export_env));
+  d.set_mail_type(mail_text(r.mail_types));
+  if (r.mail_user) d.set_mail_user(*r.mail_user);
+  if (!r.script_path.empty() && r.script_path != "/dev/stdin" && !r.wrap) {
+    d.set_command(r.script_path[0] == '/' ? r.script_path : who.cwd + "/" + r.script_path);
+  }
+}
+
+}  // namespace
+
+std::string export_text(const cli::ExportSpec& e) {
+  if (e.none) return "NONE";
+  std::vector<std::string> parts;
+  if (e.all) parts.push_back("ALL");
+  parts.insert(parts.end(), e.names.begin(), e.names.end());
+  for (const auto& [k, v] : e.assigned) parts.push_back(k + "=" + v);
+  return parts.empty() ? "ALL" : join(parts, ",");
+}
+
+SubmitterContext current_submitter() {
+  SubmitterContext c;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) c.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  char buf[PATH_MAX];
+  if (getcwd(buf, sizeof buf)) c.cwd = buf;
+  c.host = short_host();
+  errno = 0;
+  c.nice = getpriority(PRIO_PROCESS, 0);
+  return c;
+}
+
+v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const SubmitterContext& who) {
+  v1::JobDescriptor d;
+  d.set_batch(r.command == cli::SubmitCommand::kSbatch);
+  d.set_name(r.job_name ? *r.job_name : cli::default_job_name(r));
+  d.set_script(r.script);
+  for (const auto& a : r.argv) d.add_argv(a);
+  if (r.partition) {
+    for (const auto& p : split(*r.partition, ',')) {
+      if (!p.empty()) d.add_partitions(p);
+    }
+  }
+  if (r.account) d.set_account(*r.account);
+  if (r.qos) d.set_qos(*r.qos);
+  if (r.comment) d.set_comment(*r.comment);
+  if (r.reservation) d.set_reservation(*r.reservation);
+  if (r.wckey) d.set_wckey(*r.wckey);
+  if (r.time_limit) d.set_time_limit_s(*r.time_limit);
+  if (r.time_min) d.set_time_min_s(*r.time_min);
+  if (r.begin) d.set_begin_time(*r.begin);
+  if (r.deadline) d.set_deadline(*r.deadline);
+  set_shape(r, d);
+  set_dependency(r.dependency, d.mutable_dependency());
+  d.set_hold(r.hold);
+  if (r.nice) d.set_nice(static_cast<int32_t>(*r.nice));
+  if (r.priority) d.set_priority(*r.priority);
+  if (r.array) {
+    for (int64_t id : r.array->task_ids()) d.mutable_array()->add_task_ids(id);
+    d.mutable_array()->set_max_running(static_cast<int32_t>(r.array->max_running));
+    d.mutable_array()->set_text(cli::format_array_spec(*r.array));
+  }
+  if (r.requeue) d.set_requeue(*r.requeue);
+  if (r.signal) {
+    d.mutable_signal()->set_signal(r.signal->signal);
+    d.mutable_signal()->set_seconds_before(r.signal->lead_time);
+    d.mutable_signal()->set_batch_shell_only(r.signal->batch_shell_only);
+  }
+  set_files(r, who, d);
+  d.set_submit_host(who.host);
+  d.set_prio_process(who.nice);
+  return d;
+}
+
+}  // namespace drover::client

@@ -1,0 +1,27 @@
+// sbatch's parsed request (cli::JobRequest) as the API's JobDescriptor,
+// with what the submitting process contributes: its environment, working
+// directory, host name and nice value.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "cli/job_request.hpp"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::client {
+
+struct SubmitterContext {
+  std::map<std::string, std::string> env;
+  std::string cwd;
+  std::string host;
+  int nice = 0;
+};
+
+SubmitterContext current_submitter();
+v1::JobDescriptor descriptor_from_request(const cli::JobRequest& req, const SubmitterContext& who);
+
+// "ALL", "NONE", "ALL,EDITOR=/bin/emacs", "EDITOR,ARG1=test": the --export text the agent resolves.
+std::string export_text(const cli::ExportSpec& e);
+
+}  // namespace drover::client

@@ -1,0 +1,275 @@
+#include "client/views_map.hpp"
+
+#include <grp.h>
+
+#include <map>
+
+#include "common/gres.hpp"
+#include "common/strings.hpp"
+
+namespace drover::client {
+namespace {
+
+cli::JobState job_state(const v1::JobRecord& r) {
+  if (r.completing()) return cli::JobState::kCompleting;
+  switch (r.state()) {
+    case v1::PENDING: return cli::JobState::kPending;
+    case v1::RUNNING: return cli::JobState::kRunning;
+    case v1::SUSPENDED: return cli::JobState::kSuspended;
+    case v1::COMPLETED: return cli::JobState::kCompleted;
+    case v1::CANCELLED: return cli::JobState::kCancelled;
+    case v1::FAILED: return cli::JobState::kFailed;
+    case v1::TIMEOUT: return cli::JobState::kTimeout;
+    case v1::NODE_FAIL: return cli::JobState::kNodeFail;
+    case v1::OUT_OF_MEMORY: return cli::JobState::kOutOfMemory;
+    case v1::DEADLINE: return cli::JobState::kDeadline;
+    case v1::BOOT_FAIL: return cli::JobState::kBootFail;
+    case v1::PREEMPTED: return cli::JobState::kPreempted;
+    default: return cli::JobState::kPending;
+  }
+}
+
+std::string group_name(uint32_t gid) {
+  static std::map<uint32_t, std::string> cache;
+  auto it = cache.find(gid);
+  if (it != cache.end()) return it->second;
+  struct group* g = getgrgid(gid);
+  return cache[gid] = g ? g->gr_name : std::to_string(gid);
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+}
+
+void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
+  const v1::JobDisplay& d = r.display();
+  const v1::JobDescriptor& desc = r.desc();
+  v.nodes = r.state() == v1::PENDING ? "" : d.nodes();
+  v.sched_nodes = d.sched_nodes();
+  v.batch_host = r.batch_host();
+  v.req_nodes = desc.nodelist();
+  v.exc_nodes = desc.exclude();
+  v.num_nodes = std::max<int64_t>(1, d.num_nodes());
+  v.max_nodes = desc.max_nodes();
+  v.num_cpus = std::max<int64_t>(1, d.num_cpus());
+  v.num_tasks = std::max<int64_t>(1, d.num_tasks());
+  v.cpus_per_task = std::max<int64_t>(1, d.cpus_per_task());
+  v.min_cpus_per_node = std::max<int64_t>(1, d.min_cpus_per_node());
+  v.ntasks_per_node = desc.ntasks_per_node();
+  v.mem_per_cpu_mb = d.mem_per_cpu_mb();
+  v.mem_per_node_mb = d.mem_per_node_mb();
+  for (const auto& [k, n] : d.tres()) v.tres[k] = n;
+  v.tres_per_node = d.tres_per_node();
+  v.features = desc.constraint();
+  v.licenses = desc.licenses();
+  v.over_subscribe = desc.exclusive() ? "NO" : "OK";
+}
+
+void fill_times(const v1::JobRecord& r, cli::JobView& v) {
+  v.submit_time = r.submit_time();
+  v.eligible_time = r.eligible_time();
+  v.accrue_time = r.eligible_time();
+  bool pending = r.state() == v1::PENDING;
+  v.start_time = pending ? r.display().planned_start() : r.start_time();
+  if (pending) {
+    v.end_time = (v.start_time && r.time_limit_s() != kInfinite) ? v.start_time + r.time_limit_s() : kNoTime;
+  } else {
+    v.end_time = r.end_time();
+  }
+  v.last_sched_eval = r.last_sched_eval();
+  v.deadline = r.desc().deadline();
+  v.time_limit = r.time_limit_s() == 0 ? cli::kNotSet : r.time_limit_s();
+  v.time_min = r.desc().has_time_min_s() ? r.desc().time_min_s() : 0;
+}
+
+}  // namespace
+
+std::string output_path(const v1::JobRecord& r, const std::string& pattern) {
+  std::string p = pattern;
+  bool array = r.array_job_id() != 0;
+  if (p.empty()) p = array ? "slurm-%A_%a.out" : "slurm-%j.out";
+  if (p.find('\\') != std::string::npos) {
+    p.erase(std::remove(p.begin(), p.end(), '\\'), p.end());
+  } else {
+    replace_all(p, "%%", "\x01");
+    replace_all(p, "%j", std::to_string(r.job_id()));
+    replace_all(p, "%J", std::to_string(r.job_id()));
+    replace_all(p, "%A", std::to_string(array ? r.array_job_id() : r.job_id()));
+    replace_all(p, "%a", array ? std::to_string(r.array_task_id()) : "4294967294");
+    replace_all(p, "%x", r.desc().name());
+    replace_all(p, "%u", r.user());
+    replace_all(p, "\x01", "%");
+  }
+  if (!p.empty() && p[0] != '/') p = r.desc().work_dir() + "/" + p;
+  return p;
+}
+
+cli::JobView job_view(const v1::JobRecord& r) {
+  cli::JobView v;
+  const v1::JobDescriptor& d = r.desc();
+  v.job_id = r.job_id();
+  v.array_job_id = r.array_job_id();
+  if (r.array_job_id()) v.array_task_id = r.array_task_id();
+  v.array_max_running = r.array_max_running();
+  v.name = d.name();
+  v.user = r.user();
+  v.uid = r.uid();
+  v.group = group_name(r.gid());
+  v.gid = r.gid();
+  v.account = r.account();
+  v.partition = r.partition();
+  v.qos = r.qos();
+  v.reservation = d.reservation();
+  v.wckey = d.wckey();
+  v.comment = d.comment();
+  v.cluster = r.cluster();
+  v.state = job_state(r);
+  v.reason = r.reason().empty() ? "None" : r.reason();
+  v.dependency = r.display().dependency();
+  v.priority = r.hold() != v1::HOLD_NONE && r.state() == v1::PENDING ? 0 : r.priority();
+  v.nice = r.nice();
+  v.requeue = r.requeue();
+  v.restarts = r.restart_count();
+  v.batch = d.batch();
+  v.exit_code = r.exit_code();
+  v.exit_signal = r.exit_signal();
+  v.derived_exit_code = r.derived_exit_code();
+  v.scheduler = r.scheduler().empty() ? "Main" : r.scheduler();
+  fill_times(r, v);
+  fill_resources(r, v);
+  v.command = d.command();
+  v.work_dir = d.work_dir();
+  v.std_out = output_path(r, d.std_out());
+  v.std_err = output_path(r, d.std_err().empty() ? d.std_out() : d.std_err());
+  v.std_in = d.std_in().empty() ? "/dev/null" : d.std_in();
+  v.alloc_node = d.submit_host();
+  v.mail_user = d.mail_user();
+  v.mail_type = d.mail_type();
+  return v;
+}
+
+std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_arrays) {
+  std::vector<cli::JobView> out;
+  std::map<int64_t, std::size_t> group;  // array id -> index of its pending view
+  std::map<int64_t, int> pending_count;
+  for (const auto& r : reply.jobs()) {
+    if (r.array_job_id() && r.state() == v1::PENDING && !r.completing()) pending_count[r.array_job_id()] += 1;
+  }
+  for (const auto& r : reply.jobs()) {
+    bool groupable = !expand_arrays && r.array_job_id() && r.state() == v1::PENDING && !r.completing() &&
+                     pending_count[r.array_job_id()] > 1;
+    if (!groupable) {
+      out.push_back(job_view(r));
+      continue;
+    }
+    auto it = group.find(r.array_job_id());
+    if (it == group.end()) {
+      cli::JobView v = job_view(r);
+      v.job_id = r.array_job_id();
+      v.array_task_id.reset();
+      v.array_pending_tasks = {r.array_task_id()};
+      group[r.array_job_id()] = out.size();
+      out.push_back(std::move(v));
+    } else {
+      out[it->second].array_pending_tasks.push_back(r.array_task_id());
+    }
+  }
+  return out;
+}
+
+namespace {
+
+cli::NodeState node_state(const v1::NodeInfo& n) {
+  cli::NodeState s;
+  switch (n.base()) {
+    case v1::NODE_IDLE: s.base = cli::NodeBase::kIdle; break;
+    case v1::NODE_MIXED: s.base = cli::NodeBase::kMixed; break;
+    case v1::NODE_ALLOCATED: s.base = cli::NodeBase::kAllocated; break;
+    case v1::NODE_DOWN: s.base = cli::NodeBase::kDown; break;
+    case v1::NODE_FUTURE: s.base = cli::NodeBase::kFuture; break;
+    default: s.base = cli::NodeBase::kUnknown; break;
+  }
+  s.drain = n.drain();
+  s.completing = n.completing();
+  s.not_responding = n.not_responding();
+  s.invalid_reg = n.invalid_reg();
+  s.fail = n.fail();
+  return s;
+}
+
+}  // namespace
+
+cli::NodeView node_view(const v1::NodeInfo& n) {
+  cli::NodeView v;
+  v.name = n.name();
+  v.addr = n.addr();
+  v.hostname = n.hostname();
+  v.port = n.port();
+  if (!n.version().empty()) v.version = n.version();
+  if (!n.arch().empty()) v.arch = n.arch();
+  v.os = n.os();
+  v.state = node_state(n);
+  v.cpus = n.cpus();
+  v.alloc_cpus = n.alloc_cpus();
+  v.boards = std::max(1, n.boards());
+  v.sockets = n.sockets();
+  v.cores_per_socket = n.cores_per_socket();
+  v.threads_per_core = n.threads_per_core();
+  v.cpu_load = n.cpu_load();
+  v.real_memory_mb = n.real_memory_mb();
+  v.alloc_memory_mb = n.alloc_memory_mb();
+  v.free_memory_mb = n.free_memory_mb();
+  v.tmp_disk_mb = n.tmp_disk_mb();
+  v.weight = n.weight();
+  v.features = join({n.features().begin(), n.features().end()}, ",");
+  v.features_active = v.features;
+  for (const auto& g : n.gres()) {
+    if (auto parsed = parse_gres_list(g)) v.gres.insert(v.gres.end(), parsed->begin(), parsed->end());
+  }
+  for (const auto& g : n.gres_used()) v.gres_used.push_back(cli::GresUse{g.name(), g.type(), g.count(), g.indexes()});
+  v.partitions.assign(n.partitions().begin(), n.partitions().end());
+  v.reason = n.reason();
+  v.reason_time = n.reason_time();
+  v.reason_user = n.reason_user();
+  v.boot_time = n.boot_time();
+  v.slurmd_start_time = n.agent_start_time();
+  v.last_busy_time = n.last_busy_time();
+  for (const auto& [k, c] : n.cfg_tres()) v.cfg_tres[k] = c;
+  for (const auto& [k, c] : n.alloc_tres()) v.alloc_tres[k] = c;
+  return v;
+}
+
+cli::PartitionView partition_view(const v1::PartitionInfo& p) {
+  cli::PartitionView v;
+  v.name = p.name();
+  v.is_default = p.is_default();
+  v.hidden = p.hidden();
+  v.state = p.state();
+  v.nodes = p.nodes_expr();
+  v.node_names.assign(p.node_names().begin(), p.node_names().end());
+  v.max_time = p.max_time_s();
+  v.default_time = p.default_time_s() < 0 ? cli::kNotSet : p.default_time_s();
+  v.min_nodes = p.min_nodes();
+  v.max_nodes = p.max_nodes();
+  v.max_cpus_per_node = p.max_cpus_per_node();
+  v.total_cpus = p.total_cpus();
+  v.total_nodes = p.total_nodes();
+  v.allow_groups = p.allow_groups();
+  v.allow_accounts = p.allow_accounts();
+  v.allow_qos = p.allow_qos();
+  v.deny_accounts = p.deny_accounts();
+  v.deny_qos = p.deny_qos();
+  v.qos = p.qos();
+  v.exclusive_user = p.exclusive_user();
+  v.over_subscribe = p.over_subscribe().empty() ? "NO" : p.over_subscribe();
+  v.priority_job_factor = p.priority_job_factor();
+  v.priority_tier = p.priority_tier();
+  v.def_mem_per_cpu_mb = p.def_mem_per_cpu_mb();
+  v.def_mem_per_node_mb = p.def_mem_per_node_mb();
+  v.max_mem_per_cpu_mb = p.max_mem_per_cpu_mb();
+  v.max_mem_per_node_mb = p.max_mem_per_node_mb();
+  for (const auto& [k, c] : p.tres()) v.tres[k] = c;
+  return v;
+}
+
+}  // namespace drover::client
