@@ -36,8 +36,6 @@ DROVER_PENDING(sacctmgr_main, "sacctmgr")
 DROVER_PENDING(sprio_main, "sprio")
 DROVER_PENDING(sdiag_main, "sdiag")
 DROVER_PENDING(sshare_main, "sshare")
-DROVER_PENDING(up_main, "drover up")
-DROVER_PENDING(down_main, "drover down")
 #undef DROVER_PENDING
 
 int sim_main(const Args&) {
@@ -66,8 +64,8 @@ const Command kDroverCommands[] = {
     {"sim", sim_main, "replay a workload against a configuration"},
     {"controller", drover::ctld::controller_main, "run the controller daemon"},
     {"agent", drover::agentd::agentd_main, "run the node agent"},
-    {"up", up_main, "start a local cluster on this machine"},
-    {"down", down_main, "stop the local cluster"},
+    {"up", drover::client::up_main, "start a local cluster on this machine"},
+    {"down", drover::client::down_main, "stop the local cluster"},
 };
 
 const Command* find(const Command* begin, const Command* end, std::string_view name) {

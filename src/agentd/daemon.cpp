@@ -256,8 +256,8 @@ void AgentDaemon::apply(const v1::NodeReportReply& reply) {
   for (const auto& k : reply.acknowledged()) (void)supervisor_->acknowledge(key_from_proto(k));
   for (const auto& k : reply.terminate()) {
     auto key = key_from_proto(k);
-    log("terminating " + key.str() + ": the controller does not expect it to run here");
-    (void)supervisor_->terminate(key, agent::JobState::kCancelled, "the controller does not know this job");
+    log("ending " + key.str() + " at the controller's request (cancelled, or unknown to it)");
+    (void)supervisor_->terminate(key, agent::JobState::kCancelled, "ended by the controller");
   }
   if (reply.heartbeat_interval_s() > 0) heartbeat_ms_ = reply.heartbeat_interval_s() * 1000;
 }

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "agent/spool.hpp"
 #include "agentd/convert.hpp"
 #include "agentd/daemon.hpp"
@@ -48,7 +51,18 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
   grpc::Status Terminate(grpc::ServerContext* ctx, const v1::TerminateRequest* req, v1::TerminateReply* rep) override {
     if (auto st = check(*ctx); !st.ok()) return st;
     auto state = agent::parse_state(req->state()).value_or(agent::JobState::kCancelled);
+    // A step still inside launch() cannot be ended yet: retry briefly (the
+    // controller also repeats the request with the next heartbeat's reply).
     Status st = d_.supervisor().terminate_job(static_cast<uint64_t>(req->job_id()), state, req->reason());
+    agent::StepKey batch{static_cast<uint64_t>(req->job_id()), agent::kBatchStep};
+    auto launching = [&] {
+      auto s = d_.supervisor().status(batch);
+      return s && !s->ended();
+    };
+    for (int i = 0; i < 30 && !st && launching(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      st = d_.supervisor().terminate_job(static_cast<uint64_t>(req->job_id()), state, req->reason());
+    }
     rep->set_found(static_cast<bool>(st));
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
     d_.poke();

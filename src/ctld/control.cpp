@@ -189,7 +189,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           }
         }
       }
-      j->spec = spec_from_record(r);
+      refresh_spec(*j);
       put_job(*j, fx);
       fx.reschedule = true;
       out.push_back(result(label));

@@ -3,9 +3,9 @@
 // the configuration, the submit check (Slurm's refusal messages), the
 // resolved shape of a job for displays, and the scheduling cycle.
 //
-// While the core's implementation is not yet on this branch, the calls go
-// to ctld/interim_core.hpp (a plain first-fit FCFS placer with the same
-// signatures); switching is this file's .cpp alone.
+// The core keeps caches between cycles keyed by the JobSpec's address, id
+// and revision: the controller keeps each JobSpec at a stable address and
+// bumps its revision whenever it changes it (ctld/job_model.hpp).
 #pragma once
 
 #include <memory>
@@ -27,6 +27,7 @@ class CoreBridge {
   core::SubmitVerdict check_submit(const core::JobSpec& job, const core::SubmitContext& ctx) const;
   Result<core::RequestSummary> summarize(const core::JobSpec& job, int32_t partition) const;
   core::CycleResult run_cycle(const core::CycleInput& in, core::PassKind pass);
+  core::Explanation explain(const core::CycleInput& in, const core::JobSpec& job);
   // The reason word squeue shows ("Resources", "JobHeldUser").
   static std::string reason_name(core::Reason r);
   // Which implementation answers ("interim first-fit" or "core").
@@ -41,7 +42,6 @@ class CoreBridge {
  private:
   explicit CoreBridge(core::Cluster cluster);
   core::Cluster cluster_;
-  std::map<std::string, core::NodeIndex, std::less<>> node_index_;
   struct SchedulerHolder;
   std::unique_ptr<SchedulerHolder> scheduler_;
 };

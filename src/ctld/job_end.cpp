@@ -87,7 +87,7 @@ void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   j.launch_sent = false;
   j.terminate_sent = false;
   j.awaiting_node = false;
-  j.spec = spec_from_record(r);
+  refresh_spec(j);
   put_job(j, fx);
   fx.reschedule = true;
   (void)now;

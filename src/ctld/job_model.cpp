@@ -134,6 +134,12 @@ core::JobSpec spec_from_record(const v1::JobRecord& rec) {
   return s;
 }
 
+void refresh_spec(Job& j) {
+  uint64_t revision = j.spec.revision + 1;
+  j.spec = spec_from_record(j.rec);
+  j.spec.revision = revision;
+}
+
 int32_t global_gpu_index(const core::NodeSpec& n, int32_t pool, int32_t device) {
   int32_t offset = 0;
   for (int32_t p = 0; p < pool && p < static_cast<int32_t>(n.gres.size()); ++p) {

@@ -38,6 +38,8 @@ v1::JobState state_from_agent(const std::string& name);
 
 // The core's view of the record.
 core::JobSpec spec_from_record(const v1::JobRecord& rec);
+// Rebuilds j.spec from j.rec and bumps its revision (the core caches by it).
+void refresh_spec(Job& j);
 core::Dependency dependency_from_proto(const v1::Dependency& d);
 
 // Allocation <-> durable form (node names, node-global GPU indexes).

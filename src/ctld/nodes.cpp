@@ -79,8 +79,10 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
         j->rec.set_launched(true);
         put_job(*j, fx);
       }
-    } else if (!(here && j->rec.completing() && j->terminate_sent)) {
-      // Unknown to the controller, ended for it, or not placed here: it must not run.
+    } else {
+      // Unknown to the controller, ended for it (completing: the Terminate may
+      // have met the launch still in progress), or not placed here: it must
+      // not run. Ending a step is idempotent on the agent.
       *reply.add_terminate() = step_ref(s);
       if (j && here) j->terminate_sent = true;
     }

@@ -77,7 +77,7 @@ Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string
     }
     bool old = is_final(j.rec.state()) && !j.rec.completing() && j.rec.end_time() + settings_.min_job_age_s < now;
     if (old) continue;
-    j.spec = spec_from_record(j.rec);
+    refresh_spec(j);
     if (holds_resources(j)) {
       j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
       j.awaiting_node = j.rec.state() == v1::RUNNING;

@@ -143,6 +143,7 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     if (!waiting && j->rec.eligible_time() == 0) {
       j->rec.set_eligible_time(now);
       j->spec.eligible_time = now;
+      j->spec.revision += 1;
     }
   }
 }

@@ -121,7 +121,7 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
       j.rec.set_array_task_id(static_cast<int32_t>(ids[k]));
       set_array_facts(j.rec, desc.array());
     }
-    j.spec = spec_from_record(j.rec);
+    refresh_spec(j);
     put_job(j, fx, true);
     auto [it, _] = jobs_.emplace(j.rec.job_id(), std::move(j));
     index_array(it->second);

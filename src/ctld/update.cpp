@@ -268,7 +268,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
         continue;
       }
       j->rec = c.rec;
-      j->spec = spec_from_record(j->rec);
+      refresh_spec(*j);
       put_job(*j, fx);
       if (c.set_time_limit) {
         AgentCommand cmd;

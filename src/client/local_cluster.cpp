@@ -1,0 +1,331 @@
+// drover up / drover down: a controller and one agent per node of a
+// slurm.conf whose nodes all live on this host (the demo cluster by
+// default), GPUs emulated, state and logs in one directory:
+//   DIR/slurm.conf (+ gres.conf, qos.conf)   the effective configuration
+//   DIR/drover.key                           the cluster key (0600)
+//   DIR/state/ DIR/spool/<node>/             controller state, agents' spools
+//   DIR/logs/controller.log, agent-NODE.log
+//   DIR/pids/controller.pid, agent-NODE.pid
+// Idempotent: `up` starts only what is not running (after a crash it starts
+// the controller again, which recovers). `down` cancels the jobs and stops
+// what `up` started (--keep-jobs: jobs keep running and are re-adopted by
+// the next `up`).
+#include <fcntl.h>
+#include <netdb.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "client/api.hpp"
+#include "client/commands.hpp"
+#include "common/strings.hpp"
+#include "config/model.hpp"
+#include "rpc/cluster_key.hpp"
+
+namespace drover::client {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct UpOptions {
+  std::string source;  // slurm.conf to start from
+  std::string dir = "/tmp/drover-demo";
+  bool keep_jobs = false;
+};
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "drover" : p.string();
+}
+
+std::string demo_config() {
+  fs::path exe = self_exe();
+  for (fs::path p : {exe.parent_path() / "../../examples/demo/slurm.conf", exe.parent_path() / "../share/drover/demo/slurm.conf",
+                     fs::path(DROVER_SOURCE_DIR) / "examples/demo/slurm.conf"}) {
+    std::error_code ec;
+    if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
+  }
+  return "";
+}
+
+Result<UpOptions> parse_up(const Args& args, bool down) {
+  UpOptions o;
+  bool demo = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      std::string prefix = std::string(name) + "=";
+      if (a.rfind(prefix, 0) == 0) return a.substr(prefix.size());
+      if (a == name && i + 1 < args.size()) return args[++i];
+      return std::nullopt;
+    };
+    if (a == "--demo" && !down) {
+      demo = true;
+    } else if (a == "--keep-jobs" && down) {
+      o.keep_jobs = true;
+    } else if (auto v = value("--config"); v && !down) {
+      o.source = *v;
+    } else if (auto s = value("--state")) {
+      o.dir = *s;
+    } else {
+      return make_error(std::string("unknown option '") + a + "'\nusage: " +
+                        (down ? "drover down [--state DIR] [--keep-jobs]" : "drover up [--demo | --config PATH] [--state DIR]"));
+    }
+  }
+  if (demo && !o.source.empty()) return make_error("give --demo or --config PATH, not both");
+  if (!down && o.source.empty()) {
+    o.source = demo_config();
+    if (o.source.empty()) return make_error("cannot find examples/demo/slurm.conf; pass --config PATH");
+  }
+  std::error_code ec;
+  o.dir = fs::absolute(o.dir, ec).string();
+  return o;
+}
+
+bool alive(pid_t pid, const std::string& must_contain) {
+  if (pid <= 0 || kill(pid, 0) != 0) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : cmd) {
+    if (c == '\0') c = ' ';
+  }
+  return cmd.find(must_contain) != std::string::npos;
+}
+
+pid_t read_pid(const std::string& path) {
+  std::ifstream in(path);
+  long pid = 0;
+  in >> pid;
+  return static_cast<pid_t>(pid);
+}
+
+// Starts `args` detached (own session), stdout/stderr appended to `log`; returns its pid.
+Result<pid_t> spawn(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    setsid();
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int null = open("/dev/null", O_RDONLY);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    if (null >= 0) dup2(null, 0);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+bool is_local_address(const std::string& host) {
+  if (host.rfind("127.", 0) == 0 || host == "localhost" || host == "::1") return true;
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  std::string me = name;
+  return host == me || host == me.substr(0, me.find('.'));
+}
+
+Status check_local(const config::ClusterConfig& cfg) {
+  for (const auto& n : cfg.nodes) {
+    if (!is_local_address(n.addr)) {
+      return make_error("node " + n.name + " has NodeAddr=" + n.addr + ", which is not this host; drover up runs " +
+                        "every node here (give each NodeAddr=127.0.1.N and its own Port)");
+    }
+  }
+  return {};
+}
+
+// Keys drover up sets in the effective configuration (the source's own lines for them are dropped).
+const char* const kOverridden[] = {"StateSaveLocation", "SlurmdSpoolDir", "AuthInfo", "SlurmdParameters",
+                                   "DisableRootJobs", "ReturnToService"};
+
+bool overridden_line(const std::string& line) {
+  std::string t(trim(line));
+  for (const char* k : kOverridden) {
+    if (istarts_with(t, std::string(k) + "=")) return true;
+  }
+  return false;
+}
+
+Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
+  std::ifstream in(o.source);
+  std::ostringstream out;
+  out << "# Written by drover up from " << o.source << "; edit the source and run drover up again.\n"
+      << "StateSaveLocation=" << o.dir << "/state\n"
+      << "SlurmdSpoolDir=" << o.dir << "/spool/%n\n"
+      << "AuthInfo=key=" << o.dir << "/drover.key\n"
+      << "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n"
+      << "SlurmdParameters=config_overrides\n"
+      << "DisableRootJobs=NO\n"
+      << "ReturnToService=2\n";
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!overridden_line(line)) out << line << "\n";
+  }
+  std::ofstream f(o.dir + "/slurm.conf");
+  f << out.str();
+  if (!f) return make_error("cannot write " + o.dir + "/slurm.conf");
+  fs::path src = fs::path(o.source).parent_path();
+  for (const char* other : {"gres.conf", "qos.conf"}) {
+    std::error_code ec;
+    if (fs::exists(src / other, ec)) fs::copy_file(src / other, fs::path(o.dir) / other, fs::copy_options::overwrite_existing, ec);
+  }
+  (void)cfg;
+  return {};
+}
+
+Result<std::unique_ptr<ControllerApi>> wait_for_controller(const std::string& conf, int seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  std::string last = "not started";
+  while (std::chrono::steady_clock::now() < until) {
+    auto ep = find_controller(conf);
+    if (ep) {
+      if (auto api = ControllerApi::connect(*ep, "drover up")) {
+        auto st = (*api)->status();
+        if (st) return std::move(*api);
+        last = st.error().message;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return make_error("the controller did not answer within " + std::to_string(seconds) + " s (" + last + ")");
+}
+
+int wait_for_nodes(ControllerApi& api, std::size_t expected, int seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  std::size_t up = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    auto nodes = api.get_nodes({});
+    up = 0;
+    if (nodes) {
+      for (const auto& n : nodes->nodes()) up += !n.not_responding();
+    }
+    if (up >= expected) return static_cast<int>(up);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return static_cast<int>(up);
+}
+
+}  // namespace
+
+int up_main(const Args& args) {
+  auto o = parse_up(args, false);
+  if (!o) return std::fprintf(stderr, "drover up: %s\n", o.error().message.c_str()), 2;
+  auto src = config::load_config(config::LoadOptions{o->source, "", ""});
+  if (!src) return std::fprintf(stderr, "drover up: %s\n", src.error().message.c_str()), 1;
+  if (auto st = check_local(*src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
+  std::error_code ec;
+  for (const char* sub : {"", "/state", "/spool", "/logs", "/pids"}) fs::create_directories(o->dir + sub, ec);
+  std::string key = o->dir + "/drover.key";
+  if (!fs::exists(key, ec)) {
+    if (auto st = rpc::create_cluster_key(key); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
+  }
+  if (auto st = write_config(*o, *src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
+  std::string conf = o->dir + "/slurm.conf";
+  std::string exe = self_exe();
+  int started = 0;
+  std::string pidfile = o->dir + "/pids/controller.pid";
+  if (!alive(read_pid(pidfile), "controller --config " + conf)) {
+    auto pid = spawn({exe, "controller", "--config", conf}, o->dir + "/logs/controller.log");
+    if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
+    std::ofstream(pidfile) << *pid << "\n";
+    ++started;
+  }
+  auto api = wait_for_controller(conf, 15);
+  if (!api) {
+    std::fprintf(stderr, "drover up: %s; see %s/logs/controller.log\n", api.error().message.c_str(), o->dir.c_str());
+    return 1;
+  }
+  for (const auto& n : src->nodes) {
+    std::string apid = o->dir + "/pids/agent-" + n.name + ".pid";
+    if (alive(read_pid(apid), "--node " + n.name + " --config " + conf)) continue;
+    auto pid = spawn({exe, "agent", "--node", n.name, "--config", conf, "--fake-gpus=config"},
+                     o->dir + "/logs/agent-" + n.name + ".log");
+    if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
+    std::ofstream(apid) << *pid << "\n";
+    ++started;
+  }
+  int up = wait_for_nodes(**api, src->nodes.size(), 20);
+  std::printf("drover up: cluster %s in %s: controller and %zu agents (%d started now), %d of %zu nodes responding\n",
+              src->cluster_name.c_str(), o->dir.c_str(), src->nodes.size(), started, up, src->nodes.size());
+  std::printf("logs in %s/logs; stop it with: drover down --state %s\n", o->dir.c_str(), o->dir.c_str());
+  std::printf("export DROVER_CONF=%s\n", conf.c_str());
+  return up == static_cast<int>(src->nodes.size()) ? 0 : 1;
+}
+
+namespace {
+
+void stop_pid(const std::string& pidfile, const std::string& must_contain) {
+  pid_t pid = read_pid(pidfile);
+  if (alive(pid, must_contain)) {
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 50 && alive(pid, must_contain); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (alive(pid, must_contain)) kill(pid, SIGKILL);
+  }
+  std::error_code ec;
+  fs::remove(pidfile, ec);
+}
+
+// Cancels every job and waits (up to `seconds`) until none is left running.
+void cancel_all(const std::string& conf, int seconds) {
+  auto api_ep = find_controller(conf);
+  if (!api_ep) return;
+  auto api = ControllerApi::connect(*api_ep, "drover down");
+  if (!api) return;
+  v1::CancelRequest req;
+  req.add_states(v1::PENDING);
+  req.add_states(v1::RUNNING);
+  if (!(*api)->cancel(req)) return;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    auto jobs = (*api)->get_jobs({}, false);
+    if (!jobs) return;
+    bool busy = false;
+    for (const auto& j : jobs->jobs()) busy = busy || j.state() == v1::RUNNING || j.completing();
+    if (!busy) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+}  // namespace
+
+int down_main(const Args& args) {
+  auto o = parse_up(args, true);
+  if (!o) return std::fprintf(stderr, "drover down: %s\n", o.error().message.c_str()), 2;
+  std::string conf = o->dir + "/slurm.conf";
+  std::error_code ec;
+  if (!fs::exists(o->dir + "/pids", ec)) {
+    std::printf("drover down: nothing runs from %s (no pids/ there)\n", o->dir.c_str());
+    return 0;
+  }
+  if (!o->keep_jobs && alive(read_pid(o->dir + "/pids/controller.pid"), "controller --config " + conf)) {
+    cancel_all(conf, 60);
+  }
+  int stopped = 0;
+  for (const auto& entry : fs::directory_iterator(o->dir + "/pids", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("agent-", 0) != 0) continue;
+    std::string node = name.substr(6, name.size() - 6 - 4);
+    stop_pid(entry.path().string(), "--node " + node + " --config " + conf);
+    ++stopped;
+  }
+  stop_pid(o->dir + "/pids/controller.pid", "controller --config " + conf);
+  std::printf("drover down: stopped the controller and %d agents of %s%s\n", stopped, o->dir.c_str(),
+              o->keep_jobs ? " (running jobs keep running; the next drover up re-adopts them)" : "");
+  return 0;
+}
+
+}  // namespace drover::client
