@@ -491,6 +491,7 @@ void Supervisor::release_cgroups() {
   const CgroupPlan& p = cgroups_.plan();
   for (const std::string* base : {&p.memory, &p.cpuset, &p.devices, &p.freezer, &p.unified}) {
     if (!base->empty()) rmdir((*base + "/" + cgroup_node_).c_str());  // EBUSY while a job is there: kept
+    if (!base->empty()) rmdir(base->c_str());  // the last node of this base to stop removes it
   }
 }
 

@@ -188,6 +188,9 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   so.spool_dir = opts_.spool_dir;
   so.stepd_command = agent::default_stepd_command();
   so.kill_wait_ms = cfg_.kill_wait * 1000;
+  // One cgroup subtree per cluster, so that two clusters on one host (tests,
+  // several local clusters) never share a node_<NAME>/job_<ID> directory.
+  if (!cfg_.cluster_name.empty()) so.cgroups.subdir = "drover_" + cfg_.cluster_name;
   const std::string* root_jobs = written(cfg_, "DisableRootJobs");
   so.allow_root_jobs = root_jobs && iequals(*root_jobs, "NO");
   for (const auto& [idx, file] : gpu_files_) {
@@ -291,6 +294,7 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
     }
   }
   server_->shutdown(std::chrono::milliseconds(1000));
+  supervisor_->release_cgroups();  // empty ones only: running jobs keep theirs
 }
 
 }  // namespace drover::agentd

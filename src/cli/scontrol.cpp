@@ -3,7 +3,7 @@
 // Built today, without a controller: `show hostnames|hostlist|hostlistsorted`,
 // which behave as Slurm 22.05's (outputs, messages in Slurm's style, exit
 // codes, keyword abbreviations, global options anywhere on the line). Every
-// other keyword or entity says that it needs the controller and exits 2.
+// other keyword or entity goes to the controller (src/client) or says it is not built yet.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -21,7 +21,8 @@ namespace drover::cli {
 namespace {
 
 constexpr std::string_view kNeedsController =
-    "it needs the controller, which arrives with the live-cluster work";
+    "Drover's scontrol has show job|node|partition|config, update NodeName=/JobId=, hold, uhold, release, "
+    "requeue, requeuehold, ping and reconfigure so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
 template <class Handler>
@@ -244,8 +245,10 @@ void usage(FILE* out) {
                "  show hostlist LIST        compress LIST into a range expression, keeping its order\n"
                "  show hostlistsorted LIST  the same, sorted (duplicates kept)\n"
                "  LIST is an expression such as gpu[01-32],cpu[1-4] or /path/to/a/file of host names.\n\n"
-               "Every other command (show job|node|partition|..., update, hold, requeue, ...) needs the\n"
-               "controller and is not built yet. Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"
+               "With the controller (DROVER_CONF, or --config PATH first): show job|jobid|node|partition|config,\n"
+               "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update JobId=... Key=Value,\n"
+               "  hold, uhold, release, requeue, requeuehold, ping, reconfigure. Other commands are not built yet.\n"
+               "Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"
                "--details, --future, --help, --hide, --local, --oneliner, --quiet, --sibling,\n"
                "--federation, --verbose, --version, -M/--clusters NAME, -u/--uid UID.\n");
 }

@@ -61,7 +61,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
     if (batch_step(s.step())) reported.insert(s.step().job_id());
     apply_step_report(ni, s, now, fx, reply);
   }
-  if (new_session) reconcile_node(ni, reported, now, fx);
+  reconcile_node(ni, reported, new_session, now, fx);
   fx.reschedule = true;
   return reply;
 }
@@ -105,16 +105,19 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
   finish_job(*j, st, s.exit_code(), s.exit_signal(), s.reason(), end, fx);
 }
 
-// The first report of an agent session: jobs this node should be running
-// but did not report were either never launched (launch them now) or lost
-// with the node's spool (NODE_FAIL).
-void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, int64_t now, Effects& fx) {
+// Jobs this node should be running but did not report: a job whose launch
+// was never confirmed is launched (again: the agent's spool would list it
+// had it started); a confirmed one missing from the first report of an
+// agent session was lost with the node's spool (NODE_FAIL). Within a session
+// a confirmed job is never judged by a report that may predate its launch.
+void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session,
+                                     int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
   for (auto& [id, j] : jobs_) {
     if (j.rec.state() != v1::RUNNING || j.rec.batch_host() != node || reported.count(id)) continue;
     if (j.launch_sent && !j.rec.launched()) continue;  // a Launch is in flight
-    j.awaiting_node = false;
     if (!j.rec.launched()) {
+      j.awaiting_node = false;
       j.launch_sent = true;
       AgentCommand cmd;
       cmd.kind = AgentCommand::kLaunch;
@@ -124,6 +127,8 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
       fx.commands.push_back(std::move(cmd));
       continue;
     }
+    if (!new_session) continue;
+    j.awaiting_node = false;
     finish_job(j, v1::NODE_FAIL, 0, 0, "node " + node + " no longer knows the job (its spool was lost)", now, fx);
   }
 }

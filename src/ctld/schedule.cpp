@@ -201,11 +201,14 @@ void ControllerState::launch_unreachable(int64_t job_id, int32_t restart_count, 
                                          Effects& fx) {
   Job* j = find_job(job_id);
   if (!j || j->rec.restart_count() != restart_count || j->rec.state() != v1::RUNNING || j->rec.launched()) return;
-  core::NodeIndex ni = bridge_->find_node(j->rec.batch_host());
-  if (ni >= 0) nodes_[ni].responding = false;
-  // It never started on the node: back to the queue, as Slurm requeues a job whose launch failed.
-  j->rec.set_state_desc("launch on " + j->rec.batch_host() + " failed: " + why);
-  requeue_job(*j, now, fx);
+  // The call failed, but the agent may have started the job before the
+  // connection broke: nothing is decided here. The node's next report lists
+  // the step (adopted) or not (launched again); a node that stays silent is
+  // lost after SlurmdTimeout and its jobs are requeued.
+  j->launch_sent = false;
+  j->rec.set_state_desc("launch on " + j->rec.batch_host() + " unconfirmed: " + why);
+  (void)now;
+  (void)fx;
 }
 
 void ControllerState::plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply) {

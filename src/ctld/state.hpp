@@ -178,7 +178,8 @@ class ControllerState {
   void plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply);
   struct CycleInputs;
   CycleInputs cycle_inputs(int64_t now) const;
-  void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, int64_t now, Effects& fx);
+  void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session, int64_t now,
+                      Effects& fx);
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                          v1::NodeReportReply& reply);
   void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);

@@ -1,0 +1,234 @@
+// End to end: the seed's job templates, arrays, dependencies, cancel,
+// timeout, drain/resume and refused submissions on a live cluster.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "harness.hpp"
+
+namespace drover::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
+
+std::string seed_job(const std::string& name) {
+  return std::string(DROVER_SOURCE_DIR) + "/examples/seed/jobs/" + name;
+}
+
+// A stand-in for `python infer.py` and `python preprocess.py --input N`
+// (the templates' programs), on the jobs' PATH.
+void write_programs(const std::string& dir) {
+  std::string py = dir + "/bin/python";
+  std::ofstream(py) << "#!/bin/sh\n"
+                       "case \"$1\" in\n"
+                       "  infer.py) echo \"infer $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES $SLURM_CPUS_ON_NODE\" ;;\n"
+                       "  preprocess.py) echo \"input $3 $SLURM_ARRAY_TASK_ID\" ;;\n"
+                       "esac\n";
+  chmod(py.c_str(), 0755);
+}
+
+TEST(SeedTemplates, TrainPreprocessInferenceWithH100Constraint) {
+  TestCluster c(seed_cluster());
+  REQUIRE_CLUSTER(c);
+  write_programs(c.work());
+  int64_t train = c.submit({"--constraint=h100", seed_job("train.sbatch")});
+  ASSERT_GT(train, 0) << c.last_error();
+  int64_t pre = c.submit({"--array=0-3", seed_job("preprocess.sbatch")});
+  ASSERT_GT(pre, 0) << c.last_error();
+  int64_t inf = c.submit({seed_job("inference.sbatch")});
+  ASSERT_GT(inf, 0) << c.last_error();
+  // J1: four whole h100 nodes, 32 GPUs, as the template asks.
+  ASSERT_TRUE(c.wait_done(std::to_string(train)));
+  auto t = c.job_fields(std::to_string(train));
+  EXPECT_EQ(t["NodeList"], "hgpu[1-4]");
+  EXPECT_EQ(t["NumNodes"], "4");
+  EXPECT_EQ(t["NumCPUs"], "64");
+  EXPECT_NE(t["TRES"].find("gres/gpu=32"), std::string::npos) << t["TRES"];
+  EXPECT_EQ(t["Partition"], "training");
+  EXPECT_EQ(t["TimeLimit"], "2-00:00:00");
+  // Its first line is srun, which arrives with job steps (the next issue): the script ran and says so.
+  std::string out = read_file(c.work() + "/slurm-" + std::to_string(train) + ".out");
+  EXPECT_NE(out.find("srun"), std::string::npos) << out;
+  // J2: four array elements, 16 CPUs and 64 GB each, on the compute partition.
+  for (int i = 0; i < 4; ++i) {
+    std::string id = std::to_string(pre) + "_" + std::to_string(i);
+    ASSERT_TRUE(c.wait_done(id)) << id;
+    EXPECT_EQ(c.state(id), "COMPLETED");
+    std::string o = read_file(c.work() + "/slurm-" + std::to_string(pre) + "_" + std::to_string(i) + ".out");
+    EXPECT_EQ(o, "input " + std::to_string(i) + " " + std::to_string(i) + "\n");
+  }
+  // J3: one GPU and 16 CPUs on one node of compute: the a100 node.
+  ASSERT_TRUE(c.wait_done(std::to_string(inf)));
+  EXPECT_EQ(c.state(std::to_string(inf)), "COMPLETED");
+  std::string o = read_file(c.work() + "/slurm-" + std::to_string(inf) + ".out");
+  EXPECT_EQ(o, "infer lgpu1 0 16\n");
+}
+
+TEST(Jobs, RunAndReportEnvironmentAndExitCodes) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t ok = c.submit({"-p", "gpu", "--gres=gpu:h100:2", "-c", "4", "-J", "envjob", "-o", "env-%j.out", "--wrap",
+                         "env | grep -E '^(SLURM_JOB_ID|SLURM_JOB_NAME|SLURM_CPUS_ON_NODE|CUDA_VISIBLE_DEVICES|"
+                         "SLURM_JOB_PARTITION|SLURMD_NODENAME)=' | sort"});
+  int64_t bad = c.submit({"--wrap", "exit 3"});
+  ASSERT_GT(ok, 0);
+  ASSERT_GT(bad, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(ok)));
+  ASSERT_TRUE(c.wait_done(std::to_string(bad)));
+  EXPECT_EQ(c.state(std::to_string(ok)), "COMPLETED");
+  EXPECT_EQ(c.state(std::to_string(bad)), "FAILED");
+  EXPECT_EQ(c.job_fields(std::to_string(bad))["ExitCode"], "3:0");
+  std::string env = read_file(c.work() + "/env-" + std::to_string(ok) + ".out");
+  EXPECT_EQ(env, "CUDA_VISIBLE_DEVICES=0,1\nSLURMD_NODENAME=hgpu1\nSLURM_CPUS_ON_NODE=4\nSLURM_JOB_ID=" +
+                     std::to_string(ok) + "\nSLURM_JOB_NAME=envjob\nSLURM_JOB_PARTITION=gpu\n");
+}
+
+TEST(Jobs, ArrayThrottleKeepsAtMostTwoRunning) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  // Each element records when it ran; at most 2 may overlap.
+  int64_t a = c.submit({"--array=0-5%2", "-o", "/dev/null", "--wrap",
+                        "echo start $(date +%s.%N) >> " + c.work() + "/t.$SLURM_ARRAY_TASK_ID; sleep 1; "
+                        "echo end $(date +%s.%N) >> " + c.work() + "/t.$SLURM_ARRAY_TASK_ID"});
+  ASSERT_GT(a, 0) << c.last_error();
+  std::this_thread::sleep_for(300ms);
+  auto q = c.run("squeue", {"-h", "-o", "%i %t %r"});
+  EXPECT_NE(q.out.find(std::to_string(a) + "_[2-5%2] PD JobArrayTaskLimit"), std::string::npos) << q.out;
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(c.wait_done(std::to_string(a) + "_" + std::to_string(i), 30s));
+  std::vector<std::pair<double, int>> events;
+  for (int i = 0; i < 6; ++i) {
+    std::istringstream in(read_file(c.work() + "/t." + std::to_string(i)));
+    std::string what;
+    double when;
+    while (in >> what >> when) events.emplace_back(when, what == "start" ? 1 : -1);
+  }
+  ASSERT_EQ(events.size(), 12u);
+  std::sort(events.begin(), events.end());
+  int running = 0, most = 0;
+  for (const auto& [t, d] : events) most = std::max(most, running += d);
+  EXPECT_LE(most, 2);
+}
+
+TEST(Jobs, Dependencies) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string ok = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 1"}));
+  std::string fail = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 1; exit 1"}));
+  std::string after_ok = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + ok, "--wrap", "true"}));
+  std::string never = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + fail, "--wrap", "true"}));
+  std::string not_ok = std::to_string(c.submit({"-o", "/dev/null", "-d", "afternotok:" + fail, "--wrap", "true"}));
+  std::string any = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterany:" + fail + ":" + ok, "--wrap", "true"}));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(c.state(after_ok), "PENDING");
+  EXPECT_EQ(c.reason(after_ok), "Dependency");
+  for (const auto& id : {after_ok, not_ok, any}) {
+    ASSERT_TRUE(c.wait_done(id)) << id;
+    EXPECT_EQ(c.state(id), "COMPLETED") << id;
+  }
+  EXPECT_EQ(c.state(never), "PENDING");
+  EXPECT_TRUE(eventually([&] { return c.reason(never) == "DependencyNeverSatisfied"; }, 5s)) << c.reason(never);
+  // singleton: the second job of the same name and user waits for the first.
+  std::string s1 = std::to_string(c.submit({"-J", "single", "-o", "/dev/null", "-d", "singleton", "--wrap", "sleep 2"}));
+  std::string s2 = std::to_string(c.submit({"-J", "single", "-o", "/dev/null", "-d", "singleton", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_state(s1, {"RUNNING"}));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(c.state(s2), "PENDING");
+  EXPECT_EQ(c.reason(s2), "Dependency");
+  ASSERT_TRUE(c.wait_done(s2));
+  auto f1 = c.job_fields(s1), f2 = c.job_fields(s2);
+  EXPECT_GE(f2["StartTime"], f1["EndTime"]);
+}
+
+TEST(Jobs, CancelPendingAndRunning) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string pidfile = c.work() + "/pid";
+  std::string run = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "echo $$ > " + pidfile + "; sleep 300"}));
+  std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_state(run, {"RUNNING"}));
+  ASSERT_TRUE(eventually([&] { return !read_file(pidfile).empty(); }, 5s));
+  pid_t pid = std::atoi(read_file(pidfile).c_str());
+  EXPECT_EQ(c.reason(held), "JobHeldUser");
+  auto r = c.run("scancel", {run, held});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.state(held), "CANCELLED");
+  ASSERT_TRUE(c.wait_state(run, {"CANCELLED"}));
+  EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h"}).out.empty(); }, 10s));
+  EXPECT_TRUE(eventually([&] { return kill(pid, 0) != 0; }, 5s)) << "the job's shell is still alive";
+  // Cancelling again, or an unknown id: Slurm's errors, exit 1.
+  auto again = c.run("scancel", {run});
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_EQ(again.err, "scancel: error: Kill job error on job id " + run + ": Job/step already completing or completed\n");
+  auto unknown = c.run("scancel", {"99999"});
+  EXPECT_EQ(unknown.err, "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
+}
+
+TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-t", "0:02", "-o", "/dev/null", "--wrap", "sleep 60"}));
+  ASSERT_TRUE(c.wait_done(id, 15s));
+  EXPECT_EQ(c.state(id), "TIMEOUT");
+  EXPECT_EQ(c.job_fields(id)["JobState"], "TIMEOUT");
+}
+
+TEST(Nodes, DrainAndResume) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto d = c.run("scontrol", {"update", "NodeName=cpu1", "State=DRAIN", "Reason=disk swap"});
+  ASSERT_EQ(d.rc, 0) << d.err;
+  auto r = c.run("sinfo", {"-h", "-R", "-o", "%E|%N"});
+  EXPECT_EQ(r.out, "disk swap|cpu1\n");
+  EXPECT_EQ(c.run("sinfo", {"-h", "-n", "cpu1", "-o", "%t"}).out, "drain\n");
+  std::string id = std::to_string(c.submit({"-w", "cpu1", "-o", "/dev/null", "--wrap", "true"}));
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(c.state(id), "PENDING");
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu1", "State=RESUME"}).rc, 0);
+  ASSERT_TRUE(c.wait_done(id));
+  EXPECT_EQ(c.job_fields(id)["NodeList"], "cpu1");
+  EXPECT_EQ(c.run("sinfo", {"-h", "-n", "cpu1", "-o", "%t"}).out, "idle\n");
+  auto no_reason = c.run("scontrol", {"update", "NodeName=cpu2", "State=DRAIN"});
+  EXPECT_EQ(no_reason.rc, 1);
+  EXPECT_NE(no_reason.err.find("You must specify a reason"), std::string::npos) << no_reason.err;
+}
+
+TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  struct Case {
+    std::vector<std::string> args;
+    std::string first_lines;
+  };
+  const Case cases[] = {
+      {{"-p", "gpu", "--gres=gpu:16"}, "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"},
+      {{"-p", "nonexistent"}, "sbatch: error: invalid partition specified: nonexistent\n"
+                              "sbatch: error: Batch job submission failed: Invalid partition name specified\n"},
+      {{"-p", "gpu", "--constraint=nonexistent"}, "sbatch: error: Batch job submission failed: Invalid feature specification\n"},
+      {{"-c", "65"}, "sbatch: error: CPU count per node can not be satisfied\n"
+                     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"},
+      {{"--mem=2000G"}, "sbatch: error: Memory specification can not be satisfied\n"
+                        "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"},
+      {{"--qos=nosuchqos"}, "sbatch: error: Batch job submission failed: Invalid qos specification\n"},
+  };
+  for (const auto& k : cases) {
+    std::vector<std::string> args = k.args;
+    args.insert(args.end(), {"--wrap", "true"});
+    auto r = c.run("sbatch", args);
+    EXPECT_EQ(r.rc, 1) << args[0];
+    EXPECT_EQ(r.err.substr(0, k.first_lines.size()), k.first_lines) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  EXPECT_TRUE(c.run("squeue", {"-h", "-t", "all"}).out.empty()) << "a refused job was recorded";
+  // Accepted, but pending with a reason that names the limit (Slurm does the same).
+  std::string id = std::to_string(c.submit({"-t", "8-00:00:00", "--wrap", "true"}));
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(c.reason(id), "PartitionTimeLimit");
+}
+
+}  // namespace
+}  // namespace drover::e2e

@@ -1,0 +1,129 @@
+// End to end: the controller killed with SIGKILL while jobs run and wait,
+// an agent killed while its job runs, users who may not touch each other's
+// jobs, jobs that run as their submitter, and a node with fewer GPUs than
+// configured.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <map>
+#include <sstream>
+
+#include "harness.hpp"
+
+namespace drover::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
+
+// Every line "start ID" / "end ID" the jobs appended to `log`, counted.
+std::map<std::string, int> count_lines(const std::string& log) {
+  std::map<std::string, int> n;
+  std::istringstream in(read_file(log));
+  std::string what, id;
+  while (in >> what >> id) n[what + " " + id] += 1;
+  return n;
+}
+
+TEST(Recovery, ControllerKilledWhileJobsRunAndWaitLosesAndRepeatsNothing) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string log = c.work() + "/runs.log";
+  std::vector<std::string> ids;
+  // 2 CPU nodes x 16 CPUs: 8-CPU jobs, four at a time; the rest wait.
+  for (int i = 0; i < 10; ++i) {
+    int64_t id = c.submit({"-p", "compute", "-x", "lgpu1", "-c", "8", "-o", "/dev/null", "--wrap",
+                           "echo start $SLURM_JOB_ID >> " + log + "; sleep 2; echo end $SLURM_JOB_ID >> " + log});
+    ASSERT_GT(id, 0) << c.last_error();
+    ids.push_back(std::to_string(id));
+  }
+  ASSERT_TRUE(c.wait_state(ids[0], {"RUNNING"}));
+  EXPECT_EQ(c.state(ids.back()), "PENDING");
+  c.kill_controller(SIGKILL);
+  std::this_thread::sleep_for(500ms);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  EXPECT_EQ(c.state(ids.back()), "PENDING");
+  for (const auto& id : ids) {
+    ASSERT_TRUE(c.wait_done(id, 40s)) << id << " " << c.state(id);
+    EXPECT_EQ(c.state(id), "COMPLETED") << id;
+  }
+  auto n = count_lines(log);
+  for (const auto& id : ids) {
+    EXPECT_EQ(n["start " + id], 1) << "job " << id << " started " << n["start " + id] << " times";
+    EXPECT_EQ(n["end " + id], 1) << id;
+  }
+  // Job ids continue after the recovered ones.
+  int64_t next = c.submit({"-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(next, std::stoll(ids.back()) + 1);
+}
+
+TEST(Recovery, AgentRestartReadoptsItsRunningJob) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string log = c.work() + "/agent.log";
+  std::string id = std::to_string(c.submit({"-w", "cpu1", "-o", "/dev/null", "--wrap",
+                                            "echo start >> " + log + "; sleep 3; echo end >> " + log}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  c.kill_agent("cpu1", SIGKILL);
+  ASSERT_TRUE(c.start_agent("cpu1"));
+  ASSERT_TRUE(c.wait_done(id, 30s));
+  EXPECT_EQ(c.state(id), "COMPLETED");
+  EXPECT_EQ(read_file(log), "start\nend\n");
+  EXPECT_NE(c.log("agent-cpu1").find("re-adopted 1 step(s)"), std::string::npos) << c.log("agent-cpu1");
+}
+
+TEST(Nodes, FewerGpusThanConfiguredDrainsWithSlurmsReason) {
+  ClusterDef d = small_cluster();
+  d.nodes[0].fake_gpus = "h100:4";  // configured with 8
+  TestCluster c(d);
+  REQUIRE_CLUSTER(c);
+  auto f = c.node_fields("hgpu1");
+  EXPECT_EQ(f["State"], "IDLE+DRAIN+INVALID_REG") << c.run("scontrol", {"show", "node", "hgpu1"}).out;
+  std::string reason = c.run("sinfo", {"-h", "-R", "-o", "%E"}).out;
+  EXPECT_EQ(reason, "gres/gpu count reported lower than configured (4 < 8)\n");
+}
+
+TEST(Users, AnotherUserCannotCancelOrHoldTheJob) {
+  auto alice = ensure_user("drovere2ea");
+  auto bob = ensure_user("drovere2eb");
+  if (!alice || !bob) GTEST_SKIP() << "needs root to create test users";
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 30"}, alice->as()));
+  ASSERT_NE(id, "-1") << c.last_error();
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  auto r = c.run("scancel", {id}, bob->as());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scancel: error: Kill job error on job id " + id + ": Access/permission denied\n");
+  auto u = c.run("scontrol", {"update", "JobId=" + id, "TimeLimit=1"}, bob->as());
+  EXPECT_EQ(u.rc, 1);
+  EXPECT_NE(u.err.find("Access/permission denied"), std::string::npos) << u.err;
+  auto drain = c.run("scontrol", {"update", "NodeName=cpu1", "State=DRAIN", "Reason=x"}, bob->as());
+  EXPECT_EQ(drain.rc, 1);
+  EXPECT_EQ(c.state(id), "RUNNING");
+  auto own = c.run("scancel", {id}, alice->as());
+  EXPECT_EQ(own.rc, 0) << own.err;
+  EXPECT_TRUE(c.wait_state(id, {"CANCELLED"}));
+}
+
+TEST(Users, JobRunsAsItsSubmitter) {
+  auto alice = ensure_user("drovere2ea");
+  if (!alice) GTEST_SKIP() << "needs root to create test users";
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-o", "whoami-%j.out", "--wrap", "id -u; id -g; echo $SLURM_JOB_USER"},
+                                           alice->as()));
+  ASSERT_NE(id, "-1") << c.last_error();
+  ASSERT_TRUE(c.wait_done(id));
+  std::string out = c.work() + "/whoami-" + id + ".out";
+  EXPECT_EQ(read_file(out), std::to_string(alice->uid) + "\n" + std::to_string(alice->gid) + "\n" + alice->name + "\n");
+  struct stat st {};
+  ASSERT_EQ(stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, alice->uid);
+  EXPECT_EQ(c.job_fields(id)["UserId"], alice->name + "(" + std::to_string(alice->uid) + ")");
+}
+
+}  // namespace
+}  // namespace drover::e2e
