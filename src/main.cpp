@@ -10,6 +10,7 @@
 #include "agentd/daemon.hpp"
 #include "cli/commands.hpp"
 #include "client/commands.hpp"
+#include "client/grpc_transport.hpp"
 #include "ctld/controller.hpp"
 
 namespace {
@@ -97,6 +98,7 @@ std::string_view base_name(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  drover::client::enable_grpc_transport();  // commands reach a controller on another host over gRPC
   std::string_view self = argc > 0 ? base_name(argv[0]) : "drover";
   if (auto* c = find(std::begin(kSlurmCommands), std::end(kSlurmCommands), self)) {
     return c->run(Args(argv + 1, argv + argc));

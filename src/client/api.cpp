@@ -1,17 +1,21 @@
 #include "client/api.hpp"
 
-#include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
 
 #include "common/strings.hpp"
 #include "config/model.hpp"
-#include "drover/v1/cluster.grpc.pb.h"
-#include "drover/v1/jobs.grpc.pb.h"
-#include "rpc/call.hpp"
-#include "rpc/client.hpp"
+#include "drover/v1/wire.pb.h"
+#include "rpc/wire.hpp"
 
 namespace drover::client {
 namespace {
+
+TransportFactory g_remote = nullptr;
 
 std::string list_value(const config::ClusterConfig& cfg, const char* key, std::string_view item) {
   auto it = cfg.passive_values.find(key);
@@ -28,7 +32,58 @@ bool is_socket(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+// 32 hex digits (the envelope's request id).
+std::string request_id() {
+  static std::mt19937_64 rng{std::random_device{}()};
+  static const char* hex = "0123456789abcdef";
+  std::string id(32, '0');
+  for (int i = 0; i < 32; i += 16) {
+    uint64_t v = rng();
+    for (int k = 0; k < 16; ++k) id[i + k] = hex[(v >> (4 * k)) & 15];
+  }
+  return id;
+}
+
+// The local fast path: one connection per command, requests one after the other.
+class WireTransport final : public Transport {
+ public:
+  explicit WireTransport(std::string path) : path_(std::move(path)) {}
+  ~WireTransport() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  ApiResult<std::string> call(int method, const std::string& request) override {
+    if (fd_ < 0) {
+      auto fd = rpc::connect_unix(path_);
+      if (!fd) return ApiError{14, fd.error().message, true};
+      fd_ = *fd;
+    }
+    if (auto st = rpc::write_frame(fd_, static_cast<uint16_t>(method), request); !st) {
+      return ApiError{14, st.error().message, true};
+    }
+    auto reply = rpc::read_frame(fd_);
+    if (!reply) return ApiError{14, "the controller closed the connection: " + reply.error().message, true};
+    if (reply->kind != 0) return ApiError{reply->kind, reply->payload, false};
+    return std::move(reply->payload);
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+bool is_this_host(const std::string& host) {
+  if (host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1") return true;
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  std::string me = buf;
+  return host == me || host == me.substr(0, me.find('.'));
+}
+
 }  // namespace
+
+void set_remote_transport(TransportFactory factory) { g_remote = factory; }
+bool has_remote_transport() { return g_remote != nullptr; }
 
 Result<Endpoint> find_controller(const std::string& config_flag) {
   Endpoint ep;
@@ -40,125 +95,106 @@ Result<Endpoint> find_controller(const std::string& config_flag) {
                       "/etc/drover/slurm.conf; `drover up` prints the export DROVER_CONF=... line)");
   }
   ep.cluster = cfg->cluster_name;
+  std::string wire = cfg->state_save_location + "/ctld.wire.sock";
   std::string socket = cfg->state_save_location + "/ctld.sock";
   std::string key = list_value(*cfg, "AuthInfo", "key");
   ep.key_path = key.empty() ? "/etc/drover/drover.key" : key;
-  if (is_socket(socket) || cfg->slurmctld_hosts.empty()) {
-    ep.target = "unix:" + socket;
-    return ep;
-  }
-  std::string host = cfg->slurmctld_hosts.front();
+  std::string host = cfg->slurmctld_hosts.empty() ? "localhost" : cfg->slurmctld_hosts.front();
+  std::string name = host.substr(0, host.find('('));
   auto open = host.find('(');
   if (open != std::string::npos) host = host.substr(open + 1, host.size() - open - 2);
   ep.target = host + ":" + std::to_string(cfg->slurmctld_port);
+  // The controller's host uses the local socket (also when the controller is
+  // down: the call then says it cannot be contacted there).
+  if (is_socket(wire) || is_socket(socket) || is_this_host(name) || is_this_host(host)) ep.wire_path = wire;
   return ep;
 }
 
-struct ControllerApi::Impl {
-  rpc::RpcClient client;
-  std::string name;
-  std::unique_ptr<v1::JobService::Stub> jobs;
-  std::unique_ptr<v1::ClusterService::Stub> cluster;
-
-  template <class Req, class Rep, class Call>
-  ApiResult<Rep> call(Req req, Call fn, int timeout_s = 60) {
-    grpc::ClientContext ctx;
-    rpc::set_timeout(ctx, std::chrono::seconds(timeout_s));
-    rpc::fill_request_header(name, req.mutable_header());
-    Rep rep;
-    grpc::Status st = fn(&ctx, req, &rep);
-    if (st.ok()) return rep;
-    ApiError e;
-    e.code = st.error_code();
-    e.unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE ||
-                    (st.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && rep.ByteSizeLong() == 0 &&
-                     st.error_message().find("Deadline") != std::string::npos);
-    e.message = client.explain_failure(st.error_code(), st.error_message());
-    return e;
-  }
-};
-
-ControllerApi::ControllerApi(Endpoint ep, std::unique_ptr<Impl> impl) : ep_(std::move(ep)), impl_(std::move(impl)) {}
+ControllerApi::ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Transport> t)
+    : ep_(std::move(ep)), name_(std::move(name)), transport_(std::move(t)) {}
 ControllerApi::~ControllerApi() = default;
 
 Result<std::unique_ptr<ControllerApi>> ControllerApi::connect(const Endpoint& ep, std::string client_name) {
-  rpc::ClientOptions o;
-  o.target = ep.target;
-  o.key_path = ep.key_path;
-  auto client = rpc::RpcClient::connect(o);
-  if (!client) return client.error();
-  auto impl = std::make_unique<Impl>(Impl{std::move(*client), std::move(client_name), nullptr, nullptr});
-  impl->jobs = v1::JobService::NewStub(impl->client.channel());
-  impl->cluster = v1::ClusterService::NewStub(impl->client.channel());
-  return std::unique_ptr<ControllerApi>(new ControllerApi(ep, std::move(impl)));
+  std::unique_ptr<Transport> t;
+  if (ep.local()) {
+    t = std::make_unique<WireTransport>(ep.wire_path);
+  } else if (g_remote) {
+    auto made = g_remote(ep, client_name);
+    if (!made) return made.error();
+    t = std::move(*made);
+  } else {
+    return make_error("the controller at " + ep.target + " is not on this host, and this command binary has no gRPC "
+                      "transport; run it through `drover " + client_name.substr(0, client_name.find(' ')) + " ...`");
+  }
+  return std::unique_ptr<ControllerApi>(new ControllerApi(ep, std::move(client_name), std::move(t)));
+}
+
+template <class Rep, class Req>
+ApiResult<Rep> ControllerApi::call(int method, Req req) {
+  req.mutable_header()->set_request_id(request_id());
+  req.mutable_header()->set_client(name_);
+  auto bytes = transport_->call(method, req.SerializeAsString());
+  if (!bytes) return bytes.error();
+  Rep rep;
+  if (!rep.ParseFromString(*bytes)) return ApiError{13, "the controller's reply could not be decoded", false};
+  return rep;
 }
 
 ApiResult<v1::SubmitReply> ControllerApi::submit(const v1::JobDescriptor& job, bool test_only) {
   v1::SubmitRequest req;
   *req.mutable_job() = job;
   req.set_test_only(test_only);
-  return impl_->call<v1::SubmitRequest, v1::SubmitReply>(
-      std::move(req), [&](auto* c, const auto& r, auto* p) { return impl_->jobs->Submit(c, r, p); });
+  return call<v1::SubmitReply>(v1::WIRE_SUBMIT, std::move(req));
 }
 
 ApiResult<v1::GetJobsReply> ControllerApi::get_jobs(const std::vector<int64_t>& ids, bool detail) {
   v1::GetJobsRequest req;
   for (int64_t id : ids) req.add_job_ids(id);
   req.set_detail(detail);
-  return impl_->call<v1::GetJobsRequest, v1::GetJobsReply>(
-      std::move(req), [&](auto* c, const auto& r, auto* p) { return impl_->jobs->GetJobs(c, r, p); });
+  return call<v1::GetJobsReply>(v1::WIRE_GET_JOBS, std::move(req));
 }
 
 ApiResult<v1::CancelReply> ControllerApi::cancel(const v1::CancelRequest& req) {
-  return impl_->call<v1::CancelRequest, v1::CancelReply>(
-      req, [&](auto* c, const auto& r, auto* p) { return impl_->jobs->Cancel(c, r, p); });
+  return call<v1::CancelReply>(v1::WIRE_CANCEL, req);
 }
 
 ApiResult<v1::ControlReply> ControllerApi::control(const v1::ControlRequest& req) {
-  return impl_->call<v1::ControlRequest, v1::ControlReply>(
-      req, [&](auto* c, const auto& r, auto* p) { return impl_->jobs->Control(c, r, p); });
+  return call<v1::ControlReply>(v1::WIRE_CONTROL, req);
 }
 
 ApiResult<v1::UpdateJobReply> ControllerApi::update_job(const v1::UpdateJobRequest& req) {
-  return impl_->call<v1::UpdateJobRequest, v1::UpdateJobReply>(
-      req, [&](auto* c, const auto& r, auto* p) { return impl_->jobs->Update(c, r, p); });
+  return call<v1::UpdateJobReply>(v1::WIRE_UPDATE_JOB, req);
 }
 
 ApiResult<v1::GetNodesReply> ControllerApi::get_nodes(const std::vector<std::string>& names) {
   v1::GetNodesRequest req;
   for (const auto& n : names) req.add_names(n);
-  return impl_->call<v1::GetNodesRequest, v1::GetNodesReply>(
-      std::move(req), [&](auto* c, const auto& r, auto* p) { return impl_->cluster->GetNodes(c, r, p); });
+  return call<v1::GetNodesReply>(v1::WIRE_GET_NODES, std::move(req));
 }
 
 ApiResult<v1::GetPartitionsReply> ControllerApi::get_partitions() {
-  return impl_->call<v1::GetPartitionsRequest, v1::GetPartitionsReply>(
-      v1::GetPartitionsRequest{}, [&](auto* c, const auto& r, auto* p) { return impl_->cluster->GetPartitions(c, r, p); });
+  return call<v1::GetPartitionsReply>(v1::WIRE_GET_PARTITIONS, v1::GetPartitionsRequest{});
 }
 
 ApiResult<v1::UpdateNodeReply> ControllerApi::update_node(const v1::UpdateNodeRequest& req) {
-  return impl_->call<v1::UpdateNodeRequest, v1::UpdateNodeReply>(
-      req, [&](auto* c, const auto& r, auto* p) { return impl_->cluster->UpdateNode(c, r, p); });
+  return call<v1::UpdateNodeReply>(v1::WIRE_UPDATE_NODE, req);
 }
 
 ApiResult<v1::GetConfigReply> ControllerApi::get_config() {
-  return impl_->call<v1::GetConfigRequest, v1::GetConfigReply>(
-      v1::GetConfigRequest{}, [&](auto* c, const auto& r, auto* p) { return impl_->cluster->GetConfig(c, r, p); });
+  return call<v1::GetConfigReply>(v1::WIRE_GET_CONFIG, v1::GetConfigRequest{});
 }
 
 ApiResult<v1::ReconfigureReply> ControllerApi::reconfigure() {
-  return impl_->call<v1::ReconfigureRequest, v1::ReconfigureReply>(
-      v1::ReconfigureRequest{}, [&](auto* c, const auto& r, auto* p) { return impl_->cluster->Reconfigure(c, r, p); });
+  return call<v1::ReconfigureReply>(v1::WIRE_RECONFIGURE, v1::ReconfigureRequest{});
 }
 
 ApiResult<v1::StatusReply> ControllerApi::status() {
-  return impl_->call<v1::StatusRequest, v1::StatusReply>(
-      v1::StatusRequest{}, [&](auto* c, const auto& r, auto* p) { return impl_->cluster->Status(c, r, p); }, 10);
+  return call<v1::StatusReply>(v1::WIRE_STATUS, v1::StatusRequest{});
 }
 
 std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep) {
   return program + ": error: Unable to contact slurm controller (connect failure)\n" + program +
-         ": error: the controller at " + ep.target + " (from " + ep.conf_path + ") did not answer: " + e.message +
+         ": error: the controller at " + ep.describe() + " (from " + ep.conf_path + ") did not answer: " + e.message +
          "; is it running? (`drover up` starts a local cluster)\n";
 }
 

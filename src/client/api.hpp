@@ -1,9 +1,12 @@
 // The commands' way to the controller: finds the configuration as Slurm's
 // commands find theirs (--config, else DROVER_CONF, else
-// /etc/drover/slurm.conf), dials the Unix socket under StateSaveLocation
-// when it is on this host (the kernel says who the caller is), else TCP at
-// SlurmctldHost:SlurmctldPort (signed when the cluster key is readable).
-// This header does not include grpcpp.
+// /etc/drover/slurm.conf). On the controller's host it uses the local fast
+// path (proto/drover/v1/wire.proto: the Unix socket
+// <StateSaveLocation>/ctld.wire.sock, the kernel says who the caller is);
+// elsewhere gRPC over TCP at SlurmctldHost:SlurmctldPort, signed when the
+// cluster key is readable. gRPC is a transport plugged in by the full
+// `drover` binary (client/grpc_transport.hpp); the small command binary
+// runs the full one for a remote controller. This header does not include grpcpp.
 #pragma once
 
 #include <cstdint>
@@ -29,16 +32,32 @@ using ApiResult = Result<T, ApiError>;
 
 struct Endpoint {
   std::string conf_path;
-  std::string target;    // "unix:/path" or "host:port"
+  std::string wire_path; // the local fast path's socket, when it is on this host
+  std::string target;    // gRPC: "unix:/path" or "host:port"
   std::string key_path;  // for TCP
   std::string cluster;
+  bool local() const { return !wire_path.empty(); }
+  std::string describe() const { return local() ? "unix:" + wire_path : target; }
 };
+
+// One way of carrying a request (serialized message) to a method and its reply back.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual ApiResult<std::string> call(int method, const std::string& request) = 0;  // v1::WireMethod
+};
+
+// Installed by the full binary: gRPC for endpoints that are not local.
+using TransportFactory = Result<std::unique_ptr<Transport>> (*)(const Endpoint&, const std::string& client_name);
+void set_remote_transport(TransportFactory factory);
+bool has_remote_transport();
 
 // Reads the configuration (only the keys the commands need) and picks the target.
 Result<Endpoint> find_controller(const std::string& config_flag);
 
 class ControllerApi {
  public:
+  // Errors: no transport for the endpoint (a remote controller without gRPC), or the transport's.
   static Result<std::unique_ptr<ControllerApi>> connect(const Endpoint& ep, std::string client_name);
   ~ControllerApi();
 
@@ -57,10 +76,12 @@ class ControllerApi {
   ApiResult<v1::StatusReply> status();
 
  private:
-  struct Impl;
-  ControllerApi(Endpoint ep, std::unique_ptr<Impl> impl);
+  ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Transport> t);
+  template <class Rep, class Req>
+  ApiResult<Rep> call(int method, Req req);
   Endpoint ep_;
-  std::unique_ptr<Impl> impl_;
+  std::string name_;
+  std::unique_ptr<Transport> transport_;
 };
 
 // Slurm's words for a controller that cannot be reached, plus Drover's line.

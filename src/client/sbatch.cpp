@@ -58,7 +58,7 @@ int sbatch_main(const Args& args) {
     if (reply.error().unreachable) {
       std::fprintf(stderr, "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n");
       std::fprintf(stderr, "sbatch: error: the controller at %s (from %s) did not answer: %s; is it running? (`drover up` starts a local cluster)\n",
-                   api->endpoint().target.c_str(), api->endpoint().conf_path.c_str(), reply.error().message.c_str());
+                   api->endpoint().describe().c_str(), api->endpoint().conf_path.c_str(), reply.error().message.c_str());
       return 1;
     }
     print_error_lines("sbatch", reply.error().message);

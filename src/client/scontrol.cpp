@@ -254,7 +254,7 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
 
 int run_ping(ControllerApi& api) {
   auto reply = api.status();
-  std::string host = api.endpoint().target;
+  std::string host = api.endpoint().describe();
   if (!reply) {
     std::printf("Slurmctld(primary) at %s is DOWN\n", host.c_str());
     return 1;

@@ -14,8 +14,10 @@
 #include "ctld/log.hpp"
 #include "ctld/persist.hpp"
 #include "ctld/services.hpp"
+#include "ctld/wire_server.hpp"
 #include "rpc/lock_file.hpp"
 #include "rpc/server.hpp"
+#include "rpc/user_names.hpp"
 #include "store/store.hpp"
 
 namespace drover::ctld {
@@ -113,6 +115,15 @@ Status Controller::open(const ControllerOptions& opts) {
     loop_.stop();
     return st;
   }
+  auto wire = WireServer::start(*this, s.state_dir + "/ctld.wire.sock", [this](uint32_t uid, uint32_t gid) {
+    return caller_for(uid, gid);
+  });
+  if (!wire) {
+    server_->shutdown(std::chrono::milliseconds(100));
+    loop_.stop();
+    return wire.error();
+  }
+  wire_ = std::move(*wire);
   log_line("controller for cluster " + s.cluster_name + " serving on unix:" + s.socket_path +
            (s.tcp_address.empty() ? "" : " and tcp " + s.tcp_address + " (port " + std::to_string(tcp_port()) + ")") +
            "; scheduler: " + CoreBridge::implementation());
@@ -151,12 +162,18 @@ Result<Caller> Controller::identify(const grpc::ServerContextBase& ctx, int* grp
     return make_error(r.message());
   }
   const rpc::Identity& id = r.identity();
+  Caller c = caller_for(id.uid, id.gid);
+  if (!id.user_name.empty()) c.user = id.user_name;
+  return c;
+}
+
+Caller Controller::caller_for(uint32_t uid, uint32_t gid) const {
   const Settings& s = state_->settings();
   Caller c;
-  c.uid = id.uid;
-  c.gid = id.gid;
-  c.user = id.user_name;
-  c.privileged = id.uid == 0 || id.uid == s.slurm_user_uid || id.uid == geteuid() || s.operator_uids.count(id.uid);
+  c.uid = uid;
+  c.gid = gid;
+  c.user = user_names_.lookup(uid);
+  c.privileged = uid == 0 || uid == s.slurm_user_uid || uid == geteuid() || s.operator_uids.count(uid);
   return c;
 }
 
@@ -227,6 +244,7 @@ void Controller::wait() {
 }
 
 void Controller::stop() {
+  if (wire_) wire_->stop();
   if (server_) server_->shutdown(std::chrono::milliseconds(1000));
   loop_.stop();
   if (store_) store_->close();

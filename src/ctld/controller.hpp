@@ -16,6 +16,7 @@
 #include "ctld/loop.hpp"
 #include "ctld/state.hpp"
 #include "rpc/identity.hpp"
+#include "rpc/user_names.hpp"
 
 namespace grpc {
 class ServerContextBase;
@@ -31,6 +32,7 @@ class RpcServer;
 namespace drover::ctld {
 
 class AgentLink;
+class WireServer;
 struct ControllerLock;
 
 struct ControllerOptions {
@@ -53,6 +55,7 @@ class Controller {
   // ---- for the service handlers ----
   // Who the caller is, with the privilege the controller grants.
   Result<Caller> identify(const grpc::ServerContextBase& ctx, int* grpc_code) const;
+  Caller caller_for(uint32_t uid, uint32_t gid) const;
   void post(EventLoop::Task task) { loop_.post(std::move(task)); }
   ControllerState& state() { return *state_; }
   // Makes fx durable, then calls `done` (status of the commit) and sends fx's commands.
@@ -77,10 +80,12 @@ class Controller {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<AgentLink> agents_;
+  std::unique_ptr<WireServer> wire_;
   EventLoop loop_;
   bool need_schedule_ = false;
   int64_t last_full_pass_ = 0;
   int64_t last_housekeeping_ = 0;
+  mutable rpc::UserNames user_names_;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> store_failed_{false};
 };

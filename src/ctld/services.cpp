@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "ctld/controller.hpp"
+#include "ctld/methods.hpp"
 #include "drover/v1/agent.grpc.pb.h"
 #include "drover/v1/cluster.grpc.pb.h"
 #include "drover/v1/jobs.grpc.pb.h"
@@ -12,12 +13,12 @@
 namespace drover::ctld {
 namespace {
 
-constexpr const char* kServerName = "drover-controller 0.1.0";
+using methods::kServerName;
 
 grpc::Status status(grpc::StatusCode code, const std::string& message) { return grpc::Status(code, message); }
 
-// Authenticates, checks the envelope, then runs `work(caller)` on the state
-// thread. `work` finishes the reactor (at once, or from a store completion).
+// Authenticates, checks the envelope, then runs `work(reactor, caller)` on
+// the state thread. `work` finishes the reactor (at once, or from a store completion).
 template <class Req, class Work>
 grpc::ServerUnaryReactor* handle(Controller& ctl, grpc::CallbackServerContext* ctx, const Req* req, Work work,
                                  bool privileged_only = false) {
@@ -41,10 +42,14 @@ grpc::ServerUnaryReactor* handle(Controller& ctl, grpc::CallbackServerContext* c
   return reactor;
 }
 
-// Commits `fx`; OK only once it is durable.
-void finish_after(Controller& ctl, grpc::ServerUnaryReactor* reactor, Effects fx) {
-  ctl.commit(std::move(fx), [reactor](const Status& st) {
-    reactor->Finish(st ? grpc::Status::OK : status(grpc::StatusCode::INTERNAL, st.error().message));
+// A client method (methods.hpp) served over gRPC.
+template <class Req, class Rep, class Method>
+grpc::ServerUnaryReactor* serve(Controller& ctl, grpc::CallbackServerContext* ctx, const Req* req, Rep* rep,
+                                Method method) {
+  return handle(ctl, ctx, req, [&ctl, req, rep, method](grpc::ServerUnaryReactor* r, const Caller& who) {
+    method(ctl, who, *req, rep, [r](int code, const std::string& error) {
+      r->Finish(code == 0 ? grpc::Status::OK : status(static_cast<grpc::StatusCode>(code), error));
+    });
   });
 }
 
@@ -56,70 +61,25 @@ void header(const Req* req, Rep* rep) {
 class JobServiceImpl final : public v1::JobService::CallbackService {
  public:
   explicit JobServiceImpl(Controller& ctl) : ctl_(ctl) {}
-
   grpc::ServerUnaryReactor* Submit(grpc::CallbackServerContext* ctx, const v1::SubmitRequest* req,
                                    v1::SubmitReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller& who) {
-      Effects fx;
-      auto result = ctl_.state().submit(who, req->job(), req->test_only(), ctl_.now(), fx);
-      if (!result) {
-        r->Finish(status(grpc::StatusCode::INVALID_ARGUMENT, result.error().message));
-        return;
-      }
-      *rep = std::move(*result);
-      header(req, rep);
-      finish_after(ctl_, r, std::move(fx));
-    });
+    return serve(ctl_, ctx, req, rep, methods::submit);
   }
-
   grpc::ServerUnaryReactor* GetJobs(grpc::CallbackServerContext* ctx, const v1::GetJobsRequest* req,
                                     v1::GetJobsReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller&) {
-      int64_t now = ctl_.now();
-      const auto& jobs = ctl_.state().jobs();
-      auto add = [&](const Job& j) { *rep->add_jobs() = ctl_.state().job_for_display(j, req->detail(), now); };
-      if (req->job_ids().empty()) {
-        for (const auto& [id, j] : jobs) add(j);
-      } else {
-        for (int64_t id : req->job_ids()) {
-          auto it = jobs.find(id);
-          if (it != jobs.end()) add(it->second);
-        }
-      }
-      rep->set_now(now);
-      header(req, rep);
-      r->Finish(grpc::Status::OK);
-    });
+    return serve(ctl_, ctx, req, rep, methods::get_jobs);
   }
-
   grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* ctx, const v1::CancelRequest* req,
                                    v1::CancelReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller& who) {
-      Effects fx;
-      for (auto& res : ctl_.state().cancel(who, *req, ctl_.now(), fx)) *rep->add_results() = std::move(res);
-      header(req, rep);
-      finish_after(ctl_, r, std::move(fx));
-    });
+    return serve(ctl_, ctx, req, rep, methods::cancel);
   }
-
   grpc::ServerUnaryReactor* Control(grpc::CallbackServerContext* ctx, const v1::ControlRequest* req,
                                     v1::ControlReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller& who) {
-      Effects fx;
-      for (auto& res : ctl_.state().control(who, *req, ctl_.now(), fx)) *rep->add_results() = std::move(res);
-      header(req, rep);
-      finish_after(ctl_, r, std::move(fx));
-    });
+    return serve(ctl_, ctx, req, rep, methods::control);
   }
-
   grpc::ServerUnaryReactor* Update(grpc::CallbackServerContext* ctx, const v1::UpdateJobRequest* req,
                                    v1::UpdateJobReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller& who) {
-      Effects fx;
-      for (auto& res : ctl_.state().update(who, *req, ctl_.now(), fx)) *rep->add_results() = std::move(res);
-      header(req, rep);
-      finish_after(ctl_, r, std::move(fx));
-    });
+    return serve(ctl_, ctx, req, rep, methods::update_job);
   }
 
  private:
@@ -129,82 +89,29 @@ class JobServiceImpl final : public v1::JobService::CallbackService {
 class ClusterServiceImpl final : public v1::ClusterService::CallbackService {
  public:
   explicit ClusterServiceImpl(Controller& ctl) : ctl_(ctl) {}
-
   grpc::ServerUnaryReactor* GetNodes(grpc::CallbackServerContext* ctx, const v1::GetNodesRequest* req,
                                      v1::GetNodesReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller&) {
-      int64_t now = ctl_.now();
-      std::set<std::string> wanted(req->names().begin(), req->names().end());
-      for (auto& n : ctl_.state().node_infos(now)) {
-        if (wanted.empty() || wanted.count(n.name())) *rep->add_nodes() = std::move(n);
-      }
-      rep->set_now(now);
-      header(req, rep);
-      r->Finish(grpc::Status::OK);
-    });
+    return serve(ctl_, ctx, req, rep, methods::get_nodes);
   }
-
   grpc::ServerUnaryReactor* GetPartitions(grpc::CallbackServerContext* ctx, const v1::GetPartitionsRequest* req,
                                           v1::GetPartitionsReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller&) {
-      for (auto& p : ctl_.state().partitions()) *rep->add_partitions() = std::move(p);
-      header(req, rep);
-      r->Finish(grpc::Status::OK);
-    });
+    return serve(ctl_, ctx, req, rep, methods::get_partitions);
   }
-
   grpc::ServerUnaryReactor* UpdateNode(grpc::CallbackServerContext* ctx, const v1::UpdateNodeRequest* req,
                                        v1::UpdateNodeReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller& who) {
-      Effects fx;
-      auto done = ctl_.state().update_node(who, *req, ctl_.now(), fx);
-      if (!done) {
-        auto code = who.privileged ? grpc::StatusCode::INVALID_ARGUMENT : grpc::StatusCode::PERMISSION_DENIED;
-        r->Finish(status(code, done.error().message));
-        return;
-      }
-      for (const auto& n : *done) rep->add_updated(n);
-      header(req, rep);
-      finish_after(ctl_, r, std::move(fx));
-    });
+    return serve(ctl_, ctx, req, rep, methods::update_node);
   }
-
   grpc::ServerUnaryReactor* GetConfig(grpc::CallbackServerContext* ctx, const v1::GetConfigRequest* req,
                                       v1::GetConfigReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller&) {
-      for (auto& e : ctl_.state().config_entries()) *rep->add_entries() = std::move(e);
-      rep->set_as_of(ctl_.state().start_time());
-      rep->set_controller_host(ctl_.settings().host);
-      rep->set_slurm_conf_path(ctl_.settings().conf_path);
-      header(req, rep);
-      r->Finish(grpc::Status::OK);
-    });
+    return serve(ctl_, ctx, req, rep, methods::get_config);
   }
-
   grpc::ServerUnaryReactor* Reconfigure(grpc::CallbackServerContext* ctx, const v1::ReconfigureRequest* req,
                                         v1::ReconfigureReply* rep) override {
-    return handle(
-        ctl_, ctx, req,
-        [this, req, rep](grpc::ServerUnaryReactor* r, const Caller&) {
-          auto done = ctl_.reconfigure();
-          if (!done) {
-            r->Finish(status(grpc::StatusCode::FAILED_PRECONDITION, done.error().message));
-            return;
-          }
-          for (const auto& m : *done) rep->add_messages(m);
-          header(req, rep);
-          r->Finish(grpc::Status::OK);
-        },
-        true);
+    return serve(ctl_, ctx, req, rep, methods::reconfigure);
   }
-
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* ctx, const v1::StatusRequest* req,
                                    v1::StatusReply* rep) override {
-    return handle(ctl_, ctx, req, [this, req, rep](grpc::ServerUnaryReactor* r, const Caller&) {
-      *rep = ctl_.state().status(ctl_.now());
-      header(req, rep);
-      r->Finish(grpc::Status::OK);
-    });
+    return serve(ctl_, ctx, req, rep, methods::status);
   }
 
  private:
@@ -238,7 +145,9 @@ class AgentServiceImpl final : public v1::AgentService::CallbackService {
           }
           *rep = std::move(*reply);
           header(req, rep);
-          finish_after(ctl_, r, std::move(fx));
+          ctl_.commit(std::move(fx), [r](const drover::Status& st) {
+            r->Finish(st ? grpc::Status::OK : status(grpc::StatusCode::INTERNAL, st.error().message));
+          });
         },
         true);
   }

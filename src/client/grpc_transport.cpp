@@ -1,0 +1,79 @@
+#include "client/grpc_transport.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include "client/api.hpp"
+#include "drover/v1/cluster.grpc.pb.h"
+#include "drover/v1/jobs.grpc.pb.h"
+#include "drover/v1/wire.pb.h"
+#include "rpc/call.hpp"
+#include "rpc/client.hpp"
+
+namespace drover::client {
+namespace {
+
+class GrpcTransport final : public Transport {
+ public:
+  GrpcTransport(rpc::RpcClient client)
+      : client_(std::move(client)),
+        jobs_(v1::JobService::NewStub(client_.channel())),
+        cluster_(v1::ClusterService::NewStub(client_.channel())) {}
+
+  ApiResult<std::string> call(int method, const std::string& request) override {
+    using S = v1::JobService::Stub;
+    using C = v1::ClusterService::Stub;
+    switch (method) {
+      case v1::WIRE_SUBMIT: return invoke<v1::SubmitRequest, v1::SubmitReply>(request, jobs_.get(), &S::Submit);
+      case v1::WIRE_GET_JOBS: return invoke<v1::GetJobsRequest, v1::GetJobsReply>(request, jobs_.get(), &S::GetJobs);
+      case v1::WIRE_CANCEL: return invoke<v1::CancelRequest, v1::CancelReply>(request, jobs_.get(), &S::Cancel);
+      case v1::WIRE_CONTROL: return invoke<v1::ControlRequest, v1::ControlReply>(request, jobs_.get(), &S::Control);
+      case v1::WIRE_UPDATE_JOB: return invoke<v1::UpdateJobRequest, v1::UpdateJobReply>(request, jobs_.get(), &S::Update);
+      case v1::WIRE_GET_NODES: return invoke<v1::GetNodesRequest, v1::GetNodesReply>(request, cluster_.get(), &C::GetNodes);
+      case v1::WIRE_GET_PARTITIONS:
+        return invoke<v1::GetPartitionsRequest, v1::GetPartitionsReply>(request, cluster_.get(), &C::GetPartitions);
+      case v1::WIRE_UPDATE_NODE:
+        return invoke<v1::UpdateNodeRequest, v1::UpdateNodeReply>(request, cluster_.get(), &C::UpdateNode);
+      case v1::WIRE_GET_CONFIG: return invoke<v1::GetConfigRequest, v1::GetConfigReply>(request, cluster_.get(), &C::GetConfig);
+      case v1::WIRE_RECONFIGURE:
+        return invoke<v1::ReconfigureRequest, v1::ReconfigureReply>(request, cluster_.get(), &C::Reconfigure);
+      case v1::WIRE_STATUS: return invoke<v1::StatusRequest, v1::StatusReply>(request, cluster_.get(), &C::Status);
+      default: return ApiError{12, "unknown method " + std::to_string(method), false};
+    }
+  }
+
+ private:
+  template <class Req, class Rep, class Stub, class Fn>
+  ApiResult<std::string> invoke(const std::string& bytes, Stub* stub, Fn fn) {
+    Req req;
+    req.ParseFromString(bytes);
+    grpc::ClientContext ctx;
+    rpc::set_timeout(ctx, std::chrono::seconds(60));
+    Rep rep;
+    grpc::Status st = (stub->*fn)(&ctx, req, &rep);
+    if (st.ok()) return rep.SerializeAsString();
+    ApiError e;
+    e.code = st.error_code();
+    e.unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE;
+    e.message = client_.explain_failure(st.error_code(), st.error_message());
+    return e;
+  }
+
+  rpc::RpcClient client_;
+  std::unique_ptr<v1::JobService::Stub> jobs_;
+  std::unique_ptr<v1::ClusterService::Stub> cluster_;
+};
+
+Result<std::unique_ptr<Transport>> make(const Endpoint& ep, const std::string&) {
+  rpc::ClientOptions o;
+  o.target = ep.target;
+  o.key_path = ep.key_path;
+  auto client = rpc::RpcClient::connect(o);
+  if (!client) return client.error();
+  return std::unique_ptr<Transport>(new GrpcTransport(std::move(*client)));
+}
+
+}  // namespace
+
+void enable_grpc_transport() { set_remote_transport(&make); }
+
+}  // namespace drover::client

@@ -1,0 +1,142 @@
+#include "ctld/methods.hpp"
+
+#include <set>
+
+#include "ctld/controller.hpp"
+
+namespace drover::ctld::methods {
+namespace {
+
+constexpr int kInvalidArgument = 3;
+constexpr int kPermissionDenied = 7;
+constexpr int kFailedPrecondition = 9;
+constexpr int kInternal = 13;
+
+template <class Req, class Rep>
+void header(const Req& req, Rep* rep) {
+  rep->mutable_header()->set_request_id(req.header().request_id());
+  rep->mutable_header()->set_server(kServerName);
+}
+
+// Commits fx; OK once durable.
+void finish_after(Controller& c, Effects fx, Done done) {
+  c.commit(std::move(fx), [done = std::move(done)](const Status& st) {
+    if (st) {
+      done(0, "");
+    } else {
+      done(kInternal, st.error().message);
+    }
+  });
+}
+
+template <class Results>
+void copy_results(Results&& from, google::protobuf::RepeatedPtrField<v1::JobResult>* to) {
+  for (auto& r : from) *to->Add() = std::move(r);
+}
+
+}  // namespace
+
+void submit(Controller& c, const Caller& who, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done) {
+  Effects fx;
+  auto result = c.state().submit(who, req.job(), req.test_only(), c.now(), fx);
+  if (!result) return done(kInvalidArgument, result.error().message);
+  *rep = std::move(*result);
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
+void get_jobs(Controller& c, const Caller&, const v1::GetJobsRequest& req, v1::GetJobsReply* rep, Done done) {
+  int64_t now = c.now();
+  const auto& jobs = c.state().jobs();
+  auto add = [&](const Job& j) { *rep->add_jobs() = c.state().job_for_display(j, req.detail(), now); };
+  if (req.job_ids().empty()) {
+    for (const auto& [id, j] : jobs) add(j);  // every job still in memory (MinJobAge), as Slurm's squeue sees
+  } else {
+    for (int64_t id : req.job_ids()) {
+      auto it = jobs.find(id);
+      if (it != jobs.end()) add(it->second);
+    }
+  }
+  rep->set_now(now);
+  header(req, rep);
+  done(0, "");
+}
+
+void cancel(Controller& c, const Caller& who, const v1::CancelRequest& req, v1::CancelReply* rep, Done done) {
+  Effects fx;
+  copy_results(c.state().cancel(who, req, c.now(), fx), rep->mutable_results());
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
+void control(Controller& c, const Caller& who, const v1::ControlRequest& req, v1::ControlReply* rep, Done done) {
+  Effects fx;
+  copy_results(c.state().control(who, req, c.now(), fx), rep->mutable_results());
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
+void update_job(Controller& c, const Caller& who, const v1::UpdateJobRequest& req, v1::UpdateJobReply* rep,
+                Done done) {
+  Effects fx;
+  copy_results(c.state().update(who, req, c.now(), fx), rep->mutable_results());
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
+void get_nodes(Controller& c, const Caller&, const v1::GetNodesRequest& req, v1::GetNodesReply* rep, Done done) {
+  int64_t now = c.now();
+  std::set<std::string> wanted(req.names().begin(), req.names().end());
+  for (auto& n : c.state().node_infos(now)) {
+    if (wanted.empty() || wanted.count(n.name())) *rep->add_nodes() = std::move(n);
+  }
+  rep->set_now(now);
+  header(req, rep);
+  done(0, "");
+}
+
+void get_partitions(Controller& c, const Caller&, const v1::GetPartitionsRequest& req, v1::GetPartitionsReply* rep,
+                    Done done) {
+  for (auto& p : c.state().partitions()) *rep->add_partitions() = std::move(p);
+  header(req, rep);
+  done(0, "");
+}
+
+void update_node(Controller& c, const Caller& who, const v1::UpdateNodeRequest& req, v1::UpdateNodeReply* rep,
+                 Done done) {
+  Effects fx;
+  auto updated = c.state().update_node(who, req, c.now(), fx);
+  if (!updated) return done(who.privileged ? kInvalidArgument : kPermissionDenied, updated.error().message);
+  for (const auto& n : *updated) rep->add_updated(n);
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
+void get_config(Controller& c, const Caller&, const v1::GetConfigRequest& req, v1::GetConfigReply* rep, Done done) {
+  for (auto& e : c.state().config_entries()) *rep->add_entries() = std::move(e);
+  rep->set_as_of(c.state().start_time());
+  rep->set_controller_host(c.settings().host);
+  rep->set_slurm_conf_path(c.settings().conf_path);
+  header(req, rep);
+  done(0, "");
+}
+
+void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,
+                 Done done) {
+  if (!who.privileged) {
+    return done(kPermissionDenied, "only root, SlurmUser or an operator may reconfigure; you are " + who.describe());
+  }
+  auto result = c.reconfigure();
+  if (!result) return done(kFailedPrecondition, result.error().message);
+  for (const auto& m : *result) rep->add_messages(m);
+  header(req, rep);
+  done(0, "");
+}
+
+void status(Controller& c, const Caller&, const v1::StatusRequest& req, v1::StatusReply* rep, Done done) {
+  *rep = c.state().status(c.now());
+  header(req, rep);
+  done(0, "");
+}
+
+}  // namespace drover::ctld::methods

@@ -1,0 +1,43 @@
+// The client methods of the API, independent of the transport: the gRPC
+// services (services.cpp) and the local fast path (wire_server.cpp) both
+// call these on the state thread. Each fills the reply and calls `done`
+// exactly once: code 0 (OK) only when every change it reports is durable,
+// else a gRPC status code and the message.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "drover/v1/cluster.pb.h"
+#include "drover/v1/jobs.pb.h"
+
+namespace drover::ctld {
+
+class Controller;
+struct Caller;
+
+using Done = std::function<void(int code, const std::string& error)>;
+
+namespace methods {
+
+inline constexpr const char* kServerName = "drover-controller 0.1.0";
+
+void submit(Controller& c, const Caller& who, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done);
+void get_jobs(Controller& c, const Caller& who, const v1::GetJobsRequest& req, v1::GetJobsReply* rep, Done done);
+void cancel(Controller& c, const Caller& who, const v1::CancelRequest& req, v1::CancelReply* rep, Done done);
+void control(Controller& c, const Caller& who, const v1::ControlRequest& req, v1::ControlReply* rep, Done done);
+void update_job(Controller& c, const Caller& who, const v1::UpdateJobRequest& req, v1::UpdateJobReply* rep,
+                Done done);
+void get_nodes(Controller& c, const Caller& who, const v1::GetNodesRequest& req, v1::GetNodesReply* rep, Done done);
+void get_partitions(Controller& c, const Caller& who, const v1::GetPartitionsRequest& req,
+                    v1::GetPartitionsReply* rep, Done done);
+void update_node(Controller& c, const Caller& who, const v1::UpdateNodeRequest& req, v1::UpdateNodeReply* rep,
+                 Done done);
+void get_config(Controller& c, const Caller& who, const v1::GetConfigRequest& req, v1::GetConfigReply* rep,
+                Done done);
+void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,
+                 Done done);
+void status(Controller& c, const Caller& who, const v1::StatusRequest& req, v1::StatusReply* rep, Done done);
+
+}  // namespace methods
+}  // namespace drover::ctld

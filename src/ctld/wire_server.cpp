@@ -1,0 +1,128 @@
+#include "ctld/wire_server.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "ctld/controller.hpp"
+#include "ctld/methods.hpp"
+#include "drover/v1/wire.pb.h"
+#include "rpc/unix_listener.hpp"
+#include "rpc/wire.hpp"
+
+namespace drover::ctld {
+namespace {
+
+constexpr uint16_t kInvalidArgument = 3;
+constexpr uint16_t kUnimplemented = 12;
+
+struct Outcome {
+  int code = 0;
+  std::string bytes;  // the reply, or the error text
+};
+
+// Parses the request, runs `method` on the state thread and waits for its reply.
+template <class Req, class Rep, class Method>
+Outcome call(Controller& ctl, const Caller& who, const std::string& payload, Method method) {
+  auto req = std::make_shared<Req>();
+  if (!req->ParseFromString(payload)) return {kInvalidArgument, "the request could not be decoded"};
+  auto rep = std::make_shared<Rep>();
+  auto promise = std::make_shared<std::promise<Outcome>>();
+  auto future = promise->get_future();
+  ctl.post([&ctl, who, req, rep, promise, method] {
+    method(ctl, who, *req, rep.get(), [rep, promise](int code, const std::string& error) {
+      promise->set_value(code == 0 ? Outcome{0, rep->SerializeAsString()} : Outcome{code, error});
+    });
+  });
+  return future.get();
+}
+
+Outcome dispatch(Controller& c, const Caller& who, uint16_t method, const std::string& p) {
+  namespace m = methods;
+  switch (method) {
+    case v1::WIRE_SUBMIT: return call<v1::SubmitRequest, v1::SubmitReply>(c, who, p, m::submit);
+    case v1::WIRE_GET_JOBS: return call<v1::GetJobsRequest, v1::GetJobsReply>(c, who, p, m::get_jobs);
+    case v1::WIRE_CANCEL: return call<v1::CancelRequest, v1::CancelReply>(c, who, p, m::cancel);
+    case v1::WIRE_CONTROL: return call<v1::ControlRequest, v1::ControlReply>(c, who, p, m::control);
+    case v1::WIRE_UPDATE_JOB: return call<v1::UpdateJobRequest, v1::UpdateJobReply>(c, who, p, m::update_job);
+    case v1::WIRE_GET_NODES: return call<v1::GetNodesRequest, v1::GetNodesReply>(c, who, p, m::get_nodes);
+    case v1::WIRE_GET_PARTITIONS:
+      return call<v1::GetPartitionsRequest, v1::GetPartitionsReply>(c, who, p, m::get_partitions);
+    case v1::WIRE_UPDATE_NODE: return call<v1::UpdateNodeRequest, v1::UpdateNodeReply>(c, who, p, m::update_node);
+    case v1::WIRE_GET_CONFIG: return call<v1::GetConfigRequest, v1::GetConfigReply>(c, who, p, m::get_config);
+    case v1::WIRE_RECONFIGURE: return call<v1::ReconfigureRequest, v1::ReconfigureReply>(c, who, p, m::reconfigure);
+    case v1::WIRE_STATUS: return call<v1::StatusRequest, v1::StatusReply>(c, who, p, m::status);
+    default: return {kUnimplemented, "unknown method " + std::to_string(method) + " on the wire socket"};
+  }
+}
+
+}  // namespace
+
+WireServer::WireServer(Controller& ctl, Identify identify) : ctl_(ctl), identify_(std::move(identify)) {}
+
+WireServer::~WireServer() { stop(); }
+
+Result<std::unique_ptr<WireServer>> WireServer::start(Controller& ctl, const std::string& path, Identify identify) {
+  rpc::UnixListenerOptions o;
+  o.path = path;
+  auto listener = rpc::UnixListener::open(o);
+  if (!listener) return listener.error();
+  std::unique_ptr<WireServer> s(new WireServer(ctl, std::move(identify)));
+  s->listener_ = std::move(*listener);
+  WireServer* raw = s.get();
+  s->listener_->start([raw](int fd, const rpc::PeerCredentials& peer) {
+    if (raw->stopping_) {
+      ::close(fd);
+      return;
+    }
+    Caller who = raw->identify_(peer.uid, peer.gid);
+    {
+      std::lock_guard<std::mutex> lock(raw->mu_);
+      raw->active_.insert(fd);
+    }
+    std::thread([raw, fd, who] { raw->serve(fd, who); }).detach();
+  });
+  return s;
+}
+
+void WireServer::serve(int fd, Caller who) {
+  int flags = fcntl(fd, F_GETFL);
+  fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  timeval idle{30, 0};  // a client that stops talking is dropped
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof idle);
+  while (!stopping_) {
+    auto frame = rpc::read_frame(fd);
+    if (!frame) break;
+    Outcome out = dispatch(ctl_, who, frame->kind, frame->payload);
+    if (!rpc::write_frame(fd, static_cast<uint16_t>(out.code), out.bytes)) break;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  active_.erase(fd);
+  ::close(fd);
+}
+
+void WireServer::stop() {
+  if (stopping_.exchange(true)) return;
+  if (listener_) listener_->stop();
+  // Connections finish the request they are in (the state thread still
+  // runs); idle ones are woken by shutting their reading side.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int fd : active_) ::shutdown(fd, SHUT_RD);
+  }
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (active_.empty()) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,26 @@
+// Frames of the local fast path (proto/drover/v1/wire.proto): a length, a
+// 16-bit kind (the method in a request, the gRPC status code in a reply) and
+// the bytes. Blocking I/O on a connected Unix socket. No grpcpp here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.hpp"
+
+namespace drover::rpc {
+
+struct WireFrame {
+  uint16_t kind = 0;
+  std::string payload;
+};
+
+inline constexpr std::size_t kMaxWireFrame = 64u << 20;
+
+Status write_frame(int fd, uint16_t kind, const std::string& payload);
+// An error "closed" at a clean end of stream before any byte of a frame.
+Result<WireFrame> read_frame(int fd, std::size_t max_bytes = kMaxWireFrame);
+// Connects to the Unix socket at `path` (blocking); the descriptor, or why not.
+Result<int> connect_unix(const std::string& path);
+
+}  // namespace drover::rpc
