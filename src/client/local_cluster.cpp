@@ -12,6 +12,7 @@
 // the next `up`).
 #include <fcntl.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -150,7 +151,12 @@ Status check_local(const config::ClusterConfig& cfg) {
 
 // Keys drover up sets in the effective configuration (the source's own lines for them are dropped).
 const char* const kOverridden[] = {"StateSaveLocation", "SlurmdSpoolDir", "AuthInfo", "SlurmdParameters",
-                                   "DisableRootJobs", "ReturnToService"};
+                                   "DisableRootJobs", "ReturnToService", "SlurmUser"};
+
+std::string current_user() {
+  struct passwd* pw = getpwuid(geteuid());
+  return pw ? pw->pw_name : "root";
+}
 
 bool overridden_line(const std::string& line) {
   std::string t(trim(line));
@@ -170,7 +176,9 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
       << "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n"
       << "SlurmdParameters=config_overrides\n"
       << "DisableRootJobs=NO\n"
-      << "ReturnToService=2\n";
+      << "ReturnToService=2\n"
+      << "# The user who ran drover up runs the daemons and may act on every job.\n"
+      << "SlurmUser=" << current_user() << "\n";
   std::string line;
   while (std::getline(in, line)) {
     if (!overridden_line(line)) out << line << "\n";

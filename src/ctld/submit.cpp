@@ -128,7 +128,8 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   }
   next_job_id_ += count;
   fx.batch.set_meta(kNextJobIdMeta, next_job_id_);
-  fx.reschedule = true;
+  // A held job, or one that waits for --begin, changes nothing another job could do now.
+  fx.reschedule = !desc.hold() && desc.begin_time() <= now;
   counters_.submitted += count;
   return reply;
 }
