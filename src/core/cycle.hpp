@@ -134,6 +134,9 @@ struct Scheduler::Impl {
   std::unordered_map<const JobSpec*, JobCache> cache;
   uint64_t cycle_no = 0;
   bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
+  // Classes this small are searched node by node: cheaper than building
+  // their index every cycle (Scheduler::set_index_threshold).
+  size_t small_class = 256;
 
   // ---- one cycle ----
   Time now = 0;
@@ -142,6 +145,11 @@ struct Scheduler::Impl {
   std::vector<NodeAvail> avail;
   std::vector<NodeProfile> prof;
   std::vector<ClassIndex> index;
+  // Per class: how many of its nodes are idle (no job at all) over time. A
+  // job taking every core of a node can start at T on k nodes only if at
+  // least k are idle at every moment of [T, T + d): a bound and a quick
+  // "no" for such jobs (the search still picks the nodes).
+  std::vector<NodeProfile> idle;
   std::vector<NodeUse> use;
   LimitUsage limits;
   Frontier frontier;
@@ -157,8 +165,13 @@ struct Scheduler::Impl {
 
   // search.cpp: where and when a job could run.
   std::optional<Placement> start_now(const PartChoice& pc, const JobSpec& job);
-  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation);
+  // Earliest start at or after not_before within the window.
+  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile
+  void count_idle(NodeIndex n, Time t0, Time t1, int64_t delta);     // idle periods of n within [t0, t1)
+  // Earliest T >= from with k idle nodes of the class at every moment of
+  // [T, T + d); `from` when the job does not take whole nodes' cores.
+  Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const;
 
   // placement.cpp: concrete cores and devices on nodes, now.
   Allocation allocate(const PartChoice& pc, const Placement& p);

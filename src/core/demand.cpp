@@ -221,6 +221,27 @@ bool take_from_pools(const NodeSpec& node, const std::string& name, const std::s
 
 }  // namespace
 
+namespace {
+
+// Tasks free to spread (-n without -N) over nodes none of which can hold two
+// of them go one per node: a fixed shape of `tasks` nodes (one-CPU nodes, or
+// whole-node tasks), as Slurm lays them out.
+void one_task_per_node(const Cluster& c, Demand& d) {
+  if (d.fixed_shape() || d.tasks <= 1) return;
+  const PartitionSpec& part = c.partitions[d.partition];
+  for (const NodeGroup& g : c.groups) {
+    const NodeSpec& n = c.nodes[g.members.front()];
+    if (!std::binary_search(n.partitions.begin(), n.partitions.end(), d.partition)) continue;
+    if (need_on(d, n, 2).fits) return;
+  }
+  (void)part;
+  d.min_nodes = std::max(d.min_nodes, d.tasks);
+  d.max_nodes = d.min_nodes;
+  d.tasks_per_node = 1;
+}
+
+}  // namespace
+
 NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
   NodeNeed need;
   need.pool.assign(node.gres.size(), 0);
@@ -301,6 +322,7 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   resolve_shape(c, job, part, d);
   resolve_memory(c, job, part, d);
   d.licenses = job.licenses;
+  one_task_per_node(c, d);
   return d;
 }
 

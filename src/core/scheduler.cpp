@@ -17,6 +17,8 @@ namespace {
 
 Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
 
+
+
 }  // namespace
 
 Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
@@ -37,6 +39,7 @@ Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
   prof.resize(c.nodes.size());
   use.resize(c.nodes.size());
   index.resize(classes.size());
+  idle.resize(classes.size());
 }
 
 Time Scheduler::Impl::round_up(Time t) const {
@@ -95,8 +98,25 @@ void Scheduler::Impl::setup(const CycleInput& input) {
       limits.add(c, r.qos, part_qos, r.spec->user, tres, r.spec->array_job_id);
     }
   }
+  // Idle nodes over time, per class, from each node's idle periods.
+  idle.resize(classes.size());
+  std::vector<std::pair<Time, int64_t>> edges;
   for (size_t k = 0; k < classes.size(); ++k) {
-    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search);
+    edges.clear();
+    int64_t cores = classes[k].capacity[0];
+    for (NodeIndex n : classes[k].members) {
+      if (avail[n] != NodeAvail::kUp) continue;
+      prof[n].for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
+        if (f[0] != cores) return;
+        edges.push_back({s0, +1});
+        if (s1 < kForever) edges.push_back({s1, -1});
+      });
+    }
+    idle[k].assign_edges(now, edges);
+  }
+  for (size_t k = 0; k < classes.size(); ++k) {
+    bool small = classes[k].members.size() <= small_class;
+    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
   }
 }
 
@@ -333,6 +353,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     const PartChoice* now_pc = nullptr;
     std::optional<Placement> later;
     const PartChoice* later_pc = nullptr;
+    bool planned_any = false;  // a plan was looked for (and so "none" means none within the window)
     for (const PartChoice& pc : jc.parts) {
       if (pc.never) {
         if (first_reason == Reason::kNone) first_reason = Reason::kBadConstraints;
@@ -361,12 +382,11 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
           break;
         }
       }
-      if (full) {
-        bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
-        auto p = plan_later(pc, job, reserve);
-        if (p && fcfs && part_block_start[pc.partition] != kNoPlan) {
-          p->start = std::max(p->start, part_block_start[pc.partition]);
-        }
+      bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
+      if (full && (reserve || opts.estimate_unreserved)) {
+        planned_any = true;
+        Time not_before = fcfs && part_block_start[pc.partition] != kNoPlan ? part_block_start[pc.partition] : now;
+        auto p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
         if (p && (!later || p->start < later->start)) {
           later = std::move(p);
           later_pc = &pc;
@@ -426,7 +446,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         Time& b = part_block_start[shown.partition];
         b = b == kNoPlan ? later->start : std::max(b, later->start);
       }
-    } else if (full) {
+    } else if (planned_any) {
       ++out.stats.beyond_window;
       if (fcfs) part_block_start[shown.partition] = kForever;
     } else if (fcfs && part_block_start[shown.partition] == kNoPlan) {
@@ -463,5 +483,7 @@ const Cluster& Scheduler::cluster() const { return impl_->c; }
 CycleResult Scheduler::run_cycle(const CycleInput& in, const CycleOptions& opts) { return impl_->run(in, opts); }
 
 void Scheduler::use_reference_search(bool on) { impl_->reference_search = on; }
+
+void Scheduler::set_index_threshold(size_t nodes) { impl_->small_class = nodes; }
 
 }  // namespace drover::core
