@@ -206,7 +206,9 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     if (f != first_pending.end() && f->second < std::make_pair(job.submit_time, job.id)) return DepState::kWait;
     return DepState::kMet;
   }
-  JobOutcome o = in.history ? in.history->outcome(it.job, it.array_task) : JobOutcome{};
+  // aftercorr: the element of the named array with this element's index.
+  int64_t task = it.kind == DepKind::kAfterCorr && it.array_task < 0 ? job.array_task_id : it.array_task;
+  JobOutcome o = in.history ? in.history->outcome(it.job, task) : JobOutcome{};
   bool ended = o.progress == JobProgress::kCompletedOk || o.progress == JobProgress::kFailed ||
                o.progress == JobProgress::kCancelled;
   switch (it.kind) {
@@ -217,6 +219,7 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     case DepKind::kAfterAny:
       return o.progress == JobProgress::kUnknown || ended ? DepState::kMet : DepState::kWait;
     case DepKind::kAfterOk:
+    case DepKind::kAfterCorr:
       if (o.progress == JobProgress::kUnknown || o.progress == JobProgress::kCompletedOk) return DepState::kMet;
       return ended ? DepState::kNever : DepState::kWait;
     case DepKind::kAfterNotOk:

@@ -554,3 +554,24 @@ TEST(Backfill, FcfsPlansBehindTheBlockedJobWithoutOverlap) {
 
 }  // namespace
 }  // namespace drover::core
+
+namespace drover::core {
+namespace {
+
+TEST(Dependencies, FromTheParsedSyntax) {
+  auto spec = parse_dependency("afterok:1:2_3,after:5+10,singleton");
+  ASSERT_TRUE(spec.ok());
+  Dependency d = dependency_from(*spec);
+  ASSERT_EQ(d.items.size(), 4u);
+  EXPECT_FALSE(d.any);
+  EXPECT_EQ(d.items[0].kind, DepKind::kAfterOk);
+  EXPECT_EQ(d.items[0].job, 1);
+  EXPECT_EQ(d.items[1].array_task, 3);
+  EXPECT_EQ(d.items[2].kind, DepKind::kAfter);
+  EXPECT_EQ(d.items[2].delay, 600);
+  EXPECT_EQ(d.items[3].kind, DepKind::kSingleton);
+  EXPECT_TRUE(dependency_from(*parse_dependency("afterok:1?afternotok:2")).any);
+}
+
+}  // namespace
+}  // namespace drover::core
