@@ -90,6 +90,37 @@ struct Placement {
   size_t alt = 0;
 };
 
+// A lower bound learnt during a cycle: on this class, a job needing at
+// least `need` on each of at least `nodes` nodes for at least `d` seconds
+// cannot start before `at`. Valid for the rest of the cycle because free
+// capacity only shrinks as the walk starts and reserves jobs.
+struct FrontierPoint {
+  std::vector<int64_t> need;
+  Time d = 0;
+  int32_t nodes = 1;
+  Time at = 0;
+};
+
+class Frontier {
+ public:
+  void reset(size_t classes, bool off = false) {
+    recent_.assign(classes, {});
+    exact_.clear();
+    off_ = off;
+  }
+  Time lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) const;
+  void learn(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes, Time at);
+
+ private:
+  // Every shape learnt, by exact shape (the bound repeats of a shape get);
+  // and the latest few per class, for shapes that dominate them.
+  static constexpr size_t kRecent = 32;
+  static uint64_t key(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes);
+  std::unordered_map<uint64_t, std::vector<FrontierPoint>> exact_;  // by hash; entries compared in full
+  std::vector<std::vector<FrontierPoint>> recent_;
+  bool off_ = false;
+};
+
 struct Scheduler::Impl {
   explicit Impl(const Cluster& cl);
 
@@ -102,6 +133,10 @@ struct Scheduler::Impl {
   // ---- kept between cycles ----
   std::unordered_map<const JobSpec*, JobCache> cache;
   uint64_t cycle_no = 0;
+  bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
+  // Classes this small are searched node by node: cheaper than building
+  // their index every cycle (Scheduler::set_index_threshold).
+  size_t small_class = 256;
 
   // ---- one cycle ----
   Time now = 0;
@@ -110,8 +145,14 @@ struct Scheduler::Impl {
   std::vector<NodeAvail> avail;
   std::vector<NodeProfile> prof;
   std::vector<ClassIndex> index;
+  // Per class: how many of its nodes are idle (no job at all) over time. A
+  // job taking every core of a node can start at T on k nodes only if at
+  // least k are idle at every moment of [T, T + d): a bound and a quick
+  // "no" for such jobs (the search still picks the nodes).
+  std::vector<NodeProfile> idle;
   std::vector<NodeUse> use;
   LimitUsage limits;
+  Frontier frontier;
   const CycleInput* in = nullptr;
   const JobSpec* explain_target = nullptr;  // explain(): describe this job when the walk reaches it
   Explanation* explain_out = nullptr;
@@ -124,8 +165,13 @@ struct Scheduler::Impl {
 
   // search.cpp: where and when a job could run.
   std::optional<Placement> start_now(const PartChoice& pc, const JobSpec& job);
-  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation);
+  // Earliest start at or after not_before within the window.
+  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile
+  void count_idle(NodeIndex n, Time t0, Time t1, int64_t delta);     // idle periods of n within [t0, t1)
+  // Earliest T >= from with k idle nodes of the class at every moment of
+  // [T, T + d); `from` when the job does not take whole nodes' cores.
+  Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const;
 
   // placement.cpp: concrete cores and devices on nodes, now.
   Allocation allocate(const PartChoice& pc, const Placement& p);
@@ -140,6 +186,7 @@ struct Scheduler::Impl {
 // Earlier-is-better queue order entry.
 struct QueueEntry {
   const JobSpec* job = nullptr;
+  const JobCache* cache = nullptr;
   uint32_t tier = 0;
   int64_t priority = 0;
 };

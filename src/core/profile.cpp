@@ -26,6 +26,21 @@ void NodeProfile::reset(Time now, const int64_t* capacity, int dims) {
   free_.assign(capacity, capacity + dims);
 }
 
+void NodeProfile::assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& edges) {
+  dims_ = 1;
+  for (auto& e : edges) e.first = std::max(e.first, now);
+  std::sort(edges.begin(), edges.end());
+  times_.assign(1, now);
+  free_.assign(1, 0);
+  for (const auto& [t, delta] : edges) {
+    if (t != times_.back()) {
+      times_.push_back(t);
+      free_.push_back(free_.back());
+    }
+    free_.back() += delta;
+  }
+}
+
 size_t NodeProfile::step_at(Time t) const {
   auto it = std::upper_bound(times_.begin(), times_.end(), t);
   return it == times_.begin() ? 0 : static_cast<size_t>(it - times_.begin()) - 1;
@@ -53,17 +68,18 @@ void NodeProfile::take(Time t0, Time t1, const int64_t* amount) {
     int64_t* f = &free_[i * dims_];
     for (int k = 0; k < dims_; ++k) f[k] -= amount[k];
   }
-  // Merge neighbours that became equal (keeps profiles short).
-  size_t lo = a > 0 ? a - 1 : 0;
-  size_t hi = std::min(b + 1, times_.size());
-  for (size_t i = hi; i-- > lo + 1;) {
-    if (i >= times_.size()) continue;
-    if (std::equal(&free_[i * dims_], &free_[i * dims_] + dims_, &free_[(i - 1) * dims_])) {
-      times_.erase(times_.begin() + static_cast<std::ptrdiff_t>(i));
-      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
-                  free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
-    }
-  }
+  // A uniform cut keeps the steps inside [t0, t1) distinct from each
+  // other; only its two edges can now equal their neighbours: merge them
+  // (keeps profiles short). The later edge first, so `a` stays valid.
+  auto merge_with_previous = [&](size_t i) {
+    if (i == 0 || i >= times_.size()) return;
+    if (!std::equal(&free_[i * dims_], &free_[i * dims_] + dims_, &free_[(i - 1) * dims_])) return;
+    times_.erase(times_.begin() + static_cast<std::ptrdiff_t>(i));
+    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
+                free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
+  };
+  merge_with_previous(b);
+  merge_with_previous(a);
 }
 
 Time NodeProfile::earliest_fit(const int64_t* need, Time d, Time from, Time before) const {
@@ -105,6 +121,16 @@ void NodeProfile::max_over(Time b0, Time b1, int64_t* out) const {
   }
 }
 
+void NodeProfile::min_over(Time b0, Time b1, int64_t* out) const {
+  std::fill(out, out + dims_, INT64_MAX);
+  size_t j = step_at(std::max(b0, times_.front()));
+  do {
+    const int64_t* f = &free_[j * dims_];
+    for (int k = 0; k < dims_; ++k) out[k] = std::min(out[k], f[k]);
+    ++j;
+  } while (j < times_.size() && times_[j] < b1);
+}
+
 void NodeProfile::rises(Time from, Time before, std::vector<Time>& out) const {
   for (size_t j = 1; j < times_.size(); ++j) {
     if (times_[j] < from) continue;
@@ -129,13 +155,15 @@ int ClassIndex::block_of(Time t) const {
 }
 
 void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
-                       Time now, Time window, Time resolution) {
+                       Time now, Time window, Time resolution, bool exhaustive) {
+  exhaustive_ = exhaustive;
   members_ = members;
   dims_ = dims;
   now_ = now;
-  (void)resolution;
   block_len_ = std::max<Time>(1, (window + kBlocks - 1) / kBlocks);
   window_end_ = now_ + window;
+  visits_ = rise_checks_ = 0;
+  if (exhaustive_) return;  // searches look at every member directly
   level_start_.clear();
   level_size_.clear();
   size_t n = members_.size(), total = 0;
@@ -146,13 +174,31 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
     if (n <= 1) break;
     n = (n + 7) / 8;
   }
-  max_.assign(total * (kBlocks + 1) * dims_, INT64_MIN);
-  for (size_t leaf = 0; leaf < members_.size(); ++leaf) refresh_leaf(static_cast<int>(leaf), 0, kBlocks, profiles);
+  max_.assign(total * kCells * dims_, INT64_MIN);
+  visits_ = rise_checks_ = 0;
+  // Slots of bf_resolution over the window, at most kSlots of them (moments
+  // within one slot are compared by their own times).
+  slot_len_ = std::max<Time>({1, resolution, (window + kSlots - 1) / kSlots});
+  base_ = now_ / slot_len_ * slot_len_;
+  for (auto& v : rises_) v.clear();
+  rises_.resize(static_cast<size_t>((window_end_ - base_) / slot_len_ + 1));
+  rise_free_.clear();
+  leaf_rises_.resize(members_.size());
+  for (auto& v : leaf_rises_) v.clear();
+  std::vector<Time> times;
+  for (size_t leaf = 0; leaf < members_.size(); ++leaf) {
+    refresh_leaf(static_cast<int>(leaf), 0, kBlocks, profiles);
+    refresh_runs(static_cast<int>(leaf), now_, profiles);
+    const NodeProfile& p = profiles[members_[leaf]];
+    times.clear();
+    profiles[members_[leaf]].rises(now_ + 1, window_end_, times);
+    for (Time t : times) add_rise(t, static_cast<int>(leaf), p);
+  }
   for (size_t level = 1; level < level_start_.size(); ++level) {
     for (size_t pos = 0; pos < level_size_[level]; ++pos) {
       size_t e = level_start_[level] + pos;
       size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
-      for (int b = 0; b <= kBlocks; ++b) {
+      for (int b = 0; b < kCells; ++b) {
         int64_t* out = cell(e, b);
         for (size_t c = first; c < last; ++c) {
           const int64_t* in = cell(level_start_[level - 1] + c, b);
@@ -163,59 +209,142 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   }
 }
 
+// Block maxima b0..b1 of one leaf, in one pass over the steps they cover.
 void ClassIndex::refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles) {
   const NodeProfile& p = profiles[members_[leaf]];
   for (int b = b0; b <= b1; ++b) {
-    Time s = block_start(b);
-    Time e = b == kBlocks ? kForever : block_start(b + 1);
-    p.max_over(s, e, cell(static_cast<size_t>(leaf), b));
+    int64_t* out = cell(static_cast<size_t>(leaf), b);
+    std::fill(out, out + dims_, INT64_MIN);
   }
+  Time start = block_start(b0);
+  Time stop = b1 == kBlocks ? kForever : block_start(b1 + 1);
+  p.for_steps(start, stop, [&](Time t0, Time t1, const int64_t* f) {
+    int first = std::max(b0, block_of(t0));
+    int last = std::min(b1, t1 >= kForever ? kBlocks : block_of(t1 - 1));
+    for (int b = first; b <= last; ++b) {
+      int64_t* out = cell(static_cast<size_t>(leaf), b);
+      for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], f[k]);
+    }
+  });
 }
 
-void ClassIndex::update(int leaf, Time t0, Time t1, const std::vector<NodeProfile>& profiles) {
-  int b0 = block_of(t0);
-  int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
-  refresh_leaf(leaf, b0, b1, profiles);
-  size_t pos = static_cast<size_t>(leaf);
+// Least free over [now, now + D) for the run lengths that end after t0, in one pass.
+void ClassIndex::refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles) {
+  const NodeProfile& p = profiles[members_[leaf]];
+  int first = 0;
+  while (first < kRuns && run_end(first) <= t0) ++first;
+  if (first == kRuns) return;
+  std::vector<int64_t>& low = scratch_low_;
+  low.assign(static_cast<size_t>(dims_), INT64_MAX);
+  int j = 0;
+  auto close_runs_until = [&](Time upto) {
+    for (; j < kRuns && run_end(j) <= upto; ++j) {
+      if (j >= first) std::copy(low.begin(), low.end(), cell(static_cast<size_t>(leaf), kRunCell + j));
+    }
+  };
+  p.for_steps(now_, kForever, [&](Time s0, Time, const int64_t* f) {
+    if (s0 > now_) close_runs_until(s0);  // runs ending at or before this step do not include it
+    for (int k = 0; k < dims_; ++k) low[static_cast<size_t>(k)] = std::min(low[static_cast<size_t>(k)], f[k]);
+  });
+  close_runs_until(kForever);
+}
+
+void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int64_t* old) {
+  // Free amounts only shrink within a cycle: a parent changes only where
+  // the child's old value was the parent's (the child held the maximum);
+  // then it is recomputed from its children.
+  std::vector<int64_t>& was = scratch_was_;
+  was.assign(old, old + dims_);
+  size_t pos = leaf;
   for (size_t level = 1; level < level_start_.size(); ++level) {
     pos /= 8;
-    size_t e = level_start_[level] + pos;
+    int64_t* out = cell(level_start_[level] + pos, cell_index);
     size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
-    for (int b = b0; b <= b1; ++b) {
-      int64_t* out = cell(e, b);
-      std::fill(out, out + dims_, INT64_MIN);
-      for (size_t c = first; c < last; ++c) {
-        const int64_t* in = cell(level_start_[level - 1] + c, b);
-        for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], in[k]);
+    bool changed = false;
+    for (int k = 0; k < dims_; ++k) {
+      int64_t before = out[k];
+      int64_t& w = was[static_cast<size_t>(k)];
+      if (w < before) {
+        w = INT64_MIN;  // the child was below the maximum: nothing changes from here up
+        continue;
       }
+      int64_t m = INT64_MIN;
+      for (size_t c = first; c < last; ++c) m = std::max(m, cell(level_start_[level - 1] + c, cell_index)[k]);
+      out[k] = m;
+      w = m == before ? INT64_MIN : before;
+      changed = changed || m != before;
     }
+    if (!changed) return;
   }
 }
 
-Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from) const {
-  // Blocks whose maximum holds the need, as bits; the tail block's bit is
-  // repeated upward (it lasts forever).
-  uint64_t ok = 0;
-  for (int b = 0; b <= kBlocks; ++b) {
-    if (covers(cell(entry, b), need, dims_)) ok |= uint64_t{1} << b;
+void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
+                        const std::vector<NodeProfile>& profiles) {
+  if (exhaustive_) return;
+  for (const auto& [t, values] : leaf_rises_[static_cast<size_t>(leaf)]) {
+    if (t < t0 || t >= t1) continue;
+    for (int k = 0; k < dims_; ++k) rise_free_[values + k] -= amount[k];
   }
-  if (ok >> kBlocks & 1) ok |= ~uint64_t{0} << kBlocks;
-  // A run starting in block b covers blocks b .. b + span. Bits from
-  // kBlocks up repeat the tail, so a span of kBlocks already reaches it from
-  // any block and keeps b + span within the 64 bits.
-  Time span = d >= kForever ? kBlocks : std::min<Time>(kBlocks, (std::max<Time>(d, 1) - 1) / block_len_);
-  uint64_t run = ok;
-  for (Time have = 1; have < span + 1;) {
-    Time s = std::min(have, span + 1 - have);
-    run &= run >> s;
-    have += s;
+  int b0 = block_of(t0);
+  int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
+  // The leaf's old cells: a parent changes only where the leaf held its maximum.
+  const int64_t* mine = cell(static_cast<size_t>(leaf), 0);
+  old_.assign(mine, mine + kCells * dims_);
+  refresh_leaf(leaf, b0, b1, profiles);
+  refresh_runs(leaf, t0, profiles);
+  for (int c = b0; c < kCells; ++c) {
+    if (c > b1 && c < kRunCell) continue;
+    const int64_t* now_cell = cell(static_cast<size_t>(leaf), c);
+    const int64_t* was = &old_[static_cast<size_t>(c * dims_)];
+    if (std::equal(was, was + dims_, now_cell)) continue;
+    refresh_parents(static_cast<size_t>(leaf), c, was);
   }
-  int first = block_of(from);
-  run &= ~uint64_t{0} << first;
-  if (run == 0) return kNever;
-  int b = std::countr_zero(run);
-  if (b >= kBlocks) return kNever;  // beyond the planning window
-  return std::max(from, block_start(b));
+  if (t1 < window_end_) add_rise(t1, leaf, profiles[members_[leaf]]);
+}
+
+void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
+  if (t < base_ || t >= window_end_) return;
+  const int64_t* f = p.free_at(t);
+  auto values = static_cast<uint32_t>(rise_free_.size());
+  rises_[slot_of(t)].push_back(Rise{t, leaf, values});
+  leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values});
+  rise_free_.insert(rise_free_.end(), f, f + dims_);
+}
+
+Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const {
+  if (exhaustive_) {
+    Time t = std::max(from, now_);
+    return t >= window_end_ || t >= before ? kNever : t;
+  }
+  // A run starting in block b covers blocks b .. b + span (a start inside
+  // block b runs past the start of every block up to b + span).
+  int span = d >= kForever ? kBlocks : static_cast<int>(std::min<Time>(kBlocks, (std::max<Time>(d, 1) - 1) / block_len_));
+  if (from <= now_) {
+    // A start now: the least free over the longest run length within d, then blocks 0 .. span.
+    int j = 0;
+    while (j + 1 < kRuns && kRunLengths[j + 1] <= d) ++j;
+    bool ok = covers(cell(entry, kRunCell + j), need, dims_);
+    for (int b = 0; ok && b <= std::min(span, kBlocks); ++b) ok = covers(cell(entry, b), need, dims_);
+    if (ok) return now_;
+    if (before <= now_ + 1) return kNever;
+    from = now_ + 1;
+  }
+  int run = 0;
+  for (int b = block_of(from); b <= kBlocks; ++b) {
+    if (!covers(cell(entry, b), need, dims_)) {
+      run = 0;
+      continue;
+    }
+    ++run;
+    // The tail lasts forever: a run that reaches it is long enough.
+    if (run > span || b == kBlocks) {
+      int start = b - run + 1;
+      if (start >= kBlocks) return kNever;  // beyond the planning window
+      Time t = std::max(from, block_start(start));
+      return t >= before ? kNever : t;
+    }
+  }
+  return kNever;
 }
 
 }  // namespace drover::core

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/cluster.hpp"
@@ -23,6 +25,9 @@ inline constexpr Time kNever = kForever;
 class NodeProfile {
  public:
   void reset(Time now, const int64_t* capacity, int dims);
+  // A one-dimensional profile that starts at 0 at `now` and changes by the
+  // given amounts at the given times (any order; times before now count at now).
+  void assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& edges);
   int dims() const { return dims_; }
 
   // Remove `amount` over [t0, t1) (t1 may be kForever).
@@ -33,8 +38,16 @@ class NodeProfile {
   bool fits(const int64_t* need, Time t0, Time t1) const;
   // Free amounts at time t (t >= the first step).
   const int64_t* free_at(Time t) const;
-  // Pointwise maximum of the free amounts over [b0, b1) into out[dims].
+  // Pointwise maximum (minimum) of the free amounts over [b0, b1) into out[dims].
   void max_over(Time b0, Time b1, int64_t* out) const;
+  void min_over(Time b0, Time b1, int64_t* out) const;
+  // Calls f(t0, t1, free) for each step overlapping [from, before), in order.
+  template <class F>
+  void for_steps(Time from, Time before, F&& f) const {
+    for (size_t j = step_at(std::max(from, times_.front())); j < times_.size() && times_[j] < before; ++j) {
+      f(times_[j], j + 1 < times_.size() ? times_[j + 1] : kForever, &free_[j * dims_]);
+    }
+  }
   // Times at which free capacity grows, in [from, before), ascending.
   void rises(Time from, Time before, std::vector<Time>& out) const;
   size_t steps() const { return times_.size(); }
@@ -58,10 +71,14 @@ class ClassIndex {
  public:
   static constexpr int kBlocks = 32;  // + 1 tail block
 
+  // `exhaustive`: no index at all — searches look at every member (small
+  // classes, where that is cheaper than building the index each cycle, and
+  // the reference search the tests compare the index with).
   void build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
-             Time now, Time window, Time resolution);
-  // Node `leaf` (position in members) changed over [t0, t1).
-  void update(int leaf, Time t0, Time t1, const std::vector<NodeProfile>& profiles);
+             Time now, Time window, Time resolution, bool exhaustive = false);
+  bool exhaustive() const { return exhaustive_; }
+  // Node `leaf` (position in members) gave `amount` over [t0, t1).
+  void update(int leaf, Time t0, Time t1, const int64_t* amount, const std::vector<NodeProfile>& profiles);
 
   // Earliest start >= from on any member for which accept(member) holds,
   // strictly before `best` (which it lowers), and the member; kNever when
@@ -72,6 +89,17 @@ class ClassIndex {
   void earliest(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who, int64_t& who_key,
                 const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties, TieKey&& tie_key) const;
 
+  // The same answer found by walking, in time order, the moments at which
+  // some member's free capacity grows (a job's earliest start on a node is
+  // `from` or such a moment): cheap when an early moment fits, as for small
+  // jobs on a busy cluster. Gives up after `max_checks` moments and returns
+  // false, leaving `from_out` at the moment reached; true when the answer
+  // (possibly none) is final.
+  template <class Accept, class TieKey>
+  bool earliest_by_rises(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who, int64_t& who_key,
+                         const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties, TieKey&& tie_key,
+                         int max_checks, Time& from_out) const;
+
   // Visit members whose index bound allows a start in [from, before), in
   // member order, with that bound; visit returns false to stop. `before`
   // is read at every step, so the visitor may lower it.
@@ -79,16 +107,35 @@ class ClassIndex {
   void scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const;
 
   const std::vector<NodeIndex>& members() const { return members_; }
+  // Work done by searches since build(): index entries bounded, moments checked.
+  int64_t visits() const { return visits_; }
+  int64_t rise_checks() const { return rise_checks_; }
   Time window_end() const { return window_end_; }
 
  private:
-  // Lower bound of any start >= from under tree entry e, or kNever.
-  Time bound(size_t entry, const int64_t* need, Time d, Time from) const;
+  // Lower bound of any start >= from under tree entry e, or kNever; a
+  // start at or after `before` is not looked for.
+  Time bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const;
   void refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles);
+  void refresh_parents(size_t leaf, int cell_index, const int64_t* old);
+  Time run_end(int j) const {
+    return kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
+  }
+  void refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles);
   int block_of(Time t) const;
   Time block_start(int b) const { return now_ + static_cast<Time>(b) * block_len_; }
-  int64_t* cell(size_t entry, int block) { return &max_[(entry * (kBlocks + 1) + block) * dims_]; }
-  const int64_t* cell(size_t entry, int block) const { return &max_[(entry * (kBlocks + 1) + block) * dims_]; }
+  // Cells of an entry: blocks 0..kBlocks-1, the tail (kBlocks), then for
+  // each of kRuns run lengths D the largest "least free over [now, now+D)"
+  // of any member below, which bounds a start now tightly (a job running d
+  // seconds from now fits only where the least free over [now, now+D) holds
+  // it, for the longest D <= d).
+  static constexpr int kRuns = 14;
+  static constexpr Time kRunLengths[kRuns] = {0,     60,    300,    900,    1800,   3600,   7200,
+                                              14400, 28800, 43200, 86400, 172800, 604800, kForever};
+  static constexpr int kRunCell = kBlocks + 1;
+  static constexpr int kCells = kRunCell + kRuns;
+  int64_t* cell(size_t entry, int block) { return &max_[(entry * kCells + block) * dims_]; }
+  const int64_t* cell(size_t entry, int block) const { return &max_[(entry * kCells + block) * dims_]; }
 
   template <class F>
   void dfs(size_t level, size_t pos, F&& f) const;
@@ -99,6 +146,27 @@ class ClassIndex {
   std::vector<size_t> level_start_;  // entry index of each level's first node; level 0 = leaves
   std::vector<size_t> level_size_;
   std::vector<int64_t> max_;
+  // Moments some member's free capacity grows, bucketed by bf_resolution
+  // slot from base_ (in time order across slots, insertion order within
+  // one). Each keeps what the member has free at that moment (kept exact
+  // as the member gives capacity away), so the walk skips moments that
+  // cannot hold a job without reading the profile. May hold moments that
+  // are no longer rises.
+  struct Rise {
+    Time t;
+    int leaf;
+    uint32_t values;  // offset into rise_free_
+  };
+  void add_rise(Time t, int leaf, const NodeProfile& p);
+  size_t slot_of(Time t) const { return static_cast<size_t>((t - base_) / slot_len_); }
+  static constexpr Time kSlots = 4096;
+  Time base_ = 0, slot_len_ = 1;
+  std::vector<std::vector<Rise>> rises_;
+  std::vector<int64_t> rise_free_;
+  std::vector<std::vector<std::pair<Time, uint32_t>>> leaf_rises_;  // per leaf: (moment, values offset)
+  mutable int64_t visits_ = 0, rise_checks_ = 0;
+  std::vector<int64_t> old_, scratch_low_, scratch_was_;  // scratch for update()
+  bool exhaustive_ = false;
 };
 
 // ---- template bodies ----
@@ -117,11 +185,38 @@ void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, No
                           const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties,
                           TieKey&& tie_key) const {
   if (members_.empty()) return;
+  if (exhaustive_) {
+    Time limit = std::min(ties ? (best == kNever ? kNever : best + 1) : best, window_end_);
+    for (NodeIndex n : members_) {
+      ++visits_;
+      if (!accept(n)) continue;
+      Time t = profiles[n].earliest_fit(need, d, std::max(from, now_), limit);
+      if (t == kNever) continue;
+      if (t < best) {
+        best = t;
+        who = n;
+        who_key = ties ? tie_key(n) : 0;
+        limit = std::min(ties ? best + 1 : best, window_end_);
+      } else if (ties && t == best) {
+        int64_t k = tie_key(n);
+        if (k < who_key) {
+          who = n;
+          who_key = k;
+        }
+      }
+    }
+    return;
+  }
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
-    Time lb = bound(level_start_[level] + pos, need, d, from);
-    if (lb == kNever || lb > best || (lb == best && !ties)) return false;
-    if (level > 0) return true;
+    ++visits_;
+    // Leaves are answered exactly from their profile; their cells bound nothing more.
+    Time lb = from;
+    if (level > 0 || level_start_.size() == 1) {
+      lb = bound(level_start_[level] + pos, need, d, from, ties && best < kNever ? best + 1 : best);
+      if (lb == kNever || lb > best || (lb == best && !ties)) return false;
+      if (level > 0) return true;
+    }
     NodeIndex n = members_[pos];
     if (!accept(n)) return false;
     Time limit = ties ? (best == kNever ? kNever : best + 1) : best;
@@ -143,16 +238,74 @@ void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, No
   });
 }
 
+template <class Accept, class TieKey>
+bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who,
+                                   int64_t& who_key, const std::vector<NodeProfile>& profiles, Accept&& accept,
+                                   bool ties, TieKey&& tie_key, int max_checks, Time& from_out) const {
+  from_out = from;
+  if (exhaustive_) return false;
+  if (members_.empty()) return true;
+  Time lb = bound(level_start_.back(), need, d, from, ties && best < kNever ? best + 1 : best);
+  if (lb == kNever || lb > best || (lb == best && !ties)) return true;
+  Time limit = std::min(ties && best < kNever ? best + 1 : best, window_end_);
+  Time found = kNever;
+  int checks = 0;
+  for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
+    if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
+    for (const Rise& r : rises_[slot]) {
+      Time t = r.t;
+      if (t < lb || t >= limit || (found != kNever && t > found)) continue;
+      const int64_t* cap = &rise_free_[r.values];
+      bool may = true;
+      for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
+      if (!may) continue;
+      ++rise_checks_;
+      if (++checks > max_checks) {
+        from_out = t;
+        return false;
+      }
+      NodeIndex n = members_[static_cast<size_t>(r.leaf)];
+      if (!accept(n) || !profiles[n].fits(need, t, d >= kForever - t ? kForever : t + d)) continue;
+      if (found == kNever || t < found) found = t;
+      if (t < best) {
+        best = t;
+        who = n;
+        who_key = ties ? tie_key(n) : 0;
+      } else if (ties && t == best) {
+        int64_t k = tie_key(n);
+        if (k < who_key) {
+          who = n;
+          who_key = k;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 template <class Visit>
 void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const {
   if (members_.empty()) return;
+  if (exhaustive_) {
+    Time from_now = std::max(from, now_);
+    for (size_t pos = 0; pos < members_.size(); ++pos) {
+      ++visits_;
+      if (from_now >= before || from_now >= window_end_) return;
+      if (!visit(static_cast<int>(pos), members_[pos], from_now)) return;
+    }
+    return;
+  }
   bool go = true;
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
     if (!go) return false;
-    Time lb = bound(level_start_[level] + pos, need, d, from);
-    if (lb == kNever || lb >= before) return false;
-    if (level > 0) return true;
+    ++visits_;
+    Time lb = from;
+    if (level > 0 || level_start_.size() == 1) {
+      lb = bound(level_start_[level] + pos, need, d, from, before);
+      if (lb == kNever || lb >= before) return false;
+      if (level > 0) return true;
+    }
     go = visit(static_cast<int>(pos), members_[pos], lb);
     return false;
   });

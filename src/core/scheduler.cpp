@@ -15,47 +15,31 @@ namespace drover::core {
 
 namespace {
 
-std::string class_key(const NodeSpec& n) {
-  std::string k = std::to_string(n.sockets) + "/" + std::to_string(n.cores_per_socket) + "/" +
-                  std::to_string(n.threads_per_core) + "/" + std::to_string(n.cpus) + "/" + std::to_string(n.mem_mb) +
-                  "/w" + std::to_string(n.weight) + "|";
-  for (const GresPool& g : n.gres) {
-    k += g.name + ":" + g.type + ":" + std::to_string(g.count) + (g.no_consume ? "n" : "") + ",";
-  }
-  k += "|";
-  for (const std::string& f : n.features) k += f + ",";
-  k += "|";
-  for (int32_t p : n.partitions) k += std::to_string(p) + ",";
-  return k;
-}
-
 Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
+
+
 
 }  // namespace
 
 Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
-  std::map<std::string, int32_t> by_key;
-  class_of.assign(c.nodes.size(), 0);
+  class_of = c.group_of;
   leaf_of.assign(c.nodes.size(), 0);
-  for (size_t i = 0; i < c.nodes.size(); ++i) {
-    const NodeSpec& n = c.nodes[i];
-    auto [it, fresh] = by_key.emplace(class_key(n), static_cast<int32_t>(classes.size()));
-    if (fresh) {
-      NodeClass cls;
-      cls.spec = &n;
-      cls.dims = 2 + static_cast<int>(n.gres.size());
-      cls.has_gpus = n.gpus() > 0;
-      cls.capacity = {n.cores(), n.mem_mb};
-      for (const GresPool& g : n.gres) cls.capacity.push_back(g.no_consume ? 0 : g.count);
-      classes.push_back(std::move(cls));
-    }
-    class_of[i] = it->second;
-    leaf_of[i] = static_cast<int32_t>(classes[it->second].members.size());
-    classes[it->second].members.push_back(static_cast<NodeIndex>(i));
+  for (const NodeGroup& g : c.groups) {
+    const NodeSpec& n = c.nodes[g.members.front()];
+    NodeClass cls;
+    cls.spec = &n;
+    cls.members = g.members;
+    cls.dims = 2 + static_cast<int>(n.gres.size());
+    cls.has_gpus = n.gpus() > 0;
+    cls.capacity = {n.cores(), n.mem_mb};
+    for (const GresPool& gp : n.gres) cls.capacity.push_back(gp.no_consume ? 0 : gp.count);
+    for (size_t i = 0; i < g.members.size(); ++i) leaf_of[g.members[i]] = static_cast<int32_t>(i);
+    classes.push_back(std::move(cls));
   }
   prof.resize(c.nodes.size());
   use.resize(c.nodes.size());
   index.resize(classes.size());
+  idle.resize(classes.size());
 }
 
 Time Scheduler::Impl::round_up(Time t) const {
@@ -81,6 +65,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     for (size_t p = 0; p < spec.gres.size(); ++p) use[n].dev_used[p].assign(spec.gres[p].device_ids.size(), 0);
   }
   limits.reset(c);
+  frontier.reset(classes.size(), reference_search);
   std::vector<int64_t> amount;
   for (const RunningJob& r : input.running) {
     Time end = round_up(std::max(r.end, now + 1));
@@ -113,8 +98,25 @@ void Scheduler::Impl::setup(const CycleInput& input) {
       limits.add(c, r.qos, part_qos, r.spec->user, tres, r.spec->array_job_id);
     }
   }
+  // Idle nodes over time, per class, from each node's idle periods.
+  idle.resize(classes.size());
+  std::vector<std::pair<Time, int64_t>> edges;
   for (size_t k = 0; k < classes.size(); ++k) {
-    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res);
+    edges.clear();
+    int64_t cores = classes[k].capacity[0];
+    for (NodeIndex n : classes[k].members) {
+      if (avail[n] != NodeAvail::kUp) continue;
+      prof[n].for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
+        if (f[0] != cores) return;
+        edges.push_back({s0, +1});
+        if (s1 < kForever) edges.push_back({s1, -1});
+      });
+    }
+    idle[k].assign_edges(now, edges);
+  }
+  for (size_t k = 0; k < classes.size(); ++k) {
+    bool small = classes[k].members.size() <= small_class;
+    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
   }
 }
 
@@ -175,7 +177,7 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
       any = any || !list.empty();
       pc.alts.push_back(std::move(list));
     }
-    pc.never = !any || check_capacity(c, pc.demand).has_value();
+    pc.never = !any || check_capacity(c, pc.demand).has_value();  // per node group: cheap
     e.parts.push_back(std::move(pc));
   }
   e.refused = e.parts.empty();
@@ -204,7 +206,9 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     if (f != first_pending.end() && f->second < std::make_pair(job.submit_time, job.id)) return DepState::kWait;
     return DepState::kMet;
   }
-  JobOutcome o = in.history ? in.history->outcome(it.job, it.array_task) : JobOutcome{};
+  // aftercorr: the element of the named array with this element's index.
+  int64_t task = it.kind == DepKind::kAfterCorr && it.array_task < 0 ? job.array_task_id : it.array_task;
+  JobOutcome o = in.history ? in.history->outcome(it.job, task) : JobOutcome{};
   bool ended = o.progress == JobProgress::kCompletedOk || o.progress == JobProgress::kFailed ||
                o.progress == JobProgress::kCancelled;
   switch (it.kind) {
@@ -215,6 +219,7 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     case DepKind::kAfterAny:
       return o.progress == JobProgress::kUnknown || ended ? DepState::kMet : DepState::kWait;
     case DepKind::kAfterOk:
+    case DepKind::kAfterCorr:
       if (o.progress == JobProgress::kUnknown || o.progress == JobProgress::kCompletedOk) return DepState::kMet;
       return ended ? DepState::kNever : DepState::kWait;
     case DepKind::kAfterNotOk:
@@ -280,7 +285,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   queue.reserve(input.pending.size());
   for (const JobSpec* job : input.pending) {
     const JobCache& jc = cached(*job);
-    QueueEntry e{job, 0, 0};
+    QueueEntry e{job, &jc, 0, 0};
     for (const PartChoice& pc : jc.parts) {
       e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
       PriorityBreakdown b = priority_for(c, *job, pc.partition, &pc.demand, pc.tres, input.fairshare, now,
@@ -316,7 +321,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     }
     ++tested;
     plan.tested = true;
-    const JobCache& jc = cached(job);
+    const JobCache& jc = *qe.cache;
     if (jc.refused) {
       plan.reason = Reason::kBadConstraints;
       plan.never = true;
@@ -351,6 +356,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     const PartChoice* now_pc = nullptr;
     std::optional<Placement> later;
     const PartChoice* later_pc = nullptr;
+    bool planned_any = false;  // a plan was looked for (and so "none" means none within the window)
     for (const PartChoice& pc : jc.parts) {
       if (pc.never) {
         if (first_reason == Reason::kNone) first_reason = Reason::kBadConstraints;
@@ -379,12 +385,11 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
           break;
         }
       }
-      if (full) {
-        bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
-        auto p = plan_later(pc, job, reserve);
-        if (p && fcfs && part_block_start[pc.partition] != kNoPlan) {
-          p->start = std::max(p->start, part_block_start[pc.partition]);
-        }
+      bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
+      if (full && (reserve || opts.estimate_unreserved)) {
+        planned_any = true;
+        Time not_before = fcfs && part_block_start[pc.partition] != kNoPlan ? part_block_start[pc.partition] : now;
+        auto p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
         if (p && (!later || p->start < later->start)) {
           later = std::move(p);
           later_pc = &pc;
@@ -444,7 +449,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         Time& b = part_block_start[shown.partition];
         b = b == kNoPlan ? later->start : std::max(b, later->start);
       }
-    } else if (full) {
+    } else if (planned_any) {
       ++out.stats.beyond_window;
       if (fcfs) part_block_start[shown.partition] = kForever;
     } else if (fcfs && part_block_start[shown.partition] == kNoPlan) {
@@ -464,6 +469,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     if (p.tested && (p.start != kNoPlan || definite)) ++out.stats.planned;
   }
   for (const NodeProfile& p : prof) out.stats.profile_steps += static_cast<int64_t>(p.steps());
+  for (const ClassIndex& x : index) {
+    out.stats.index_visits += x.visits();
+    out.stats.rise_checks += x.rise_checks();
+  }
   return out;
 }
 
@@ -475,5 +484,9 @@ Scheduler::~Scheduler() = default;
 const Cluster& Scheduler::cluster() const { return impl_->c; }
 
 CycleResult Scheduler::run_cycle(const CycleInput& in, const CycleOptions& opts) { return impl_->run(in, opts); }
+
+void Scheduler::use_reference_search(bool on) { impl_->reference_search = on; }
+
+void Scheduler::set_index_threshold(size_t nodes) { impl_->small_class = nodes; }
 
 }  // namespace drover::core

@@ -55,6 +55,11 @@ enum class PassKind {
 
 struct CycleOptions {
   PassKind pass = PassKind::kFull;
+  // Give jobs beyond the reservation depth (bf_reserve_depth) an estimated
+  // start too. The controller wants it (squeue --start, why); a simulator
+  // that only needs decisions may turn it off: starts and reservations do
+  // not change, only the estimates are left out.
+  bool estimate_unreserved = true;
 };
 
 enum class StartKind : uint8_t {
@@ -95,6 +100,8 @@ struct CycleStats {
   int64_t planned = 0;       // pending jobs with a planned start or a definite reason
   int64_t beyond_window = 0; // could not be planned within bf_window
   int64_t profile_steps = 0; // size of the availability profile at the end
+  int64_t index_visits = 0;  // index entries the searches bounded (work done)
+  int64_t rise_checks = 0;   // moments the searches checked
 };
 
 struct CycleResult {
@@ -123,6 +130,14 @@ class Scheduler {
   const Cluster& cluster() const;
   CycleResult run_cycle(const CycleInput& in, const CycleOptions& opts = {});
   Explanation explain(const CycleInput& in, const JobSpec& job);
+
+  // Tests: search every node the plain way instead of through the index and
+  // the bounds learnt during the cycle. Decisions must not change; only the
+  // work done does.
+  void use_reference_search(bool on);
+  // Node groups of at most this many nodes (default 256) are searched node
+  // by node rather than through an index built each cycle; 0 indexes all.
+  void set_index_threshold(size_t nodes);
 
   struct Impl;  // internal (core/cycle.hpp)
 

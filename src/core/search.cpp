@@ -34,6 +34,9 @@ bool strands(const NodeClass& cls, const NodeProfile& p, Time now, const std::ve
   return f[0] - amount[0] <= 0 || f[1] - amount[1] <= 0;
 }
 
+// Moments the rise walk checks before the tree search takes over.
+constexpr int kRiseChecks = 4096;
+
 struct Cand {
   Time start;
   int64_t key;   // preference among equal starts (lower first)
@@ -47,6 +50,53 @@ struct Cand {
 };
 
 }  // namespace
+
+uint64_t Frontier::key(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(static_cast<uint64_t>(cls));
+  mix(static_cast<uint64_t>(nodes));
+  mix(static_cast<uint64_t>(d));
+  for (int64_t v : need) mix(static_cast<uint64_t>(v));
+  return h;
+}
+
+Time Frontier::lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) const {
+  Time lb = 0;
+  if (off_) return lb;
+  auto it = exact_.find(key(cls, need, d, nodes));
+  if (it != exact_.end()) {
+    for (const FrontierPoint& p : it->second) {
+      if (p.d == d && p.nodes == nodes && p.need == need) lb = std::max(lb, p.at);
+    }
+  }
+  for (const FrontierPoint& p : recent_[static_cast<size_t>(cls)]) {
+    if (p.at <= lb || p.d > d || p.nodes > nodes || p.need.size() != need.size()) continue;
+    bool covered = true;
+    for (size_t k = 0; k < need.size() && covered; ++k) covered = p.need[k] <= need[k];
+    if (covered) lb = p.at;
+  }
+  return lb;
+}
+
+void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes, Time at) {
+  if (off_) return;
+  std::vector<FrontierPoint>& same = exact_[key(cls, need, d, nodes)];
+  bool found = false;
+  for (FrontierPoint& p : same) {
+    if (p.d == d && p.nodes == nodes && p.need == need) {
+      p.at = std::max(p.at, at);
+      found = true;
+    }
+  }
+  if (!found) same.push_back(FrontierPoint{need, d, nodes, at});
+  std::vector<FrontierPoint>& v = recent_[static_cast<size_t>(cls)];
+  if (v.size() >= kRecent) v.erase(v.begin());
+  v.push_back(FrontierPoint{need, d, nodes, at});
+}
 
 Time Scheduler::Impl::duration(const PartChoice& pc) {
   Seconds t = pc.demand.time_limit;
@@ -62,6 +112,7 @@ struct SearchCtx {
   const PartChoice& pc;
   size_t alt;
   Time d;
+  Time not_before = 0;  // plans start no earlier (FCFS: behind the first waiting job)
   bool eligible(NodeIndex n) const {
     return !needs_filter(pc.demand) || node_eligible(pc.demand, s.c, n, alt);
   }
@@ -74,6 +125,8 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
       const ClassNeed& cn = classes[i];
       const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : cn.amount;
       if (amounts && amount.empty()) continue;
+      // Learnt this cycle: a job needing no more than this could not start now here.
+      if (x.s.frontier.lower_bound(cn.cls, amount, x.d, 1) > x.s.now) continue;
       const NodeClass& cls = x.s.classes[cn.cls];
       Time best = x.s.now + 1;
       NodeIndex who = -1;
@@ -82,6 +135,7 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
           amount.data(), x.d, x.s.now, best, who, key, x.s.prof,
           [&](NodeIndex n) { return x.eligible(n) && (pass == 1 || !strands(cls, x.s.prof[n], x.s.now, amount)); },
           false, [](NodeIndex) { return int64_t{0}; });
+      if (who < 0 && pass == 1 && !needs_filter(x.pc.demand)) x.s.frontier.learn(cn.cls, amount, x.d, 1, x.s.now + 1);
       if (who >= 0) {
         Placement p;
         p.start = x.s.now;
@@ -97,6 +151,13 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
 
 std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t k,
                                    int32_t tpn, int32_t tasks) {
+  // Quick "no": not enough idle nodes now (jobs taking whole nodes' cores),
+  // or learnt this cycle that a job needing no more could not start now.
+  bool single = classes.size() == 1 && !needs_filter(x.pc.demand);
+  if (single && (x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k) > x.s.now ||
+                 x.s.idle_bound(classes[0], k, x.d, x.s.now) != x.s.now)) {
+    return std::nullopt;
+  }
   for (int pass = 0; pass < 2; ++pass) {
     Placement p;
     p.start = x.s.now;
@@ -125,6 +186,7 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
       return p;
     }
   }
+  if (single) x.s.frontier.learn(classes[0].cls, classes[0].amount, x.d, k, x.s.now + 1);
   return std::nullopt;
 }
 
@@ -250,9 +312,37 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
     NodeIndex before_who = who;
     // Among equal starts prefer the node with the least free now: a
     // reservation on a busy node leaves idle ones to backfill.
-    x.s.index[cn.cls].earliest(
-        amount.data(), x.d, x.s.now, best, who, key, x.s.prof, [&](NodeIndex n) { return x.eligible(n); }, ties,
-        [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; });
+    auto accept = [&](NodeIndex n) { return x.eligible(n); };
+    auto tie_key = [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; };
+    const ClassIndex& idx = x.s.index[cn.cls];
+    Time class_best = best;  // this class's earliest is at least what it leaves in best
+    // A job starts on a node either at the first moment it may (now, or
+    // not_before behind FCFS order), or at a moment that node's free
+    // capacity grows. That first moment first:
+    Time exact = std::max(x.s.now, x.not_before);
+    Time from = std::max(exact, x.s.frontier.lower_bound(cn.cls, amount, x.d, 1));
+    if (from <= exact) {
+      Time at_best = std::min(best, exact + 1);
+      idx.earliest(amount.data(), x.d, exact, at_best, who, key, x.s.prof, accept, false, tie_key);
+      if (at_best <= exact) best = at_best;
+      from = exact + 1;
+    }
+    if (best > exact) {
+      // The moments capacity grows, from what earlier jobs of this cycle
+      // taught; the tree search settles what that walk does not.
+      Time resume = from;
+      if (!idx.earliest_by_rises(amount.data(), x.d, from, best, who, key, x.s.prof, accept, ties, tie_key,
+                                 kRiseChecks, resume)) {
+        idx.earliest(amount.data(), x.d, resume, best, who, key, x.s.prof, accept, ties, tie_key);
+      }
+    }
+    // Learn only unconditioned answers: a plan held behind not_before says
+    // nothing about how early the class could take the job.
+    if (!needs_filter(x.pc.demand) && x.not_before <= x.s.now) {
+      Time learnt = who != before_who ? best : std::min(class_best, idx.window_end());
+      if (who == before_who && class_best == kNever) learnt = idx.window_end();
+      x.s.frontier.learn(cn.cls, amount, x.d, 1, learnt);
+    }
     if (who != before_who) chosen = amount;
   }
   if (who < 0) return std::nullopt;
@@ -268,16 +358,29 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
 // lower bound of the answer; repeat from it until k nodes fit at once.
 std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t k, int32_t tpn,
                                      int32_t tasks, bool ties) {
-  Time t = x.s.now;
+  // Every node of the job starts together: no earlier than the earliest any
+  // one class could give one node, as learnt this cycle.
+  Time t = kNever;
+  for (const ClassNeed& cn : classes) t = std::min(t, x.s.frontier.lower_bound(cn.cls, cn.amount, x.d, 1));
+  t = std::max({t == kNever ? x.s.now : t, x.s.now, x.not_before});
+  bool learn = classes.size() == 1 && !needs_filter(x.pc.demand) && x.not_before <= x.s.now;
+  if (learn) t = std::max(t, x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k));
+  if (classes.size() == 1) {
+    t = x.s.idle_bound(classes[0], k, x.d, t);
+    if (t == kNever) return std::nullopt;
+  }
+  auto answer = [&](Time at) {
+    if (learn) x.s.frontier.learn(classes[0].cls, classes[0].amount, x.d, k, at);
+  };
   for (int iter = 0; iter < 64; ++iter) {
     std::priority_queue<Cand> heap;  // the k best so far, worst on top
     Time limit = x.s.index.empty() ? kNever : x.s.index[classes.front().cls].window_end();
+    Time before = limit;  // lowered as the heap fills: later starts cannot make the k best
     for (size_t ci = 0; ci < classes.size(); ++ci) {
       const ClassNeed& cn = classes[ci];
-      x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, limit, [&](int leaf, NodeIndex n, Time lb) {
+      x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, before, [&](int leaf, NodeIndex n, Time lb) {
         if (!x.eligible(n)) return true;
-        Time upto = static_cast<int32_t>(heap.size()) >= k ? heap.top().start + 1 : limit;
-        Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), upto);
+        Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), before);
         if (e == kNever) return true;
         Cand cand{e, ties ? x.s.prof[n].free_at(x.s.now)[0] : 0,
                   (static_cast<int64_t>(ci) << 32) | static_cast<int64_t>(leaf), n};
@@ -287,12 +390,17 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
           heap.pop();
           heap.push(cand);
         }
+        if (static_cast<int32_t>(heap.size()) >= k) before = heap.top().start + 1;
         return true;
       });
     }
-    if (static_cast<int32_t>(heap.size()) < k) return std::nullopt;
+    if (static_cast<int32_t>(heap.size()) < k) {
+      answer(limit);
+      return std::nullopt;
+    }
     Time kth = heap.top().start;
     if (kth == t) {
+      answer(t);
       Placement p;
       p.start = t;
       std::vector<Cand> picked;
@@ -317,10 +425,10 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
 }
 
 std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>& classes) {
-  std::vector<Time> times{x.s.now};
+  std::vector<Time> times{std::max(x.s.now, x.not_before)};
   for (const ClassNeed& cn : classes) {
     for (NodeIndex n : x.s.classes[cn.cls].members) {
-      x.s.prof[n].rises(x.s.now, x.s.index[cn.cls].window_end(), times);
+      x.s.prof[n].rises(std::max(x.s.now, x.not_before), x.s.index[cn.cls].window_end(), times);
     }
   }
   std::sort(times.begin(), times.end());
@@ -334,12 +442,13 @@ std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>
 
 }  // namespace
 
-std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation) {
+std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation,
+                                                     Time not_before) {
   (void)job;
   const Demand& d = pc.demand;
   std::optional<Placement> best;
   for (size_t alt = 0; alt < pc.alts.size(); ++alt) {
-    SearchCtx x{*this, pc, alt, duration(pc)};
+    SearchCtx x{*this, pc, alt, duration(pc), not_before};
     const auto& classes = pc.alts[alt];
     if (classes.empty()) continue;
     std::optional<Placement> p;
@@ -362,12 +471,29 @@ std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const
   return best;
 }
 
+void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
+  int64_t cores = classes[class_of[n]].capacity[0];
+  prof[n].for_steps(t0, t1, [&](Time s0, Time s1, const int64_t* f) {
+    if (f[0] != cores) return;
+    int64_t d = -delta;
+    idle[class_of[n]].take(std::max(s0, t0), std::min(s1, t1), &d);
+  });
+}
+
+Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const {
+  if (cn.amount[0] < classes[cn.cls].capacity[0]) return from;
+  int64_t need = k;
+  Time t = idle[cn.cls].earliest_fit(&need, d, from, index[cn.cls].window_end());
+  return t;
+}
+
 void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end) {
   (void)pc;
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
+    count_idle(n, p.start, end, -1);  // the node is not idle while the job holds it
     prof[n].take(p.start, end, p.amounts[i].data());
-    index[class_of[n]].update(leaf_of[n], p.start, end, prof);
+    index[class_of[n]].update(leaf_of[n], p.start, end, p.amounts[i].data(), prof);
   }
 }
 
