@@ -7,9 +7,11 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/job_values.hpp"
 #include "cli/scontrol_show.hpp"
 #include "client/commands.hpp"
 #include "client/session.hpp"
+#include "client/submit_map.hpp"
 #include "client/views_map.hpp"
 #include "common/strings.hpp"
 
@@ -212,6 +214,15 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
         *req.add_targets() = *t;
       }
       continue;
+    }
+    if (iequals(k, "Dependency") && !v.empty()) {
+      auto dep = cli::parse_dependency(v);
+      if (!dep) {
+        std::fprintf(stderr, "scontrol: error: Invalid dependency specification: %s (%s)\n", v.c_str(),
+                     dep.error().message.c_str());
+        return 1;
+      }
+      dependency_to_proto(*dep, req.mutable_dependency());
     }
     (*req.mutable_fields())[k] = v;
     req.add_field_order(k);

@@ -34,15 +34,17 @@ v1::DepType dep_type(cli::DependencyType t) {
     case cli::DependencyType::kAfterOk: return v1::DEP_AFTER_OK;
     case cli::DependencyType::kAfterNotOk: return v1::DEP_AFTER_NOT_OK;
     case cli::DependencyType::kSingleton: return v1::DEP_SINGLETON;
+    case cli::DependencyType::kAfterCorr: return v1::DEP_AFTER_CORR;
     default: return v1::DEP_AFTER_ANY;
   }
 }
 
-void set_dependency(const std::optional<cli::DependencySpec>& d, v1::Dependency* out) {
-  if (!d) return;
-  out->set_any(d->any_of);
-  out->set_text(cli::format_dependency(*d));
-  for (const auto& c : d->clauses) {
+}  // namespace
+
+void dependency_to_proto(const cli::DependencySpec& d, v1::Dependency* out) {
+  out->set_any(d.any_of);
+  out->set_text(cli::format_dependency(d));
+  for (const auto& c : d.clauses) {
     if (c.type == cli::DependencyType::kSingleton) {
       out->add_items()->set_type(v1::DEP_SINGLETON);
       continue;
@@ -56,6 +58,8 @@ void set_dependency(const std::optional<cli::DependencySpec>& d, v1::Dependency*
     }
   }
 }
+
+namespace {
 
 std::string mail_text(unsigned bits) {
   static const std::pair<unsigned, const char*> kNames[] = {
@@ -166,7 +170,7 @@ v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const Submit
   if (r.begin) d.set_begin_time(*r.begin);
   if (r.deadline) d.set_deadline(*r.deadline);
   set_shape(r, d);
-  set_dependency(r.dependency, d.mutable_dependency());
+  if (r.dependency) dependency_to_proto(*r.dependency, d.mutable_dependency());
   d.set_hold(r.hold);
   if (r.nice) d.set_nice(static_cast<int32_t>(*r.nice));
   if (r.priority) d.set_priority(*r.priority);

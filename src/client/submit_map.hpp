@@ -21,6 +21,9 @@ struct SubmitterContext {
 SubmitterContext current_submitter();
 v1::JobDescriptor descriptor_from_request(const cli::JobRequest& req, const SubmitterContext& who);
 
+// A parsed --dependency / Dependency= value in the API's form.
+void dependency_to_proto(const cli::DependencySpec& d, v1::Dependency* out);
+
 // "ALL", "NONE", "ALL,EDITOR=/bin/emacs", "EDITOR,ARG1=test": the --export text the agent resolves.
 std::string export_text(const cli::ExportSpec& e);
 

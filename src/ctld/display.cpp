@@ -45,6 +45,7 @@ const char* dep_type(v1::DepType t) {
     case v1::DEP_AFTER_OK: return "afterok";
     case v1::DEP_AFTER_NOT_OK: return "afternotok";
     case v1::DEP_SINGLETON: return "singleton";
+    case v1::DEP_AFTER_CORR: return "aftercorr";
     default: return "afterany";
   }
 }

@@ -53,6 +53,7 @@ core::Dependency dependency_from_proto(const v1::Dependency& d) {
       case v1::DEP_AFTER_OK: item.kind = core::DepKind::kAfterOk; break;
       case v1::DEP_AFTER_NOT_OK: item.kind = core::DepKind::kAfterNotOk; break;
       case v1::DEP_SINGLETON: item.kind = core::DepKind::kSingleton; break;
+      case v1::DEP_AFTER_CORR: item.kind = core::DepKind::kAfterCorr; break;
       default: item.kind = core::DepKind::kAfterAny; break;
     }
     item.job = i.job_id();

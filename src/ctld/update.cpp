@@ -16,6 +16,7 @@ struct Ctx {
   Job& job;
   v1::JobRecord& rec;  // the copy being changed
   int64_t now;
+  const v1::UpdateJobRequest& req;
   bool set_time_limit = false;
 };
 
@@ -164,6 +165,18 @@ const char* set_throttle(Ctx& c, const std::string& v) {
   return nullptr;
 }
 
+// The client parsed the value into req.dependency ("" clears it).
+const char* set_dependency(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  if (v.empty()) {
+    c.rec.mutable_desc()->clear_dependency();
+  } else {
+    *c.rec.mutable_desc()->mutable_dependency() = c.req.dependency();
+  }
+  c.rec.set_eligible_time(0);
+  return nullptr;
+}
+
 const char* set_work_dir(Ctx& c, const std::string& v) {
   if (auto e = need_pending(c)) return e;
   c.rec.mutable_desc()->set_work_dir(v);
@@ -198,7 +211,7 @@ const Field kFields[] = {
     {"CPUsPerTask", set_cpus_per_task}, {"MinCPUsNode", set_min_cpus_node}, {"MinMemoryNode", set_mem_node},
     {"MinMemoryCPU", set_mem_cpu},     {"StartTime", set_begin},       {"BeginTime", set_begin},
     {"Requeue", set_requeue},          {"ArrayTaskThrottle", set_throttle}, {"WorkDir", set_work_dir},
-    {"StdOut", set_stdout},            {"StdErr", set_stderr},
+    {"StdOut", set_stdout},            {"StdErr", set_stderr},         {"Dependency", set_dependency},
 };
 
 const Field* find_field(const std::string& key) {
@@ -237,7 +250,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
         continue;
       }
       v1::JobRecord copy = j->rec;
-      Ctx c{who, *j, copy, now};
+      Ctx c{who, *j, copy, now, req};
       std::string error;
       for (const auto& k : keys) {
         const Field* f = find_field(k);
@@ -249,6 +262,9 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
           error = e;
           break;
         }
+      }
+      if (error.empty() && req.fields().count("Dependency")) {
+        if (auto st = check_dependencies(c.rec.desc().dependency()); !st) error = "Job dependency problem";
       }
       if (error.empty() && c.rec.state() == v1::PENDING) {
         core::JobSpec spec = spec_from_record(c.rec);

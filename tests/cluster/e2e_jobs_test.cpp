@@ -142,6 +142,15 @@ TEST(Jobs, Dependencies) {
   ASSERT_TRUE(c.wait_done(s2));
   auto f1 = c.job_fields(s1), f2 = c.job_fields(s2);
   EXPECT_GE(f2["StartTime"], f1["EndTime"]);
+  // scontrol update Dependency=: cleared, the job runs at once.
+  std::string blocker = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 30"}));
+  std::string waiting = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + blocker, "--wrap", "true"}));
+  EXPECT_TRUE(eventually([&] { return c.reason(waiting) == "Dependency"; }, 5s));
+  auto u = c.run("scontrol", {"update", "JobId=" + waiting, "Dependency="});
+  EXPECT_EQ(u.rc, 0) << u.err;
+  ASSERT_TRUE(c.wait_done(waiting));
+  EXPECT_EQ(c.state(waiting), "COMPLETED");
+  EXPECT_EQ(c.state(blocker), "RUNNING");
 }
 
 TEST(Jobs, CancelPendingAndRunning) {
