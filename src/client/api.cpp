@@ -147,10 +147,12 @@ ApiResult<v1::SubmitReply> ControllerApi::submit(const v1::JobDescriptor& job, b
   return call<v1::SubmitReply>(v1::WIRE_SUBMIT, std::move(req));
 }
 
-ApiResult<v1::GetJobsReply> ControllerApi::get_jobs(const std::vector<int64_t>& ids, bool detail) {
+ApiResult<v1::GetJobsReply> ControllerApi::get_jobs(const std::vector<int64_t>& ids, bool detail,
+                                                    bool include_finished) {
   v1::GetJobsRequest req;
   for (int64_t id : ids) req.add_job_ids(id);
   req.set_detail(detail);
+  req.set_include_finished(include_finished);
   return call<v1::GetJobsReply>(v1::WIRE_GET_JOBS, std::move(req));
 }
 

@@ -64,7 +64,8 @@ class ControllerApi {
   const Endpoint& endpoint() const { return ep_; }
 
   ApiResult<v1::SubmitReply> submit(const v1::JobDescriptor& job, bool test_only);
-  ApiResult<v1::GetJobsReply> get_jobs(const std::vector<int64_t>& ids, bool detail);
+  // ids empty: every active job, and the finished ones still remembered with include_finished.
+  ApiResult<v1::GetJobsReply> get_jobs(const std::vector<int64_t>& ids, bool detail, bool include_finished = true);
   ApiResult<v1::CancelReply> cancel(const v1::CancelRequest& req);
   ApiResult<v1::ControlReply> control(const v1::ControlRequest& req);
   ApiResult<v1::UpdateJobReply> update_job(const v1::UpdateJobRequest& req);

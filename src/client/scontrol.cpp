@@ -67,7 +67,7 @@ int show_jobs(ControllerApi& api, const Invocation& inv, const Opts& o, const st
     }
     want.push_back(*n);
   }
-  auto reply = api.get_jobs({}, o.details > 0);
+  auto reply = api.get_jobs(want, o.details > 0, true);
   if (!reply) return report_failure(inv, api, reply.error());
   std::vector<std::string> blocks;
   for (const auto& v : job_views(*reply, false)) {

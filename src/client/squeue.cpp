@@ -4,6 +4,7 @@
 #include "client/commands.hpp"
 #include "client/session.hpp"
 #include "client/views_map.hpp"
+#include "common/strings.hpp"
 
 namespace drover::client {
 namespace {
@@ -28,7 +29,15 @@ int squeue_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
-  auto reply = api->get_jobs({}, false);
+  // Ask only for what can be shown: the named jobs (-j), and finished jobs
+  // only when -t asks for them. The renderer selects the rest.
+  std::vector<int64_t> ids;
+  for (const auto& j : opts->job_ids) {
+    if (auto n = parse_int(j.substr(0, j.find('_')))) ids.push_back(*n);
+  }
+  bool finished = opts->all_states;
+  for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
+  auto reply = api->get_jobs(ids, false, finished);
   if (!reply) return report_failure(inv, *api, reply.error());
   return print(cli::render_squeue(*opts, job_views(*reply, opts->expand_arrays), reply->now()));
 }

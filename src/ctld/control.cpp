@@ -70,7 +70,8 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
   std::vector<std::pair<std::string, Job*>> chosen;
   auto nodes = node_set(req.nodelist());
   if (req.targets().empty()) {
-    for (auto& [id, j] : jobs_) {
+    for (core::JobId id : active_) {
+      Job& j = jobs_.at(id);
       if (!is_final(j.rec.state()) && matches_filters(j.rec, req, nodes)) chosen.emplace_back(job_label(j.rec), &j);
     }
   }

@@ -186,7 +186,8 @@ void fill_usage(const core::NodeSpec& n, const NodeUsage& u, v1::NodeInfo& info)
 std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
   const core::Cluster& c = bridge_->cluster();
   std::vector<NodeUsage> use(c.nodes.size());
-  for (const auto& [id, j] : jobs_) {
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
     if (!holds_resources(j)) continue;
     for (const auto& t : j.rec.alloc().nodes()) {
       core::NodeIndex ni = bridge_->find_node(t.node());
@@ -313,7 +314,8 @@ v1::StatusReply ControllerState::status(int64_t now) const {
   s.set_host(settings_.host);
   s.set_start_time(start_time_);
   s.set_now(now);
-  for (const auto& [id, j] : jobs_) {
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
     if (is_pending(j)) s.set_jobs_pending(s.jobs_pending() + 1);
     if (j.rec.state() == v1::RUNNING) s.set_jobs_running(s.jobs_running() + 1);
   }

@@ -49,10 +49,18 @@ void get_jobs(Controller& c, const Caller&, const v1::GetJobsRequest& req, v1::G
   int64_t now = c.now();
   const auto& jobs = c.state().jobs();
   auto add = [&](const Job& j) { *rep->add_jobs() = c.state().job_for_display(j, req.detail(), now); };
-  if (req.job_ids().empty()) {
+  if (req.job_ids().empty() && req.include_finished()) {
     for (const auto& [id, j] : jobs) add(j);  // every job still in memory (MinJobAge), as Slurm's squeue sees
+  } else if (req.job_ids().empty()) {
+    for (int64_t id : c.state().active()) add(jobs.at(id));
   } else {
+    std::set<int64_t> ids;
     for (int64_t id : req.job_ids()) {
+      auto arr = c.state().arrays().find(id);
+      if (arr != c.state().arrays().end()) ids.insert(arr->second.begin(), arr->second.end());
+      ids.insert(id);
+    }
+    for (int64_t id : ids) {
       auto it = jobs.find(id);
       if (it != jobs.end()) add(it->second);
     }

@@ -113,7 +113,9 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
 void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session,
                                      int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
-  for (auto& [id, j] : jobs_) {
+  std::vector<core::JobId> ids(active_.begin(), active_.end());  // put_job changes active_
+  for (core::JobId id : ids) {
+    Job& j = jobs_.at(id);
     if (j.rec.state() != v1::RUNNING || j.rec.batch_host() != node || reported.count(id)) continue;
     if (j.launch_sent && !j.rec.launched()) continue;  // a Launch is in flight
     if (!j.rec.launched()) {
@@ -135,7 +137,9 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
 
 void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
-  for (auto& [id, j] : jobs_) {
+  std::vector<core::JobId> ids(active_.begin(), active_.end());  // put_job changes active_
+  for (core::JobId id : ids) {
+    Job& j = jobs_.at(id);
     if (!holds_resources(j) || j.rec.batch_host() != node) continue;
     if (j.rec.state() == v1::RUNNING && j.rec.requeue() && settings_.job_requeue) {
       j.rec.set_state_desc("requeued: node " + node + " " + why);

@@ -20,7 +20,12 @@ store::Schema controller_schema() {
   return schema;
 }
 
-void ControllerState::put_job(const Job& j, Effects& fx, bool insert) const {
+void ControllerState::put_job(const Job& j, Effects& fx, bool insert) {
+  if (is_pending(j) || holds_resources(j)) {
+    active_.insert(j.rec.job_id());
+  } else {
+    active_.erase(j.rec.job_id());
+  }
   std::string payload;
   j.rec.SerializeToString(&payload);
   fx.batch.put(store::Put{kJobsTable,
@@ -84,6 +89,7 @@ Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string
     }
     auto [it, _] = jobs_.emplace(id, std::move(j));
     index_array(it->second);
+    if (is_pending(it->second) || holds_resources(it->second)) active_.insert(id);
   }
   next_job_id_ = std::max(next_job_id.value_or(1), highest + 1);
   return {};

@@ -97,7 +97,8 @@ struct ControllerState::CycleInputs {
 ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
   CycleInputs ci;
   for (const auto& n : nodes_) ci.avail.push_back(availability(n));
-  for (const auto& [id, j] : jobs_) {
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
     if (holds_resources(j)) {
       core::RunningJob r;
       r.spec = &j.spec;

@@ -120,6 +120,8 @@ class ControllerState {
   const CoreBridge& bridge() const { return *bridge_; }
   const Settings& settings() const { return settings_; }
   const std::map<core::JobId, Job>& jobs() const { return jobs_; }
+  // Jobs pending or holding resources (not the finished ones kept for MinJobAge).
+  const std::set<core::JobId>& active() const { return active_; }
   const std::vector<NodeRt>& nodes() const { return nodes_; }
   const Counters& counters() const { return counters_; }
   int64_t next_job_id() const { return next_job_id_; }
@@ -167,7 +169,8 @@ class ControllerState {
   Job* find_job(int64_t id);
   // Jobs a target names ("123" plain, "123" array: every element, "123_4").
   std::vector<Job*> resolve_target(const v1::JobTarget& t);
-  void put_job(const Job& j, Effects& fx, bool insert = false) const;
+  // Every durable change of a job goes through here (it also keeps active_).
+  void put_job(const Job& j, Effects& fx, bool insert = false);
   void put_node(core::NodeIndex i, Effects& fx) const;
   void finish_job(Job& j, v1::JobState st, int exit_code, int exit_signal, const std::string& why, int64_t now,
                   Effects& fx);
@@ -193,6 +196,7 @@ class ControllerState {
   Settings settings_;
   std::map<core::JobId, Job> jobs_;
   std::map<core::JobId, std::vector<core::JobId>> arrays_;  // array id -> element job ids
+  std::set<core::JobId> active_;  // pending or holding resources: what cycles and node views look at
   std::vector<NodeRt> nodes_;
   int64_t next_job_id_ = 1;
   int64_t start_time_ = 0;

@@ -66,6 +66,10 @@ TEST(Recovery, AgentRestartReadoptsItsRunningJob) {
   std::string id = std::to_string(c.submit({"-w", "cpu1", "-o", "/dev/null", "--wrap",
                                             "echo start >> " + log + "; sleep 3; echo end >> " + log}));
   ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  // Killed while the job runs (an agent killed in the middle of a launch is
+  // another case: the job is launched again if it never started, NODE_FAIL
+  // if the agent lost it).
+  ASSERT_TRUE(eventually([&] { return read_file(log) == "start\n"; }, 5s));
   c.kill_agent("cpu1", SIGKILL);
   ASSERT_TRUE(c.start_agent("cpu1"));
   ASSERT_TRUE(c.wait_done(id, 30s));
