@@ -44,6 +44,8 @@ rec() { echo -e "$1\t$2\t$3" >> "$TSV"; echo "  -> $1 rep$2 = $3"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 active() { squeue -h -r -t PD,R,CG -o %i 2>/dev/null | wc -l; }
 wait_idle() { while [ "$(active)" != 0 ]; do sleep 0.2; done; }
+# MaxJobCount (10000) counts finished jobs kept for MinJobAge (300 s), as in Slurm: wait for room, as the anchor did.
+wait_room() { while [ "$(squeue -h -r -t all -o %i 2>/dev/null | wc -l)" -gt 7000 ]; do sleep 5; done; }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR==0)print "NA"; else if(NR%2)print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "=== cluster_bench.sh $STAMP N=$N REPS=$REPS CONC=$CONC LAT=$LAT user=$U conf=$CONF load $(load)"
@@ -54,7 +56,7 @@ scancel -u "$U" 2>/dev/null; wait_idle
 for rep in $(seq 1 "$REPS"); do
   echo "===== repetition $rep (load $(load))"
   if [[ " $ONLY " == *" a "* ]]; then
-    wait_idle
+    wait_room; wait_idle
     echo "(a) sequential $N x sbatch (jobs run: true)   load $(load)"
     t0=$(ms_now)
     fails=$(AS 'f=0; for i in $(seq 1 $N); do sbatch -p compute -J bench-a -o /dev/null --wrap true >/dev/null 2>>err.a || f=$((f+1)); done; echo $f')
@@ -64,7 +66,7 @@ for rep in $(seq 1 "$REPS"); do
     rec a_seq_drain_after_submit_s "$rep" "$(awk -v d=$((t2-t1)) 'BEGIN{printf "%.2f", d/1000}')"
   fi
   if [[ " $ONLY " == *" ah "* ]]; then
-    wait_idle
+    wait_room; wait_idle
     echo "(a') sequential $N x sbatch --hold   load $(load)"
     t0=$(ms_now)
     fails=$(AS 'f=0; for i in $(seq 1 $N); do sbatch -H -p compute -J bench-ah -o /dev/null --wrap true >/dev/null 2>>err.ah || f=$((f+1)); done; echo $f')
@@ -75,7 +77,7 @@ for rep in $(seq 1 "$REPS"); do
     rec ah_scancel_all_s "$rep" "$(awk -v d=$((t1-t0)) 'BEGIN{printf "%.2f", d/1000}')"
   fi
   if [[ " $ONLY " == *" b "* ]]; then
-    wait_idle
+    wait_room; wait_idle
     echo "(b) $CONC concurrent submitters, $N jobs total   load $(load)"
     t0=$(ms_now)
     fails=$(AS 'per=$((N/CONC)); for c in $(seq 1 $CONC); do ( f=0; for i in $(seq 1 $per); do sbatch -p compute -J bench-b -o /dev/null --wrap true >/dev/null 2>>err.b || f=$((f+1)); done; echo $f > fails.$c ) & done; wait; t=0; for x in fails.*; do t=$((t+$(cat $x))); done; echo $t; rm -f fails.*')
@@ -107,7 +109,7 @@ for rep in $(seq 1 "$REPS"); do
     rec c_true_job_turnaround_ms_median "$rep" "$(printf '%s\n' "${e2e[@]}" | median)"
   fi
   if [[ " $ONLY " == *" d "* ]]; then
-    wait_idle
+    wait_room; wait_idle
     echo "(d) drain $N x 'sleep 1' (held, then one scontrol release)   load $(load)"
     ids=$(AS 'for i in $(seq 1 $N); do sbatch --parsable -H -p compute -J bench-d -o /dev/null --wrap "sleep 1"; done' | paste -sd' ')
     sleep 1
@@ -126,7 +128,7 @@ for rep in $(seq 1 "$REPS"); do
     rec d_peak_running "$rep" "$peak"
   fi
   if [[ " $ONLY " == *" d2 "* ]]; then
-    wait_idle
+    wait_room; wait_idle
     echo "(d2) drain --array=0-$((N-1)) 'sleep 1' (from submission)   load $(load)"
     t0=$(ms_now); AS 'sbatch -p compute -J bench-d2 -o /dev/null --array=0-$((N-1)) --wrap "sleep 1" >/dev/null'
     wait_idle; t2=$(ms_now)

@@ -51,6 +51,8 @@ class Controller {
   void wait();
   void request_stop();
   void stop();
+  // The store failed (disk full, I/O error): the process should exit non-zero.
+  bool failed() const { return store_failed_; }
 
   // ---- for the service handlers ----
   // Who the caller is, with the privilege the controller grants.

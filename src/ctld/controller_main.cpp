@@ -71,8 +71,8 @@ int controller_main(const std::vector<std::string>& args) {
   waiter.detach();
   (*ctl)->wait();
   (*ctl)->stop();
-  log_line("stopped");
-  return 0;
+  log_line((*ctl)->failed() ? "stopped after a state store failure" : "stopped");
+  return (*ctl)->failed() ? 1 : 0;
 }
 
 }  // namespace drover::ctld

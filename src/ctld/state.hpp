@@ -179,6 +179,7 @@ class ControllerState {
   void start_job(const core::StartDecision& d, int64_t now, Effects& fx);
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
   void plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply);
+  core::SubmitContext submit_context(const Caller& who) const;
   struct CycleInputs;
   CycleInputs cycle_inputs(int64_t now) const;
   void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session, int64_t now,

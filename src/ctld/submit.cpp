@@ -78,7 +78,27 @@ void set_array_facts(v1::JobRecord& rec, const v1::ArrayRequest& a) {
   rec.set_array_task_step(array_step(ids));
 }
 
+bool has_submit_limits(const core::Cluster& c) {
+  for (const auto& q : c.qos) {
+    if (q.grp_submit_jobs != core::kNoLimit || q.max_submit_jobs_per_user != core::kNoLimit) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// Jobs per QOS (all, and the caller's) for GrpSubmitJobs / MaxSubmitJobsPerUser,
+// counted only when some QOS has such a limit.
+core::SubmitContext ControllerState::submit_context(const Caller& who) const {
+  core::SubmitContext ctx;
+  if (!has_submit_limits(bridge_->cluster())) return ctx;
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
+    ctx.jobs_per_qos[j.rec.qos()] += 1;
+    if (j.rec.uid() == who.uid) ctx.user_jobs_per_qos[j.rec.qos()] += 1;
+  }
+  return ctx;
+}
 
 Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::JobDescriptor& desc, bool test_only,
                                                 int64_t now, Effects& fx) {
@@ -87,7 +107,7 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   v1::JobRecord rec = base_record(who, desc, now, settings_);
   rec.set_job_id(next_job_id_);
   core::JobSpec spec = spec_from_record(rec);
-  core::SubmitContext ctx;
+  core::SubmitContext ctx = submit_context(who);
   ctx.new_jobs = desc.array().task_ids().empty() ? 1 : desc.array().task_ids_size();
   core::SubmitVerdict v = bridge_->check_submit(spec, ctx);
   if (!v.accepted) {
