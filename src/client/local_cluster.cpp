@@ -3,7 +3,8 @@
 // default), GPUs emulated, state and logs in one directory:
 //   DIR/slurm.conf (+ gres.conf, qos.conf)   the effective configuration
 //   DIR/drover.key                           the cluster key (0600)
-//   DIR/state/ DIR/spool/<node>/             controller state, agents' spools
+//   DIR/state/                               controller state
+//   DIR/spool -> /dev/shm/drover-spool-...   the agents' spools (<node>/), on tmpfs when there is one
 //   DIR/logs/controller.log, agent-NODE.log
 //   DIR/pids/controller.pid, agent-NODE.pid
 // Idempotent: `up` starts only what is not running (after a crash it starts
@@ -166,12 +167,32 @@ bool overridden_line(const std::string& line) {
   return false;
 }
 
+// The agents' spools: on tmpfs (/dev/shm) when there is one. A spool must
+// survive an agent's restart, not the machine's; on ext4 the inode allocator
+// spends ~13 ms of CPU per job on a spool that creates and removes a few
+// small files per job (measured: 29 ms vs 16 ms of CPU per `true` job).
+// DIR/spool links to it.
+std::string spool_dir(const UpOptions& o) {
+  std::error_code ec;
+  if (access("/dev/shm", W_OK) != 0) return o.dir + "/spool";
+  char name[64];
+  std::snprintf(name, sizeof name, "/dev/shm/drover-spool-%u-%zx", static_cast<unsigned>(geteuid()),
+                std::hash<std::string>{}(o.dir));
+  fs::create_directories(name, ec);
+  if (ec) return o.dir + "/spool";
+  if (!fs::is_symlink(o.dir + "/spool", ec)) {
+    fs::remove(o.dir + "/spool", ec);  // an empty directory from an earlier version
+    fs::create_directory_symlink(name, o.dir + "/spool", ec);
+  }
+  return name;
+}
+
 Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
   std::ifstream in(o.source);
   std::ostringstream out;
   out << "# Written by drover up from " << o.source << "; edit the source and run drover up again.\n"
       << "StateSaveLocation=" << o.dir << "/state\n"
-      << "SlurmdSpoolDir=" << o.dir << "/spool/%n\n"
+      << "SlurmdSpoolDir=" << spool_dir(o) << "/%n\n"
       << "AuthInfo=key=" << o.dir << "/drover.key\n"
       << "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n"
       << "SlurmdParameters=config_overrides\n"
@@ -236,7 +257,7 @@ int up_main(const Args& args) {
   if (!src) return std::fprintf(stderr, "drover up: %s\n", src.error().message.c_str()), 1;
   if (auto st = check_local(*src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
   std::error_code ec;
-  for (const char* sub : {"", "/state", "/spool", "/logs", "/pids"}) fs::create_directories(o->dir + sub, ec);
+  for (const char* sub : {"", "/state", "/logs", "/pids"}) fs::create_directories(o->dir + sub, ec);
   std::string key = o->dir + "/drover.key";
   if (!fs::exists(key, ec)) {
     if (auto st = rpc::create_cluster_key(key); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;

@@ -269,6 +269,11 @@ std::vector<v1::PartitionInfo> ControllerState::partitions() const {
     p.set_def_mem_per_node_mb(pc.def_mem_per_node_mb.value_or(0));
     p.set_max_mem_per_cpu_mb(pc.max_mem_per_cpu_mb.value_or(0));
     p.set_max_mem_per_node_mb(pc.max_mem_per_node_mb.value_or(0));
+    int32_t pi = bridge_->find_partition(pc.name);
+    if (pi >= 0) {
+      for (const auto& [k, v] : c.partitions[pi].total_tres) (*p.mutable_tres())[k] = v;
+      if (p.tres().count("cpu")) (*p.mutable_tres())["billing"] = p.tres().at("cpu");
+    }
     out.push_back(std::move(p));
   }
   return out;
