@@ -170,8 +170,14 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
                               : v1::HOLD_USER;
       switch (req.action()) {
         case v1::HOLD:
-        case v1::USER_HOLD: r.set_hold(hold); break;
-        case v1::RELEASE: r.set_hold(v1::HOLD_NONE); break;
+        case v1::USER_HOLD:
+          r.set_hold(hold);
+          r.set_reason(hold == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser");
+          break;
+        case v1::RELEASE:
+          r.set_hold(v1::HOLD_NONE);
+          r.set_reason("None");
+          break;
         default: {
           if (req.action() == v1::REQUEUE_HOLD) r.set_hold(hold);
           if (r.state() == v1::RUNNING) {

@@ -56,7 +56,8 @@ v1::JobRecord base_record(const Caller& who, const v1::JobDescriptor& d, int64_t
   rec.set_user(who.user.empty() ? std::to_string(who.uid) : who.user);
   rec.set_submit_time(now);
   rec.set_state(v1::PENDING);
-  rec.set_reason("None");
+  // Held or waiting for --begin: the reason shows at once (no cycle is run for them).
+  rec.set_reason(d.hold() ? "JobHeldUser" : d.begin_time() > now ? "BeginTime" : "None");
   rec.set_hold(d.hold() ? v1::HOLD_USER : v1::HOLD_NONE);
   rec.set_nice(d.nice());
   if (d.has_priority()) rec.set_admin_priority(d.priority());
