@@ -89,10 +89,8 @@ int agent_main(const std::vector<std::string>& args) {
     }
   }
   std::fprintf(stderr,
-               "drover agent: the node agent daemon (registration with the controller and launching jobs it sends) "
-               "is not built yet; it arrives with the controller/agent RPC wiring.\n"
-               "Available now: drover agent --detect [--config PATH --node NAME] [--fake-gpus=TYPE:N] "
-               "[--check-nvidia-smi]\n");
+               "drover agent: the node agent daemon is `drover agent --node NAME` (src/agentd); this entry takes "
+               "--detect [--config PATH --node NAME] [--fake-gpus=TYPE:N] [--check-nvidia-smi] and --stepd DIR\n");
   return 2;
 }
 

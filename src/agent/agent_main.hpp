@@ -11,8 +11,8 @@ namespace drover::agent {
 //   with the node's declaration and the drain reason it would cause);
 // drover agent --stepd STEP_DIR
 //   the step daemon (started by the agent itself);
-// drover agent --node NAME
-//   the daemon: not built yet (arrives with the controller RPC wiring); says so.
+// drover agent --node NAME is the daemon, in src/agentd (agentd_main), which
+//   hands the two forms above to this function.
 int agent_main(const std::vector<std::string>& args);
 
 }  // namespace drover::agent

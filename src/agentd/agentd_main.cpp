@@ -53,7 +53,13 @@ int agentd_main(const std::vector<std::string>& args) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  if (!is_daemon_call(args)) return agent::agent_main(args);
+  if (!is_daemon_call(args)) {
+    for (const auto& a : args) {
+      if (a == "--detect" || a == "--stepd") return agent::agent_main(args);
+    }
+    std::fprintf(stderr, "drover agent: --node NAME is required (the NodeName this agent serves)\n%s", kUsage);
+    return 2;
+  }
   AgentOptions o;
   std::string conf;
   for (std::size_t i = 0; i < args.size(); ++i) {
