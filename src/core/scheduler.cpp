@@ -22,6 +22,13 @@ Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
 }  // namespace
 
 Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
+  tres_used = {"cpu", "gres/gpu"};
+  for (const QosSpec& q : c.qos) {
+    for (const TresMap* m : {&q.grp_tres, &q.max_tres_per_job, &q.max_tres_per_node, &q.max_tres_per_user}) {
+      for (const auto& [name, v] : *m) tres_used.insert(name);
+    }
+  }
+  for (const auto& [name, w] : c.priority.weight_tres) tres_used.insert(name);
   class_of = c.group_of;
   leaf_of.assign(c.nodes.size(), 0);
   for (const NodeGroup& g : c.groups) {
@@ -92,10 +99,11 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     if (r.spec) {
       TresMap tres = r.alloc.tres(c);
       for (const auto& [name, v] : r.spec->licenses) tres[name] += v;
+      TresList held(tres);
       int32_t part_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
                              ? c.find_qos(c.partitions[r.partition].qos)
                              : -1;
-      limits.add(c, r.qos, part_qos, r.spec->user, tres, r.spec->array_job_id);
+      limits.add(c, r.qos, part_qos, r.spec->user, held, r.spec->array_job_id);
     }
   }
   // Idle nodes over time, per class, from each node's idle periods.
@@ -146,8 +154,10 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
     pc.partition = p;
     pc.demand = std::move(d).value();
     pc.static_reason = static_limit_reason(c, pc.demand, job);
-    pc.tres = demand_tres(c, pc.demand);
-    bool wants_gpus = pc.tres.count("gres/gpu") && pc.tres.at("gres/gpu") > 0;
+    TresMap all = demand_tres(c, pc.demand);
+    std::erase_if(all, [&](const auto& e) { return !tres_used.count(e.first); });
+    pc.tres = TresList(all);
+    bool wants_gpus = pc.tres.get("gres/gpu") > 0;
     int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
     bool any = false;
     for (size_t alt = 0; alt < pc.demand.alternatives.size(); ++alt) {
@@ -160,9 +170,9 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
         if (!need.fits) continue;
         ClassNeed cn;
         cn.cls = static_cast<int32_t>(k);
+        cn.amount.reserve(2 + need.pool.size());
         cn.amount = {need.cores, need.mem_mb};
         for (int32_t v : need.pool) cn.amount.push_back(v);
-        cn.need = std::move(need);
         list.push_back(std::move(cn));
       }
       // Preference: lower Weight first; a job without GPUs keeps off GPU nodes
@@ -412,7 +422,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
       TresMap tres = sd.alloc.tres(c);
       for (const auto& [name, v] : job.licenses) tres[name] += v;
-      limits.add(c, now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, tres,
+      limits.add(c, now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, TresList(tres),
                  job.array_job_id);
       names.active.insert({job.user, job.name});
       ++out.stats.started;
