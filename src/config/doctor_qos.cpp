@@ -48,22 +48,6 @@ void node_gres(const Facts& f, std::size_t n, std::map<std::string, int64_t>& tr
   }
 }
 
-// Slurm's Licenses=fs:10,matlab*2,lic (count 1 when omitted).
-std::map<std::string, int64_t> parse_licenses(const ClusterConfig& cfg) {
-  std::map<std::string, int64_t> out;
-  auto it = cfg.globals_written.find("Licenses");
-  if (it == cfg.globals_written.end()) return out;
-  for (const auto& item : split(it->second.first, ',')) {
-    std::string_view s = trim(item);
-    if (s.empty()) continue;
-    auto sep = s.find_first_of(":*");
-    int64_t count = 1;
-    if (sep != std::string_view::npos) count = parse_int(s.substr(sep + 1)).value_or(1);
-    out[std::string(s.substr(0, sep))] = count;
-  }
-  return out;
-}
-
 Inventory inventory(const Facts& f) {
   Inventory inv;
   for (std::size_t n : f.unique_nodes) {
@@ -72,7 +56,7 @@ Inventory inventory(const Facts& f) {
     node_gres(f, n, tres, inv.gres_types);
     add_node(inv, tres);
   }
-  inv.licenses = parse_licenses(f.cfg);
+  inv.licenses = configured_licenses(f.cfg);
   for (const auto& [name, count] : inv.licenses) inv.total["license/" + name] = count;
   return inv;
 }

@@ -1,5 +1,7 @@
 #include "config/model.hpp"
 
+#include "common/strings.hpp"
+
 namespace drover::config {
 
 int64_t GresLine::device_count() const {
@@ -29,6 +31,21 @@ const PartitionConfig* ClusterConfig::default_partition() const {
     if (p.is_default) return &p;
   }
   return nullptr;
+}
+
+std::map<std::string, int64_t> configured_licenses(const ClusterConfig& cfg) {
+  std::map<std::string, int64_t> out;
+  auto it = cfg.globals_written.find("Licenses");
+  if (it == cfg.globals_written.end()) return out;
+  for (const auto& item : split(it->second.first, ',')) {
+    std::string_view s = trim(item);
+    if (s.empty()) continue;
+    auto sep = s.find_first_of(":*");
+    int64_t count = 1;
+    if (sep != std::string_view::npos) count = parse_int(s.substr(sep + 1)).value_or(1);
+    out[std::string(s.substr(0, sep))] = count;
+  }
+  return out;
 }
 
 }  // namespace drover::config

@@ -205,6 +205,9 @@ struct ClusterConfig {
   const PartitionConfig* default_partition() const;  // first Default=YES, else nullptr
 };
 
+// Licenses=fs:10,matlab*2,lic as name -> count (count 1 when omitted).
+std::map<std::string, int64_t> configured_licenses(const ClusterConfig& cfg);
+
 struct LoadOptions {
   std::string slurm_conf;  // required
   // Empty: look for gres.conf / qos.conf beside slurm.conf; absent files are fine.

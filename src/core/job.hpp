@@ -41,6 +41,7 @@ struct GpuReq {
 // core fills partition and cluster defaults (core/request.hpp).
 struct JobSpec {
   JobId id = 0;
+  uint64_t revision = 0;       // the caller bumps it whenever it changes the spec (the core caches by it)
   JobId array_job_id = 0;      // 0: not an array element
   int32_t array_task_id = -1;
   int32_t array_max_running = 0;  // --array=...%N; 0 = no throttle

@@ -43,6 +43,8 @@ enum class Reason : uint8_t {
   kQosMaxNodePerUserLimit,
   kQosMaxGresPerUser,
   kQosMaxJobsPerUserLimit,
+  kQosNotAllowed,
+  kAccountNotAllowed,
   kInvalidQos,
   kInvalidAccount,
 };

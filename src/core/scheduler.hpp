@@ -124,8 +124,9 @@ class Scheduler {
   CycleResult run_cycle(const CycleInput& in, const CycleOptions& opts = {});
   Explanation explain(const CycleInput& in, const JobSpec& job);
 
+  struct Impl;  // internal (core/cycle.hpp)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

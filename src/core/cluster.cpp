@@ -1,0 +1,97 @@
+#include "core/cluster.hpp"
+
+#include <algorithm>
+
+namespace drover::core {
+
+int32_t NodeSpec::cores() const { return sockets * cores_per_socket; }
+
+int32_t NodeSpec::gpus() const {
+  int32_t n = 0;
+  for (const GresPool& p : gres) {
+    if (p.name == "gpu") n += p.count;
+  }
+  return n;
+}
+
+bool NodeSpec::has_feature(std::string_view f) const {
+  return std::binary_search(features.begin(), features.end(), f, std::less<>());
+}
+
+int32_t Cluster::find_partition(std::string_view name) const {
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (partitions[i].name == name) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+int32_t Cluster::find_qos(std::string_view name) const {
+  for (size_t i = 0; i < qos.size(); ++i) {
+    if (qos[i].name == name) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+NodeIndex Cluster::find_node(std::string_view name) const {
+  auto it = node_index_.find(name);
+  return it == node_index_.end() ? -1 : it->second;
+}
+
+int32_t Cluster::default_partition() const {
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (partitions[i].is_default) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+std::string gres_tres_name(std::string_view name, std::string_view type) {
+  std::string s = "gres/";
+  s += name;
+  if (!type.empty()) {
+    s += ':';
+    s += type;
+  }
+  return s;
+}
+
+namespace {
+
+void add_node_tres(const NodeSpec& n, TresMap& t) {
+  t["cpu"] += n.cpus;
+  t["mem"] += n.mem_mb;
+  t["node"] += 1;
+  for (const GresPool& p : n.gres) {
+    if (p.no_consume) continue;
+    t[gres_tres_name(p.name, "")] += p.count;
+    if (!p.type.empty()) t[gres_tres_name(p.name, p.type)] += p.count;
+  }
+}
+
+}  // namespace
+
+void Cluster::finalize() {
+  node_index_.clear();
+  total_tres.clear();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeSpec& n = nodes[i];
+    node_index_.emplace(n.name, static_cast<NodeIndex>(i));
+    std::sort(n.features.begin(), n.features.end());
+    n.features.erase(std::unique(n.features.begin(), n.features.end()), n.features.end());
+    n.partitions.clear();
+    add_node_tres(n, total_tres);
+  }
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    PartitionSpec& part = partitions[p];
+    part.total_tres.clear();
+    for (NodeIndex ni : part.nodes) {
+      nodes[ni].partitions.push_back(static_cast<int32_t>(p));
+      add_node_tres(nodes[ni], part.total_tres);
+    }
+  }
+  for (NodeSpec& n : nodes) {
+    std::sort(n.partitions.begin(), n.partitions.end());
+    n.partitions.erase(std::unique(n.partitions.begin(), n.partitions.end()), n.partitions.end());
+  }
+}
+
+}  // namespace drover::core

@@ -1,0 +1,147 @@
+// Internal: the state of one scheduling cycle and the caches the Scheduler
+// keeps between cycles. Only scheduler*.cpp, search.cpp, placement.cpp,
+// limits.cpp and explain.cpp include this.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/demand.hpp"
+#include "core/profile.hpp"
+#include "core/scheduler.hpp"
+
+namespace drover::core {
+
+// Nodes with one configuration, partition set, features and weight.
+struct NodeClass {
+  const NodeSpec* spec = nullptr;  // the first member's (all members are alike)
+  std::vector<NodeIndex> members;  // cluster order
+  int dims = 2;                    // cores, memory, then one per gres pool
+  bool has_gpus = false;
+  std::vector<int64_t> capacity;   // dims values
+};
+
+// A job's need on the nodes of one class.
+struct ClassNeed {
+  int32_t cls = 0;
+  std::vector<int64_t> amount;  // dims values for tasks_per_node tasks (fixed shapes) or one task
+  NodeNeed need;                // the same with CPU count and pools
+};
+
+// One partition a job may run in, resolved.
+struct PartChoice {
+  int32_t partition = 0;
+  Demand demand;
+  Reason static_reason = Reason::kNone;
+  TresMap tres;                            // the job's TRES in this partition
+  std::vector<std::vector<ClassNeed>> alts;  // per feature alternative: classes in preference order
+  bool never = false;                      // no node can ever hold it here
+};
+
+struct JobCache {
+  JobId id = 0;
+  uint64_t revision = 0;
+  uint64_t seen = 0;         // cycle number of the last cycle that saw it
+  bool refused = false;      // no partition resolves (the partition was removed, ...)
+  std::vector<PartChoice> parts;
+};
+
+// Per-node facts the cycle needs beyond the profile: which cores and devices are in use now.
+struct NodeUse {
+  std::vector<uint8_t> core_used;
+  std::vector<std::vector<uint8_t>> dev_used;  // per pool with device ids
+};
+
+// Usage against QOS and license limits, counted over running jobs and the
+// jobs this cycle starts.
+class LimitUsage {
+ public:
+  void reset(const Cluster& c);
+  void add(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresMap& tres,
+           JobId array_job);
+  // First limit the job would pass over if it started now, or kNone.
+  Reason check(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresMap& tres,
+               const TresMap& licenses) const;
+  int64_t array_running(JobId array_job) const;
+
+ private:
+  struct Use {
+    TresMap tres;
+    int64_t jobs = 0;
+  };
+  Reason check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresMap& tres) const;
+  std::vector<Use> qos_;
+  std::map<std::pair<int32_t, std::string>, Use> user_;
+  TresMap licenses_;
+  std::map<JobId, int64_t> arrays_;
+};
+
+// A placement found by the search: start time and nodes with their task counts.
+struct Placement {
+  Time start = kNever;
+  std::vector<NodeIndex> nodes;
+  std::vector<int32_t> tasks;  // per node
+  std::vector<std::vector<int64_t>> amounts;  // per node: what it takes in the profile
+  int32_t partition = -1;
+  size_t alt = 0;
+};
+
+struct Scheduler::Impl {
+  explicit Impl(const Cluster& cl);
+
+  // ---- built once ----
+  const Cluster& c;
+  std::vector<NodeClass> classes;
+  std::vector<int32_t> class_of;  // per node
+  std::vector<int32_t> leaf_of;   // per node: its position in its class
+
+  // ---- kept between cycles ----
+  std::unordered_map<const JobSpec*, JobCache> cache;
+  uint64_t cycle_no = 0;
+
+  // ---- one cycle ----
+  Time now = 0;
+  Time res = 1;
+  Time window = 0;
+  std::vector<NodeAvail> avail;
+  std::vector<NodeProfile> prof;
+  std::vector<ClassIndex> index;
+  std::vector<NodeUse> use;
+  LimitUsage limits;
+  const CycleInput* in = nullptr;
+  const JobSpec* explain_target = nullptr;  // explain(): describe this job when the walk reaches it
+  Explanation* explain_out = nullptr;
+
+  // scheduler.cpp
+  CycleResult run(const CycleInput& input, const CycleOptions& opts);
+  void setup(const CycleInput& input);
+  const JobCache& cached(const JobSpec& job);
+  Time round_up(Time t) const;
+
+  // search.cpp: where and when a job could run.
+  std::optional<Placement> start_now(const PartChoice& pc, const JobSpec& job);
+  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation);
+  void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile
+
+  // placement.cpp: concrete cores and devices on nodes, now.
+  Allocation allocate(const PartChoice& pc, const Placement& p);
+
+  // explain.cpp
+  void describe(const JobSpec& job, const JobCache& jc, Explanation& ex);
+
+  // Seconds the job may run (its time limit, kForever when none).
+  static Time duration(const PartChoice& pc);
+};
+
+// Earlier-is-better queue order entry.
+struct QueueEntry {
+  const JobSpec* job = nullptr;
+  uint32_t tier = 0;
+  int64_t priority = 0;
+};
+
+}  // namespace drover::core

@@ -1,0 +1,517 @@
+#include "core/demand.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "common/hostlist.hpp"
+#include "common/units.hpp"
+
+namespace drover::core {
+
+namespace {
+
+constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
+
+int32_t ceil_div(int64_t a, int64_t b) { return static_cast<int32_t>((a + b - 1) / b); }
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+Refusal refuse(std::string error, std::string drover_line, std::vector<std::string> details = {}) {
+  return Refusal{std::move(details), std::move(error), std::move(drover_line)};
+}
+
+// The QOS a job runs under: the one it names, else "normal" when defined.
+Result<int32_t, Refusal> resolve_qos(const Cluster& c, const JobSpec& job, const PartitionSpec& part) {
+  std::string name = job.qos.empty() ? "normal" : job.qos;
+  int32_t q = c.find_qos(name);
+  if (q < 0 && !job.qos.empty()) {
+    return refuse("Invalid qos specification", "drover: no QOS named \"" + job.qos + "\" is defined");
+  }
+  if (q >= 0) {
+    bool allowed = part.allow_qos.empty() || contains(part.allow_qos, "ALL") || contains(part.allow_qos, name);
+    if (!allowed || contains(part.deny_qos, name)) {
+      return refuse("Invalid qos specification",
+                    "drover: partition " + part.name + " does not accept QOS " + name);
+    }
+  }
+  return q;
+}
+
+Seconds resolve_time_limit(const Cluster& c, const JobSpec& job, const PartitionSpec& part, int32_t qos) {
+  if (job.time_limit == 0) return kInfinite;  // --time=0: no limit
+  if (job.time_limit > 0) return job.time_limit;
+  Seconds t = part.default_time.value_or(part.max_time);
+  // An unset limit is capped by the QOS MaxWall, as Slurm's accounting policy does.
+  if (qos >= 0 && c.qos[qos].max_wall < t) t = c.qos[qos].max_wall;
+  return t;
+}
+
+Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const std::string& expr,
+                                                      const char* option) {
+  std::vector<NodeIndex> out;
+  if (expr.empty()) return out;
+  auto names = hostlist_expand(expr);
+  if (!names) {
+    return refuse("Invalid node name specified",
+                  std::string("drover: ") + option + " " + expr + ": " + names.error().message);
+  }
+  for (const std::string& n : *names) {
+    NodeIndex i = c.find_node(n);
+    if (i < 0) return refuse("Invalid node name specified", std::string("drover: ") + option + ": no node named " + n);
+    out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Result<std::vector<Constraint>, Refusal> resolve_constraint(const Cluster& c, const JobSpec& job) {
+  auto parsed = Constraint::parse(job.constraint);
+  if (!parsed) return refuse("Invalid feature specification", "drover: " + parsed.error().message);
+  std::set<std::string> known;
+  for (const NodeSpec& n : c.nodes) known.insert(n.features.begin(), n.features.end());
+  for (const std::string& f : parsed->features()) {
+    if (!known.count(f)) {
+      return refuse("Invalid feature specification", "drover: no node in the cluster has the feature \"" + f + "\"");
+    }
+  }
+  return parsed->alternatives();
+}
+
+// Largest GPU count of the given type on one of the partition's nodes.
+int32_t max_gpus_per_node(const Cluster& c, const PartitionSpec& part, const std::string& type) {
+  int32_t best = 0;
+  for (NodeIndex n : part.nodes) {
+    int32_t g = 0;
+    for (const GresPool& p : c.nodes[n].gres) {
+      if (p.name == "gpu" && (type.empty() || p.type == type)) g += p.count;
+    }
+    best = std::max(best, g);
+  }
+  return best;
+}
+
+void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& part, Demand& d) {
+  d.cpus_per_task = std::max(1, job.cpus_per_task);
+  d.min_cpus_per_node = job.min_cpus_per_node;
+  int32_t min_nodes = job.min_nodes;
+  int32_t max_nodes = std::max(job.max_nodes, job.min_nodes);
+  if (!d.required.empty() && static_cast<int32_t>(d.required.size()) > min_nodes) {
+    min_nodes = static_cast<int32_t>(d.required.size());  // -w a,b implies at least two nodes
+    max_nodes = std::max(max_nodes, min_nodes);
+  }
+  // --gpus=N for the whole job: as few nodes as hold them, evenly spread.
+  if (job.gpus.count > 0) {
+    int32_t per_node_max = std::max(1, max_gpus_per_node(c, part, job.gpus.type));
+    int32_t nodes = std::max(min_nodes, ceil_div(job.gpus.count, per_node_max));
+    min_nodes = nodes;
+    max_nodes = std::max(max_nodes, nodes);
+    d.gres.push_back({"gpu", job.gpus.type, ceil_div(job.gpus.count, nodes)});
+  }
+  if (min_nodes <= 0) min_nodes = 1;
+  if (max_nodes < min_nodes) max_nodes = min_nodes;
+
+  if (job.ntasks_per_node > 0) {
+    d.tasks_per_node = job.ntasks_per_node;
+    if (job.ntasks > 0) {
+      min_nodes = std::max(min_nodes, ceil_div(job.ntasks, job.ntasks_per_node));
+      d.tasks = job.ntasks;
+    } else {
+      d.tasks = min_nodes * job.ntasks_per_node;
+    }
+    max_nodes = min_nodes;
+  } else if (job.ntasks > 0) {
+    d.tasks = job.ntasks;
+    if (job.max_nodes <= 0 && job.min_nodes <= 0 && job.gpus.count <= 0 && d.required.empty()) {
+      max_nodes = job.ntasks;  // -n alone: as many nodes as it takes, fewest first
+    }
+    max_nodes = std::min(max_nodes, std::max(min_nodes, job.ntasks));
+    if (min_nodes == max_nodes) d.tasks_per_node = ceil_div(job.ntasks, min_nodes);
+  } else {
+    d.tasks = min_nodes;  // one task per node
+    d.tasks_per_node = 1;
+    max_nodes = min_nodes;
+  }
+  d.min_nodes = min_nodes;
+  d.max_nodes = max_nodes;
+}
+
+void resolve_gres(const Cluster& c, const JobSpec& job, const PartitionSpec& part, Demand& d) {
+  for (const GresSpec& g : job.gres) d.gres.push_back({g.name, g.type, static_cast<int32_t>(g.count)});
+  if (job.gpus_per_node.count > 0) d.gres.push_back({"gpu", job.gpus_per_node.type, job.gpus_per_node.count});
+  d.gpus_per_task = job.gpus_per_task;
+  bool wants_gpus = job.gpus_per_task.count > 0 ||
+                    std::any_of(d.gres.begin(), d.gres.end(), [](const GresNeed& g) { return g.name == "gpu"; });
+  d.cpus_per_gpu = job.cpus_per_gpu;
+  if (d.cpus_per_gpu <= 0 && job.cpus_per_task <= 0 && wants_gpus && part.def_cpu_per_gpu) {
+    d.cpus_per_gpu = static_cast<int32_t>(*part.def_cpu_per_gpu);
+  }
+}
+
+// Memory, in Slurm's order: the job's own --mem / --mem-per-cpu /
+// --mem-per-gpu, then the partition's defaults, then the cluster's; with
+// none of them the job is given all the memory of each node (Slurm's
+// behaviour when DefMemPer* is unset).
+void resolve_memory(const Cluster& c, const JobSpec& job, const PartitionSpec& part, Demand& d) {
+  bool wants_gpus = d.gpus_per_task.count > 0 ||
+                    std::any_of(d.gres.begin(), d.gres.end(), [](const GresNeed& g) { return g.name == "gpu"; });
+  if (job.mem_per_node_mb >= 0) {
+    d.mem_mode = job.mem_per_node_mb == 0 ? MemMode::kWholeNode : MemMode::kPerNode;
+    d.mem_mb = job.mem_per_node_mb;
+  } else if (job.mem_per_cpu_mb >= 0) {
+    d.mem_mode = MemMode::kPerCpu;
+    d.mem_mb = job.mem_per_cpu_mb;
+  } else if (job.mem_per_gpu_mb >= 0) {
+    d.mem_mode = MemMode::kPerGpu;
+    d.mem_mb = job.mem_per_gpu_mb;
+  } else if (part.def_mem_per_cpu_mb) {
+    d.mem_mode = MemMode::kPerCpu;
+    d.mem_mb = *part.def_mem_per_cpu_mb;
+  } else if (part.def_mem_per_node_mb) {
+    d.mem_mode = MemMode::kPerNode;
+    d.mem_mb = *part.def_mem_per_node_mb;
+  } else if (wants_gpus && part.def_mem_per_gpu_mb) {
+    d.mem_mode = MemMode::kPerGpu;
+    d.mem_mb = *part.def_mem_per_gpu_mb;
+  } else if (c.def_mem_per_cpu_mb) {
+    d.mem_mode = MemMode::kPerCpu;
+    d.mem_mb = *c.def_mem_per_cpu_mb;
+  } else if (c.def_mem_per_node_mb) {
+    d.mem_mode = MemMode::kPerNode;
+    d.mem_mb = *c.def_mem_per_node_mb;
+  } else if (wants_gpus && c.def_mem_per_gpu_mb) {
+    d.mem_mode = MemMode::kPerGpu;
+    d.mem_mb = *c.def_mem_per_gpu_mb;
+  } else {
+    d.mem_mode = MemMode::kWholeNode;
+    d.mem_mb = 0;
+  }
+}
+
+// Units of one request taken from a node's pools: a typed request from the
+// pool of that type, an untyped one from the largest pool of that name that
+// holds it whole, else spread over the pools in order.
+bool take_from_pools(const NodeSpec& node, const std::string& name, const std::string& type, int32_t count,
+                     std::vector<int32_t>& pool) {
+  if (count <= 0) return true;
+  int best = -1;
+  for (size_t i = 0; i < node.gres.size(); ++i) {
+    const GresPool& p = node.gres[i];
+    if (p.name != name || (!type.empty() && p.type != type)) continue;
+    if (p.no_consume) return true;
+    if (p.count - pool[i] >= count && (best < 0 || p.count > node.gres[best].count)) best = static_cast<int>(i);
+  }
+  if (best >= 0) {
+    pool[best] += count;
+    return true;
+  }
+  for (size_t i = 0; i < node.gres.size() && count > 0; ++i) {
+    const GresPool& p = node.gres[i];
+    if (p.name != name || (!type.empty() && p.type != type)) continue;
+    int32_t take = std::min(count, p.count - pool[i]);
+    pool[i] += take;
+    count -= take;
+  }
+  return count == 0;
+}
+
+}  // namespace
+
+NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
+  NodeNeed need;
+  need.pool.assign(node.gres.size(), 0);
+  for (const GresNeed& g : d.gres) {
+    if (!take_from_pools(node, g.name, g.type, g.count, need.pool)) need.fits = false;
+    if (g.name == "gpu") need.gpus += g.count;
+  }
+  if (d.gpus_per_task.count > 0) {
+    int32_t n = d.gpus_per_task.count * tasks_on_node;
+    if (!take_from_pools(node, "gpu", d.gpus_per_task.type, n, need.pool)) need.fits = false;
+    need.gpus += n;
+  }
+  int64_t cpus = static_cast<int64_t>(tasks_on_node) * d.cpus_per_task;
+  cpus = std::max<int64_t>(cpus, d.min_cpus_per_node);
+  cpus = std::max<int64_t>(cpus, static_cast<int64_t>(d.cpus_per_gpu) * need.gpus);
+  int32_t threads = std::max(1, node.threads_per_core);
+  need.cores = ceil_div(std::max<int64_t>(cpus, 1), threads);
+  if (d.whole_node) {
+    if (need.cores > node.cores()) need.fits = false;
+    need.cores = node.cores();
+    for (size_t i = 0; i < node.gres.size(); ++i) need.pool[i] = node.gres[i].no_consume ? 0 : node.gres[i].count;
+  }
+  need.cpus = need.cores * threads;
+  switch (d.mem_mode) {
+    case MemMode::kPerNode: need.mem_mb = d.mem_mb; break;
+    case MemMode::kPerCpu: need.mem_mb = d.mem_mb * need.cpus; break;
+    case MemMode::kPerGpu: need.mem_mb = d.mem_mb * std::max(need.gpus, 1); break;
+    case MemMode::kWholeNode: need.mem_mb = node.mem_mb; break;
+  }
+  if (d.whole_node) {
+    if (need.mem_mb > node.mem_mb) need.fits = false;
+    need.mem_mb = node.mem_mb;
+  }
+  if (need.cores > node.cores() || need.mem_mb > node.mem_mb) need.fits = false;
+  return need;
+}
+
+bool node_eligible(const Demand& d, const Cluster& c, NodeIndex n, size_t alt) {
+  const NodeSpec& node = c.nodes[n];
+  if (!std::binary_search(node.partitions.begin(), node.partitions.end(), d.partition)) return false;
+  if (!d.alternatives[alt].matches(node)) return false;
+  if (std::binary_search(d.excluded.begin(), d.excluded.end(), n)) return false;
+  if (!d.required.empty() && static_cast<int32_t>(d.required.size()) >= d.min_nodes &&
+      !std::binary_search(d.required.begin(), d.required.end(), n)) {
+    return false;
+  }
+  return true;
+}
+
+Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int32_t partition) {
+  const PartitionSpec& part = c.partitions[partition];
+  Demand d;
+  d.partition = partition;
+  auto qos = resolve_qos(c, job, part);
+  if (!qos) return qos.error();
+  d.qos = *qos;
+  if (!job.account.empty()) {
+    bool allowed = part.allow_accounts.empty() || contains(part.allow_accounts, "ALL") ||
+                   contains(part.allow_accounts, job.account);
+    if (!allowed || contains(part.deny_accounts, job.account)) {
+      return refuse("Invalid account or account/partition combination specified",
+                    "drover: partition " + part.name + " does not accept account " + job.account);
+    }
+  }
+  d.time_limit = resolve_time_limit(c, job, part, d.qos);
+  auto alts = resolve_constraint(c, job);
+  if (!alts) return alts.error();
+  d.alternatives = std::move(alts).value();
+  if (auto counted = Constraint::parse(job.constraint)) d.counts = counted->counts();
+  auto req = resolve_nodes(c, job.nodelist, "--nodelist");
+  if (!req) return req.error();
+  d.required = std::move(req).value();
+  auto exc = resolve_nodes(c, job.exclude, "--exclude");
+  if (!exc) return exc.error();
+  d.excluded = std::move(exc).value();
+  d.whole_node = job.exclusive || part.exclusive;
+  resolve_gres(c, job, part, d);
+  resolve_shape(c, job, part, d);
+  resolve_memory(c, job, part, d);
+  d.licenses = job.licenses;
+  return d;
+}
+
+namespace {
+
+std::string describe_gres(const std::vector<GresPool>& pools) {
+  std::string s;
+  for (const GresPool& p : pools) {
+    if (!s.empty()) s += ",";
+    s += p.name + (p.type.empty() ? "" : ":" + p.type) + ":" + std::to_string(p.count);
+  }
+  return s.empty() ? "no gres" : s;
+}
+
+std::string describe_need(const Demand& d) {
+  std::string s;
+  for (const GresNeed& g : d.gres) {
+    if (!s.empty()) s += ",";
+    s += g.name + (g.type.empty() ? "" : ":" + g.type) + ":" + std::to_string(g.count);
+  }
+  if (d.gpus_per_task.count > 0) {
+    if (!s.empty()) s += ",";
+    s += "gpu" + (d.gpus_per_task.type.empty() ? "" : ":" + d.gpus_per_task.type) + ":" +
+         std::to_string(d.gpus_per_task.count) + " per task";
+  }
+  return s;
+}
+
+// The largest number of tasks one node can ever hold (0: none).
+int32_t max_tasks_on(const Demand& d, const NodeSpec& node) {
+  if (!need_on(d, node, 1).fits) return 0;
+  int32_t lo = 1, hi = std::max(1, node.cpus);
+  if (d.tasks_per_node > 0) return need_on(d, node, d.tasks_per_node).fits ? d.tasks_per_node : 0;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo + 1) / 2;
+    if (need_on(d, node, mid).fits) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Slurm's wording for the dimension no node of the group can give.
+Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<NodeIndex>& eligible) {
+  const PartitionSpec& part = c.partitions[d.partition];
+  int32_t tasks = d.tasks_per_node > 0 ? d.tasks_per_node : 1;
+  if (eligible.empty()) {
+    std::string what = d.alternatives.front().empty() ? "" : " with features matching \"" +
+                                                              d.alternatives.front().text() + "\"";
+    if (!d.required.empty()) what = " among the nodes named by --nodelist";
+    return refuse(kNodeConfigUnavailable, "drover: partition " + part.name + " has no node" + what);
+  }
+  int32_t best_cpus = 0;
+  int64_t best_mem = 0;
+  bool gres_ok = false;
+  for (NodeIndex n : eligible) {
+    const NodeSpec& node = c.nodes[n];
+    best_cpus = std::max(best_cpus, node.cpus);
+    best_mem = std::max(best_mem, node.mem_mb);
+    Demand probe = d;
+    probe.mem_mode = MemMode::kPerNode;
+    probe.mem_mb = 0;
+    probe.cpus_per_task = 1;
+    probe.min_cpus_per_node = 0;
+    probe.cpus_per_gpu = 0;
+    if (need_on(probe, node, tasks).fits) gres_ok = true;
+  }
+  const NodeSpec& sample = c.nodes[eligible.front()];
+  NodeNeed need = need_on(d, sample, tasks);
+  if (!gres_ok) {
+    std::string have = describe_gres(sample.gres);
+    return refuse(kNodeConfigUnavailable, "drover: no node of partition " + part.name + " that the job may use has " +
+                                              describe_need(d) + " per node (they have " + have + ")");
+  }
+  if (need.cpus > best_cpus) {
+    return refuse(kNodeConfigUnavailable,
+                  "drover: the job needs " + std::to_string(need.cpus) + " CPUs on one node; the largest node of partition " +
+                      part.name + " has " + std::to_string(best_cpus),
+                  {"CPU count per node can not be satisfied"});
+  }
+  if (need.mem_mb > best_mem) {
+    return refuse(kNodeConfigUnavailable,
+                  "drover: the job needs " + format_memory_mb(need.mem_mb) + " of memory on one node; the largest node of partition " +
+                      part.name + " has " + format_memory_mb(best_mem),
+                  {"Memory specification can not be satisfied"});
+  }
+  return refuse(kNodeConfigUnavailable, "drover: no node of partition " + part.name +
+                                            " can hold one node's share of the job (" + std::to_string(need.cpus) +
+                                            " CPUs, " + format_memory_mb(need.mem_mb) + ", " +
+                                            (describe_need(d).empty() ? "no gres" : describe_need(d)) + ")");
+}
+
+}  // namespace
+
+std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d) {
+  const PartitionSpec& part = c.partitions[d.partition];
+  // The partition's own size is a pending limit (PartitionNodeLimit), not a refusal.
+  int32_t want_nodes = std::min<int32_t>(d.min_nodes, static_cast<int32_t>(part.nodes.size()));
+  std::optional<Refusal> first;
+  for (size_t alt = 0; alt < d.alternatives.size(); ++alt) {
+    std::vector<NodeIndex> eligible;
+    int32_t fitting = 0;
+    int64_t task_room = 0;
+    std::vector<int32_t> per_node;
+    for (NodeIndex n : part.nodes) {
+      if (!node_eligible(d, c, n, alt)) continue;
+      eligible.push_back(n);
+      int32_t t = max_tasks_on(d, c.nodes[n]);
+      if (t > 0) {
+        ++fitting;
+        per_node.push_back(t);
+      }
+    }
+    std::sort(per_node.rbegin(), per_node.rend());
+    for (size_t i = 0; i < per_node.size() && static_cast<int32_t>(i) < d.max_nodes; ++i) task_room += per_node[i];
+    bool ok = fitting >= want_nodes && fitting > 0 && (d.fixed_shape() || task_room >= d.tasks);
+    if (ok) return std::nullopt;
+    if (first) continue;
+    if (fitting == 0) {
+      first = capacity_refusal(c, d, eligible);
+    } else if (fitting < want_nodes) {
+      first = refuse(kNodeConfigUnavailable, "drover: only " + std::to_string(fitting) + " node" +
+                                                 (fitting == 1 ? "" : "s") + " of partition " + part.name +
+                                                 " can hold one node's share of the job; it asks for " +
+                                                 std::to_string(d.min_nodes));
+    } else {
+      first = refuse(kNodeConfigUnavailable, "drover: the nodes of partition " + part.name + " can hold " +
+                                                 std::to_string(task_room) + " of the job's " +
+                                                 std::to_string(d.tasks) + " tasks at most");
+    }
+  }
+  return first;
+}
+
+namespace {
+
+Reason qos_per_job_reason(const QosSpec& q, const TresMap& tres) {
+  for (const auto& [name, limit] : q.max_tres_per_job) {
+    auto it = tres.find(name);
+    if (it == tres.end() || it->second <= limit) continue;
+    if (name == "cpu") return Reason::kQosMaxCpuPerJobLimit;
+    if (name == "mem") return Reason::kQosMaxMemoryPerJob;
+    if (name == "node") return Reason::kQosMaxNodePerJobLimit;
+    return Reason::kQosMaxGresPerJob;
+  }
+  return Reason::kNone;
+}
+
+}  // namespace
+
+Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job) {
+  const PartitionSpec& part = c.partitions[d.partition];
+  if (part.state == PartitionState::kDown || part.state == PartitionState::kDrain) return Reason::kPartitionDown;
+  if (part.state == PartitionState::kInactive) return Reason::kPartitionInactive;
+  if (d.time_limit > part.max_time) return Reason::kPartitionTimeLimit;
+  int64_t part_nodes = static_cast<int64_t>(part.nodes.size());
+  if (d.min_nodes > part_nodes || (part.max_nodes != kNoLimit && d.min_nodes > part.max_nodes) ||
+      d.max_nodes < part.min_nodes) {
+    return Reason::kPartitionNodeLimit;
+  }
+  if (d.qos >= 0) {
+    const QosSpec& q = c.qos[d.qos];
+    if (d.time_limit > q.max_wall) return Reason::kQosMaxWallDurationPerJobLimit;
+    Reason r = qos_per_job_reason(q, demand_tres(c, d));
+    if (r != Reason::kNone) return r;
+  }
+  (void)job;
+  return Reason::kNone;
+}
+
+TresMap demand_tres(const Cluster& c, const Demand& d) {
+  TresMap t;
+  // Figures per node from the partition's first node that can hold the job
+  // (whole-node and per-CPU memory depend on the node).
+  const PartitionSpec& part = c.partitions[d.partition];
+  const NodeSpec* sample = nullptr;
+  for (NodeIndex n : part.nodes) {
+    if (node_eligible(d, c, n, 0) && need_on(d, c.nodes[n], std::max(1, d.tasks_per_node)).fits) {
+      sample = &c.nodes[n];
+      break;
+    }
+  }
+  int64_t nodes = d.min_nodes;
+  int64_t cpus = static_cast<int64_t>(d.tasks) * d.cpus_per_task;
+  int64_t gpus_node = 0;
+  for (const GresNeed& g : d.gres) {
+    if (g.name == "gpu") gpus_node += g.count;
+  }
+  int64_t gpus = gpus_node * nodes + static_cast<int64_t>(d.gpus_per_task.count) * d.tasks;
+  cpus = std::max<int64_t>(cpus, nodes * d.min_cpus_per_node);
+  cpus = std::max<int64_t>(cpus, static_cast<int64_t>(d.cpus_per_gpu) * gpus);
+  if (sample && d.whole_node) cpus = std::max<int64_t>(cpus, nodes * sample->cpus);
+  int64_t mem = 0;
+  switch (d.mem_mode) {
+    case MemMode::kPerNode: mem = d.mem_mb * nodes; break;
+    case MemMode::kPerCpu: mem = d.mem_mb * cpus; break;
+    case MemMode::kPerGpu: mem = d.mem_mb * std::max<int64_t>(gpus, nodes); break;
+    case MemMode::kWholeNode: mem = sample ? sample->mem_mb * nodes : 0; break;
+  }
+  if (sample && d.whole_node) mem = sample->mem_mb * nodes;
+  t["cpu"] = cpus;
+  t["mem"] = mem;
+  t["node"] = nodes;
+  t["billing"] = cpus;
+  for (const GresNeed& g : d.gres) {
+    t[gres_tres_name(g.name, "")] += static_cast<int64_t>(g.count) * nodes;
+    if (!g.type.empty()) t[gres_tres_name(g.name, g.type)] += static_cast<int64_t>(g.count) * nodes;
+  }
+  if (d.gpus_per_task.count > 0) {
+    int64_t n = static_cast<int64_t>(d.gpus_per_task.count) * d.tasks;
+    t["gres/gpu"] += n;
+    if (!d.gpus_per_task.type.empty()) t[gres_tres_name("gpu", d.gpus_per_task.type)] += n;
+  }
+  for (const auto& [name, count] : d.licenses) t[name] += count;
+  return t;
+}
+
+}  // namespace drover::core

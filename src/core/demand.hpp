@@ -1,0 +1,103 @@
+// Internal: a JobSpec resolved against one partition into what each node
+// must give (Demand), with the partition's and the cluster's defaults
+// applied. Shared by the submit check, the summaries and the cycle.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "core/cluster.hpp"
+#include "core/constraint.hpp"
+#include "core/job.hpp"
+#include "core/reason.hpp"
+
+namespace drover::core {
+
+enum class MemMode : uint8_t { kPerNode, kPerCpu, kPerGpu, kWholeNode };
+
+struct GresNeed {
+  std::string name;  // "gpu"
+  std::string type;  // "" = any type
+  int32_t count = 0; // per node
+};
+
+struct Demand {
+  int32_t partition = 0;
+  int32_t qos = -1;
+  Seconds time_limit = kInfinite;
+  int32_t min_nodes = 1, max_nodes = 1;
+  int32_t tasks = 1;
+  int32_t tasks_per_node = 0;  // > 0: every node runs this many (the last may run fewer); 0: spread freely
+  int32_t cpus_per_task = 1;
+  int32_t min_cpus_per_node = 0;
+  MemMode mem_mode = MemMode::kPerNode;
+  int64_t mem_mb = 0;
+  std::vector<GresNeed> gres;  // per node
+  GpuReq gpus_per_task;
+  int32_t cpus_per_gpu = 0;
+  bool whole_node = false;
+  std::vector<Constraint> alternatives;  // at least one
+  std::vector<Constraint::CountTerm> counts;
+  std::vector<NodeIndex> required;  // -w, ascending
+  std::vector<NodeIndex> excluded;  // -x, ascending
+  TresMap licenses;
+
+  // Every node holds the same share: a fixed number of nodes, each with
+  // tasks_per_node tasks (single-node jobs included).
+  bool fixed_shape() const { return tasks_per_node > 0; }
+};
+
+// What each node must give for `tasks` tasks placed on it. Units: cores
+// (whole cores, as cons_tres allocates), MB, units of each gres pool of
+// this node. `fits` is false when the node can never give it.
+struct NodeNeed {
+  int32_t cores = 0;
+  int32_t cpus = 0;   // cores * threads
+  int64_t mem_mb = 0;
+  std::vector<int32_t> pool;  // per NodeSpec::gres pool
+  int32_t gpus = 0;
+  bool fits = true;
+};
+
+NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node);
+
+// Does the node's configuration satisfy the job's non-capacity filters:
+// partition, feature alternative `alt`, -w/-x?
+bool node_eligible(const Demand& d, const Cluster& c, NodeIndex n, size_t alt);
+
+// Why a request was refused while resolving it. `details` and `error` are
+// Slurm's words; `drover_line` is Drover's.
+struct Refusal {
+  std::vector<std::string> details;
+  std::string error;
+  std::string drover_line;
+};
+
+// Resolve for one partition. A refusal is a request no configuration of
+// this partition can satisfy as written (unknown QOS, bad constraint
+// syntax, node names); capacity is checked separately (check_capacity).
+Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int32_t partition);
+
+// Can some set of the partition's nodes, as configured (ignoring what runs
+// and node states), ever hold the job? Returns the refusal if not.
+std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d);
+
+// Limits that leave a job pending (Slurm accepts it) rather than refusing
+// it: partition time and node limits, QOS MaxWall and per-job TRES limits.
+// kNone when none applies.
+Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job);
+
+struct PriorityBreakdown;
+class FairShareFactors;
+// Priority with the demand already resolved (the cycle's fast path; see priority.hpp).
+PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
+                               const TresMap& tres,
+                               const FairShareFactors* fs, Time now, Time eligible);
+
+// The TRES one job asks for in total (cpu, mem, node, gres/gpu[:type],
+// license/*), counting tasks_per_node tasks per node.
+TresMap demand_tres(const Cluster& c, const Demand& d);
+
+}  // namespace drover::core

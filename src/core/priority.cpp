@@ -1,0 +1,86 @@
+#include "core/priority.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/demand.hpp"
+
+namespace drover::core {
+
+namespace {
+
+// priority/basic: first come, first served (older jobs higher), as Slurm's
+// basic plugin numbers them down from a large base.
+constexpr int64_t kBasicBase = 4294901760LL;
+
+double max_job_factor(const Cluster& c) {
+  uint32_t m = 0;
+  for (const PartitionSpec& p : c.partitions) m = std::max(m, p.priority_job_factor);
+  return m;
+}
+
+double max_qos_priority(const Cluster& c) {
+  int64_t m = 0;
+  for (const QosSpec& q : c.qos) m = std::max(m, q.priority);
+  return static_cast<double>(m);
+}
+
+double ratio(int64_t part, int64_t whole) { return whole > 0 ? static_cast<double>(part) / whole : 0.0; }
+
+}  // namespace
+
+PriorityBreakdown job_priority(const Cluster& c, const JobSpec& job, int32_t partition, const FairShareFactors* fs,
+                               Time now, Time eligible) {
+  auto d = resolve_demand(c, job, partition);
+  TresMap tres = d ? demand_tres(c, *d) : TresMap{{"cpu", 1}, {"node", 1}};
+  return priority_for(c, job, partition, d ? &*d : nullptr, tres, fs, now, eligible);
+}
+
+PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
+                               const TresMap& tres,
+                               const FairShareFactors* fs, Time now, Time eligible) {
+  PriorityBreakdown b;
+  b.nice = job.nice;
+  if (c.priority.kind == PriorityKind::kBasic) {
+    b.total = std::max<int64_t>(1, kBasicBase - job.id);
+  } else {
+    const PriorityParams& w = c.priority;
+    const PartitionSpec& part = c.partitions[partition];
+    Seconds waited = eligible > 0 && now > eligible ? now - eligible : 0;
+    b.age_factor = w.max_age > 0 ? std::min(1.0, static_cast<double>(waited) / w.max_age) : 1.0;
+    b.fairshare_factor = fs ? fs->factor(job.account, job.user) : 1.0;
+    auto total = [&](const char* k) {
+      auto it = c.total_tres.find(k);
+      return it == c.total_tres.end() ? int64_t{0} : it->second;
+    };
+    auto want = tres.find("cpu");
+    double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(want == tres.end() ? 1 : want->second, total("cpu"))) / 2.0;
+    b.job_size_factor = w.favor_small ? 1.0 - size : size;
+    double jf = max_job_factor(c);
+    b.partition_factor = jf > 0 ? part.priority_job_factor / jf : 0;
+    double qmax = max_qos_priority(c);
+    int32_t q = d ? d->qos : -1;
+    b.qos_factor = q >= 0 && qmax > 0 ? c.qos[q].priority / qmax : 0;
+    b.age = w.weight_age * b.age_factor;
+    b.fairshare = w.weight_fairshare * b.fairshare_factor;
+    b.job_size = w.weight_job_size * b.job_size_factor;
+    b.partition = w.weight_partition * b.partition_factor;
+    b.qos = w.weight_qos * b.qos_factor;
+    double sum = b.age + b.fairshare + b.job_size + b.partition + b.qos;
+    for (const auto& [name, weight] : w.weight_tres) {
+      auto all = part.total_tres.find(name);
+      auto asked = tres.find(name);
+      if (all == part.total_tres.end() || asked == tres.end() || all->second <= 0) continue;
+      double v = weight * static_cast<double>(asked->second) / all->second;
+      b.tres[name] = v;
+      sum += v;
+    }
+    sum -= static_cast<double>(job.nice);
+    b.total = std::max<int64_t>(1, static_cast<int64_t>(std::floor(std::max(sum, 0.0))));
+  }
+  if (job.admin_priority) b.total = *job.admin_priority;
+  if (job.hold != Hold::kNone) b.total = 0;  // a held job's priority is 0, as Slurm shows it
+  return b;
+}
+
+}  // namespace drover::core

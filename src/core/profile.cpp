@@ -1,0 +1,221 @@
+#include "core/profile.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace drover::core {
+
+namespace {
+
+Time end_of(Time t, Time d) { return d >= kForever - t ? kForever : t + d; }
+
+bool covers(const int64_t* free, const int64_t* need, int dims) {
+  for (int k = 0; k < dims; ++k) {
+    if (free[k] < need[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- NodeProfile
+
+void NodeProfile::reset(Time now, const int64_t* capacity, int dims) {
+  dims_ = dims;
+  times_.assign(1, now);
+  free_.assign(capacity, capacity + dims);
+}
+
+size_t NodeProfile::step_at(Time t) const {
+  auto it = std::upper_bound(times_.begin(), times_.end(), t);
+  return it == times_.begin() ? 0 : static_cast<size_t>(it - times_.begin()) - 1;
+}
+
+size_t NodeProfile::split(Time t) {
+  size_t i = step_at(t);
+  if (times_[i] == t) return i;
+  if (t < times_[i]) {  // before the first step: nothing to take there
+    return i;
+  }
+  times_.insert(times_.begin() + static_cast<std::ptrdiff_t>(i + 1), t);
+  std::vector<int64_t> copy(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
+                            free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
+  free_.insert(free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_), copy.begin(), copy.end());
+  return i + 1;
+}
+
+void NodeProfile::take(Time t0, Time t1, const int64_t* amount) {
+  if (t1 <= t0) return;
+  t0 = std::max(t0, times_.front());
+  size_t a = split(t0);
+  size_t b = t1 >= kForever ? times_.size() : split(t1);
+  for (size_t i = a; i < b; ++i) {
+    int64_t* f = &free_[i * dims_];
+    for (int k = 0; k < dims_; ++k) f[k] -= amount[k];
+  }
+  // Merge neighbours that became equal (keeps profiles short).
+  size_t lo = a > 0 ? a - 1 : 0;
+  size_t hi = std::min(b + 1, times_.size());
+  for (size_t i = hi; i-- > lo + 1;) {
+    if (i >= times_.size()) continue;
+    if (std::equal(&free_[i * dims_], &free_[i * dims_] + dims_, &free_[(i - 1) * dims_])) {
+      times_.erase(times_.begin() + static_cast<std::ptrdiff_t>(i));
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
+                  free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
+    }
+  }
+}
+
+Time NodeProfile::earliest_fit(const int64_t* need, Time d, Time from, Time before) const {
+  from = std::max(from, times_.front());
+  size_t i = step_at(from);
+  Time cand = from;
+  while (cand < before) {
+    Time stop = end_of(cand, d);
+    size_t j = i;
+    bool ok = true;
+    for (; j < times_.size() && times_[j] < stop; ++j) {
+      if (!covers(&free_[j * dims_], need, dims_)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return cand;
+    if (j + 1 >= times_.size()) return kNever;  // the last step lasts forever and does not fit
+    i = j + 1;
+    cand = times_[i];
+  }
+  return kNever;
+}
+
+bool NodeProfile::fits(const int64_t* need, Time t0, Time t1) const {
+  for (size_t j = step_at(std::max(t0, times_.front())); j < times_.size() && times_[j] < t1; ++j) {
+    if (!covers(&free_[j * dims_], need, dims_)) return false;
+  }
+  return true;
+}
+
+const int64_t* NodeProfile::free_at(Time t) const { return &free_[step_at(t) * dims_]; }
+
+void NodeProfile::max_over(Time b0, Time b1, int64_t* out) const {
+  std::fill(out, out + dims_, INT64_MIN);
+  for (size_t j = step_at(std::max(b0, times_.front())); j < times_.size() && times_[j] < b1; ++j) {
+    const int64_t* f = &free_[j * dims_];
+    for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], f[k]);
+  }
+}
+
+void NodeProfile::rises(Time from, Time before, std::vector<Time>& out) const {
+  for (size_t j = 1; j < times_.size(); ++j) {
+    if (times_[j] < from) continue;
+    if (times_[j] >= before) break;
+    const int64_t* prev = &free_[(j - 1) * dims_];
+    const int64_t* cur = &free_[j * dims_];
+    for (int k = 0; k < dims_; ++k) {
+      if (cur[k] > prev[k]) {
+        out.push_back(times_[j]);
+        break;
+      }
+    }
+  }
+}
+
+// ----------------------------------------------------------------- ClassIndex
+
+int ClassIndex::block_of(Time t) const {
+  if (t >= window_end_) return kBlocks;
+  if (t <= now_) return 0;
+  return static_cast<int>(std::min<Time>((t - now_) / block_len_, kBlocks - 1));
+}
+
+void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
+                       Time now, Time window, Time resolution) {
+  members_ = members;
+  dims_ = dims;
+  now_ = now;
+  (void)resolution;
+  block_len_ = std::max<Time>(1, (window + kBlocks - 1) / kBlocks);
+  window_end_ = now_ + window;
+  level_start_.clear();
+  level_size_.clear();
+  size_t n = members_.size(), total = 0;
+  while (true) {
+    level_start_.push_back(total);
+    level_size_.push_back(n);
+    total += n;
+    if (n <= 1) break;
+    n = (n + 7) / 8;
+  }
+  max_.assign(total * (kBlocks + 1) * dims_, INT64_MIN);
+  for (size_t leaf = 0; leaf < members_.size(); ++leaf) refresh_leaf(static_cast<int>(leaf), 0, kBlocks, profiles);
+  for (size_t level = 1; level < level_start_.size(); ++level) {
+    for (size_t pos = 0; pos < level_size_[level]; ++pos) {
+      size_t e = level_start_[level] + pos;
+      size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
+      for (int b = 0; b <= kBlocks; ++b) {
+        int64_t* out = cell(e, b);
+        for (size_t c = first; c < last; ++c) {
+          const int64_t* in = cell(level_start_[level - 1] + c, b);
+          for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], in[k]);
+        }
+      }
+    }
+  }
+}
+
+void ClassIndex::refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles) {
+  const NodeProfile& p = profiles[members_[leaf]];
+  for (int b = b0; b <= b1; ++b) {
+    Time s = block_start(b);
+    Time e = b == kBlocks ? kForever : block_start(b + 1);
+    p.max_over(s, e, cell(static_cast<size_t>(leaf), b));
+  }
+}
+
+void ClassIndex::update(int leaf, Time t0, Time t1, const std::vector<NodeProfile>& profiles) {
+  int b0 = block_of(t0);
+  int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
+  refresh_leaf(leaf, b0, b1, profiles);
+  size_t pos = static_cast<size_t>(leaf);
+  for (size_t level = 1; level < level_start_.size(); ++level) {
+    pos /= 8;
+    size_t e = level_start_[level] + pos;
+    size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
+    for (int b = b0; b <= b1; ++b) {
+      int64_t* out = cell(e, b);
+      std::fill(out, out + dims_, INT64_MIN);
+      for (size_t c = first; c < last; ++c) {
+        const int64_t* in = cell(level_start_[level - 1] + c, b);
+        for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], in[k]);
+      }
+    }
+  }
+}
+
+Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from) const {
+  // Blocks whose maximum holds the need, as bits; the tail block's bit is
+  // repeated upward (it lasts forever).
+  uint64_t ok = 0;
+  for (int b = 0; b <= kBlocks; ++b) {
+    if (covers(cell(entry, b), need, dims_)) ok |= uint64_t{1} << b;
+  }
+  if (ok >> kBlocks & 1) ok |= ~uint64_t{0} << kBlocks;
+  // A run starting in block b covers blocks b .. b + span. Bits from
+  // kBlocks up repeat the tail, so a span of kBlocks already reaches it from
+  // any block and keeps b + span within the 64 bits.
+  Time span = d >= kForever ? kBlocks : std::min<Time>(kBlocks, (std::max<Time>(d, 1) - 1) / block_len_);
+  uint64_t run = ok;
+  for (Time have = 1; have < span + 1;) {
+    Time s = std::min(have, span + 1 - have);
+    run &= run >> s;
+    have += s;
+  }
+  int first = block_of(from);
+  run &= ~uint64_t{0} << first;
+  if (run == 0) return kNever;
+  int b = std::countr_zero(run);
+  if (b >= kBlocks) return kNever;  // beyond the planning window
+  return std::max(from, block_start(b));
+}
+
+}  // namespace drover::core

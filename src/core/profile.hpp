@@ -1,0 +1,161 @@
+// Internal: what each node has free over time during one cycle, and a
+// per-class index that answers "earliest time some node of this class can
+// hold this much for this long" without looking at every node.
+//
+// A node's profile is a step function: step i holds the free amounts
+// (cores, memory MB, then one count per gres pool of the node) from
+// times_[i] until times_[i+1] (the last step lasts forever). It starts at
+// the cycle's `now` with what running jobs leave free, and loses capacity
+// as the cycle starts jobs and reserves resources for later ones; it never
+// gains capacity within a cycle, which is what makes the index's bounds
+// and the cycle's caches valid.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/cluster.hpp"
+
+namespace drover::core {
+
+inline constexpr Time kNever = kForever;
+
+class NodeProfile {
+ public:
+  void reset(Time now, const int64_t* capacity, int dims);
+  int dims() const { return dims_; }
+
+  // Remove `amount` over [t0, t1) (t1 may be kForever).
+  void take(Time t0, Time t1, const int64_t* amount);
+  // Earliest t in [from, before) such that free >= need over [t, t + d),
+  // or kNever. d may be kForever.
+  Time earliest_fit(const int64_t* need, Time d, Time from, Time before) const;
+  bool fits(const int64_t* need, Time t0, Time t1) const;
+  // Free amounts at time t (t >= the first step).
+  const int64_t* free_at(Time t) const;
+  // Pointwise maximum of the free amounts over [b0, b1) into out[dims].
+  void max_over(Time b0, Time b1, int64_t* out) const;
+  // Times at which free capacity grows, in [from, before), ascending.
+  void rises(Time from, Time before, std::vector<Time>& out) const;
+  size_t steps() const { return times_.size(); }
+
+ private:
+  size_t step_at(Time t) const;  // index of the step holding t
+  size_t split(Time t);          // make a step start at t; returns its index
+
+  int dims_ = 0;
+  std::vector<Time> times_;
+  std::vector<int64_t> free_;  // steps() x dims_
+};
+
+// Nodes with the same configuration (and so the same per-node need for a
+// given job) share one index: an 8-ary tree over the class's nodes whose
+// entries hold, for each of kBlocks time blocks covering the planning
+// window plus one block for everything after it, the largest free amount
+// any node below has at any time in the block. A subtree whose maxima
+// cannot hold a job over the blocks its run must cover is skipped.
+class ClassIndex {
+ public:
+  static constexpr int kBlocks = 32;  // + 1 tail block
+
+  void build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
+             Time now, Time window, Time resolution);
+  // Node `leaf` (position in members) changed over [t0, t1).
+  void update(int leaf, Time t0, Time t1, const std::vector<NodeProfile>& profiles);
+
+  // Earliest start >= from on any member for which accept(member) holds,
+  // strictly before `best` (which it lowers), and the member; kNever when
+  // none. Starts at or after the window's end are never returned. With
+  // `ties`, among members reaching the same earliest time the one with the
+  // smallest tie_key(member) wins (ties otherwise go to the first member).
+  template <class Accept, class TieKey>
+  void earliest(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who, int64_t& who_key,
+                const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties, TieKey&& tie_key) const;
+
+  // Visit members whose index bound allows a start in [from, before), in
+  // member order, with that bound; visit returns false to stop. `before`
+  // is read at every step, so the visitor may lower it.
+  template <class Visit>
+  void scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const;
+
+  const std::vector<NodeIndex>& members() const { return members_; }
+  Time window_end() const { return window_end_; }
+
+ private:
+  // Lower bound of any start >= from under tree entry e, or kNever.
+  Time bound(size_t entry, const int64_t* need, Time d, Time from) const;
+  void refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles);
+  int block_of(Time t) const;
+  Time block_start(int b) const { return now_ + static_cast<Time>(b) * block_len_; }
+  int64_t* cell(size_t entry, int block) { return &max_[(entry * (kBlocks + 1) + block) * dims_]; }
+  const int64_t* cell(size_t entry, int block) const { return &max_[(entry * (kBlocks + 1) + block) * dims_]; }
+
+  template <class F>
+  void dfs(size_t level, size_t pos, F&& f) const;
+
+  std::vector<NodeIndex> members_;
+  int dims_ = 0;
+  Time now_ = 0, block_len_ = 1, window_end_ = 0;
+  std::vector<size_t> level_start_;  // entry index of each level's first node; level 0 = leaves
+  std::vector<size_t> level_size_;
+  std::vector<int64_t> max_;
+};
+
+// ---- template bodies ----
+
+template <class F>
+void ClassIndex::dfs(size_t level, size_t pos, F&& f) const {
+  // f(level, pos) returns true to descend.
+  if (!f(level, pos) || level == 0) return;
+  size_t first = pos * 8;
+  size_t last = std::min(first + 8, level_size_[level - 1]);
+  for (size_t c = first; c < last; ++c) dfs(level - 1, c, f);
+}
+
+template <class Accept, class TieKey>
+void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who, int64_t& who_key,
+                          const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties,
+                          TieKey&& tie_key) const {
+  if (members_.empty()) return;
+  size_t top = level_start_.size() - 1;
+  dfs(top, 0, [&](size_t level, size_t pos) {
+    Time lb = bound(level_start_[level] + pos, need, d, from);
+    if (lb == kNever || lb > best || (lb == best && !ties)) return false;
+    if (level > 0) return true;
+    NodeIndex n = members_[pos];
+    if (!accept(n)) return false;
+    Time limit = ties ? (best == kNever ? kNever : best + 1) : best;
+    limit = std::min(limit, window_end_);
+    Time t = profiles[n].earliest_fit(need, d, lb, limit);
+    if (t == kNever) return false;
+    if (t < best) {
+      best = t;
+      who = n;
+      who_key = ties ? tie_key(n) : 0;
+    } else if (ties && t == best) {
+      int64_t k = tie_key(n);
+      if (k < who_key) {
+        who = n;
+        who_key = k;
+      }
+    }
+    return false;
+  });
+}
+
+template <class Visit>
+void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const {
+  if (members_.empty()) return;
+  bool go = true;
+  size_t top = level_start_.size() - 1;
+  dfs(top, 0, [&](size_t level, size_t pos) {
+    if (!go) return false;
+    Time lb = bound(level_start_[level] + pos, need, d, from);
+    if (lb == kNever || lb >= before) return false;
+    if (level > 0) return true;
+    go = visit(static_cast<int>(pos), members_[pos], lb);
+    return false;
+  });
+}
+
+}  // namespace drover::core

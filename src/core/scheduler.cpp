@@ -1,0 +1,479 @@
+// The cycle: set up what is free now and later, order the queue, then walk
+// it once. Each job either starts now (on resources no reservation needs),
+// or is planned at its earliest start — holding a reservation when the
+// policy gives it one (bf_reserve_depth: 1 = EASY, unbounded =
+// conservative; FCFS reserves for every waiting job and starts nothing out
+// of order) — or waits on a reason that needs no search.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/cycle.hpp"
+#include "core/priority.hpp"
+
+namespace drover::core {
+
+namespace {
+
+std::string class_key(const NodeSpec& n) {
+  std::string k = std::to_string(n.sockets) + "/" + std::to_string(n.cores_per_socket) + "/" +
+                  std::to_string(n.threads_per_core) + "/" + std::to_string(n.cpus) + "/" + std::to_string(n.mem_mb) +
+                  "/w" + std::to_string(n.weight) + "|";
+  for (const GresPool& g : n.gres) {
+    k += g.name + ":" + g.type + ":" + std::to_string(g.count) + (g.no_consume ? "n" : "") + ",";
+  }
+  k += "|";
+  for (const std::string& f : n.features) k += f + ",";
+  k += "|";
+  for (int32_t p : n.partitions) k += std::to_string(p) + ",";
+  return k;
+}
+
+Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
+
+}  // namespace
+
+Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
+  std::map<std::string, int32_t> by_key;
+  class_of.assign(c.nodes.size(), 0);
+  leaf_of.assign(c.nodes.size(), 0);
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    const NodeSpec& n = c.nodes[i];
+    auto [it, fresh] = by_key.emplace(class_key(n), static_cast<int32_t>(classes.size()));
+    if (fresh) {
+      NodeClass cls;
+      cls.spec = &n;
+      cls.dims = 2 + static_cast<int>(n.gres.size());
+      cls.has_gpus = n.gpus() > 0;
+      cls.capacity = {n.cores(), n.mem_mb};
+      for (const GresPool& g : n.gres) cls.capacity.push_back(g.no_consume ? 0 : g.count);
+      classes.push_back(std::move(cls));
+    }
+    class_of[i] = it->second;
+    leaf_of[i] = static_cast<int32_t>(classes[it->second].members.size());
+    classes[it->second].members.push_back(static_cast<NodeIndex>(i));
+  }
+  prof.resize(c.nodes.size());
+  use.resize(c.nodes.size());
+  index.resize(classes.size());
+}
+
+Time Scheduler::Impl::round_up(Time t) const {
+  if (t >= kForever) return kForever;
+  return (t + res - 1) / res * res;
+}
+
+void Scheduler::Impl::setup(const CycleInput& input) {
+  in = &input;
+  now = input.now;
+  res = std::max<Time>(1, c.sched.bf_resolution);
+  window = std::max<Time>(1, c.sched.bf_window);
+  avail.assign(c.nodes.size(), NodeAvail::kUp);
+  if (input.node_avail.size() == c.nodes.size()) avail.assign(input.node_avail.begin(), input.node_avail.end());
+  for (size_t n = 0; n < c.nodes.size(); ++n) {
+    const NodeClass& cls = classes[class_of[n]];
+    std::vector<int64_t> cap = cls.capacity;
+    if (avail[n] != NodeAvail::kUp) std::fill(cap.begin(), cap.end(), 0);
+    prof[n].reset(now, cap.data(), cls.dims);
+    const NodeSpec& spec = c.nodes[n];
+    use[n].core_used.assign(static_cast<size_t>(std::max(0, spec.cores())), 0);
+    use[n].dev_used.resize(spec.gres.size());
+    for (size_t p = 0; p < spec.gres.size(); ++p) use[n].dev_used[p].assign(spec.gres[p].device_ids.size(), 0);
+  }
+  limits.reset(c);
+  std::vector<int64_t> amount;
+  for (const RunningJob& r : input.running) {
+    Time end = round_up(std::max(r.end, now + 1));
+    for (const NodeTake& t : r.alloc.nodes) {
+      if (t.node < 0 || t.node >= static_cast<NodeIndex>(c.nodes.size())) continue;
+      const NodeSpec& spec = c.nodes[t.node];
+      NodeUse& u = use[t.node];
+      for (int32_t core : t.cores) {
+        if (core >= 0 && core < static_cast<int32_t>(u.core_used.size())) u.core_used[core] = 1;
+      }
+      amount.assign(static_cast<size_t>(classes[class_of[t.node]].dims), 0);
+      int32_t threads = std::max(1, spec.threads_per_core);
+      amount[0] = t.cores.empty() ? (t.cpus + threads - 1) / threads : static_cast<int64_t>(t.cores.size());
+      amount[1] = t.mem_mb;
+      for (const GresTake& g : t.gres) {
+        if (g.pool < 0 || g.pool >= static_cast<int32_t>(spec.gres.size())) continue;
+        if (!spec.gres[g.pool].no_consume) amount[2 + g.pool] += g.count;
+        for (int32_t d : g.devices) {
+          if (d >= 0 && d < static_cast<int32_t>(u.dev_used[g.pool].size())) u.dev_used[g.pool][d] = 1;
+        }
+      }
+      if (avail[t.node] == NodeAvail::kUp) prof[t.node].take(now, end, amount.data());
+    }
+    if (r.spec) {
+      TresMap tres = r.alloc.tres(c);
+      for (const auto& [name, v] : r.spec->licenses) tres[name] += v;
+      int32_t part_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
+                             ? c.find_qos(c.partitions[r.partition].qos)
+                             : -1;
+      limits.add(c, r.qos, part_qos, r.spec->user, tres, r.spec->array_job_id);
+    }
+  }
+  for (size_t k = 0; k < classes.size(); ++k) {
+    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res);
+  }
+}
+
+const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
+  JobCache& e = cache[&job];
+  if (e.seen != 0 && e.id == job.id && e.revision == job.revision) {
+    e.seen = cycle_no;
+    return e;
+  }
+  e = JobCache{};
+  e.id = job.id;
+  e.revision = job.revision;
+  e.seen = cycle_no;
+  std::vector<int32_t> parts;
+  if (job.partitions.empty() || (job.partitions.size() == 1 && job.partitions[0].empty())) {
+    if (c.default_partition() >= 0) parts.push_back(c.default_partition());
+  } else {
+    for (const std::string& name : job.partitions) {
+      int32_t p = c.find_partition(name);
+      if (p >= 0) parts.push_back(p);
+    }
+  }
+  for (int32_t p : parts) {
+    auto d = resolve_demand(c, job, p);
+    if (!d) continue;
+    PartChoice pc;
+    pc.partition = p;
+    pc.demand = std::move(d).value();
+    pc.static_reason = static_limit_reason(c, pc.demand, job);
+    pc.tres = demand_tres(c, pc.demand);
+    bool wants_gpus = pc.tres.count("gres/gpu") && pc.tres.at("gres/gpu") > 0;
+    int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
+    bool any = false;
+    for (size_t alt = 0; alt < pc.demand.alternatives.size(); ++alt) {
+      std::vector<ClassNeed> list;
+      for (size_t k = 0; k < classes.size(); ++k) {
+        const NodeSpec& spec = *classes[k].spec;
+        if (!std::binary_search(spec.partitions.begin(), spec.partitions.end(), p)) continue;
+        if (!pc.demand.alternatives[alt].matches(spec)) continue;
+        NodeNeed need = need_on(pc.demand, spec, tasks);
+        if (!need.fits) continue;
+        ClassNeed cn;
+        cn.cls = static_cast<int32_t>(k);
+        cn.amount = {need.cores, need.mem_mb};
+        for (int32_t v : need.pool) cn.amount.push_back(v);
+        cn.need = std::move(need);
+        list.push_back(std::move(cn));
+      }
+      // Preference: lower Weight first; a job without GPUs keeps off GPU nodes
+      // while other nodes can take it; then configuration order.
+      std::stable_sort(list.begin(), list.end(), [&](const ClassNeed& a, const ClassNeed& b) {
+        const NodeClass& x = classes[a.cls];
+        const NodeClass& y = classes[b.cls];
+        if (x.spec->weight != y.spec->weight) return x.spec->weight < y.spec->weight;
+        if (!wants_gpus && x.has_gpus != y.has_gpus) return !x.has_gpus;
+        return a.cls < b.cls;
+      });
+      any = any || !list.empty();
+      pc.alts.push_back(std::move(list));
+    }
+    pc.never = !any || check_capacity(c, pc.demand).has_value();
+    e.parts.push_back(std::move(pc));
+  }
+  e.refused = e.parts.empty();
+  return e;
+}
+
+namespace {
+
+bool sooner(const QueueEntry& a, const QueueEntry& b) {
+  if (a.tier != b.tier) return a.tier > b.tier;
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.job->submit_time != b.job->submit_time) return a.job->submit_time < b.job->submit_time;
+  if (a.job->id != b.job->id) return a.job->id < b.job->id;
+  return a.job->array_task_id < b.job->array_task_id;
+}
+
+enum class DepState { kMet, kWait, kNever };
+
+DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, Time now,
+                  const std::set<std::pair<std::string, std::string>>& active_names,
+                  const std::map<std::pair<std::string, std::string>, std::pair<Time, JobId>>& first_pending) {
+  if (it.kind == DepKind::kSingleton) {
+    std::pair<std::string, std::string> key{job.user, job.name};
+    if (active_names.count(key)) return DepState::kWait;
+    auto f = first_pending.find(key);
+    if (f != first_pending.end() && f->second < std::make_pair(job.submit_time, job.id)) return DepState::kWait;
+    return DepState::kMet;
+  }
+  JobOutcome o = in.history ? in.history->outcome(it.job, it.array_task) : JobOutcome{};
+  bool ended = o.progress == JobProgress::kCompletedOk || o.progress == JobProgress::kFailed ||
+               o.progress == JobProgress::kCancelled;
+  switch (it.kind) {
+    case DepKind::kAfter:
+      if (o.progress == JobProgress::kUnknown) return DepState::kMet;
+      if (o.progress == JobProgress::kPending) return DepState::kWait;
+      return now >= o.start + it.delay || o.progress == JobProgress::kCancelled ? DepState::kMet : DepState::kWait;
+    case DepKind::kAfterAny:
+      return o.progress == JobProgress::kUnknown || ended ? DepState::kMet : DepState::kWait;
+    case DepKind::kAfterOk:
+      if (o.progress == JobProgress::kUnknown || o.progress == JobProgress::kCompletedOk) return DepState::kMet;
+      return ended ? DepState::kNever : DepState::kWait;
+    case DepKind::kAfterNotOk:
+      if (o.progress == JobProgress::kUnknown) return DepState::kMet;
+      if (o.progress == JobProgress::kCompletedOk) return DepState::kNever;
+      return ended ? DepState::kMet : DepState::kWait;
+    case DepKind::kSingleton: break;
+  }
+  return DepState::kMet;
+}
+
+DepState dependency_state(const JobSpec& job, const CycleInput& in, Time now,
+                          const std::set<std::pair<std::string, std::string>>& active,
+                          const std::map<std::pair<std::string, std::string>, std::pair<Time, JobId>>& first) {
+  const Dependency& dep = job.dependency;
+  if (dep.empty()) return DepState::kMet;
+  bool any_wait = false, any_met = false, any_never = false;
+  for (const DepItem& it : dep.items) {
+    DepState s = dep_item(it, job, in, now, active, first);
+    any_wait |= s == DepState::kWait;
+    any_met |= s == DepState::kMet;
+    any_never |= s == DepState::kNever;
+  }
+  if (dep.any) return any_met ? DepState::kMet : (any_wait ? DepState::kWait : DepState::kNever);
+  if (any_never) return DepState::kNever;
+  return any_wait ? DepState::kWait : DepState::kMet;
+}
+
+// Per-cycle facts for singleton dependencies.
+struct Names {
+  std::set<std::pair<std::string, std::string>> active;  // running (and started this cycle)
+  std::map<std::pair<std::string, std::string>, std::pair<Time, JobId>> first_pending;
+};
+
+Names collect_names(const CycleInput& in) {
+  Names n;
+  for (const RunningJob& r : in.running) {
+    if (r.spec) n.active.insert({r.spec->user, r.spec->name});
+  }
+  for (const JobSpec* j : in.pending) {
+    auto key = std::make_pair(j->user, j->name);
+    auto v = std::make_pair(j->submit_time, j->id);
+    auto [it, fresh] = n.first_pending.emplace(key, v);
+    if (!fresh && v < it->second) it->second = v;
+  }
+  return n;
+}
+
+Time eligible_since(const JobSpec& job) {
+  if (job.eligible_time > 0) return job.eligible_time;
+  return std::max(job.submit_time, job.begin_time);
+}
+
+}  // namespace
+
+CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& opts) {
+  ++cycle_no;
+  setup(input);
+  CycleResult out;
+  out.stats.pending = static_cast<int64_t>(input.pending.size());
+
+  std::vector<QueueEntry> queue;
+  queue.reserve(input.pending.size());
+  for (const JobSpec* job : input.pending) {
+    const JobCache& jc = cached(*job);
+    QueueEntry e{job, 0, 0};
+    for (const PartChoice& pc : jc.parts) {
+      e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
+      PriorityBreakdown b = priority_for(c, *job, pc.partition, &pc.demand, pc.tres, input.fairshare, now,
+                                         eligible_since(*job));
+      e.priority = std::max(e.priority, b.total);
+    }
+    queue.push_back(e);
+  }
+  std::sort(queue.begin(), queue.end(), sooner);
+
+  bool full = opts.pass == PassKind::kFull;
+  bool fcfs = c.sched.policy == QueuePolicy::kFcfs || !full;
+  int64_t test_limit = full ? c.sched.bf_max_job_test : c.sched.default_queue_depth;
+  if (test_limit == kNoLimit || test_limit < 0) test_limit = INT64_MAX;
+  int64_t depth = c.sched.bf_reserve_depth == kNoLimit ? INT64_MAX : c.sched.bf_reserve_depth;
+  if (c.sched.policy == QueuePolicy::kFcfs) depth = INT64_MAX;
+
+  Names names = collect_names(input);
+  std::vector<uint8_t> part_waiting(c.partitions.size(), 0);
+  std::vector<Time> part_block_start(c.partitions.size(), kNoPlan);  // FCFS: a job waits here from then
+  std::vector<uint8_t> class_waiting(classes.size(), 0);
+  int64_t reservations = 0;
+  int64_t tested = 0;
+
+  for (const QueueEntry& qe : queue) {
+    const JobSpec& job = *qe.job;
+    PendingPlan plan;
+    plan.job = &job;
+    plan.priority = qe.priority;
+    if (tested >= test_limit) {
+      out.pending.push_back(std::move(plan));
+      continue;
+    }
+    ++tested;
+    plan.tested = true;
+    const JobCache& jc = cached(job);
+    if (jc.refused) {
+      plan.reason = Reason::kBadConstraints;
+      plan.never = true;
+      out.pending.push_back(std::move(plan));
+      continue;
+    }
+    plan.partition = jc.parts.front().partition;
+    if (job.hold != Hold::kNone) {
+      plan.reason = job.hold == Hold::kUser ? Reason::kJobHeldUser : Reason::kJobHeldAdmin;
+      out.pending.push_back(std::move(plan));
+      continue;
+    }
+    if (job.begin_time > now) {
+      plan.reason = Reason::kBeginTime;
+      plan.start = job.begin_time;
+      out.pending.push_back(std::move(plan));
+      continue;
+    }
+    DepState dep = dependency_state(job, input, now, names.active, names.first_pending);
+    if (dep != DepState::kMet) {
+      plan.reason = dep == DepState::kWait ? Reason::kDependency : Reason::kDependencyNeverSatisfied;
+      plan.never = dep == DepState::kNever;
+      out.pending.push_back(std::move(plan));
+      continue;
+    }
+    if (&job == explain_target && explain_out) describe(job, jc, *explain_out);
+
+    Reason first_reason = Reason::kNone;
+    bool never_everywhere = true;
+    const PartChoice* tried = nullptr;
+    std::optional<Placement> now_fit;
+    const PartChoice* now_pc = nullptr;
+    std::optional<Placement> later;
+    const PartChoice* later_pc = nullptr;
+    for (const PartChoice& pc : jc.parts) {
+      if (pc.never) {
+        if (first_reason == Reason::kNone) first_reason = Reason::kBadConstraints;
+        continue;
+      }
+      never_everywhere = false;
+      Reason r = pc.static_reason;
+      if (r == Reason::kNone && job.array_max_running > 0 &&
+          limits.array_running(job.array_job_id) >= job.array_max_running) {
+        r = Reason::kJobArrayTaskLimit;
+      }
+      if (r == Reason::kNone) {
+        int32_t part_qos = c.find_qos(c.partitions[pc.partition].qos);
+        r = limits.check(c, pc.demand.qos, part_qos, job.user, pc.tres, pc.demand.licenses);
+      }
+      if (r != Reason::kNone) {
+        if (first_reason == Reason::kNone) first_reason = r;
+        continue;
+      }
+      if (!tried) tried = &pc;
+      bool blocked = fcfs && part_block_start[pc.partition] != kNoPlan;
+      if (!blocked) {
+        now_fit = start_now(pc, job);
+        if (now_fit) {
+          now_pc = &pc;
+          break;
+        }
+      }
+      if (full) {
+        bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
+        auto p = plan_later(pc, job, reserve);
+        if (p && fcfs && part_block_start[pc.partition] != kNoPlan) {
+          p->start = std::max(p->start, part_block_start[pc.partition]);
+        }
+        if (p && (!later || p->start < later->start)) {
+          later = std::move(p);
+          later_pc = &pc;
+        }
+      }
+    }
+
+    if (now_fit) {
+      Time d = duration(*now_pc);
+      StartDecision sd;
+      sd.job = &job;
+      sd.partition = now_pc->partition;
+      sd.qos = now_pc->demand.qos;
+      sd.alloc = allocate(*now_pc, *now_fit);
+      sd.time_limit = now_pc->demand.time_limit;
+      sd.end = sat_add(now, d);
+      bool backfilled = false;
+      for (NodeIndex n : now_fit->nodes) backfilled = backfilled || class_waiting[class_of[n]];
+      sd.kind = backfilled && !fcfs ? StartKind::kBackfilled : StartKind::kImmediate;
+      commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
+      TresMap tres = sd.alloc.tres(c);
+      for (const auto& [name, v] : job.licenses) tres[name] += v;
+      limits.add(c, now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, tres,
+                 job.array_job_id);
+      names.active.insert({job.user, job.name});
+      ++out.stats.started;
+      if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
+      out.starts.push_back(std::move(sd));
+      continue;
+    }
+
+    if (!tried) {
+      plan.reason = first_reason;
+      plan.never = never_everywhere;
+      out.pending.push_back(std::move(plan));
+      continue;
+    }
+    const PartChoice& shown = later_pc ? *later_pc : *tried;
+    plan.partition = shown.partition;
+    plan.reason = part_waiting[shown.partition] ? Reason::kPriority : Reason::kResources;
+    for (const PartChoice& pc : jc.parts) {
+      part_waiting[pc.partition] = 1;
+      for (const auto& alt : pc.alts) {
+        for (const ClassNeed& cn : alt) class_waiting[cn.cls] = 1;
+      }
+    }
+    if (later) {
+      plan.start = later->start;
+      plan.nodes = later->nodes;
+      bool reserve = reservations < depth && !(shown.demand.qos >= 0 && c.qos[shown.demand.qos].no_reserve);
+      if (reserve) {
+        commit(shown, *later, round_up(sat_add(later->start, duration(shown))));
+        plan.reserved = true;
+        ++reservations;
+      }
+      if (fcfs) {
+        Time& b = part_block_start[shown.partition];
+        b = b == kNoPlan ? later->start : std::max(b, later->start);
+      }
+    } else if (full) {
+      ++out.stats.beyond_window;
+      if (fcfs) part_block_start[shown.partition] = kForever;
+    } else if (fcfs && part_block_start[shown.partition] == kNoPlan) {
+      part_block_start[shown.partition] = now;
+    }
+    out.pending.push_back(std::move(plan));
+  }
+
+  // Forget jobs no longer pending.
+  for (auto it = cache.begin(); it != cache.end();) {
+    it = it->second.seen == cycle_no ? std::next(it) : cache.erase(it);
+  }
+  out.stats.tested = tested;
+  out.stats.reserved = reservations;
+  for (const PendingPlan& p : out.pending) {
+    bool definite = p.reason != Reason::kResources && p.reason != Reason::kPriority && p.reason != Reason::kNone;
+    if (p.tested && (p.start != kNoPlan || definite)) ++out.stats.planned;
+  }
+  for (const NodeProfile& p : prof) out.stats.profile_steps += static_cast<int64_t>(p.steps());
+  return out;
+}
+
+// ---------------------------------------------------------------- Scheduler
+
+Scheduler::Scheduler(const Cluster& cluster) : impl_(std::make_unique<Impl>(cluster)) {}
+Scheduler::~Scheduler() = default;
+
+const Cluster& Scheduler::cluster() const { return impl_->c; }
+
+CycleResult Scheduler::run_cycle(const CycleInput& in, const CycleOptions& opts) { return impl_->run(in, opts); }
+
+}  // namespace drover::core

@@ -1,0 +1,480 @@
+#include "core/scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/core_test_util.hpp"
+
+namespace drover::core {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::Jobs;
+using testing::node;
+using testing::node_names;
+using testing::running;
+using testing::started;
+using testing::waiting;
+
+// Two GPU nodes (8 x h100, 8 x a100) and two CPU nodes, one partition each
+// way plus an "all" partition over every node.
+Cluster mixed() {
+  ClusterBuilder b;
+  b.add(node("g1", 32, 256000, "h100", 8, {"h100"}))
+      .add(node("g2", 32, 256000, "a100", 8, {"a100"}))
+      .add(node("c1", 32, 128000))
+      .add(node("c2", 32, 128000));
+  b.partition("gpu", {"g1", "g2"});
+  b.partition("cpu", {"c1", "c2"}, true);
+  b.partition("all", {"g1", "g2", "c1", "c2"});
+  return b.build();
+}
+
+CycleResult cycle(Scheduler& s, const Jobs& jobs, std::vector<RunningJob> run = {}, Time now = 1000,
+                  PassKind pass = PassKind::kFull) {
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = now;
+  in.running = run;
+  in.pending = pending;
+  return s.run_cycle(in, CycleOptions{pass});
+}
+
+TEST(Placement, CpuJobStartsOnCpuNodeWithItsCores) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.partitions = {"all"};
+  j.cpus_per_task = 4;
+  CycleResult r = cycle(s, jobs);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(node_names(c, d->alloc), std::vector<std::string>{"c1"});
+  EXPECT_EQ(d->alloc.nodes[0].cores, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(d->alloc.nodes[0].cpus, 4);
+  EXPECT_EQ(d->alloc.nodes[0].mem_mb, 4 * 1024);
+  EXPECT_EQ(d->end, 1000 + 3600);
+  EXPECT_EQ(d->kind, StartKind::kImmediate);
+}
+
+TEST(Placement, CpuJobGoesToGpuNodeOnlyWhenCpuNodesAreFull) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& blocker1 = jobs.add(90);
+  JobSpec& blocker2 = jobs.add(91);
+  std::vector<RunningJob> run = {running(c, &blocker1, {"c1"}, 32, 1000, 0, 0, 5000),
+                                 running(c, &blocker2, {"c2"}, 32, 1000, 0, 0, 5000)};
+  Jobs pending;
+  JobSpec& j = pending.add(1);
+  j.partitions = {"all"};
+  j.cpus_per_task = 2;
+  CycleResult r = cycle(s, pending, run);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(node_names(c, d->alloc), std::vector<std::string>{"g1"});
+}
+
+TEST(Placement, GpuJobGetsDevicesAndCoresCloseToThem) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.partitions = {"gpu"};
+  j.gres = {GresSpec{"gpu", "a100", 2}};
+  j.cpus_per_task = 4;
+  CycleResult r = cycle(s, jobs);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(node_names(c, d->alloc), std::vector<std::string>{"g2"});
+  ASSERT_EQ(d->alloc.nodes[0].gres.size(), 1u);
+  EXPECT_EQ(d->alloc.nodes[0].gres[0].devices, (std::vector<int32_t>{0, 1}));
+  // Devices 0-3 are close to socket 0 (cores 0-15).
+  for (int32_t core : d->alloc.nodes[0].cores) EXPECT_LT(core, 16);
+}
+
+TEST(Placement, ExclusiveTakesTheWholeNode) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.partitions = {"cpu"};
+  j.exclusive = true;
+  CycleResult r = cycle(s, jobs);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->alloc.nodes[0].cpus, 32);
+  EXPECT_EQ(d->alloc.nodes[0].mem_mb, 128000);
+  EXPECT_TRUE(d->alloc.exclusive);
+}
+
+TEST(Placement, NoMemoryRequestAndNoDefaultTakesAllTheNodesMemory) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.partitions = {"cpu"};
+  j.mem_per_cpu_mb = -1;
+  CycleResult r = cycle(s, jobs);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->alloc.nodes[0].mem_mb, 128000);
+}
+
+TEST(Placement, CpuJobDoesNotStrandGpus) {
+  // g1 has 4 free cores and 8 free GPUs; a 4-core CPU-only job there would
+  // leave the GPUs with no core. c1 has room: the job goes there.
+  ClusterBuilder b;
+  b.add(node("g1", 8, 64000, "h100", 8)).add(node("c1", 8, 64000));
+  b.partition("p", {"g1", "c1"}, true);
+  Cluster c = b.build();
+  Scheduler s(c);
+  Jobs hold;
+  JobSpec& h = hold.add(90);
+  std::vector<RunningJob> run = {running(c, &h, {"g1"}, 4, 1000, 0, 0, 9000),
+                                 running(c, &h, {"c1"}, 2, 1000, 0, 0, 9000)};
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.cpus_per_task = 4;
+  CycleResult r = cycle(s, jobs, run);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(node_names(c, d->alloc), std::vector<std::string>{"c1"});
+}
+
+TEST(Placement, LowerWeightFirst) {
+  ClusterBuilder b;
+  b.add(node("heavy", 8, 64000, "", 0, {}, 10)).add(node("light", 8, 64000, "", 0, {}, 1));
+  b.partition("p", {"heavy", "light"}, true);
+  Cluster c = b.build();
+  Scheduler s(c);
+  Jobs jobs;
+  jobs.add(1);
+  CycleResult r = cycle(s, jobs);
+  ASSERT_NE(started(r, 1), nullptr);
+  EXPECT_EQ(node_names(c, started(r, 1)->alloc), std::vector<std::string>{"light"});
+}
+
+TEST(Placement, FourNodeExclusiveGpuJobLikeTheSeedsTraining) {
+  ClusterBuilder b;
+  for (int i = 1; i <= 5; ++i) b.add(node("h" + std::to_string(i), 16, 64000, "h100", 8, {"h100"}));
+  b.partition("training", {"h1", "h2", "h3", "h4", "h5"}, true);
+  Cluster c = b.build();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.min_nodes = 4;
+  j.ntasks_per_node = 8;
+  j.gres = {GresSpec{"gpu", "", 8}};
+  j.exclusive = true;
+  j.constraint = "h100";
+  j.time_limit = 48 * 3600;
+  CycleResult r = cycle(s, jobs);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(node_names(c, d->alloc), (std::vector<std::string>{"h1", "h2", "h3", "h4"}));
+  for (const NodeTake& t : d->alloc.nodes) {
+    EXPECT_EQ(t.tasks, 8);
+    EXPECT_EQ(t.gres.at(0).count, 8);
+  }
+}
+
+// ---- planning and backfill -------------------------------------------------
+
+struct Busy {
+  Cluster c;
+  Jobs holders;
+  std::vector<RunningJob> run;
+};
+
+// Four 8-core nodes; n1 and n2 busy until 2000 and 3000, n3 and n4 idle.
+Busy four_nodes() {
+  Busy b;
+  ClusterBuilder cb;
+  for (int i = 1; i <= 4; ++i) cb.add(node("n" + std::to_string(i), 8, 64000));
+  cb.partition("p", {"n1", "n2", "n3", "n4"}, true);
+  b.c = cb.build();
+  JobSpec& h1 = b.holders.add(90);
+  JobSpec& h2 = b.holders.add(91);
+  b.run = {running(b.c, &h1, {"n1"}, 8, 8000, 0, 0, 2000), running(b.c, &h2, {"n2"}, 8, 8000, 0, 0, 3000)};
+  return b;
+}
+
+TEST(Backfill, BlockedJobGetsTheEarliestStartAndReservation) {
+  Busy b = four_nodes();
+  Scheduler s(b.c);
+  Jobs jobs;
+  JobSpec& big = jobs.add(1);
+  big.min_nodes = 3;
+  big.exclusive = true;
+  CycleResult r = cycle(s, jobs, b.run);
+  const PendingPlan* p = waiting(r, 1);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->reason, Reason::kResources);
+  EXPECT_EQ(p->start, 2040);  // n1 frees at 2000, rounded up to bf_resolution (60 s)
+  EXPECT_TRUE(p->reserved);
+  EXPECT_EQ(p->nodes, (std::vector<NodeIndex>{0, 2, 3}));
+}
+
+TEST(Backfill, ShortJobBackfillsLongJobWaits) {
+  Busy b = four_nodes();
+  b.c.sched.bf_resolution = 1;
+  Scheduler s(b.c);
+  Jobs jobs;
+  JobSpec& big = jobs.add(1);
+  big.min_nodes = 3;
+  big.exclusive = true;
+  JobSpec& quick = jobs.add(2);  // ends before 2000: may use n3
+  quick.exclusive = true;
+  quick.time_limit = 900;
+  JobSpec& slow = jobs.add(3);   // would hold n4 past 2000
+  slow.exclusive = true;
+  slow.time_limit = 5000;
+  CycleResult r = cycle(s, jobs, b.run);
+  ASSERT_NE(started(r, 2), nullptr);
+  EXPECT_EQ(started(r, 2)->kind, StartKind::kBackfilled);
+  ASSERT_NE(waiting(r, 3), nullptr);
+  EXPECT_EQ(waiting(r, 3)->reason, Reason::kPriority);
+  // Job 1 holds n1, n3 and n4 from 2000; n2 frees at 3000 and stays free.
+  EXPECT_EQ(waiting(r, 3)->start, 3000);
+  EXPECT_EQ(waiting(r, 3)->nodes, std::vector<NodeIndex>{1});
+}
+
+TEST(Backfill, EasyReservesOnlyTheFirstWaitingJob) {
+  Busy b = four_nodes();
+  b.c.sched.bf_reserve_depth = 1;
+  b.c.sched.bf_resolution = 1;
+  Scheduler s(b.c);
+  Jobs jobs;
+  JobSpec& big = jobs.add(1);
+  big.min_nodes = 3;
+  big.exclusive = true;
+  JobSpec& second = jobs.add(2);
+  second.min_nodes = 4;
+  second.exclusive = true;
+  CycleResult r = cycle(s, jobs, b.run);
+  EXPECT_TRUE(waiting(r, 1)->reserved);
+  EXPECT_FALSE(waiting(r, 2)->reserved);
+  EXPECT_EQ(waiting(r, 2)->start, 2000 + 3600);  // an estimate after job 1
+}
+
+TEST(Backfill, FcfsStartsNothingBehindAWaitingJob) {
+  Busy b = four_nodes();
+  b.c.sched.policy = QueuePolicy::kFcfs;
+  Scheduler s(b.c);
+  Jobs jobs;
+  JobSpec& big = jobs.add(1);
+  big.min_nodes = 3;
+  big.exclusive = true;
+  JobSpec& quick = jobs.add(2);
+  quick.time_limit = 60;
+  CycleResult r = cycle(s, jobs, b.run);
+  EXPECT_TRUE(r.starts.empty());
+  EXPECT_EQ(waiting(r, 2)->reason, Reason::kPriority);
+  EXPECT_GE(waiting(r, 2)->start, waiting(r, 1)->start);
+}
+
+TEST(Backfill, BeyondTheWindowHasNoPlan) {
+  Busy b = four_nodes();
+  b.c.sched.bf_window = 600;  // ten minutes; the nodes free after 1000 s
+  Scheduler s(b.c);
+  Jobs jobs;
+  JobSpec& big = jobs.add(1);
+  big.min_nodes = 3;
+  big.exclusive = true;
+  CycleResult r = cycle(s, jobs, b.run);
+  EXPECT_EQ(waiting(r, 1)->start, kNoPlan);
+  EXPECT_EQ(waiting(r, 1)->reason, Reason::kResources);
+  EXPECT_EQ(r.stats.beyond_window, 1);
+}
+
+TEST(Backfill, QuickPassTestsOnlyTheHeadOfTheQueue) {
+  Busy b = four_nodes();
+  b.c.sched.default_queue_depth = 2;
+  Scheduler s(b.c);
+  Jobs jobs;
+  for (JobId id = 1; id <= 5; ++id) jobs.add(id);
+  CycleResult r = cycle(s, jobs, b.run, 1000, PassKind::kQuick);
+  EXPECT_EQ(r.stats.tested, 2);
+  EXPECT_EQ(r.starts.size(), 2u);
+  EXPECT_FALSE(waiting(r, 5)->tested);
+}
+
+TEST(Backfill, SameInputSameDecisions) {
+  Busy b = four_nodes();
+  Jobs jobs;
+  for (JobId id = 1; id <= 30; ++id) {
+    JobSpec& j = jobs.add(id);
+    j.cpus_per_task = 1 + static_cast<int32_t>(id * 7 % 8);
+    j.time_limit = 300 + id * 97 % 4000;
+  }
+  Scheduler s1(b.c), s2(b.c);
+  CycleResult r1 = cycle(s1, jobs, b.run), r2 = cycle(s2, jobs, b.run);
+  ASSERT_EQ(r1.starts.size(), r2.starts.size());
+  for (size_t i = 0; i < r1.starts.size(); ++i) {
+    EXPECT_EQ(r1.starts[i].job->id, r2.starts[i].job->id);
+    EXPECT_EQ(r1.starts[i].alloc.nodes[0].cores, r2.starts[i].alloc.nodes[0].cores);
+  }
+  ASSERT_EQ(r1.pending.size(), r2.pending.size());
+  for (size_t i = 0; i < r1.pending.size(); ++i) {
+    EXPECT_EQ(r1.pending[i].job->id, r2.pending[i].job->id);
+    EXPECT_EQ(r1.pending[i].start, r2.pending[i].start);
+    EXPECT_EQ(r1.pending[i].nodes, r2.pending[i].nodes);
+  }
+}
+
+// ---- reasons -----------------------------------------------------------------
+
+class HistoryStub : public JobHistory {
+ public:
+  std::map<JobId, JobOutcome> known;
+  JobOutcome outcome(JobId job, int64_t) const override {
+    auto it = known.find(job);
+    return it == known.end() ? JobOutcome{} : it->second;
+  }
+};
+
+TEST(Reasons, HoldBeginTimeAndDependencies) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  jobs.add(1).hold = Hold::kUser;
+  jobs.add(2).hold = Hold::kAdmin;
+  jobs.add(3).begin_time = 5000;
+  JobSpec& dep = jobs.add(4);
+  dep.dependency.items = {DepItem{DepKind::kAfterOk, 100}};
+  JobSpec& never = jobs.add(5);
+  never.dependency.items = {DepItem{DepKind::kAfterOk, 101}};
+  JobSpec& ok = jobs.add(6);
+  ok.dependency.items = {DepItem{DepKind::kAfterNotOk, 101}};
+  JobSpec& any = jobs.add(7);
+  any.dependency.items = {DepItem{DepKind::kAfterAny, 100}};
+  HistoryStub h;
+  h.known[100] = {JobProgress::kRunning, 900};
+  h.known[101] = {JobProgress::kFailed, 500};
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = 1000;
+  in.pending = pending;
+  in.history = &h;
+  CycleResult r = s.run_cycle(in);
+  EXPECT_EQ(waiting(r, 1)->reason, Reason::kJobHeldUser);
+  EXPECT_EQ(waiting(r, 2)->reason, Reason::kJobHeldAdmin);
+  EXPECT_EQ(waiting(r, 3)->reason, Reason::kBeginTime);
+  EXPECT_EQ(waiting(r, 4)->reason, Reason::kDependency);
+  EXPECT_EQ(waiting(r, 5)->reason, Reason::kDependencyNeverSatisfied);
+  EXPECT_NE(started(r, 6), nullptr);
+  EXPECT_EQ(waiting(r, 7)->reason, Reason::kDependency);
+}
+
+TEST(Reasons, SingletonWaitsForTheOlderJobOfTheSameName) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& a = jobs.add(1);
+  a.name = "same";
+  a.dependency.items = {DepItem{DepKind::kSingleton}};
+  JobSpec& b = jobs.add(2);
+  b.name = "same";
+  b.dependency.items = {DepItem{DepKind::kSingleton}};
+  CycleResult r = cycle(s, jobs);
+  EXPECT_NE(started(r, 1), nullptr);
+  EXPECT_EQ(waiting(r, 2)->reason, Reason::kDependency);
+}
+
+TEST(Reasons, PartitionAndQosLimits) {
+  ClusterBuilder b;
+  b.add(node("n1", 8, 64000, "h100", 4)).add(node("n2", 8, 64000, "h100", 4));
+  b.partition("p", {"n1", "n2"}, true, 3600);
+  QosSpec normal;
+  normal.name = "normal";
+  normal.grp_tres = {{"gres/gpu", 4}};
+  QosSpec debug;
+  debug.name = "debug";
+  debug.max_wall = 600;
+  debug.priority = 10;
+  b.qos(normal).qos(debug);
+  Cluster c = b.build();
+  Scheduler s(c);
+  Jobs jobs;
+  jobs.add(1).time_limit = 7200;  // over the partition's MaxTime
+  JobSpec& n3 = jobs.add(2);
+  n3.min_nodes = 3;                // the partition has two nodes
+  JobSpec& wall = jobs.add(3);
+  wall.qos = "debug";
+  wall.time_limit = 1200;
+  JobSpec& g1 = jobs.add(4);
+  g1.gres = {GresSpec{"gpu", "", 3}};
+  JobSpec& g2 = jobs.add(5);
+  g2.gres = {GresSpec{"gpu", "", 2}};  // 3 + 2 > GrpTRES gres/gpu=4
+  CycleResult r = cycle(s, jobs);
+  EXPECT_EQ(waiting(r, 1)->reason, Reason::kPartitionTimeLimit);
+  EXPECT_EQ(waiting(r, 2)->reason, Reason::kPartitionNodeLimit);
+  EXPECT_EQ(waiting(r, 3)->reason, Reason::kQosMaxWallDurationPerJobLimit);
+  EXPECT_NE(started(r, 4), nullptr);
+  EXPECT_EQ(waiting(r, 5)->reason, Reason::kQosGrpGres);
+}
+
+TEST(Reasons, ArrayThrottle) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs jobs;
+  for (int t = 0; t < 4; ++t) {
+    JobSpec& j = jobs.add(10 + t);
+    j.array_job_id = 10;
+    j.array_task_id = t;
+    j.array_max_running = 2;
+  }
+  CycleResult r = cycle(s, jobs);
+  EXPECT_EQ(r.starts.size(), 2u);
+  EXPECT_EQ(waiting(r, 12)->reason, Reason::kJobArrayTaskLimit);
+}
+
+TEST(Reasons, HigherTierGoesFirst) {
+  ClusterBuilder b;
+  b.add(node("n1", 8, 64000));
+  b.partition("low", {"n1"}, true);
+  b.partition("high", {"n1"});
+  Cluster c = b.build();
+  c.partitions[1].priority_tier = 2;
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& a = jobs.add(1);
+  a.partitions = {"low"};
+  a.exclusive = true;
+  JobSpec& h = jobs.add(2);
+  h.partitions = {"high"};
+  h.exclusive = true;
+  CycleResult r = cycle(s, jobs);
+  EXPECT_NE(started(r, 2), nullptr);
+  EXPECT_EQ(waiting(r, 1)->reason, Reason::kResources);
+}
+
+TEST(Explain, NamesNodeGroupsAndWhatTheyLack) {
+  Cluster c = mixed();
+  Scheduler s(c);
+  Jobs holders;
+  JobSpec& h = holders.add(90);
+  std::vector<RunningJob> run = {running(c, &h, {"g1"}, 4, 1000, 6, 0, 5000)};
+  Jobs jobs;
+  JobSpec& j = jobs.add(1);
+  j.partitions = {"gpu"};
+  j.gres = {GresSpec{"gpu", "", 8}};
+  j.constraint = "h100";
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = 1000;
+  in.running = run;
+  in.pending = pending;
+  Explanation ex = s.explain(in, j);
+  std::string all;
+  for (const std::string& l : ex.lines) all += l + "\n";
+  EXPECT_NE(all.find("nodes g1"), std::string::npos) << all;
+  EXPECT_NE(all.find("only 2 free GPUs"), std::string::npos) << all;
+  EXPECT_NE(all.find("nodes g2"), std::string::npos) << all;
+  EXPECT_NE(all.find("lack the features \"h100\""), std::string::npos) << all;
+  EXPECT_NE(all.find("reason: Resources; planned start"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace drover::core

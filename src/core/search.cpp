@@ -1,0 +1,374 @@
+// Where and when a job can run: now (start_now), or the earliest time
+// within the planning window (plan_later), over the node classes a
+// partition choice allows, in the job's preference order.
+#include <algorithm>
+#include <queue>
+
+#include "core/cycle.hpp"
+
+namespace drover::core {
+
+namespace {
+
+std::vector<int64_t> amount_of(const NodeNeed& n) {
+  std::vector<int64_t> a;
+  a.reserve(2 + n.pool.size());
+  a.push_back(n.cores);
+  a.push_back(n.mem_mb);
+  for (int32_t p : n.pool) a.push_back(p);
+  return a;
+}
+
+bool needs_filter(const Demand& d) { return !d.required.empty() || !d.excluded.empty(); }
+
+// Would taking `amount` now leave free GPUs on the node with no free core
+// or no free memory to use them?
+bool strands(const NodeClass& cls, const NodeProfile& p, Time now, const std::vector<int64_t>& amount) {
+  if (!cls.has_gpus) return false;
+  const int64_t* f = p.free_at(now);
+  int64_t gpus_left = 0;
+  for (size_t k = 0; k < cls.spec->gres.size(); ++k) {
+    if (cls.spec->gres[k].name == "gpu") gpus_left += f[2 + k] - amount[2 + k];
+  }
+  if (gpus_left <= 0) return false;
+  return f[0] - amount[0] <= 0 || f[1] - amount[1] <= 0;
+}
+
+struct Cand {
+  Time start;
+  int64_t key;   // preference among equal starts (lower first)
+  int64_t rank;  // class position and member order
+  NodeIndex node;
+  bool operator<(const Cand& o) const {
+    if (start != o.start) return start < o.start;
+    if (key != o.key) return key < o.key;
+    return rank < o.rank;
+  }
+};
+
+}  // namespace
+
+Time Scheduler::Impl::duration(const PartChoice& pc) {
+  Seconds t = pc.demand.time_limit;
+  return t >= kForever || t <= 0 ? kForever : t;
+}
+
+// ---------------------------------------------------------------- start now
+
+namespace {
+
+struct SearchCtx {
+  Scheduler::Impl& s;
+  const PartChoice& pc;
+  size_t alt;
+  Time d;
+  bool eligible(NodeIndex n) const {
+    return !needs_filter(pc.demand) || node_eligible(pc.demand, s.c, n, alt);
+  }
+};
+
+std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t tasks,
+                                    const std::vector<std::vector<int64_t>>* amounts) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < classes.size(); ++i) {
+      const ClassNeed& cn = classes[i];
+      const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : cn.amount;
+      if (amounts && amount.empty()) continue;
+      const NodeClass& cls = x.s.classes[cn.cls];
+      Time best = x.s.now + 1;
+      NodeIndex who = -1;
+      int64_t key = 0;
+      x.s.index[cn.cls].earliest(
+          amount.data(), x.d, x.s.now, best, who, key, x.s.prof,
+          [&](NodeIndex n) { return x.eligible(n) && (pass == 1 || !strands(cls, x.s.prof[n], x.s.now, amount)); },
+          false, [](NodeIndex) { return int64_t{0}; });
+      if (who >= 0) {
+        Placement p;
+        p.start = x.s.now;
+        p.nodes = {who};
+        p.tasks = {tasks};
+        p.amounts = {amount};
+        return p;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t k,
+                                   int32_t tpn, int32_t tasks) {
+  for (int pass = 0; pass < 2; ++pass) {
+    Placement p;
+    p.start = x.s.now;
+    Time before = x.s.now + 1;
+    for (const ClassNeed& cn : classes) {
+      const NodeClass& cls = x.s.classes[cn.cls];
+      x.s.index[cn.cls].scan(cn.amount.data(), x.d, x.s.now, before, [&](int, NodeIndex n, Time) {
+        if (!x.eligible(n)) return true;
+        const NodeProfile& prof = x.s.prof[n];
+        if (!prof.fits(cn.amount.data(), x.s.now, x.s.now + x.d)) return true;
+        if (pass == 0 && strands(cls, prof, x.s.now, cn.amount)) return true;
+        p.nodes.push_back(n);
+        p.amounts.push_back(cn.amount);
+        return static_cast<int32_t>(p.nodes.size()) < k;
+      });
+      if (static_cast<int32_t>(p.nodes.size()) >= k) break;
+    }
+    if (static_cast<int32_t>(p.nodes.size()) >= k) {
+      int32_t left = tasks;
+      for (size_t i = 0; i < p.nodes.size(); ++i) {
+        int32_t t = std::min(tpn, left - static_cast<int32_t>(p.nodes.size() - 1 - i));
+        t = std::max(t, 1);
+        p.tasks.push_back(t);
+        left -= t;
+      }
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+// The most tasks (at most `cap`) the node holds over [t, t + d).
+int32_t tasks_fitting(SearchCtx& x, NodeIndex n, Time t, int32_t cap, std::vector<int64_t>& amount) {
+  const NodeSpec& spec = x.s.c.nodes[n];
+  auto fits = [&](int32_t tasks, std::vector<int64_t>& out) {
+    NodeNeed need = need_on(x.pc.demand, spec, tasks);
+    if (!need.fits) return false;
+    out = amount_of(need);
+    return x.s.prof[n].fits(out.data(), t, t + x.d);
+  };
+  std::vector<int64_t> tmp;
+  if (!fits(1, tmp)) return 0;
+  amount = tmp;
+  int32_t lo = 1, hi = cap;
+  while (lo < hi) {
+    int32_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid, tmp)) {
+      lo = mid;
+      amount = tmp;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+// Tasks spread over as few nodes as hold them, at time t.
+std::optional<Placement> spread_at(SearchCtx& x, const std::vector<ClassNeed>& classes, Time t) {
+  const Demand& d = x.pc.demand;
+  Placement p;
+  p.start = t;
+  int32_t left = d.tasks;
+  Time before = t + 1;
+  for (const ClassNeed& cn : classes) {
+    x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, before, [&](int, NodeIndex n, Time) {
+      if (!x.eligible(n)) return true;
+      int32_t others_min = std::max(0, d.min_nodes - static_cast<int32_t>(p.nodes.size()) - 1);
+      int32_t cap = left - others_min;
+      if (cap <= 0) return false;
+      std::vector<int64_t> amount;
+      int32_t got = tasks_fitting(x, n, t, cap, amount);
+      if (got > 0) {
+        p.nodes.push_back(n);
+        p.tasks.push_back(got);
+        p.amounts.push_back(std::move(amount));
+        left -= got;
+      }
+      return left > 0 && static_cast<int32_t>(p.nodes.size()) < d.max_nodes;
+    });
+    if (left == 0 || static_cast<int32_t>(p.nodes.size()) >= d.max_nodes) break;
+  }
+  if (left > 0 || static_cast<int32_t>(p.nodes.size()) < d.min_nodes) return std::nullopt;
+  return p;
+}
+
+// Flexible jobs first try to fit whole on one node: the per-class amounts for all tasks.
+std::vector<std::vector<int64_t>> whole_job_amounts(SearchCtx& x, const std::vector<ClassNeed>& classes) {
+  std::vector<std::vector<int64_t>> out;
+  for (const ClassNeed& cn : classes) {
+    NodeNeed need = need_on(x.pc.demand, *x.s.classes[cn.cls].spec, x.pc.demand.tasks);
+    out.push_back(need.fits ? amount_of(need) : std::vector<int64_t>{});
+  }
+  return out;
+}
+
+void order_by_rank(Placement& p, const Scheduler::Impl& s) {
+  std::vector<size_t> idx(p.nodes.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return p.nodes[a] < p.nodes[b]; });
+  Placement q = p;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    q.nodes[i] = p.nodes[idx[i]];
+    q.tasks[i] = p.tasks[idx[i]];
+    q.amounts[i] = p.amounts[idx[i]];
+  }
+  p = std::move(q);
+  (void)s;
+}
+
+}  // namespace
+
+std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const JobSpec& job) {
+  (void)job;
+  const Demand& d = pc.demand;
+  for (size_t alt = 0; alt < pc.alts.size(); ++alt) {
+    SearchCtx x{*this, pc, alt, duration(pc)};
+    const auto& classes = pc.alts[alt];
+    std::optional<Placement> p;
+    if (d.fixed_shape()) {
+      p = d.min_nodes == 1 ? single_now(x, classes, d.tasks, nullptr)
+                           : multi_now(x, classes, d.min_nodes, d.tasks_per_node, d.tasks);
+    } else {
+      auto whole = whole_job_amounts(x, classes);
+      p = single_now(x, classes, d.tasks, &whole);
+      if (!p && d.max_nodes > 1) p = spread_at(x, classes, now);
+    }
+    if (p) {
+      p->partition = pc.partition;
+      p->alt = alt;
+      order_by_rank(*p, *this);
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- later
+
+namespace {
+
+std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t tasks,
+                                      const std::vector<std::vector<int64_t>>* amounts, bool ties) {
+  Time best = kNever;
+  NodeIndex who = -1;
+  int64_t key = 0;
+  std::vector<int64_t> chosen;
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const ClassNeed& cn = classes[i];
+    const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : cn.amount;
+    if (amount.empty()) continue;
+    NodeIndex before_who = who;
+    // Among equal starts prefer the node with the least free now: a
+    // reservation on a busy node leaves idle ones to backfill.
+    x.s.index[cn.cls].earliest(
+        amount.data(), x.d, x.s.now, best, who, key, x.s.prof, [&](NodeIndex n) { return x.eligible(n); }, ties,
+        [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; });
+    if (who != before_who) chosen = amount;
+  }
+  if (who < 0) return std::nullopt;
+  Placement p;
+  p.start = best;
+  p.nodes = {who};
+  p.tasks = {tasks};
+  p.amounts = {chosen};
+  return p;
+}
+
+// k nodes free together: the k-th smallest per-node earliest start is a
+// lower bound of the answer; repeat from it until k nodes fit at once.
+std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t k, int32_t tpn,
+                                     int32_t tasks, bool ties) {
+  Time t = x.s.now;
+  for (int iter = 0; iter < 64; ++iter) {
+    std::priority_queue<Cand> heap;  // the k best so far, worst on top
+    Time limit = x.s.index.empty() ? kNever : x.s.index[classes.front().cls].window_end();
+    for (size_t ci = 0; ci < classes.size(); ++ci) {
+      const ClassNeed& cn = classes[ci];
+      x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, limit, [&](int leaf, NodeIndex n, Time lb) {
+        if (!x.eligible(n)) return true;
+        Time upto = static_cast<int32_t>(heap.size()) >= k ? heap.top().start + 1 : limit;
+        Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), upto);
+        if (e == kNever) return true;
+        Cand cand{e, ties ? x.s.prof[n].free_at(x.s.now)[0] : 0,
+                  (static_cast<int64_t>(ci) << 32) | static_cast<int64_t>(leaf), n};
+        if (static_cast<int32_t>(heap.size()) < k) {
+          heap.push(cand);
+        } else if (cand < heap.top()) {
+          heap.pop();
+          heap.push(cand);
+        }
+        return true;
+      });
+    }
+    if (static_cast<int32_t>(heap.size()) < k) return std::nullopt;
+    Time kth = heap.top().start;
+    if (kth == t) {
+      Placement p;
+      p.start = t;
+      std::vector<Cand> picked;
+      while (!heap.empty()) {
+        picked.push_back(heap.top());
+        heap.pop();
+      }
+      std::sort(picked.begin(), picked.end(), [](const Cand& a, const Cand& b) { return a.node < b.node; });
+      int32_t left = tasks;
+      for (size_t i = 0; i < picked.size(); ++i) {
+        p.nodes.push_back(picked[i].node);
+        p.amounts.push_back(classes[static_cast<size_t>(picked[i].rank >> 32)].amount);
+        int32_t tk = std::max(1, std::min(tpn, left - static_cast<int32_t>(picked.size() - 1 - i)));
+        p.tasks.push_back(tk);
+        left -= tk;
+      }
+      return p;
+    }
+    t = kth;
+  }
+  return std::nullopt;
+}
+
+std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>& classes) {
+  std::vector<Time> times{x.s.now};
+  for (const ClassNeed& cn : classes) {
+    for (NodeIndex n : x.s.classes[cn.cls].members) {
+      x.s.prof[n].rises(x.s.now, x.s.index[cn.cls].window_end(), times);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  if (times.size() > 64) times.resize(64);
+  for (Time t : times) {
+    if (auto p = spread_at(x, classes, t)) return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation) {
+  (void)job;
+  const Demand& d = pc.demand;
+  std::optional<Placement> best;
+  for (size_t alt = 0; alt < pc.alts.size(); ++alt) {
+    SearchCtx x{*this, pc, alt, duration(pc)};
+    const auto& classes = pc.alts[alt];
+    if (classes.empty()) continue;
+    std::optional<Placement> p;
+    if (d.fixed_shape()) {
+      p = d.min_nodes == 1 ? single_later(x, classes, d.tasks, nullptr, for_reservation)
+                           : multi_later(x, classes, d.min_nodes, d.tasks_per_node, d.tasks, for_reservation);
+    } else {
+      auto whole = whole_job_amounts(x, classes);
+      bool any_whole = std::any_of(whole.begin(), whole.end(), [](const auto& a) { return !a.empty(); });
+      p = any_whole ? single_later(x, classes, d.tasks, &whole, for_reservation) : std::nullopt;
+      if (!p && d.max_nodes > 1) p = spread_later(x, classes);
+    }
+    if (p && (!best || p->start < best->start)) {
+      p->partition = pc.partition;
+      p->alt = alt;
+      best = std::move(p);
+    }
+  }
+  if (best) order_by_rank(*best, *this);
+  return best;
+}
+
+void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end) {
+  (void)pc;
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    NodeIndex n = p.nodes[i];
+    prof[n].take(p.start, end, p.amounts[i].data());
+    index[class_of[n]].update(leaf_of[n], p.start, end, prof);
+  }
+}
+
+}  // namespace drover::core
