@@ -10,6 +10,13 @@ Error field_error(const std::string& name, int64_t line, std::string_view field,
   return make_error(fmt::format("{}:{}: field {}: {}", name, line, field, message));
 }
 
+std::string csv_quote(std::string_view v) {
+  if (v.find_first_of(",\"\n") == std::string_view::npos) return std::string(v);
+  std::string out = "\"";
+  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 Result<Seconds> parse_seconds(std::string_view s) {
   s = trim(s);
   if (auto n = parse_int(s)) return *n;

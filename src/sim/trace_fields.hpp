@@ -33,6 +33,9 @@ Status for_each_line(std::string_view text, Fn&& fn) {
 // "NAME:LINE: field FIELD: MESSAGE".
 Error field_error(const std::string& name, int64_t line, std::string_view field, std::string_view message);
 
+// A CSV field: as is, or "quoted" (with "" for a quote) when it holds ',', '"' or a newline.
+std::string csv_quote(std::string_view v);
+
 // Seconds: a bare integer is seconds ("3600"); anything with ':' or '-', or
 // INFINITE/UNLIMITED, is Slurm's duration syntax ("12:00:00", "2-00:00:00").
 Result<Seconds> parse_seconds(std::string_view s);

@@ -6,6 +6,7 @@
 #include "common/strings.hpp"
 #include "common/units.hpp"
 #include "sim/trace.hpp"
+#include "sim/trace_fields.hpp"
 
 namespace drover::sim {
 namespace {
@@ -85,13 +86,6 @@ std::vector<std::pair<const char*, std::string>> fields(const TraceJob& j) {
       {"array_job", positive(s.array_job_id)},
       {"array_task", s.array_job_id > 0 ? std::to_string(s.array_task_id) : std::string()},
   };
-}
-
-std::string csv_quote(const std::string& v) {
-  if (v.find_first_of(",\"") == std::string::npos) return v;
-  std::string out = "\"";
-  for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 }  // namespace
