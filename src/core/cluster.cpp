@@ -1,6 +1,7 @@
 #include "core/cluster.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace drover::core {
 
@@ -67,6 +68,20 @@ void add_node_tres(const NodeSpec& n, TresMap& t) {
   }
 }
 
+std::string group_key(const NodeSpec& n) {
+  std::string k = std::to_string(n.sockets) + "/" + std::to_string(n.cores_per_socket) + "/" +
+                  std::to_string(n.threads_per_core) + "/" + std::to_string(n.cpus) + "/" + std::to_string(n.mem_mb) +
+                  "/w" + std::to_string(n.weight) + "|";
+  for (const GresPool& g : n.gres) {
+    k += g.name + ":" + g.type + ":" + std::to_string(g.count) + (g.no_consume ? "n" : "") + ",";
+  }
+  k += "|";
+  for (const std::string& f : n.features) k += f + ",";
+  k += "|";
+  for (int32_t p : n.partitions) k += std::to_string(p) + ",";
+  return k;
+}
+
 }  // namespace
 
 void Cluster::finalize() {
@@ -91,6 +106,15 @@ void Cluster::finalize() {
   for (NodeSpec& n : nodes) {
     std::sort(n.partitions.begin(), n.partitions.end());
     n.partitions.erase(std::unique(n.partitions.begin(), n.partitions.end()), n.partitions.end());
+  }
+  groups.clear();
+  group_of.assign(nodes.size(), 0);
+  std::map<std::string, int32_t> by_key;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto [it, fresh] = by_key.emplace(group_key(nodes[i]), static_cast<int32_t>(groups.size()));
+    if (fresh) groups.emplace_back();
+    group_of[i] = it->second;
+    groups[it->second].members.push_back(static_cast<NodeIndex>(i));
   }
 }
 

@@ -125,6 +125,12 @@ struct SchedParams {
   bool enforce_part_limits = false;   // EnforcePartLimits != NO: refuse at submit instead of pending
 };
 
+// Nodes alike in everything the scheduler looks at: cores, memory, gres
+// pools, features, weight and partitions. Filled by Cluster::finalize().
+struct NodeGroup {
+  std::vector<NodeIndex> members;  // cluster order
+};
+
 struct Cluster {
   std::string name;
   std::vector<NodeSpec> nodes;
@@ -136,6 +142,8 @@ struct Cluster {
   std::optional<int64_t> max_mem_per_cpu_mb, max_mem_per_node_mb;
   TresMap licenses;  // cluster-wide license counts (Licenses=fsbw:10)
   TresMap total_tres;  // whole cluster: cpu, mem, node, gres/gpu, gres/gpu:type
+  std::vector<NodeGroup> groups;      // by first member
+  std::vector<int32_t> group_of;      // per node
 
   // Lookups by name (linear in small tables, indexed for nodes).
   int32_t find_partition(std::string_view name) const;  // -1 when absent
@@ -144,7 +152,7 @@ struct Cluster {
   int32_t default_partition() const;                    // -1 when none is Default=YES
 
   // Call after filling nodes/partitions: builds the name index, each node's
-  // partition list and the TRES totals.
+  // partition list, the node groups and the TRES totals.
   void finalize();
 
  private:

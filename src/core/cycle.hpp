@@ -90,6 +90,28 @@ struct Placement {
   size_t alt = 0;
 };
 
+// A lower bound learnt during a cycle: on this class, a job needing at
+// least `need` on each of at least `nodes` nodes for at least `d` seconds
+// cannot start before `at`. Valid for the rest of the cycle because free
+// capacity only shrinks as the walk starts and reserves jobs.
+struct FrontierPoint {
+  std::vector<int64_t> need;
+  Time d = 0;
+  int32_t nodes = 1;
+  Time at = 0;
+};
+
+class Frontier {
+ public:
+  void reset(size_t classes) { points_.assign(classes, {}); }
+  Time lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) const;
+  void learn(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes, Time at);
+
+ private:
+  static constexpr size_t kPerClass = 1024;
+  std::vector<std::vector<FrontierPoint>> points_;
+};
+
 struct Scheduler::Impl {
   explicit Impl(const Cluster& cl);
 
@@ -112,6 +134,7 @@ struct Scheduler::Impl {
   std::vector<ClassIndex> index;
   std::vector<NodeUse> use;
   LimitUsage limits;
+  Frontier frontier;
   const CycleInput* in = nullptr;
   const JobSpec* explain_target = nullptr;  // explain(): describe this job when the walk reaches it
   Explanation* explain_out = nullptr;

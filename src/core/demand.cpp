@@ -70,10 +70,10 @@ Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const st
 Result<std::vector<Constraint>, Refusal> resolve_constraint(const Cluster& c, const JobSpec& job) {
   auto parsed = Constraint::parse(job.constraint);
   if (!parsed) return refuse("Invalid feature specification", "drover: " + parsed.error().message);
-  std::set<std::string> known;
-  for (const NodeSpec& n : c.nodes) known.insert(n.features.begin(), n.features.end());
   for (const std::string& f : parsed->features()) {
-    if (!known.count(f)) {
+    bool known = std::any_of(c.groups.begin(), c.groups.end(),
+                             [&](const NodeGroup& g) { return c.nodes[g.members.front()].has_feature(f); });
+    if (!known) {
       return refuse("Invalid feature specification", "drover: no node in the cluster has the feature \"" + f + "\"");
     }
   }
@@ -83,9 +83,11 @@ Result<std::vector<Constraint>, Refusal> resolve_constraint(const Cluster& c, co
 // Largest GPU count of the given type on one of the partition's nodes.
 int32_t max_gpus_per_node(const Cluster& c, const PartitionSpec& part, const std::string& type) {
   int32_t best = 0;
-  for (NodeIndex n : part.nodes) {
+  for (const NodeGroup& grp : c.groups) {
+    const NodeSpec& node = c.nodes[grp.members.front()];
+    if (!std::binary_search(node.partitions.begin(), node.partitions.end(), c.find_partition(part.name))) continue;
     int32_t g = 0;
-    for (const GresPool& p : c.nodes[n].gres) {
+    for (const GresPool& p : node.gres) {
       if (p.name == "gpu" && (type.empty() || p.type == type)) g += p.count;
     }
     best = std::max(best, g);
@@ -395,23 +397,44 @@ std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d) {
   const PartitionSpec& part = c.partitions[d.partition];
   // The partition's own size is a pending limit (PartitionNodeLimit), not a refusal.
   int32_t want_nodes = std::min<int32_t>(d.min_nodes, static_cast<int32_t>(part.nodes.size()));
+  bool per_node = !d.required.empty() || !d.excluded.empty();
   std::optional<Refusal> first;
   for (size_t alt = 0; alt < d.alternatives.size(); ++alt) {
-    std::vector<NodeIndex> eligible;
-    int32_t fitting = 0;
-    int64_t task_room = 0;
-    std::vector<int32_t> per_node;
-    for (NodeIndex n : part.nodes) {
-      if (!node_eligible(d, c, n, alt)) continue;
-      eligible.push_back(n);
-      int32_t t = max_tasks_on(d, c.nodes[n]);
+    // Node groups are alike in everything this looks at: one node answers for its group.
+    std::vector<NodeIndex> eligible;  // one per group, for the refusal's wording
+    int64_t fitting = 0;
+    std::vector<std::pair<int32_t, int64_t>> room;  // tasks one node holds, nodes like it
+    for (const NodeGroup& g : c.groups) {
+      int64_t count = 0;
+      NodeIndex sample = -1;
+      for (NodeIndex n : g.members) {
+        if (!node_eligible(d, c, n, alt)) {
+          if (!per_node) break;
+          continue;
+        }
+        if (sample < 0) sample = n;
+        ++count;
+        if (!per_node) {
+          count = static_cast<int64_t>(g.members.size());
+          break;
+        }
+      }
+      if (sample < 0) continue;
+      eligible.push_back(sample);
+      int32_t t = max_tasks_on(d, c.nodes[sample]);
       if (t > 0) {
-        ++fitting;
-        per_node.push_back(t);
+        fitting += count;
+        room.push_back({t, count});
       }
     }
-    std::sort(per_node.rbegin(), per_node.rend());
-    for (size_t i = 0; i < per_node.size() && static_cast<int32_t>(i) < d.max_nodes; ++i) task_room += per_node[i];
+    std::sort(room.rbegin(), room.rend());
+    int64_t task_room = 0, nodes_left = d.max_nodes;
+    for (const auto& [t, count] : room) {
+      int64_t take = std::min(count, nodes_left);
+      task_room += t * take;
+      nodes_left -= take;
+      if (nodes_left <= 0) break;
+    }
     bool ok = fitting >= want_nodes && fitting > 0 && (d.fixed_shape() || task_room >= d.tasks);
     if (ok) return std::nullopt;
     if (first) continue;
@@ -473,12 +496,14 @@ TresMap demand_tres(const Cluster& c, const Demand& d) {
   // (whole-node and per-CPU memory depend on the node).
   const PartitionSpec& part = c.partitions[d.partition];
   const NodeSpec* sample = nullptr;
-  for (NodeIndex n : part.nodes) {
+  for (const NodeGroup& g : c.groups) {
+    NodeIndex n = g.members.front();
     if (node_eligible(d, c, n, 0) && need_on(d, c.nodes[n], std::max(1, d.tasks_per_node)).fits) {
       sample = &c.nodes[n];
       break;
     }
   }
+  (void)part;
   int64_t nodes = d.min_nodes;
   int64_t cpus = static_cast<int64_t>(d.tasks) * d.cpus_per_task;
   int64_t gpus_node = 0;

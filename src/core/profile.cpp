@@ -105,6 +105,16 @@ void NodeProfile::max_over(Time b0, Time b1, int64_t* out) const {
   }
 }
 
+void NodeProfile::min_over(Time b0, Time b1, int64_t* out) const {
+  std::fill(out, out + dims_, INT64_MAX);
+  size_t j = step_at(std::max(b0, times_.front()));
+  do {
+    const int64_t* f = &free_[j * dims_];
+    for (int k = 0; k < dims_; ++k) out[k] = std::min(out[k], f[k]);
+    ++j;
+  } while (j < times_.size() && times_[j] < b1);
+}
+
 void NodeProfile::rises(Time from, Time before, std::vector<Time>& out) const {
   for (size_t j = 1; j < times_.size(); ++j) {
     if (times_[j] < from) continue;
@@ -133,7 +143,6 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   members_ = members;
   dims_ = dims;
   now_ = now;
-  (void)resolution;
   block_len_ = std::max<Time>(1, (window + kBlocks - 1) / kBlocks);
   window_end_ = now_ + window;
   level_start_.clear();
@@ -146,13 +155,34 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
     if (n <= 1) break;
     n = (n + 7) / 8;
   }
-  max_.assign(total * (kBlocks + 1) * dims_, INT64_MIN);
-  for (size_t leaf = 0; leaf < members_.size(); ++leaf) refresh_leaf(static_cast<int>(leaf), 0, kBlocks, profiles);
+  max_.assign(total * kCells * dims_, INT64_MIN);
+  visits_ = rise_checks_ = 0;
+  // One slot per bf_resolution over the window (coarser if that would be huge).
+  slot_len_ = std::max<Time>(1, resolution);
+  while (window / slot_len_ > (Time{1} << 21)) slot_len_ *= 2;
+  base_ = now_ / slot_len_ * slot_len_;
+  for (auto& v : rises_) v.clear();
+  rises_.resize(static_cast<size_t>((window_end_ - base_) / slot_len_ + 1));
+  rise_free_.clear();
+  leaf_rises_.resize(members_.size());
+  for (auto& v : leaf_rises_) v.clear();
+  std::vector<Time> times;
+  for (size_t leaf = 0; leaf < members_.size(); ++leaf) {
+    refresh_leaf(static_cast<int>(leaf), 0, kBlocks, profiles);
+    const NodeProfile& p = profiles[members_[leaf]];
+    for (int j = 0; j < kRuns; ++j) {
+      Time end = kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
+      p.min_over(now_, end, cell(leaf, kRunCell + j));
+    }
+    times.clear();
+    profiles[members_[leaf]].rises(now_ + 1, window_end_, times);
+    for (Time t : times) add_rise(t, static_cast<int>(leaf), p);
+  }
   for (size_t level = 1; level < level_start_.size(); ++level) {
     for (size_t pos = 0; pos < level_size_[level]; ++pos) {
       size_t e = level_start_[level] + pos;
       size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
-      for (int b = 0; b <= kBlocks; ++b) {
+      for (int b = 0; b < kCells; ++b) {
         int64_t* out = cell(e, b);
         for (size_t c = first; c < last; ++c) {
           const int64_t* in = cell(level_start_[level - 1] + c, b);
@@ -172,50 +202,94 @@ void ClassIndex::refresh_leaf(int leaf, int b0, int b1, const std::vector<NodePr
   }
 }
 
-void ClassIndex::update(int leaf, Time t0, Time t1, const std::vector<NodeProfile>& profiles) {
-  int b0 = block_of(t0);
-  int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
-  refresh_leaf(leaf, b0, b1, profiles);
-  size_t pos = static_cast<size_t>(leaf);
-  for (size_t level = 1; level < level_start_.size(); ++level) {
-    pos /= 8;
-    size_t e = level_start_[level] + pos;
-    size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
-    for (int b = b0; b <= b1; ++b) {
-      int64_t* out = cell(e, b);
-      std::fill(out, out + dims_, INT64_MIN);
-      for (size_t c = first; c < last; ++c) {
-        const int64_t* in = cell(level_start_[level - 1] + c, b);
-        for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], in[k]);
-      }
-    }
+void ClassIndex::refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles) {
+  const NodeProfile& p = profiles[members_[leaf]];
+  for (int j = 0; j < kRuns; ++j) {
+    Time end = kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
+    if (end <= t0) continue;  // this run ends before the change
+    p.min_over(now_, end, cell(static_cast<size_t>(leaf), kRunCell + j));
+    refresh_parents(static_cast<size_t>(leaf), kRunCell + j);
   }
 }
 
-Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from) const {
-  // Blocks whose maximum holds the need, as bits; the tail block's bit is
-  // repeated upward (it lasts forever).
-  uint64_t ok = 0;
-  for (int b = 0; b <= kBlocks; ++b) {
-    if (covers(cell(entry, b), need, dims_)) ok |= uint64_t{1} << b;
+void ClassIndex::refresh_parents(size_t leaf, int cell_index) {
+  // Free amounts only shrink within a cycle: a parent changes only when the
+  // child held its maximum; recompute it from the children then.
+  size_t pos = leaf;
+  for (size_t level = 1; level < level_start_.size(); ++level) {
+    size_t child = level_start_[level - 1] + pos;
+    pos /= 8;
+    size_t e = level_start_[level] + pos;
+    int64_t* out = cell(e, cell_index);
+    const int64_t* in = cell(child, cell_index);
+    size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
+    bool changed = false;
+    for (int k = 0; k < dims_; ++k) {
+      if (in[k] >= out[k]) continue;  // the child is below the maximum: is another child still at it?
+      int64_t m = INT64_MIN;
+      for (size_t c = first; c < last; ++c) m = std::max(m, cell(level_start_[level - 1] + c, cell_index)[k]);
+      if (m != out[k]) {
+        out[k] = m;
+        changed = true;
+      }
+    }
+    if (!changed) return;
   }
-  if (ok >> kBlocks & 1) ok |= ~uint64_t{0} << kBlocks;
-  // A run starting in block b covers blocks b .. b + span. Bits from
-  // kBlocks up repeat the tail, so a span of kBlocks already reaches it from
-  // any block and keeps b + span within the 64 bits.
-  Time span = d >= kForever ? kBlocks : std::min<Time>(kBlocks, (std::max<Time>(d, 1) - 1) / block_len_);
-  uint64_t run = ok;
-  for (Time have = 1; have < span + 1;) {
-    Time s = std::min(have, span + 1 - have);
-    run &= run >> s;
-    have += s;
+}
+
+void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
+                        const std::vector<NodeProfile>& profiles) {
+  for (const auto& [t, values] : leaf_rises_[static_cast<size_t>(leaf)]) {
+    if (t < t0 || t >= t1) continue;
+    for (int k = 0; k < dims_; ++k) rise_free_[values + k] -= amount[k];
   }
-  int first = block_of(from);
-  run &= ~uint64_t{0} << first;
-  if (run == 0) return kNever;
-  int b = std::countr_zero(run);
-  if (b >= kBlocks) return kNever;  // beyond the planning window
-  return std::max(from, block_start(b));
+  int b0 = block_of(t0);
+  int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
+  refresh_leaf(leaf, b0, b1, profiles);
+  for (int b = b0; b <= b1; ++b) refresh_parents(static_cast<size_t>(leaf), b);
+  refresh_runs(leaf, t0, profiles);
+  if (t1 < window_end_) add_rise(t1, leaf, profiles[members_[leaf]]);
+}
+
+void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
+  if (t < base_ || t >= window_end_) return;
+  const int64_t* f = p.free_at(t);
+  auto values = static_cast<uint32_t>(rise_free_.size());
+  rises_[slot_of(t)].push_back(Rise{t, leaf, values});
+  leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values});
+  rise_free_.insert(rise_free_.end(), f, f + dims_);
+}
+
+Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const {
+  // A run starting in block b covers blocks b .. b + span (a start inside
+  // block b runs past the start of every block up to b + span).
+  int span = d >= kForever ? kBlocks : static_cast<int>(std::min<Time>(kBlocks, (std::max<Time>(d, 1) - 1) / block_len_));
+  if (from <= now_) {
+    // A start now: the least free over the longest run length within d, then blocks 0 .. span.
+    int j = 0;
+    while (j + 1 < kRuns && kRunLengths[j + 1] <= d) ++j;
+    bool ok = covers(cell(entry, kRunCell + j), need, dims_);
+    for (int b = 0; ok && b <= std::min(span, kBlocks); ++b) ok = covers(cell(entry, b), need, dims_);
+    if (ok) return now_;
+    if (before <= now_ + 1) return kNever;
+    from = now_ + 1;
+  }
+  int run = 0;
+  for (int b = block_of(from); b <= kBlocks; ++b) {
+    if (!covers(cell(entry, b), need, dims_)) {
+      run = 0;
+      continue;
+    }
+    ++run;
+    // The tail lasts forever: a run that reaches it is long enough.
+    if (run > span || b == kBlocks) {
+      int start = b - run + 1;
+      if (start >= kBlocks) return kNever;  // beyond the planning window
+      Time t = std::max(from, block_start(start));
+      return t >= before ? kNever : t;
+    }
+  }
+  return kNever;
 }
 
 }  // namespace drover::core

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/cluster.hpp"
@@ -33,8 +35,9 @@ class NodeProfile {
   bool fits(const int64_t* need, Time t0, Time t1) const;
   // Free amounts at time t (t >= the first step).
   const int64_t* free_at(Time t) const;
-  // Pointwise maximum of the free amounts over [b0, b1) into out[dims].
+  // Pointwise maximum (minimum) of the free amounts over [b0, b1) into out[dims].
   void max_over(Time b0, Time b1, int64_t* out) const;
+  void min_over(Time b0, Time b1, int64_t* out) const;
   // Times at which free capacity grows, in [from, before), ascending.
   void rises(Time from, Time before, std::vector<Time>& out) const;
   size_t steps() const { return times_.size(); }
@@ -60,8 +63,8 @@ class ClassIndex {
 
   void build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
              Time now, Time window, Time resolution);
-  // Node `leaf` (position in members) changed over [t0, t1).
-  void update(int leaf, Time t0, Time t1, const std::vector<NodeProfile>& profiles);
+  // Node `leaf` (position in members) gave `amount` over [t0, t1).
+  void update(int leaf, Time t0, Time t1, const int64_t* amount, const std::vector<NodeProfile>& profiles);
 
   // Earliest start >= from on any member for which accept(member) holds,
   // strictly before `best` (which it lowers), and the member; kNever when
@@ -72,6 +75,17 @@ class ClassIndex {
   void earliest(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who, int64_t& who_key,
                 const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties, TieKey&& tie_key) const;
 
+  // The same answer found by walking, in time order, the moments at which
+  // some member's free capacity grows (a job's earliest start on a node is
+  // `from` or such a moment): cheap when an early moment fits, as for small
+  // jobs on a busy cluster. Gives up after `max_checks` moments and returns
+  // false, leaving `from_out` at the moment reached; true when the answer
+  // (possibly none) is final.
+  template <class Accept, class TieKey>
+  bool earliest_by_rises(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who, int64_t& who_key,
+                         const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties, TieKey&& tie_key,
+                         int max_checks, Time& from_out) const;
+
   // Visit members whose index bound allows a start in [from, before), in
   // member order, with that bound; visit returns false to stop. `before`
   // is read at every step, so the visitor may lower it.
@@ -79,16 +93,32 @@ class ClassIndex {
   void scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const;
 
   const std::vector<NodeIndex>& members() const { return members_; }
+  // Work done by searches since build(): index entries bounded, moments checked.
+  int64_t visits() const { return visits_; }
+  int64_t rise_checks() const { return rise_checks_; }
   Time window_end() const { return window_end_; }
 
  private:
-  // Lower bound of any start >= from under tree entry e, or kNever.
-  Time bound(size_t entry, const int64_t* need, Time d, Time from) const;
+  // Lower bound of any start >= from under tree entry e, or kNever; a
+  // start at or after `before` is not looked for.
+  Time bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const;
   void refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles);
+  void refresh_parents(size_t leaf, int cell_index);
+  void refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles);
   int block_of(Time t) const;
   Time block_start(int b) const { return now_ + static_cast<Time>(b) * block_len_; }
-  int64_t* cell(size_t entry, int block) { return &max_[(entry * (kBlocks + 1) + block) * dims_]; }
-  const int64_t* cell(size_t entry, int block) const { return &max_[(entry * (kBlocks + 1) + block) * dims_]; }
+  // Cells of an entry: blocks 0..kBlocks-1, the tail (kBlocks), then for
+  // each of kRuns run lengths D the largest "least free over [now, now+D)"
+  // of any member below, which bounds a start now tightly (a job running d
+  // seconds from now fits only where the least free over [now, now+D) holds
+  // it, for the longest D <= d).
+  static constexpr int kRuns = 14;
+  static constexpr Time kRunLengths[kRuns] = {0,     60,    300,    900,    1800,   3600,   7200,
+                                              14400, 28800, 43200, 86400, 172800, 604800, kForever};
+  static constexpr int kRunCell = kBlocks + 1;
+  static constexpr int kCells = kRunCell + kRuns;
+  int64_t* cell(size_t entry, int block) { return &max_[(entry * kCells + block) * dims_]; }
+  const int64_t* cell(size_t entry, int block) const { return &max_[(entry * kCells + block) * dims_]; }
 
   template <class F>
   void dfs(size_t level, size_t pos, F&& f) const;
@@ -99,6 +129,24 @@ class ClassIndex {
   std::vector<size_t> level_start_;  // entry index of each level's first node; level 0 = leaves
   std::vector<size_t> level_size_;
   std::vector<int64_t> max_;
+  // Moments some member's free capacity grows, bucketed by bf_resolution
+  // slot from base_ (in time order across slots, insertion order within
+  // one). Each keeps what the member has free at that moment (kept exact
+  // as the member gives capacity away), so the walk skips moments that
+  // cannot hold a job without reading the profile. May hold moments that
+  // are no longer rises.
+  struct Rise {
+    Time t;
+    int leaf;
+    uint32_t values;  // offset into rise_free_
+  };
+  void add_rise(Time t, int leaf, const NodeProfile& p);
+  size_t slot_of(Time t) const { return static_cast<size_t>((t - base_) / slot_len_); }
+  Time base_ = 0, slot_len_ = 1;
+  std::vector<std::vector<Rise>> rises_;
+  std::vector<int64_t> rise_free_;
+  std::vector<std::vector<std::pair<Time, uint32_t>>> leaf_rises_;  // per leaf: (moment, values offset)
+  mutable int64_t visits_ = 0, rise_checks_ = 0;
 };
 
 // ---- template bodies ----
@@ -119,7 +167,8 @@ void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, No
   if (members_.empty()) return;
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
-    Time lb = bound(level_start_[level] + pos, need, d, from);
+    ++visits_;
+    Time lb = bound(level_start_[level] + pos, need, d, from, ties && best < kNever ? best + 1 : best);
     if (lb == kNever || lb > best || (lb == best && !ties)) return false;
     if (level > 0) return true;
     NodeIndex n = members_[pos];
@@ -143,6 +192,50 @@ void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, No
   });
 }
 
+template <class Accept, class TieKey>
+bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time& best, NodeIndex& who,
+                                   int64_t& who_key, const std::vector<NodeProfile>& profiles, Accept&& accept,
+                                   bool ties, TieKey&& tie_key, int max_checks, Time& from_out) const {
+  from_out = from;
+  if (members_.empty()) return true;
+  Time lb = bound(level_start_.back(), need, d, from, ties && best < kNever ? best + 1 : best);
+  if (lb == kNever || lb > best || (lb == best && !ties)) return true;
+  Time limit = std::min(ties && best < kNever ? best + 1 : best, window_end_);
+  Time found = kNever;
+  int checks = 0;
+  for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
+    if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
+    for (const Rise& r : rises_[slot]) {
+      Time t = r.t;
+      if (t < lb || t >= limit || (found != kNever && t > found)) continue;
+      const int64_t* cap = &rise_free_[r.values];
+      bool may = true;
+      for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
+      if (!may) continue;
+      ++rise_checks_;
+      if (++checks > max_checks) {
+        from_out = t;
+        return false;
+      }
+      NodeIndex n = members_[static_cast<size_t>(r.leaf)];
+      if (!accept(n) || !profiles[n].fits(need, t, d >= kForever - t ? kForever : t + d)) continue;
+      if (found == kNever || t < found) found = t;
+      if (t < best) {
+        best = t;
+        who = n;
+        who_key = ties ? tie_key(n) : 0;
+      } else if (ties && t == best) {
+        int64_t k = tie_key(n);
+        if (k < who_key) {
+          who = n;
+          who_key = k;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 template <class Visit>
 void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const {
   if (members_.empty()) return;
@@ -150,7 +243,8 @@ void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
     if (!go) return false;
-    Time lb = bound(level_start_[level] + pos, need, d, from);
+    ++visits_;
+    Time lb = bound(level_start_[level] + pos, need, d, from, before);
     if (lb == kNever || lb >= before) return false;
     if (level > 0) return true;
     go = visit(static_cast<int>(pos), members_[pos], lb);

@@ -15,43 +15,24 @@ namespace drover::core {
 
 namespace {
 
-std::string class_key(const NodeSpec& n) {
-  std::string k = std::to_string(n.sockets) + "/" + std::to_string(n.cores_per_socket) + "/" +
-                  std::to_string(n.threads_per_core) + "/" + std::to_string(n.cpus) + "/" + std::to_string(n.mem_mb) +
-                  "/w" + std::to_string(n.weight) + "|";
-  for (const GresPool& g : n.gres) {
-    k += g.name + ":" + g.type + ":" + std::to_string(g.count) + (g.no_consume ? "n" : "") + ",";
-  }
-  k += "|";
-  for (const std::string& f : n.features) k += f + ",";
-  k += "|";
-  for (int32_t p : n.partitions) k += std::to_string(p) + ",";
-  return k;
-}
-
 Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
 
 }  // namespace
 
 Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
-  std::map<std::string, int32_t> by_key;
-  class_of.assign(c.nodes.size(), 0);
+  class_of = c.group_of;
   leaf_of.assign(c.nodes.size(), 0);
-  for (size_t i = 0; i < c.nodes.size(); ++i) {
-    const NodeSpec& n = c.nodes[i];
-    auto [it, fresh] = by_key.emplace(class_key(n), static_cast<int32_t>(classes.size()));
-    if (fresh) {
-      NodeClass cls;
-      cls.spec = &n;
-      cls.dims = 2 + static_cast<int>(n.gres.size());
-      cls.has_gpus = n.gpus() > 0;
-      cls.capacity = {n.cores(), n.mem_mb};
-      for (const GresPool& g : n.gres) cls.capacity.push_back(g.no_consume ? 0 : g.count);
-      classes.push_back(std::move(cls));
-    }
-    class_of[i] = it->second;
-    leaf_of[i] = static_cast<int32_t>(classes[it->second].members.size());
-    classes[it->second].members.push_back(static_cast<NodeIndex>(i));
+  for (const NodeGroup& g : c.groups) {
+    const NodeSpec& n = c.nodes[g.members.front()];
+    NodeClass cls;
+    cls.spec = &n;
+    cls.members = g.members;
+    cls.dims = 2 + static_cast<int>(n.gres.size());
+    cls.has_gpus = n.gpus() > 0;
+    cls.capacity = {n.cores(), n.mem_mb};
+    for (const GresPool& gp : n.gres) cls.capacity.push_back(gp.no_consume ? 0 : gp.count);
+    for (size_t i = 0; i < g.members.size(); ++i) leaf_of[g.members[i]] = static_cast<int32_t>(i);
+    classes.push_back(std::move(cls));
   }
   prof.resize(c.nodes.size());
   use.resize(c.nodes.size());
@@ -81,6 +62,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     for (size_t p = 0; p < spec.gres.size(); ++p) use[n].dev_used[p].assign(spec.gres[p].device_ids.size(), 0);
   }
   limits.reset(c);
+  frontier.reset(classes.size());
   std::vector<int64_t> amount;
   for (const RunningJob& r : input.running) {
     Time end = round_up(std::max(r.end, now + 1));
@@ -175,7 +157,7 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
       any = any || !list.empty();
       pc.alts.push_back(std::move(list));
     }
-    pc.never = !any || check_capacity(c, pc.demand).has_value();
+    pc.never = !any || check_capacity(c, pc.demand).has_value();  // per node group: cheap
     e.parts.push_back(std::move(pc));
   }
   e.refused = e.parts.empty();
@@ -464,6 +446,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     if (p.tested && (p.start != kNoPlan || definite)) ++out.stats.planned;
   }
   for (const NodeProfile& p : prof) out.stats.profile_steps += static_cast<int64_t>(p.steps());
+  for (const ClassIndex& x : index) {
+    out.stats.index_visits += x.visits();
+    out.stats.rise_checks += x.rise_checks();
+  }
   return out;
 }
 

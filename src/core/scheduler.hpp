@@ -95,6 +95,8 @@ struct CycleStats {
   int64_t planned = 0;       // pending jobs with a planned start or a definite reason
   int64_t beyond_window = 0; // could not be planned within bf_window
   int64_t profile_steps = 0; // size of the availability profile at the end
+  int64_t index_visits = 0;  // index entries the searches bounded (work done)
+  int64_t rise_checks = 0;   // moments the searches checked
 };
 
 struct CycleResult {

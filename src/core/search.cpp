@@ -34,6 +34,9 @@ bool strands(const NodeClass& cls, const NodeProfile& p, Time now, const std::ve
   return f[0] - amount[0] <= 0 || f[1] - amount[1] <= 0;
 }
 
+// Moments the rise walk checks before the tree search takes over.
+constexpr int kRiseChecks = 4096;
+
 struct Cand {
   Time start;
   int64_t key;   // preference among equal starts (lower first)
@@ -47,6 +50,30 @@ struct Cand {
 };
 
 }  // namespace
+
+Time Frontier::lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) const {
+  Time lb = 0;
+  for (const FrontierPoint& p : points_[static_cast<size_t>(cls)]) {
+    if (p.at <= lb || p.d > d || p.nodes > nodes || p.need.size() != need.size()) continue;
+    bool covered = true;
+    for (size_t k = 0; k < need.size() && covered; ++k) covered = p.need[k] <= need[k];
+    if (covered) lb = p.at;
+  }
+  return lb;
+}
+
+void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes, Time at) {
+  std::vector<FrontierPoint>& v = points_[static_cast<size_t>(cls)];
+  // The same shape again: keep the later (stronger) bound in place.
+  for (FrontierPoint& p : v) {
+    if (p.d == d && p.nodes == nodes && p.need == need) {
+      p.at = std::max(p.at, at);
+      return;
+    }
+  }
+  if (v.size() >= kPerClass) v.erase(v.begin());
+  v.push_back(FrontierPoint{need, d, nodes, at});
+}
 
 Time Scheduler::Impl::duration(const PartChoice& pc) {
   Seconds t = pc.demand.time_limit;
@@ -250,9 +277,32 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
     NodeIndex before_who = who;
     // Among equal starts prefer the node with the least free now: a
     // reservation on a busy node leaves idle ones to backfill.
-    x.s.index[cn.cls].earliest(
-        amount.data(), x.d, x.s.now, best, who, key, x.s.prof, [&](NodeIndex n) { return x.eligible(n); }, ties,
-        [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; });
+    auto accept = [&](NodeIndex n) { return x.eligible(n); };
+    auto tie_key = [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; };
+    const ClassIndex& idx = x.s.index[cn.cls];
+    Time class_best = best;  // this class's earliest is at least what it leaves in best
+    Time from = std::max(x.s.now, x.s.frontier.lower_bound(cn.cls, amount, x.d, 1));
+    if (from <= x.s.now) {
+      // Now first (a job held back by FCFS order may fit now).
+      Time now_best = std::min(best, x.s.now + 1);
+      idx.earliest(amount.data(), x.d, x.s.now, now_best, who, key, x.s.prof, accept, false, tie_key);
+      if (now_best <= x.s.now) best = now_best;
+      from = x.s.now + 1;
+    }
+    if (best > x.s.now) {
+      // The moments capacity grows, from what earlier jobs of this cycle
+      // taught; the tree search settles what that walk does not.
+      Time resume = from;
+      if (!idx.earliest_by_rises(amount.data(), x.d, from, best, who, key, x.s.prof, accept, ties, tie_key,
+                                 kRiseChecks, resume)) {
+        idx.earliest(amount.data(), x.d, resume, best, who, key, x.s.prof, accept, ties, tie_key);
+      }
+    }
+    if (!needs_filter(x.pc.demand)) {
+      Time learnt = who != before_who ? best : std::min(class_best, idx.window_end());
+      if (who == before_who && class_best == kNever) learnt = idx.window_end();
+      x.s.frontier.learn(cn.cls, amount, x.d, 1, learnt);
+    }
     if (who != before_who) chosen = amount;
   }
   if (who < 0) return std::nullopt;
@@ -367,7 +417,7 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
     prof[n].take(p.start, end, p.amounts[i].data());
-    index[class_of[n]].update(leaf_of[n], p.start, end, prof);
+    index[class_of[n]].update(leaf_of[n], p.start, end, p.amounts[i].data(), prof);
   }
 }
 

@@ -1,0 +1,173 @@
+// drover-bench: the scheduling core's scenario runner.
+//
+//   drover-bench --scenario scale-10k [--pending N] [--running N] [--repeat K]
+//                [--bf-max-job-test N] [--bf-window-days D] [--seed S] [--json]
+//
+// Builds the scenario, then runs K full backfill cycles (each plans every
+// pending job) on one Scheduler, as the controller would, and reports the
+// cycle time (median and minimum), how many pending jobs were planned, and
+// the memory the pending jobs cost (resident set growth per pending job,
+// counting the job specs and the core's per-job state).
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string scenario = "scale-10k";
+  int64_t pending = 100000;
+  int64_t running = 30000;
+  int repeat = 5;
+  int64_t bf_max_job_test = -1;
+  double bf_window_days = -1;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+int64_t rss_bytes() {
+  std::ifstream in("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  in >> size >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+int usage(const char* msg) {
+  std::fprintf(stderr,
+               "drover-bench: %s\nusage: drover-bench --scenario scale-10k [--pending N] [--running N] [--repeat K]\n"
+               "                    [--bf-max-job-test N] [--bf-window-days D] [--seed S] [--json]\n",
+               msg);
+  return 2;
+}
+
+bool parse(int argc, char** argv, Options& o, std::string& err) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        err = a + " needs a value";
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    const char* v = nullptr;
+    if (a == "--json") {
+      o.json = true;
+    } else if (a == "--scenario") {
+      if (!(v = value())) return false;
+      o.scenario = v;
+    } else if (a == "--pending" || a == "--running" || a == "--repeat" || a == "--bf-max-job-test" || a == "--seed") {
+      if (!(v = value())) return false;
+      char* end = nullptr;
+      long long n = std::strtoll(v, &end, 10);
+      if (*end || n < 0) {
+        err = a + ": expected a whole number, got \"" + v + "\"";
+        return false;
+      }
+      if (a == "--pending") o.pending = n;
+      if (a == "--running") o.running = n;
+      if (a == "--repeat") o.repeat = static_cast<int>(std::max(1LL, n));
+      if (a == "--bf-max-job-test") o.bf_max_job_test = n;
+      if (a == "--seed") o.seed = static_cast<uint64_t>(n);
+    } else if (a == "--bf-window-days") {
+      if (!(v = value())) return false;
+      o.bf_window_days = std::atof(v);
+    } else {
+      err = "unknown option " + a;
+      return false;
+    }
+  }
+  if (o.scenario != "scale-10k") {
+    err = "unknown scenario \"" + o.scenario + "\" (scenarios: scale-10k)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::string err;
+  if (!parse(argc, argv, o, err)) return usage(err.c_str());
+  auto cluster = drover::bench::scale10k_cluster(DROVER_SOURCE_DIR);
+  if (!cluster) return usage(cluster.error().message.c_str());
+  drover::bench::Scenario s;
+  s.name = o.scenario;
+  s.cluster = std::move(cluster).value();
+  if (o.bf_max_job_test >= 0) s.cluster.sched.bf_max_job_test = o.bf_max_job_test;
+  if (o.bf_window_days > 0) s.cluster.sched.bf_window = static_cast<int64_t>(o.bf_window_days * 86400);
+
+  auto t0 = Clock::now();
+  drover::bench::add_running_scale10k(s, o.running, o.seed);
+  int64_t rss_before = rss_bytes();
+  drover::bench::add_pending_scale10k(s, o.pending, o.seed);
+  double gen_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!o.json) {
+    std::fprintf(stderr, "scenario %s: %zu nodes, %zu running, %zu pending (built in %.1f s)\n", s.name.c_str(),
+                 s.cluster.nodes.size(), s.running.size(), s.pending.size(), gen_s);
+  }
+
+  drover::core::Scheduler sched(s.cluster);
+  drover::core::CycleInput in;
+  in.now = s.now;
+  in.running = s.running;
+  in.pending = s.pending;
+  in.fairshare = &s.fairshare;
+  std::vector<double> ms, cpu_ms;
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  };
+  drover::core::CycleStats stats;
+  int64_t rss_after = 0;
+  for (int k = 0; k < o.repeat; ++k) {
+    auto a = Clock::now();
+    double c0 = cpu_now();
+    drover::core::CycleResult r = sched.run_cycle(in, drover::core::CycleOptions{drover::core::PassKind::kFull});
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+    cpu_ms.push_back(cpu_now() - c0);
+    stats = r.stats;
+    if (k == 0) rss_after = rss_bytes();
+    if (!o.json) {
+      std::fprintf(stderr,
+                   "  cycle %d: %.1f ms (%.1f ms CPU), %lld started, %lld reserved, %lld planned, %lld beyond window; "
+                   "%lld index visits, %lld moments checked, %lld profile steps\n",
+                   k + 1, ms.back(), cpu_ms.back(), static_cast<long long>(r.stats.started), static_cast<long long>(r.stats.reserved),
+                   static_cast<long long>(r.stats.planned), static_cast<long long>(r.stats.beyond_window),
+                   static_cast<long long>(r.stats.index_visits), static_cast<long long>(r.stats.rise_checks),
+                   static_cast<long long>(r.stats.profile_steps));
+    }
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted[sorted.size() / 2];
+  std::vector<double> cpu_sorted = cpu_ms;
+  std::sort(cpu_sorted.begin(), cpu_sorted.end());
+  double rss_per = s.pending.empty() ? 0 : static_cast<double>(rss_after - rss_before) / s.pending.size();
+  std::printf(
+      "{\"scenario\": \"%s\", \"nodes\": %zu, \"running\": %zu, \"pending\": %zu, \"cycles\": %d, "
+      "\"cycle_ms_median\": %.1f, \"cycle_ms_min\": %.1f, \"cycle_ms_first\": %.1f, \"cycle_cpu_ms_median\": %.1f, "
+      "\"planned\": %lld, "
+      "\"started\": %lld, \"reserved\": %lld, \"beyond_window\": %lld, \"tested\": %lld, "
+      "\"bf_max_job_test\": %lld, \"bf_window_s\": %lld, \"rss_bytes_per_pending\": %.0f}\n",
+      s.name.c_str(), s.cluster.nodes.size(), s.running.size(), s.pending.size(), o.repeat, median, sorted.front(),
+      ms.front(), cpu_sorted[cpu_sorted.size() / 2], static_cast<long long>(stats.planned), static_cast<long long>(stats.started),
+      static_cast<long long>(stats.reserved), static_cast<long long>(stats.beyond_window),
+      static_cast<long long>(stats.tested), static_cast<long long>(s.cluster.sched.bf_max_job_test),
+      static_cast<long long>(s.cluster.sched.bf_window), rss_per);
+  return 0;
+}

@@ -1,0 +1,306 @@
+// The core built from a real configuration: the anchor cluster that ran
+// real Slurm 22.05 (testdata/anchor). Its submit refusals and priorities
+// are checked against what Slurm printed there.
+#include "config/core_cluster.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "core/priority.hpp"
+#include "core/request.hpp"
+#include "core/scheduler.hpp"
+
+namespace drover::config {
+namespace {
+
+std::string anchor_dir() { return std::string(DROVER_SOURCE_DIR) + "/src/config/testdata/anchor"; }
+
+core::Cluster anchor() {
+  auto cfg = load_config({anchor_dir() + "/slurm.conf", {}, {}});
+  EXPECT_TRUE(cfg.ok());
+  auto c = build_core_cluster(*cfg);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  return *c;
+}
+
+TEST(CoreCluster, AnchorNodesPartitionsQosAndWeights) {
+  core::Cluster c = anchor();
+  ASSERT_EQ(c.nodes.size(), 9u);
+  const core::NodeSpec& g1 = c.nodes[c.find_node("gpu01")];
+  EXPECT_EQ(g1.cores(), 128);
+  EXPECT_EQ(g1.mem_mb, 1000000);
+  ASSERT_EQ(g1.gres.size(), 1u);
+  EXPECT_EQ(g1.gres[0].type, "h100");
+  EXPECT_EQ(g1.gres[0].device_ids, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(g1.features, std::vector<std::string>{"h100"});
+  ASSERT_EQ(c.partitions.size(), 4u);
+  EXPECT_EQ(c.partitions[c.find_partition("interactive")].nodes.size(), 8u);
+  EXPECT_EQ(c.partitions[c.find_partition("interactive")].default_time, 3600);
+  EXPECT_TRUE(c.partitions[c.find_partition("compute")].is_default);
+  ASSERT_EQ(c.qos.size(), 3u);
+  EXPECT_EQ(c.qos[c.find_qos("debug")].max_wall, 4 * 3600);
+  EXPECT_EQ(c.qos[c.find_qos("normal")].grp_tres.at("gres/gpu"), 256);
+  EXPECT_EQ(c.priority.kind, core::PriorityKind::kMultifactor);
+  EXPECT_EQ(c.priority.weight_tres.at("gres/gpu"), 5000);
+  EXPECT_EQ(c.sched.policy, core::QueuePolicy::kBackfill);
+  EXPECT_EQ(c.total_tres.at("cpu"), 4 * 128 + 5 * 64);
+  EXPECT_EQ(*c.def_mem_per_cpu_mb, 4096);
+}
+
+// ---- what real Slurm answered to jobs that can never run ---------------------
+
+struct NeverCase {
+  const char* golden;
+  std::function<void(core::JobSpec&)> ask;
+};
+
+struct Golden {
+  bool accepted = false;
+  std::vector<std::string> details;
+  std::string error;
+};
+
+Golden read_golden(const std::string& name) {
+  std::ifstream in(anchor_dir() + "/never/" + name + ".txt");
+  Golden g;
+  std::string line;
+  const std::string err = "sbatch: error: ", failed = "Batch job submission failed: ";
+  while (std::getline(in, line)) {
+    if (line.rfind("Submitted batch job", 0) == 0) g.accepted = true;
+    if (line.rfind(err, 0) != 0) continue;
+    std::string text = line.substr(err.size());
+    if (text.rfind(failed, 0) == 0) {
+      g.error = text.substr(failed.size());
+    } else {
+      g.details.push_back(text);
+    }
+  }
+  return g;
+}
+
+class NeverTest : public ::testing::TestWithParam<NeverCase> {};
+
+TEST_P(NeverTest, SameAnswerAsSlurm) {
+  core::Cluster c = anchor();
+  core::JobSpec job;
+  job.id = 200;
+  job.user = "alice";
+  GetParam().ask(job);
+  core::SubmitContext ctx;
+  ctx.enforce_accounts = true;
+  ctx.user_accounts = {"research"};
+  core::SubmitVerdict v = core::check_submit(c, job, ctx);
+  Golden g = read_golden(GetParam().golden);
+  ASSERT_EQ(v.accepted, g.accepted) << v.error << " / " << v.drover_line;
+  if (!g.accepted) {
+    EXPECT_EQ(v.details, g.details);
+    EXPECT_EQ(v.error, g.error);
+    EXPECT_EQ(v.drover_line.rfind("drover: ", 0), 0u) << v.drover_line;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Anchor, NeverTest,
+    ::testing::Values(
+        NeverCase{"never_bad_account", [](core::JobSpec& j) { j.partitions = {"compute"}; j.account = "nosuchacct"; }},
+        NeverCase{"never_bad_partition", [](core::JobSpec& j) { j.partitions = {"nonexistent"}; }},
+        NeverCase{"never_bad_qos", [](core::JobSpec& j) { j.partitions = {"compute"}; j.qos = "nosuchqos"; }},
+        NeverCase{"never_constraint", [](core::JobSpec& j) { j.partitions = {"training"}; j.constraint = "nonexistent"; }},
+        NeverCase{"never_cpus_too_many", [](core::JobSpec& j) { j.partitions = {"compute"}; j.cpus_per_task = 65; }},
+        NeverCase{"never_feature_gres_mismatch",
+                  [](core::JobSpec& j) {
+                    j.partitions = {"training"};
+                    j.constraint = "h100";
+                    j.gres = {GresSpec{"gpu", "a100", 1}};
+                  }},
+        NeverCase{"never_gpu_on_cpu_part", [](core::JobSpec& j) { j.partitions = {"compute"}; j.gres = {GresSpec{"gpu", "", 1}}; }},
+        NeverCase{"never_gres_gpu16", [](core::JobSpec& j) { j.partitions = {"training"}; j.gres = {GresSpec{"gpu", "", 16}}; }},
+        NeverCase{"never_h100_3nodes",
+                  [](core::JobSpec& j) {
+                    j.partitions = {"training"};
+                    j.gres = {GresSpec{"gpu", "h100", 8}};
+                    j.min_nodes = 3;
+                  }},
+        NeverCase{"never_mem_too_big", [](core::JobSpec& j) { j.partitions = {"compute"}; j.mem_per_node_mb = 2000 * 1024; }},
+        NeverCase{"never_nodes_too_many", [](core::JobSpec& j) { j.partitions = {"compute"}; j.min_nodes = 5; }},
+        NeverCase{"never_qos_maxwall",
+                  [](core::JobSpec& j) {
+                    j.partitions = {"training"};
+                    j.qos = "debug";
+                    j.time_limit = 5 * 3600;
+                    j.gres = {GresSpec{"gpu", "", 1}};
+                  }},
+        NeverCase{"never_time_interactive", [](core::JobSpec& j) { j.partitions = {"interactive"}; j.time_limit = 5 * 3600; }},
+        NeverCase{"never_time_over_part", [](core::JobSpec& j) { j.partitions = {"compute"}; j.time_limit = 8 * 86400; }}),
+    [](const ::testing::TestParamInfo<NeverCase>& i) { return std::string(i.param.golden); });
+
+TEST(CoreCluster, AcceptedJobsShowSlurmsPendingReasonAtOnce) {
+  core::Cluster c = anchor();
+  core::JobSpec job;
+  job.partitions = {"compute"};
+  job.min_nodes = 5;
+  EXPECT_EQ(core::check_submit(c, job, {}).pending_reason, core::Reason::kPartitionNodeLimit);
+  job = {};
+  job.partitions = {"training"};
+  job.qos = "debug";
+  job.time_limit = 5 * 3600;
+  EXPECT_EQ(core::check_submit(c, job, {}).pending_reason, core::Reason::kQosMaxWallDurationPerJobLimit);
+}
+
+TEST(CoreCluster, DrovesLineSaysWhichRequirementNoNodeMeets) {
+  core::Cluster c = anchor();
+  core::JobSpec job;
+  job.partitions = {"training"};
+  job.constraint = "h100";
+  job.gres = {GresSpec{"gpu", "a100", 1}};
+  core::SubmitVerdict v = core::check_submit(c, job, {});
+  EXPECT_EQ(v.drover_line,
+            "drover: no node of partition training that the job may use has gpu:a100:1 per node (they have "
+            "gpu:h100:8)");
+  job = {};
+  job.partitions = {"compute"};
+  job.cpus_per_task = 65;
+  v = core::check_submit(c, job, {});
+  EXPECT_EQ(v.drover_line, "drover: the job needs 65 CPUs on one node; the largest node of partition compute has 64");
+}
+
+// ---- sprio on the anchor cluster (golden sprio.txt) ----------------------------
+
+TEST(CoreCluster, PriorityFactorsAsSlurmComputedThem) {
+  core::Cluster c = anchor();
+  core::FairShareFactors fs = core::FairShareFactors::compute({
+      {"root", "root", "", 1, 0},
+      {"research", "", "", 1, 0},
+      {"research", "alice", "", 1, 18239},
+      {"research", "root", "", 1, 0},
+  });
+  EXPECT_NEAR(fs.factor("research", "alice"), 1.0 / 3, 1e-9);
+  EXPECT_NEAR(fs.factor("research", "root"), 2.0 / 3, 1e-9);
+  EXPECT_NEAR(fs.factor("root", "root"), 1.0, 1e-9);
+
+  struct Row {
+    std::function<void(core::JobSpec&)> ask;
+    int64_t total, job_size, qos;
+    std::map<std::string, int64_t> tres;
+  };
+  std::vector<Row> rows = {
+      // 108: -p training --gres=gpu:8: 3333 + 56 + 1000 + 2000 + cpu=2 + gres/gpu=1250
+      {[](core::JobSpec& j) { j.partitions = {"training"}; j.gres = {GresSpec{"gpu", "", 8}}; j.time_limit = 3600; },
+       7641, 56, 2000, {{"cpu", 2}, {"gres/gpu", 1250}}},
+      // 120: -p compute -t 8-00:00:00
+      {[](core::JobSpec& j) { j.partitions = {"compute"}; j.time_limit = 8 * 86400; }, 6393, 56, 2000, {{"cpu", 4}}},
+      // 121: -p interactive -t 5:00:00
+      {[](core::JobSpec& j) { j.partitions = {"interactive"}; j.time_limit = 5 * 3600; }, 6390, 56, 2000, {{"cpu", 1}}},
+      // 122: -p training --qos=debug -t 5:00:00 --gres=gpu:1
+      {[](core::JobSpec& j) {
+         j.partitions = {"training"};
+         j.qos = "debug";
+         j.time_limit = 5 * 3600;
+         j.gres = {GresSpec{"gpu", "", 1}};
+       },
+       14547, 56, 10000, {{"cpu", 2}, {"gres/gpu", 156}}},
+      // 126: -p compute -N5
+      {[](core::JobSpec& j) { j.partitions = {"compute"}; j.min_nodes = 5; }, 6633, 281, 2000, {{"cpu", 20}}},
+  };
+  for (const Row& row : rows) {
+    core::JobSpec job;
+    job.id = 108;
+    job.user = "alice";
+    job.account = "research";
+    row.ask(job);
+    int32_t part = c.find_partition(job.partitions[0]);
+    core::PriorityBreakdown b = core::job_priority(c, job, part, &fs, 1000, 1000);
+    EXPECT_EQ(b.total, row.total) << job.partitions[0];
+    EXPECT_EQ(std::llround(b.fairshare), 3333);
+    EXPECT_EQ(std::llround(b.job_size), row.job_size);
+    EXPECT_EQ(std::llround(b.partition), 1000);
+    EXPECT_EQ(std::llround(b.qos), row.qos);
+    EXPECT_EQ(std::llround(b.age), 0);
+    std::map<std::string, int64_t> tres;
+    for (const auto& [k, v] : b.tres) tres[k] = std::llround(v);
+    EXPECT_EQ(tres, row.tres) << job.partitions[0];
+  }
+}
+
+// ---- the busy anchor cluster of the golden captures ------------------------------
+
+// gpu01-03 each hold an 8-GPU job for two hours, gpu04 a 2-GPU job for one;
+// then: train-wait (8 GPUs, 1 h), train-wait2 (the same), train-bf (a100:4,
+// 30 min). Slurm planned train-wait on gpu04 when the 2-GPU job ends
+// (Resources), train-wait2 when the GPUs free again (Priority), and started
+// train-bf at once on gpu04's free GPUs (squeue_start.txt).
+TEST(CoreCluster, BusyAnchorPlansAsSlurmDid) {
+  core::Cluster c = anchor();
+  core::Scheduler s(c);
+  const core::Time t0 = 1'008'000;  // a multiple of bf_resolution (60 s)
+  std::deque<core::JobSpec> specs;
+  auto job = [&](core::JobId id, const std::string& name, int32_t gpus, const std::string& type, Seconds limit) {
+    core::JobSpec& j = specs.emplace_back();
+    j.id = id;
+    j.name = name;
+    j.user = "alice";
+    j.account = "research";
+    j.partitions = {"training"};
+    j.gres = {GresSpec{"gpu", type, gpus}};
+    j.time_limit = limit;
+    j.submit_time = t0 + id;
+    return &j;
+  };
+  std::vector<core::RunningJob> run;
+  const char* full[] = {"gpu01", "gpu02", "gpu03"};
+  for (int i = 0; i < 3; ++i) {
+    core::RunningJob r;
+    r.spec = job(100 + i, "train-full", 8, "", 7200);
+    r.start = t0;
+    r.end = t0 + 7200;
+    core::NodeTake t;
+    t.node = c.find_node(full[i]);
+    t.cores = {0};
+    t.cpus = 1;
+    t.mem_mb = 4096;
+    t.gres = {core::GresTake{0, 8, {0, 1, 2, 3, 4, 5, 6, 7}}};
+    r.alloc.nodes = {t};
+    run.push_back(r);
+  }
+  core::RunningJob small;
+  small.spec = job(104, "train-gpu2", 2, "", 3600);
+  small.start = t0;
+  small.end = t0 + 3600;
+  core::NodeTake t;
+  t.node = c.find_node("gpu04");
+  t.cores = {0};
+  t.cpus = 1;
+  t.mem_mb = 4096;
+  t.gres = {core::GresTake{0, 2, {0, 1}}};
+  small.alloc.nodes = {t};
+  run.push_back(small);
+  std::vector<const core::JobSpec*> pending = {job(108, "train-wait", 8, "", 3600), job(109, "train-wait2", 8, "", 3600),
+                                               job(110, "train-bf", 4, "a100", 1800)};
+  core::CycleInput in;
+  in.now = t0 + 120;
+  in.running = run;
+  in.pending = pending;
+  core::CycleResult r = s.run_cycle(in);
+  ASSERT_EQ(r.starts.size(), 1u);
+  EXPECT_EQ(r.starts[0].job->name, "train-bf");
+  EXPECT_EQ(c.nodes[r.starts[0].alloc.nodes[0].node].name, "gpu04");
+  EXPECT_EQ(r.starts[0].kind, core::StartKind::kBackfilled);
+  ASSERT_EQ(r.pending.size(), 2u);
+  EXPECT_EQ(r.pending[0].job->id, 108);
+  EXPECT_EQ(r.pending[0].reason, core::Reason::kResources);
+  EXPECT_EQ(r.pending[0].nodes, std::vector<core::NodeIndex>{c.find_node("gpu04")});
+  EXPECT_EQ(r.pending[0].start, t0 + 3600);
+  EXPECT_TRUE(r.pending[0].reserved);
+  // Every GPU node is free again at t0 + 2 h (Slurm chose gpu04 among them).
+  EXPECT_EQ(r.pending[1].reason, core::Reason::kPriority);
+  EXPECT_EQ(r.pending[1].nodes.size(), 1u);
+  EXPECT_EQ(r.pending[1].start, t0 + 7200);
+}
+
+}  // namespace
+}  // namespace drover::config
