@@ -103,13 +103,22 @@ struct FrontierPoint {
 
 class Frontier {
  public:
-  void reset(size_t classes) { points_.assign(classes, {}); }
+  void reset(size_t classes, bool off = false) {
+    recent_.assign(classes, {});
+    exact_.clear();
+    off_ = off;
+  }
   Time lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) const;
   void learn(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes, Time at);
 
  private:
-  static constexpr size_t kPerClass = 1024;
-  std::vector<std::vector<FrontierPoint>> points_;
+  // Every shape learnt, by exact shape (the bound repeats of a shape get);
+  // and the latest few per class, for shapes that dominate them.
+  static constexpr size_t kRecent = 32;
+  static uint64_t key(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes);
+  std::unordered_map<uint64_t, std::vector<FrontierPoint>> exact_;  // by hash; entries compared in full
+  std::vector<std::vector<FrontierPoint>> recent_;
+  bool off_ = false;
 };
 
 struct Scheduler::Impl {
@@ -124,6 +133,7 @@ struct Scheduler::Impl {
   // ---- kept between cycles ----
   std::unordered_map<const JobSpec*, JobCache> cache;
   uint64_t cycle_no = 0;
+  bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
 
   // ---- one cycle ----
   Time now = 0;
@@ -163,6 +173,7 @@ struct Scheduler::Impl {
 // Earlier-is-better queue order entry.
 struct QueueEntry {
   const JobSpec* job = nullptr;
+  const JobCache* cache = nullptr;
   uint32_t tier = 0;
   int64_t priority = 0;
 };

@@ -139,7 +139,8 @@ int ClassIndex::block_of(Time t) const {
 }
 
 void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
-                       Time now, Time window, Time resolution) {
+                       Time now, Time window, Time resolution, bool exhaustive) {
+  exhaustive_ = exhaustive;
   members_ = members;
   dims_ = dims;
   now_ = now;
@@ -157,9 +158,9 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   }
   max_.assign(total * kCells * dims_, INT64_MIN);
   visits_ = rise_checks_ = 0;
-  // One slot per bf_resolution over the window (coarser if that would be huge).
-  slot_len_ = std::max<Time>(1, resolution);
-  while (window / slot_len_ > (Time{1} << 21)) slot_len_ *= 2;
+  // Slots of bf_resolution over the window, at most kSlots of them (moments
+  // within one slot are compared by their own times).
+  slot_len_ = std::max<Time>({1, resolution, (window + kSlots - 1) / kSlots});
   base_ = now_ / slot_len_ * slot_len_;
   for (auto& v : rises_) v.clear();
   rises_.resize(static_cast<size_t>((window_end_ - base_) / slot_len_ + 1));
@@ -261,6 +262,10 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
 }
 
 Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const {
+  if (exhaustive_) {
+    Time t = std::max(from, now_);
+    return t >= window_end_ || t >= before ? kNever : t;
+  }
   // A run starting in block b covers blocks b .. b + span (a start inside
   // block b runs past the start of every block up to b + span).
   int span = d >= kForever ? kBlocks : static_cast<int>(std::min<Time>(kBlocks, (std::max<Time>(d, 1) - 1) / block_len_));

@@ -61,8 +61,11 @@ class ClassIndex {
  public:
   static constexpr int kBlocks = 32;  // + 1 tail block
 
+  // `exhaustive`: bound nothing (every member is looked at) and keep no
+  // rise moments — the reference search the tests compare the index with.
   void build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
-             Time now, Time window, Time resolution);
+             Time now, Time window, Time resolution, bool exhaustive = false);
+  bool exhaustive() const { return exhaustive_; }
   // Node `leaf` (position in members) gave `amount` over [t0, t1).
   void update(int leaf, Time t0, Time t1, const int64_t* amount, const std::vector<NodeProfile>& profiles);
 
@@ -142,11 +145,13 @@ class ClassIndex {
   };
   void add_rise(Time t, int leaf, const NodeProfile& p);
   size_t slot_of(Time t) const { return static_cast<size_t>((t - base_) / slot_len_); }
+  static constexpr Time kSlots = 4096;
   Time base_ = 0, slot_len_ = 1;
   std::vector<std::vector<Rise>> rises_;
   std::vector<int64_t> rise_free_;
   std::vector<std::vector<std::pair<Time, uint32_t>>> leaf_rises_;  // per leaf: (moment, values offset)
   mutable int64_t visits_ = 0, rise_checks_ = 0;
+  bool exhaustive_ = false;
 };
 
 // ---- template bodies ----
@@ -197,6 +202,7 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
                                    int64_t& who_key, const std::vector<NodeProfile>& profiles, Accept&& accept,
                                    bool ties, TieKey&& tie_key, int max_checks, Time& from_out) const {
   from_out = from;
+  if (exhaustive_) return false;
   if (members_.empty()) return true;
   Time lb = bound(level_start_.back(), need, d, from, ties && best < kNever ? best + 1 : best);
   if (lb == kNever || lb > best || (lb == best && !ties)) return true;

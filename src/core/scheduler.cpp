@@ -62,7 +62,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     for (size_t p = 0; p < spec.gres.size(); ++p) use[n].dev_used[p].assign(spec.gres[p].device_ids.size(), 0);
   }
   limits.reset(c);
-  frontier.reset(classes.size());
+  frontier.reset(classes.size(), reference_search);
   std::vector<int64_t> amount;
   for (const RunningJob& r : input.running) {
     Time end = round_up(std::max(r.end, now + 1));
@@ -96,7 +96,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     }
   }
   for (size_t k = 0; k < classes.size(); ++k) {
-    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res);
+    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search);
   }
 }
 
@@ -262,7 +262,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   queue.reserve(input.pending.size());
   for (const JobSpec* job : input.pending) {
     const JobCache& jc = cached(*job);
-    QueueEntry e{job, 0, 0};
+    QueueEntry e{job, &jc, 0, 0};
     for (const PartChoice& pc : jc.parts) {
       e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
       PriorityBreakdown b = priority_for(c, *job, pc.partition, &pc.demand, pc.tres, input.fairshare, now,
@@ -298,7 +298,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     }
     ++tested;
     plan.tested = true;
-    const JobCache& jc = cached(job);
+    const JobCache& jc = *qe.cache;
     if (jc.refused) {
       plan.reason = Reason::kBadConstraints;
       plan.never = true;
@@ -461,5 +461,7 @@ Scheduler::~Scheduler() = default;
 const Cluster& Scheduler::cluster() const { return impl_->c; }
 
 CycleResult Scheduler::run_cycle(const CycleInput& in, const CycleOptions& opts) { return impl_->run(in, opts); }
+
+void Scheduler::use_reference_search(bool on) { impl_->reference_search = on; }
 
 }  // namespace drover::core

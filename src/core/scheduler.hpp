@@ -126,6 +126,11 @@ class Scheduler {
   CycleResult run_cycle(const CycleInput& in, const CycleOptions& opts = {});
   Explanation explain(const CycleInput& in, const JobSpec& job);
 
+  // Tests: search every node the plain way instead of through the index and
+  // the bounds learnt during the cycle. Decisions must not change; only the
+  // work done does.
+  void use_reference_search(bool on);
+
   struct Impl;  // internal (core/cycle.hpp)
 
  private:

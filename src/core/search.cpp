@@ -51,9 +51,29 @@ struct Cand {
 
 }  // namespace
 
+uint64_t Frontier::key(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(static_cast<uint64_t>(cls));
+  mix(static_cast<uint64_t>(nodes));
+  mix(static_cast<uint64_t>(d));
+  for (int64_t v : need) mix(static_cast<uint64_t>(v));
+  return h;
+}
+
 Time Frontier::lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes) const {
   Time lb = 0;
-  for (const FrontierPoint& p : points_[static_cast<size_t>(cls)]) {
+  if (off_) return lb;
+  auto it = exact_.find(key(cls, need, d, nodes));
+  if (it != exact_.end()) {
+    for (const FrontierPoint& p : it->second) {
+      if (p.d == d && p.nodes == nodes && p.need == need) lb = std::max(lb, p.at);
+    }
+  }
+  for (const FrontierPoint& p : recent_[static_cast<size_t>(cls)]) {
     if (p.at <= lb || p.d > d || p.nodes > nodes || p.need.size() != need.size()) continue;
     bool covered = true;
     for (size_t k = 0; k < need.size() && covered; ++k) covered = p.need[k] <= need[k];
@@ -63,15 +83,18 @@ Time Frontier::lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d
 }
 
 void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes, Time at) {
-  std::vector<FrontierPoint>& v = points_[static_cast<size_t>(cls)];
-  // The same shape again: keep the later (stronger) bound in place.
-  for (FrontierPoint& p : v) {
+  if (off_) return;
+  std::vector<FrontierPoint>& same = exact_[key(cls, need, d, nodes)];
+  bool found = false;
+  for (FrontierPoint& p : same) {
     if (p.d == d && p.nodes == nodes && p.need == need) {
       p.at = std::max(p.at, at);
-      return;
+      found = true;
     }
   }
-  if (v.size() >= kPerClass) v.erase(v.begin());
+  if (!found) same.push_back(FrontierPoint{need, d, nodes, at});
+  std::vector<FrontierPoint>& v = recent_[static_cast<size_t>(cls)];
+  if (v.size() >= kRecent) v.erase(v.begin());
   v.push_back(FrontierPoint{need, d, nodes, at});
 }
 
@@ -101,6 +124,8 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
       const ClassNeed& cn = classes[i];
       const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : cn.amount;
       if (amounts && amount.empty()) continue;
+      // Learnt this cycle: a job needing no more than this could not start now here.
+      if (x.s.frontier.lower_bound(cn.cls, amount, x.d, 1) > x.s.now) continue;
       const NodeClass& cls = x.s.classes[cn.cls];
       Time best = x.s.now + 1;
       NodeIndex who = -1;
@@ -109,6 +134,7 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
           amount.data(), x.d, x.s.now, best, who, key, x.s.prof,
           [&](NodeIndex n) { return x.eligible(n) && (pass == 1 || !strands(cls, x.s.prof[n], x.s.now, amount)); },
           false, [](NodeIndex) { return int64_t{0}; });
+      if (who < 0 && pass == 1 && !needs_filter(x.pc.demand)) x.s.frontier.learn(cn.cls, amount, x.d, 1, x.s.now + 1);
       if (who >= 0) {
         Placement p;
         p.start = x.s.now;
@@ -318,16 +344,25 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
 // lower bound of the answer; repeat from it until k nodes fit at once.
 std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t k, int32_t tpn,
                                      int32_t tasks, bool ties) {
-  Time t = x.s.now;
+  // Every node of the job starts together: no earlier than the earliest any
+  // one class could give one node, as learnt this cycle.
+  Time t = kNever;
+  for (const ClassNeed& cn : classes) t = std::min(t, x.s.frontier.lower_bound(cn.cls, cn.amount, x.d, 1));
+  t = std::max(t == kNever ? x.s.now : t, x.s.now);
+  bool learn = classes.size() == 1 && !needs_filter(x.pc.demand);
+  if (learn) t = std::max(t, x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k));
+  auto answer = [&](Time at) {
+    if (learn) x.s.frontier.learn(classes[0].cls, classes[0].amount, x.d, k, at);
+  };
   for (int iter = 0; iter < 64; ++iter) {
     std::priority_queue<Cand> heap;  // the k best so far, worst on top
     Time limit = x.s.index.empty() ? kNever : x.s.index[classes.front().cls].window_end();
+    Time before = limit;  // lowered as the heap fills: later starts cannot make the k best
     for (size_t ci = 0; ci < classes.size(); ++ci) {
       const ClassNeed& cn = classes[ci];
-      x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, limit, [&](int leaf, NodeIndex n, Time lb) {
+      x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, before, [&](int leaf, NodeIndex n, Time lb) {
         if (!x.eligible(n)) return true;
-        Time upto = static_cast<int32_t>(heap.size()) >= k ? heap.top().start + 1 : limit;
-        Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), upto);
+        Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), before);
         if (e == kNever) return true;
         Cand cand{e, ties ? x.s.prof[n].free_at(x.s.now)[0] : 0,
                   (static_cast<int64_t>(ci) << 32) | static_cast<int64_t>(leaf), n};
@@ -337,12 +372,17 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
           heap.pop();
           heap.push(cand);
         }
+        if (static_cast<int32_t>(heap.size()) >= k) before = heap.top().start + 1;
         return true;
       });
     }
-    if (static_cast<int32_t>(heap.size()) < k) return std::nullopt;
+    if (static_cast<int32_t>(heap.size()) < k) {
+      answer(limit);
+      return std::nullopt;
+    }
     Time kth = heap.top().start;
     if (kth == t) {
+      answer(t);
       Placement p;
       p.start = t;
       std::vector<Cand> picked;

@@ -1,0 +1,144 @@
+// The index, the rise walk and the bounds learnt during a cycle only make
+// the search cheaper: on random clusters and queues every decision must be
+// the one the plain search (every node looked at) makes.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/core_test_util.hpp"
+#include "core/scheduler.hpp"
+
+namespace drover::core {
+namespace {
+
+using testing::Jobs;
+
+struct World {
+  Cluster cluster;
+  Jobs specs;
+  std::vector<RunningJob> running;
+  std::vector<const JobSpec*> pending;
+  Time now = 100000;
+};
+
+int64_t pick(std::mt19937_64& g, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(g); }
+
+Cluster random_cluster(std::mt19937_64& g) {
+  testing::ClusterBuilder b;
+  int groups = static_cast<int>(pick(g, 1, 3));
+  std::vector<std::string> all;
+  for (int k = 0; k < groups; ++k) {
+    int32_t cores = static_cast<int32_t>(2 * pick(g, 2, 8));
+    int32_t gpus = pick(g, 0, 2) == 0 ? 0 : static_cast<int32_t>(pick(g, 1, 4));
+    std::string feature = gpus > 0 ? (pick(g, 0, 1) ? "h100" : "a100") : "cpu";
+    int n = static_cast<int>(pick(g, 1, 6));
+    for (int i = 0; i < n; ++i) {
+      std::string name = "g" + std::to_string(k) + "n" + std::to_string(i);
+      b.add(testing::node(name, cores, 1000 * cores, feature, gpus, {feature}, static_cast<uint32_t>(pick(g, 1, 2))));
+      all.push_back(name);
+    }
+  }
+  b.partition("p", all, true);
+  Cluster c = b.build();
+  c.sched.bf_resolution = pick(g, 0, 1) ? 1 : 60;
+  c.sched.bf_window = pick(g, 0, 3) == 0 ? 3000 : 200000;
+  c.sched.bf_reserve_depth = pick(g, 0, 2) == 0 ? 1 : kNoLimit;
+  if (pick(g, 0, 5) == 0) c.sched.policy = QueuePolicy::kFcfs;
+  return c;
+}
+
+void random_job(std::mt19937_64& g, JobSpec& j, const Cluster& c) {
+  j.time_limit = 60 * pick(g, 1, 120);
+  j.submit_time = 0;
+  int shape = static_cast<int>(pick(g, 0, 4));
+  const NodeSpec& any = c.nodes[static_cast<size_t>(pick(g, 0, static_cast<int64_t>(c.nodes.size()) - 1))];
+  if (shape == 0) {
+    j.exclusive = true;
+    j.min_nodes = static_cast<int32_t>(pick(g, 1, 3));
+  } else if (shape == 1 && any.gpus() > 0) {
+    j.gres = {GresSpec{"gpu", "", pick(g, 1, any.gpus())}};
+    j.cpus_per_task = static_cast<int32_t>(pick(g, 1, 4));
+  } else if (shape == 2) {
+    j.min_nodes = static_cast<int32_t>(pick(g, 1, 2));
+    j.ntasks_per_node = static_cast<int32_t>(pick(g, 1, 4));
+  } else if (shape == 3) {
+    j.ntasks = static_cast<int32_t>(pick(g, 1, 12));  // spread over as few nodes as hold it
+  } else {
+    j.cpus_per_task = static_cast<int32_t>(pick(g, 1, any.cpus));
+  }
+  if (pick(g, 0, 4) == 0) j.constraint = any.features.front();
+}
+
+World random_world(uint64_t seed) {
+  std::mt19937_64 g(seed);
+  World w;
+  w.cluster = random_cluster(g);
+  // Place some running jobs with the scheduler itself, then age them.
+  std::vector<const JobSpec*> first;
+  int run = static_cast<int>(pick(g, 0, 12));
+  for (int i = 0; i < run; ++i) {
+    JobSpec& j = w.specs.add(1000 + i);
+    random_job(g, j, w.cluster);
+    first.push_back(&j);
+  }
+  Scheduler placer(w.cluster);
+  CycleInput in;
+  in.now = w.now;
+  in.pending = first;
+  for (StartDecision& d : placer.run_cycle(in).starts) {
+    RunningJob r;
+    r.spec = d.job;
+    r.partition = d.partition;
+    r.start = w.now - pick(g, 0, 3000);
+    r.end = r.start + pick(g, 60, 8000);
+    r.alloc = d.alloc;
+    w.running.push_back(r);
+  }
+  int queue = static_cast<int>(pick(g, 1, 40));
+  for (int i = 0; i < queue; ++i) {
+    JobSpec& j = w.specs.add(1 + i);
+    random_job(g, j, w.cluster);
+    j.submit_time = i;
+    w.pending.push_back(&j);
+  }
+  return w;
+}
+
+CycleResult run(const World& w, bool reference) {
+  Scheduler s(w.cluster);
+  s.use_reference_search(reference);
+  CycleInput in;
+  in.now = w.now;
+  in.running = w.running;
+  in.pending = w.pending;
+  return s.run_cycle(in);
+}
+
+TEST(SearchEquivalence, IndexedSearchDecidesAsThePlainSearch) {
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    World w = random_world(seed);
+    CycleResult fast = run(w, false), plain = run(w, true);
+    ASSERT_EQ(fast.starts.size(), plain.starts.size()) << "seed " << seed;
+    for (size_t i = 0; i < fast.starts.size(); ++i) {
+      const StartDecision &a = fast.starts[i], &b = plain.starts[i];
+      ASSERT_EQ(a.job->id, b.job->id) << "seed " << seed;
+      ASSERT_EQ(a.alloc.nodes.size(), b.alloc.nodes.size()) << "seed " << seed;
+      for (size_t k = 0; k < a.alloc.nodes.size(); ++k) {
+        EXPECT_EQ(a.alloc.nodes[k].node, b.alloc.nodes[k].node) << "seed " << seed << " job " << a.job->id;
+        EXPECT_EQ(a.alloc.nodes[k].cores, b.alloc.nodes[k].cores) << "seed " << seed << " job " << a.job->id;
+      }
+    }
+    ASSERT_EQ(fast.pending.size(), plain.pending.size()) << "seed " << seed;
+    for (size_t i = 0; i < fast.pending.size(); ++i) {
+      const PendingPlan &a = fast.pending[i], &b = plain.pending[i];
+      ASSERT_EQ(a.job->id, b.job->id) << "seed " << seed;
+      EXPECT_EQ(a.reason, b.reason) << "seed " << seed << " job " << a.job->id;
+      EXPECT_EQ(a.start, b.start) << "seed " << seed << " job " << a.job->id;
+      EXPECT_EQ(a.nodes, b.nodes) << "seed " << seed << " job " << a.job->id;
+      EXPECT_EQ(a.reserved, b.reserved) << "seed " << seed << " job " << a.job->id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace drover::core
