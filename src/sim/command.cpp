@@ -292,6 +292,16 @@ void print_header(const Trace& t, const Options& o) {
   for (const auto& n : t.notes) std::printf("  note: %s\n", n.c_str());
 }
 
+// SWF traces say the machine they came from; say when it is not this one.
+void print_fit(const Trace& t, const RunReport& r) {
+  auto it = r.cluster->total_tres.find("cpu");
+  int64_t cpus = it == r.cluster->total_tres.end() ? 0 : it->second;
+  if (t.max_procs > 0 && t.max_procs != cpus) {
+    std::printf("  note: the trace's machine had %lld processors (MaxProcs), %s has %lld CPUs\n",
+                static_cast<long long>(t.max_procs), r.config_path.c_str(), static_cast<long long>(cpus));
+  }
+}
+
 void print_speed(const RunReport& r) {
   const SimStats& s = r.summary.stats;
   std::printf("%s: simulated %lld jobs in %.2f s (%.0f jobs/s; %.2f s in the scheduler, %lld quick + %lld full passes)\n",
@@ -320,6 +330,7 @@ int run_cmd(const Options& o) {
     std::fputs(summary_json(r).c_str(), stdout);
   } else {
     print_header(*trace, o);
+    print_fit(*trace, r);
     std::fputs(summary_table(r).c_str(), stdout);
     print_speed(r);
   }
@@ -340,6 +351,8 @@ int compare_cmd(const Options& o) {
   auto b = simulate_one(o.configs[1], *trace, o, "B");
   if (!b) return fail("B (" + o.configs[1] + "): " + b.error().message, 1);
   print_header(*trace, o);
+  print_fit(*trace, (*a)->report);
+  print_fit(*trace, (*b)->report);
   std::printf("A = %s\nB = %s\n", o.configs[0].c_str(), o.configs[1].c_str());
   std::fputs(compare_table((*a)->report, (*b)->report).c_str(), stdout);
   print_speed((*a)->report);
