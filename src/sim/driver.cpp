@@ -62,6 +62,8 @@ class Driver {
   void release_followers(core::JobId id, core::Time t);
   Status run_pass(core::PassKind kind);
   Status start(const core::StartDecision& d);
+  void record_start(int32_t idx, const core::StartDecision& d, Seconds run);
+  void record_shares(int32_t idx, const core::Allocation& alloc);
   void note_pending(const core::PendingPlan& p);
   void finish(int32_t idx, core::Time t);
   void drop_leftovers();
@@ -322,15 +324,8 @@ Status Driver::run_pass(core::PassKind kind) {
   return {};
 }
 
-Status Driver::start(const core::StartDecision& d) {
-  const int32_t idx = index_of(d.job);
-  const TraceJob& j = trace_.jobs[idx];
+void Driver::record_start(int32_t idx, const core::StartDecision& d, Seconds run) {
   JobRecord& r = out_.jobs[idx];
-  Seconds run = j.run_time < 0 ? d.time_limit : std::min(j.run_time, d.time_limit);
-  if (run == kInfinite) {
-    return Error{fmt::format("job {} ({}): it runs to its time limit (--run-to-limit) but the limit is UNLIMITED",
-                             j.label, j.where)};
-  }
   r.start = now_;
   r.end = now_ + run;
   r.partition = d.partition;
@@ -344,12 +339,12 @@ Status Driver::start(const core::StartDecision& d) {
   r.how = reserved_[idx] ? StartHow::kReserved
                          : (d.kind == core::StartKind::kBackfilled ? StartHow::kBackfilled : StartHow::kImmediate);
   r.state = JobState::kRunning;
-  const bool killed = j.run_time >= 0 && j.run_time > d.time_limit;
-  leaving_[idx] = killed ? 2 : 1;  // 2: will end TIMEOUT
-  charged_[idx] = now_;
-  ledger_.apply(d.alloc, +1, now_);
+}
+
+// What the job holds in each partition its nodes belong to (for the plots).
+void Driver::record_shares(int32_t idx, const core::Allocation& alloc) {
   std::map<int32_t, PartitionShare> shares;
-  for (const auto& take : d.alloc.nodes) {
+  for (const auto& take : alloc.nodes) {
     for (int32_t p : c_.nodes[take.node].partitions) {
       auto& s = shares[p];
       s.job = idx;
@@ -359,6 +354,23 @@ Status Driver::start(const core::StartDecision& d) {
     }
   }
   for (const auto& [p, s] : shares) out_.shares.push_back(s);
+}
+
+Status Driver::start(const core::StartDecision& d) {
+  const int32_t idx = index_of(d.job);
+  const TraceJob& j = trace_.jobs[idx];
+  JobRecord& r = out_.jobs[idx];
+  Seconds run = j.run_time < 0 ? d.time_limit : std::min(j.run_time, d.time_limit);
+  if (run == kInfinite) {
+    return Error{fmt::format("job {} ({}): it runs to its time limit (--run-to-limit) but the limit is UNLIMITED",
+                             j.label, j.where)};
+  }
+  record_start(idx, d, run);
+  const bool killed = j.run_time >= 0 && j.run_time > d.time_limit;
+  leaving_[idx] = killed ? 2 : 1;  // 2: will end TIMEOUT
+  charged_[idx] = now_;
+  ledger_.apply(d.alloc, +1, now_);
+  record_shares(idx, d.alloc);
   core::RunningJob rj{d.job, d.partition, d.qos, now_, d.end, d.alloc};
   slot_[idx] = static_cast<int32_t>(running_.size());
   running_.push_back(std::move(rj));

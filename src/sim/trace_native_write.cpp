@@ -109,7 +109,13 @@ std::string write_native_jsonl(const std::vector<TraceJob>& jobs) {
   for (const auto& j : jobs) {
     nlohmann::ordered_json obj;
     for (const auto& [name, value] : fields(j)) {
-      if (!value.empty()) obj[name] = value;
+      if (value.empty()) continue;
+      auto n = parse_int(value, true);
+      if (n) {
+        obj[name] = *n;  // counts and seconds as JSON numbers
+      } else {
+        obj[name] = value;
+      }
     }
     out += obj.dump() + "\n";
   }
