@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/dependency.hpp"
 #include "common/duration.hpp"
 #include "common/result.hpp"
 
@@ -42,33 +43,14 @@ std::string format_array_spec(const ArraySpec& a);
 // (Strided sets print element-wise runs, as squeue does: "0,2,4".)
 std::string compress_task_ids(const std::vector<int64_t>& ids);
 
-// ---- --dependency ----------------------------------------------------------
-enum class DependencyType { kAfter, kAfterAny, kAfterBurstBuffer, kAfterCorr, kAfterNotOk, kAfterOk, kSingleton };
-
-struct DependencyTarget {
-  int64_t job_id = 0;
-  std::optional<int64_t> array_task;  // "afterok:123_4"
-  Seconds delay = 0;                  // "after:123+10": minutes after start, in seconds
-  bool operator==(const DependencyTarget&) const = default;
-};
-
-struct DependencyClause {
-  DependencyType type = DependencyType::kAfterAny;
-  std::vector<DependencyTarget> targets;  // empty only for singleton
-  bool operator==(const DependencyClause&) const = default;
-};
-
-struct DependencySpec {
-  std::vector<DependencyClause> clauses;
-  bool any_of = false;  // clauses joined by '?' (any satisfies) instead of ',' (all must)
-  bool operator==(const DependencySpec&) const = default;
-};
-
-// "afterok:1:2,afterany:3", "afterok:1?singleton", "after:5+10", "singleton",
-// a bare "123" (= afterany:123). ',' and '?' may not be mixed.
-Result<DependencySpec> parse_dependency(std::string_view s);
-std::string dependency_type_name(DependencyType t);  // "afterok"
-std::string format_dependency(const DependencySpec& d);  // canonical "afterok:1:2,singleton"
+// ---- --dependency: the syntax lives in common/dependency.hpp -----------------
+using drover::DependencyClause;
+using drover::DependencySpec;
+using drover::DependencyTarget;
+using drover::DependencyType;
+using drover::dependency_type_name;
+using drover::format_dependency;
+using drover::parse_dependency;
 
 // ---- --signal=[{R|B}:]<sig>[@<secs>] -------------------------------------
 struct SignalSpec {

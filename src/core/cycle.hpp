@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,7 +30,6 @@ struct NodeClass {
 struct ClassNeed {
   int32_t cls = 0;
   std::vector<int64_t> amount;  // dims values for tasks_per_node tasks (fixed shapes) or one task
-  NodeNeed need;                // the same with CPU count and pools
 };
 
 // One partition a job may run in, resolved.
@@ -37,7 +37,7 @@ struct PartChoice {
   int32_t partition = 0;
   Demand demand;
   Reason static_reason = Reason::kNone;
-  TresMap tres;                            // the job's TRES in this partition
+  TresList tres;                           // the job's TRES in this partition
   std::vector<std::vector<ClassNeed>> alts;  // per feature alternative: classes in preference order
   bool never = false;                      // no node can ever hold it here
 };
@@ -61,10 +61,10 @@ struct NodeUse {
 class LimitUsage {
  public:
   void reset(const Cluster& c);
-  void add(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresMap& tres,
+  void add(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresList& tres,
            JobId array_job);
   // First limit the job would pass over if it started now, or kNone.
-  Reason check(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresMap& tres,
+  Reason check(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresList& tres,
                const TresMap& licenses) const;
   int64_t array_running(JobId array_job) const;
 
@@ -73,7 +73,7 @@ class LimitUsage {
     TresMap tres;
     int64_t jobs = 0;
   };
-  Reason check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresMap& tres) const;
+  Reason check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresList& tres) const;
   std::vector<Use> qos_;
   std::map<std::pair<int32_t, std::string>, Use> user_;
   TresMap licenses_;
@@ -128,12 +128,18 @@ struct Scheduler::Impl {
   const Cluster& c;
   std::vector<NodeClass> classes;
   std::vector<int32_t> class_of;  // per node
+  // TRES names some QOS limit or priority weight looks at (plus cpu and
+  // gres/gpu, which the cycle itself uses): all a job's TRES list keeps.
+  std::set<std::string, std::less<>> tres_used;
   std::vector<int32_t> leaf_of;   // per node: its position in its class
 
   // ---- kept between cycles ----
   std::unordered_map<const JobSpec*, JobCache> cache;
   uint64_t cycle_no = 0;
   bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
+  // Classes this small are searched node by node: cheaper than building
+  // their index every cycle (Scheduler::set_index_threshold).
+  size_t small_class = 256;
 
   // ---- one cycle ----
   Time now = 0;
@@ -142,6 +148,11 @@ struct Scheduler::Impl {
   std::vector<NodeAvail> avail;
   std::vector<NodeProfile> prof;
   std::vector<ClassIndex> index;
+  // Per class: how many of its nodes are idle (no job at all) over time. A
+  // job taking every core of a node can start at T on k nodes only if at
+  // least k are idle at every moment of [T, T + d): a bound and a quick
+  // "no" for such jobs (the search still picks the nodes).
+  std::vector<NodeProfile> idle;
   std::vector<NodeUse> use;
   LimitUsage limits;
   Frontier frontier;
@@ -157,8 +168,13 @@ struct Scheduler::Impl {
 
   // search.cpp: where and when a job could run.
   std::optional<Placement> start_now(const PartChoice& pc, const JobSpec& job);
-  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation);
+  // Earliest start at or after not_before within the window.
+  std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile
+  void count_idle(NodeIndex n, Time t0, Time t1, int64_t delta);     // idle periods of n within [t0, t1)
+  // Earliest T >= from with k idle nodes of the class at every moment of
+  // [T, T + d); `from` when the job does not take whole nodes' cores.
+  Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const;
 
   // placement.cpp: concrete cores and devices on nodes, now.
   Allocation allocate(const PartChoice& pc, const Placement& p);

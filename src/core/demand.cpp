@@ -70,6 +70,12 @@ Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const st
 Result<std::vector<Constraint>, Refusal> resolve_constraint(const Cluster& c, const JobSpec& job) {
   auto parsed = Constraint::parse(job.constraint);
   if (!parsed) return refuse("Invalid feature specification", "drover: " + parsed.error().message);
+  if (!parsed->counts().empty()) {
+    return refuse("Invalid feature specification",
+                  "drover: node counts in --constraint (\"" + parsed->counts().front().feature + "*" +
+                      std::to_string(parsed->counts().front().count) +
+                      "\") are not supported yet; ask for the feature on every node instead");
+  }
   for (const std::string& f : parsed->features()) {
     bool known = std::any_of(c.groups.begin(), c.groups.end(),
                              [&](const NodeGroup& g) { return c.nodes[g.members.front()].has_feature(f); });
@@ -221,6 +227,27 @@ bool take_from_pools(const NodeSpec& node, const std::string& name, const std::s
 
 }  // namespace
 
+namespace {
+
+// Tasks free to spread (-n without -N) over nodes none of which can hold two
+// of them go one per node: a fixed shape of `tasks` nodes (one-CPU nodes, or
+// whole-node tasks), as Slurm lays them out.
+void one_task_per_node(const Cluster& c, Demand& d) {
+  if (d.fixed_shape() || d.tasks <= 1) return;
+  const PartitionSpec& part = c.partitions[d.partition];
+  for (const NodeGroup& g : c.groups) {
+    const NodeSpec& n = c.nodes[g.members.front()];
+    if (!std::binary_search(n.partitions.begin(), n.partitions.end(), d.partition)) continue;
+    if (need_on(d, n, 2).fits) return;
+  }
+  (void)part;
+  d.min_nodes = std::max(d.min_nodes, d.tasks);
+  d.max_nodes = d.min_nodes;
+  d.tasks_per_node = 1;
+}
+
+}  // namespace
+
 NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
   NodeNeed need;
   need.pool.assign(node.gres.size(), 0);
@@ -289,7 +316,6 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   auto alts = resolve_constraint(c, job);
   if (!alts) return alts.error();
   d.alternatives = std::move(alts).value();
-  if (auto counted = Constraint::parse(job.constraint)) d.counts = counted->counts();
   auto req = resolve_nodes(c, job.nodelist, "--nodelist");
   if (!req) return req.error();
   d.required = std::move(req).value();
@@ -301,6 +327,7 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   resolve_shape(c, job, part, d);
   resolve_memory(c, job, part, d);
   d.licenses = job.licenses;
+  one_task_per_node(c, d);
   return d;
 }
 

@@ -31,9 +31,10 @@ std::string shape(const NodeSpec& n) {
 }
 
 std::string need_text(const ClassNeed& cn, const NodeSpec& spec) {
-  std::string s = std::to_string(cn.need.cpus) + " CPUs, " + format_memory_mb(cn.need.mem_mb);
+  std::string s = std::to_string(cn.amount[0] * std::max(1, spec.threads_per_core)) + " CPUs, " +
+                  format_memory_mb(cn.amount[1]);
   for (size_t p = 0; p < spec.gres.size(); ++p) {
-    if (cn.need.pool[p] > 0) s += ", " + std::to_string(cn.need.pool[p]) + "x" + spec.gres[p].name +
+    if (cn.amount[2 + p] > 0) s += ", " + std::to_string(cn.amount[2 + p]) + "x" + spec.gres[p].name +
                                   (spec.gres[p].type.empty() ? "" : ":" + spec.gres[p].type);
   }
   return s;

@@ -2,6 +2,31 @@
 
 namespace drover::core {
 
+Dependency dependency_from(const DependencySpec& spec) {
+  Dependency d;
+  d.any = spec.any_of;
+  for (const DependencyClause& clause : spec.clauses) {
+    DepKind kind = DepKind::kAfterAny;
+    switch (clause.type) {
+      case DependencyType::kAfter: kind = DepKind::kAfter; break;
+      case DependencyType::kAfterAny:
+      case DependencyType::kAfterBurstBuffer: kind = DepKind::kAfterAny; break;
+      case DependencyType::kAfterCorr: kind = DepKind::kAfterCorr; break;
+      case DependencyType::kAfterNotOk: kind = DepKind::kAfterNotOk; break;
+      case DependencyType::kAfterOk: kind = DepKind::kAfterOk; break;
+      case DependencyType::kSingleton: kind = DepKind::kSingleton; break;
+    }
+    if (kind == DepKind::kSingleton) {
+      d.items.push_back(DepItem{kind, 0, -1, 0});
+      continue;
+    }
+    for (const DependencyTarget& t : clause.targets) {
+      d.items.push_back(DepItem{kind, t.job_id, t.array_task.value_or(-1), t.delay});
+    }
+  }
+  return d;
+}
+
 int32_t Allocation::total_cpus() const {
   int32_t n = 0;
   for (const NodeTake& t : nodes) n += t.cpus;

@@ -8,13 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "common/dependency.hpp"
 #include "common/gres.hpp"
 #include "common/tres.hpp"
 #include "core/cluster.hpp"
 
 namespace drover::core {
 
-enum class DepKind { kAfter, kAfterAny, kAfterOk, kAfterNotOk, kSingleton };
+// kAfterCorr: each array element waits for the same element of the named
+// array to complete successfully.
+enum class DepKind { kAfter, kAfterAny, kAfterOk, kAfterNotOk, kAfterCorr, kSingleton };
 
 struct DepItem {
   DepKind kind = DepKind::kAfterAny;
@@ -28,6 +31,10 @@ struct Dependency {
   bool any = false;  // items joined by '?': one satisfied item is enough
   bool empty() const { return items.empty(); }
 };
+
+// From the parsed --dependency text (common/dependency.hpp): one item per
+// job named; afterburstbuffer counts as afterany (Drover has no burst buffers).
+Dependency dependency_from(const DependencySpec& spec);
 
 enum class Hold { kNone, kUser, kAdmin };
 

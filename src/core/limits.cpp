@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "core/demand.hpp"
+
 #include "core/cycle.hpp"
 
 namespace drover::core {
@@ -36,7 +38,7 @@ void LimitUsage::reset(const Cluster& c) {
 }
 
 void LimitUsage::add(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user,
-                     const TresMap& tres, JobId array_job) {
+                     const TresList& tres, JobId array_job) {
   // A job counts against its own QOS and, when different, its partition's QOS.
   for (int32_t q : {qos, partition_qos == qos ? -1 : partition_qos}) {
     if (q < 0 || q >= static_cast<int32_t>(qos_.size())) continue;
@@ -61,24 +63,24 @@ int64_t LimitUsage::array_running(JobId array_job) const {
   return it == arrays_.end() ? 0 : it->second;
 }
 
-Reason LimitUsage::check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresMap& tres) const {
+Reason LimitUsage::check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresList& tres) const {
   const Use& use = qos_[qos];
   for (const auto& [name, limit] : q.grp_tres) {
-    if (get(use.tres, name) + get(tres, name) > limit && get(tres, name) > 0) return group_reason(name);
+    if (get(use.tres, name) + tres.get(name) > limit && tres.get(name) > 0) return group_reason(name);
   }
   if (q.grp_jobs != kNoLimit && use.jobs + 1 > q.grp_jobs) return Reason::kQosGrpJobsLimit;
   auto it = user_.find({qos, user});
   static const Use kEmpty;
   const Use& mine = it == user_.end() ? kEmpty : it->second;
   for (const auto& [name, limit] : q.max_tres_per_user) {
-    if (get(mine.tres, name) + get(tres, name) > limit && get(tres, name) > 0) return user_reason(name);
+    if (get(mine.tres, name) + tres.get(name) > limit && tres.get(name) > 0) return user_reason(name);
   }
   if (q.max_jobs_per_user != kNoLimit && mine.jobs + 1 > q.max_jobs_per_user) return Reason::kQosMaxJobsPerUserLimit;
   return Reason::kNone;
 }
 
 Reason LimitUsage::check(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user,
-                         const TresMap& tres, const TresMap& licenses) const {
+                         const TresList& tres, const TresMap& licenses) const {
   // The partition's QOS is applied first, then the job's (Slurm's order).
   if (partition_qos >= 0 && partition_qos != qos) {
     Reason r = check_one(c.qos[partition_qos], partition_qos, user, tres);

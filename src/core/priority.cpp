@@ -33,11 +33,11 @@ PriorityBreakdown job_priority(const Cluster& c, const JobSpec& job, int32_t par
                                Time now, Time eligible) {
   auto d = resolve_demand(c, job, partition);
   TresMap tres = d ? demand_tres(c, *d) : TresMap{{"cpu", 1}, {"node", 1}};
-  return priority_for(c, job, partition, d ? &*d : nullptr, tres, fs, now, eligible);
+  return priority_for(c, job, partition, d ? &*d : nullptr, TresList(tres), fs, now, eligible);
 }
 
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
-                               const TresMap& tres,
+                               const TresList& tres,
                                const FairShareFactors* fs, Time now, Time eligible) {
   PriorityBreakdown b;
   b.nice = job.nice;

@@ -26,6 +26,21 @@ void NodeProfile::reset(Time now, const int64_t* capacity, int dims) {
   free_.assign(capacity, capacity + dims);
 }
 
+void NodeProfile::assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& edges) {
+  dims_ = 1;
+  for (auto& e : edges) e.first = std::max(e.first, now);
+  std::sort(edges.begin(), edges.end());
+  times_.assign(1, now);
+  free_.assign(1, 0);
+  for (const auto& [t, delta] : edges) {
+    if (t != times_.back()) {
+      times_.push_back(t);
+      free_.push_back(free_.back());
+    }
+    free_.back() += delta;
+  }
+}
+
 size_t NodeProfile::step_at(Time t) const {
   auto it = std::upper_bound(times_.begin(), times_.end(), t);
   return it == times_.begin() ? 0 : static_cast<size_t>(it - times_.begin()) - 1;
@@ -53,17 +68,18 @@ void NodeProfile::take(Time t0, Time t1, const int64_t* amount) {
     int64_t* f = &free_[i * dims_];
     for (int k = 0; k < dims_; ++k) f[k] -= amount[k];
   }
-  // Merge neighbours that became equal (keeps profiles short).
-  size_t lo = a > 0 ? a - 1 : 0;
-  size_t hi = std::min(b + 1, times_.size());
-  for (size_t i = hi; i-- > lo + 1;) {
-    if (i >= times_.size()) continue;
-    if (std::equal(&free_[i * dims_], &free_[i * dims_] + dims_, &free_[(i - 1) * dims_])) {
-      times_.erase(times_.begin() + static_cast<std::ptrdiff_t>(i));
-      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
-                  free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
-    }
-  }
+  // A uniform cut keeps the steps inside [t0, t1) distinct from each
+  // other; only its two edges can now equal their neighbours: merge them
+  // (keeps profiles short). The later edge first, so `a` stays valid.
+  auto merge_with_previous = [&](size_t i) {
+    if (i == 0 || i >= times_.size()) return;
+    if (!std::equal(&free_[i * dims_], &free_[i * dims_] + dims_, &free_[(i - 1) * dims_])) return;
+    times_.erase(times_.begin() + static_cast<std::ptrdiff_t>(i));
+    free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
+                free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
+  };
+  merge_with_previous(b);
+  merge_with_previous(a);
 }
 
 Time NodeProfile::earliest_fit(const int64_t* need, Time d, Time from, Time before) const {
@@ -146,6 +162,8 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   now_ = now;
   block_len_ = std::max<Time>(1, (window + kBlocks - 1) / kBlocks);
   window_end_ = now_ + window;
+  visits_ = rise_checks_ = 0;
+  if (exhaustive_) return;  // searches look at every member directly
   level_start_.clear();
   level_size_.clear();
   size_t n = members_.size(), total = 0;
@@ -170,11 +188,8 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   std::vector<Time> times;
   for (size_t leaf = 0; leaf < members_.size(); ++leaf) {
     refresh_leaf(static_cast<int>(leaf), 0, kBlocks, profiles);
+    refresh_runs(static_cast<int>(leaf), now_, profiles);
     const NodeProfile& p = profiles[members_[leaf]];
-    for (int j = 0; j < kRuns; ++j) {
-      Time end = kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
-      p.min_over(now_, end, cell(leaf, kRunCell + j));
-    }
     times.clear();
     profiles[members_[leaf]].rises(now_ + 1, window_end_, times);
     for (Time t : times) add_rise(t, static_cast<int>(leaf), p);
@@ -194,45 +209,70 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   }
 }
 
+// Block maxima b0..b1 of one leaf, in one pass over the steps they cover.
 void ClassIndex::refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles) {
   const NodeProfile& p = profiles[members_[leaf]];
   for (int b = b0; b <= b1; ++b) {
-    Time s = block_start(b);
-    Time e = b == kBlocks ? kForever : block_start(b + 1);
-    p.max_over(s, e, cell(static_cast<size_t>(leaf), b));
+    int64_t* out = cell(static_cast<size_t>(leaf), b);
+    std::fill(out, out + dims_, INT64_MIN);
   }
+  Time start = block_start(b0);
+  Time stop = b1 == kBlocks ? kForever : block_start(b1 + 1);
+  p.for_steps(start, stop, [&](Time t0, Time t1, const int64_t* f) {
+    int first = std::max(b0, block_of(t0));
+    int last = std::min(b1, t1 >= kForever ? kBlocks : block_of(t1 - 1));
+    for (int b = first; b <= last; ++b) {
+      int64_t* out = cell(static_cast<size_t>(leaf), b);
+      for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], f[k]);
+    }
+  });
 }
 
+// Least free over [now, now + D) for the run lengths that end after t0, in one pass.
 void ClassIndex::refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles) {
   const NodeProfile& p = profiles[members_[leaf]];
-  for (int j = 0; j < kRuns; ++j) {
-    Time end = kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
-    if (end <= t0) continue;  // this run ends before the change
-    p.min_over(now_, end, cell(static_cast<size_t>(leaf), kRunCell + j));
-    refresh_parents(static_cast<size_t>(leaf), kRunCell + j);
-  }
+  int first = 0;
+  while (first < kRuns && run_end(first) <= t0) ++first;
+  if (first == kRuns) return;
+  std::vector<int64_t>& low = scratch_low_;
+  low.assign(static_cast<size_t>(dims_), INT64_MAX);
+  int j = 0;
+  auto close_runs_until = [&](Time upto) {
+    for (; j < kRuns && run_end(j) <= upto; ++j) {
+      if (j >= first) std::copy(low.begin(), low.end(), cell(static_cast<size_t>(leaf), kRunCell + j));
+    }
+  };
+  p.for_steps(now_, kForever, [&](Time s0, Time, const int64_t* f) {
+    if (s0 > now_) close_runs_until(s0);  // runs ending at or before this step do not include it
+    for (int k = 0; k < dims_; ++k) low[static_cast<size_t>(k)] = std::min(low[static_cast<size_t>(k)], f[k]);
+  });
+  close_runs_until(kForever);
 }
 
-void ClassIndex::refresh_parents(size_t leaf, int cell_index) {
-  // Free amounts only shrink within a cycle: a parent changes only when the
-  // child held its maximum; recompute it from the children then.
+void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int64_t* old) {
+  // Free amounts only shrink within a cycle: a parent changes only where
+  // the child's old value was the parent's (the child held the maximum);
+  // then it is recomputed from its children.
+  std::vector<int64_t>& was = scratch_was_;
+  was.assign(old, old + dims_);
   size_t pos = leaf;
   for (size_t level = 1; level < level_start_.size(); ++level) {
-    size_t child = level_start_[level - 1] + pos;
     pos /= 8;
-    size_t e = level_start_[level] + pos;
-    int64_t* out = cell(e, cell_index);
-    const int64_t* in = cell(child, cell_index);
+    int64_t* out = cell(level_start_[level] + pos, cell_index);
     size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
     bool changed = false;
     for (int k = 0; k < dims_; ++k) {
-      if (in[k] >= out[k]) continue;  // the child is below the maximum: is another child still at it?
+      int64_t before = out[k];
+      int64_t& w = was[static_cast<size_t>(k)];
+      if (w < before) {
+        w = INT64_MIN;  // the child was below the maximum: nothing changes from here up
+        continue;
+      }
       int64_t m = INT64_MIN;
       for (size_t c = first; c < last; ++c) m = std::max(m, cell(level_start_[level - 1] + c, cell_index)[k]);
-      if (m != out[k]) {
-        out[k] = m;
-        changed = true;
-      }
+      out[k] = m;
+      w = m == before ? INT64_MIN : before;
+      changed = changed || m != before;
     }
     if (!changed) return;
   }
@@ -240,15 +280,25 @@ void ClassIndex::refresh_parents(size_t leaf, int cell_index) {
 
 void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
                         const std::vector<NodeProfile>& profiles) {
+  if (exhaustive_) return;
   for (const auto& [t, values] : leaf_rises_[static_cast<size_t>(leaf)]) {
     if (t < t0 || t >= t1) continue;
     for (int k = 0; k < dims_; ++k) rise_free_[values + k] -= amount[k];
   }
   int b0 = block_of(t0);
   int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
+  // The leaf's old cells: a parent changes only where the leaf held its maximum.
+  const int64_t* mine = cell(static_cast<size_t>(leaf), 0);
+  old_.assign(mine, mine + kCells * dims_);
   refresh_leaf(leaf, b0, b1, profiles);
-  for (int b = b0; b <= b1; ++b) refresh_parents(static_cast<size_t>(leaf), b);
   refresh_runs(leaf, t0, profiles);
+  for (int c = b0; c < kCells; ++c) {
+    if (c > b1 && c < kRunCell) continue;
+    const int64_t* now_cell = cell(static_cast<size_t>(leaf), c);
+    const int64_t* was = &old_[static_cast<size_t>(c * dims_)];
+    if (std::equal(was, was + dims_, now_cell)) continue;
+    refresh_parents(static_cast<size_t>(leaf), c, was);
+  }
   if (t1 < window_end_) add_rise(t1, leaf, profiles[members_[leaf]]);
 }
 

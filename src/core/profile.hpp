@@ -25,6 +25,9 @@ inline constexpr Time kNever = kForever;
 class NodeProfile {
  public:
   void reset(Time now, const int64_t* capacity, int dims);
+  // A one-dimensional profile that starts at 0 at `now` and changes by the
+  // given amounts at the given times (any order; times before now count at now).
+  void assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& edges);
   int dims() const { return dims_; }
 
   // Remove `amount` over [t0, t1) (t1 may be kForever).
@@ -38,6 +41,13 @@ class NodeProfile {
   // Pointwise maximum (minimum) of the free amounts over [b0, b1) into out[dims].
   void max_over(Time b0, Time b1, int64_t* out) const;
   void min_over(Time b0, Time b1, int64_t* out) const;
+  // Calls f(t0, t1, free) for each step overlapping [from, before), in order.
+  template <class F>
+  void for_steps(Time from, Time before, F&& f) const {
+    for (size_t j = step_at(std::max(from, times_.front())); j < times_.size() && times_[j] < before; ++j) {
+      f(times_[j], j + 1 < times_.size() ? times_[j + 1] : kForever, &free_[j * dims_]);
+    }
+  }
   // Times at which free capacity grows, in [from, before), ascending.
   void rises(Time from, Time before, std::vector<Time>& out) const;
   size_t steps() const { return times_.size(); }
@@ -61,8 +71,9 @@ class ClassIndex {
  public:
   static constexpr int kBlocks = 32;  // + 1 tail block
 
-  // `exhaustive`: bound nothing (every member is looked at) and keep no
-  // rise moments — the reference search the tests compare the index with.
+  // `exhaustive`: no index at all — searches look at every member (small
+  // classes, where that is cheaper than building the index each cycle, and
+  // the reference search the tests compare the index with).
   void build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
              Time now, Time window, Time resolution, bool exhaustive = false);
   bool exhaustive() const { return exhaustive_; }
@@ -106,7 +117,10 @@ class ClassIndex {
   // start at or after `before` is not looked for.
   Time bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const;
   void refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles);
-  void refresh_parents(size_t leaf, int cell_index);
+  void refresh_parents(size_t leaf, int cell_index, const int64_t* old);
+  Time run_end(int j) const {
+    return kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
+  }
   void refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles);
   int block_of(Time t) const;
   Time block_start(int b) const { return now_ + static_cast<Time>(b) * block_len_; }
@@ -151,6 +165,7 @@ class ClassIndex {
   std::vector<int64_t> rise_free_;
   std::vector<std::vector<std::pair<Time, uint32_t>>> leaf_rises_;  // per leaf: (moment, values offset)
   mutable int64_t visits_ = 0, rise_checks_ = 0;
+  std::vector<int64_t> old_, scratch_low_, scratch_was_;  // scratch for update()
   bool exhaustive_ = false;
 };
 
@@ -170,12 +185,38 @@ void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, No
                           const std::vector<NodeProfile>& profiles, Accept&& accept, bool ties,
                           TieKey&& tie_key) const {
   if (members_.empty()) return;
+  if (exhaustive_) {
+    Time limit = std::min(ties ? (best == kNever ? kNever : best + 1) : best, window_end_);
+    for (NodeIndex n : members_) {
+      ++visits_;
+      if (!accept(n)) continue;
+      Time t = profiles[n].earliest_fit(need, d, std::max(from, now_), limit);
+      if (t == kNever) continue;
+      if (t < best) {
+        best = t;
+        who = n;
+        who_key = ties ? tie_key(n) : 0;
+        limit = std::min(ties ? best + 1 : best, window_end_);
+      } else if (ties && t == best) {
+        int64_t k = tie_key(n);
+        if (k < who_key) {
+          who = n;
+          who_key = k;
+        }
+      }
+    }
+    return;
+  }
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
     ++visits_;
-    Time lb = bound(level_start_[level] + pos, need, d, from, ties && best < kNever ? best + 1 : best);
-    if (lb == kNever || lb > best || (lb == best && !ties)) return false;
-    if (level > 0) return true;
+    // Leaves are answered exactly from their profile; their cells bound nothing more.
+    Time lb = from;
+    if (level > 0 || level_start_.size() == 1) {
+      lb = bound(level_start_[level] + pos, need, d, from, ties && best < kNever ? best + 1 : best);
+      if (lb == kNever || lb > best || (lb == best && !ties)) return false;
+      if (level > 0) return true;
+    }
     NodeIndex n = members_[pos];
     if (!accept(n)) return false;
     Time limit = ties ? (best == kNever ? kNever : best + 1) : best;
@@ -245,14 +286,26 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
 template <class Visit>
 void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before, Visit&& visit) const {
   if (members_.empty()) return;
+  if (exhaustive_) {
+    Time from_now = std::max(from, now_);
+    for (size_t pos = 0; pos < members_.size(); ++pos) {
+      ++visits_;
+      if (from_now >= before || from_now >= window_end_) return;
+      if (!visit(static_cast<int>(pos), members_[pos], from_now)) return;
+    }
+    return;
+  }
   bool go = true;
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
     if (!go) return false;
     ++visits_;
-    Time lb = bound(level_start_[level] + pos, need, d, from, before);
-    if (lb == kNever || lb >= before) return false;
-    if (level > 0) return true;
+    Time lb = from;
+    if (level > 0 || level_start_.size() == 1) {
+      lb = bound(level_start_[level] + pos, need, d, from, before);
+      if (lb == kNever || lb >= before) return false;
+      if (level > 0) return true;
+    }
     go = visit(static_cast<int>(pos), members_[pos], lb);
     return false;
   });

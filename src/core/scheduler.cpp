@@ -17,9 +17,18 @@ namespace {
 
 Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
 
+
+
 }  // namespace
 
 Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
+  tres_used = {"cpu", "gres/gpu"};
+  for (const QosSpec& q : c.qos) {
+    for (const TresMap* m : {&q.grp_tres, &q.max_tres_per_job, &q.max_tres_per_node, &q.max_tres_per_user}) {
+      for (const auto& [name, v] : *m) tres_used.insert(name);
+    }
+  }
+  for (const auto& [name, w] : c.priority.weight_tres) tres_used.insert(name);
   class_of = c.group_of;
   leaf_of.assign(c.nodes.size(), 0);
   for (const NodeGroup& g : c.groups) {
@@ -37,6 +46,7 @@ Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
   prof.resize(c.nodes.size());
   use.resize(c.nodes.size());
   index.resize(classes.size());
+  idle.resize(classes.size());
 }
 
 Time Scheduler::Impl::round_up(Time t) const {
@@ -89,14 +99,32 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     if (r.spec) {
       TresMap tres = r.alloc.tres(c);
       for (const auto& [name, v] : r.spec->licenses) tres[name] += v;
+      TresList held(tres);
       int32_t part_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
                              ? c.find_qos(c.partitions[r.partition].qos)
                              : -1;
-      limits.add(c, r.qos, part_qos, r.spec->user, tres, r.spec->array_job_id);
+      limits.add(c, r.qos, part_qos, r.spec->user, held, r.spec->array_job_id);
     }
   }
+  // Idle nodes over time, per class, from each node's idle periods.
+  idle.resize(classes.size());
+  std::vector<std::pair<Time, int64_t>> edges;
   for (size_t k = 0; k < classes.size(); ++k) {
-    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search);
+    edges.clear();
+    int64_t cores = classes[k].capacity[0];
+    for (NodeIndex n : classes[k].members) {
+      if (avail[n] != NodeAvail::kUp) continue;
+      prof[n].for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
+        if (f[0] != cores) return;
+        edges.push_back({s0, +1});
+        if (s1 < kForever) edges.push_back({s1, -1});
+      });
+    }
+    idle[k].assign_edges(now, edges);
+  }
+  for (size_t k = 0; k < classes.size(); ++k) {
+    bool small = classes[k].members.size() <= small_class;
+    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
   }
 }
 
@@ -126,8 +154,10 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
     pc.partition = p;
     pc.demand = std::move(d).value();
     pc.static_reason = static_limit_reason(c, pc.demand, job);
-    pc.tres = demand_tres(c, pc.demand);
-    bool wants_gpus = pc.tres.count("gres/gpu") && pc.tres.at("gres/gpu") > 0;
+    TresMap all = demand_tres(c, pc.demand);
+    std::erase_if(all, [&](const auto& e) { return !tres_used.count(e.first); });
+    pc.tres = TresList(all);
+    bool wants_gpus = pc.tres.get("gres/gpu") > 0;
     int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
     bool any = false;
     for (size_t alt = 0; alt < pc.demand.alternatives.size(); ++alt) {
@@ -140,9 +170,9 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
         if (!need.fits) continue;
         ClassNeed cn;
         cn.cls = static_cast<int32_t>(k);
+        cn.amount.reserve(2 + need.pool.size());
         cn.amount = {need.cores, need.mem_mb};
         for (int32_t v : need.pool) cn.amount.push_back(v);
-        cn.need = std::move(need);
         list.push_back(std::move(cn));
       }
       // Preference: lower Weight first; a job without GPUs keeps off GPU nodes
@@ -186,7 +216,9 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     if (f != first_pending.end() && f->second < std::make_pair(job.submit_time, job.id)) return DepState::kWait;
     return DepState::kMet;
   }
-  JobOutcome o = in.history ? in.history->outcome(it.job, it.array_task) : JobOutcome{};
+  // aftercorr: the element of the named array with this element's index.
+  int64_t task = it.kind == DepKind::kAfterCorr && it.array_task < 0 ? job.array_task_id : it.array_task;
+  JobOutcome o = in.history ? in.history->outcome(it.job, task) : JobOutcome{};
   bool ended = o.progress == JobProgress::kCompletedOk || o.progress == JobProgress::kFailed ||
                o.progress == JobProgress::kCancelled;
   switch (it.kind) {
@@ -197,6 +229,7 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     case DepKind::kAfterAny:
       return o.progress == JobProgress::kUnknown || ended ? DepState::kMet : DepState::kWait;
     case DepKind::kAfterOk:
+    case DepKind::kAfterCorr:
       if (o.progress == JobProgress::kUnknown || o.progress == JobProgress::kCompletedOk) return DepState::kMet;
       return ended ? DepState::kNever : DepState::kWait;
     case DepKind::kAfterNotOk:
@@ -333,6 +366,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     const PartChoice* now_pc = nullptr;
     std::optional<Placement> later;
     const PartChoice* later_pc = nullptr;
+    bool planned_any = false;  // a plan was looked for (and so "none" means none within the window)
     for (const PartChoice& pc : jc.parts) {
       if (pc.never) {
         if (first_reason == Reason::kNone) first_reason = Reason::kBadConstraints;
@@ -361,12 +395,11 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
           break;
         }
       }
-      if (full) {
-        bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
-        auto p = plan_later(pc, job, reserve);
-        if (p && fcfs && part_block_start[pc.partition] != kNoPlan) {
-          p->start = std::max(p->start, part_block_start[pc.partition]);
-        }
+      bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
+      if (full && (reserve || opts.estimate_unreserved)) {
+        planned_any = true;
+        Time not_before = fcfs && part_block_start[pc.partition] != kNoPlan ? part_block_start[pc.partition] : now;
+        auto p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
         if (p && (!later || p->start < later->start)) {
           later = std::move(p);
           later_pc = &pc;
@@ -389,7 +422,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
       TresMap tres = sd.alloc.tres(c);
       for (const auto& [name, v] : job.licenses) tres[name] += v;
-      limits.add(c, now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, tres,
+      limits.add(c, now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, TresList(tres),
                  job.array_job_id);
       names.active.insert({job.user, job.name});
       ++out.stats.started;
@@ -426,7 +459,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         Time& b = part_block_start[shown.partition];
         b = b == kNoPlan ? later->start : std::max(b, later->start);
       }
-    } else if (full) {
+    } else if (planned_any) {
       ++out.stats.beyond_window;
       if (fcfs) part_block_start[shown.partition] = kForever;
     } else if (fcfs && part_block_start[shown.partition] == kNoPlan) {
@@ -463,5 +496,7 @@ const Cluster& Scheduler::cluster() const { return impl_->c; }
 CycleResult Scheduler::run_cycle(const CycleInput& in, const CycleOptions& opts) { return impl_->run(in, opts); }
 
 void Scheduler::use_reference_search(bool on) { impl_->reference_search = on; }
+
+void Scheduler::set_index_threshold(size_t nodes) { impl_->small_class = nodes; }
 
 }  // namespace drover::core

@@ -55,6 +55,11 @@ enum class PassKind {
 
 struct CycleOptions {
   PassKind pass = PassKind::kFull;
+  // Give jobs beyond the reservation depth (bf_reserve_depth) an estimated
+  // start too. The controller wants it (squeue --start, why); a simulator
+  // that only needs decisions may turn it off: starts and reservations do
+  // not change, only the estimates are left out.
+  bool estimate_unreserved = true;
 };
 
 enum class StartKind : uint8_t {
@@ -76,14 +81,14 @@ inline constexpr Time kNoPlan = -1;
 
 struct PendingPlan {
   const JobSpec* job = nullptr;
+  Time start = kNoPlan;      // planned (or estimated) start; kNoPlan: none within bf_window / blocked
+  int64_t priority = 0;
+  std::vector<NodeIndex> nodes;  // planned nodes (SCHEDNODES); empty when none
+  int32_t partition = -1;    // the partition it is planned in (or its first)
   Reason reason = Reason::kNone;
   bool tested = false;       // this pass looked at it (a quick pass tests only the head of the queue)
   bool reserved = false;     // holds resources in the plan from `start` on
   bool never = false;        // cannot run on this cluster as configured (reason says which limit)
-  Time start = kNoPlan;      // planned (or estimated) start; kNoPlan: none within bf_window / blocked
-  int32_t partition = -1;    // the partition it is planned in (or its first)
-  std::vector<NodeIndex> nodes;  // planned nodes (SCHEDNODES); empty when none
-  int64_t priority = 0;
 };
 
 struct CycleStats {
@@ -130,6 +135,9 @@ class Scheduler {
   // the bounds learnt during the cycle. Decisions must not change; only the
   // work done does.
   void use_reference_search(bool on);
+  // Node groups of at most this many nodes (default 256) are searched node
+  // by node rather than through an index built each cycle; 0 indexes all.
+  void set_index_threshold(size_t nodes);
 
   struct Impl;  // internal (core/cycle.hpp)
 

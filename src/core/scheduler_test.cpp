@@ -478,3 +478,100 @@ TEST(Explain, NamesNodeGroupsAndWhatTheyLack) {
 
 }  // namespace
 }  // namespace drover::core
+
+namespace drover::core {
+namespace {
+
+// Three one-CPU nodes; job 2 holds n2 and n3 until 100; n1 is idle.
+TEST(Backfill, ReservationLeavesIdleNodesToBackfill) {
+  testing::ClusterBuilder b;
+  for (int i = 1; i <= 3; ++i) b.add(testing::node("n" + std::to_string(i), 1, 1000, "", 0, {}, 1, 1));
+  b.partition("p", {"n1", "n2", "n3"}, true);
+  Cluster c = b.build();
+  c.sched.bf_reserve_depth = 1;
+  c.sched.bf_resolution = 1;
+  Scheduler s(c);
+  testing::Jobs hold;
+  JobSpec& h = hold.add(2);
+  std::vector<RunningJob> run = {testing::running(c, &h, {"n2", "n3"}, 1, 100, 0, 0, 100)};
+  testing::Jobs jobs;
+  JobSpec& j3 = jobs.add(3);
+  j3.min_nodes = 2;
+  j3.time_limit = 10;
+  j3.mem_per_cpu_mb = 100;
+  JobSpec& j4 = jobs.add(4);
+  j4.time_limit = 1000;
+  j4.mem_per_cpu_mb = 100;
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = 7;
+  in.running = run;
+  in.pending = pending;
+  CycleResult r = s.run_cycle(in);
+  ASSERT_NE(testing::waiting(r, 3), nullptr);
+  EXPECT_EQ(testing::waiting(r, 3)->start, 100);
+  EXPECT_EQ(testing::waiting(r, 3)->nodes, (std::vector<NodeIndex>{1, 2}));
+  ASSERT_NE(testing::started(r, 4), nullptr);
+  EXPECT_EQ(testing::node_names(c, testing::started(r, 4)->alloc), std::vector<std::string>{"n1"});
+}
+
+// FCFS: four one-CPU nodes; job 1 holds two until 100; job 2 (3 nodes) waits
+// for 100; job 3 (2 nodes) may not start before job 2, and its plan must not
+// overlap job 2's.
+TEST(Backfill, FcfsPlansBehindTheBlockedJobWithoutOverlap) {
+  testing::ClusterBuilder b;
+  for (int i = 1; i <= 4; ++i) b.add(testing::node("n" + std::to_string(i), 1, 1000, "", 0, {}, 1, 1));
+  b.partition("p", {"n1", "n2", "n3", "n4"}, true);
+  Cluster c = b.build();
+  c.sched.policy = QueuePolicy::kFcfs;
+  c.sched.bf_resolution = 1;
+  Scheduler s(c);
+  testing::Jobs hold;
+  JobSpec& h = hold.add(1);
+  std::vector<RunningJob> run = {testing::running(c, &h, {"n1", "n2"}, 1, 100, 0, 0, 100)};
+  testing::Jobs jobs;
+  JobSpec& j2 = jobs.add(2);
+  j2.min_nodes = 3;
+  j2.time_limit = 100;
+  j2.mem_per_cpu_mb = 100;
+  JobSpec& j3 = jobs.add(3);
+  j3.min_nodes = 2;
+  j3.time_limit = 50;
+  j3.mem_per_cpu_mb = 100;
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = 2;
+  in.running = run;
+  in.pending = pending;
+  CycleResult r = s.run_cycle(in);
+  EXPECT_TRUE(r.starts.empty());
+  const PendingPlan* p2 = testing::waiting(r, 2);
+  const PendingPlan* p3 = testing::waiting(r, 3);
+  EXPECT_EQ(p2->start, 100);
+  // n4 is the only node job 2 leaves free from 100 to 200: job 3 waits for 200.
+  EXPECT_EQ(p3->start, 200);
+}
+
+}  // namespace
+}  // namespace drover::core
+
+namespace drover::core {
+namespace {
+
+TEST(Dependencies, FromTheParsedSyntax) {
+  auto spec = parse_dependency("afterok:1:2_3,after:5+10,singleton");
+  ASSERT_TRUE(spec.ok());
+  Dependency d = dependency_from(*spec);
+  ASSERT_EQ(d.items.size(), 4u);
+  EXPECT_FALSE(d.any);
+  EXPECT_EQ(d.items[0].kind, DepKind::kAfterOk);
+  EXPECT_EQ(d.items[0].job, 1);
+  EXPECT_EQ(d.items[1].array_task, 3);
+  EXPECT_EQ(d.items[2].kind, DepKind::kAfter);
+  EXPECT_EQ(d.items[2].delay, 600);
+  EXPECT_EQ(d.items[3].kind, DepKind::kSingleton);
+  EXPECT_TRUE(dependency_from(*parse_dependency("afterok:1?afternotok:2")).any);
+}
+
+}  // namespace
+}  // namespace drover::core

@@ -112,6 +112,7 @@ struct SearchCtx {
   const PartChoice& pc;
   size_t alt;
   Time d;
+  Time not_before = 0;  // plans start no earlier (FCFS: behind the first waiting job)
   bool eligible(NodeIndex n) const {
     return !needs_filter(pc.demand) || node_eligible(pc.demand, s.c, n, alt);
   }
@@ -150,6 +151,13 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
 
 std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t k,
                                    int32_t tpn, int32_t tasks) {
+  // Quick "no": not enough idle nodes now (jobs taking whole nodes' cores),
+  // or learnt this cycle that a job needing no more could not start now.
+  bool single = classes.size() == 1 && !needs_filter(x.pc.demand);
+  if (single && (x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k) > x.s.now ||
+                 x.s.idle_bound(classes[0], k, x.d, x.s.now) != x.s.now)) {
+    return std::nullopt;
+  }
   for (int pass = 0; pass < 2; ++pass) {
     Placement p;
     p.start = x.s.now;
@@ -178,6 +186,7 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
       return p;
     }
   }
+  if (single) x.s.frontier.learn(classes[0].cls, classes[0].amount, x.d, k, x.s.now + 1);
   return std::nullopt;
 }
 
@@ -307,15 +316,18 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
     auto tie_key = [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; };
     const ClassIndex& idx = x.s.index[cn.cls];
     Time class_best = best;  // this class's earliest is at least what it leaves in best
-    Time from = std::max(x.s.now, x.s.frontier.lower_bound(cn.cls, amount, x.d, 1));
-    if (from <= x.s.now) {
-      // Now first (a job held back by FCFS order may fit now).
-      Time now_best = std::min(best, x.s.now + 1);
-      idx.earliest(amount.data(), x.d, x.s.now, now_best, who, key, x.s.prof, accept, false, tie_key);
-      if (now_best <= x.s.now) best = now_best;
-      from = x.s.now + 1;
+    // A job starts on a node either at the first moment it may (now, or
+    // not_before behind FCFS order), or at a moment that node's free
+    // capacity grows. That first moment first:
+    Time exact = std::max(x.s.now, x.not_before);
+    Time from = std::max(exact, x.s.frontier.lower_bound(cn.cls, amount, x.d, 1));
+    if (from <= exact) {
+      Time at_best = std::min(best, exact + 1);
+      idx.earliest(amount.data(), x.d, exact, at_best, who, key, x.s.prof, accept, false, tie_key);
+      if (at_best <= exact) best = at_best;
+      from = exact + 1;
     }
-    if (best > x.s.now) {
+    if (best > exact) {
       // The moments capacity grows, from what earlier jobs of this cycle
       // taught; the tree search settles what that walk does not.
       Time resume = from;
@@ -324,7 +336,9 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
         idx.earliest(amount.data(), x.d, resume, best, who, key, x.s.prof, accept, ties, tie_key);
       }
     }
-    if (!needs_filter(x.pc.demand)) {
+    // Learn only unconditioned answers: a plan held behind not_before says
+    // nothing about how early the class could take the job.
+    if (!needs_filter(x.pc.demand) && x.not_before <= x.s.now) {
       Time learnt = who != before_who ? best : std::min(class_best, idx.window_end());
       if (who == before_who && class_best == kNever) learnt = idx.window_end();
       x.s.frontier.learn(cn.cls, amount, x.d, 1, learnt);
@@ -348,9 +362,13 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
   // one class could give one node, as learnt this cycle.
   Time t = kNever;
   for (const ClassNeed& cn : classes) t = std::min(t, x.s.frontier.lower_bound(cn.cls, cn.amount, x.d, 1));
-  t = std::max(t == kNever ? x.s.now : t, x.s.now);
-  bool learn = classes.size() == 1 && !needs_filter(x.pc.demand);
+  t = std::max({t == kNever ? x.s.now : t, x.s.now, x.not_before});
+  bool learn = classes.size() == 1 && !needs_filter(x.pc.demand) && x.not_before <= x.s.now;
   if (learn) t = std::max(t, x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k));
+  if (classes.size() == 1) {
+    t = x.s.idle_bound(classes[0], k, x.d, t);
+    if (t == kNever) return std::nullopt;
+  }
   auto answer = [&](Time at) {
     if (learn) x.s.frontier.learn(classes[0].cls, classes[0].amount, x.d, k, at);
   };
@@ -407,10 +425,10 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
 }
 
 std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>& classes) {
-  std::vector<Time> times{x.s.now};
+  std::vector<Time> times{std::max(x.s.now, x.not_before)};
   for (const ClassNeed& cn : classes) {
     for (NodeIndex n : x.s.classes[cn.cls].members) {
-      x.s.prof[n].rises(x.s.now, x.s.index[cn.cls].window_end(), times);
+      x.s.prof[n].rises(std::max(x.s.now, x.not_before), x.s.index[cn.cls].window_end(), times);
     }
   }
   std::sort(times.begin(), times.end());
@@ -424,12 +442,13 @@ std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>
 
 }  // namespace
 
-std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation) {
+std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation,
+                                                     Time not_before) {
   (void)job;
   const Demand& d = pc.demand;
   std::optional<Placement> best;
   for (size_t alt = 0; alt < pc.alts.size(); ++alt) {
-    SearchCtx x{*this, pc, alt, duration(pc)};
+    SearchCtx x{*this, pc, alt, duration(pc), not_before};
     const auto& classes = pc.alts[alt];
     if (classes.empty()) continue;
     std::optional<Placement> p;
@@ -452,10 +471,27 @@ std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const
   return best;
 }
 
+void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
+  int64_t cores = classes[class_of[n]].capacity[0];
+  prof[n].for_steps(t0, t1, [&](Time s0, Time s1, const int64_t* f) {
+    if (f[0] != cores) return;
+    int64_t d = -delta;
+    idle[class_of[n]].take(std::max(s0, t0), std::min(s1, t1), &d);
+  });
+}
+
+Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const {
+  if (cn.amount[0] < classes[cn.cls].capacity[0]) return from;
+  int64_t need = k;
+  Time t = idle[cn.cls].earliest_fit(&need, d, from, index[cn.cls].window_end());
+  return t;
+}
+
 void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end) {
   (void)pc;
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
+    count_idle(n, p.start, end, -1);  // the node is not idle while the job holds it
     prof[n].take(p.start, end, p.amounts[i].data());
     index[class_of[n]].update(leaf_of[n], p.start, end, p.amounts[i].data(), prof);
   }

@@ -104,14 +104,34 @@ World random_world(uint64_t seed) {
   return w;
 }
 
-CycleResult run(const World& w, bool reference) {
+CycleResult run(const World& w, bool reference, bool estimates = true) {
   Scheduler s(w.cluster);
   s.use_reference_search(reference);
+  s.set_index_threshold(0);  // the index even for these small groups
   CycleInput in;
   in.now = w.now;
   in.running = w.running;
   in.pending = w.pending;
-  return s.run_cycle(in);
+  CycleOptions opts;
+  opts.estimate_unreserved = estimates;
+  return s.run_cycle(in, opts);
+}
+
+TEST(SearchEquivalence, LeavingOutEstimatesChangesNoDecision) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    World w = random_world(seed);
+    CycleResult with = run(w, false, true), without = run(w, false, false);
+    ASSERT_EQ(with.starts.size(), without.starts.size()) << "seed " << seed;
+    for (size_t i = 0; i < with.starts.size(); ++i) {
+      EXPECT_EQ(with.starts[i].job->id, without.starts[i].job->id) << "seed " << seed;
+      EXPECT_EQ(with.starts[i].alloc.nodes[0].node, without.starts[i].alloc.nodes[0].node) << "seed " << seed;
+    }
+    for (size_t i = 0; i < with.pending.size(); ++i) {
+      EXPECT_EQ(with.pending[i].reserved, without.pending[i].reserved) << "seed " << seed;
+      if (with.pending[i].reserved) EXPECT_EQ(with.pending[i].start, without.pending[i].start) << "seed " << seed;
+      if (!with.pending[i].reserved) EXPECT_EQ(without.pending[i].start, kNoPlan) << "seed " << seed;
+    }
+  }
 }
 
 TEST(SearchEquivalence, IndexedSearchDecidesAsThePlainSearch) {
