@@ -82,14 +82,20 @@ TEST(Driver, RunToLimitUsesThePartitionDefault) {
   EXPECT_EQ(r.jobs[0].end - r.jobs[0].start, 600);
 }
 
-TEST(Driver, JobsThatCanNeverRunAreRefusedAtSubmit) {
+// As in Slurm (anchors never_cpus_too_many, never_bad_partition): what no
+// node can hold is refused at submit; a job over a partition limit is
+// accepted and waits for good (never_nodes_too_many: PartitionNodeLimit).
+TEST(Driver, JobsThatCanNeverRun) {
   auto c = cluster_from(four_nodes(kEasy));
-  SimResult r = run(c, trace_from("id,submit,run_time,ntasks,partition\n1,0,10,8,\n2,0,10,1,nope\n3,1,10,1,\n"));
+  SimResult r = run(c, trace_from("id,submit,run_time,ntasks,cpus_per_task,partition\n"
+                                  "1,0,10,1,2,\n2,0,10,1,,nope\n3,0,10,8,,\n4,1,10,1,,\n"));
   EXPECT_EQ(r.jobs[0].state, JobState::kRejected);
-  EXPECT_FALSE(r.jobs[0].note.empty());
+  EXPECT_NE(r.jobs[0].note.find("Requested node configuration is not available"), std::string::npos) << r.jobs[0].note;
   EXPECT_EQ(r.jobs[1].state, JobState::kRejected);
   EXPECT_NE(r.jobs[1].note.find("partition"), std::string::npos) << r.jobs[1].note;
-  EXPECT_EQ(r.jobs[2].state, JobState::kCompleted);
+  EXPECT_EQ(r.jobs[2].state, JobState::kNeverRan);
+  EXPECT_EQ(r.jobs[2].note, "PartitionNodeLimit");
+  EXPECT_EQ(r.jobs[3].state, JobState::kCompleted);
 }
 
 TEST(Driver, Dependencies) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/dependency.hpp"
 #include "common/strings.hpp"
 
 namespace drover::sim {
@@ -34,80 +35,12 @@ Result<bool> parse_flag(std::string_view s) {
   return make_error(fmt::format("\"{}\" is not yes/no, true/false or 1/0", s));
 }
 
-namespace {
-
-struct DepWord {
-  std::string_view word;
-  core::DepKind kind;
-};
-constexpr DepWord kDepWords[] = {{"after", core::DepKind::kAfter},           {"afterany", core::DepKind::kAfterAny},
-                                 {"afterok", core::DepKind::kAfterOk},       {"afternotok", core::DepKind::kAfterNotOk},
-                                 {"singleton", core::DepKind::kSingleton}};
-
-// "12", "96_2", "5+10" (after: only) into one item of `kind`.
-Result<core::DepItem> dep_item(std::string_view text, core::DepKind kind) {
-  core::DepItem item;
-  item.kind = kind;
-  std::string_view id = text;
-  if (auto plus = text.find('+'); plus != std::string_view::npos) {
-    auto minutes = parse_int(text.substr(plus + 1));
-    if (!minutes || kind != core::DepKind::kAfter) {
-      return make_error(fmt::format("\"{}\": +minutes is only allowed after after:", text));
-    }
-    item.delay = *minutes * 60;
-    id = text.substr(0, plus);
-  }
-  if (auto us = id.find('_'); us != std::string_view::npos) {
-    auto task = parse_int(id.substr(us + 1));
-    if (!task) return make_error(fmt::format("\"{}\" is not JOBID_TASK", text));
-    item.array_task = *task;
-    id = id.substr(0, us);
-  }
-  auto job = parse_int(id);
-  if (!job || *job <= 0) return make_error(fmt::format("\"{}\" is not a job id", text));
-  item.job = *job;
-  return item;
-}
-
-Status dep_clause(std::string_view clause, core::Dependency& out) {
-  auto parts = split(clause, ':');
-  if (parts.size() == 1 && parse_int(parts[0])) {
-    auto item = dep_item(parts[0], core::DepKind::kAfterAny);
-    if (!item) return item.error();
-    out.items.push_back(*item);
-    return {};
-  }
-  const DepWord* word = nullptr;
-  for (const auto& w : kDepWords)
-    if (iequals(w.word, parts[0])) word = &w;
-  if (!word) return make_error(fmt::format("unknown dependency type \"{}\" (after, afterany, afterok, afternotok, singleton)", parts[0]));
-  if (word->kind == core::DepKind::kSingleton) {
-    if (parts.size() != 1) return make_error("singleton takes no job ids");
-    out.items.push_back(core::DepItem{core::DepKind::kSingleton, 0, -1, 0});
-    return {};
-  }
-  if (parts.size() < 2) return make_error(fmt::format("\"{}\" names no job id", clause));
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    auto item = dep_item(parts[i], word->kind);
-    if (!item) return item.error();
-    out.items.push_back(*item);
-  }
-  return {};
-}
-
-}  // namespace
-
 Result<core::Dependency> parse_dependency(std::string_view s) {
   s = trim(s);
-  core::Dependency dep;
-  if (s.empty()) return dep;
-  bool all = s.find(',') != std::string_view::npos;
-  dep.any = s.find('?') != std::string_view::npos;
-  if (all && dep.any) return make_error("',' (all of) and '?' (any of) cannot be mixed");
-  for (const auto& clause : split(s, dep.any ? '?' : ',')) {
-    if (auto st = dep_clause(clause, dep); !st) return st.error();
-  }
-  return dep;
+  if (s.empty()) return core::Dependency{};
+  auto spec = drover::parse_dependency(s);
+  if (!spec) return spec.error();
+  return core::dependency_from(*spec);
 }
 
 namespace {

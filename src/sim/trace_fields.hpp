@@ -43,9 +43,8 @@ Result<Seconds> parse_seconds(std::string_view s);
 // yes/no, true/false, 1/0 (any case); "" is false.
 Result<bool> parse_flag(std::string_view s);
 
-// Slurm's --dependency syntax on trace job ids: "afterok:12:13,afterany:14",
-// "after:5+10" (minutes), "afterok:96_2", "singleton", a bare "12"
-// (= afterany:12); items joined by ',' (all) or '?' (any), not both.
+// Slurm's --dependency syntax (common/dependency.hpp) on trace job ids, as
+// the core takes it; "" is no dependency.
 Result<core::Dependency> parse_dependency(std::string_view s);
 
 // "YYYY-MM-DDTHH:MM:SS" read as UTC (the replay needs differences only, and

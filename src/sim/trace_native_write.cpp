@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
+#include "common/dependency.hpp"
 #include "common/gres.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
@@ -11,31 +14,32 @@
 namespace drover::sim {
 namespace {
 
-std::string dep_word(core::DepKind k) {
+DependencyType dep_type(core::DepKind k) {
   switch (k) {
-    case core::DepKind::kAfter: return "after";
-    case core::DepKind::kAfterAny: return "afterany";
-    case core::DepKind::kAfterOk: return "afterok";
-    case core::DepKind::kAfterNotOk: return "afternotok";
-    case core::DepKind::kSingleton: return "singleton";
+    case core::DepKind::kAfter: return DependencyType::kAfter;
+    case core::DepKind::kAfterAny: return DependencyType::kAfterAny;
+    case core::DepKind::kAfterOk: return DependencyType::kAfterOk;
+    case core::DepKind::kAfterNotOk: return DependencyType::kAfterNotOk;
+    case core::DepKind::kAfterCorr: return DependencyType::kAfterCorr;
+    case core::DepKind::kSingleton: return DependencyType::kSingleton;
   }
-  return "afterany";
+  return DependencyType::kAfterAny;
 }
 
-// One clause per item ("afterok:3,afterany:4"): parse_dependency reads it back to the same items.
-std::string format_dependency(const core::Dependency& d) {
-  std::vector<std::string> parts;
+// One clause per item ("afterok:3,afterany:4"): it reads back to the same items.
+std::string dependency_text(const core::Dependency& d) {
+  DependencySpec spec;
+  spec.any_of = d.any;
   for (const auto& item : d.items) {
-    if (item.kind == core::DepKind::kSingleton) {
-      parts.push_back("singleton");
-      continue;
+    DependencyClause c;
+    c.type = dep_type(item.kind);
+    if (item.kind != core::DepKind::kSingleton) {
+      c.targets.push_back(DependencyTarget{
+          item.job, item.array_task >= 0 ? std::optional<int64_t>(item.array_task) : std::nullopt, item.delay});
     }
-    std::string p = dep_word(item.kind) + ":" + std::to_string(item.job);
-    if (item.array_task >= 0) p += "_" + std::to_string(item.array_task);
-    if (item.delay > 0) p += "+" + std::to_string(item.delay / 60);
-    parts.push_back(std::move(p));
+    spec.clauses.push_back(std::move(c));
   }
-  return join(parts, d.any ? "?" : ",");
+  return spec.clauses.empty() ? std::string() : format_dependency(spec);
 }
 
 std::string gpus_text(const core::GpuReq& g) {
@@ -82,7 +86,7 @@ std::vector<std::pair<const char*, std::string>> fields(const TraceJob& j) {
       {"time_limit", limit_text(s.time_limit)},
       {"run_time", std::to_string(j.run_time)},
       {"state", j.fails ? "FAILED" : ""},
-      {"dependency", format_dependency(s.dependency)},
+      {"dependency", dependency_text(s.dependency)},
       {"array_job", positive(s.array_job_id)},
       {"array_task", s.array_job_id > 0 ? std::to_string(s.array_task_id) : std::string()},
   };
