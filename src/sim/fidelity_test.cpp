@@ -100,12 +100,8 @@ class LublinFcfs : public ::testing::TestWithParam<Case> {};
 TEST_P(LublinFcfs, SameStartTimesAsTheReference) { compare_slice(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Slices, LublinFcfs, ::testing::ValuesIn(slices("lublin_fcfs", RefPolicy::kFcfs)), case_name);
 
-// Disabled while the core's EASY reservation takes the nodes idle now when
-// it could leave them to backfill (CORE_API_REQUESTS.md, item 1; 138 of
-// the first slice's 1,024 start times differ). Run with
-// --gtest_also_run_disabled_tests to see where.
 class LublinEasy : public ::testing::TestWithParam<Case> {};
-TEST_P(LublinEasy, DISABLED_SameStartTimesAsTheReference) { compare_slice(GetParam()); }
+TEST_P(LublinEasy, SameStartTimesAsTheReference) { compare_slice(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Slices, LublinEasy, ::testing::ValuesIn(slices("lublin_easy", RefPolicy::kEasy)), case_name);
 
 // The reference itself, on hand-made cases (so a wrong oracle cannot pass silently).
@@ -119,6 +115,16 @@ TEST(ReferenceScheduler, Textbook) {
   EXPECT_EQ(easy, (std::vector<int64_t>{0, 100, 2, 3, 150}));
   auto fcfs = testing::ReferenceScheduler(jobs, 4, RefPolicy::kFcfs).run();
   EXPECT_EQ(fcfs, (std::vector<int64_t>{0, 100, 100, 150, 150}));
+}
+
+// Every job ending at the shadow time frees its units for the spare count:
+// on 6 units, jobs 1 and 2 (2 and 3 units) both end at 100; job 3 (5 units)
+// is reserved at 100 with 1 unit spare (1 free now + 2 + 3 - 5), so job 4
+// (1 unit, past the shadow time) backfills now.
+TEST(ReferenceScheduler, JobsEndingTogetherAtTheShadowTime) {
+  std::vector<RefJob> jobs = {{1, 0, 100, 100, 2}, {2, 0, 100, 100, 3}, {3, 1, 10, 10, 5}, {4, 2, 500, 500, 1}};
+  auto easy = testing::ReferenceScheduler(jobs, 6, RefPolicy::kEasy).run();
+  EXPECT_EQ(easy, (std::vector<int64_t>{0, 0, 100, 2}));
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ class ReferenceScheduler {
     const int64_t need = jobs_[queue_.front()].size;
     int64_t avail = free_, shadow = t;
     for (const auto& r : by_end) {
-      if (avail >= need) break;
+      if (avail >= need && r.end_plan > shadow) break;  // every job ending at the shadow time counts
       avail += jobs_[r.job].size;
       shadow = r.end_plan;
     }
