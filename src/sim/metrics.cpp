@@ -206,6 +206,7 @@ std::vector<Series> utilization_series(const core::Cluster& c, const SimResult& 
   for (std::size_t k = 0; k <= np; ++k) {
     std::size_t p = (k + np) % (np + 1);  // "all" first, then partitions in config order
     if (capacity[p] <= 0) continue;
+    if (p < np && c.partitions[p].nodes.size() == c.nodes.size()) continue;  // the same line as "all"
     Series s{p == np ? "all" : c.partitions[p].name, {}};
     for (int b = 0; b < buckets; ++b) s.points.emplace_back((b + 0.5) * w, level[p][b] / capacity[p]);
     out.push_back(std::move(s));

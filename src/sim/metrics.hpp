@@ -69,7 +69,7 @@ enum class Resource { kCpu, kGpu };
 // Allocated fraction of each partition's CPUs or GPUs (and of the whole
 // cluster, named "all", first) in `buckets` equal steps from the first
 // submit to the last end; x in hours since the first submit. Partitions
-// without that resource are left out.
+// without that resource, and those over every node (the "all" line), are left out.
 std::vector<Series> utilization_series(const core::Cluster& c, const SimResult& r, Resource res, int buckets = 300);
 // The CDF of waits (x: wait in seconds, y: fraction of jobs waiting at most that), at most `points` points.
 Series wait_cdf(const SimResult& r, const std::string& name, int points = 400);
