@@ -9,6 +9,7 @@
 
 #include "agent/agent_main.hpp"
 #include "cli/commands.hpp"
+#include "sim/command.hpp"
 
 namespace {
 
@@ -43,9 +44,7 @@ DROVER_PENDING(up_main, "drover up")
 DROVER_PENDING(down_main, "drover down")
 #undef DROVER_PENDING
 
-int sim_main(const Args&) {
-  return drover::cli::not_implemented("drover sim", "the simulator arrives after the scheduling core");
-}
+int sim_main(const Args& args) { return drover::sim::sim_main(args); }
 
 // Slurm-compatible names: reachable as argv[0] (links) and as `drover NAME`.
 const Command kSlurmCommands[] = {
