@@ -8,6 +8,17 @@
 
 namespace drover::core {
 
+TresList::TresList(std::vector<value_type> items) {
+  std::sort(items.begin(), items.end());
+  for (auto& [name, v] : items) {
+    if (!v_.empty() && v_.back().first == name) {
+      v_.back().second += v;
+    } else {
+      v_.emplace_back(std::move(name), v);
+    }
+  }
+}
+
 namespace {
 
 constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";

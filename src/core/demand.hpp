@@ -26,6 +26,8 @@ class TresList {
   using const_iterator = std::vector<value_type>::const_iterator;
   TresList() = default;
   explicit TresList(const TresMap& m) : v_(m.begin(), m.end()) {}
+  // From unsorted items; a name given twice is summed.
+  explicit TresList(std::vector<value_type> items);
   const_iterator begin() const { return v_.begin(); }
   const_iterator end() const { return v_.end(); }
   const_iterator find(std::string_view name) const {
@@ -117,10 +119,15 @@ Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job
 
 struct PriorityBreakdown;
 class FairShareFactors;
+// A job's requested amount of a TRES by name (0 when none).
+class TresLookup {
+ public:
+  virtual ~TresLookup() = default;
+  virtual int64_t get(std::string_view name) const = 0;
+};
 // Priority with the demand already resolved (the cycle's fast path; see priority.hpp).
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
-                               const TresList& tres,
-                               const FairShareFactors* fs, Time now, Time eligible);
+                               const TresLookup& tres, const FairShareFactors* fs, Time now, Time eligible);
 
 // The TRES one job asks for in total (cpu, mem, node, gres/gpu[:type],
 // license/*), counting tasks_per_node tasks per node.

@@ -77,7 +77,7 @@ void Scheduler::Impl::describe(const JobSpec& job, const JobCache& jc, Explanati
       continue;
     }
     int32_t part_qos = c.find_qos(part.qos);
-    Reason lr = limits.check(c, pc.demand.qos, part_qos, job.user, pc.tres, pc.demand.licenses);
+    Reason lr = limits.check(pc.demand.qos, part_qos, job.user, pc.tres);
     if (lr != Reason::kNone) {
       ex.lines.push_back(head + " waits on " + std::string(reason_name(lr)) + ": running jobs use the QOS's share now");
     }
@@ -96,7 +96,7 @@ void Scheduler::Impl::describe(const JobSpec& job, const JobCache& jc, Explanati
           if (avail[n] != NodeAvail::kUp) continue;
           if (prof[n].fits(cn.amount.data(), now, now + 1)) ++instant;
           if (prof[n].fits(cn.amount.data(), now, d >= kForever ? kForever : now + d)) ++free_now;
-          earliest = std::min(earliest, prof[n].earliest_fit(cn.amount.data(), d, now, index[cn.cls].window_end()));
+          earliest = std::min(earliest, prof[n].earliest_fit(cn.amount.data(), d, now, window_end()));
         }
         int32_t down = static_cast<int32_t>(std::count_if(cls.members.begin(), cls.members.end(),
                                                           [&](NodeIndex n) { return avail[n] != NodeAvail::kUp; }));
