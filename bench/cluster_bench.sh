@@ -43,7 +43,7 @@ ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 rec() { echo -e "$1\t$2\t$3" >> "$TSV"; echo "  -> $1 rep$2 = $3"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 active() { squeue -h -r -t PD,R,CG -o %i 2>/dev/null | wc -l; }
-wait_idle() { while [ "$(active)" != 0 ]; do sleep 0.2; done; }
+wait_idle() { local n=0; while [ "$(active)" != 0 ] && [ $n -lt 3000 ]; do sleep 0.2; n=$((n+1)); done; }
 # MaxJobCount (10000) counts finished jobs kept for MinJobAge (300 s), as in Slurm: wait for room, as the anchor did.
 wait_room() { while [ "$(squeue -h -r -t all -o %i 2>/dev/null | wc -l)" -gt 7000 ]; do sleep 5; done; }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR==0)print "NA"; else if(NR%2)print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -91,13 +91,13 @@ for rep in $(seq 1 "$REPS"); do
     lat=(); e2e=(); sb=()
     for k in $(seq 1 "$LAT"); do
       wait_idle; sleep "$(awk -v r=$RANDOM 'BEGIN{printf "%.3f", 0.2 + (r % 800) / 1000}')"
-      r=$(AS 't0=$(date +%s%N); id=$(sbatch --parsable -p compute -J bench-c -o /dev/null --wrap "sleep 30"); t1=$(date +%s%N)
-             while :; do s=$(squeue -h -j $id -o %T); [ "$s" = RUNNING ] && break; sleep 0.01; done; t2=$(date +%s%N)
-             echo $id $(( (t1-t0)/1000000 )) $(( (t2-t0)/1000000 ))')
+      r=$(AS 't0=$(date +%s%N); id=$(sbatch --parsable -p compute -J bench-c -o /dev/null --wrap "sleep 30") || exit 1; t1=$(date +%s%N)
+             for n in $(seq 3000); do s=$(squeue -h -j $id -o %T); [ "$s" = RUNNING ] && break; sleep 0.01; done; t2=$(date +%s%N)
+             echo $id $(( (t1-t0)/1000000 )) $(( (t2-t0)/1000000 ))') || { echo "   sbatch failed"; continue; }
       set -- $r; id=$1; sb+=("$2"); lat+=("$3")
       scancel "$id"; wait_idle
-      r2=$(AS 't0=$(date +%s%N); id=$(sbatch --parsable -p compute -J bench-c2 -o /dev/null --wrap true)
-              while :; do s=$(squeue -h -j $id -t PD,R,CG -o %T 2>/dev/null); [ -z "$s" ] && break; sleep 0.01; done; t2=$(date +%s%N)
+      r2=$(AS 't0=$(date +%s%N); id=$(sbatch --parsable -p compute -J bench-c2 -o /dev/null --wrap true) || exit 1
+              for n in $(seq 3000); do s=$(squeue -h -j $id -t PD,R,CG -o %T 2>/dev/null); [ -z "$s" ] && break; sleep 0.01; done; t2=$(date +%s%N)
               echo $(( (t2-t0)/1000000 ))')
       e2e+=("$r2")
       echo "   sample $k: sbatch ${sb[-1]} ms, submit->RUNNING ${lat[-1]} ms, true-job turnaround ${e2e[-1]} ms"

@@ -12,6 +12,7 @@
 #include "client/commands.hpp"
 #include "client/grpc_transport.hpp"
 #include "ctld/controller.hpp"
+#include "sim/command.hpp"
 
 namespace {
 
@@ -39,9 +40,7 @@ DROVER_PENDING(sdiag_main, "sdiag")
 DROVER_PENDING(sshare_main, "sshare")
 #undef DROVER_PENDING
 
-int sim_main(const Args&) {
-  return drover::cli::not_implemented("drover sim", "the simulator arrives after the scheduling core");
-}
+int sim_main(const Args& args) { return drover::sim::sim_main(args); }
 
 // Slurm-compatible names: reachable as argv[0] (links) and as `drover NAME`.
 const Command kSlurmCommands[] = {

@@ -26,8 +26,8 @@ Outcome run(const Args& args) {
 }
 
 // Lines that keep the config doctor quiet (multifactor priority with an age
-// factor, node memory, a QOS), so a test sees only the findings it provokes.
-const char* const kDoctorQuiet = "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n";
+// factor, a default memory per CPU), so a test sees only the findings it provokes.
+const char* const kDoctorQuiet = "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nDefMemPerCPU=100\n";
 
 TEST(ConfigCheck, CleanConfigExitsZero) {
   config::testing::ScratchDir dir;

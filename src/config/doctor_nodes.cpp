@@ -108,9 +108,45 @@ void def_mem_fit(const Facts& f, std::size_t n, NodeFindings& nf) {
   }
 }
 
+// With memory consumable and no DefMemPer* for a partition, a job that
+// gives no --mem is given all the memory of each node it runs on (Slurm's
+// behaviour): one small job then holds a whole node, GPUs and all.
+void no_default_memory(const Facts& f, Diagnostics& out) {
+  const auto& cfg = f.cfg;
+  if (!memory_consumable(cfg) || cfg.partitions.empty()) return;
+  if (cfg.def_mem_per_cpu_mb || cfg.def_mem_per_node_mb) return;
+  // A default the parser rejected is the parser's error, not a missing default.
+  if (global_written(cfg, "DefMemPerCPU") || global_written(cfg, "DefMemPerNode")) return;
+  for (const auto& d : cfg.diags.items()) {
+    if (d.severity == Severity::kError && (d.key == "DefMemPerCPU" || d.key == "DefMemPerNode")) return;
+  }
+  std::vector<std::string> bare;
+  for (const auto& part : cfg.partitions) {
+    if (!part.def_mem_per_cpu_mb && !part.def_mem_per_node_mb) bare.push_back(part.name);
+  }
+  if (bare.empty()) return;
+  // The smallest RealMemory/CPUs of any node: a default every node can give.
+  int64_t per_cpu = 0;
+  for (const auto& node : cfg.nodes) {
+    if (node.cpus <= 0 || node.real_memory_mb <= 1) continue;
+    int64_t v = node.real_memory_mb / node.cpus;
+    per_cpu = per_cpu == 0 ? v : std::min(per_cpu, v);
+  }
+  std::string which = bare.size() == cfg.partitions.size() ? std::string("every partition")
+                                                          : "partition" + std::string(bare.size() == 1 ? " " : "s ") + join(bare, ", ");
+  out.add(Severity::kWarning, "no-default-memory", global_loc(cfg, "SelectTypeParameters"), "DefMemPerCPU",
+          "memory is a consumable resource (SelectTypeParameters=" + cfg.select_type_parameters +
+              ") but no DefMemPerCPU or DefMemPerNode applies to " + which +
+              ": a job that gives no --mem is given all the memory of each node it runs on, so no other job can share "
+              "those nodes (a one-GPU job holds the whole GPU node)",
+          "set a default, e.g. DefMemPerCPU=" + std::to_string(std::max<int64_t>(per_cpu, 1)) +
+              " (the smallest RealMemory/CPUs of the nodes), and let jobs ask for more with --mem");
+}
+
 }  // namespace
 
 void check_nodes(const Facts& f, Diagnostics& out) {
+  no_default_memory(f, out);
   NodeFindings nf;
   for (std::size_t n : f.unique_nodes) {
     if (f.node_line_unreadable(n)) continue;

@@ -32,6 +32,7 @@ class ConfigBuilder {
   // The clean baseline:
   //   slurm.conf:2  GresTypes=gpu
   //   slurm.conf:3  PriorityType=priority/multifactor (Age 1000, Fairshare 10000, QOS 10000)
+  //   slurm.conf:4  DefMemPerCPU=1000
   //   slurm.conf:5  NodeName=gpu[01-02] CPUs=32 RealMemory=256000 Sockets=2 CoresPerSocket=16 Gres=gpu:4
   //   slurm.conf:6  NodeName=cpu[01-02] CPUs=32 RealMemory=128000 Sockets=2 CoresPerSocket=16
   //   slurm.conf:8  PartitionName=gpu Nodes=gpu[01-02] MaxTime=2-00:00:00
@@ -47,6 +48,8 @@ class ConfigBuilder {
     b.cfg.priority_weight_age = 1000;
     b.cfg.priority_weight_fairshare = 10000;
     b.cfg.priority_weight_qos = 10000;
+    b.global("DefMemPerCPU", "1000", 4);
+    b.cfg.def_mem_per_cpu_mb = 1000;
     b.nodes(names("gpu", 1, 2), 5, [](NodeConfig& n) { n.gres = {{"gpu", "", 4}}; });
     b.nodes(names("cpu", 1, 2), 6, [](NodeConfig& n) { n.real_memory_mb = 128000; });
     b.partition("gpu", names("gpu", 1, 2), 8);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,7 +30,6 @@ struct NodeClass {
 struct ClassNeed {
   int32_t cls = 0;
   std::vector<int64_t> amount;  // dims values for tasks_per_node tasks (fixed shapes) or one task
-  NodeNeed need;                // the same with CPU count and pools
 };
 
 // One partition a job may run in, resolved.
@@ -37,7 +37,7 @@ struct PartChoice {
   int32_t partition = 0;
   Demand demand;
   Reason static_reason = Reason::kNone;
-  TresMap tres;                            // the job's TRES in this partition
+  std::vector<int64_t> tres;               // the job's tracked TRES in this partition (TresIds)
   std::vector<std::vector<ClassNeed>> alts;  // per feature alternative: classes in preference order
   bool never = false;                      // no node can ever hold it here
 };
@@ -56,38 +56,83 @@ struct NodeUse {
   std::vector<std::vector<uint8_t>> dev_used;  // per pool with device ids
 };
 
+// The TRES names the cycle tracks (those a QOS limit, a priority weight or
+// a license names, plus cpu and gres/gpu), numbered: jobs' and usage's
+// amounts are dense arrays over them.
+class TresIds {
+ public:
+  void build(const Cluster& c);
+  size_t size() const { return names_.size(); }
+  int32_t id(std::string_view name) const;  // -1 when not tracked
+  const std::string& name(size_t i) const { return names_[i]; }
+  int32_t cpu() const { return cpu_; }
+  // The dense amounts of a TRES map (names not tracked are dropped).
+  std::vector<int64_t> dense(const TresMap& m) const;
+  // What an allocation holds (plus licenses), densely.
+  void held(const Cluster& c, const Allocation& a, const TresMap& licenses, std::vector<int64_t>& out) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::map<std::string, int32_t, std::less<>> ids_;
+  int32_t cpu_ = 0, mem_ = -1, node_ = -1;
+  // Per node group and gres pool: the tracked ids a unit of the pool counts in.
+  std::vector<std::vector<std::vector<int32_t>>> pool_ids_;
+};
+
 // Usage against QOS and license limits, counted over running jobs and the
-// jobs this cycle starts.
+// jobs this cycle starts, on dense TRES arrays.
 class LimitUsage {
  public:
-  void reset(const Cluster& c);
-  void add(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresMap& tres,
+  void reset(const Cluster& c, const TresIds& ids);
+  void add(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres,
            JobId array_job);
+  void add_array_element(JobId array_job);  // only the array count (no limit needs the rest)
   // First limit the job would pass over if it started now, or kNone.
-  Reason check(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user, const TresMap& tres,
-               const TresMap& licenses) const;
+  Reason check(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres) const;
   int64_t array_running(JobId array_job) const;
+  bool active() const { return active_; }
 
  private:
   struct Use {
-    TresMap tres;
+    std::vector<int64_t> tres;
     int64_t jobs = 0;
   };
-  Reason check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresMap& tres) const;
+  struct Limits {
+    std::vector<int64_t> grp, per_user;  // -1: no limit
+    int64_t grp_jobs = kNoLimit, jobs_per_user = kNoLimit;
+  };
+  Reason check_one(int32_t qos, const std::string& user, const std::vector<int64_t>& tres) const;
+  Use& use_of(std::vector<Use>& v, size_t i);
+  const TresIds* ids_ = nullptr;
+  bool active_ = false;
+  std::vector<Limits> limits_;
+  std::vector<Reason> grp_reason_, user_reason_;  // per TRES id
+  std::vector<int64_t> license_total_;            // per TRES id; -1 for non-licenses
   std::vector<Use> qos_;
-  std::map<std::pair<int32_t, std::string>, Use> user_;
-  TresMap licenses_;
+  std::map<std::pair<int32_t, std::string>, Use, std::less<>> user_;
+  std::vector<int64_t> licenses_;
   std::map<JobId, int64_t> arrays_;
 };
 
-// A placement found by the search: start time and nodes with their task counts.
+// A placement found by the search: start time and nodes, with each node's
+// task count and what it takes in the profile (flat: node i's amounts are
+// flat[off[i] .. off[i+1])).
 struct Placement {
   Time start = kNever;
   std::vector<NodeIndex> nodes;
-  std::vector<int32_t> tasks;  // per node
-  std::vector<std::vector<int64_t>> amounts;  // per node: what it takes in the profile
+  std::vector<int32_t> tasks;
+  std::vector<int64_t> flat;
+  std::vector<uint32_t> off{0};
   int32_t partition = -1;
   size_t alt = 0;
+
+  void add(NodeIndex n, int32_t t, const std::vector<int64_t>& amount) {
+    nodes.push_back(n);
+    tasks.push_back(t);
+    flat.insert(flat.end(), amount.begin(), amount.end());
+    off.push_back(static_cast<uint32_t>(flat.size()));
+  }
+  const int64_t* amount(size_t i) const { return flat.data() + off[i]; }
 };
 
 // A lower bound learnt during a cycle: on this class, a job needing at
@@ -128,6 +173,8 @@ struct Scheduler::Impl {
   const Cluster& c;
   std::vector<NodeClass> classes;
   std::vector<int32_t> class_of;  // per node
+  TresIds tres_ids;
+  std::vector<int64_t> held_scratch;
   std::vector<int32_t> leaf_of;   // per node: its position in its class
 
   // ---- kept between cycles ----
@@ -144,7 +191,10 @@ struct Scheduler::Impl {
   Time window = 0;
   std::vector<NodeAvail> avail;
   std::vector<NodeProfile> prof;
-  std::vector<ClassIndex> index;
+  std::vector<ClassIndex> index;    // built on first use in a cycle (idx())
+  std::vector<uint8_t> index_built;
+  ClassIndex& idx(int32_t cls);
+  Time window_end() const { return now + window; }
   // Per class: how many of its nodes are idle (no job at all) over time. A
   // job taking every core of a node can start at T on k nodes only if at
   // least k are idle at every moment of [T, T + d): a bound and a quick

@@ -8,6 +8,17 @@
 
 namespace drover::core {
 
+TresList::TresList(std::vector<value_type> items) {
+  std::sort(items.begin(), items.end());
+  for (auto& [name, v] : items) {
+    if (!v_.empty() && v_.back().first == name) {
+      v_.back().second += v;
+    } else {
+      v_.emplace_back(std::move(name), v);
+    }
+  }
+}
+
 namespace {
 
 constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
@@ -70,6 +81,12 @@ Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const st
 Result<std::vector<Constraint>, Refusal> resolve_constraint(const Cluster& c, const JobSpec& job) {
   auto parsed = Constraint::parse(job.constraint);
   if (!parsed) return refuse("Invalid feature specification", "drover: " + parsed.error().message);
+  if (!parsed->counts().empty()) {
+    return refuse("Invalid feature specification",
+                  "drover: node counts in --constraint (\"" + parsed->counts().front().feature + "*" +
+                      std::to_string(parsed->counts().front().count) +
+                      "\") are not supported yet; ask for the feature on every node instead");
+  }
   for (const std::string& f : parsed->features()) {
     bool known = std::any_of(c.groups.begin(), c.groups.end(),
                              [&](const NodeGroup& g) { return c.nodes[g.members.front()].has_feature(f); });
@@ -310,7 +327,6 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   auto alts = resolve_constraint(c, job);
   if (!alts) return alts.error();
   d.alternatives = std::move(alts).value();
-  if (auto counted = Constraint::parse(job.constraint)) d.counts = counted->counts();
   auto req = resolve_nodes(c, job.nodelist, "--nodelist");
   if (!req) return req.error();
   d.required = std::move(req).value();

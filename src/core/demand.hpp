@@ -3,7 +3,10 @@
 // applied. Shared by the submit check, the summaries and the cycle.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,32 @@
 #include "core/reason.hpp"
 
 namespace drover::core {
+
+// TRES amounts as a sorted flat list: what the cycle keeps per job (a map
+// costs several times the memory for the five or six names a job has).
+class TresList {
+ public:
+  using value_type = std::pair<std::string, int64_t>;
+  using const_iterator = std::vector<value_type>::const_iterator;
+  TresList() = default;
+  explicit TresList(const TresMap& m) : v_(m.begin(), m.end()) {}
+  // From unsorted items; a name given twice is summed.
+  explicit TresList(std::vector<value_type> items);
+  const_iterator begin() const { return v_.begin(); }
+  const_iterator end() const { return v_.end(); }
+  const_iterator find(std::string_view name) const {
+    auto it = std::lower_bound(v_.begin(), v_.end(), name,
+                               [](const value_type& e, std::string_view n) { return e.first < n; });
+    return it != v_.end() && it->first == name ? it : v_.end();
+  }
+  int64_t get(std::string_view name) const {
+    auto it = find(name);
+    return it == end() ? 0 : it->second;
+  }
+
+ private:
+  std::vector<value_type> v_;
+};
 
 enum class MemMode : uint8_t { kPerNode, kPerCpu, kPerGpu, kWholeNode };
 
@@ -39,7 +68,6 @@ struct Demand {
   int32_t cpus_per_gpu = 0;
   bool whole_node = false;
   std::vector<Constraint> alternatives;  // at least one
-  std::vector<Constraint::CountTerm> counts;
   std::vector<NodeIndex> required;  // -w, ascending
   std::vector<NodeIndex> excluded;  // -x, ascending
   TresMap licenses;
@@ -91,10 +119,15 @@ Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job
 
 struct PriorityBreakdown;
 class FairShareFactors;
+// A job's requested amount of a TRES by name (0 when none).
+class TresLookup {
+ public:
+  virtual ~TresLookup() = default;
+  virtual int64_t get(std::string_view name) const = 0;
+};
 // Priority with the demand already resolved (the cycle's fast path; see priority.hpp).
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
-                               const TresMap& tres,
-                               const FairShareFactors* fs, Time now, Time eligible);
+                               const TresLookup& tres, const FairShareFactors* fs, Time now, Time eligible);
 
 // The TRES one job asks for in total (cpu, mem, node, gres/gpu[:type],
 // license/*), counting tasks_per_node tasks per node.

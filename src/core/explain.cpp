@@ -31,9 +31,10 @@ std::string shape(const NodeSpec& n) {
 }
 
 std::string need_text(const ClassNeed& cn, const NodeSpec& spec) {
-  std::string s = std::to_string(cn.need.cpus) + " CPUs, " + format_memory_mb(cn.need.mem_mb);
+  std::string s = std::to_string(cn.amount[0] * std::max(1, spec.threads_per_core)) + " CPUs, " +
+                  format_memory_mb(cn.amount[1]);
   for (size_t p = 0; p < spec.gres.size(); ++p) {
-    if (cn.need.pool[p] > 0) s += ", " + std::to_string(cn.need.pool[p]) + "x" + spec.gres[p].name +
+    if (cn.amount[2 + p] > 0) s += ", " + std::to_string(cn.amount[2 + p]) + "x" + spec.gres[p].name +
                                   (spec.gres[p].type.empty() ? "" : ":" + spec.gres[p].type);
   }
   return s;
@@ -76,7 +77,7 @@ void Scheduler::Impl::describe(const JobSpec& job, const JobCache& jc, Explanati
       continue;
     }
     int32_t part_qos = c.find_qos(part.qos);
-    Reason lr = limits.check(c, pc.demand.qos, part_qos, job.user, pc.tres, pc.demand.licenses);
+    Reason lr = limits.check(pc.demand.qos, part_qos, job.user, pc.tres);
     if (lr != Reason::kNone) {
       ex.lines.push_back(head + " waits on " + std::string(reason_name(lr)) + ": running jobs use the QOS's share now");
     }
@@ -95,7 +96,7 @@ void Scheduler::Impl::describe(const JobSpec& job, const JobCache& jc, Explanati
           if (avail[n] != NodeAvail::kUp) continue;
           if (prof[n].fits(cn.amount.data(), now, now + 1)) ++instant;
           if (prof[n].fits(cn.amount.data(), now, d >= kForever ? kForever : now + d)) ++free_now;
-          earliest = std::min(earliest, prof[n].earliest_fit(cn.amount.data(), d, now, index[cn.cls].window_end()));
+          earliest = std::min(earliest, prof[n].earliest_fit(cn.amount.data(), d, now, window_end()));
         }
         int32_t down = static_cast<int32_t>(std::count_if(cls.members.begin(), cls.members.end(),
                                                           [&](NodeIndex n) { return avail[n] != NodeAvail::kUp; }));

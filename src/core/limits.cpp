@@ -4,12 +4,70 @@
 
 namespace drover::core {
 
-namespace {
+// ---------------------------------------------------------------- TresIds
 
-int64_t get(const TresMap& m, const std::string& k) {
-  auto it = m.find(k);
-  return it == m.end() ? 0 : it->second;
+void TresIds::build(const Cluster& c) {
+  std::set<std::string> used = {"cpu", "gres/gpu"};
+  for (const QosSpec& q : c.qos) {
+    for (const TresMap* m : {&q.grp_tres, &q.max_tres_per_job, &q.max_tres_per_node, &q.max_tres_per_user}) {
+      for (const auto& [name, v] : *m) used.insert(name);
+    }
+  }
+  for (const auto& [name, w] : c.priority.weight_tres) used.insert(name);
+  for (const auto& [name, n] : c.licenses) used.insert(name);
+  names_.assign(used.begin(), used.end());
+  ids_.clear();
+  for (size_t i = 0; i < names_.size(); ++i) ids_.emplace(names_[i], static_cast<int32_t>(i));
+  cpu_ = id("cpu");
+  mem_ = id("mem");
+  node_ = id("node");
+  pool_ids_.assign(c.groups.size(), {});
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    const NodeSpec& n = c.nodes[c.groups[g].members.front()];
+    for (const GresPool& p : n.gres) {
+      std::vector<int32_t> ids;
+      if (int32_t i = id(gres_tres_name(p.name, "")); i >= 0) ids.push_back(i);
+      if (!p.type.empty()) {
+        if (int32_t i = id(gres_tres_name(p.name, p.type)); i >= 0) ids.push_back(i);
+      }
+      pool_ids_[g].push_back(std::move(ids));
+    }
+  }
 }
+
+int32_t TresIds::id(std::string_view name) const {
+  auto it = ids_.find(name);
+  return it == ids_.end() ? -1 : it->second;
+}
+
+std::vector<int64_t> TresIds::dense(const TresMap& m) const {
+  std::vector<int64_t> out(names_.size(), 0);
+  for (const auto& [name, v] : m) {
+    if (int32_t i = id(name); i >= 0) out[static_cast<size_t>(i)] += v;
+  }
+  return out;
+}
+
+void TresIds::held(const Cluster& c, const Allocation& a, const TresMap& licenses, std::vector<int64_t>& out) const {
+  out.assign(names_.size(), 0);
+  for (const NodeTake& t : a.nodes) {
+    out[static_cast<size_t>(cpu_)] += t.cpus;
+    if (mem_ >= 0) out[static_cast<size_t>(mem_)] += t.mem_mb;
+    const auto& pools = pool_ids_[static_cast<size_t>(c.group_of[static_cast<size_t>(t.node)])];
+    for (const GresTake& g : t.gres) {
+      if (g.pool < 0 || static_cast<size_t>(g.pool) >= pools.size()) continue;
+      for (int32_t i : pools[static_cast<size_t>(g.pool)]) out[static_cast<size_t>(i)] += g.count;
+    }
+  }
+  if (node_ >= 0) out[static_cast<size_t>(node_)] += static_cast<int64_t>(a.nodes.size());
+  for (const auto& [name, v] : licenses) {
+    if (int32_t i = id(name); i >= 0) out[static_cast<size_t>(i)] += v;
+  }
+}
+
+// ---------------------------------------------------------------- LimitUsage
+
+namespace {
 
 Reason group_reason(const std::string& tres) {
   if (tres == "cpu") return Reason::kQosGrpCpuLimit;
@@ -28,32 +86,71 @@ Reason user_reason(const std::string& tres) {
 
 }  // namespace
 
-void LimitUsage::reset(const Cluster& c) {
+void LimitUsage::reset(const Cluster& c, const TresIds& ids) {
+  ids_ = &ids;
+  size_t n = ids.size();
+  limits_.assign(c.qos.size(), Limits{});
+  active_ = !c.licenses.empty();
+  for (size_t q = 0; q < c.qos.size(); ++q) {
+    const QosSpec& spec = c.qos[q];
+    Limits& l = limits_[q];
+    l.grp.assign(n, -1);
+    l.per_user.assign(n, -1);
+    for (const auto& [name, v] : spec.grp_tres) {
+      if (int32_t i = ids.id(name); i >= 0) l.grp[static_cast<size_t>(i)] = v;
+    }
+    for (const auto& [name, v] : spec.max_tres_per_user) {
+      if (int32_t i = ids.id(name); i >= 0) l.per_user[static_cast<size_t>(i)] = v;
+    }
+    l.grp_jobs = spec.grp_jobs;
+    l.jobs_per_user = spec.max_jobs_per_user;
+    active_ = active_ || !spec.grp_tres.empty() || !spec.max_tres_per_user.empty() || spec.grp_jobs != kNoLimit ||
+              spec.max_jobs_per_user != kNoLimit;
+  }
+  grp_reason_.resize(n);
+  user_reason_.resize(n);
+  license_total_.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    grp_reason_[i] = group_reason(ids.name(i));
+    user_reason_[i] = user_reason(ids.name(i));
+    auto it = c.licenses.find(ids.name(i));
+    if (it != c.licenses.end()) license_total_[i] = it->second;
+  }
   qos_.assign(c.qos.size(), Use{});
   user_.clear();
-  licenses_.clear();
+  licenses_.assign(n, 0);
   arrays_.clear();
 }
 
-void LimitUsage::add(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user,
-                     const TresMap& tres, JobId array_job) {
+LimitUsage::Use& LimitUsage::use_of(std::vector<Use>& v, size_t i) {
+  Use& u = v[i];
+  if (u.tres.empty()) u.tres.assign(ids_->size(), 0);
+  return u;
+}
+
+void LimitUsage::add(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres,
+                     JobId array_job) {
   // A job counts against its own QOS and, when different, its partition's QOS.
   for (int32_t q : {qos, partition_qos == qos ? -1 : partition_qos}) {
     if (q < 0 || q >= static_cast<int32_t>(qos_.size())) continue;
-    Use& use = qos_[q];
+    Use& use = use_of(qos_, static_cast<size_t>(q));
     Use& mine = user_[{q, user}];
-    for (const auto& [name, v] : tres) {
-      use.tres[name] += v;
-      mine.tres[name] += v;
+    if (mine.tres.empty()) mine.tres.assign(ids_->size(), 0);
+    for (size_t i = 0; i < tres.size(); ++i) {
+      use.tres[i] += tres[i];
+      mine.tres[i] += tres[i];
     }
     ++use.jobs;
     ++mine.jobs;
   }
-  for (const auto& [name, v] : tres) {
-    if (name.rfind("license/", 0) == 0) licenses_[name] += v;
+  for (size_t i = 0; i < tres.size(); ++i) {
+    if (license_total_[i] >= 0) licenses_[i] += tres[i];
   }
   if (array_job > 0) ++arrays_[array_job];
-  (void)c;
+}
+
+void LimitUsage::add_array_element(JobId array_job) {
+  if (array_job > 0) ++arrays_[array_job];
 }
 
 int64_t LimitUsage::array_running(JobId array_job) const {
@@ -61,35 +158,41 @@ int64_t LimitUsage::array_running(JobId array_job) const {
   return it == arrays_.end() ? 0 : it->second;
 }
 
-Reason LimitUsage::check_one(const QosSpec& q, int32_t qos, const std::string& user, const TresMap& tres) const {
-  const Use& use = qos_[qos];
-  for (const auto& [name, limit] : q.grp_tres) {
-    if (get(use.tres, name) + get(tres, name) > limit && get(tres, name) > 0) return group_reason(name);
+Reason LimitUsage::check_one(int32_t qos, const std::string& user, const std::vector<int64_t>& tres) const {
+  const Limits& l = limits_[static_cast<size_t>(qos)];
+  const Use& use = qos_[static_cast<size_t>(qos)];
+  for (size_t i = 0; i < tres.size(); ++i) {
+    if (l.grp[i] < 0 || tres[i] <= 0) continue;
+    int64_t used = use.tres.empty() ? 0 : use.tres[i];
+    if (used + tres[i] > l.grp[i]) return grp_reason_[i];
   }
-  if (q.grp_jobs != kNoLimit && use.jobs + 1 > q.grp_jobs) return Reason::kQosGrpJobsLimit;
-  auto it = user_.find({qos, user});
-  static const Use kEmpty;
-  const Use& mine = it == user_.end() ? kEmpty : it->second;
-  for (const auto& [name, limit] : q.max_tres_per_user) {
-    if (get(mine.tres, name) + get(tres, name) > limit && get(tres, name) > 0) return user_reason(name);
+  if (l.grp_jobs != kNoLimit && use.jobs + 1 > l.grp_jobs) return Reason::kQosGrpJobsLimit;
+  auto it = user_.find(std::make_pair(qos, user));
+  const Use* mine = it == user_.end() ? nullptr : &it->second;
+  for (size_t i = 0; i < tres.size(); ++i) {
+    if (l.per_user[i] < 0 || tres[i] <= 0) continue;
+    int64_t used = mine ? mine->tres[i] : 0;
+    if (used + tres[i] > l.per_user[i]) return user_reason_[i];
   }
-  if (q.max_jobs_per_user != kNoLimit && mine.jobs + 1 > q.max_jobs_per_user) return Reason::kQosMaxJobsPerUserLimit;
+  if (l.jobs_per_user != kNoLimit && (mine ? mine->jobs : 0) + 1 > l.jobs_per_user) {
+    return Reason::kQosMaxJobsPerUserLimit;
+  }
   return Reason::kNone;
 }
 
-Reason LimitUsage::check(const Cluster& c, int32_t qos, int32_t partition_qos, const std::string& user,
-                         const TresMap& tres, const TresMap& licenses) const {
+Reason LimitUsage::check(int32_t qos, int32_t partition_qos, const std::string& user,
+                         const std::vector<int64_t>& tres) const {
   // The partition's QOS is applied first, then the job's (Slurm's order).
   if (partition_qos >= 0 && partition_qos != qos) {
-    Reason r = check_one(c.qos[partition_qos], partition_qos, user, tres);
+    Reason r = check_one(partition_qos, user, tres);
     if (r != Reason::kNone) return r;
   }
   if (qos >= 0) {
-    Reason r = check_one(c.qos[qos], qos, user, tres);
+    Reason r = check_one(qos, user, tres);
     if (r != Reason::kNone) return r;
   }
-  for (const auto& [name, want] : licenses) {
-    if (get(licenses_, name) + want > get(c.licenses, name)) return Reason::kLicenses;
+  for (size_t i = 0; i < tres.size(); ++i) {
+    if (license_total_[i] >= 0 && tres[i] > 0 && licenses_[i] + tres[i] > license_total_[i]) return Reason::kLicenses;
   }
   return Reason::kNone;
 }

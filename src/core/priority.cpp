@@ -32,13 +32,19 @@ double ratio(int64_t part, int64_t whole) { return whole > 0 ? static_cast<doubl
 PriorityBreakdown job_priority(const Cluster& c, const JobSpec& job, int32_t partition, const FairShareFactors* fs,
                                Time now, Time eligible) {
   auto d = resolve_demand(c, job, partition);
-  TresMap tres = d ? demand_tres(c, *d) : TresMap{{"cpu", 1}, {"node", 1}};
+  struct FromMap : TresLookup {
+    TresMap m;
+    int64_t get(std::string_view name) const override {
+      auto it = m.find(std::string(name));
+      return it == m.end() ? 0 : it->second;
+    }
+  } tres;
+  tres.m = d ? demand_tres(c, *d) : TresMap{{"cpu", 1}, {"node", 1}};
   return priority_for(c, job, partition, d ? &*d : nullptr, tres, fs, now, eligible);
 }
 
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
-                               const TresMap& tres,
-                               const FairShareFactors* fs, Time now, Time eligible) {
+                               const TresLookup& tres, const FairShareFactors* fs, Time now, Time eligible) {
   PriorityBreakdown b;
   b.nice = job.nice;
   if (c.priority.kind == PriorityKind::kBasic) {
@@ -53,8 +59,8 @@ PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t par
       auto it = c.total_tres.find(k);
       return it == c.total_tres.end() ? int64_t{0} : it->second;
     };
-    auto want = tres.find("cpu");
-    double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(want == tres.end() ? 1 : want->second, total("cpu"))) / 2.0;
+    int64_t cpus = tres.get("cpu");
+    double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(cpus > 0 ? cpus : 1, total("cpu"))) / 2.0;
     b.job_size_factor = w.favor_small ? 1.0 - size : size;
     double jf = max_job_factor(c);
     b.partition_factor = jf > 0 ? part.priority_job_factor / jf : 0;
@@ -69,9 +75,9 @@ PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t par
     double sum = b.age + b.fairshare + b.job_size + b.partition + b.qos;
     for (const auto& [name, weight] : w.weight_tres) {
       auto all = part.total_tres.find(name);
-      auto asked = tres.find(name);
-      if (all == part.total_tres.end() || asked == tres.end() || all->second <= 0) continue;
-      double v = weight * static_cast<double>(asked->second) / all->second;
+      int64_t asked = tres.get(name);
+      if (all == part.total_tres.end() || asked <= 0 || all->second <= 0) continue;
+      double v = weight * static_cast<double>(asked) / all->second;
       b.tres[name] = v;
       sum += v;
     }

@@ -48,14 +48,12 @@ size_t NodeProfile::step_at(Time t) const {
 
 size_t NodeProfile::split(Time t) {
   size_t i = step_at(t);
-  if (times_[i] == t) return i;
-  if (t < times_[i]) {  // before the first step: nothing to take there
-    return i;
-  }
+  if (times_[i] == t || t < times_[i]) return i;  // already a step (or before the first: nothing to take there)
   times_.insert(times_.begin() + static_cast<std::ptrdiff_t>(i + 1), t);
-  std::vector<int64_t> copy(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
-                            free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));
-  free_.insert(free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_), copy.begin(), copy.end());
+  // The new step starts with its predecessor's amounts.
+  size_t at = (i + 1) * static_cast<size_t>(dims_);
+  free_.insert(free_.begin() + static_cast<std::ptrdiff_t>(at), static_cast<size_t>(dims_), 0);
+  for (int k = 0; k < dims_; ++k) free_[at + k] = free_[at - dims_ + k];
   return i + 1;
 }
 
@@ -73,7 +71,9 @@ void NodeProfile::take(Time t0, Time t1, const int64_t* amount) {
   // (keeps profiles short). The later edge first, so `a` stays valid.
   auto merge_with_previous = [&](size_t i) {
     if (i == 0 || i >= times_.size()) return;
-    if (!std::equal(&free_[i * dims_], &free_[i * dims_] + dims_, &free_[(i - 1) * dims_])) return;
+    for (int k = 0; k < dims_; ++k) {
+      if (free_[i * dims_ + k] != free_[(i - 1) * dims_ + k]) return;
+    }
     times_.erase(times_.begin() + static_cast<std::ptrdiff_t>(i));
     free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i * dims_),
                 free_.begin() + static_cast<std::ptrdiff_t>((i + 1) * dims_));

@@ -22,6 +22,7 @@ Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
 }  // namespace
 
 Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
+  tres_ids.build(c);
   class_of = c.group_of;
   leaf_of.assign(c.nodes.size(), 0);
   for (const NodeGroup& g : c.groups) {
@@ -64,7 +65,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     use[n].dev_used.resize(spec.gres.size());
     for (size_t p = 0; p < spec.gres.size(); ++p) use[n].dev_used[p].assign(spec.gres[p].device_ids.size(), 0);
   }
-  limits.reset(c);
+  limits.reset(c, tres_ids);
   frontier.reset(classes.size(), reference_search);
   std::vector<int64_t> amount;
   for (const RunningJob& r : input.running) {
@@ -89,13 +90,14 @@ void Scheduler::Impl::setup(const CycleInput& input) {
       }
       if (avail[t.node] == NodeAvail::kUp) prof[t.node].take(now, end, amount.data());
     }
-    if (r.spec) {
-      TresMap tres = r.alloc.tres(c);
-      for (const auto& [name, v] : r.spec->licenses) tres[name] += v;
+    if (r.spec && !limits.active()) {
+      limits.add_array_element(r.spec->array_job_id);
+    } else if (r.spec) {
       int32_t part_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
                              ? c.find_qos(c.partitions[r.partition].qos)
                              : -1;
-      limits.add(c, r.qos, part_qos, r.spec->user, tres, r.spec->array_job_id);
+      tres_ids.held(c, r.alloc, r.spec->licenses, held_scratch);
+      limits.add(r.qos, part_qos, r.spec->user, held_scratch, r.spec->array_job_id);
     }
   }
   // Idle nodes over time, per class, from each node's idle periods.
@@ -114,10 +116,17 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     }
     idle[k].assign_edges(now, edges);
   }
-  for (size_t k = 0; k < classes.size(); ++k) {
+  index_built.assign(classes.size(), 0);  // each built when a search first needs it
+}
+
+ClassIndex& Scheduler::Impl::idx(int32_t cls) {
+  auto k = static_cast<size_t>(cls);
+  if (!index_built[k]) {
     bool small = classes[k].members.size() <= small_class;
     index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
+    index_built[k] = 1;
   }
+  return index[k];
 }
 
 const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
@@ -146,8 +155,8 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
     pc.partition = p;
     pc.demand = std::move(d).value();
     pc.static_reason = static_limit_reason(c, pc.demand, job);
-    pc.tres = demand_tres(c, pc.demand);
-    bool wants_gpus = pc.tres.count("gres/gpu") && pc.tres.at("gres/gpu") > 0;
+    pc.tres = tres_ids.dense(demand_tres(c, pc.demand));
+    bool wants_gpus = pc.tres[static_cast<size_t>(tres_ids.id("gres/gpu"))] > 0;
     int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
     bool any = false;
     for (size_t alt = 0; alt < pc.demand.alternatives.size(); ++alt) {
@@ -160,9 +169,9 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
         if (!need.fits) continue;
         ClassNeed cn;
         cn.cls = static_cast<int32_t>(k);
+        cn.amount.reserve(2 + need.pool.size());
         cn.amount = {need.cores, need.mem_mb};
         for (int32_t v : need.pool) cn.amount.push_back(v);
-        cn.need = std::move(need);
         list.push_back(std::move(cn));
       }
       // Preference: lower Weight first; a job without GPUs keeps off GPU nodes
@@ -288,7 +297,17 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     QueueEntry e{job, &jc, 0, 0};
     for (const PartChoice& pc : jc.parts) {
       e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
-      PriorityBreakdown b = priority_for(c, *job, pc.partition, &pc.demand, pc.tres, input.fairshare, now,
+      struct Dense : TresLookup {
+        const TresIds* ids;
+        const std::vector<int64_t>* v;
+        int64_t get(std::string_view name) const override {
+          int32_t i = ids->id(name);
+          return i < 0 ? 0 : (*v)[static_cast<size_t>(i)];
+        }
+      } tres;
+      tres.ids = &tres_ids;
+      tres.v = &pc.tres;
+      PriorityBreakdown b = priority_for(c, *job, pc.partition, &pc.demand, tres, input.fairshare, now,
                                          eligible_since(*job));
       e.priority = std::max(e.priority, b.total);
     }
@@ -370,7 +389,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       }
       if (r == Reason::kNone) {
         int32_t part_qos = c.find_qos(c.partitions[pc.partition].qos);
-        r = limits.check(c, pc.demand.qos, part_qos, job.user, pc.tres, pc.demand.licenses);
+        r = limits.check(pc.demand.qos, part_qos, job.user, pc.tres);
       }
       if (r != Reason::kNone) {
         if (first_reason == Reason::kNone) first_reason = r;
@@ -410,10 +429,13 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       for (NodeIndex n : now_fit->nodes) backfilled = backfilled || class_waiting[class_of[n]];
       sd.kind = backfilled && !fcfs ? StartKind::kBackfilled : StartKind::kImmediate;
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
-      TresMap tres = sd.alloc.tres(c);
-      for (const auto& [name, v] : job.licenses) tres[name] += v;
-      limits.add(c, now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, tres,
-                 job.array_job_id);
+      if (limits.active()) {
+        tres_ids.held(c, sd.alloc, job.licenses, held_scratch);
+        limits.add(now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, held_scratch,
+                   job.array_job_id);
+      } else {
+        limits.add_array_element(job.array_job_id);
+      }
       names.active.insert({job.user, job.name});
       ++out.stats.started;
       if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
@@ -469,9 +491,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     if (p.tested && (p.start != kNoPlan || definite)) ++out.stats.planned;
   }
   for (const NodeProfile& p : prof) out.stats.profile_steps += static_cast<int64_t>(p.steps());
-  for (const ClassIndex& x : index) {
-    out.stats.index_visits += x.visits();
-    out.stats.rise_checks += x.rise_checks();
+  for (size_t k = 0; k < index.size(); ++k) {
+    if (!index_built[k]) continue;
+    out.stats.index_visits += index[k].visits();
+    out.stats.rise_checks += index[k].rise_checks();
   }
   return out;
 }

@@ -81,14 +81,14 @@ inline constexpr Time kNoPlan = -1;
 
 struct PendingPlan {
   const JobSpec* job = nullptr;
+  Time start = kNoPlan;      // planned (or estimated) start; kNoPlan: none within bf_window / blocked
+  int64_t priority = 0;
+  std::vector<NodeIndex> nodes;  // planned nodes (SCHEDNODES); empty when none
+  int32_t partition = -1;    // the partition it is planned in (or its first)
   Reason reason = Reason::kNone;
   bool tested = false;       // this pass looked at it (a quick pass tests only the head of the queue)
   bool reserved = false;     // holds resources in the plan from `start` on
   bool never = false;        // cannot run on this cluster as configured (reason says which limit)
-  Time start = kNoPlan;      // planned (or estimated) start; kNoPlan: none within bf_window / blocked
-  int32_t partition = -1;    // the partition it is planned in (or its first)
-  std::vector<NodeIndex> nodes;  // planned nodes (SCHEDNODES); empty when none
-  int64_t priority = 0;
 };
 
 struct CycleStats {

@@ -118,30 +118,38 @@ struct SearchCtx {
   }
 };
 
+// The second pass (stranding GPUs allowed) matters only when a class has GPUs.
+bool any_gpus(const SearchCtx& x, const std::vector<ClassNeed>& classes) {
+  return std::any_of(classes.begin(), classes.end(), [&](const ClassNeed& cn) { return x.s.classes[cn.cls].has_gpus; });
+}
+
 std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& classes, int32_t tasks,
                                     const std::vector<std::vector<int64_t>>* amounts) {
-  for (int pass = 0; pass < 2; ++pass) {
+  int passes = any_gpus(x, classes) ? 2 : 1;
+  for (int pass = 0; pass < passes; ++pass) {
     for (size_t i = 0; i < classes.size(); ++i) {
       const ClassNeed& cn = classes[i];
       const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : cn.amount;
       if (amounts && amount.empty()) continue;
-      // Learnt this cycle: a job needing no more than this could not start now here.
+      // Learnt this cycle: a job needing no more than this could not start now
+      // here; or no node of the class is idle long enough for a job taking all its cores.
       if (x.s.frontier.lower_bound(cn.cls, amount, x.d, 1) > x.s.now) continue;
+      if (!amounts && x.s.idle_bound(cn, 1, x.d, x.s.now) != x.s.now) continue;
       const NodeClass& cls = x.s.classes[cn.cls];
       Time best = x.s.now + 1;
       NodeIndex who = -1;
       int64_t key = 0;
-      x.s.index[cn.cls].earliest(
+      x.s.idx(cn.cls).earliest(
           amount.data(), x.d, x.s.now, best, who, key, x.s.prof,
           [&](NodeIndex n) { return x.eligible(n) && (pass == 1 || !strands(cls, x.s.prof[n], x.s.now, amount)); },
           false, [](NodeIndex) { return int64_t{0}; });
-      if (who < 0 && pass == 1 && !needs_filter(x.pc.demand)) x.s.frontier.learn(cn.cls, amount, x.d, 1, x.s.now + 1);
+      if (who < 0 && pass == passes - 1 && !needs_filter(x.pc.demand)) {
+        x.s.frontier.learn(cn.cls, amount, x.d, 1, x.s.now + 1);
+      }
       if (who >= 0) {
         Placement p;
         p.start = x.s.now;
-        p.nodes = {who};
-        p.tasks = {tasks};
-        p.amounts = {amount};
+        p.add(who, tasks, amount);
         return p;
       }
     }
@@ -158,19 +166,19 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
                  x.s.idle_bound(classes[0], k, x.d, x.s.now) != x.s.now)) {
     return std::nullopt;
   }
-  for (int pass = 0; pass < 2; ++pass) {
+  int passes = any_gpus(x, classes) ? 2 : 1;
+  for (int pass = 0; pass < passes; ++pass) {
     Placement p;
     p.start = x.s.now;
     Time before = x.s.now + 1;
     for (const ClassNeed& cn : classes) {
       const NodeClass& cls = x.s.classes[cn.cls];
-      x.s.index[cn.cls].scan(cn.amount.data(), x.d, x.s.now, before, [&](int, NodeIndex n, Time) {
+      x.s.idx(cn.cls).scan(cn.amount.data(), x.d, x.s.now, before, [&](int, NodeIndex n, Time) {
         if (!x.eligible(n)) return true;
         const NodeProfile& prof = x.s.prof[n];
         if (!prof.fits(cn.amount.data(), x.s.now, x.s.now + x.d)) return true;
         if (pass == 0 && strands(cls, prof, x.s.now, cn.amount)) return true;
-        p.nodes.push_back(n);
-        p.amounts.push_back(cn.amount);
+        p.add(n, 0, cn.amount);
         return static_cast<int32_t>(p.nodes.size()) < k;
       });
       if (static_cast<int32_t>(p.nodes.size()) >= k) break;
@@ -180,7 +188,7 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
       for (size_t i = 0; i < p.nodes.size(); ++i) {
         int32_t t = std::min(tpn, left - static_cast<int32_t>(p.nodes.size() - 1 - i));
         t = std::max(t, 1);
-        p.tasks.push_back(t);
+        p.tasks[i] = t;
         left -= t;
       }
       return p;
@@ -223,7 +231,7 @@ std::optional<Placement> spread_at(SearchCtx& x, const std::vector<ClassNeed>& c
   int32_t left = d.tasks;
   Time before = t + 1;
   for (const ClassNeed& cn : classes) {
-    x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, before, [&](int, NodeIndex n, Time) {
+    x.s.idx(cn.cls).scan(cn.amount.data(), x.d, t, before, [&](int, NodeIndex n, Time) {
       if (!x.eligible(n)) return true;
       int32_t others_min = std::max(0, d.min_nodes - static_cast<int32_t>(p.nodes.size()) - 1);
       int32_t cap = left - others_min;
@@ -231,9 +239,7 @@ std::optional<Placement> spread_at(SearchCtx& x, const std::vector<ClassNeed>& c
       std::vector<int64_t> amount;
       int32_t got = tasks_fitting(x, n, t, cap, amount);
       if (got > 0) {
-        p.nodes.push_back(n);
-        p.tasks.push_back(got);
-        p.amounts.push_back(std::move(amount));
+        p.add(n, got, amount);
         left -= got;
       }
       return left > 0 && static_cast<int32_t>(p.nodes.size()) < d.max_nodes;
@@ -254,18 +260,24 @@ std::vector<std::vector<int64_t>> whole_job_amounts(SearchCtx& x, const std::vec
   return out;
 }
 
+// Nodes in cluster order (what allocations and SCHEDNODES show).
 void order_by_rank(Placement& p, const Scheduler::Impl& s) {
+  (void)s;
+  if (std::is_sorted(p.nodes.begin(), p.nodes.end())) return;
   std::vector<size_t> idx(p.nodes.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return p.nodes[a] < p.nodes[b]; });
-  Placement q = p;
-  for (size_t i = 0; i < idx.size(); ++i) {
-    q.nodes[i] = p.nodes[idx[i]];
-    q.tasks[i] = p.tasks[idx[i]];
-    q.amounts[i] = p.amounts[idx[i]];
+  Placement q;
+  q.start = p.start;
+  q.partition = p.partition;
+  q.alt = p.alt;
+  for (size_t i : idx) {
+    q.nodes.push_back(p.nodes[i]);
+    q.tasks.push_back(p.tasks[i]);
+    q.flat.insert(q.flat.end(), p.flat.begin() + p.off[i], p.flat.begin() + p.off[i + 1]);
+    q.off.push_back(static_cast<uint32_t>(q.flat.size()));
   }
   p = std::move(q);
-  (void)s;
 }
 
 }  // namespace
@@ -314,7 +326,7 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
     // reservation on a busy node leaves idle ones to backfill.
     auto accept = [&](NodeIndex n) { return x.eligible(n); };
     auto tie_key = [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; };
-    const ClassIndex& idx = x.s.index[cn.cls];
+    const ClassIndex& idx = x.s.idx(cn.cls);
     Time class_best = best;  // this class's earliest is at least what it leaves in best
     // A job starts on a node either at the first moment it may (now, or
     // not_before behind FCFS order), or at a moment that node's free
@@ -348,9 +360,7 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
   if (who < 0) return std::nullopt;
   Placement p;
   p.start = best;
-  p.nodes = {who};
-  p.tasks = {tasks};
-  p.amounts = {chosen};
+  p.add(who, tasks, chosen);
   return p;
 }
 
@@ -374,11 +384,11 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
   };
   for (int iter = 0; iter < 64; ++iter) {
     std::priority_queue<Cand> heap;  // the k best so far, worst on top
-    Time limit = x.s.index.empty() ? kNever : x.s.index[classes.front().cls].window_end();
+    Time limit = x.s.window_end();
     Time before = limit;  // lowered as the heap fills: later starts cannot make the k best
     for (size_t ci = 0; ci < classes.size(); ++ci) {
       const ClassNeed& cn = classes[ci];
-      x.s.index[cn.cls].scan(cn.amount.data(), x.d, t, before, [&](int leaf, NodeIndex n, Time lb) {
+      x.s.idx(cn.cls).scan(cn.amount.data(), x.d, t, before, [&](int leaf, NodeIndex n, Time lb) {
         if (!x.eligible(n)) return true;
         Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), before);
         if (e == kNever) return true;
@@ -411,10 +421,8 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
       std::sort(picked.begin(), picked.end(), [](const Cand& a, const Cand& b) { return a.node < b.node; });
       int32_t left = tasks;
       for (size_t i = 0; i < picked.size(); ++i) {
-        p.nodes.push_back(picked[i].node);
-        p.amounts.push_back(classes[static_cast<size_t>(picked[i].rank >> 32)].amount);
         int32_t tk = std::max(1, std::min(tpn, left - static_cast<int32_t>(picked.size() - 1 - i)));
-        p.tasks.push_back(tk);
+        p.add(picked[i].node, tk, classes[static_cast<size_t>(picked[i].rank >> 32)].amount);
         left -= tk;
       }
       return p;
@@ -428,7 +436,7 @@ std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>
   std::vector<Time> times{std::max(x.s.now, x.not_before)};
   for (const ClassNeed& cn : classes) {
     for (NodeIndex n : x.s.classes[cn.cls].members) {
-      x.s.prof[n].rises(std::max(x.s.now, x.not_before), x.s.index[cn.cls].window_end(), times);
+      x.s.prof[n].rises(std::max(x.s.now, x.not_before), x.s.window_end(), times);
     }
   }
   std::sort(times.begin(), times.end());
@@ -483,7 +491,7 @@ void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
 Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const {
   if (cn.amount[0] < classes[cn.cls].capacity[0]) return from;
   int64_t need = k;
-  Time t = idle[cn.cls].earliest_fit(&need, d, from, index[cn.cls].window_end());
+  Time t = idle[cn.cls].earliest_fit(&need, d, from, window_end());
   return t;
 }
 
@@ -492,8 +500,8 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
     count_idle(n, p.start, end, -1);  // the node is not idle while the job holds it
-    prof[n].take(p.start, end, p.amounts[i].data());
-    index[class_of[n]].update(leaf_of[n], p.start, end, p.amounts[i].data(), prof);
+    prof[n].take(p.start, end, p.amount(i));
+    if (index_built[class_of[n]]) index[class_of[n]].update(leaf_of[n], p.start, end, p.amount(i), prof);
   }
 }
 

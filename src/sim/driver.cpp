@@ -1,0 +1,467 @@
+#include "sim/driver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/request.hpp"
+#include "core/scheduler.hpp"
+#include "sim/fair_share_feed.hpp"
+#include "sim/job_history.hpp"
+#include "sim/node_ledger.hpp"
+
+namespace drover::sim {
+
+const char* start_how_name(StartHow h) {
+  switch (h) {
+    case StartHow::kImmediate: return "immediate";
+    case StartHow::kBackfilled: return "backfilled";
+    case StartHow::kReserved: return "reserved";
+  }
+  return "immediate";
+}
+
+const char* job_state_name(JobState s) {
+  switch (s) {
+    case JobState::kPending: return "PENDING";
+    case JobState::kRunning: return "RUNNING";
+    case JobState::kCompleted: return "COMPLETED";
+    case JobState::kFailed: return "FAILED";
+    case JobState::kTimeout: return "TIMEOUT";
+    case JobState::kRejected: return "REJECTED";
+    case JobState::kNeverRan: return "NEVER_RAN";
+  }
+  return "PENDING";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// (time, job index), earliest first; ties by index for determinism.
+using TimedJob = std::pair<core::Time, int32_t>;
+using MinHeap = std::priority_queue<TimedJob, std::vector<TimedJob>, std::greater<>>;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+class Driver {
+ public:
+  Driver(const core::Cluster& c, const Trace& t, const SimOptions& o);
+  Result<SimResult> run();
+
+ private:
+  core::Time next_time() const;
+  Status step(core::Time t);
+  bool complete_until(core::Time t);
+  bool arrive_until(core::Time t);
+  void submit(int32_t idx, core::Time t);
+  void release_followers(core::JobId id, core::Time t);
+  Status run_pass(core::PassKind kind);
+  Status start(const core::StartDecision& d);
+  void record_start(int32_t idx, const core::StartDecision& d, Seconds run);
+  void record_shares(int32_t idx, const core::Allocation& alloc);
+  void note_pending(const core::PendingPlan& p);
+  void finish(int32_t idx, core::Time t);
+  void drop_leftovers();
+  int32_t index_of(const core::JobSpec* s) const { return static_cast<int32_t>(s - specs_.data()); }
+  void report_progress(bool force);
+
+  const core::Cluster& c_;
+  const Trace& trace_;
+  const SimOptions& opts_;
+  core::Scheduler sched_;
+  std::vector<core::JobSpec> specs_;  // the requests, at stable addresses
+  SimResult out_;
+  SimHistory history_;
+  NodeLedger ledger_;
+  FairShareFeed fairshare_;
+  std::vector<uint8_t> reserved_;     // held a reservation in an earlier cycle
+  std::vector<core::Reason> last_reason_;
+  std::vector<uint8_t> leaving_;      // started or dropped this cycle (out of pending_)
+  std::vector<core::Time> charged_;   // fair share charged up to
+  std::vector<int32_t> slot_;         // position in running_, -1 when not running
+  std::vector<int32_t> arrivals_;     // job indices by submit time
+  std::size_t next_arrival_ = 0;
+  MinHeap late_arrivals_;             // SWF feedback: submitted after a preceding job ended
+  MinHeap completions_;
+  std::set<core::Time> wakeups_;      // begin times
+  std::unordered_map<core::JobId, std::vector<int32_t>> followers_;  // preceding job id -> waiting jobs
+  std::unordered_map<core::JobId, std::vector<Seconds>> after_delays_;  // after:ID+minutes: ID -> delays
+  std::vector<const core::JobSpec*> pending_;
+  std::vector<core::RunningJob> running_;
+  std::vector<int32_t> running_idx_;  // job index of running_[i]
+  std::map<std::pair<std::string, std::string>, int64_t> user_qos_jobs_;  // (user, qos) pending+running
+  std::map<std::string, int64_t> qos_jobs_;
+  std::vector<std::string> resolved_qos_;
+  core::Time now_ = 0;
+  core::Time next_full_ = 0;
+  bool changed_since_full_ = true;   // an event since the last full pass
+  bool time_dependent_ = false;      // priorities change as time passes (age, fair share)
+  int64_t done_ = 0;
+  Clock::time_point wall0_ = Clock::now();
+  int64_t progress_tick_ = 0;
+};
+
+bool has_submit_limits(const core::Cluster& c, const std::string& qos) {
+  int32_t q = qos.empty() ? -1 : c.find_qos(qos);
+  return q >= 0 && (c.qos[q].max_submit_jobs_per_user != core::kNoLimit || c.qos[q].grp_submit_jobs != core::kNoLimit);
+}
+
+std::set<std::pair<std::string, std::string>> associations(const Trace& t) {
+  std::set<std::pair<std::string, std::string>> out;
+  for (const auto& j : t.jobs) out.emplace(j.spec.account, j.spec.user);
+  return out;
+}
+
+Driver::Driver(const core::Cluster& c, const Trace& t, const SimOptions& o)
+    : c_(c),
+      trace_(t),
+      opts_(o),
+      sched_(c),
+      history_(t, out_.jobs),
+      ledger_(c),
+      fairshare_(c, associations(t), o.fairshare_interval) {
+  const core::PriorityParams& prio = c.priority;
+  time_dependent_ = prio.kind == core::PriorityKind::kMultifactor && (prio.weight_age > 0 || prio.weight_fairshare > 0);
+  const std::size_t n = t.jobs.size();
+  specs_.reserve(n);
+  for (const auto& j : t.jobs) specs_.push_back(j.spec);
+  last_reason_.assign(n, core::Reason::kNone);
+  for (const auto& j : t.jobs) {
+    for (const auto& item : j.spec.dependency.items) {
+      if (item.kind == core::DepKind::kAfter && item.delay > 0) after_delays_[item.job].push_back(item.delay);
+    }
+  }
+  out_.jobs.resize(n);
+  reserved_.assign(n, 0);
+  leaving_.assign(n, 0);
+  charged_.assign(n, 0);
+  slot_.assign(n, -1);
+  resolved_qos_.resize(n);
+  arrivals_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) arrivals_[i] = static_cast<int32_t>(i);
+  std::stable_sort(arrivals_.begin(), arrivals_.end(),
+                   [&](int32_t a, int32_t b) { return specs_[a].submit_time < specs_[b].submit_time; });
+}
+
+core::Time Driver::next_time() const {
+  core::Time t = core::kForever;
+  if (next_arrival_ < arrivals_.size()) t = std::min(t, specs_[arrivals_[next_arrival_]].submit_time);
+  if (!late_arrivals_.empty()) t = std::min(t, late_arrivals_.top().first);
+  if (!completions_.empty()) t = std::min(t, completions_.top().first);
+  if (!wakeups_.empty()) t = std::min(t, *wakeups_.begin());
+  // The periodic pass matters only while something could still change, and
+  // only when something did change since the last one: with priorities that
+  // do not move with time (no age or fair-share weight), a full pass over
+  // the same running and pending jobs starts nothing the last one did not.
+  const bool could_change = !running_.empty() || t != core::kForever;
+  const bool worth_it = changed_since_full_ || time_dependent_;
+  if (!pending_.empty() && c_.sched.bf_interval > 0 && could_change && worth_it) t = std::min(t, next_full_);
+  return t;
+}
+
+Result<SimResult> Driver::run() {
+  if (!arrivals_.empty()) {
+    now_ = specs_[arrivals_.front()].submit_time;
+    next_full_ = now_;
+    out_.last_end = now_;
+  }
+  while (true) {
+    core::Time t = next_time();
+    if (t != core::kForever) {
+      if (auto st = step(t); !st) return st.error();
+      report_progress(false);
+      continue;
+    }
+    if (pending_.empty()) break;
+    // Nothing left to happen: one last full pass (the last one may have been
+    // a quick pass that did not look at every job); if it starts nothing,
+    // what is still pending can never start.
+    std::size_t before = running_.size();
+    if (auto st = run_pass(core::PassKind::kFull); !st) return st.error();
+    if (running_.size() == before) break;
+  }
+  drop_leftovers();
+  out_.first_submit = arrivals_.empty() ? 0 : trace_.jobs[arrivals_.front()].spec.submit_time;
+  ledger_.close(out_.last_end);
+  out_.nodes = ledger_.totals();
+  out_.stats.wall_s = seconds_since(wall0_);
+  report_progress(true);
+  return std::move(out_);
+}
+
+Status Driver::step(core::Time t) {
+  now_ = t;
+  ++out_.stats.events;
+  bool changed = complete_until(t);
+  changed |= arrive_until(t);
+  while (!wakeups_.empty() && *wakeups_.begin() <= t) {
+    wakeups_.erase(wakeups_.begin());
+    changed = true;
+  }
+  if (fairshare_.due(t)) {
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      fairshare_.charge(running_[i], charged_[running_idx_[i]], t);
+      charged_[running_idx_[i]] = t;
+    }
+    fairshare_.recompute(t);
+  }
+  // The backfill timer ticks on a grid from the first submit; a tick that
+  // fell while the queue was empty did nothing, so only a tick at t runs.
+  const Seconds interval = c_.sched.bf_interval;
+  bool full = interval == 0 || (interval > 0 && t == next_full_);
+  if (interval > 0 && t >= next_full_) next_full_ = t - (t - next_full_) % interval + interval;
+  changed_since_full_ |= changed;
+  if (pending_.empty()) return {};
+  if (full && (changed_since_full_ || time_dependent_)) {
+    changed_since_full_ = false;
+    return run_pass(core::PassKind::kFull);
+  }
+  if (changed) return run_pass(core::PassKind::kQuick);
+  return {};
+}
+
+bool Driver::complete_until(core::Time t) {
+  bool any = false;
+  while (!completions_.empty() && completions_.top().first <= t) {
+    int32_t idx = completions_.top().second;
+    completions_.pop();
+    finish(idx, t);
+    any = true;
+  }
+  return any;
+}
+
+bool Driver::arrive_until(core::Time t) {
+  bool any = false;
+  while (next_arrival_ < arrivals_.size() && specs_[arrivals_[next_arrival_]].submit_time <= t) {
+    int32_t idx = arrivals_[next_arrival_++];
+    const TraceJob& j = trace_.jobs[idx];
+    int32_t pred = j.preceding > 0 ? history_.index_of(j.preceding) : -1;
+    const bool pred_live = pred >= 0 && (out_.jobs[pred].state == JobState::kPending || out_.jobs[pred].state == JobState::kRunning);
+    if (pred_live) {
+      followers_[j.preceding].push_back(idx);  // SWF feedback: wait for the preceding job to end
+      continue;
+    }
+    submit(idx, t);
+    any = true;
+  }
+  while (!late_arrivals_.empty() && late_arrivals_.top().first <= t) {
+    submit(late_arrivals_.top().second, t);
+    late_arrivals_.pop();
+    any = true;
+  }
+  return any;
+}
+
+void Driver::release_followers(core::JobId id, core::Time t) {
+  auto it = followers_.find(id);
+  if (it == followers_.end()) return;
+  for (int32_t f : it->second) {
+    core::Time at = std::max(specs_[f].submit_time, t + trace_.jobs[f].think_time);
+    late_arrivals_.emplace(at, f);
+  }
+  followers_.erase(it);
+}
+
+void Driver::submit(int32_t idx, core::Time t) {
+  core::JobSpec& s = specs_[idx];
+  JobRecord& r = out_.jobs[idx];
+  r.submit = t;
+  s.submit_time = t;
+  core::SubmitContext ctx;
+  core::SubmitVerdict v = core::check_submit(c_, s, ctx);
+  if (v.accepted && has_submit_limits(c_, v.qos)) {  // they need the counts under the resolved QOS
+    ctx.user_jobs_per_qos[v.qos] = user_qos_jobs_[{s.user, v.qos}];
+    ctx.jobs_per_qos[v.qos] = qos_jobs_[v.qos];
+    v = core::check_submit(c_, s, ctx);
+  }
+  if (!v.accepted) {
+    r.state = JobState::kRejected;
+    r.note = v.error + (v.drover_line.empty() ? "" : " (" + v.drover_line + ")");
+    ++done_;
+    release_followers(s.id, t);
+    return;
+  }
+  resolved_qos_[idx] = v.qos;
+  ++user_qos_jobs_[{s.user, v.qos}];
+  ++qos_jobs_[v.qos];
+  if (s.dependency.empty()) s.eligible_time = std::max(t, s.begin_time);
+  ++s.revision;
+  for (const auto& item : s.dependency.items) {  // after:ID+minutes on a job that already started
+    int32_t target = item.kind == core::DepKind::kAfter ? history_.index_of(item.job) : -1;
+    if (target >= 0 && out_.jobs[target].started() && out_.jobs[target].start + item.delay > t) {
+      wakeups_.insert(out_.jobs[target].start + item.delay);
+    }
+  }
+  if (s.begin_time > t) wakeups_.insert(s.begin_time);
+  pending_.push_back(&s);
+}
+
+Status Driver::run_pass(core::PassKind kind) {
+  core::CycleInput in;
+  in.now = now_;
+  in.running = running_;
+  in.pending = pending_;
+  in.fairshare = fairshare_.factors();
+  in.history = &history_;
+  core::CycleOptions opts;
+  opts.pass = kind;
+  // The replay needs decisions, not the estimated starts of jobs without a
+  // reservation (the core's decisions do not depend on them).
+  opts.estimate_unreserved = false;
+  auto t0 = Clock::now();
+  core::CycleResult res = sched_.run_cycle(in, opts);
+  out_.stats.core_wall_s += seconds_since(t0);
+  ++(kind == core::PassKind::kFull ? out_.stats.full_passes : out_.stats.quick_passes);
+  if (opts_.on_cycle) opts_.on_cycle(in, res);
+  for (const auto& d : res.starts) {
+    if (auto st = start(d); !st) return st;
+  }
+  for (const auto& p : res.pending) note_pending(p);
+  std::erase_if(pending_, [&](const core::JobSpec* s) { return leaving_[index_of(s)] != 0; });
+  return {};
+}
+
+void Driver::record_start(int32_t idx, const core::StartDecision& d, Seconds run) {
+  JobRecord& r = out_.jobs[idx];
+  r.start = now_;
+  r.end = now_ + run;
+  r.partition = d.partition;
+  r.qos = d.qos;
+  r.nodes = static_cast<int32_t>(d.alloc.nodes.size());
+  r.cpus = d.alloc.total_cpus();
+  for (const auto& take : d.alloc.nodes) {
+    r.gpus += ledger_.gpus_of(take);
+    r.mem_mb += take.mem_mb;
+  }
+  r.how = reserved_[idx] ? StartHow::kReserved
+                         : (d.kind == core::StartKind::kBackfilled ? StartHow::kBackfilled : StartHow::kImmediate);
+  r.state = JobState::kRunning;
+}
+
+// What the job holds in each partition its nodes belong to (for the plots).
+void Driver::record_shares(int32_t idx, const core::Allocation& alloc) {
+  std::map<int32_t, PartitionShare> shares;
+  for (const auto& take : alloc.nodes) {
+    for (int32_t p : c_.nodes[take.node].partitions) {
+      auto& s = shares[p];
+      s.job = idx;
+      s.partition = p;
+      s.cpus += take.cpus;
+      s.gpus += ledger_.gpus_of(take);
+    }
+  }
+  for (const auto& [p, s] : shares) out_.shares.push_back(s);
+}
+
+Status Driver::start(const core::StartDecision& d) {
+  const int32_t idx = index_of(d.job);
+  const TraceJob& j = trace_.jobs[idx];
+  JobRecord& r = out_.jobs[idx];
+  Seconds run = j.run_time < 0 ? d.time_limit : std::min(j.run_time, d.time_limit);
+  if (run == kInfinite) {
+    return Error{fmt::format("job {} ({}): it runs to its time limit (--run-to-limit) but the limit is UNLIMITED",
+                             j.label, j.where)};
+  }
+  record_start(idx, d, run);
+  const bool killed = j.run_time >= 0 && j.run_time > d.time_limit;
+  leaving_[idx] = killed ? 2 : 1;  // 2: will end TIMEOUT
+  charged_[idx] = now_;
+  ledger_.apply(d.alloc, +1, now_);
+  record_shares(idx, d.alloc);
+  core::RunningJob rj{d.job, d.partition, d.qos, now_, d.end, d.alloc};
+  slot_[idx] = static_cast<int32_t>(running_.size());
+  running_.push_back(std::move(rj));
+  running_idx_.push_back(idx);
+  completions_.emplace(r.end, idx);
+  if (auto it = after_delays_.find(d.job->id); it != after_delays_.end()) {
+    for (Seconds delay : it->second) wakeups_.insert(now_ + delay);  // after:ID+minutes becomes due then
+  }
+  return {};
+}
+
+void Driver::note_pending(const core::PendingPlan& p) {
+  const int32_t idx = index_of(p.job);
+  if (p.reserved) reserved_[idx] = 1;
+  if (p.tested) last_reason_[idx] = p.reason;
+  core::JobSpec& s = specs_[idx];
+  if (p.never) {  // it can never run here as configured: it leaves the queue
+    JobRecord& r = out_.jobs[idx];
+    r.state = JobState::kNeverRan;
+    r.note = std::string(core::reason_name(p.reason));
+    leaving_[idx] = 1;
+    ++done_;
+    --user_qos_jobs_[{s.user, resolved_qos_[idx]}];
+    --qos_jobs_[resolved_qos_[idx]];
+    release_followers(s.id, now_);
+    return;
+  }
+  const bool waits_on_dependency =
+      p.reason == core::Reason::kDependency || p.reason == core::Reason::kDependencyNeverSatisfied;
+  if (s.eligible_time == 0 && !waits_on_dependency && p.tested) {
+    s.eligible_time = now_;  // its dependency is met: age (priority) counts from now
+    ++s.revision;
+  }
+}
+
+void Driver::finish(int32_t idx, core::Time t) {
+  JobRecord& r = out_.jobs[idx];
+  const TraceJob& j = trace_.jobs[idx];
+  const int32_t slot = slot_[idx];
+  core::RunningJob& rj = running_[slot];
+  fairshare_.charge(rj, charged_[idx], t);
+  ledger_.apply(rj.alloc, -1, t);
+  r.state = leaving_[idx] == 2 ? JobState::kTimeout : (j.fails ? JobState::kFailed : JobState::kCompleted);
+  out_.last_end = std::max(out_.last_end, t);
+  const int32_t last = static_cast<int32_t>(running_.size()) - 1;
+  if (slot != last) {
+    running_[slot] = std::move(running_[last]);
+    running_idx_[slot] = running_idx_[last];
+    slot_[running_idx_[slot]] = slot;
+  }
+  running_.pop_back();
+  running_idx_.pop_back();
+  slot_[idx] = -1;
+  const core::JobSpec& s = specs_[idx];
+  --user_qos_jobs_[{s.user, resolved_qos_[idx]}];
+  --qos_jobs_[resolved_qos_[idx]];
+  ++done_;
+  release_followers(s.id, t);
+}
+
+void Driver::drop_leftovers() {
+  for (const core::JobSpec* s : pending_) {
+    const int32_t idx = index_of(s);
+    JobRecord& r = out_.jobs[idx];
+    r.state = JobState::kNeverRan;
+    r.note = std::string(core::reason_name(last_reason_[idx]));
+    ++done_;
+  }
+  for (const auto& [pred, waiting] : followers_) {
+    for (int32_t f : waiting) {
+      out_.jobs[f].state = JobState::kNeverRan;
+      out_.jobs[f].note = "its preceding job (SWF field 17) never ended";
+    }
+  }
+  pending_.clear();
+}
+
+void Driver::report_progress(bool force) {
+  if (!opts_.progress) return;
+  if (!force && (++progress_tick_ & 255) != 0) return;
+  opts_.progress(Progress{done_, static_cast<int64_t>(trace_.jobs.size()), now_});
+}
+
+}  // namespace
+
+Result<SimResult> simulate(const core::Cluster& cluster, const Trace& trace, const SimOptions& opts) {
+  Driver d(cluster, trace, opts);
+  return d.run();
+}
+
+}  // namespace drover::sim

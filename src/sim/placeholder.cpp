@@ -1,2 +1,0 @@
-// placeholder: the simulator lands here.
-namespace drover::sim { int sim_placeholder() { return 0; } }
