@@ -111,6 +111,13 @@ bool NodeProfile::fits(const int64_t* need, Time t0, Time t1) const {
   return true;
 }
 
+Time NodeProfile::fit_or_short_end(const int64_t* need, Time t0, Time t1) const {
+  for (size_t j = step_at(std::max(t0, times_.front())); j < times_.size() && times_[j] < t1; ++j) {
+    if (!covers(&free_[j * dims_], need, dims_)) return j + 1 < times_.size() ? times_[j + 1] : kForever;
+  }
+  return t0;
+}
+
 const int64_t* NodeProfile::free_at(Time t) const { return &free_[step_at(t) * dims_]; }
 
 void NodeProfile::max_over(Time b0, Time b1, int64_t* out) const {

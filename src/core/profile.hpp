@@ -36,6 +36,10 @@ class NodeProfile {
   // or kNever. d may be kForever.
   Time earliest_fit(const int64_t* need, Time d, Time from, Time before) const;
   bool fits(const int64_t* need, Time t0, Time t1) const;
+  // t0 when free >= need over [t0, t1); otherwise the end of the first step
+  // in it that falls short (kForever for the last): no start in [t0, that
+  // end) with t1 - t0 as long can fit either.
+  Time fit_or_short_end(const int64_t* need, Time t0, Time t1) const;
   // Free amounts at time t (t >= the first step).
   const int64_t* free_at(Time t) const;
   // Pointwise maximum (minimum) of the free amounts over [b0, b1) into out[dims].
@@ -166,6 +170,12 @@ class ClassIndex {
   std::vector<std::vector<std::pair<Time, uint32_t>>> leaf_rises_;  // per leaf: (moment, values offset)
   mutable int64_t visits_ = 0, rise_checks_ = 0;
   std::vector<int64_t> old_, scratch_low_, scratch_was_;  // scratch for update()
+  // Scratch for earliest_by_rises: per leaf, moments in [blocked_from_,
+  // blocked_) cannot fit the job being searched for (valid where stamp_ ==
+  // search_).
+  mutable std::vector<Time> blocked_from_, blocked_;
+  mutable std::vector<uint32_t> stamp_;
+  mutable uint32_t search_ = 0;
   bool exhaustive_ = false;
 };
 
@@ -250,6 +260,16 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
   Time limit = std::min(ties && best < kNever ? best + 1 : best, window_end_);
   Time found = kNever;
   int checks = 0;
+  if (stamp_.size() != members_.size()) {
+    stamp_.assign(members_.size(), 0);
+    blocked_.assign(members_.size(), 0);
+    blocked_from_.assign(members_.size(), 0);
+    search_ = 0;
+  }
+  if (++search_ == 0) {
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    search_ = 1;
+  }
   for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
     if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
     for (const Rise& r : rises_[slot]) {
@@ -259,13 +279,25 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       bool may = true;
       for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
       if (!may) continue;
+      const size_t leaf = static_cast<size_t>(r.leaf);
+      // A moment of a member, no earlier than one of its moments that fell
+      // short, and before the end of the step that fell short (which this
+      // moment's run covers too): known not to fit.
+      if (stamp_[leaf] == search_ && t >= blocked_from_[leaf] && t < blocked_[leaf]) continue;
       ++rise_checks_;
       if (++checks > max_checks) {
         from_out = t;
         return false;
       }
-      NodeIndex n = members_[static_cast<size_t>(r.leaf)];
-      if (!accept(n) || !profiles[n].fits(need, t, d >= kForever - t ? kForever : t + d)) continue;
+      NodeIndex n = members_[leaf];
+      if (!accept(n)) continue;
+      Time end = profiles[n].fit_or_short_end(need, t, d >= kForever - t ? kForever : t + d);
+      if (end > t) {
+        stamp_[leaf] = search_;
+        blocked_from_[leaf] = t;
+        blocked_[leaf] = end;
+        continue;
+      }
       if (found == kNever || t < found) found = t;
       if (t < best) {
         best = t;

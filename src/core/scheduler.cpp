@@ -261,10 +261,24 @@ DepState dependency_state(const JobSpec& job, const CycleInput& in, Time now,
 struct Names {
   std::set<std::pair<std::string, std::string>> active;  // running (and started this cycle)
   std::map<std::pair<std::string, std::string>, std::pair<Time, JobId>> first_pending;
+  bool used = false;  // some pending job has a singleton dependency
 };
 
+bool any_singleton(const CycleInput& in) {
+  for (const JobSpec* j : in.pending) {
+    for (const DepItem& it : j->dependency.items) {
+      if (it.kind == DepKind::kSingleton) return true;
+    }
+  }
+  return false;
+}
+
+// Only built when some pending job waits on a singleton dependency: the
+// name sets cost string copies of every job, every cycle.
 Names collect_names(const CycleInput& in) {
   Names n;
+  if (!any_singleton(in)) return n;
+  n.used = true;
   for (const RunningJob& r : in.running) {
     if (r.spec) n.active.insert({r.spec->user, r.spec->name});
   }
@@ -436,7 +450,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       } else {
         limits.add_array_element(job.array_job_id);
       }
-      names.active.insert({job.user, job.name});
+      if (names.used) names.active.insert({job.user, job.name});
       ++out.stats.started;
       if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
       out.starts.push_back(std::move(sd));
