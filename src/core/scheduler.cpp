@@ -342,6 +342,15 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   std::vector<uint8_t> class_waiting(classes.size(), 0);
   int64_t reservations = 0;
   int64_t tested = 0;
+  // FCFS without plans behind a blocked queue (CycleOptions::plan_behind_blocked).
+  const bool skip_when_blocked = !opts.plan_behind_blocked && c.sched.policy == QueuePolicy::kFcfs;
+  const size_t n_parts = c.partitions.size();
+  size_t blocked_parts = 0;  // partitions whose part_block_start is set
+  auto block = [&](int32_t part, Time at) {
+    Time& b = part_block_start[static_cast<size_t>(part)];
+    if (b == kNoPlan) ++blocked_parts;
+    b = b == kNoPlan ? at : std::max(b, at);
+  };
 
   for (const QueueEntry& qe : queue) {
     const JobSpec& job = *qe.job;
@@ -419,7 +428,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         }
       }
       bool reserve = reservations < depth && !(pc.demand.qos >= 0 && c.qos[pc.demand.qos].no_reserve);
-      if (full && (reserve || opts.estimate_unreserved)) {
+      if (full && (reserve || opts.estimate_unreserved) && !(skip_when_blocked && blocked_parts == n_parts)) {
         planned_any = true;
         Time not_before = fcfs && part_block_start[pc.partition] != kNoPlan ? part_block_start[pc.partition] : now;
         auto p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
@@ -481,15 +490,12 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         plan.reserved = true;
         ++reservations;
       }
-      if (fcfs) {
-        Time& b = part_block_start[shown.partition];
-        b = b == kNoPlan ? later->start : std::max(b, later->start);
-      }
+      if (fcfs) block(shown.partition, later->start);
     } else if (planned_any) {
       ++out.stats.beyond_window;
-      if (fcfs) part_block_start[shown.partition] = kForever;
+      if (fcfs) block(shown.partition, kForever);
     } else if (fcfs && part_block_start[shown.partition] == kNoPlan) {
-      part_block_start[shown.partition] = now;
+      block(shown.partition, now);
     }
     out.pending.push_back(std::move(plan));
   }

@@ -60,6 +60,13 @@ struct CycleOptions {
   // that only needs decisions may turn it off: starts and reservations do
   // not change, only the estimates are left out.
   bool estimate_unreserved = true;
+  // FCFS (sched/builtin): once every partition's queue is blocked, no later
+  // job can start in this cycle, and the plans (and reservations) of the
+  // jobs behind only serve their estimated starts. A simulator that only
+  // needs decisions may turn them off: starts do not change; those jobs
+  // still get their reasons (holds, dependencies, limits, never), without
+  // a planned start or a reservation.
+  bool plan_behind_blocked = true;
 };
 
 enum class StartKind : uint8_t {

@@ -23,7 +23,9 @@ struct World {
 
 int64_t pick(std::mt19937_64& g, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(g); }
 
-Cluster random_cluster(std::mt19937_64& g) {
+// two_partitions: a second partition "q" over the first half of the nodes
+// (for the FCFS tests; the other tests' worlds stay as they were).
+Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false) {
   testing::ClusterBuilder b;
   int groups = static_cast<int>(pick(g, 1, 3));
   std::vector<std::string> all;
@@ -39,6 +41,7 @@ Cluster random_cluster(std::mt19937_64& g) {
     }
   }
   b.partition("p", all, true);
+  if (two_partitions) b.partition("q", std::vector<std::string>(all.begin(), all.begin() + (all.size() + 1) / 2), false);
   Cluster c = b.build();
   c.sched.bf_resolution = pick(g, 0, 1) ? 1 : 60;
   c.sched.bf_window = pick(g, 0, 3) == 0 ? 3000 : 200000;
@@ -69,10 +72,10 @@ void random_job(std::mt19937_64& g, JobSpec& j, const Cluster& c) {
   if (pick(g, 0, 4) == 0) j.constraint = any.features.front();
 }
 
-World random_world(uint64_t seed) {
+World random_world(uint64_t seed, bool two_partitions = false) {
   std::mt19937_64 g(seed);
   World w;
-  w.cluster = random_cluster(g);
+  w.cluster = random_cluster(g, two_partitions);
   // Place some running jobs with the scheduler itself, then age them.
   std::vector<const JobSpec*> first;
   int run = static_cast<int>(pick(g, 0, 12));
@@ -99,12 +102,13 @@ World random_world(uint64_t seed) {
     JobSpec& j = w.specs.add(1 + i);
     random_job(g, j, w.cluster);
     j.submit_time = i;
+    if (two_partitions && pick(g, 0, 1) == 0) j.partitions = {"q"};
     w.pending.push_back(&j);
   }
   return w;
 }
 
-CycleResult run(const World& w, bool reference, bool estimates = true) {
+CycleResult run(const World& w, bool reference, bool estimates = true, bool behind_blocked = true) {
   Scheduler s(w.cluster);
   s.use_reference_search(reference);
   s.set_index_threshold(0);  // the index even for these small groups
@@ -114,7 +118,48 @@ CycleResult run(const World& w, bool reference, bool estimates = true) {
   in.pending = w.pending;
   CycleOptions opts;
   opts.estimate_unreserved = estimates;
+  opts.plan_behind_blocked = behind_blocked;
   return s.run_cycle(in, opts);
+}
+
+// The same jobs start, in the same order, on the same nodes and cores.
+void expect_same_starts(const CycleResult& x, const CycleResult& y, uint64_t seed) {
+  ASSERT_EQ(x.starts.size(), y.starts.size()) << "seed " << seed;
+  for (size_t i = 0; i < x.starts.size(); ++i) {
+    const StartDecision &a = x.starts[i], &b = y.starts[i];
+    ASSERT_EQ(a.job->id, b.job->id) << "seed " << seed;
+    ASSERT_EQ(a.alloc.nodes.size(), b.alloc.nodes.size()) << "seed " << seed;
+    for (size_t k = 0; k < a.alloc.nodes.size(); ++k) {
+      EXPECT_EQ(a.alloc.nodes[k].node, b.alloc.nodes[k].node) << "seed " << seed << " job " << a.job->id;
+      EXPECT_EQ(a.alloc.nodes[k].cores, b.alloc.nodes[k].cores) << "seed " << seed << " job " << a.job->id;
+    }
+  }
+}
+
+// FCFS: leaving out the plans behind a queue blocked in every partition
+// changes no start and no reason; only plans behind it go (and some do).
+TEST(SearchEquivalence, NotPlanningBehindABlockedFcfsQueueChangesNoDecision) {
+  int64_t left_out = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    World w = random_world(seed, seed % 2 == 0);
+    w.cluster.sched.policy = QueuePolicy::kFcfs;
+    CycleResult with = run(w, false, false, true), without = run(w, false, false, false);
+    expect_same_starts(with, without, seed);
+    if (::testing::Test::HasFatalFailure()) return;
+    ASSERT_EQ(with.pending.size(), without.pending.size()) << "seed " << seed;
+    for (size_t i = 0; i < with.pending.size(); ++i) {
+      const PendingPlan &a = with.pending[i], &b = without.pending[i];
+      ASSERT_EQ(a.job->id, b.job->id) << "seed " << seed;
+      EXPECT_EQ(a.reason, b.reason) << "seed " << seed << " job " << a.job->id;
+      EXPECT_EQ(a.never, b.never) << "seed " << seed << " job " << a.job->id;
+      if (b.reserved) EXPECT_EQ(a.start, b.start) << "seed " << seed << " job " << a.job->id;
+      if (a.reserved && !b.reserved) {
+        EXPECT_EQ(b.start, kNoPlan) << "seed " << seed << " job " << a.job->id;
+        ++left_out;
+      }
+    }
+  }
+  EXPECT_GT(left_out, 0);  // the option did leave plans out somewhere
 }
 
 TEST(SearchEquivalence, LeavingOutEstimatesChangesNoDecision) {
@@ -138,16 +183,8 @@ TEST(SearchEquivalence, IndexedSearchDecidesAsThePlainSearch) {
   for (uint64_t seed = 1; seed <= 400; ++seed) {
     World w = random_world(seed);
     CycleResult fast = run(w, false), plain = run(w, true);
-    ASSERT_EQ(fast.starts.size(), plain.starts.size()) << "seed " << seed;
-    for (size_t i = 0; i < fast.starts.size(); ++i) {
-      const StartDecision &a = fast.starts[i], &b = plain.starts[i];
-      ASSERT_EQ(a.job->id, b.job->id) << "seed " << seed;
-      ASSERT_EQ(a.alloc.nodes.size(), b.alloc.nodes.size()) << "seed " << seed;
-      for (size_t k = 0; k < a.alloc.nodes.size(); ++k) {
-        EXPECT_EQ(a.alloc.nodes[k].node, b.alloc.nodes[k].node) << "seed " << seed << " job " << a.job->id;
-        EXPECT_EQ(a.alloc.nodes[k].cores, b.alloc.nodes[k].cores) << "seed " << seed << " job " << a.job->id;
-      }
-    }
+    expect_same_starts(fast, plain, seed);
+    if (::testing::Test::HasFatalFailure()) return;
     ASSERT_EQ(fast.pending.size(), plain.pending.size()) << "seed " << seed;
     for (size_t i = 0; i < fast.pending.size(); ++i) {
       const PendingPlan &a = fast.pending[i], &b = plain.pending[i];

@@ -314,6 +314,7 @@ Status Driver::run_pass(core::PassKind kind) {
   // The replay needs decisions, not the estimated starts of jobs without a
   // reservation (the core's decisions do not depend on them).
   opts.estimate_unreserved = false;
+  opts.plan_behind_blocked = false;
   auto t0 = Clock::now();
   core::CycleResult res = sched_.run_cycle(in, opts);
   out_.stats.core_wall_s += seconds_since(t0);
