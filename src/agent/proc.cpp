@@ -54,7 +54,36 @@ bool process_alive(pid_t pid, uint64_t start_ticks) {
   return start_ticks == 0 || f->start_ticks == start_ticks;
 }
 
-std::vector<pid_t> process_descendants(pid_t root) {
+namespace {
+
+// The children the kernel lists for each thread of `pid`
+// (/proc/PID/task/TID/children, Linux 3.5+ with CONFIG_PROC_CHILDREN);
+// nullopt when this kernel has no such file. A process that is gone has none.
+std::optional<std::vector<pid_t>> listed_children(pid_t pid) {
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = opendir(task.c_str());
+  if (!d) return std::vector<pid_t>{};
+  std::vector<pid_t> out;
+  bool any_file = false;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream in(task + "/" + e->d_name + "/children");
+    if (!in) continue;
+    any_file = true;
+    long c = 0;
+    while (in >> c) out.push_back(static_cast<pid_t>(c));
+  }
+  closedir(d);
+  if (!any_file) {
+    // Gone meanwhile, or no children files on this kernel: tell them apart.
+    if (access(task.c_str(), F_OK) != 0) return std::vector<pid_t>{};
+    return std::nullopt;
+  }
+  return out;
+}
+
+// Every process whose parent chain reaches root, from one pass over /proc.
+std::vector<pid_t> descendants_by_scan(pid_t root) {
   std::multimap<pid_t, pid_t> children;  // ppid -> pid
   DIR* d = opendir("/proc");
   if (!d) return {};
@@ -78,6 +107,29 @@ std::vector<pid_t> process_descendants(pid_t root) {
     }
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// The kernel's children lists cost a few reads per descendant; a pass over
+// /proc reads every process on the host (what it falls back to).
+std::vector<pid_t> process_descendants(pid_t root) {
+  std::vector<pid_t> out, frontier{root};
+  while (!frontier.empty()) {
+    pid_t p = frontier.back();
+    frontier.pop_back();
+    auto kids = listed_children(p);
+    if (!kids) return descendants_by_scan(root);
+    for (pid_t k : *kids) {
+      auto f = read_stat(k);
+      if (!f || f->state == 'Z' || f->state == 'X') continue;  // as the scan: live processes only
+      out.push_back(k);
+      frontier.push_back(k);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
