@@ -288,9 +288,10 @@ void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int64_t* old
 void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
                         const std::vector<NodeProfile>& profiles) {
   if (exhaustive_) return;
-  for (const auto& [t, values] : leaf_rises_[static_cast<size_t>(leaf)]) {
-    if (t < t0 || t >= t1) continue;
-    for (int k = 0; k < dims_; ++k) rise_free_[values + k] -= amount[k];
+  for (const LeafRise& lr : leaf_rises_[static_cast<size_t>(leaf)]) {
+    if (lr.t < t0 || lr.t >= t1) continue;
+    for (int k = 0; k < dims_; ++k) rise_free_[lr.values + k] -= amount[k];
+    rises_[lr.slot][lr.pos].first = rise_free_[lr.values];
   }
   int b0 = block_of(t0);
   int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
@@ -313,8 +314,10 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
   if (t < base_ || t >= window_end_) return;
   const int64_t* f = p.free_at(t);
   auto values = static_cast<uint32_t>(rise_free_.size());
-  rises_[slot_of(t)].push_back(Rise{t, leaf, values});
-  leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values});
+  const size_t slot = slot_of(t);
+  auto pos = static_cast<uint32_t>(rises_[slot].size());
+  rises_[slot].push_back(Rise{t, leaf, values, f[0]});
+  leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values, static_cast<uint32_t>(slot), pos});
   rise_free_.insert(rise_free_.end(), f, f + dims_);
 }
 

@@ -160,6 +160,12 @@ class ClassIndex {
     Time t;
     int leaf;
     uint32_t values;  // offset into rise_free_
+    int64_t first;    // rise_free_[values] (the cores), kept here so the walk reads no other line to skip it
+  };
+  struct LeafRise {
+    Time t;
+    uint32_t values;
+    uint32_t slot, pos;  // rises_[slot][pos]
   };
   void add_rise(Time t, int leaf, const NodeProfile& p);
   size_t slot_of(Time t) const { return static_cast<size_t>((t - base_) / slot_len_); }
@@ -167,7 +173,7 @@ class ClassIndex {
   Time base_ = 0, slot_len_ = 1;
   std::vector<std::vector<Rise>> rises_;
   std::vector<int64_t> rise_free_;
-  std::vector<std::vector<std::pair<Time, uint32_t>>> leaf_rises_;  // per leaf: (moment, values offset)
+  std::vector<std::vector<LeafRise>> leaf_rises_;  // per leaf, its moments
   mutable int64_t visits_ = 0, rise_checks_ = 0;
   std::vector<int64_t> old_, scratch_low_, scratch_was_;  // scratch for update()
   // Scratch for earliest_by_rises: per leaf, moments in [blocked_from_,
@@ -275,9 +281,10 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
     for (const Rise& r : rises_[slot]) {
       Time t = r.t;
       if (t < lb || t >= limit || (found != kNever && t > found)) continue;
+      if (r.first < need[0]) continue;
       const int64_t* cap = &rise_free_[r.values];
       bool may = true;
-      for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
+      for (int k = 1; k < dims_ && may; ++k) may = cap[k] >= need[k];
       if (!may) continue;
       const size_t leaf = static_cast<size_t>(r.leaf);
       // A moment of a member, no earlier than one of its moments that fell
