@@ -441,17 +441,17 @@ int StepIo::finish() {
 int StepIo::run(v1::CreateStepRequest req) {
   install_signals();
   int port = 0;
+  // The tasks' streams come here unless -o sends them to files; the address
+  // is in the tasks' environment either way (SLURM_SRUN_COMM_HOST/PORT).
   bool to_srun = req.stdout_pattern().empty();
-  if (to_srun) {
-    if (!listen_socket(port)) {
-      std::fprintf(stderr, "%s: error: cannot listen for the tasks' output: %s\n", program_.c_str(), std::strerror(errno));
-      return 1;
-    }
-    key_ = random_key();
-    req.set_launcher_host(launcher_host());
-    req.set_launcher_port(port);
-    req.set_io_key(key_);
+  if (!listen_socket(port)) {
+    std::fprintf(stderr, "%s: error: cannot listen for the tasks' output: %s\n", program_.c_str(), std::strerror(errno));
+    return 1;
   }
+  key_ = random_key();
+  req.set_launcher_host(launcher_host());
+  req.set_launcher_port(port);
+  req.set_io_key(key_);
   if (!create(req)) return 1;
   job_ = rec_.job_id();
   step_ = rec_.step_id();
