@@ -452,7 +452,15 @@ int StepIo::run(v1::CreateStepRequest req) {
   req.set_launcher_host(launcher_host());
   req.set_launcher_port(port);
   req.set_io_key(key_);
+  const auto t_begin = Clock::now();
+  auto trace = [&](const char* what) {
+    if (out_.verbose > 1) {
+      std::fprintf(stderr, "%s: %s at +%.1f ms\n", program_.c_str(), what,
+                   std::chrono::duration<double, std::milli>(Clock::now() - t_begin).count());
+    }
+  };
   if (!create(req)) return 1;
+  trace("step created");
   job_ = rec_.job_id();
   step_ = rec_.step_id();
   for (int n = rec_.ntasks() - 1; n >= 10; n /= 10) ++label_width_;
@@ -465,6 +473,7 @@ int StepIo::run(v1::CreateStepRequest req) {
   auto final_at = Clock::time_point{};
   int interval_ms = 5;
   bool streams_were_done = false;
+  auto streams_closed_at = Clock::now();
   for (;;) {
     std::vector<pollfd> fds;
     fds.push_back({g_signal_pipe[0], POLLIN, 0});
@@ -499,14 +508,21 @@ int StepIo::run(v1::CreateStepRequest req) {
     bool streams_done = eof_out_ >= expected_out_;
     now = Clock::now();
     if (streams_done && !streams_were_done) {
+      trace("the tasks' streams closed");
       streams_were_done = true;  // the end is near: ask at once, then often
-      interval_ms = 2;
+      streams_closed_at = now;
+      interval_ms = 1;
       next_poll = now;
     }
     if (!final_ && (now >= next_poll)) {
-      if (poll_step()) final_at = now;
-      // Once the streams are closed the end is near: ask often; otherwise now and then.
-      interval_ms = streams_done ? std::min(interval_ms * 2, 100) : 250;
+      if (poll_step()) {
+        final_at = now;
+        trace("the step ended");
+      }
+      // Once the streams are closed the end is near (the agent reports it at
+      // once): ask every few ms for a second, then every 100 ms; before, now and then.
+      bool recent = streams_done && now - streams_closed_at < std::chrono::seconds(1);
+      interval_ms = !streams_done ? 250 : recent ? std::min(interval_ms * 2, 8) : 100;
       next_poll = now + std::chrono::milliseconds(interval_ms);
     }
     if (final_) {

@@ -340,6 +340,13 @@ int main(int argc, char** argv) {
   }
   EXPECT_EQ(lines, 8) << out;
   EXPECT_EQ(per_node, (std::map<std::string, int>{{"hgpu1", 2}, {"hgpu2", 2}, {"hgpu3", 2}, {"hgpu4", 2}})) << out;
+  // Launched directly by srun --mpi=pmix the program cannot wire up (the
+  // agents serve no PMIx yet): it fails, and srun said why beforehand.
+  auto direct = c.run("/bin/bash", {"-c", "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                                          "srun --mpi=pmix -p training -N2 -n2 ./hello"});
+  EXPECT_NE(direct.rc, 0);
+  EXPECT_NE(direct.err.find("srun: warning: --mpi=pmix: Drover's agents do not serve PMIx yet"), std::string::npos)
+      << direct.err;
   // The daemons ran as step 0 of the job, one task per node.
   auto rows = step_rows(c, job);
   ASSERT_EQ(rows.size(), 2u);
