@@ -54,6 +54,7 @@ class StepDaemon {
   Status prepare_tasks();
   Status open_task_io(TaskPlan& t, const std::string& work_dir);
   Status connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
+  Status open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
   void start_tasks();
   pid_t fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error);
   // running (stepd.cpp)

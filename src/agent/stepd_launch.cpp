@@ -160,6 +160,11 @@ Status StepDaemon::connect_task_io(TaskPlan& t, const std::string& work_dir, con
     t.in_fd = *in;
     return {};
   }
+  return open_task_input(t, work_dir, v);
+}
+
+// -i PATTERN (as the job's user), else /dev/null.
+Status StepDaemon::open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v) {
   std::string in_path =
       req_.io.stdin_path.empty() ? "/dev/null" : absolute(expand_io_pattern(req_.io.stdin_path, v), work_dir);
   AsUser as(user_);
@@ -265,12 +270,7 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   } else if (Status st = open_out(t.err_path, t.err_fd); !st) {
     return st;
   }
-  std::string in_path =
-      req_.io.stdin_path.empty() ? "/dev/null" : absolute(expand_io_pattern(req_.io.stdin_path, v), work_dir);
-  AsUser as(user_);
-  t.in_fd = as.failed() ? -1 : open(in_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (t.in_fd < 0) return make_error("cannot open input " + in_path + " as user " + user_.name + ": " + std::strerror(errno));
-  return {};
+  return open_task_input(t, work_dir, v);
 }
 
 void StepDaemon::start_tasks() {

@@ -39,19 +39,6 @@ Result<std::string> read_any(const std::string& path) {
   return s.str();
 }
 
-std::string compress_counts(const std::vector<int>& counts) {
-  std::string out;
-  for (std::size_t i = 0; i < counts.size();) {
-    std::size_t j = i;
-    while (j < counts.size() && counts[j] == counts[i]) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(counts[i]);
-    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
-    i = j;
-  }
-  return out;
-}
-
 // Options srun accepts but whose value Drover cannot honour: a clear refusal.
 int check_launch_options(const std::string& program, const cli::JobRequest& r, bool& pmix) {
   if (r.pty) {

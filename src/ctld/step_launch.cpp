@@ -17,16 +17,6 @@ Error refusal(const std::string& slurm, const std::string& detail) {
   return Error{slurm + (detail.empty() ? "" : "\n" + detail)};
 }
 
-std::vector<int32_t> gpus_of(const core::NodeSpec& n, const core::NodeTake& t) {
-  std::vector<int32_t> out;
-  for (const auto& g : t.gres) {
-    if (n.gres[g.pool].name != "gpu") continue;
-    for (int32_t dev : g.devices) out.push_back(global_gpu_index(n, g.pool, dev));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // What running --exclusive (CPUs) and GPU-requesting steps hold on a node.
 struct Held {
   int cpus = 0;
@@ -136,7 +126,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
       busy.set_busy(kNodesBusy);
       return busy;
     }
-    std::vector<int32_t> gpus = gpus_of(spec, t);
+    std::vector<int32_t> gpus = gpu_indexes(spec, t);
     if (wants_gpus) {
       int want = req.gpus_per_node() > 0 ? req.gpus_per_node() : req.gpus() / nnodes + (i < req.gpus() % nnodes);
       if (want > static_cast<int>(gpus.size())) {

@@ -20,16 +20,6 @@ int severity(const std::string& st) {
   return st == "COMPLETED" ? 1 : 0;
 }
 
-std::vector<int32_t> job_gpus_on(const core::NodeSpec& n, const core::NodeTake& t) {
-  std::vector<int32_t> out;
-  for (const auto& g : t.gres) {
-    if (n.gres[g.pool].name != "gpu") continue;
-    for (int32_t dev : g.devices) out.push_back(global_gpu_index(n, g.pool, dev));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::string step_tres(const v1::StepRecord& s) {
   int64_t gpus = 0;
   for (const auto& n : s.nodes()) gpus += n.gpus_size();
@@ -112,7 +102,7 @@ void ControllerState::start_batch_step(const Job& j, int64_t now, Effects& fx) {
     n->set_node(bridge_->cluster().nodes[t.node].name);
     n->set_tasks(1);
     n->set_cpus(t.cpus);
-    for (int32_t g : job_gpus_on(bridge_->cluster().nodes[t.node], t)) n->add_gpus(g);
+    for (int32_t g : gpu_indexes(bridge_->cluster().nodes[t.node], t)) n->add_gpus(g);
     s.set_cpus(t.cpus);
   }
   s.set_tres(step_tres(s));
@@ -187,13 +177,7 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   here->set_exit_code(r.exit_code());
   here->set_exit_signal(r.exit_signal());
   here->set_reason(r.reason());
-  for (const auto& t : r.tasks()) {
-    v1::TaskEnd* e = here->add_tasks_ended();
-    e->set_rank(t.rank());
-    e->set_exit_code(t.exit_code());
-    e->set_exit_signal(t.exit_signal());
-    e->set_error(t.error());
-  }
+  *here->mutable_tasks_ended() = r.tasks();
   step_node_ended(*j, *s, *here, now, fx);
 }
 
@@ -233,15 +217,7 @@ void ControllerState::step_launch_result(int64_t job_id, int64_t step_id, const 
     n.set_state(reply ? "FAILED" : "NODE_FAIL");
     n.set_exit_code(1);
     n.set_reason(reply ? reply->failure() : "the agent could not be reached: " + error);
-    if (reply && reply->has_status()) {
-      for (const auto& t : reply->status().tasks()) {
-        v1::TaskEnd* e = n.add_tasks_ended();
-        e->set_rank(t.rank());
-        e->set_exit_code(t.exit_code());
-        e->set_exit_signal(t.exit_signal());
-        e->set_error(t.error());
-      }
-    }
+    if (reply && reply->has_status()) *n.mutable_tasks_ended() = reply->status().tasks();
     step_node_ended(*j, it->second, n, now, fx);
     return;
   }
