@@ -194,7 +194,15 @@ bool StepIo::create(v1::CreateStepRequest& req) {
                    static_cast<long long>(req.job_id()), r->busy().c_str());
       said = true;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    pollfd p{g_signal_pipe[0], POLLIN, 0};
+    if (poll(&p, 1, 200) > 0) {
+      unsigned char sig = 0;
+      if (read(g_signal_pipe[0], &sig, 1) == 1 && (sig == SIGINT || sig == SIGTERM || sig == SIGQUIT)) {
+        std::fprintf(stderr, "%s: error: Unable to create step for job %lld: interrupted while waiting\n",
+                     program_.c_str(), static_cast<long long>(req.job_id()));
+        return false;
+      }
+    }
   }
 }
 
