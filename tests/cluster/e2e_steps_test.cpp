@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -249,6 +250,26 @@ TEST(Steps, ImmediateFailsFastWhenBusyAndSrunWaitsOtherwise) {
   EXPECT_EQ(r2.rc, 0) << r2.err;
   EXPECT_NE(r2.err.find("queued and waiting for resources"), std::string::npos) << r2.err;
   EXPECT_NE(r2.err.find("has been allocated resources"), std::string::npos) << r2.err;
+}
+
+// The controller is killed while a step runs: the step is in the store, the
+// agent's report after the restart adopts it, and srun (asking again) sees
+// its end.
+TEST(Steps, AStepSurvivesAControllerKill) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  CmdResult r;
+  std::thread srun([&] { r = c.run("srun", {"-N2", "-n2", "-l", "bash", "-c", "sleep 3; echo done"}); });
+  ASSERT_TRUE(eventually([&] { return c.state("1") == "RUNNING"; }, 10s));
+  std::this_thread::sleep_for(500ms);
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  srun.join();
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: done", "1: done"})) << r.err;
+  EXPECT_EQ(step_rows(c, 1), (std::vector<std::string>{"1.0|cpu[1-2]|2|COMPLETED|0"}));
+  ASSERT_TRUE(c.wait_done("1"));
+  EXPECT_EQ(c.state("1"), "COMPLETED");
 }
 
 // The seed's J1 training template verbatim, with `torchrun ... train.py`
