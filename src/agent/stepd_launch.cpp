@@ -94,7 +94,6 @@ void exec_search(const std::vector<std::string>& argv, char* const* envp, const 
   errno = best;
 }
 
-
 // A TCP connection to srun for one stream of one task, announced with
 // "DROVERIO <key> <rank> <stream>\n" (stream 0 stdin, 1 stdout, 2 stderr).
 Result<int> connect_launcher(const StepLayout& L, int rank, int stream) {
@@ -149,9 +148,14 @@ Status StepDaemon::connect_task_io(TaskPlan& t, const std::string& work_dir, con
     t.err_path = t.out_path;
   } else {
     t.err_path = absolute(expand_io_pattern(req_.io.stderr_pattern, v), work_dir);
-    AsUser as(user_);
-    const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (req_.io.append ? O_APPEND : O_TRUNC);
-    t.err_fd = as.failed() ? -1 : open(t.err_path.c_str(), flags, 0644);
+    for (const auto& p : plans_) {  // tasks naming the same file share one open file
+      if (&p != &t && p.err_path == t.err_path && p.err_fd >= 0) t.err_fd = dup(p.err_fd);
+    }
+    if (t.err_fd < 0) {
+      AsUser as(user_);
+      const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (req_.io.append ? O_APPEND : O_TRUNC);
+      t.err_fd = as.failed() ? -1 : open(t.err_path.c_str(), flags, 0644);
+    }
     if (t.err_fd < 0) return make_error("cannot open " + t.err_path + " as user " + user_.name + ": " + std::strerror(errno));
   }
   if (req_.io.stdin_path.empty() && (t.rank == 0 || L.stdin_all)) {
@@ -230,8 +234,8 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   const bool batch = req_.key.is_batch();
   const StepLayout& L = req_.layout;
   if (!batch && L.launcher_port > 0 && req_.io.stdout_pattern.empty()) return connect_task_io(t, work_dir, v);
-  // A step without -o/-e writes into its spool record, from where the RPC
-  // layer forwards each task's output to srun.
+  // With srun's address the streams went to srun above; without it (no
+  // launcher) a step without -o/-e writes into its spool record.
   std::string out_pattern = req_.io.stdout_pattern;
   if (out_pattern.empty()) out_pattern = batch ? default_batch_output(req_.job.array.has_value()) : "";
   t.out_path = out_pattern.empty() ? dir_ + "/task" + std::to_string(t.rank) + ".out"
