@@ -82,5 +82,6 @@ for f in slurm-*.out; do
   cat "$f"
 done
 echo
-echo "(train.sbatch's first line is srun, which arrives with job steps, the next piece of work:"
-echo " the job had its four exclusive 8-GPU nodes and its script ran; srun said it is not built yet.)"
+echo "(train.sbatch's srun started 32 tasks, 8 on each of its four exclusive 8-GPU nodes; each runs"
+echo " bash -c \"torchrun ...\", and where torchrun is not installed each task says so and the job FAILS."
+echo " tests/cluster/e2e_steps_test.cpp runs the template with a stand-in that prints each rank's GPU.)"

@@ -27,7 +27,8 @@ struct Command {
 const Command kCommands[] = {
     {"sbatch", drover::client::sbatch_main},   {"squeue", drover::client::squeue_main},
     {"sinfo", drover::client::sinfo_main},     {"scancel", drover::client::scancel_main},
-    {"scontrol", drover::client::scontrol_main},
+    {"scontrol", drover::client::scontrol_main}, {"srun", drover::client::srun_main},
+    {"salloc", drover::client::salloc_main},
 };
 
 std::string dir_of_self() {

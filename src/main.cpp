@@ -32,8 +32,6 @@ int pending_live(const char* name) {
 #define DROVER_PENDING(fn, label) \
   int fn(const Args&) { return pending_live(label); }
 DROVER_PENDING(sacct_main, "sacct")
-DROVER_PENDING(srun_main, "srun")
-DROVER_PENDING(salloc_main, "salloc")
 DROVER_PENDING(sacctmgr_main, "sacctmgr")
 DROVER_PENDING(sprio_main, "sprio")
 DROVER_PENDING(sdiag_main, "sdiag")
@@ -50,8 +48,8 @@ const Command kSlurmCommands[] = {
     {"scontrol", drover::client::scontrol_main, "show and change cluster state"},
     {"scancel", drover::client::scancel_main, "cancel or signal jobs"},
     {"sacct", sacct_main, "job accounting"},
-    {"srun", srun_main, "run a parallel job step"},
-    {"salloc", salloc_main, "obtain an allocation"},
+    {"srun", drover::client::srun_main, "run a parallel job step"},
+    {"salloc", drover::client::salloc_main, "obtain an allocation"},
     {"sacctmgr", sacctmgr_main, "manage accounts, users and QOS"},
     {"sprio", sprio_main, "show priority factors of pending jobs"},
     {"sdiag", sdiag_main, "scheduler statistics"},

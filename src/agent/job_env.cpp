@@ -136,19 +136,6 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
 
 }  // namespace
 
-std::string compress_counts(const std::vector<int>& counts) {
-  std::string out;
-  for (std::size_t i = 0; i < counts.size();) {
-    std::size_t j = i;
-    while (j < counts.size() && counts[j] == counts[i]) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(counts[i]);
-    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
-    i = j;
-  }
-  return out;
-}
-
 Result<std::vector<std::string>> resolve_export(const std::vector<std::string>& submit_env,
                                                 std::string_view export_spec) {
   std::map<std::string, std::string> submitted;

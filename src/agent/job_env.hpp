@@ -16,12 +16,11 @@
 
 #include "agent/launch_spec.hpp"
 #include "common/result.hpp"
+#include "common/strings.hpp"
 
 namespace drover::agent {
 
-// "4,4,4,2" -> "4(x3),2"; "1,1" -> "1(x2)"; "" -> "". Slurm's compressed
-// per-node counts (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE).
-std::string compress_counts(const std::vector<int>& counts);
+using drover::compress_counts;  // common/strings.hpp
 
 // --export semantics, as real Slurm 22.05 behaves (checked on a scratch
 // cluster; see docs/agent.md):

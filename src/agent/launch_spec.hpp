@@ -94,6 +94,11 @@ struct StepLayout {
   int launcher_port = 0;             // srun's port (SLURM_SRUN_COMM_PORT, SLURM_STEP_LAUNCHER_PORT)
   std::optional<mode_t> umask;       // srun's umask (SLURM_UMASK), applied to the tasks
   bool kill_on_bad_exit = false;     // srun -K: a task ending non-zero kills the step's other tasks here
+  // With launcher_port set and no -o/-e/-i pattern, each task's stdout and
+  // stderr (and stdin: task 0's, or every task's with stdin_all) are TCP
+  // connections to srun, each opened with the line "DROVERIO <io_key> <rank> <0|1|2>\n".
+  std::string io_key;
+  bool stdin_all = false;
 };
 
 // What this node gives the job or step: the enforcement inputs.

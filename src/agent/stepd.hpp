@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "agent/cgroup.hpp"
+#include "agent/io_pattern.hpp"
 #include "agent/launch_spec.hpp"
 #include "agent/spool.hpp"
 #include "agent/step_status.hpp"
@@ -52,6 +53,8 @@ class StepDaemon {
   // launch (stepd_launch.cpp)
   Status prepare_tasks();
   Status open_task_io(TaskPlan& t, const std::string& work_dir);
+  Status connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
+  Status open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
   void start_tasks();
   pid_t fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error);
   // running (stepd.cpp)

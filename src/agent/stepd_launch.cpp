@@ -1,6 +1,10 @@
 // The step daemon's launch half: working directory, standard streams opened
 // as the job's user, environment, and fork/exec of each task.
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -90,7 +94,88 @@ void exec_search(const std::vector<std::string>& argv, char* const* envp, const 
   errno = best;
 }
 
+// A TCP connection to srun for one stream of one task, announced with
+// "DROVERIO <key> <rank> <stream>\n" (stream 0 stdin, 1 stdout, 2 stderr).
+Result<int> connect_launcher(const StepLayout& L, int rank, int stream) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  std::string port = std::to_string(L.launcher_port);
+  int rc = getaddrinfo(L.launcher_host.c_str(), port.c_str(), &hints, &found);
+  if (rc != 0) return make_error("cannot resolve srun's host " + L.launcher_host + ": " + gai_strerror(rc));
+  int fd = -1;
+  int err = 0;
+  for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      err = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    return make_error("cannot connect to srun at " + L.launcher_host + ":" + port + " for the tasks' streams: " +
+                      std::strerror(err));
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  std::string hello = "DROVERIO " + L.io_key + " " + std::to_string(rank) + " " + std::to_string(stream) + "\n";
+  if (write(fd, hello.data(), hello.size()) != static_cast<ssize_t>(hello.size())) {
+    int e = errno;
+    close(fd);
+    return make_error("cannot write to srun at " + L.launcher_host + ":" + port + ": " + std::strerror(e));
+  }
+  if (stream == 0) shutdown(fd, SHUT_WR);
+  else shutdown(fd, SHUT_RD);
+  return fd;
+}
+
 }  // namespace
+
+Status StepDaemon::connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v) {
+  const StepLayout& L = req_.layout;
+  auto out = connect_launcher(L, t.rank, 1);
+  if (!out) return out.error();
+  t.out_fd = *out;
+  t.out_path = "srun " + L.launcher_host + ":" + std::to_string(L.launcher_port);
+  if (req_.io.stderr_pattern.empty()) {
+    auto err = connect_launcher(L, t.rank, 2);
+    if (!err) return err.error();
+    t.err_fd = *err;
+    t.err_path = t.out_path;
+  } else {
+    t.err_path = absolute(expand_io_pattern(req_.io.stderr_pattern, v), work_dir);
+    for (const auto& p : plans_) {  // tasks naming the same file share one open file
+      if (&p != &t && p.err_path == t.err_path && p.err_fd >= 0) t.err_fd = dup(p.err_fd);
+    }
+    if (t.err_fd < 0) {
+      AsUser as(user_);
+      const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (req_.io.append ? O_APPEND : O_TRUNC);
+      t.err_fd = as.failed() ? -1 : open(t.err_path.c_str(), flags, 0644);
+    }
+    if (t.err_fd < 0) return make_error("cannot open " + t.err_path + " as user " + user_.name + ": " + std::strerror(errno));
+  }
+  if (req_.io.stdin_path.empty() && (t.rank == 0 || L.stdin_all)) {
+    auto in = connect_launcher(L, t.rank, 0);
+    if (!in) return in.error();
+    t.in_fd = *in;
+    return {};
+  }
+  return open_task_input(t, work_dir, v);
+}
+
+// -i PATTERN (as the job's user), else /dev/null.
+Status StepDaemon::open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v) {
+  std::string in_path =
+      req_.io.stdin_path.empty() ? "/dev/null" : absolute(expand_io_pattern(req_.io.stdin_path, v), work_dir);
+  AsUser as(user_);
+  t.in_fd = as.failed() ? -1 : open(in_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (t.in_fd < 0) return make_error("cannot open input " + in_path + " as user " + user_.name + ": " + std::strerror(errno));
+  return {};
+}
 
 Status StepDaemon::prepare_tasks() {
   const std::string work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
@@ -147,8 +232,10 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   v.user = user_.name;
   v.job_name = req_.job.job_name;
   const bool batch = req_.key.is_batch();
-  // A step without -o/-e writes into its spool record, from where the RPC
-  // layer forwards each task's output to srun.
+  const StepLayout& L = req_.layout;
+  if (!batch && L.launcher_port > 0 && req_.io.stdout_pattern.empty()) return connect_task_io(t, work_dir, v);
+  // With srun's address the streams went to srun above; without it (no
+  // launcher) a step without -o/-e writes into its spool record.
   std::string out_pattern = req_.io.stdout_pattern;
   if (out_pattern.empty()) out_pattern = batch ? default_batch_output(req_.job.array.has_value()) : "";
   t.out_path = out_pattern.empty() ? dir_ + "/task" + std::to_string(t.rank) + ".out"
@@ -187,12 +274,7 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   } else if (Status st = open_out(t.err_path, t.err_fd); !st) {
     return st;
   }
-  std::string in_path =
-      req_.io.stdin_path.empty() ? "/dev/null" : absolute(expand_io_pattern(req_.io.stdin_path, v), work_dir);
-  AsUser as(user_);
-  t.in_fd = as.failed() ? -1 : open(in_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (t.in_fd < 0) return make_error("cannot open input " + in_path + " as user " + user_.name + ": " + std::strerror(errno));
-  return {};
+  return open_task_input(t, work_dir, v);
 }
 
 void StepDaemon::start_tasks() {

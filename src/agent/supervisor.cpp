@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,9 +55,11 @@ std::vector<std::string> default_stepd_command() {
   return {ec ? std::string("drover") : self.string(), "agent", "--stepd"};
 }
 
-Supervisor::Supervisor(SupervisorOptions opts) : opts_(std::move(opts)) {}
+Supervisor::Supervisor(SupervisorOptions opts)
+    : opts_(std::move(opts)), wake_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
 Supervisor::~Supervisor() {
+  if (wake_fd_ >= 0) close(wake_fd_);
   for (auto& [key, t] : steps_) {
     if (t.last.ended()) reap(t, 200);  // its daemon is on its way out: collect it
     if (t.pidfd >= 0) close(t.pidfd);
@@ -257,6 +260,13 @@ Result<LaunchResult> Supervisor::launch(const LaunchRequest& req) {
     return result;
   }
   steps_[req.key] = std::move(t);
+  // A waiter in wait_any() watches the pidfds it saw when it began: wake it so
+  // that it watches this step too (a short step ends within the waiter's slice).
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t ignored = write(wake_fd_, &one, sizeof one);
+    (void)ignored;
+  }
   return result;
 }
 
@@ -443,9 +453,16 @@ std::vector<StepStatus> Supervisor::wait_any(int timeout_ms) {
       }
     }
     int slice = timeout_ms < 0 ? 200 : static_cast<int>(std::min<int64_t>(left, 200));
+    const std::size_t watched = fds.size();
+    if (wake_fd_ >= 0) fds.push_back({wake_fd_, POLLIN, 0});
     if (fds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(slice, 20)));
     else poll(fds.data(), fds.size(), slice);
-    for (auto& p : fds) close(p.fd);
+    if (wake_fd_ >= 0 && (fds.back().revents & POLLIN)) {
+      uint64_t n;
+      ssize_t ignored = read(wake_fd_, &n, sizeof n);
+      (void)ignored;
+    }
+    for (std::size_t i = 0; i < watched; ++i) close(fds[i].fd);
   }
 }
 

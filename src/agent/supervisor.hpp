@@ -128,6 +128,7 @@ class Supervisor {
   mutable std::mutex mu_;
   std::map<StepKey, Tracked> steps_;
   std::vector<StepKey> adopted_;
+  int wake_fd_ = -1;  // eventfd: a launch wakes wait_any()
 };
 
 }  // namespace drover::agent

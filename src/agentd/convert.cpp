@@ -47,6 +47,23 @@ agent::JobInfo job_info(const v1::LaunchRequest& in) {
   return j;
 }
 
+agent::StepLayout layout_from_proto(const v1::StepLayout& in) {
+  agent::StepLayout L;
+  L.nodes.assign(in.nodes().begin(), in.nodes().end());
+  L.tasks_per_node.assign(in.tasks_per_node().begin(), in.tasks_per_node().end());
+  L.node_index = in.node_index();
+  L.global_task_ids.assign(in.global_task_ids().begin(), in.global_task_ids().end());
+  if (in.cpus_per_task() > 0) L.cpus_per_task = in.cpus_per_task();
+  L.gpus_opt = in.gpus_opt();
+  L.launcher_host = in.launcher_host();
+  L.launcher_port = in.launcher_port();
+  L.io_key = in.io_key();
+  if (in.umask() >= 0) L.umask = static_cast<mode_t>(in.umask());
+  L.kill_on_bad_exit = in.kill_on_bad_exit();
+  L.stdin_all = in.stdin_all();
+  return L;
+}
+
 }  // namespace
 
 agent::StepKey key_from_proto(const v1::StepRef& ref) {
@@ -85,6 +102,7 @@ agent::LaunchRequest launch_from_proto(const v1::LaunchRequest& in, const std::s
   r.io.append = in.append();
   r.time_limit_s = in.time_limit_s();
   r.start_time = in.start_time();
+  if (in.has_layout()) r.layout = layout_from_proto(in.layout());
   if (in.warn_signal() > 0) {
     agent::WarnSignal w;
     w.signal = in.warn_signal();
@@ -109,6 +127,15 @@ v1::StepReport report_from_status(const agent::StepStatus& s) {
   for (const auto& w : s.warnings) r.add_warnings(w);
   r.set_stdout_path(s.stdout_path);
   r.set_stderr_path(s.stderr_path);
+  if (!s.key.is_batch()) {
+    for (const auto& t : s.tasks) {
+      v1::TaskExit* e = r.add_tasks();
+      e->set_rank(t.rank);
+      e->set_exit_code(t.exit.code);
+      e->set_exit_signal(t.exit.signal);
+      e->set_error(t.error);
+    }
+  }
   return r;
 }
 

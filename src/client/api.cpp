@@ -1,5 +1,7 @@
 #include "client/api.hpp"
 
+#include <chrono>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,23 +55,40 @@ class WireTransport final : public Transport {
   }
 
   ApiResult<std::string> call(int method, const std::string& request) override {
+    // The controller drops a connection idle for 30 s (srun's and salloc's
+    // can be): start a fresh one rather than write into a closed one.
+    auto now = std::chrono::steady_clock::now();
+    if (fd_ >= 0 && now - last_used_ > std::chrono::seconds(20)) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+    last_used_ = now;
     if (fd_ < 0) {
       auto fd = rpc::connect_unix(path_);
       if (!fd) return ApiError{14, fd.error().message, true};
       fd_ = *fd;
     }
     if (auto st = rpc::write_frame(fd_, static_cast<uint16_t>(method), request); !st) {
+      drop();
       return ApiError{14, st.error().message, true};
     }
     auto reply = rpc::read_frame(fd_);
-    if (!reply) return ApiError{14, "the controller closed the connection: " + reply.error().message, true};
+    if (!reply) {
+      drop();
+      return ApiError{14, "the controller closed the connection: " + reply.error().message, true};
+    }
     if (reply->kind != 0) return ApiError{reply->kind, reply->payload, false};
     return std::move(reply->payload);
   }
 
  private:
+  void drop() {
+    ::close(fd_);
+    fd_ = -1;
+  }
   std::string path_;
   int fd_ = -1;
+  std::chrono::steady_clock::time_point last_used_{};
 };
 
 bool is_this_host(const std::string& host) {
@@ -192,6 +211,34 @@ ApiResult<v1::ReconfigureReply> ControllerApi::reconfigure() {
 
 ApiResult<v1::StatusReply> ControllerApi::status() {
   return call<v1::StatusReply>(v1::WIRE_STATUS, v1::StatusRequest{});
+}
+
+ApiResult<v1::CreateStepReply> ControllerApi::create_step(const v1::CreateStepRequest& req) {
+  return call<v1::CreateStepReply>(v1::WIRE_CREATE_STEP, req);
+}
+
+ApiResult<v1::GetStepReply> ControllerApi::get_step(int64_t job_id, int64_t step_id) {
+  v1::GetStepRequest req;
+  req.set_job_id(job_id);
+  req.set_step_id(step_id);
+  return call<v1::GetStepReply>(v1::WIRE_GET_STEP, std::move(req));
+}
+
+ApiResult<v1::SignalStepReply> ControllerApi::signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel) {
+  v1::SignalStepRequest req;
+  req.set_job_id(job_id);
+  req.set_step_id(step_id);
+  req.set_signal(signal);
+  req.set_cancel(cancel);
+  return call<v1::SignalStepReply>(v1::WIRE_SIGNAL_STEP, std::move(req));
+}
+
+ApiResult<v1::CompleteJobReply> ControllerApi::complete_job(int64_t job_id, int exit_code, int exit_signal) {
+  v1::CompleteJobRequest req;
+  req.set_job_id(job_id);
+  req.set_exit_code(exit_code);
+  req.set_exit_signal(exit_signal);
+  return call<v1::CompleteJobReply>(v1::WIRE_COMPLETE_JOB, std::move(req));
 }
 
 std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep) {

@@ -17,6 +17,7 @@
 #include "common/result.hpp"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
+#include "drover/v1/steps.pb.h"
 
 namespace drover::client {
 
@@ -75,6 +76,11 @@ class ControllerApi {
   ApiResult<v1::GetConfigReply> get_config();
   ApiResult<v1::ReconfigureReply> reconfigure();
   ApiResult<v1::StatusReply> status();
+  // Job steps (steps.proto; the local fast path only).
+  ApiResult<v1::CreateStepReply> create_step(const v1::CreateStepRequest& req);
+  ApiResult<v1::GetStepReply> get_step(int64_t job_id, int64_t step_id);
+  ApiResult<v1::SignalStepReply> signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel);
+  ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
 
  private:
   ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Transport> t);

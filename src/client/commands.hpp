@@ -17,6 +17,8 @@ int squeue_main(const Args& args);
 int sinfo_main(const Args& args);
 int scancel_main(const Args& args);
 int scontrol_main(const Args& args);
+int srun_main(const Args& args);    // srun.cpp
+int salloc_main(const Args& args);  // srun.cpp
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

@@ -37,6 +37,13 @@ class GrpcTransport final : public Transport {
       case v1::WIRE_RECONFIGURE:
         return invoke<v1::ReconfigureRequest, v1::ReconfigureReply>(request, cluster_.get(), &C::Reconfigure);
       case v1::WIRE_STATUS: return invoke<v1::StatusRequest, v1::StatusReply>(request, cluster_.get(), &C::Status);
+      case v1::WIRE_CREATE_STEP:
+      case v1::WIRE_GET_STEP:
+      case v1::WIRE_SIGNAL_STEP:
+      case v1::WIRE_COMPLETE_JOB:
+        return ApiError{12, "job steps (srun, salloc) reach the controller only over its local socket so far; run "
+                            "them on the controller's host",
+                        false};
       default: return ApiError{12, "unknown method " + std::to_string(method), false};
     }
   }

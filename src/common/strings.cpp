@@ -123,4 +123,17 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
   return std::nullopt;
 }
 
+std::string compress_counts(const std::vector<int>& counts) {
+  std::string out;
+  for (std::size_t i = 0; i < counts.size();) {
+    std::size_t j = i;
+    while (j < counts.size() && counts[j] == counts[i]) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(counts[i]);
+    if (j - i > 1) out += "(x" + std::to_string(j - i) + ")";
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace drover

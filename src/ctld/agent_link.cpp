@@ -70,7 +70,8 @@ void AgentLink::send(const AgentCommand& cmd) {
   v1::NodeAgentService::Stub* stub = impl->stub(cmd.node);
   if (!stub) {
     if (cmd.kind == AgentCommand::kLaunch) {
-      impl->on_launch(cmd.job_id, cmd.launch.restart_count(), std::nullopt, "no route to node " + cmd.node);
+      impl->on_launch(cmd.job_id, cmd.launch.step().step_id(), cmd.node, cmd.launch.restart_count(), std::nullopt,
+                      "no route to node " + cmd.node);
     }
     return;
   }
@@ -82,12 +83,14 @@ void AgentLink::send(const AgentCommand& cmd) {
       rpc::fill_request_header(client, c->req.mutable_header());
       rpc::set_timeout(c->ctx, std::chrono::seconds(40));
       int64_t job = cmd.job_id;
+      int64_t step = cmd.launch.step().step_id();
       int32_t restarts = cmd.launch.restart_count();
-      stub->async()->Launch(&c->ctx, &c->req, &c->rep, [impl, c, job, restarts](grpc::Status st) {
+      std::string node = cmd.node;
+      stub->async()->Launch(&c->ctx, &c->req, &c->rep, [impl, c, job, step, node, restarts](grpc::Status st) {
         if (st.ok()) {
-          impl->on_launch(job, restarts, c->rep, "");
+          impl->on_launch(job, step, node, restarts, c->rep, "");
         } else {
-          impl->on_launch(job, restarts, std::nullopt, st.error_message());
+          impl->on_launch(job, step, node, restarts, std::nullopt, st.error_message());
         }
         delete c;
       });
@@ -111,7 +114,7 @@ void AgentLink::send(const AgentCommand& cmd) {
       auto* c = new Call<v1::SignalRequest, v1::SignalReply>;
       rpc::fill_request_header(client, c->req.mutable_header());
       c->req.mutable_step()->set_job_id(cmd.job_id);
-      c->req.mutable_step()->set_step_id(-1);
+      c->req.mutable_step()->set_step_id(cmd.step_id);
       c->req.set_signal(cmd.signal);
       c->req.set_batch_shell_only(cmd.batch_only);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));

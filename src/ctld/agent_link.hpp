@@ -17,7 +17,7 @@ namespace drover::ctld {
 class AgentLink {
  public:
   // reply set: the agent answered; otherwise `error` says why the call failed.
-  using LaunchDone = std::function<void(int64_t job_id, int32_t restart_count, std::optional<v1::LaunchReply> reply,
+  using LaunchDone = std::function<void(int64_t job_id, int64_t step_id, const std::string& node, int32_t restart_count, std::optional<v1::LaunchReply> reply,
                                         std::string error)>;
   using Log = std::function<void(const std::string&)>;
 

@@ -92,10 +92,14 @@ Status Controller::open(const ControllerOptions& opts) {
   if (auto st = recover(); !st) return st;
   agents_ = std::make_unique<AgentLink>(
       state_->config(), s.key_path,
-      [this](int64_t job, int32_t restarts, std::optional<v1::LaunchReply> reply, std::string error) {
-        post([this, job, restarts, reply = std::move(reply), error = std::move(error)] {
+      [this](int64_t job, int64_t step, const std::string& node, int32_t restarts, std::optional<v1::LaunchReply> reply,
+             std::string error) {
+        post([this, job, step, node, restarts, reply = std::move(reply), error = std::move(error)] {
           Effects fx;
-          if (reply) {
+          if (step >= 0) {
+            if (!reply) log_line("launch of step " + std::to_string(job) + "." + std::to_string(step) + " failed: " + error);
+            state_->step_launch_result(job, step, node, reply, error, now(), fx);
+          } else if (reply) {
             state_->launch_result(job, restarts, *reply, now(), fx);
           } else {
             log_line("launch of job " + std::to_string(job) + " failed: " + error);
@@ -150,6 +154,11 @@ Status Controller::recover() {
   std::optional<int64_t> next_id;
   if (*next && std::holds_alternative<int64_t>(**next)) next_id = std::get<int64_t>(**next);
   if (auto st = state_->recover(job_payloads, node_payloads, next_id, now()); !st) return st;
+  auto steps = store_->load_all(kStepsTable);
+  if (!steps) return steps.error();
+  std::vector<std::pair<std::string, std::string>> step_payloads;
+  for (auto& r : *steps) step_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
+  if (auto st = state_->recover_steps(step_payloads); !st) return st;
   log_line("recovered " + std::to_string(state_->jobs().size()) + " jobs from " + store_->path() +
            "; next job id " + std::to_string(state_->next_job_id()));
   return {};

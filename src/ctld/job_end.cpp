@@ -34,6 +34,7 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   r.set_exit_code(exit_code);
   r.set_exit_signal(exit_signal);
   if (!why.empty()) r.set_state_desc(why);
+  end_job_steps(j, now, fx);
   for (const auto& t : j.alloc.nodes) nodes_[t.node].last_busy = now;
   j.alloc = core::Allocation{};
   j.terminate_sent = false;
@@ -52,8 +53,10 @@ void ControllerState::end_running(Job& j, v1::JobState st, const std::string& re
   r.set_state_desc(reason);
   core::NodeIndex host = bridge_->find_node(r.batch_host());
   bool reachable = host >= 0 && nodes_[host].responding;
-  if (!reachable) {
+  if (!reachable || !r.desc().batch()) {
     // Nobody can clean up on a node that does not answer: the job is over.
+    // An allocation (salloc, srun) has no script to wait for: it is over
+    // too, and its steps are ended on their nodes (end_job_steps).
     finish_job(j, st, 0, st == v1::CANCELLED ? SIGKILL : 0, reason, now, fx);
     return;
   }

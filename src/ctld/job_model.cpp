@@ -1,5 +1,7 @@
 #include "ctld/job_model.hpp"
 
+#include <algorithm>
+
 #include "common/gres.hpp"
 #include "common/strings.hpp"
 
@@ -216,6 +218,16 @@ std::string job_label(const v1::JobRecord& rec) {
     return std::to_string(rec.array_job_id()) + "_" + std::to_string(rec.array_task_id());
   }
   return std::to_string(rec.job_id());
+}
+
+std::vector<int32_t> gpu_indexes(const core::NodeSpec& n, const core::NodeTake& t) {
+  std::vector<int32_t> out;
+  for (const auto& g : t.gres) {
+    if (n.gres[g.pool].name != "gpu") continue;
+    for (int32_t dev : g.devices) out.push_back(global_gpu_index(n, g.pool, dev));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace drover::ctld

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/cluster.hpp"
 #include "core/job.hpp"
@@ -49,6 +50,8 @@ core::Allocation allocation_from_proto(const CoreBridge& b, const v1::JobAllocat
 // Node-global index of device `device` of pool `pool` (GPUs of every gpu
 // pool numbered in pool order, as CUDA_VISIBLE_DEVICES counts them).
 int32_t global_gpu_index(const core::NodeSpec& n, int32_t pool, int32_t device);
+// The node-global indexes of the GPUs a job holds on one node, ascending.
+std::vector<int32_t> gpu_indexes(const core::NodeSpec& n, const core::NodeTake& t);
 
 // "123", "123_4" (array element), as Slurm names a job in messages.
 std::string job_label(const v1::JobRecord& rec);

@@ -68,6 +68,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
 
 void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                                         v1::NodeReportReply& reply) {
+  if (!batch_step(s.step())) return apply_srun_step_report(ni, s, now, fx, reply);
   Job* j = find_job(s.step().job_id());
   const std::string& node = bridge_->cluster().nodes[ni].name;
   bool here = j && j->rec.batch_host() == node;
@@ -117,6 +118,7 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
   for (core::JobId id : ids) {
     Job& j = jobs_.at(id);
     if (j.rec.state() != v1::RUNNING || j.rec.batch_host() != node || reported.count(id)) continue;
+    if (!j.rec.desc().batch()) continue;  // an allocation: its steps are settled by their own reports
     if (j.launch_sent && !j.rec.launched()) continue;  // a Launch is in flight
     if (!j.rec.launched()) {
       j.awaiting_node = false;
@@ -210,6 +212,7 @@ Result<std::vector<std::string>> ControllerState::update_node(const Caller& who,
 
 void ControllerState::housekeeping(int64_t now, Effects& fx) {
   if (start_time_ == 0) start_time_ = now;
+  allocation_timeouts(now, fx);
   for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) {
     NodeRt& n = nodes_[i];
     if (!n.registered) {
@@ -238,6 +241,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
       ++it;
       continue;
     }
+    steps_.erase(j.rec.job_id());
     if (j.rec.array_job_id()) {
       auto& ids = arrays_[j.rec.array_job_id()];
       ids.erase(std::remove(ids.begin(), ids.end(), j.rec.job_id()), ids.end());

@@ -17,6 +17,23 @@ store::Schema controller_schema() {
   auto nodes = store::create_table({kNodesTable, store::ColumnType::kText, {{"state", store::ColumnType::kText, false}}});
   tables.insert(tables.end(), nodes.begin(), nodes.end());
   schema.migrations.push_back({1, "jobs and nodes", tables});
+  // Job steps (steps.hpp documents the columns; sacct reads them).
+  schema.migrations.push_back(
+      {2, "job steps",
+       store::create_table({kStepsTable,
+                            store::ColumnType::kText,
+                            {{"job_id", store::ColumnType::kInteger},
+                             {"step_id", store::ColumnType::kInteger, false},
+                             {"name", store::ColumnType::kText, false},
+                             {"nodes", store::ColumnType::kText, false},
+                             {"ntasks", store::ColumnType::kInteger, false},
+                             {"cpus", store::ColumnType::kInteger, false},
+                             {"tres", store::ColumnType::kText, false},
+                             {"start_time", store::ColumnType::kInteger, false},
+                             {"end_time", store::ColumnType::kInteger, false},
+                             {"state", store::ColumnType::kText, false},
+                             {"exit_code", store::ColumnType::kInteger, false},
+                             {"exit_signal", store::ColumnType::kInteger, false}}})});
   return schema;
 }
 

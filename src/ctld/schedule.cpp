@@ -170,13 +170,20 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   j->planned_start = 0;
   j->sched_nodes.clear();
   j->launch_sent = true;
-  put_job(*j, fx);
-  AgentCommand cmd;
-  cmd.kind = AgentCommand::kLaunch;
-  cmd.node = r.batch_host();
-  cmd.job_id = r.job_id();
-  cmd.launch = build_launch(*j, d.alloc.nodes.front());
-  fx.commands.push_back(std::move(cmd));
+  if (!r.desc().batch()) {
+    // salloc / srun allocation: nothing runs until its steps (step_launch.cpp).
+    r.set_launched(true);
+    put_job(*j, fx);
+  } else {
+    put_job(*j, fx);
+    start_batch_step(*j, now, fx);
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kLaunch;
+    cmd.node = r.batch_host();
+    cmd.job_id = r.job_id();
+    cmd.launch = build_launch(*j, d.alloc.nodes.front());
+    fx.commands.push_back(std::move(cmd));
+  }
   for (const auto& t : d.alloc.nodes) nodes_[t.node].last_busy = now;
   counters_.started += 1;
 }

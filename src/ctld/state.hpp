@@ -17,9 +17,11 @@
 #include "config/model.hpp"
 #include "ctld/core_bridge.hpp"
 #include "ctld/job_model.hpp"
+#include "ctld/steps.hpp"
 #include "drover/v1/agent.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
+#include "drover/v1/steps.pb.h"
 #include "store/mutation.hpp"
 
 namespace drover::ctld {
@@ -67,6 +69,7 @@ struct AgentCommand {
   std::string state;          // kTerminate: CANCELLED, TIMEOUT, NODE_FAIL
   std::string reason;
   int signal = 0;             // kSignal
+  int64_t step_id = -1;       // kSignal: -1 every step of the job
   bool batch_only = false;
   int64_t time_limit_s = 0;   // kSetTimeLimit
 };
@@ -157,6 +160,19 @@ class ControllerState {
   // than MinJobAge leave memory (they stay in the store).
   void housekeeping(int64_t now, Effects& fx);
 
+  // ---- job steps (steps.cpp, step_launch.cpp) ----
+  Result<v1::CreateStepReply> create_step(const Caller& who, const v1::CreateStepRequest& req, int64_t now,
+                                          Effects& fx);
+  Result<v1::GetStepReply> get_step(const Caller& who, const v1::GetStepRequest& req) const;
+  Status signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx);
+  // salloc / srun outside an allocation: the allocation's end.
+  Status complete_job(const Caller& who, const v1::CompleteJobRequest& req, int64_t now, Effects& fx);
+  void step_launch_result(int64_t job_id, int64_t step_id, const std::string& node,
+                          const std::optional<v1::LaunchReply>& reply,
+                          const std::string& error, int64_t now, Effects& fx);
+  Status recover_steps(const std::vector<std::pair<std::string, std::string>>& payloads);
+  const std::map<core::JobId, JobSteps>& steps() const { return steps_; }
+
   // ---- displays (display.cpp) ----
   v1::JobRecord job_for_display(const Job& j, bool detail, int64_t now) const;
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;
@@ -187,6 +203,16 @@ class ControllerState {
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                          v1::NodeReportReply& reply);
   void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);
+  // steps
+  void put_step(const v1::StepRecord& s, Effects& fx) const;
+  void start_batch_step(const Job& j, int64_t now, Effects& fx);
+  void end_job_steps(const Job& j, int64_t now, Effects& fx);
+  void apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
+                              v1::NodeReportReply& reply);
+  void step_node_ended(Job& j, v1::StepRecord& s, v1::StepNode& n, int64_t now, Effects& fx);
+  void allocation_timeouts(int64_t now, Effects& fx);
+  v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepRecord& s,
+                                      const v1::CreateStepRequest& req, int node_index, int first_rank) const;
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::string dependency_display(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
@@ -202,6 +228,7 @@ class ControllerState {
   int64_t next_job_id_ = 1;
   int64_t start_time_ = 0;
   Counters counters_;
+  std::map<core::JobId, JobSteps> steps_;
 
  public:
   // For JobHistory (schedule.cpp).

@@ -236,5 +236,132 @@ TEST(ControllerState, DrainNeedsAReasonAndAnOperator) {
   EXPECT_EQ(st->node_infos(1000)[0].reason(), "disk");
 }
 
+// ---- job steps (steps.cpp, step_launch.cpp) ----
+
+v1::JobDescriptor allocation(int nodes, const std::string& partition = "cpu") {
+  v1::JobDescriptor d;
+  d.set_batch(false);  // salloc / srun outside an allocation
+  d.set_name("alloc");
+  d.set_min_nodes(nodes);
+  d.add_partitions(partition);
+  d.set_work_dir("/tmp");
+  return d;
+}
+
+v1::StepReport srun_step(int64_t job, int64_t id, const std::string& state, int code) {
+  v1::StepReport s = step(job, true, state, code);
+  s.mutable_step()->set_step_id(id);
+  return s;
+}
+
+TEST(ControllerState, AnAllocationRunsNothingUntilAStepIsLaidOutOverItsNodes) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor d = allocation(2);
+  d.set_ntasks(4);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  register_all(*st, 1000);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(launches(go), 0);
+  v1::CreateStepRequest req;
+  req.set_job_id(1);
+  req.set_ntasks(3);
+  req.add_argv("hostname");
+  Effects sfx;
+  auto r = st->create_step(user(1000, "alice"), req, 1001, sfx);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->step().step_id(), 0);
+  ASSERT_EQ(r->step().nodes_size(), 2);
+  EXPECT_EQ(r->step().nodes(0).tasks(), 2);  // spread evenly, the first node takes one more
+  EXPECT_EQ(r->step().nodes(1).tasks(), 1);
+  ASSERT_EQ(launches(sfx), 2);
+  EXPECT_EQ(sfx.commands[1].launch.layout().global_task_ids(0), 2);
+  EXPECT_EQ(sfx.commands[1].launch.layout().node_index(), 1);
+  EXPECT_FALSE(sfx.batch.empty());  // the step record is durable with the launch
+  // Another user may not start steps in alice's allocation.
+  Effects denied;
+  EXPECT_FALSE(st->create_step(user(1001, "bob"), req, 1001, denied));
+  // Each node's end; the step ends with the last one, with the worst exit.
+  v1::NodeReport a = report(r->step().nodes(0).node());
+  *a.add_steps() = srun_step(1, 0, "FAILED", 4);
+  Effects e1;
+  ASSERT_TRUE(st->node_report(a, false, 1002, e1));
+  EXPECT_EQ(st->steps().at(1).steps.at(0).state(), "RUNNING");
+  v1::NodeReport b = report(r->step().nodes(1).node());
+  *b.add_steps() = srun_step(1, 0, "COMPLETED", 0);
+  Effects e2;
+  ASSERT_TRUE(st->node_report(b, false, 1003, e2));
+  const v1::StepRecord& done = st->steps().at(1).steps.at(0);
+  EXPECT_EQ(done.state(), "FAILED");
+  EXPECT_EQ(done.exit_code(), 4);
+  EXPECT_EQ(done.end_time(), 1003);
+  // The allocation ends when its srun or salloc says so.
+  v1::CompleteJobRequest c;
+  c.set_job_id(1);
+  c.set_exit_code(4);
+  Effects e3;
+  ASSERT_TRUE(st->complete_job(user(1000, "alice"), c, 1004, e3));
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::FAILED);
+  EXPECT_FALSE(holds_resources(st->jobs().at(1)));
+}
+
+TEST(ControllerState, GpuStepsTakeDistinctGpusAndWaitWhenNoneIsFree) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor d = allocation(1, "gpu");
+  d.add_gres("gpu:h100:2");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  register_all(*st, 1000);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  v1::CreateStepRequest req;
+  req.set_job_id(1);
+  req.set_gpus_per_node(1);
+  req.add_argv("true");
+  std::vector<int32_t> got;
+  for (int i = 0; i < 2; ++i) {
+    Effects e;
+    auto r = st->create_step(user(1000, "alice"), req, 1001, e);
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_TRUE(r->busy().empty());
+    ASSERT_EQ(r->step().nodes(0).gpus_size(), 1);
+    got.push_back(r->step().nodes(0).gpus(0));
+  }
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 1}));
+  Effects e;
+  auto third = st->create_step(user(1000, "alice"), req, 1001, e);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->busy(), "Requested nodes are busy");
+  EXPECT_TRUE(e.batch.empty());
+  // A step without a GPU request sees every GPU of the job.
+  v1::CreateStepRequest all;
+  all.set_job_id(1);
+  all.add_argv("true");
+  auto r = st->create_step(user(1000, "alice"), all, 1001, e);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->step().nodes(0).gpus_size(), 2);
+}
+
+TEST(ControllerState, ABatchJobHasABatchStepThatEndsWithIt) {
+  auto st = make_state();
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("exit 3"), false, 1000, fx));
+  register_all(*st, 1000);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  ASSERT_EQ(st->steps().at(1).steps.at(kBatchStepId).state(), "RUNNING");
+  v1::NodeReport r = report(st->jobs().at(1).rec.batch_host());
+  *r.add_steps() = step(1, true, "FAILED", 3);
+  Effects e;
+  ASSERT_TRUE(st->node_report(r, false, 1002, e));
+  const v1::StepRecord& b = st->steps().at(1).steps.at(kBatchStepId);
+  EXPECT_EQ(b.state(), "FAILED");
+  EXPECT_EQ(b.exit_code(), 3);
+  EXPECT_EQ(step_name(1, kBatchStepId), "1.batch");
+}
+
 }  // namespace
 }  // namespace drover::ctld

@@ -12,6 +12,7 @@
 
 #include "ctld/controller.hpp"
 #include "ctld/methods.hpp"
+#include "ctld/step_methods.hpp"
 #include "drover/v1/wire.pb.h"
 #include "rpc/unix_listener.hpp"
 #include "rpc/wire.hpp"
@@ -58,6 +59,11 @@ Outcome dispatch(Controller& c, const Caller& who, uint16_t method, const std::s
     case v1::WIRE_GET_CONFIG: return call<v1::GetConfigRequest, v1::GetConfigReply>(c, who, p, m::get_config);
     case v1::WIRE_RECONFIGURE: return call<v1::ReconfigureRequest, v1::ReconfigureReply>(c, who, p, m::reconfigure);
     case v1::WIRE_STATUS: return call<v1::StatusRequest, v1::StatusReply>(c, who, p, m::status);
+    case v1::WIRE_CREATE_STEP: return call<v1::CreateStepRequest, v1::CreateStepReply>(c, who, p, m::create_step);
+    case v1::WIRE_GET_STEP: return call<v1::GetStepRequest, v1::GetStepReply>(c, who, p, m::get_step);
+    case v1::WIRE_SIGNAL_STEP: return call<v1::SignalStepRequest, v1::SignalStepReply>(c, who, p, m::signal_step);
+    case v1::WIRE_COMPLETE_JOB:
+      return call<v1::CompleteJobRequest, v1::CompleteJobReply>(c, who, p, m::complete_job);
     default: return {kUnimplemented, "unknown method " + std::to_string(method) + " on the wire socket"};
   }
 }

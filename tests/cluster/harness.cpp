@@ -253,7 +253,7 @@ CmdResult TestCluster::run(const std::string& command, const std::vector<std::st
                            const std::string& stdin_text, const std::string& cwd) const {
   int out[2], err[2], in[2];
   if (pipe(out) || pipe(err) || pipe(in)) return {};
-  std::string path = bin_ + "/" + command;
+  std::string path = command.rfind('/', 0) == 0 ? command : bin_ + "/" + command;
   pid_t pid = fork();
   if (pid == 0) {
     dup2(in[0], 0);

@@ -66,6 +66,7 @@ class TestCluster {
   // work()/bin comes first on the commands' PATH (and so on their jobs').
   const std::string& work() const { return work_; }
 
+  // `command`: a name in build/bin (sbatch, srun, ...) or an absolute path ("/bin/bash").
   CmdResult run(const std::string& command, const std::vector<std::string>& args, const RunAs& as = {},
                 const std::string& stdin_text = "", const std::string& cwd = "") const;
   // sbatch ARGS...; the job id, or -1 (the refusal is in last_error()).

@@ -1,0 +1,47 @@
+// What srun and salloc share: getting an allocation (blocking, with Slurm's
+// messages) and running one step in it with the tasks' streams forwarded
+// (step_io.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client/api.hpp"
+#include "drover/v1/steps.pb.h"
+
+namespace drover::client {
+
+struct StepOutput {
+  bool label = false;       // -l: "R: " before every line of task R
+  bool unbuffered = false;  // -u: write what arrives, not whole lines
+  bool quiet = false;       // -Q
+  int verbose = 0;          // -v
+};
+
+// Creates the step (waiting while --exclusive resources are busy), forwards
+// stdin/stdout/stderr and signals until every task has ended, prints Slurm's
+// per-task error lines and returns srun's exit status: the highest task exit
+// code, 128+signal for a task killed by a signal (srun(1) RETURN VALUE).
+// `req` is filled except for the launcher address, which this sets.
+int run_step(const std::string& program, ControllerApi& api, v1::CreateStepRequest req, const StepOutput& out);
+
+// Allocation for srun/salloc outside one: submits `job` (batch=false) and
+// waits until it runs, printing "<program>: job N queued and waiting for
+// resources" and "... has been allocated resources" as Slurm does.
+// immediate_s >= 0 (-I): gives up after that many seconds (0: at once),
+// cancels the request and prints "Unable to allocate resources: ...".
+// Returns the running job's record, or the exit status to return (>0).
+struct Allocation {
+  int64_t job_id = 0;
+  v1::JobRecord rec;
+  int failed = 0;  // non-zero: exit with this
+};
+Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
+                    bool quiet);
+
+// salloc's environment for its command (SLURM_JOB_ID, SLURM_JOB_NODELIST, ...).
+std::vector<std::string> allocation_env(const v1::JobRecord& rec, const std::string& cluster,
+                                        const std::string& conf_path);
+
+}  // namespace drover::client

@@ -1,0 +1,362 @@
+// srun and salloc: inside an allocation (SLURM_JOB_ID) srun runs a step
+// there; outside it first obtains an allocation (as salloc does), runs the
+// step and gives the allocation back. salloc runs a command (default: the
+// user's shell) with the allocation's environment and releases it on exit.
+#include <libgen.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "cli/job_options.hpp"
+#include "client/commands.hpp"
+#include "client/launch.hpp"
+#include "client/session.hpp"
+#include "client/submit_map.hpp"
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+
+namespace drover::client {
+namespace {
+
+volatile sig_atomic_t g_interrupted = 0;
+extern "C" void on_wait_signal(int) { g_interrupted = 1; }
+
+Result<std::string> read_any(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("Unable to open file " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Options srun accepts but whose value Drover cannot honour: a clear refusal.
+int check_launch_options(const std::string& program, const cli::JobRequest& r, bool& pmix) {
+  if (r.pty) {
+    std::fprintf(stderr, "%s: error: --pty is not supported by Drover yet (no pseudo-terminal forwarding); run the "
+                         "command without --pty\n", program.c_str());
+    return 1;
+  }
+  if (r.multi_prog) {
+    std::fprintf(stderr, "%s: error: --multi-prog is not supported by Drover yet\n", program.c_str());
+    return 1;
+  }
+  if (r.mpi) {
+    std::string m = to_lower(*r.mpi);
+    if (m == "pmix" || m.rfind("pmix_v", 0) == 0) {
+      pmix = true;
+    } else if (m != "none") {
+      std::fprintf(stderr, "%s: error: MPI type '%s' is not available in Drover (it takes --mpi=none or --mpi=pmix)\n",
+                   program.c_str(), r.mpi->c_str());
+      return 1;
+    }
+  }
+  if (r.cpu_bind) {
+    for (const auto& item : split(to_lower(*r.cpu_bind), ',')) {
+      if (item == "none" || item == "no" || item == "q" || item == "quiet" || item == "v" || item == "verbose") continue;
+      std::fprintf(stderr, "%s: error: --cpu-bind=%s: Drover does not bind tasks to CPUs yet; it takes none, q/quiet "
+                           "and v/verbose\n", program.c_str(), r.cpu_bind->c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterContext& who, int64_t job_id) {
+  v1::CreateStepRequest s;
+  s.set_job_id(job_id);
+  std::string name = r.job_name ? *r.job_name : r.argv.empty() ? "srun" : r.argv[0];
+  if (!r.job_name) name = name.substr(name.rfind('/') + 1);
+  s.set_name(name);
+  if (r.ntasks) s.set_ntasks(static_cast<int32_t>(*r.ntasks));
+  if (r.nodes) {
+    s.set_nodes(static_cast<int32_t>(r.nodes->min));
+    s.set_max_nodes(static_cast<int32_t>(r.nodes->max));
+  }
+  if (r.ntasks_per_node) s.set_ntasks_per_node(static_cast<int32_t>(*r.ntasks_per_node));
+  if (r.cpus_per_task) s.set_cpus_per_task(static_cast<int32_t>(*r.cpus_per_task));
+  if (r.nodelist) s.set_nodelist(*r.nodelist);
+  s.set_exclusive(r.sharing == cli::Sharing::kExclusive);
+  if (r.gpus) {
+    s.set_gpus(static_cast<int32_t>(r.gpus->count));
+    s.set_gpus_opt(r.gpus->type.empty() ? std::to_string(r.gpus->count) : r.gpus->type + ":" + std::to_string(r.gpus->count));
+  }
+  if (r.gpus_per_node) s.set_gpus_per_node(static_cast<int32_t>(r.gpus_per_node->count));
+  for (const auto& g : r.gres) {
+    if (g.name == "gpu") s.set_gpus_per_node(static_cast<int32_t>(g.count));
+  }
+  for (const auto& a : r.argv) s.add_argv(a);
+  for (const auto& [k, v] : who.env) s.add_environment(k + "=" + v);
+  s.set_export_spec(export_text(r.export_env));
+  s.set_work_dir(r.chdir ? *r.chdir : who.cwd);
+  if (r.stdout_path) s.set_stdout_pattern(*r.stdout_path);
+  if (r.stderr_path) s.set_stderr_pattern(*r.stderr_path);
+  if (r.stdin_path) {
+    std::string in = to_lower(*r.stdin_path);
+    if (in == "none") s.set_stdin_pattern("/dev/null");
+    else if (in != "all" && in != "0") s.set_stdin_pattern(*r.stdin_path);
+    if (in == "all") s.set_stdin_all(true);
+  }
+  s.set_kill_on_bad_exit(r.kill_on_bad_exit.value_or(false));
+  if (r.time_limit && *r.time_limit != kInfinite) s.set_time_limit_s(*r.time_limit);
+  mode_t m = umask(0);
+  umask(m);
+  s.set_umask(static_cast<int32_t>(m));
+  return s;
+}
+
+struct Parsed {
+  cli::JobRequest req;
+  int exit = -1;  // >= 0: exit with this now
+};
+
+Parsed parse(cli::SubmitCommand cmd, const Invocation& inv) {
+  cli::SubmitInputs in;
+  in.command = cmd;
+  in.args = inv.args;
+  in.env = inv.env;
+  in.read_file = read_any;
+  in.read_stdin = [] { return Result<std::string>(std::string()); };
+  in.now = static_cast<UnixTime>(std::time(nullptr));
+  Parsed p;
+  auto parsed = cli::parse_submission(in);
+  if (!parsed) {
+    write_out(parsed.error().text, stderr);
+    p.exit = parsed.error().exit_code;
+    return p;
+  }
+  if (parsed->action == cli::SubmitAction::kPrint) {
+    write_out(parsed->output, stdout);
+    p.exit = 0;
+    return p;
+  }
+  for (const auto& w : parsed->warnings) write_out(w + (w.empty() || w.back() != '\n' ? "\n" : ""), stderr);
+  p.req = std::move(parsed->request);
+  return p;
+}
+
+// Inside an allocation SLURM_NNODES, SLURM_NTASKS and SLURM_NTASKS_PER_NODE
+// carry the job's shape into srun; a shape given on srun's command line
+// (-n, -N, -w, --ntasks-per-node) replaces all of it, so `srun -n1 -w node2`
+// in a two-node job runs one task there instead of asking for two nodes.
+void shape_from_command_line(cli::JobRequest& r) {
+  const char* keys[] = {"nodes", "ntasks", "ntasks-per-node", "nodelist"};
+  auto from_env = [&](const char* k) {
+    auto it = r.origins.find(k);
+    return it != r.origins.end() && it->second.layer == cli::OptionOrigin::Layer::kEnvironment;
+  };
+  bool cli_shape = false;
+  for (const char* k : keys) cli_shape |= r.origins.count(k) && !from_env(k);
+  if (!cli_shape) return;
+  if (from_env("nodes")) r.nodes.reset();
+  if (from_env("ntasks")) r.ntasks.reset();
+  if (from_env("ntasks-per-node")) r.ntasks_per_node.reset();
+}
+
+int immediate_seconds(const cli::JobRequest& r) {
+  if (!r.immediate) return -1;
+  return r.immediate_timeout ? static_cast<int>(*r.immediate_timeout) : 0;
+}
+
+}  // namespace
+
+Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
+                    bool quiet) {
+  Allocation a;
+  auto sub = api.submit(job, false);
+  if (!sub) {
+    if (sub.error().unreachable) {
+      write_out(unreachable_text(program, sub.error(), api.endpoint()), stderr);
+    } else {
+      const std::string& m = sub.error().message;
+      std::fprintf(stderr, "%s: error: Unable to allocate resources: %s\n", program.c_str(), m.substr(0, m.find('\n')).c_str());
+      if (m.find('\n') != std::string::npos) print_error_lines(program, m.substr(m.find('\n') + 1));
+    }
+    a.failed = 1;
+    return a;
+  }
+  a.job_id = sub->job_id();
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_handler = on_wait_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  auto restore = [&] {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  };
+  auto start = std::chrono::steady_clock::now();
+  bool said = false;
+  int delay_ms = 2;
+  for (;;) {
+    auto r = api.get_jobs({a.job_id}, false);
+    if (r && r->jobs_size() > 0) {
+      const v1::JobRecord& rec = r->jobs(0);
+      if (rec.state() == v1::RUNNING) {
+        if (said && !quiet) {
+          std::fprintf(stderr, "%s: job %lld has been allocated resources\n", program.c_str(), static_cast<long long>(a.job_id));
+        }
+        a.rec = rec;
+        restore();
+        return a;
+      }
+      if (rec.state() != v1::PENDING) {
+        std::fprintf(stderr, "%s: error: Job allocation %lld has been revoked.\n", program.c_str(),
+                     static_cast<long long>(a.job_id));
+        a.failed = 1;
+        restore();
+        return a;
+      }
+      auto waited = std::chrono::steady_clock::now() - start;
+      bool evaluated = rec.last_sched_eval() > 0;
+      bool give_up = immediate_s >= 0 && ((immediate_s == 0 && evaluated) || waited > std::chrono::seconds(immediate_s) ||
+                                          (immediate_s == 0 && waited > std::chrono::seconds(2)));
+      if (give_up || g_interrupted) {
+        api.complete_job(a.job_id, 0, 0);  // a pending allocation is withdrawn
+        if (give_up) {
+          std::fprintf(stderr, "%s: error: Unable to allocate resources: Requested nodes are busy\n", program.c_str());
+        } else {
+          std::fprintf(stderr, "%s: Job allocation %lld has been revoked.\n", program.c_str(), static_cast<long long>(a.job_id));
+        }
+        a.failed = 1;
+        restore();
+        return a;
+      }
+      if (!said && evaluated && immediate_s < 0) {
+        if (!quiet) {
+          if (program == "salloc") {
+            std::fprintf(stderr, "salloc: Pending job allocation %lld\n", static_cast<long long>(a.job_id));
+          }
+          std::fprintf(stderr, "%s: job %lld queued and waiting for resources\n", program.c_str(),
+                       static_cast<long long>(a.job_id));
+        }
+        said = true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    delay_ms = std::min(delay_ms * 2, 200);
+  }
+}
+
+std::vector<std::string> allocation_env(const v1::JobRecord& rec, const std::string& cluster,
+                                        const std::string& conf_path) {
+  std::vector<std::string> nodes;
+  std::vector<int> cpus, tasks;
+  for (const auto& t : rec.alloc().nodes()) {
+    nodes.push_back(t.node());
+    cpus.push_back(t.cpus());
+    tasks.push_back(std::max(1, t.tasks()));
+  }
+  const v1::JobDescriptor& d = rec.desc();
+  std::string id = std::to_string(rec.job_id());
+  std::string list = hostlist_compress(nodes);
+  std::vector<std::string> env = {
+      "SLURM_JOB_ID=" + id,
+      "SLURM_JOBID=" + id,
+      "SLURM_JOB_NAME=" + d.name(),
+      "SLURM_JOB_NODELIST=" + list,
+      "SLURM_NODELIST=" + list,
+      "SLURM_JOB_NUM_NODES=" + std::to_string(nodes.size()),
+      "SLURM_NNODES=" + std::to_string(nodes.size()),
+      "SLURM_JOB_CPUS_PER_NODE=" + compress_counts(cpus),
+      "SLURM_TASKS_PER_NODE=" + compress_counts(tasks),
+      "SLURM_JOB_PARTITION=" + rec.partition(),
+      "SLURM_JOB_ACCOUNT=" + rec.account(),
+      "SLURM_JOB_QOS=" + rec.qos(),
+      "SLURM_CLUSTER_NAME=" + cluster,
+      "SLURM_SUBMIT_DIR=" + (d.submit_dir().empty() ? d.work_dir() : d.submit_dir()),
+      "SLURM_SUBMIT_HOST=" + d.submit_host(),
+      "SLURM_CONF=" + conf_path,
+      "DROVER_CONF=" + conf_path,
+  };
+  if (d.ntasks() > 0) {
+    env.push_back("SLURM_NTASKS=" + std::to_string(d.ntasks()));
+    env.push_back("SLURM_NPROCS=" + std::to_string(d.ntasks()));
+  }
+  if (d.ntasks_per_node() > 0) env.push_back("SLURM_NTASKS_PER_NODE=" + std::to_string(d.ntasks_per_node()));
+  if (d.cpus_per_task() > 0) env.push_back("SLURM_CPUS_PER_TASK=" + std::to_string(d.cpus_per_task()));
+  return env;
+}
+
+int srun_main(const Args& args) {
+  Invocation inv = invocation("srun", args);
+  Parsed p = parse(cli::SubmitCommand::kSrun, inv);
+  if (p.exit >= 0) return p.exit;
+  shape_from_command_line(p.req);
+  const cli::JobRequest& req = p.req;
+  bool pmix = false;
+  if (int rc = check_launch_options("srun", req, pmix); rc) return rc;
+  if (req.argv.empty()) {
+    std::fprintf(stderr, "srun: fatal: No command given to execute.\n");
+    return 1;
+  }
+  if (pmix && !req.quiet) {
+    std::fprintf(stderr, "srun: warning: --mpi=pmix: Drover's agents do not serve PMIx yet (no PMIx server, no "
+                         "PMIX_* variables); the tasks run, but a program that calls PMIx_Init (an MPI program "
+                         "started directly by srun) cannot wire up: start it with mpirun inside the allocation\n");
+  }
+  auto api = connect_or_report(inv);
+  if (!api) return 1;
+  SubmitterContext who = current_submitter();
+  StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
+  if (req.jobid) {
+    return run_step("srun", *api, step_request(req, who, *req.jobid), out);
+  }
+  Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
+  if (a.failed) return a.failed;
+  int rc = run_step("srun", *api, step_request(req, who, a.job_id), out);
+  api->complete_job(a.job_id, rc, 0);
+  return rc;
+}
+
+int salloc_main(const Args& args) {
+  Invocation inv = invocation("salloc", args);
+  Parsed p = parse(cli::SubmitCommand::kSalloc, inv);
+  if (p.exit >= 0) return p.exit;
+  cli::JobRequest& req = p.req;
+  if (req.argv.empty()) {
+    const char* shell = std::getenv("SHELL");
+    struct passwd* pw = getpwuid(getuid());
+    req.argv.push_back(shell && *shell ? shell : pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+  }
+  auto api = connect_or_report(inv);
+  if (!api) return 1;
+  SubmitterContext who = current_submitter();
+  Allocation a = allocate("salloc", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
+  if (a.failed) return a.failed;
+  if (!req.quiet) std::fprintf(stderr, "salloc: Granted job allocation %lld\n", static_cast<long long>(a.job_id));
+  std::vector<std::string> env;
+  for (const auto& [k, v] : who.env) env.push_back(k + "=" + v);
+  for (auto& kv : allocation_env(a.rec, api->endpoint().cluster, api->endpoint().conf_path)) env.push_back(kv);
+  signal(SIGINT, SIG_IGN);  // Ctrl-C belongs to the command (salloc(1))
+  pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    std::vector<char*> argv, envp;
+    for (auto& a2 : req.argv) argv.push_back(a2.data());
+    argv.push_back(nullptr);
+    for (auto& kv : env) envp.push_back(kv.data());
+    envp.push_back(nullptr);
+    execvpe(argv[0], argv.data(), envp.data());
+    std::fprintf(stderr, "salloc: error: %s: %s\n", req.argv[0].c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
+  api->complete_job(a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return rc;
+}
+
+}  // namespace drover::client

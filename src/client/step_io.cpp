@@ -1,0 +1,558 @@
+// srun's side of a step: a TCP listener the tasks' streams connect to (the
+// step daemons open one connection per task and stream, announced with
+// "DROVERIO <key> <rank> <stream>"), output written line by line (or as it
+// comes with -u) with "R: " labels under -l, stdin forwarded, Ctrl-C and
+// other signals handled as srun(1) describes, and the step's end read from
+// the controller.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "client/launch.hpp"
+#include "client/session.hpp"
+
+namespace drover::client {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int g_signal_pipe[2] = {-1, -1};
+
+extern "C" void on_signal(int sig) {
+  unsigned char b = static_cast<unsigned char>(sig);
+  ssize_t ignored = write(g_signal_pipe[1], &b, 1);
+  (void)ignored;
+}
+
+void install_signals() {
+  if (g_signal_pipe[0] < 0) {
+    if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT}) sigaction(sig, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+std::string random_key() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string k;
+  for (int i = 0; i < 32; ++i) k += hex[rd() & 15];
+  return k;
+}
+
+// The address the nodes reach srun at (SLURM_SRUN_COMM_HOST,
+// SLURM_LAUNCH_NODE_IPADDR): this host name's IPv4 address, else loopback.
+std::string launcher_host() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  std::string out = "127.0.0.1";
+  if (buf[0] && getaddrinfo(buf, nullptr, &hints, &found) == 0 && found) {
+    char ip[INET_ADDRSTRLEN] = {};
+    auto* a = reinterpret_cast<sockaddr_in*>(found->ai_addr);
+    if (inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip)) out = ip;
+    freeaddrinfo(found);
+  }
+  return out;
+}
+
+bool write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+struct Conn {
+  int fd = -1;
+  bool hello = false;  // announced
+  int rank = -1;
+  int stream = -1;     // 0 stdin, 1 stdout, 2 stderr
+  std::string buf;     // hello bytes, then output not yet written (a partial line)
+  bool at_line_start = true;
+  std::string pending_in;  // stdin bytes not yet written to the task
+};
+
+class StepIo {
+ public:
+  StepIo(const std::string& program, ControllerApi& api, const StepOutput& out)
+      : program_(program), api_(api), out_(out) {}
+
+  int run(v1::CreateStepRequest req);
+
+ private:
+  bool listen_socket(int& port);
+  bool create(v1::CreateStepRequest& req);
+  void accept_all();
+  void read_conn(Conn& c);
+  void emit(Conn& c, const char* data, std::size_t n, bool final);
+  std::string label(int rank) const;
+  void read_stdin();
+  void flush_stdin(Conn& c);
+  void handle_signal(int sig);
+  void print_status();
+  bool poll_step();
+  int finish();
+  int stdin_conns_open() const;
+
+  std::string program_;
+  ControllerApi& api_;
+  StepOutput out_;
+  int listen_fd_ = -1;
+  std::string key_;
+  std::vector<std::unique_ptr<Conn>> conns_;
+  int64_t job_ = 0, step_ = 0;
+  v1::StepRecord rec_;
+  bool final_ = false;
+  bool stdin_eof_ = false;
+  int label_width_ = 1;
+  int expected_out_ = 0;  // output connections to expect
+  int eof_out_ = 0;
+  Clock::time_point last_int_{};
+  bool have_int_ = false;
+  bool cancelled_ = false;
+};
+
+bool StepIo::listen_socket(int& port) {
+  listen_fd_ = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  bool v6 = listen_fd_ >= 0;
+  if (v6) {
+    int off = 0;
+    setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+    sockaddr_in6 a{};
+    a.sin6_family = AF_INET6;
+    a.sin6_addr = in6addr_any;
+    if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      close(listen_fd_);
+      v6 = false;
+    }
+  }
+  if (!v6) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return false;
+  }
+  if (listen(listen_fd_, 1024) != 0) return false;
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len);
+  port = ntohs(ss.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port
+                                        : reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  return true;
+}
+
+// CreateStep, waiting while the step's --exclusive CPUs or GPUs are busy.
+bool StepIo::create(v1::CreateStepRequest& req) {
+  bool said = false;
+  for (;;) {
+    auto r = api_.create_step(req);
+    if (!r) {
+      const std::string& m = r.error().message;
+      std::string first = m.substr(0, m.find('\n'));
+      std::fprintf(stderr, "%s: error: Unable to create step for job %lld: %s\n", program_.c_str(),
+                   static_cast<long long>(req.job_id()), first.c_str());
+      if (m.find('\n') != std::string::npos) print_error_lines(program_, m.substr(m.find('\n') + 1));
+      return false;
+    }
+    if (r->busy().empty()) {
+      rec_ = r->step();
+      if (said) {
+        std::fprintf(stderr, "%s: Step created for StepId=%lld.%lld\n", program_.c_str(),
+                     static_cast<long long>(rec_.job_id()), static_cast<long long>(rec_.step_id()));
+      }
+      return true;
+    }
+    if (!said) {
+      std::fprintf(stderr, "%s: Job %lld step creation temporarily disabled, retrying (%s)\n", program_.c_str(),
+                   static_cast<long long>(req.job_id()), r->busy().c_str());
+      said = true;
+    }
+    pollfd p{g_signal_pipe[0], POLLIN, 0};
+    if (poll(&p, 1, 200) > 0) {
+      unsigned char sig = 0;
+      if (read(g_signal_pipe[0], &sig, 1) == 1 && (sig == SIGINT || sig == SIGTERM || sig == SIGQUIT)) {
+        std::fprintf(stderr, "%s: error: Unable to create step for job %lld: interrupted while waiting\n",
+                     program_.c_str(), static_cast<long long>(req.job_id()));
+        return false;
+      }
+    }
+  }
+}
+
+std::string StepIo::label(int rank) const {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%*d: ", label_width_, rank);
+  return buf;
+}
+
+void StepIo::emit(Conn& c, const char* data, std::size_t n, bool final) {
+  int fd = c.stream == 2 ? 2 : 1;
+  if (!out_.label) {
+    if (out_.unbuffered) {
+      write_all(fd, data, n);
+      return;
+    }
+    c.buf.append(data, n);
+    std::size_t cut = final ? c.buf.size() : c.buf.rfind('\n');
+    if (cut == std::string::npos) return;
+    std::size_t len = final ? cut : cut + 1;
+    write_all(fd, c.buf.data(), len);
+    c.buf.erase(0, len);
+    return;
+  }
+  // Labelled: whole lines with their prefix (a last line without newline too).
+  c.buf.append(data, n);
+  std::string outbuf;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t nl = c.buf.find('\n', start);
+    if (nl == std::string::npos) break;
+    outbuf += label(c.rank);
+    outbuf.append(c.buf, start, nl + 1 - start);
+    start = nl + 1;
+  }
+  c.buf.erase(0, start);
+  if ((final || out_.unbuffered) && !c.buf.empty()) {
+    outbuf += label(c.rank) + c.buf;
+    if (final) outbuf += "\n";  // Slurm ends a labelled partial line
+    c.buf.clear();
+  }
+  if (!outbuf.empty()) write_all(fd, outbuf.data(), outbuf.size());
+}
+
+void StepIo::accept_all() {
+  for (;;) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    auto c = std::make_unique<Conn>();
+    c->fd = fd;
+    conns_.push_back(std::move(c));
+  }
+}
+
+void StepIo::read_conn(Conn& c) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(c.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return;  // EAGAIN
+    if (n == 0) {
+      if (c.hello && c.stream != 0) {
+        emit(c, "", 0, true);
+        ++eof_out_;
+      }
+      close(c.fd);
+      c.fd = -1;
+      return;
+    }
+    if (!c.hello) {
+      c.buf.append(buf, static_cast<std::size_t>(n));
+      auto nl = c.buf.find('\n');
+      if (nl == std::string::npos) {
+        if (c.buf.size() > 256) { close(c.fd); c.fd = -1; }
+        continue;
+      }
+      char key[80] = {};
+      int rank = -1, stream = -1;
+      std::string line = c.buf.substr(0, nl);
+      std::string rest = c.buf.substr(nl + 1);
+      c.buf.clear();
+      if (std::sscanf(line.c_str(), "DROVERIO %79s %d %d", key, &rank, &stream) != 3 || key_ != key || stream < 0 ||
+          stream > 2) {
+        close(c.fd);  // not one of this step's tasks
+        c.fd = -1;
+        return;
+      }
+      c.hello = true;
+      c.rank = rank;
+      c.stream = stream;
+      if (stream == 0) {
+        shutdown(c.fd, SHUT_RD);
+        return;
+      }
+      if (!rest.empty()) emit(c, rest.data(), rest.size(), false);
+      continue;
+    }
+    emit(c, buf, static_cast<std::size_t>(n), false);
+  }
+}
+
+int StepIo::stdin_conns_open() const {
+  int n = 0;
+  for (const auto& c : conns_) n += c->fd >= 0 && c->hello && c->stream == 0;
+  return n;
+}
+
+void StepIo::flush_stdin(Conn& c) {
+  while (!c.pending_in.empty()) {
+    ssize_t w = write(c.fd, c.pending_in.data(), c.pending_in.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) return;
+    if (w <= 0) {  // the task closed its stdin
+      close(c.fd);
+      c.fd = -1;
+      return;
+    }
+    c.pending_in.erase(0, static_cast<std::size_t>(w));
+  }
+  if (stdin_eof_) {
+    close(c.fd);
+    c.fd = -1;
+  }
+}
+
+void StepIo::read_stdin() {
+  char buf[65536];
+  ssize_t n = read(0, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) stdin_eof_ = true;
+  for (auto& c : conns_) {
+    if (c->fd < 0 || !c->hello || c->stream != 0) continue;
+    if (n > 0) c->pending_in.append(buf, static_cast<std::size_t>(n));
+    flush_stdin(*c);
+  }
+}
+
+void StepIo::print_status() {
+  auto r = api_.get_step(job_, step_);
+  if (!r) return;
+  int rank = 0;
+  for (const auto& n : r->step().nodes()) {
+    std::string range = n.tasks() == 1 ? "task " + std::to_string(rank)
+                                       : "tasks " + std::to_string(rank) + "-" + std::to_string(rank + n.tasks() - 1);
+    std::fprintf(stderr, "%s: StepId=%lld.%lld %s: %s\n", program_.c_str(), static_cast<long long>(job_),
+                 static_cast<long long>(step_), range.c_str(), n.ended() ? "exited" : "running");
+    rank += n.tasks();
+  }
+}
+
+// srun(1): Ctrl-C once reports the tasks' status; again within a second the
+// step is ended. Other signals are sent to the tasks.
+void StepIo::handle_signal(int sig) {
+  if (sig == SIGINT) {
+    auto now = Clock::now();
+    if (have_int_ && now - last_int_ < std::chrono::seconds(1)) {
+      if (!cancelled_) {
+        std::fprintf(stderr, "%s: sending Ctrl-C to StepId=%lld.%lld\n", program_.c_str(),
+                     static_cast<long long>(job_), static_cast<long long>(step_));
+        std::fprintf(stderr, "%s: forcing job termination\n", program_.c_str());
+        api_.signal_step(job_, step_, SIGKILL, true);
+        cancelled_ = true;
+      }
+      return;
+    }
+    have_int_ = true;
+    last_int_ = now;
+    std::fprintf(stderr, "%s: interrupt (one more within 1 sec to abort)\n", program_.c_str());
+    print_status();
+    return;
+  }
+  if (sig == SIGQUIT) {
+    api_.signal_step(job_, step_, SIGKILL, true);
+    cancelled_ = true;
+    return;
+  }
+  api_.signal_step(job_, step_, sig, false);
+}
+
+bool StepIo::poll_step() {
+  auto r = api_.get_step(job_, step_);
+  if (!r) return false;  // the controller may be restarting: ask again later
+  rec_ = r->step();
+  final_ = !rec_.state().empty() && rec_.state() != "RUNNING";
+  return final_;
+}
+
+std::string task_range(const std::vector<int>& ranks) {
+  if (ranks.size() == 1) return "task " + std::to_string(ranks[0]);
+  std::string s = "tasks ";
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (i) s += ",";
+    s += std::to_string(ranks[i]);
+    if (j > i) s += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+// Slurm's lines for tasks that did not end well, and the exit status.
+int StepIo::finish() {
+  int rc = 0;
+  const std::string step = std::to_string(job_) + "." + std::to_string(step_);
+  for (const auto& n : rec_.nodes()) {
+    if (n.tasks_ended().empty()) {
+      if (n.state() != "COMPLETED" && !n.reason().empty()) {
+        std::fprintf(stderr, "%s: error: Task launch for StepId=%s failed on node %s: %s\n", program_.c_str(),
+                     step.c_str(), n.node().c_str(), n.reason().c_str());
+        rc = std::max(rc, 1);
+      }
+      rc = std::max(rc, n.exit_signal() ? 128 + n.exit_signal() : n.exit_code());
+      continue;
+    }
+    std::map<std::string, std::vector<int>> by_end;  // message -> ranks
+    for (const auto& t : n.tasks_ended()) {
+      rc = std::max(rc, t.exit_signal() ? 128 + t.exit_signal() : t.exit_code());
+      if (!t.error().empty()) {
+        std::fprintf(stderr, "%s: error: %s: task %d: %s\n", program_.c_str(), n.node().c_str(), t.rank(),
+                     t.error().c_str());
+      }
+      if (t.exit_signal()) {
+        by_end[strsignal(t.exit_signal())].push_back(t.rank());
+      } else if (t.exit_code()) {
+        by_end["Exited with exit code " + std::to_string(t.exit_code())].push_back(t.rank());
+      }
+    }
+    for (auto& [what, ranks] : by_end) {
+      std::sort(ranks.begin(), ranks.end());
+      std::fprintf(stderr, "%s: error: %s: %s: %s\n", program_.c_str(), n.node().c_str(), task_range(ranks).c_str(),
+                   what.c_str());
+    }
+  }
+  if (rec_.state() == "TIMEOUT") {
+    std::fprintf(stderr, "%s: error: *** STEP %s CANCELLED DUE TO TIME LIMIT ***\n", program_.c_str(), step.c_str());
+  } else if (rec_.state() == "CANCELLED" && !cancelled_) {
+    std::fprintf(stderr, "%s: error: *** STEP %s CANCELLED ***\n", program_.c_str(), step.c_str());
+  }
+  if (rc == 0 && rec_.state() != "COMPLETED") rc = 1;
+  return rc;
+}
+
+int StepIo::run(v1::CreateStepRequest req) {
+  install_signals();
+  int port = 0;
+  // The tasks' streams come here unless -o sends them to files; the address
+  // is in the tasks' environment either way (SLURM_SRUN_COMM_HOST/PORT).
+  bool to_srun = req.stdout_pattern().empty();
+  if (!listen_socket(port)) {
+    std::fprintf(stderr, "%s: error: cannot listen for the tasks' output: %s\n", program_.c_str(), std::strerror(errno));
+    return 1;
+  }
+  key_ = random_key();
+  req.set_launcher_host(launcher_host());
+  req.set_launcher_port(port);
+  req.set_io_key(key_);
+  const auto t_begin = Clock::now();
+  auto trace = [&](const char* what) {
+    if (out_.verbose > 1) {
+      std::fprintf(stderr, "%s: %s at +%.1f ms\n", program_.c_str(), what,
+                   std::chrono::duration<double, std::milli>(Clock::now() - t_begin).count());
+    }
+  };
+  if (!create(req)) return 1;
+  trace("step created");
+  job_ = rec_.job_id();
+  step_ = rec_.step_id();
+  for (int n = rec_.ntasks() - 1; n >= 10; n /= 10) ++label_width_;
+  expected_out_ = to_srun ? rec_.ntasks() * (req.stderr_pattern().empty() ? 2 : 1) : 0;
+  if (out_.verbose > 0) {
+    std::fprintf(stderr, "%s: launching StepId=%lld.%lld on host(s) %d: %d tasks\n", program_.c_str(),
+                 static_cast<long long>(job_), static_cast<long long>(step_), rec_.nodes_size(), rec_.ntasks());
+  }
+  auto next_poll = Clock::now() + std::chrono::milliseconds(200);
+  auto final_at = Clock::time_point{};
+  int interval_ms = 5;
+  bool streams_were_done = false;
+  auto streams_closed_at = Clock::now();
+  for (;;) {
+    std::vector<pollfd> fds;
+    fds.push_back({g_signal_pipe[0], POLLIN, 0});
+    if (listen_fd_ >= 0) fds.push_back({listen_fd_, POLLIN, 0});
+    bool want_stdin = !stdin_eof_ && stdin_conns_open() > 0;
+    for (const auto& c : conns_) {
+      if (c->fd < 0) continue;
+      short ev = c->hello && c->stream == 0 ? (c->pending_in.empty() ? 0 : POLLOUT) : POLLIN;
+      if (c->hello && c->stream == 0 && !c->pending_in.empty()) want_stdin = false;
+      fds.push_back({c->fd, ev, 0});
+    }
+    if (want_stdin) fds.push_back({0, POLLIN, 0});
+    auto now = Clock::now();
+    int wait = static_cast<int>(std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::milliseconds>(next_poll - now).count()));
+    poll(fds.data(), fds.size(), wait);
+    unsigned char sig;
+    while (read(g_signal_pipe[0], &sig, 1) == 1) handle_signal(sig);
+    if (listen_fd_ >= 0) accept_all();
+    for (auto& c : conns_) {
+      if (c->fd < 0) continue;
+      if (c->hello && c->stream == 0) {
+        flush_stdin(*c);
+      } else {
+        read_conn(*c);
+      }
+    }
+    if (want_stdin) {
+      pollfd p{0, POLLIN, 0};
+      if (poll(&p, 1, 0) > 0) read_stdin();
+    }
+    bool streams_done = eof_out_ >= expected_out_;
+    now = Clock::now();
+    if (streams_done && !streams_were_done) {
+      trace("the tasks' streams closed");
+      streams_were_done = true;  // the end is near: ask at once, then often
+      streams_closed_at = now;
+      interval_ms = 1;
+      next_poll = now;
+    }
+    if (!final_ && (now >= next_poll)) {
+      if (poll_step()) {
+        final_at = now;
+        trace("the step ended");
+      }
+      // Once the streams are closed the end is near (the agent reports it at
+      // once): ask every few ms for a second, then every 100 ms; before, now and then.
+      bool recent = streams_done && now - streams_closed_at < std::chrono::seconds(1);
+      interval_ms = !streams_done ? 250 : recent ? std::min(interval_ms * 2, 8) : 100;
+      next_poll = now + std::chrono::milliseconds(interval_ms);
+    }
+    if (final_) {
+      // The tasks are gone; their last bytes are in flight at most.
+      if (streams_done || now - final_at > std::chrono::seconds(2)) break;
+      next_poll = now + std::chrono::milliseconds(20);
+    }
+  }
+  for (auto& c : conns_) {
+    if (c->fd < 0) continue;
+    if (c->hello && c->stream != 0) emit(*c, "", 0, true);
+    close(c->fd);
+  }
+  if (listen_fd_ >= 0) close(listen_fd_);
+  return finish();
+}
+
+}  // namespace
+
+int run_step(const std::string& program, ControllerApi& api, v1::CreateStepRequest req, const StepOutput& out) {
+  StepIo io(program, api, out);
+  return io.run(std::move(req));
+}
+
+}  // namespace drover::client

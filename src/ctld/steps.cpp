@@ -1,0 +1,237 @@
+// Job steps: creation and layout over the allocation, their ends as the
+// agents report them, the batch step, and the steps' durable records.
+#include <algorithm>
+#include <csignal>
+#include <set>
+
+#include "common/hostlist.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+// Severity of a step's end state: the step takes its most severe node's.
+int severity(const std::string& st) {
+  if (st == "NODE_FAIL") return 6;
+  if (st == "CANCELLED") return 5;
+  if (st == "TIMEOUT") return 4;
+  if (st == "OUT_OF_MEMORY") return 3;
+  if (st == "FAILED") return 2;
+  return st == "COMPLETED" ? 1 : 0;
+}
+
+std::string step_tres(const v1::StepRecord& s) {
+  int64_t gpus = 0;
+  for (const auto& n : s.nodes()) gpus += n.gpus_size();
+  std::string t = "cpu=" + std::to_string(s.cpus());
+  if (gpus > 0) t += ",gres/gpu=" + std::to_string(gpus);
+  return t + ",node=" + std::to_string(s.nodes_size());
+}
+
+}  // namespace
+
+std::string step_name(int64_t job_id, int64_t step_id) {
+  return std::to_string(job_id) + "." + (step_id == kBatchStepId ? std::string("batch") : std::to_string(step_id));
+}
+
+bool step_final(const v1::StepRecord& s) { return !s.state().empty() && s.state() != "RUNNING"; }
+
+void settle_step(v1::StepRecord& s, int64_t now) {
+  std::string worst = "COMPLETED";
+  int code = 0, sig = 0;
+  for (const auto& n : s.nodes()) {
+    if (severity(n.state()) > severity(worst)) worst = n.state();
+    code = std::max(code, n.exit_code());
+    if (n.exit_signal() != 0) sig = n.exit_signal();
+    if (s.reason().empty() && !n.reason().empty()) s.set_reason(n.node() + ": " + n.reason());
+  }
+  if (s.cancelled()) worst = "CANCELLED";
+  s.set_state(worst);
+  s.set_exit_code(code);
+  s.set_exit_signal(sig);
+  s.set_end_time(now);
+}
+
+void ControllerState::put_step(const v1::StepRecord& s, Effects& fx) const {
+  std::vector<std::string> names;
+  for (const auto& n : s.nodes()) names.push_back(n.node());
+  std::string payload;
+  s.SerializeToString(&payload);
+  fx.batch.put(store::Put{kStepsTable,
+                          step_name(s.job_id(), s.step_id()),
+                          std::move(payload),
+                          {{"job_id", s.job_id()},
+                           {"step_id", s.step_id()},
+                           {"name", s.name()},
+                           {"nodes", hostlist_compress(names)},
+                           {"ntasks", static_cast<int64_t>(s.ntasks())},
+                           {"cpus", static_cast<int64_t>(s.cpus())},
+                           {"tres", s.tres()},
+                           {"start_time", s.start_time()},
+                           {"end_time", s.end_time()},
+                           {"state", s.state()},
+                           {"exit_code", static_cast<int64_t>(s.exit_code())},
+                           {"exit_signal", static_cast<int64_t>(s.exit_signal())}}});
+}
+
+Status ControllerState::recover_steps(const std::vector<std::pair<std::string, std::string>>& payloads) {
+  for (const auto& [key, payload] : payloads) {
+    v1::StepRecord s;
+    if (!s.ParseFromString(payload)) return make_error("state store: step record " + key + " is unreadable");
+    if (!jobs_.count(s.job_id())) continue;  // the job left memory (MinJobAge): its steps stay in the store
+    JobSteps& js = steps_[s.job_id()];
+    if (s.step_id() >= 0) js.next_id = std::max(js.next_id, s.step_id() + 1);
+    js.steps[s.step_id()] = std::move(s);
+  }
+  return {};
+}
+
+void ControllerState::start_batch_step(const Job& j, int64_t now, Effects& fx) {
+  v1::StepRecord s;
+  s.set_job_id(j.rec.job_id());
+  s.set_step_id(kBatchStepId);
+  s.set_name("batch");
+  s.set_uid(j.rec.uid());
+  s.set_ntasks(1);
+  s.set_start_time(now);
+  s.set_state("RUNNING");
+  s.set_restart_count(j.rec.restart_count());
+  if (!j.alloc.nodes.empty()) {
+    const core::NodeTake& t = j.alloc.nodes.front();
+    v1::StepNode* n = s.add_nodes();
+    n->set_node(bridge_->cluster().nodes[t.node].name);
+    n->set_tasks(1);
+    n->set_cpus(t.cpus);
+    for (int32_t g : gpu_indexes(bridge_->cluster().nodes[t.node], t)) n->add_gpus(g);
+    s.set_cpus(t.cpus);
+  }
+  s.set_tres(step_tres(s));
+  put_step(s, fx);
+  steps_[j.rec.job_id()].steps[kBatchStepId] = std::move(s);
+}
+
+// The job has ended: its batch step ends with it (state and exit code of the
+// script), steps still running are ended on their nodes and recorded with the
+// job's end (CANCELLED unless the job timed out or lost a node).
+void ControllerState::end_job_steps(const Job& j, int64_t now, Effects& fx) {
+  auto it = steps_.find(j.rec.job_id());
+  if (it == steps_.end()) return;
+  std::set<std::string> to_clean;
+  for (auto& [id, s] : it->second.steps) {
+    if (step_final(s)) continue;
+    if (id == kBatchStepId) {
+      s.set_state(state_name(j.rec.state()));
+      s.set_exit_code(j.rec.exit_code());
+      s.set_exit_signal(j.rec.exit_signal());
+      s.set_end_time(now);
+    } else {
+      v1::JobState js = j.rec.state();
+      bool keep = js == v1::TIMEOUT || js == v1::NODE_FAIL || js == v1::CANCELLED;
+      s.set_state(keep ? state_name(js) : "CANCELLED");
+      s.set_end_time(now);
+      if (s.reason().empty()) s.set_reason("the job ended while the step ran");
+      for (const auto& n : s.nodes()) {
+        if (!n.ended()) to_clean.insert(n.node());
+      }
+    }
+    put_step(s, fx);
+  }
+  for (const auto& node : to_clean) {
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kTerminate;
+    cmd.node = node;
+    cmd.job_id = j.rec.job_id();
+    cmd.state = "CANCELLED";
+    cmd.reason = "job " + std::to_string(j.rec.job_id()) + " ended";
+    fx.commands.push_back(std::move(cmd));
+  }
+}
+
+void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& r, int64_t now, Effects& fx,
+                                             v1::NodeReportReply& reply) {
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  Job* j = find_job(r.step().job_id());
+  v1::StepRecord* s = nullptr;
+  if (j) {
+    auto js = steps_.find(j->rec.job_id());
+    if (js != steps_.end()) {
+      auto it = js->second.steps.find(r.step().step_id());
+      if (it != js->second.steps.end()) s = &it->second;
+    }
+  }
+  v1::StepNode* here = nullptr;
+  if (s) {
+    for (auto& n : *s->mutable_nodes()) {
+      if (n.node() == node) here = &n;
+    }
+  }
+  if (!r.ended()) {
+    // Running where the controller knows it should: adopted. Otherwise it must not run.
+    if (!here || step_final(*s) || here->ended()) *reply.add_terminate() = r.step();
+    return;
+  }
+  *reply.add_acknowledged() = r.step();
+  if (!here || here->ended() || step_final(*s)) return;  // already recorded
+  here->set_ended(true);
+  here->set_state(r.state());
+  here->set_exit_code(r.exit_code());
+  here->set_exit_signal(r.exit_signal());
+  here->set_reason(r.reason());
+  *here->mutable_tasks_ended() = r.tasks();
+  step_node_ended(*j, *s, *here, now, fx);
+}
+
+// One node of a step is done: with --kill-on-bad-exit a failure there ends
+// the step's tasks everywhere; the step ends with its last node.
+void ControllerState::step_node_ended(Job& j, v1::StepRecord& s, v1::StepNode& n, int64_t now, Effects& fx) {
+  bool bad = n.exit_code() != 0 || n.exit_signal() != 0 || n.state() != "COMPLETED";
+  if (bad && s.kill_on_bad_exit()) {
+    for (const auto& other : s.nodes()) {
+      if (other.ended()) continue;
+      AgentCommand cmd;
+      cmd.kind = AgentCommand::kSignal;
+      cmd.node = other.node();
+      cmd.job_id = j.rec.job_id();
+      cmd.step_id = s.step_id();
+      cmd.signal = SIGKILL;
+      fx.commands.push_back(std::move(cmd));
+    }
+  }
+  bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });
+  if (all) settle_step(s, now);
+  put_step(s, fx);
+}
+
+void ControllerState::step_launch_result(int64_t job_id, int64_t step_id, const std::string& node,
+                                         const std::optional<v1::LaunchReply>& reply, const std::string& error,
+                                         int64_t now, Effects& fx) {
+  if (reply && (reply->started() || reply->already_known())) return;
+  Job* j = find_job(job_id);
+  auto js = steps_.find(job_id);
+  if (!j || js == steps_.end()) return;
+  auto it = js->second.steps.find(step_id);
+  if (it == js->second.steps.end() || step_final(it->second)) return;
+  for (auto& n : *it->second.mutable_nodes()) {
+    if (n.node() != node || n.ended()) continue;
+    n.set_ended(true);
+    n.set_state(reply ? "FAILED" : "NODE_FAIL");
+    n.set_exit_code(1);
+    n.set_reason(reply ? reply->failure() : "the agent could not be reached: " + error);
+    if (reply && reply->has_status()) *n.mutable_tasks_ended() = reply->status().tasks();
+    step_node_ended(*j, it->second, n, now, fx);
+    return;
+  }
+}
+
+void ControllerState::allocation_timeouts(int64_t now, Effects& fx) {
+  std::vector<core::JobId> ids(active_.begin(), active_.end());
+  for (core::JobId id : ids) {
+    Job& j = jobs_.at(id);
+    if (j.rec.desc().batch() || j.rec.state() != v1::RUNNING || j.rec.end_time() == 0 || now < j.rec.end_time()) {
+      continue;
+    }
+    end_running(j, v1::TIMEOUT, "allocation reached its time limit", 0, now, fx);
+  }
+}
+
+}  // namespace drover::ctld
