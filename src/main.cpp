@@ -31,7 +31,6 @@ int pending_live(const char* name) {
 
 #define DROVER_PENDING(fn, label) \
   int fn(const Args&) { return pending_live(label); }
-DROVER_PENDING(sacct_main, "sacct")
 DROVER_PENDING(srun_main, "srun")
 DROVER_PENDING(salloc_main, "salloc")
 DROVER_PENDING(sacctmgr_main, "sacctmgr")
@@ -49,7 +48,7 @@ const Command kSlurmCommands[] = {
     {"sinfo", drover::client::sinfo_main, "show partitions and nodes"},
     {"scontrol", drover::client::scontrol_main, "show and change cluster state"},
     {"scancel", drover::client::scancel_main, "cancel or signal jobs"},
-    {"sacct", sacct_main, "job accounting"},
+    {"sacct", drover::client::sacct_main, "job accounting"},
     {"srun", srun_main, "run a parallel job step"},
     {"salloc", salloc_main, "obtain an allocation"},
     {"sacctmgr", sacctmgr_main, "manage accounts, users and QOS"},

@@ -194,6 +194,10 @@ ApiResult<v1::StatusReply> ControllerApi::status() {
   return call<v1::StatusReply>(v1::WIRE_STATUS, v1::StatusRequest{});
 }
 
+ApiResult<v1::GetJobHistoryReply> ControllerApi::get_job_history(const v1::GetJobHistoryRequest& req) {
+  return call<v1::GetJobHistoryReply>(v1::WIRE_GET_JOB_HISTORY, req);
+}
+
 std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep) {
   return program + ": error: Unable to contact slurm controller (connect failure)\n" + program +
          ": error: the controller at " + ep.describe() + " (from " + ep.conf_path + ") did not answer: " + e.message +

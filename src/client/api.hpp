@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "drover/v1/accounting.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
 
@@ -75,6 +76,7 @@ class ControllerApi {
   ApiResult<v1::GetConfigReply> get_config();
   ApiResult<v1::ReconfigureReply> reconfigure();
   ApiResult<v1::StatusReply> status();
+  ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);
 
  private:
   ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Transport> t);

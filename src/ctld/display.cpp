@@ -9,34 +9,20 @@
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "config/tables.hpp"
+#include "ctld/accounting.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
 namespace {
 
-void alloc_tres(const core::Cluster& c, const v1::JobAllocation& a, v1::JobDisplay& d) {
-  int64_t cpus = 0, mem = 0;
-  std::map<std::string, int64_t> gres;
+void alloc_tres(const v1::JobAllocation& a, v1::JobDisplay& d) {
   std::vector<std::string> names;
-  for (const auto& t : a.nodes()) {
-    cpus += t.cpus();
-    mem += t.mem_mb();
-    names.push_back(t.node());
-    for (const auto& g : t.gres()) {
-      gres["gres/" + g.name()] += g.count();
-      if (!g.type().empty()) gres["gres/" + g.name() + ":" + g.type()] += g.count();
-    }
-  }
-  (void)c;
-  d.set_num_cpus(cpus);
+  for (const auto& t : a.nodes()) names.push_back(t.node());
+  auto tres = allocation_tres(a);
+  d.set_num_cpus(tres["cpu"]);
   d.set_num_nodes(a.nodes_size());
   d.set_nodes(hostlist_compress(names));
-  auto& tres = *d.mutable_tres();
-  tres["cpu"] = cpus;
-  tres["mem"] = mem;
-  tres["node"] = a.nodes_size();
-  tres["billing"] = cpus;
-  for (const auto& [k, v] : gres) tres[k] = v;
+  for (const auto& [k, v] : tres) (*d.mutable_tres())[k] = v;
 }
 
 const char* dep_type(v1::DepType t) {
@@ -96,7 +82,7 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, int64_
   }
   if (j.rec.alloc().nodes_size() > 0 && j.rec.state() != v1::PENDING) {
     d.mutable_tres()->clear();
-    alloc_tres(bridge_->cluster(), j.rec.alloc(), d);
+    alloc_tres(j.rec.alloc(), d);
   }
   d.set_dependency(dependency_display(j));
   d.set_planned_start(j.planned_start);

@@ -58,6 +58,8 @@ Outcome dispatch(Controller& c, const Caller& who, uint16_t method, const std::s
     case v1::WIRE_GET_CONFIG: return call<v1::GetConfigRequest, v1::GetConfigReply>(c, who, p, m::get_config);
     case v1::WIRE_RECONFIGURE: return call<v1::ReconfigureRequest, v1::ReconfigureReply>(c, who, p, m::reconfigure);
     case v1::WIRE_STATUS: return call<v1::StatusRequest, v1::StatusReply>(c, who, p, m::status);
+    case v1::WIRE_GET_JOB_HISTORY:
+      return call<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(c, who, p, m::get_job_history);
     default: return {kUnimplemented, "unknown method " + std::to_string(method) + " on the wire socket"};
   }
 }

@@ -68,6 +68,11 @@ class TestCluster {
 
   CmdResult run(const std::string& command, const std::vector<std::string>& args, const RunAs& as = {},
                 const std::string& stdin_text = "", const std::string& cwd = "") const;
+  // Any program (an absolute path, else looked up on the commands' PATH) with
+  // the commands' environment: DROVER_CONF, PATH with build/bin, USER.
+  CmdResult run_program(const std::string& program, const std::vector<std::string>& args, const RunAs& as = {},
+                        const std::string& stdin_text = "", const std::string& cwd = "") const;
+  const std::string& bin() const { return bin_; }
   // sbatch ARGS...; the job id, or -1 (the refusal is in last_error()).
   int64_t submit(const std::vector<std::string>& args, const RunAs& as = {}) const;
   const std::string& last_error() const { return last_error_; }
