@@ -9,7 +9,9 @@
 
 #include <fstream>
 #include <regex>
+#include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "common/strings.hpp"
 #include "harness.hpp"
@@ -96,6 +98,205 @@ TEST(Snakemake, SlurmExecutorThroughSrunInsideJobs) {
   mkdir(dir.c_str(), 0755);
   std::ofstream(dir + "/Snakefile") << snakefile(true);
   check_workflow_ran(c, dir, run_snakemake(c, dir));
+}
+
+}  // namespace
+}  // namespace drover::e2e
+
+namespace drover::e2e {
+namespace {
+
+// ---- the clients' parsing rules, re-implemented from clients.md ----
+
+// submitit: sacct -o JobID,State,NodeList --parsable2 -j ID; the header names
+// the columns, ids with '.' are skipped, "N_[2-4%25]" stands for N_2..N_4.
+std::map<std::string, std::map<std::string, std::string>> submitit_sacct(const std::string& out) {
+  std::map<std::string, std::map<std::string, std::string>> jobs;
+  auto lines = lines_of(out);
+  if (lines.size() < 2) return jobs;
+  auto names = split(lines[0], '|');
+  const std::regex array(R"((\d+)_\[((\d+(-\d+)?,?)+)(%\d+)?\])"), single(R"((\d+)(_(\d+))?)");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    auto values = split(lines[i], '|');
+    std::map<std::string, std::string> stats;
+    for (std::size_t k = 0; k < names.size() && k < values.size(); ++k) stats[names[k]] = values[k];
+    const std::string& id = stats["JobID"];
+    if (id.empty() || id.find('.') != std::string::npos) continue;
+    std::smatch m;
+    if (std::regex_match(id, m, array)) {
+      for (const auto& item : split(m[2].str(), ',')) {
+        auto dash = item.find('-');
+        int64_t lo = std::stoll(item.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoll(item.substr(dash + 1));
+        for (int64_t t = lo; t <= hi; ++t) jobs[m[1].str() + "_" + std::to_string(t)] = stats;
+      }
+    } else if (std::regex_match(id, m, single)) {
+      jobs[id] = stats;
+    } else {
+      ADD_FAILURE() << "submitit cannot read the job id '" << id << "'";
+    }
+  }
+  return jobs;
+}
+
+const std::set<std::string> kSubmititNotDone = {"READY",   "PENDING",    "RUNNING",  "UNKNOWN",
+                                                 "REQUEUED", "COMPLETING", "PREEMPTED"};
+
+// Nextflow: `squeue --noheader -o '%i %t' -t all ...`: exactly two columns, a known code.
+std::map<std::string, std::string> nextflow_squeue(const std::string& out) {
+  static const std::set<std::string> codes = {"PD", "R", "CA", "CF", "CG", "CD", "F", "TO", "NF", "S", "ST", "PR", "BF"};
+  std::map<std::string, std::string> jobs;
+  for (const auto& line : lines_of(out)) {
+    std::istringstream in(line);
+    std::vector<std::string> cols;
+    for (std::string w; in >> w;) cols.push_back(w);
+    EXPECT_EQ(cols.size(), 2u) << "Nextflow refuses the line '" << line << "'";
+    if (cols.size() != 2) continue;
+    EXPECT_TRUE(codes.count(cols[1])) << "Nextflow does not know the state code in '" << line << "'";
+    jobs[cols[0]] = cols[1];
+  }
+  return jobs;
+}
+
+// The exporter's "A/I/O/T" CPU counts.
+std::vector<double> exporter_cpus(const std::string& field) {
+  auto parts = split(field, '/');
+  EXPECT_EQ(parts.size(), 4u) << field;
+  std::vector<double> v;
+  for (const auto& p : parts) v.push_back(std::stod(p));
+  return v;
+}
+
+TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  // submitit: `sbatch <script>` with its header, id from "job (\d+)".
+  std::string script = c.work() + "/submitit.sh";
+  std::ofstream(script) << "#!/bin/bash\n"
+                           "#SBATCH --error=" << c.work() << "/%j_0_log.err\n"
+                           "#SBATCH --exclusive\n#SBATCH --job-name=submitit\n#SBATCH --nodes=1\n"
+                           "#SBATCH --open-mode=append\n#SBATCH --output=" << c.work() << "/%j_0_log.out\n"
+                           "#SBATCH --partition=compute\n#SBATCH --signal=USR2@90\n#SBATCH --time=5\n"
+                           "#SBATCH --wckey=submitit\necho ran\n";
+  auto sub = c.run("sbatch", {script});
+  ASSERT_EQ(sub.rc, 0) << sub.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(sub.out, m, std::regex(R"(job (\d+))"))) << sub.out;
+  std::string done_id = m[1];
+  ASSERT_TRUE(c.wait_done(done_id));
+  // A held array (pending, compressed) and a running GPU job.
+  auto arr = c.run("sbatch", {"--array=0-3%2", "-H", "--wrap", "true"});
+  ASSERT_TRUE(std::regex_search(arr.out, m, std::regex(R"(Submitted batch job (\d+))"))) << arr.out;  // Nextflow's rule
+  std::string arr_id = m[1];
+  int64_t gpu = c.submit({"-p", "gpu", "--gres=gpu:h100:2", "--wrap", "sleep 60"});
+  ASSERT_GT(gpu, 0);
+  std::string gpu_id = std::to_string(gpu);
+  ASSERT_TRUE(c.wait_state(gpu_id, {"RUNNING"}));
+
+  for (const std::string& id : {done_id, arr_id, gpu_id}) {
+    auto r = c.run("sacct", {"-o", "JobID,State,NodeList", "--parsable2", "-j", id});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto jobs = submitit_sacct(r.out);
+    if (id == done_id) {
+      ASSERT_TRUE(jobs.count(id)) << r.out;
+      EXPECT_EQ(jobs[id]["State"], "COMPLETED");
+      EXPECT_FALSE(kSubmititNotDone.count(jobs[id]["State"]));
+    } else if (id == arr_id) {
+      ASSERT_EQ(jobs.size(), 4u) << r.out;
+      for (int t = 0; t < 4; ++t) EXPECT_EQ(jobs[id + "_" + std::to_string(t)]["State"], "PENDING") << r.out;
+    } else {
+      EXPECT_EQ(jobs[id]["State"], "RUNNING") << r.out;
+      EXPECT_EQ(jobs[id]["NodeList"], "hgpu1") << r.out;
+    }
+  }
+
+  // Nextflow: squeue --noheader -o '%i %t' -t all [-p QUEUE -u USER]; array tasks as <id>_<index>.
+  auto nf = c.run("squeue", {"--noheader", "-o", "%i %t", "-t", "all", "-p", "compute,gpu", "-u", "root"});
+  ASSERT_EQ(nf.rc, 0) << nf.err;
+  auto nfj = nextflow_squeue(nf.out);
+  EXPECT_EQ(nfj[done_id], "CD") << nf.out;
+  EXPECT_EQ(nfj[gpu_id], "R") << nf.out;
+  EXPECT_EQ(nfj[arr_id + "_[0-3%2]"], "PD") << nf.out;
+  auto nf2 = c.run("squeue", {"--noheader", "-o", "%i %t", "-t", "all", "--only-job-state"});
+  if (nf2.rc == 0) nextflow_squeue(nf2.out);
+
+  // The Prometheus exporter (argv exactly as its exec.Command passes it: "-o %A,%T,%r" is one word).
+  auto q = c.run("squeue", {"-a", "-r", "-h", "-o %A,%T,%r", "--states=all"});
+  ASSERT_EQ(q.rc, 0) << q.err;
+  static const std::set<std::string> states = {"PENDING", "RUNNING", "SUSPENDED", "CANCELLED", "COMPLETING",
+                                               "COMPLETED", "CONFIGURING", "FAILED", "TIMEOUT", "PREEMPTED",
+                                               "NODE_FAIL"};
+  int pending = 0, running = 0;
+  for (const auto& line : lines_of(q.out)) {
+    auto f = split(line, ',');
+    ASSERT_EQ(f.size(), 3u) << line;
+    std::string state(trim(f[1]));
+    EXPECT_TRUE(states.count(state)) << line;
+    pending += state == "PENDING";
+    running += state == "RUNNING";
+  }
+  EXPECT_EQ(pending, 4) << q.out;  // -r: every array element
+  EXPECT_EQ(running, 1) << q.out;
+  for (const char* fmt : {"-o %A|%a|%T|%C", "-o %A|%u|%T|%C"}) {
+    auto r = c.run("squeue", {"-a", "-r", "-h", fmt});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    for (const auto& line : lines_of(r.out)) EXPECT_EQ(split(line, '|').size(), 4u) << line;
+  }
+  auto parts = c.run("sinfo", {"-h", "-o%R,%C"});
+  ASSERT_EQ(parts.rc, 0) << parts.err;
+  for (const auto& line : lines_of(parts.out)) exporter_cpus(split(line, ',').at(1));
+  auto ppend = c.run("squeue", {"-a", "-r", "-h", "-o%P", "--states=PENDING"});
+  EXPECT_EQ(lines_of(ppend.out), std::vector<std::string>(4, "compute")) << ppend.out;
+  auto cpus = c.run("sinfo", {"-h", "-o %C"});
+  auto cv = exporter_cpus(std::string(trim(cpus.out)));
+  EXPECT_EQ(cv[0], 1);   // the GPU job's one CPU
+  EXPECT_EQ(cv[3], 64);  // 4 nodes x 16
+  auto nodes = c.run("sinfo", {"-h", "-o %D,%T"});
+  int counted = 0;
+  for (const auto& line : lines_of(nodes.out)) {
+    auto f = split(std::string(trim(line)), ',');
+    ASSERT_EQ(f.size(), 2u) << line;
+    counted += std::stoi(f[0]);
+    EXPECT_TRUE(std::regex_search(f[1], std::regex("^(alloc|comp|down|drain|fail|err|idle|maint|mix|res)"))) << line;
+  }
+  EXPECT_EQ(counted, 4) << nodes.out;
+  auto node = c.run("sinfo", {"-h", "-N", "-O", "NodeList,AllocMem,Memory,CPUsState,StateLong"});
+  for (const auto& line : lines_of(node.out)) {
+    std::istringstream in(line);
+    std::vector<std::string> f;
+    for (std::string w; in >> w;) f.push_back(w);
+    ASSERT_EQ(f.size(), 5u) << line;
+    EXPECT_NO_THROW(std::stod(f[1]));
+    EXPECT_NO_THROW(std::stod(f[2]));
+    exporter_cpus(f[3]);
+  }
+  // GPUs: allocated from sacct's AllocGRES of running jobs, total from sinfo "%n %G" (quotes included).
+  auto used = c.run("sacct", {"-a", "-X", "--format=Allocgres", "--state=RUNNING", "--noheader", "--parsable2"});
+  ASSERT_EQ(used.rc, 0) << used.err;
+  double alloc_gpus = 0;
+  for (auto line : lines_of(used.out)) {
+    line.erase(std::remove(line.begin(), line.end(), '"'), line.end());
+    ASSERT_EQ(line.rfind("gpu:", 0), 0u) << line;
+    alloc_gpus += std::stod(line.substr(4));
+  }
+  EXPECT_EQ(alloc_gpus, 2) << used.out;
+  auto total = c.run("sinfo", {"-h", "-o \"%n %G\""});
+  double total_gpus = 0;
+  for (auto line : lines_of(total.out)) {
+    line.erase(std::remove(line.begin(), line.end(), '"'), line.end());
+    std::istringstream in(line);
+    std::string name, gres;
+    in >> name >> gres;
+    for (const auto& res : split(gres, ',')) {
+      if (res.rfind("gpu:", 0) != 0) continue;
+      auto fields = split(res, ':');
+      ASSERT_GE(fields.size(), 3u) << res;
+      total_gpus += std::stod(fields[2].substr(0, fields[2].find('(')));
+    }
+  }
+  EXPECT_EQ(total_gpus, 12) << total.out;
+  // submitit's cancel: scancel <id>.
+  EXPECT_EQ(c.run("scancel", {gpu_id}).rc, 0);
+  EXPECT_TRUE(c.wait_done(gpu_id));
 }
 
 }  // namespace
