@@ -35,7 +35,6 @@ DROVER_PENDING(srun_main, "srun")
 DROVER_PENDING(salloc_main, "salloc")
 DROVER_PENDING(sacctmgr_main, "sacctmgr")
 DROVER_PENDING(sprio_main, "sprio")
-DROVER_PENDING(sdiag_main, "sdiag")
 DROVER_PENDING(sshare_main, "sshare")
 #undef DROVER_PENDING
 
@@ -53,7 +52,7 @@ const Command kSlurmCommands[] = {
     {"salloc", salloc_main, "obtain an allocation"},
     {"sacctmgr", sacctmgr_main, "manage accounts, users and QOS"},
     {"sprio", sprio_main, "show priority factors of pending jobs"},
-    {"sdiag", sdiag_main, "scheduler statistics"},
+    {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
     {"sshare", sshare_main, "fair-share usage"},
 };
 

@@ -198,6 +198,8 @@ ApiResult<v1::GetJobHistoryReply> ControllerApi::get_job_history(const v1::GetJo
   return call<v1::GetJobHistoryReply>(v1::WIRE_GET_JOB_HISTORY, req);
 }
 
+ApiResult<v1::DiagReply> ControllerApi::diag() { return call<v1::DiagReply>(v1::WIRE_DIAG, v1::DiagRequest{}); }
+
 std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep) {
   return program + ": error: Unable to contact slurm controller (connect failure)\n" + program +
          ": error: the controller at " + ep.describe() + " (from " + ep.conf_path + ") did not answer: " + e.message +

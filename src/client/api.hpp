@@ -77,6 +77,7 @@ class ControllerApi {
   ApiResult<v1::ReconfigureReply> reconfigure();
   ApiResult<v1::StatusReply> status();
   ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);
+  ApiResult<v1::DiagReply> diag();
 
  private:
   ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Transport> t);

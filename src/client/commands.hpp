@@ -18,6 +18,7 @@ int sinfo_main(const Args& args);
 int scancel_main(const Args& args);
 int scontrol_main(const Args& args);
 int sacct_main(const Args& args);
+int sdiag_main(const Args& args);
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

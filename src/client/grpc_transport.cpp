@@ -42,6 +42,7 @@ class GrpcTransport final : public Transport {
       case v1::WIRE_STATUS: return invoke<v1::StatusRequest, v1::StatusReply>(request, cluster_.get(), &C::Status);
       case v1::WIRE_GET_JOB_HISTORY:
         return invoke<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(request, accounting_.get(), &A::GetJobHistory);
+      case v1::WIRE_DIAG: return invoke<v1::DiagRequest, v1::DiagReply>(request, accounting_.get(), &A::Diag);
       default: return ApiError{12, "unknown method " + std::to_string(method), false};
     }
   }

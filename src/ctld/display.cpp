@@ -328,4 +328,54 @@ v1::StatusReply ControllerState::status(int64_t now) const {
   return s;
 }
 
+namespace {
+
+void fill_pass(const PassCounters& c, v1::PassStats& p) {
+  p.set_cycles(c.cycles);
+  p.set_last_us(c.last_us);
+  p.set_max_us(c.max_us);
+  p.set_total_us(c.total_us);
+  p.set_last_depth(c.last_depth);
+  p.set_total_depth(c.total_depth);
+  p.set_last_queue(c.last_queue);
+  p.set_total_queue(c.total_queue);
+  p.set_last_when(c.last_when);
+  p.set_started(c.started);
+  p.set_backfilled(c.backfilled);
+  p.set_last_planned(c.last_planned);
+  p.set_last_reserved(c.last_reserved);
+}
+
+int64_t thread_count() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoll(line.substr(8));
+  }
+  return 0;
+}
+
+}  // namespace
+
+v1::DiagReply ControllerState::diag(int64_t now) const {
+  v1::StatusReply st = status(now);
+  v1::DiagReply d;
+  d.set_now(now);
+  d.set_since(start_time_);
+  d.set_server_threads(thread_count());
+  d.set_jobs_submitted(counters_.submitted);
+  d.set_jobs_started(counters_.started);
+  d.set_jobs_completed(counters_.completed_ok);
+  d.set_jobs_canceled(counters_.canceled);
+  d.set_jobs_failed(counters_.failed);
+  d.set_jobs_pending(st.jobs_pending());
+  d.set_jobs_running(st.jobs_running());
+  fill_pass(counters_.quick, *d.mutable_main());
+  fill_pass(counters_.full, *d.mutable_backfill());
+  d.set_jobs_in_memory(st.jobs_remembered());
+  d.set_nodes_responding(st.nodes_responding());
+  d.set_nodes_total(st.nodes_total());
+  d.set_rss_kb(st.rss_kb());
+  return d;
+}
+
 }  // namespace drover::ctld

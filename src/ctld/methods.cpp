@@ -197,4 +197,14 @@ void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryReques
   done(0, "");
 }
 
+void diag(Controller& c, const Caller&, const v1::DiagRequest& req, v1::DiagReply* rep, Done done) {
+  *rep = c.state().diag(c.now());
+  store::StoreStats st = c.store().stats();
+  rep->set_store_commits(static_cast<int64_t>(st.commits));
+  rep->set_store_batches(static_cast<int64_t>(st.batches));
+  rep->set_store_commit_us(static_cast<int64_t>(st.commit_micros));
+  header(req, rep);
+  done(0, "");
+}
+
 }  // namespace drover::ctld::methods

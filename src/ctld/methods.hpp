@@ -39,6 +39,7 @@ void get_config(Controller& c, const Caller& who, const v1::GetConfigRequest& re
 void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,
                  Done done);
 void status(Controller& c, const Caller& who, const v1::StatusRequest& req, v1::StatusReply* rep, Done done);
+void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::DiagReply* rep, Done done);
 // sacct: jobs in memory, and older ones read from the store (never loaded into the state).
 void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRequest& req,
                      v1::GetJobHistoryReply* rep, Done done);

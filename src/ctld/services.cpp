@@ -126,6 +126,10 @@ class AccountingServiceImpl final : public v1::AccountingService::CallbackServic
                                           v1::GetJobHistoryReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::get_job_history);
   }
+  grpc::ServerUnaryReactor* Diag(grpc::CallbackServerContext* ctx, const v1::DiagRequest* req,
+                                 v1::DiagReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::diag);
+  }
 
  private:
   Controller& ctl_;

@@ -17,6 +17,7 @@
 #include "config/model.hpp"
 #include "ctld/core_bridge.hpp"
 #include "ctld/job_model.hpp"
+#include "drover/v1/accounting.pb.h"
 #include "drover/v1/agent.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
@@ -99,10 +100,21 @@ struct NodeRt {
   int64_t free_mem_mb = -1;
 };
 
+// One scheduling pass's figures since the controller started (sdiag).
+struct PassCounters {
+  int64_t cycles = 0, last_us = 0, max_us = 0, total_us = 0;
+  int64_t last_depth = 0, total_depth = 0;   // jobs the walk tested
+  int64_t last_queue = 0, total_queue = 0;   // pending jobs given to the cycle
+  int64_t last_when = 0;
+  int64_t started = 0, backfilled = 0, last_planned = 0, last_reserved = 0;
+};
+
 struct Counters {
   int64_t submitted = 0, started = 0, completed = 0;
+  int64_t completed_ok = 0, canceled = 0, failed = 0;  // how jobs ended (sdiag's split; canceled counts pending ones)
   int64_t cycles_quick = 0, cycles_full = 0;
   int64_t last_cycle_us = 0, max_cycle_us = 0, total_cycle_us = 0;
+  PassCounters quick, full;                  // sdiag: main schedule / backfilling
 };
 
 // Slurm's errors for job operations, sent back per target.
@@ -163,6 +175,8 @@ class ControllerState {
   std::vector<v1::PartitionInfo> partitions() const;
   std::vector<v1::ConfigEntry> config_entries() const;
   v1::StatusReply status(int64_t now) const;
+  // sdiag's figures (accounting.cpp).
+  v1::DiagReply diag(int64_t now) const;
 
  private:
   friend class StateTestPeer;

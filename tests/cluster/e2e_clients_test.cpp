@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -294,6 +295,29 @@ TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
     }
   }
   EXPECT_EQ(total_gpus, 12) << total.out;
+  // sdiag: the exporter reads "Label: number" lines; Last cycle and Mean cycle come twice (main, backfill).
+  auto diag = c.run("sdiag", {});
+  ASSERT_EQ(diag.rc, 0) << diag.err;
+  std::map<std::string, std::vector<double>> seen;
+  for (const auto& line : lines_of(diag.out)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string label(trim(line.substr(0, colon)));
+    std::string value(trim(line.substr(colon + 1)));
+    if (!value.empty() && std::isdigit(static_cast<unsigned char>(value[0]))) seen[label].push_back(std::stod(value));
+  }
+  for (const char* label : {"Server thread count", "Agent queue size", "DBD Agent queue size",
+                            "Total backfilled jobs (since last slurm start)",
+                            "Total backfilled jobs (since last stats cycle start)",
+                            "Total backfilled heterogeneous job components"}) {
+    EXPECT_EQ(seen[label].size(), 1u) << label << "\n" << diag.out;
+  }
+  EXPECT_EQ(seen["Last cycle"].size(), 2u) << diag.out;
+  EXPECT_EQ(seen["Mean cycle"].size(), 2u) << diag.out;
+  EXPECT_EQ(seen["Depth Mean"].size(), 1u) << diag.out;
+  EXPECT_GE(seen["Jobs submitted"].at(0), 3) << diag.out;
+  EXPECT_GT(seen["Server thread count"].at(0), 1) << diag.out;
+
   // submitit's cancel: scancel <id>.
   EXPECT_EQ(c.run("scancel", {gpu_id}).rc, 0);
   EXPECT_TRUE(c.wait_done(gpu_id));
