@@ -28,7 +28,7 @@ const Command kCommands[] = {
     {"sbatch", drover::client::sbatch_main},   {"squeue", drover::client::squeue_main},
     {"sinfo", drover::client::sinfo_main},     {"scancel", drover::client::scancel_main},
     {"scontrol", drover::client::scontrol_main}, {"sacct", drover::client::sacct_main},
-    {"sdiag", drover::client::sdiag_main},
+    {"sdiag", drover::client::sdiag_main}, {"sacctmgr", drover::client::sacctmgr_main},
 };
 
 std::string dir_of_self() {

@@ -33,7 +33,6 @@ int pending_live(const char* name) {
   int fn(const Args&) { return pending_live(label); }
 DROVER_PENDING(srun_main, "srun")
 DROVER_PENDING(salloc_main, "salloc")
-DROVER_PENDING(sacctmgr_main, "sacctmgr")
 DROVER_PENDING(sprio_main, "sprio")
 DROVER_PENDING(sshare_main, "sshare")
 #undef DROVER_PENDING
@@ -50,7 +49,7 @@ const Command kSlurmCommands[] = {
     {"sacct", drover::client::sacct_main, "job accounting"},
     {"srun", srun_main, "run a parallel job step"},
     {"salloc", salloc_main, "obtain an allocation"},
-    {"sacctmgr", sacctmgr_main, "manage accounts, users and QOS"},
+    {"sacctmgr", drover::client::sacctmgr_main, "manage accounts, users and QOS"},
     {"sprio", sprio_main, "show priority factors of pending jobs"},
     {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
     {"sshare", sshare_main, "fair-share usage"},

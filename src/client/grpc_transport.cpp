@@ -43,6 +43,12 @@ class GrpcTransport final : public Transport {
       case v1::WIRE_GET_JOB_HISTORY:
         return invoke<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(request, accounting_.get(), &A::GetJobHistory);
       case v1::WIRE_DIAG: return invoke<v1::DiagRequest, v1::DiagReply>(request, accounting_.get(), &A::Diag);
+      case v1::WIRE_GET_ASSOCIATIONS:
+        return invoke<v1::GetAssociationsRequest, v1::GetAssociationsReply>(request, accounting_.get(),
+                                                                            &A::GetAssociations);
+      case v1::WIRE_MODIFY_ASSOCIATIONS:
+        return invoke<v1::ModifyAssociationsRequest, v1::ModifyAssociationsReply>(request, accounting_.get(),
+                                                                                  &A::ModifyAssociations);
       default: return ApiError{12, "unknown method " + std::to_string(method), false};
     }
   }

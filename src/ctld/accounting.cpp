@@ -4,6 +4,7 @@
 
 #include "common/hostlist.hpp"
 #include "ctld/job_model.hpp"
+#include "ctld/state.hpp"
 
 namespace drover::ctld {
 
@@ -101,6 +102,46 @@ v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& 
   }
   for (auto& s : step_rows(rec)) *a.add_steps() = std::move(s);
   return a;
+}
+
+void ControllerState::set_accounting(AccountingDb db) {
+  acct_ = std::move(db);
+  bridge_->set_qos(acct_.qos_specs());
+  for (auto& [_, j] : jobs_) refresh_spec(j);  // the core's caches hold the old cluster
+  fairshare_dirty_ = true;
+}
+
+Result<std::vector<std::string>> ControllerState::modify_associations(const Caller& who,
+                                                                      const v1::ModifyAssociationsRequest& req,
+                                                                      int64_t now, Effects& fx) {
+  if (!who.privileged && !req.dry_run()) {
+    return make_error("Access/permission denied: only root, SlurmUser or an operator may change accounts, users "
+                      "and QOS; you are " + who.describe());
+  }
+  auto lines = acct_.apply(req, fx.batch);
+  if (!lines || req.dry_run()) return lines;
+  if (req.entity() == "qos") {
+    bridge_->set_qos(acct_.qos_specs());
+    for (auto& [_, j] : jobs_) refresh_spec(j);
+  }
+  fairshare_dirty_ = true;
+  fx.reschedule = true;
+  (void)now;
+  return lines;
+}
+
+void ControllerState::refresh_fairshare(int64_t now) {
+  std::map<std::pair<std::string, std::string>, double> usage;
+  for (const auto& [_, j] : jobs_) {
+    const v1::JobRecord& r = j.rec;
+    if (r.start_time() == 0) continue;
+    int64_t until = r.end_time() > 0 && r.state() != v1::RUNNING ? r.end_time() : now;
+    int64_t cpus = 0;
+    for (const auto& t : r.alloc().nodes()) cpus += t.cpus();
+    usage[{r.account(), r.user()}] += static_cast<double>(cpus) * static_cast<double>(std::max<int64_t>(0, until - r.start_time()));
+  }
+  fairshare_ = core::FairShareFactors::compute(acct_.associations(usage));
+  fairshare_dirty_ = false;
 }
 
 }  // namespace drover::ctld

@@ -74,6 +74,7 @@ class Controller {
   Controller() = default;
   Status open(const ControllerOptions& opts);
   Status recover();
+  Status recover_accounting();
   void after_batch();
   void on_tick();
   void dispatch(std::vector<AgentCommand> commands);

@@ -207,4 +207,22 @@ void diag(Controller& c, const Caller&, const v1::DiagRequest& req, v1::DiagRepl
   done(0, "");
 }
 
+void get_associations(Controller& c, const Caller&, const v1::GetAssociationsRequest& req,
+                      v1::GetAssociationsReply* rep, Done done) {
+  *rep = c.state().accounting().snapshot();
+  rep->set_cluster(c.settings().cluster_name);
+  header(req, rep);
+  done(0, "");
+}
+
+void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssociationsRequest& req,
+                         v1::ModifyAssociationsReply* rep, Done done) {
+  Effects fx;
+  auto lines = c.state().modify_associations(who, req, c.now(), fx);
+  if (!lines) return done(who.privileged ? kInvalidArgument : kPermissionDenied, lines.error().message);
+  for (const auto& l : *lines) rep->add_lines(l);
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
 }  // namespace drover::ctld::methods

@@ -17,6 +17,12 @@ store::Schema controller_schema() {
   auto nodes = store::create_table({kNodesTable, store::ColumnType::kText, {{"state", store::ColumnType::kText, false}}});
   tables.insert(tables.end(), nodes.begin(), nodes.end());
   schema.migrations.push_back({1, "jobs and nodes", tables});
+  std::vector<std::string> acct;
+  for (const char* t : {kQosTable, kAccountsTable, kUsersTable}) {
+    auto sql = store::create_table({t, store::ColumnType::kText, {}});
+    acct.insert(acct.end(), sql.begin(), sql.end());
+  }
+  schema.migrations.push_back({2, "accounting: qos, accounts, users (sacctmgr)", acct});
   return schema;
 }
 

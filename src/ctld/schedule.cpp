@@ -82,6 +82,7 @@ struct ControllerState::CycleInputs {
   std::vector<core::RunningJob> running;
   std::vector<const core::JobSpec*> pending;
   std::unique_ptr<StateHistory> history;
+  const core::FairShareFactors* fairshare = nullptr;
 
   core::CycleInput input(int64_t now) const {
     core::CycleInput in;
@@ -90,6 +91,7 @@ struct ControllerState::CycleInputs {
     in.running = running;
     in.pending = pending;
     in.history = history.get();
+    in.fairshare = fairshare;
     return in;
   }
 };
@@ -114,10 +116,12 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
     }
   }
   ci.history = std::make_unique<StateHistory>(jobs_, arrays_);
+  ci.fairshare = &fairshare_;
   return ci;
 }
 
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
+  if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now);
   CycleInputs ci = cycle_inputs(now);
   if (ci.pending.empty()) return;
   auto t0 = std::chrono::steady_clock::now();

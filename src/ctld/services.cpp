@@ -130,6 +130,15 @@ class AccountingServiceImpl final : public v1::AccountingService::CallbackServic
                                  v1::DiagReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::diag);
   }
+  grpc::ServerUnaryReactor* GetAssociations(grpc::CallbackServerContext* ctx, const v1::GetAssociationsRequest* req,
+                                            v1::GetAssociationsReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_associations);
+  }
+  grpc::ServerUnaryReactor* ModifyAssociations(grpc::CallbackServerContext* ctx,
+                                               const v1::ModifyAssociationsRequest* req,
+                                               v1::ModifyAssociationsReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::modify_associations);
+  }
 
  private:
   Controller& ctl_;

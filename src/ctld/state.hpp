@@ -15,6 +15,7 @@
 
 #include "common/result.hpp"
 #include "config/model.hpp"
+#include "ctld/assoc.hpp"
 #include "ctld/core_bridge.hpp"
 #include "ctld/job_model.hpp"
 #include "drover/v1/accounting.pb.h"
@@ -145,6 +146,17 @@ class ControllerState {
                  const std::vector<std::pair<std::string, std::string>>& node_payloads,
                  std::optional<int64_t> next_job_id, int64_t now);
 
+  // ---- accounts, users and QOS (sacctmgr; accounting.cpp) ----
+  // Installs what the store holds (or the first start's seed); the core gets its QOS.
+  void set_accounting(AccountingDb db);
+  const AccountingDb& accounting() const { return acct_; }
+  // Root, SlurmUser and operators only. The scheduler uses the change from its next cycle.
+  Result<std::vector<std::string>> modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req,
+                                                       int64_t now, Effects& fx);
+  // Fair Tree factors from the associations' shares and the CPU-seconds of
+  // the jobs in memory (recomputed by the full pass and after changes).
+  const core::FairShareFactors& fairshare() const { return fairshare_; }
+
   // ---- jobs (submit.cpp, control.cpp) ----
   // Refusals come back as an Error whose lines are Slurm's (each printed as
   // "<command>: error: <line>"); nothing is changed then.
@@ -216,6 +228,10 @@ class ControllerState {
   int64_t next_job_id_ = 1;
   int64_t start_time_ = 0;
   Counters counters_;
+  AccountingDb acct_;
+  core::FairShareFactors fairshare_;
+  bool fairshare_dirty_ = true;
+  void refresh_fairshare(int64_t now);
 
  public:
   // For JobHistory (schedule.cpp).

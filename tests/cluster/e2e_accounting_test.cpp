@@ -3,7 +3,9 @@
 // survives a controller restart after the jobs left memory (MinJobAge).
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <regex>
+#include <thread>
 
 #include "common/strings.hpp"
 #include "harness.hpp"
@@ -100,6 +102,124 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
   EXPECT_EQ(sacct_p(c, {"-j", g + "," + b + "," + h + "," + x, fields}), before);
   EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-o", "JobID"})).size(), 4u) << "default window: since midnight";
   EXPECT_TRUE(lines_of(sacct_p(c, {"-X", "-S", "now+1hour", "-E", "now+2hours", "-s", "CD", "-o", "JobID"})).empty());
+}
+
+}  // namespace
+}  // namespace drover::e2e
+
+namespace drover::e2e {
+namespace {
+
+const char* kSeedQos =
+    "Name=normal GrpTRES=cpu=16000,gres/gpu=256 Priority=1000\n"
+    "Name=training GrpTRES=gres/gpu=128 Priority=3000\n"
+    "Name=debug MaxTime=04:00:00 Priority=5000\n";
+
+std::string fmt_pad(const std::string& s) { return std::string(10 - std::min<std::size_t>(10, s.size()), ' ') + s; }
+
+std::string cluster_of(const TestCluster& c) {
+  auto r = c.run("scontrol", {"show", "config"});
+  std::smatch m;
+  std::regex_search(r.out, m, std::regex(R"(ClusterName\s*=\s*(\S+))"));
+  return m[1];
+}
+
+TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
+  ClusterDef def = small_cluster();
+  def.qos_conf = kSeedQos;
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  // The anchor's view of the seed's QOS (sacctmgr_show_qos.txt), byte for byte.
+  auto qos = c.run("sacctmgr", {"show", "qos", "format=Name,Priority,GrpTRES%40,MaxWall,MaxTRESPU%20"});
+  ASSERT_EQ(qos.rc, 0) << qos.err;
+  EXPECT_EQ(qos.out,
+            "      Name   Priority                                  GrpTRES     MaxWall            MaxTRESPU \n"
+            "---------- ---------- ---------------------------------------- ----------- -------------------- \n"
+            "    normal       1000                   cpu=16000,gres/gpu=256                                  \n"
+            "  training       3000                             gres/gpu=128                                  \n"
+            "     debug       5000                                             04:00:00                      \n");
+  // The anchor's accounts and users, made with sacctmgr -i (alice need not exist here).
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-i", "add", "account", "research", "Fairshare=1"},
+                                                                {"-i", "add", "user", "alice", "Account=research"},
+                                                                {"-i", "add", "user", "root", "Account=research"}}) {
+    auto r = c.run("sacctmgr", args);
+    EXPECT_EQ(r.rc, 0) << r.err;
+  }
+  auto assoc = c.run("sacctmgr", {"show", "assoc", "format=Cluster,Account,User,Partition,QOS%30,DefaultQOS"});
+  ASSERT_EQ(assoc.rc, 0) << assoc.err;
+  std::string golden =
+      "   Cluster    Account       User  Partition                            QOS   Def QOS \n"
+      "---------- ---------- ---------- ---------- ------------------------------ --------- \n"
+      "    anchor       root                                debug,normal,training    normal \n"
+      "    anchor       root       root                     debug,normal,training    normal \n"
+      "    anchor   research                                debug,normal,training    normal \n"
+      "    anchor   research      alice                     debug,normal,training    normal \n"
+      "    anchor   research       root                     debug,normal,training    normal \n";
+  std::string name = cluster_of(c);
+  std::string shown = name.size() > 10 ? name.substr(0, 9) + "+" : name;
+  for (std::size_t at; (at = golden.find("    anchor")) != std::string::npos;) {
+    golden.replace(at, 10, fmt_pad(shown));
+  }
+  EXPECT_EQ(assoc.out, golden);
+  // snakemake's and Open OnDemand's calls.
+  auto sm = c.run("sacctmgr", {"-n", "-s", "list", "user", "root", "format=account%20"});
+  EXPECT_EQ(sm.out, "                root \n            research \n") << sm.err;
+  auto ood = c.run("sacctmgr", {"-nP", "show", "users", "withassoc", "format=account,qos", "where", "user=alice",
+                                "cluster=" + name});
+  EXPECT_EQ(ood.out, "research|debug,normal,training\n") << ood.err;
+
+  // Without -i sacctmgr asks; "n" (or nothing) discards, "y" commits.
+  auto no = c.run("sacctmgr", {"add", "qos", "low", "Priority=10"}, {}, "n\n");
+  EXPECT_NE(no.out.find("Would you like to commit changes? (You have 30 seconds to decide)"), std::string::npos);
+  EXPECT_NE(no.out.find("Changes Discarded"), std::string::npos) << no.out;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "low", "format=name"}).out, "");
+  auto yes = c.run("sacctmgr", {"add", "qos", "low", "Priority=10", "MaxTRESPerUser=cpu=4"}, {}, "y\n");
+  EXPECT_EQ(yes.rc, 0) << yes.err;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "low", "format=name,priority,maxtrespu"}).out, "low|10|cpu=4\n");
+  // Bad input names what is wrong.
+  auto bad = c.run("sacctmgr", {"-i", "modify", "qos", "debug", "set", "MaxWall=banana"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("MaxWall"), std::string::npos) << bad.err;
+  auto unknown = c.run("sacctmgr", {"-i", "add", "user", "bob", "Account=nosuch"});
+  EXPECT_NE(unknown.rc, 0);
+  EXPECT_NE(unknown.err.find("Account nosuch does not exist"), std::string::npos) << unknown.err;
+
+  // The scheduler uses a QOS change from its next cycle: a 2-hour job in debug now waits on MaxWall.
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "qos", "debug", "set", "MaxWall=01:00:00"}).rc, 0);
+  int64_t job = c.submit({"--qos=debug", "-t", "2:00:00", "--wrap", "true"});
+  ASSERT_GT(job, 0) << c.last_error();
+  EXPECT_TRUE(eventually([&] { return c.reason(std::to_string(job)) == "QOSMaxWallDurationPerJobLimit"; }, 10s))
+      << c.reason(std::to_string(job));
+  // A job without -A gets the user's default account.
+  auto acct = c.run("sacct", {"-nP", "-X", "-j", std::to_string(job), "-o", "Account,QOS"});
+  EXPECT_EQ(acct.out, "root|debug\n");
+
+  // Durable: after kill -9 the store's records stand, and qos.conf is not read again.
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller());
+  ASSERT_TRUE(c.wait_nodes_responding());
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "format=name,maxwall"}).out,
+            "normal|\ntraining|\ndebug|01:00:00\nlow|\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "show", "assoc", "format=Cluster,Account,User,Partition,QOS%30,DefaultQOS"}).out,
+            golden.substr(golden.find('\n', golden.find('\n') + 1) + 1));
+  // Deleting.
+  EXPECT_EQ(c.run("sacctmgr", {"-i", "delete", "user", "alice"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-i", "delete", "qos", "low"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "user", "format=user"}).out, "root\n");
+  auto in_use = c.run("sacctmgr", {"-i", "delete", "account", "research"});
+  EXPECT_NE(in_use.rc, 0);
+  EXPECT_NE(in_use.err.find("has user root"), std::string::npos) << in_use.err;
+}
+
+TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
+  auto user = ensure_user("drover-e2e-acct");
+  if (!user) GTEST_SKIP() << "needs root to create a test user";
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("sacctmgr", {"-i", "add", "account", "mine"}, user->as());
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("Access/permission denied"), std::string::npos) << r.err;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "account", "format=account"}, user->as()).out, "root\n");
 }
 
 }  // namespace

@@ -160,6 +160,7 @@ bool TestCluster::write_config() {
   for (const auto& p : def_.partitions) c << p << "\n";
   std::ofstream(conf_) << c.str();
   std::ofstream(dir_ + "/gres.conf") << g.str();
+  if (!def_.qos_conf.empty()) std::ofstream(dir_ + "/qos.conf") << def_.qos_conf;
   return true;
 }
 

@@ -32,6 +32,7 @@ struct ClusterDef {
   std::vector<NodeDef> nodes;
   std::vector<std::string> partitions;  // PartitionName=... lines
   std::vector<std::string> extra;       // more slurm.conf lines
+  std::string qos_conf;                 // qos.conf beside slurm.conf ("" = none)
 };
 
 // hgpu1 (8 x h100), lgpu1 (4 x a100), cpu1, cpu2 (16 CPUs, 64 GB).
