@@ -29,6 +29,8 @@ const Command kCommands[] = {
     {"sinfo", drover::client::sinfo_main},     {"scancel", drover::client::scancel_main},
     {"scontrol", drover::client::scontrol_main}, {"srun", drover::client::srun_main},
     {"salloc", drover::client::salloc_main},
+    {"scontrol", drover::client::scontrol_main}, {"sacct", drover::client::sacct_main},
+    {"sdiag", drover::client::sdiag_main}, {"sacctmgr", drover::client::sacctmgr_main},
 };
 
 std::string dir_of_self() {

@@ -31,10 +31,7 @@ int pending_live(const char* name) {
 
 #define DROVER_PENDING(fn, label) \
   int fn(const Args&) { return pending_live(label); }
-DROVER_PENDING(sacct_main, "sacct")
-DROVER_PENDING(sacctmgr_main, "sacctmgr")
 DROVER_PENDING(sprio_main, "sprio")
-DROVER_PENDING(sdiag_main, "sdiag")
 DROVER_PENDING(sshare_main, "sshare")
 #undef DROVER_PENDING
 
@@ -47,12 +44,12 @@ const Command kSlurmCommands[] = {
     {"sinfo", drover::client::sinfo_main, "show partitions and nodes"},
     {"scontrol", drover::client::scontrol_main, "show and change cluster state"},
     {"scancel", drover::client::scancel_main, "cancel or signal jobs"},
-    {"sacct", sacct_main, "job accounting"},
+    {"sacct", drover::client::sacct_main, "job accounting"},
     {"srun", drover::client::srun_main, "run a parallel job step"},
     {"salloc", drover::client::salloc_main, "obtain an allocation"},
-    {"sacctmgr", sacctmgr_main, "manage accounts, users and QOS"},
+    {"sacctmgr", drover::client::sacctmgr_main, "manage accounts, users and QOS"},
     {"sprio", sprio_main, "show priority factors of pending jobs"},
-    {"sdiag", sdiag_main, "scheduler statistics"},
+    {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
     {"sshare", sshare_main, "fair-share usage"},
 };
 

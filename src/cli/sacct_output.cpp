@@ -190,6 +190,11 @@ std::string field_list_text() {
 
 }  // namespace
 
+UnixTime sacct_window_start(const SacctOptions& opts, UnixTime now) {
+  auto w = time_window(opts, now);
+  return w ? w->start : 0;
+}
+
 CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args,
                                             const std::map<std::string, std::string>& env) {
   SacctOptions o;

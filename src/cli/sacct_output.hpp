@@ -62,6 +62,11 @@ CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args
 CommandOutput render_sacct(const SacctOptions& opts, const std::vector<AccountingRecord>& records,
                            const std::string& caller, UnixTime now);
 
+// The earliest end a finished job may have to be listed: -S, else midnight
+// today (local time) unless -j names jobs (then 0). An unreadable -S gives 0
+// (render_sacct reports it).
+UnixTime sacct_window_start(const SacctOptions& opts, UnixTime now);
+
 // sacct's JobID text: "96_0", "96_0.batch", "20956421_[2-4%25]", "93".
 std::string sacct_job_id(const AccountingRecord& r);
 // State text: "COMPLETED", "CANCELLED by 0".

@@ -241,6 +241,20 @@ ApiResult<v1::CompleteJobReply> ControllerApi::complete_job(int64_t job_id, int 
   return call<v1::CompleteJobReply>(v1::WIRE_COMPLETE_JOB, std::move(req));
 }
 
+ApiResult<v1::GetJobHistoryReply> ControllerApi::get_job_history(const v1::GetJobHistoryRequest& req) {
+  return call<v1::GetJobHistoryReply>(v1::WIRE_GET_JOB_HISTORY, req);
+}
+
+ApiResult<v1::DiagReply> ControllerApi::diag() { return call<v1::DiagReply>(v1::WIRE_DIAG, v1::DiagRequest{}); }
+
+ApiResult<v1::GetAssociationsReply> ControllerApi::get_associations() {
+  return call<v1::GetAssociationsReply>(v1::WIRE_GET_ASSOCIATIONS, v1::GetAssociationsRequest{});
+}
+
+ApiResult<v1::ModifyAssociationsReply> ControllerApi::modify_associations(const v1::ModifyAssociationsRequest& req) {
+  return call<v1::ModifyAssociationsReply>(v1::WIRE_MODIFY_ASSOCIATIONS, req);
+}
+
 std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep) {
   return program + ": error: Unable to contact slurm controller (connect failure)\n" + program +
          ": error: the controller at " + ep.describe() + " (from " + ep.conf_path + ") did not answer: " + e.message +

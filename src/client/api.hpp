@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "drover/v1/accounting.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
 #include "drover/v1/steps.pb.h"
@@ -81,6 +82,10 @@ class ControllerApi {
   ApiResult<v1::GetStepReply> get_step(int64_t job_id, int64_t step_id);
   ApiResult<v1::SignalStepReply> signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel);
   ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
+  ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);
+  ApiResult<v1::DiagReply> diag();
+  ApiResult<v1::GetAssociationsReply> get_associations();
+  ApiResult<v1::ModifyAssociationsReply> modify_associations(const v1::ModifyAssociationsRequest& req);
 
  private:
   ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Transport> t);

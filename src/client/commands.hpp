@@ -19,6 +19,9 @@ int scancel_main(const Args& args);
 int scontrol_main(const Args& args);
 int srun_main(const Args& args);    // srun.cpp
 int salloc_main(const Args& args);  // srun.cpp
+int sacct_main(const Args& args);
+int sdiag_main(const Args& args);
+int sacctmgr_main(const Args& args);
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

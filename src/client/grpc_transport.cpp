@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "client/api.hpp"
+#include "drover/v1/accounting.grpc.pb.h"
 #include "drover/v1/cluster.grpc.pb.h"
 #include "drover/v1/jobs.grpc.pb.h"
 #include "drover/v1/wire.pb.h"
@@ -17,11 +18,13 @@ class GrpcTransport final : public Transport {
   GrpcTransport(rpc::RpcClient client)
       : client_(std::move(client)),
         jobs_(v1::JobService::NewStub(client_.channel())),
-        cluster_(v1::ClusterService::NewStub(client_.channel())) {}
+        cluster_(v1::ClusterService::NewStub(client_.channel())),
+        accounting_(v1::AccountingService::NewStub(client_.channel())) {}
 
   ApiResult<std::string> call(int method, const std::string& request) override {
     using S = v1::JobService::Stub;
     using C = v1::ClusterService::Stub;
+    using A = v1::AccountingService::Stub;
     switch (method) {
       case v1::WIRE_SUBMIT: return invoke<v1::SubmitRequest, v1::SubmitReply>(request, jobs_.get(), &S::Submit);
       case v1::WIRE_GET_JOBS: return invoke<v1::GetJobsRequest, v1::GetJobsReply>(request, jobs_.get(), &S::GetJobs);
@@ -44,6 +47,15 @@ class GrpcTransport final : public Transport {
         return ApiError{12, "job steps (srun, salloc) reach the controller only over its local socket so far; run "
                             "them on the controller's host",
                         false};
+      case v1::WIRE_GET_JOB_HISTORY:
+        return invoke<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(request, accounting_.get(), &A::GetJobHistory);
+      case v1::WIRE_DIAG: return invoke<v1::DiagRequest, v1::DiagReply>(request, accounting_.get(), &A::Diag);
+      case v1::WIRE_GET_ASSOCIATIONS:
+        return invoke<v1::GetAssociationsRequest, v1::GetAssociationsReply>(request, accounting_.get(),
+                                                                            &A::GetAssociations);
+      case v1::WIRE_MODIFY_ASSOCIATIONS:
+        return invoke<v1::ModifyAssociationsRequest, v1::ModifyAssociationsReply>(request, accounting_.get(),
+                                                                                  &A::ModifyAssociations);
       default: return ApiError{12, "unknown method " + std::to_string(method), false};
     }
   }
@@ -68,6 +80,7 @@ class GrpcTransport final : public Transport {
   rpc::RpcClient client_;
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::ClusterService::Stub> cluster_;
+  std::unique_ptr<v1::AccountingService::Stub> accounting_;
 };
 
 Result<std::unique_ptr<Transport>> make(const Endpoint& ep, const std::string&) {

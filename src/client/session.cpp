@@ -1,5 +1,9 @@
 #include "client/session.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
+#include "cli/cli_error.hpp"
 #include "common/strings.hpp"
 
 extern char** environ;
@@ -28,6 +32,17 @@ Invocation invocation(const std::string& program, const std::vector<std::string>
 
 void write_out(const std::string& text, FILE* f) {
   if (!text.empty()) std::fwrite(text.data(), 1, text.size(), f);
+}
+
+int print_output(const cli::CommandOutput& out) {
+  write_out(out.out, stdout);
+  write_out(out.err, stderr);
+  return out.exit_code;
+}
+
+std::string caller_name() {
+  struct passwd* pw = getpwuid(getuid());
+  return pw ? pw->pw_name : std::to_string(getuid());
 }
 
 void print_error_lines(const std::string& program, const std::string& message) {

@@ -10,6 +10,10 @@
 
 #include "client/api.hpp"
 
+namespace drover::cli {
+struct CommandOutput;
+}
+
 namespace drover::client {
 
 struct Invocation {
@@ -30,5 +34,11 @@ void print_error_lines(const std::string& program, const std::string& message);
 int report_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e);
 
 void write_out(const std::string& text, FILE* f);
+
+// Writes a rendered command's stdout and stderr; returns its exit status.
+int print_output(const cli::CommandOutput& out);
+
+// The invoking user's name (the uid's number when it has no passwd entry).
+std::string caller_name();
 
 }  // namespace drover::client

@@ -7,16 +7,6 @@
 #include "common/strings.hpp"
 
 namespace drover::client {
-namespace {
-
-int print(const cli::CommandOutput& out) {
-  write_out(out.out, stdout);
-  write_out(out.err, stderr);
-  return out.exit_code;
-}
-
-}  // namespace
-
 int squeue_main(const Args& args) {
   Invocation inv = invocation("squeue", args);
   auto opts = cli::parse_squeue_options(inv.args, inv.env);
@@ -25,7 +15,7 @@ int squeue_main(const Args& args) {
     return opts.error().exit_code;
   }
   if (auto early = cli::version_or_usage(opts->print_version, opts->print_help, "Usage: squeue [OPTIONS]\n")) {
-    return print(*early);
+    return print_output(*early);
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
@@ -39,7 +29,7 @@ int squeue_main(const Args& args) {
   for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
   auto reply = api->get_jobs(ids, false, finished);
   if (!reply) return report_failure(inv, *api, reply.error());
-  return print(cli::render_squeue(*opts, job_views(*reply, opts->expand_arrays), reply->now()));
+  return print_output(cli::render_squeue(*opts, job_views(*reply, opts->expand_arrays), reply->now()));
 }
 
 int sinfo_main(const Args& args) {
@@ -50,7 +40,7 @@ int sinfo_main(const Args& args) {
     return opts.error().exit_code;
   }
   if (auto early = cli::version_or_usage(opts->print_version, opts->print_help, "Usage: sinfo [OPTIONS]\n")) {
-    return print(*early);
+    return print_output(*early);
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
@@ -62,7 +52,7 @@ int sinfo_main(const Args& args) {
   for (const auto& p : parts->partitions()) pv.push_back(partition_view(p));
   std::vector<cli::NodeView> nv;
   for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
-  return print(cli::render_sinfo(*opts, pv, nv, nodes->now()));
+  return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now()));
 }
 
 }  // namespace drover::client

@@ -127,7 +127,7 @@ class StepIo {
   std::string key_;
   std::vector<std::unique_ptr<Conn>> conns_;
   int64_t job_ = 0, step_ = 0;
-  v1::StepRecord rec_;
+  v1::StepInfo rec_;
   bool final_ = false;
   bool stdin_eof_ = false;
   int label_width_ = 1;

@@ -8,11 +8,10 @@
 #include "common/strings.hpp"
 
 namespace drover::client {
-namespace {
 
-cli::JobState job_state(const v1::JobRecord& r) {
-  if (r.completing()) return cli::JobState::kCompleting;
-  switch (r.state()) {
+cli::JobState cli_job_state(v1::JobState state, bool completing) {
+  if (completing) return cli::JobState::kCompleting;
+  switch (state) {
     case v1::PENDING: return cli::JobState::kPending;
     case v1::RUNNING: return cli::JobState::kRunning;
     case v1::SUSPENDED: return cli::JobState::kSuspended;
@@ -28,6 +27,10 @@ cli::JobState job_state(const v1::JobRecord& r) {
     default: return cli::JobState::kPending;
   }
 }
+
+namespace {
+
+cli::JobState job_state(const v1::JobRecord& r) { return cli_job_state(r.state(), r.completing()); }
 
 std::string group_name(uint32_t gid) {
   static std::map<uint32_t, std::string> cache;
@@ -270,6 +273,120 @@ cli::PartitionView partition_view(const v1::PartitionInfo& p) {
   v.max_mem_per_node_mb = p.max_mem_per_node_mb();
   for (const auto& [k, c] : p.tres()) v.tres[k] = c;
   return v;
+}
+
+namespace {
+
+TresMap tres_map(const google::protobuf::Map<std::string, int64_t>& m) { return TresMap(m.begin(), m.end()); }
+
+cli::AccountingRecord job_record(const v1::AccountingJob& a) {
+  const v1::JobRecord& r = a.job();
+  const v1::JobDescriptor& d = r.desc();
+  cli::AccountingRecord x;
+  x.job_id = r.job_id();
+  x.array_job_id = r.array_job_id();
+  if (r.array_job_id()) x.array_task_id = r.array_task_id();
+  x.array_max_running = r.array_max_running();
+  x.job_name = d.name();
+  x.partition = r.partition();
+  x.account = r.account();
+  x.qos = r.qos();
+  x.user = r.user();
+  x.group = group_name(r.gid());
+  x.cluster = r.cluster();
+  x.reservation = d.reservation();
+  x.wckey = d.wckey();
+  x.comment = d.comment();
+  x.constraints = d.constraint();
+  x.uid = r.uid();
+  x.gid = r.gid();
+  x.work_dir = d.work_dir();
+  x.node_list = a.nodes();
+  // sacct shows what the database recorded: a job still cleaning up is RUNNING there.
+  x.state = cli_job_state(r.state(), false);
+  if (r.state() == v1::CANCELLED && r.has_cancelled_by()) x.cancelled_by_uid = r.cancelled_by();
+  x.reason = r.reason().empty() ? "None" : r.reason();
+  x.exit_code = r.exit_code();
+  x.exit_signal = r.exit_signal();
+  x.derived_exit_code = r.derived_exit_code();
+  x.submit = r.submit_time() ? r.submit_time() : kNoTime;
+  x.eligible = r.eligible_time() ? r.eligible_time() : kNoTime;
+  x.start = r.start_time() ? r.start_time() : kNoTime;
+  x.end = r.end_time() && r.state() != v1::RUNNING && r.state() != v1::PENDING ? r.end_time() : kNoTime;
+  x.time_limit = r.time_limit_s() == 0 ? cli::kNotSet : r.time_limit_s();
+  bool started = r.state() != v1::PENDING && !a.alloc_tres().empty();
+  x.alloc_tres = tres_map(a.alloc_tres());
+  x.req_tres = tres_map(a.req_tres());
+  x.alloc_cpus = started ? x.alloc_tres["cpu"] : 0;
+  x.req_cpus = a.req_cpus();
+  x.nnodes = started ? x.alloc_tres["node"] : a.req_nodes();
+  if (x.alloc_tres.empty()) x.alloc_tres.clear();
+  x.priority = r.hold() != v1::HOLD_NONE && r.state() == v1::PENDING ? 0 : r.priority();
+  x.req_mem_mb = a.req_mem_mb();
+  return x;
+}
+
+cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::StepRecord& s) {
+  cli::AccountingRecord x = job;
+  x.array_pending_tasks.clear();
+  x.step = s.step();
+  x.job_name = s.name();
+  x.partition.clear();
+  x.qos.clear();
+  x.reason.clear();
+  x.constraints.clear();
+  x.comment.clear();
+  x.state = cli_job_state(s.state(), false);
+  x.cancelled_by_uid.reset();
+  if (s.has_cancelled_by()) x.cancelled_by_uid = s.cancelled_by();
+  x.exit_code = s.exit_code();
+  x.exit_signal = s.exit_signal();
+  x.derived_exit_code = x.derived_exit_signal = 0;
+  x.start = s.start_time() ? s.start_time() : kNoTime;
+  x.end = s.end_time() ? s.end_time() : kNoTime;
+  x.time_limit = cli::kNotSet;
+  x.alloc_tres = tres_map(s.alloc_tres());
+  x.req_tres = x.alloc_tres;
+  x.alloc_cpus = x.req_cpus = s.num_cpus();
+  x.nnodes = s.num_nodes();
+  x.ntasks = s.num_tasks();
+  x.node_list = s.nodes();
+  return x;
+}
+
+}  // namespace
+
+std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryReply& reply) {
+  std::vector<cli::AccountingRecord> out;
+  std::map<int64_t, std::size_t> group;  // array id -> index of its pending record
+  std::map<int64_t, int> pending_count;
+  for (const auto& a : reply.jobs()) {
+    if (a.job().array_job_id() && a.job().state() == v1::PENDING) pending_count[a.job().array_job_id()] += 1;
+  }
+  for (const auto& a : reply.jobs()) {
+    const v1::JobRecord& r = a.job();
+    if (r.array_job_id() && r.state() == v1::PENDING && pending_count[r.array_job_id()] > 1) {
+      // The still-pending elements are one record ("N_[2-4%25]"), as Slurm keeps them.
+      auto it = group.find(r.array_job_id());
+      if (it != group.end()) {
+        out[it->second].array_pending_tasks.push_back(r.array_task_id());
+        continue;
+      }
+      cli::AccountingRecord x = job_record(a);
+      x.job_id = r.array_job_id();
+      x.array_task_id.reset();
+      x.array_pending_tasks = {r.array_task_id()};
+      group[r.array_job_id()] = out.size();
+      out.push_back(std::move(x));
+      continue;
+    }
+    out.push_back(job_record(a));
+    const cli::AccountingRecord& job = out.back();
+    std::vector<cli::AccountingRecord> steps;
+    for (const auto& s : a.steps()) steps.push_back(step_record(job, s));
+    out.insert(out.end(), steps.begin(), steps.end());
+  }
+  return out;
 }
 
 }  // namespace drover::client

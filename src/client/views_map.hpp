@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/views.hpp"
+#include "drover/v1/accounting.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
 
@@ -14,6 +15,10 @@ namespace drover::client {
 // one view (squeue's "117_[2-9%2]"); `expand_arrays` keeps them apart (-r).
 std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_arrays);
 cli::JobView job_view(const v1::JobRecord& r);
+cli::JobState cli_job_state(v1::JobState state, bool completing);
+// sacct's rows: each job followed by its steps; the still-pending elements
+// of an array as one record (JobID "N_[2-4%25]").
+std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryReply& reply);
 cli::NodeView node_view(const v1::NodeInfo& n);
 cli::PartitionView partition_view(const v1::PartitionInfo& p);
 

@@ -167,6 +167,8 @@ core::PriorityParams priority_params(const ClusterConfig& cfg) {
 
 }  // namespace
 
+core::QosSpec core_qos(const QosConfig& q) { return qos_spec(q); }
+
 Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg) {
   core::Cluster c;
   c.name = cfg.cluster_name;

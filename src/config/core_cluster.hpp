@@ -13,5 +13,7 @@ namespace drover::config {
 // Errors only for what the core cannot represent at all (a node with no
 // cores); everything else the doctor reports is left to the doctor.
 Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg);
+// One QOS in the core's terms (sacctmgr's QOS go through here too).
+core::QosSpec core_qos(const QosConfig& q);
 
 }  // namespace drover::config

@@ -4,6 +4,7 @@
 // ClusterConfig::diags with file:line:column.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,10 @@ void parse_gres_conf_text(std::string_view text, std::string_view file_name, Clu
 
 // qos.conf text into cfg.qos.
 void parse_qos_conf_text(std::string_view text, std::string_view file_name, ClusterConfig& cfg);
+
+// One QOS from its settings in qos.conf's spelling (sacctmgr keeps QOS this
+// way); the error is the parser's first error, naming the QOS.
+Result<QosConfig> parse_qos_settings(const std::string& name, const std::map<std::string, std::string>& settings);
 
 // A configuration file's contents: regular files only, at most
 // kMaxConfigFileBytes. Errors: "cannot read PATH: REASON".

@@ -52,4 +52,18 @@ void parse_qos_conf_text(std::string_view text, std::string_view file_name, Clus
                 [&cfg](const LogicalLine& line, PassiveSeen& passive) { handle_line(line, cfg, passive); });
 }
 
+Result<QosConfig> parse_qos_settings(const std::string& name, const std::map<std::string, std::string>& settings) {
+  std::string line = "Name=" + name;
+  for (const auto& [k, v] : settings) {
+    line += " " + k + "=" + (v.find_first_of(" \t") != std::string::npos ? "\"" + v + "\"" : v);
+  }
+  ClusterConfig cfg;
+  parse_qos_conf_text(line + "\n", "sacctmgr", cfg);
+  for (const auto& d : cfg.diags.items()) {
+    if (d.severity == Severity::kError) return make_error("QOS " + name + ": " + d.message);
+  }
+  if (cfg.qos.size() != 1) return make_error("QOS " + name + ": could not be read");
+  return cfg.qos.front();
+}
+
 }  // namespace drover::config

@@ -115,6 +115,7 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
       r.set_cancelled_by(who.uid);
       r.set_state_desc(why);
       put_job(*j, fx);
+      counters_.canceled += 1;
       fx.reschedule = true;
     } else if (r.state() == v1::RUNNING) {
       end_running(*j, v1::CANCELLED, why, who.uid, now, fx);

@@ -159,8 +159,38 @@ Status Controller::recover() {
   std::vector<std::pair<std::string, std::string>> step_payloads;
   for (auto& r : *steps) step_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
   if (auto st = state_->recover_steps(step_payloads); !st) return st;
+  if (auto st = recover_accounting(); !st) return st;
   log_line("recovered " + std::to_string(state_->jobs().size()) + " jobs from " + store_->path() +
            "; next job id " + std::to_string(state_->next_job_id()));
+  return {};
+}
+
+// The accounts, users and QOS: from the store, or on the very first start
+// seeded from qos.conf and committed before anything is served.
+Status Controller::recover_accounting() {
+  auto seeded = store_->get_meta(kAccountingSeededMeta);
+  if (!seeded) return seeded.error();
+  if (!*seeded) {
+    AccountingDb db = AccountingDb::seed(state_->config());
+    store::Batch b;
+    db.put_all(b);
+    b.set_meta(kAccountingSeededMeta, int64_t{1});
+    if (auto st = store_->apply(std::move(b)); !st) return st;
+    state_->set_accounting(std::move(db));
+    log_line("accounting: seeded " + std::to_string(state_->config().qos.size()) + " QOS from qos.conf; from now "
+             "on sacctmgr manages them in " + store_->path());
+    return {};
+  }
+  std::vector<std::string> tables[3];
+  const char* names[3] = {kQosTable, kAccountsTable, kUsersTable};
+  for (int i = 0; i < 3; ++i) {
+    auto rows = store_->load_all(names[i]);
+    if (!rows) return rows.error();
+    for (auto& r : *rows) tables[i].push_back(std::move(r.payload));
+  }
+  auto db = AccountingDb::load(tables[0], tables[1], tables[2]);
+  if (!db) return db.error();
+  state_->set_accounting(std::move(*db));
   return {};
 }
 

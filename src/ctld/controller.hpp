@@ -60,6 +60,8 @@ class Controller {
   Caller caller_for(uint32_t uid, uint32_t gid) const;
   void post(EventLoop::Task task) { loop_.post(std::move(task)); }
   ControllerState& state() { return *state_; }
+  // Reads only (history queries); changes go through commit().
+  const store::Store& store() const { return *store_; }
   // Makes fx durable, then calls `done` (status of the commit) and sends fx's commands.
   void commit(Effects fx, std::function<void(const Status&)> done);
   int64_t now() const;
@@ -72,6 +74,7 @@ class Controller {
   Controller() = default;
   Status open(const ControllerOptions& opts);
   Status recover();
+  Status recover_accounting();
   void after_batch();
   void on_tick();
   void dispatch(std::vector<AgentCommand> commands);

@@ -45,6 +45,11 @@ core::Explanation CoreBridge::explain(const core::CycleInput& in, const core::Jo
   return scheduler_->scheduler.explain(in, job);
 }
 
+void CoreBridge::set_qos(std::vector<core::QosSpec> qos) {
+  cluster_.qos = std::move(qos);
+  scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
+}
+
 int32_t CoreBridge::find_partition(std::string_view name) const { return cluster_.find_partition(name); }
 int32_t CoreBridge::find_qos(std::string_view name) const { return cluster_.find_qos(name); }
 core::NodeIndex CoreBridge::find_node(std::string_view name) const { return cluster_.find_node(name); }

@@ -38,6 +38,8 @@ class CoreBridge {
   int32_t find_qos(std::string_view name) const;
   core::NodeIndex find_node(std::string_view name) const;
   int32_t default_partition() const;
+  // Replaces the QOS (sacctmgr); the scheduler starts afresh on the new cluster.
+  void set_qos(std::vector<core::QosSpec> qos);
 
  private:
   explicit CoreBridge(core::Cluster cluster);

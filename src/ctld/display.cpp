@@ -9,34 +9,20 @@
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "config/tables.hpp"
+#include "ctld/accounting.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
 namespace {
 
-void alloc_tres(const core::Cluster& c, const v1::JobAllocation& a, v1::JobDisplay& d) {
-  int64_t cpus = 0, mem = 0;
-  std::map<std::string, int64_t> gres;
+void alloc_tres(const v1::JobAllocation& a, v1::JobDisplay& d) {
   std::vector<std::string> names;
-  for (const auto& t : a.nodes()) {
-    cpus += t.cpus();
-    mem += t.mem_mb();
-    names.push_back(t.node());
-    for (const auto& g : t.gres()) {
-      gres["gres/" + g.name()] += g.count();
-      if (!g.type().empty()) gres["gres/" + g.name() + ":" + g.type()] += g.count();
-    }
-  }
-  (void)c;
-  d.set_num_cpus(cpus);
+  for (const auto& t : a.nodes()) names.push_back(t.node());
+  auto tres = allocation_tres(a);
+  d.set_num_cpus(tres["cpu"]);
   d.set_num_nodes(a.nodes_size());
   d.set_nodes(hostlist_compress(names));
-  auto& tres = *d.mutable_tres();
-  tres["cpu"] = cpus;
-  tres["mem"] = mem;
-  tres["node"] = a.nodes_size();
-  tres["billing"] = cpus;
-  for (const auto& [k, v] : gres) tres[k] = v;
+  for (const auto& [k, v] : tres) (*d.mutable_tres())[k] = v;
 }
 
 const char* dep_type(v1::DepType t) {
@@ -96,7 +82,7 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, int64_
   }
   if (j.rec.alloc().nodes_size() > 0 && j.rec.state() != v1::PENDING) {
     d.mutable_tres()->clear();
-    alloc_tres(bridge_->cluster(), j.rec.alloc(), d);
+    alloc_tres(j.rec.alloc(), d);
   }
   d.set_dependency(dependency_display(j));
   d.set_planned_start(j.planned_start);
@@ -340,6 +326,56 @@ v1::StatusReply ControllerState::status(int64_t now) const {
   s.set_next_job_id(next_job_id_);
   s.set_rss_kb(rss_kb());
   return s;
+}
+
+namespace {
+
+void fill_pass(const PassCounters& c, v1::PassStats& p) {
+  p.set_cycles(c.cycles);
+  p.set_last_us(c.last_us);
+  p.set_max_us(c.max_us);
+  p.set_total_us(c.total_us);
+  p.set_last_depth(c.last_depth);
+  p.set_total_depth(c.total_depth);
+  p.set_last_queue(c.last_queue);
+  p.set_total_queue(c.total_queue);
+  p.set_last_when(c.last_when);
+  p.set_started(c.started);
+  p.set_backfilled(c.backfilled);
+  p.set_last_planned(c.last_planned);
+  p.set_last_reserved(c.last_reserved);
+}
+
+int64_t thread_count() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoll(line.substr(8));
+  }
+  return 0;
+}
+
+}  // namespace
+
+v1::DiagReply ControllerState::diag(int64_t now) const {
+  v1::StatusReply st = status(now);
+  v1::DiagReply d;
+  d.set_now(now);
+  d.set_since(start_time_);
+  d.set_server_threads(thread_count());
+  d.set_jobs_submitted(counters_.submitted);
+  d.set_jobs_started(counters_.started);
+  d.set_jobs_completed(counters_.completed_ok);
+  d.set_jobs_canceled(counters_.canceled);
+  d.set_jobs_failed(counters_.failed);
+  d.set_jobs_pending(st.jobs_pending());
+  d.set_jobs_running(st.jobs_running());
+  fill_pass(counters_.quick, *d.mutable_main());
+  fill_pass(counters_.full, *d.mutable_backfill());
+  d.set_jobs_in_memory(st.jobs_remembered());
+  d.set_nodes_responding(st.nodes_responding());
+  d.set_nodes_total(st.nodes_total());
+  d.set_rss_kb(st.rss_kb());
+  return d;
 }
 
 }  // namespace drover::ctld

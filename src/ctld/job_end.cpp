@@ -41,6 +41,13 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   j.awaiting_node = false;
   put_job(j, fx);
   counters_.completed += 1;
+  if (r.state() == v1::COMPLETED) {
+    counters_.completed_ok += 1;
+  } else if (r.state() == v1::CANCELLED) {
+    counters_.canceled += 1;
+  } else {
+    counters_.failed += 1;
+  }
   fx.reschedule = true;
 }
 

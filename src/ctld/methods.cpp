@@ -2,7 +2,10 @@
 
 #include <set>
 
+#include "ctld/accounting.hpp"
 #include "ctld/controller.hpp"
+#include "ctld/persist.hpp"
+#include "store/store.hpp"
 
 namespace drover::ctld::methods {
 namespace {
@@ -145,6 +148,81 @@ void status(Controller& c, const Caller&, const v1::StatusRequest& req, v1::Stat
   *rep = c.state().status(c.now());
   header(req, rep);
   done(0, "");
+}
+
+namespace {
+
+// Jobs of the store not in `have`: the named ones (and their arrays'
+// elements), or every one that ended at or after `ended_after`.
+Status history_from_store(const store::Store& st, const v1::GetJobHistoryRequest& req,
+                          const std::function<void(v1::JobRecord&&)>& add) {
+  auto visit = [&](store::Record&& r) {
+    v1::JobRecord rec;
+    if (rec.ParseFromString(r.payload)) add(std::move(rec));
+    return true;
+  };
+  if (req.job_ids().empty()) return st.scan_from(kJobsTable, "end_time", std::max<int64_t>(1, req.ended_after()), visit);
+  for (int64_t id : req.job_ids()) {
+    auto one = st.get(kJobsTable, store::Key{id});
+    if (!one) return one.error();
+    if (*one) visit(std::move(**one));
+    if (auto s = st.scan_where(kJobsTable, "array_job_id", store::Value{id}, visit); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace
+
+void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryRequest& req,
+                     v1::GetJobHistoryReply* rep, Done done) {
+  int64_t now = c.now();
+  const ControllerState& state = c.state();
+  std::map<int64_t, v1::AccountingJob> out;
+  auto add = [&](const v1::JobRecord& r) {
+    if (!out.count(r.job_id())) out.emplace(r.job_id(), accounting_job(state.bridge(), r));
+  };
+  std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
+  for (const auto& [id, j] : state.jobs()) {
+    const v1::JobRecord& r = j.rec;
+    bool hit = named.empty() ? !is_final(r.state()) || r.completing() || r.end_time() >= req.ended_after()
+                             : named.count(id) || named.count(r.array_job_id());
+    if (hit) add(r);
+  }
+  // What memory has forgotten (MinJobAge) is in the store; memory's copy wins.
+  auto st = history_from_store(c.store(), req, [&](v1::JobRecord&& r) { add(r); });
+  if (!st) return done(kInternal, "reading job history from the state store: " + st.error().message);
+  for (auto& [id, a] : out) *rep->add_jobs() = std::move(a);
+  rep->set_now(now);
+  header(req, rep);
+  done(0, "");
+}
+
+void diag(Controller& c, const Caller&, const v1::DiagRequest& req, v1::DiagReply* rep, Done done) {
+  *rep = c.state().diag(c.now());
+  store::StoreStats st = c.store().stats();
+  rep->set_store_commits(static_cast<int64_t>(st.commits));
+  rep->set_store_batches(static_cast<int64_t>(st.batches));
+  rep->set_store_commit_us(static_cast<int64_t>(st.commit_micros));
+  header(req, rep);
+  done(0, "");
+}
+
+void get_associations(Controller& c, const Caller&, const v1::GetAssociationsRequest& req,
+                      v1::GetAssociationsReply* rep, Done done) {
+  *rep = c.state().accounting().snapshot();
+  rep->set_cluster(c.settings().cluster_name);
+  header(req, rep);
+  done(0, "");
+}
+
+void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssociationsRequest& req,
+                         v1::ModifyAssociationsReply* rep, Done done) {
+  Effects fx;
+  auto lines = c.state().modify_associations(who, req, c.now(), fx);
+  if (!lines) return done(who.privileged ? kInvalidArgument : kPermissionDenied, lines.error().message);
+  for (const auto& l : *lines) rep->add_lines(l);
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
 }
 
 }  // namespace drover::ctld::methods

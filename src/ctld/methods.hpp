@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "drover/v1/accounting.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
 
@@ -38,6 +39,14 @@ void get_config(Controller& c, const Caller& who, const v1::GetConfigRequest& re
 void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,
                  Done done);
 void status(Controller& c, const Caller& who, const v1::StatusRequest& req, v1::StatusReply* rep, Done done);
+void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::DiagReply* rep, Done done);
+void get_associations(Controller& c, const Caller& who, const v1::GetAssociationsRequest& req,
+                      v1::GetAssociationsReply* rep, Done done);
+void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssociationsRequest& req,
+                         v1::ModifyAssociationsReply* rep, Done done);
+// sacct: jobs in memory, and older ones read from the store (never loaded into the state).
+void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRequest& req,
+                     v1::GetJobHistoryReply* rep, Done done);
 
 }  // namespace methods
 }  // namespace drover::ctld

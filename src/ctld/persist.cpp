@@ -34,6 +34,12 @@ store::Schema controller_schema() {
                              {"state", store::ColumnType::kText, false},
                              {"exit_code", store::ColumnType::kInteger, false},
                              {"exit_signal", store::ColumnType::kInteger, false}}})});
+  std::vector<std::string> acct;
+  for (const char* t : {kQosTable, kAccountsTable, kUsersTable}) {
+    auto sql = store::create_table({t, store::ColumnType::kText, {}});
+    acct.insert(acct.end(), sql.begin(), sql.end());
+  }
+  schema.migrations.push_back({3, "accounting: qos, accounts, users (sacctmgr)", acct});
   return schema;
 }
 

@@ -2,7 +2,9 @@
 //   jobs   key job id;    payload v1::JobRecord (without display figures);
 //          columns state, user_id, array_job_id, end_time, partition
 //   nodes  key node name; payload v1::NodeInfo (admin state: drain/down, reason)
-//   meta   next_job_id
+//   qos, accounts, users  key name; payloads v1::QosRecord, v1::AccountRecord,
+//          v1::UserRecord (sacctmgr; ctld/assoc.hpp)
+//   meta   next_job_id, accounting_seeded
 // Finished jobs stay in the table (accounting, issue 6); the controller
 // keeps them in memory only for MinJobAge.
 #pragma once

@@ -82,6 +82,7 @@ struct ControllerState::CycleInputs {
   std::vector<core::RunningJob> running;
   std::vector<const core::JobSpec*> pending;
   std::unique_ptr<StateHistory> history;
+  const core::FairShareFactors* fairshare = nullptr;
 
   core::CycleInput input(int64_t now) const {
     core::CycleInput in;
@@ -90,6 +91,7 @@ struct ControllerState::CycleInputs {
     in.running = running;
     in.pending = pending;
     in.history = history.get();
+    in.fairshare = fairshare;
     return in;
   }
 };
@@ -114,10 +116,12 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
     }
   }
   ci.history = std::make_unique<StateHistory>(jobs_, arrays_);
+  ci.fairshare = &fairshare_;
   return ci;
 }
 
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
+  if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now);
   CycleInputs ci = cycle_inputs(now);
   if (ci.pending.empty()) return;
   auto t0 = std::chrono::steady_clock::now();
@@ -127,6 +131,20 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
   counters_.max_cycle_us = std::max(counters_.max_cycle_us, us);
   counters_.total_cycle_us += us;
   (pass == core::PassKind::kFull ? counters_.cycles_full : counters_.cycles_quick) += 1;
+  PassCounters& pc = pass == core::PassKind::kFull ? counters_.full : counters_.quick;
+  pc.cycles += 1;
+  pc.last_us = us;
+  pc.max_us = std::max(pc.max_us, us);
+  pc.total_us += us;
+  pc.last_depth = result.stats.tested;
+  pc.total_depth += result.stats.tested;
+  pc.last_queue = result.stats.pending;
+  pc.total_queue += result.stats.pending;
+  pc.last_when = now;
+  pc.started += result.stats.started;
+  pc.backfilled += result.stats.backfilled;
+  pc.last_planned = result.stats.planned;
+  pc.last_reserved = result.stats.reserved;
   for (const auto& d : result.starts) start_job(d, now, fx);
   for (const auto& p : result.pending) {
     Job* j = find_job(p.job->id);

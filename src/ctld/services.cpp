@@ -4,6 +4,7 @@
 
 #include "ctld/controller.hpp"
 #include "ctld/methods.hpp"
+#include "drover/v1/accounting.grpc.pb.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "drover/v1/cluster.grpc.pb.h"
 #include "drover/v1/jobs.grpc.pb.h"
@@ -118,6 +119,31 @@ class ClusterServiceImpl final : public v1::ClusterService::CallbackService {
   Controller& ctl_;
 };
 
+class AccountingServiceImpl final : public v1::AccountingService::CallbackService {
+ public:
+  explicit AccountingServiceImpl(Controller& ctl) : ctl_(ctl) {}
+  grpc::ServerUnaryReactor* GetJobHistory(grpc::CallbackServerContext* ctx, const v1::GetJobHistoryRequest* req,
+                                          v1::GetJobHistoryReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_job_history);
+  }
+  grpc::ServerUnaryReactor* Diag(grpc::CallbackServerContext* ctx, const v1::DiagRequest* req,
+                                 v1::DiagReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::diag);
+  }
+  grpc::ServerUnaryReactor* GetAssociations(grpc::CallbackServerContext* ctx, const v1::GetAssociationsRequest* req,
+                                            v1::GetAssociationsReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_associations);
+  }
+  grpc::ServerUnaryReactor* ModifyAssociations(grpc::CallbackServerContext* ctx,
+                                               const v1::ModifyAssociationsRequest* req,
+                                               v1::ModifyAssociationsReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::modify_associations);
+  }
+
+ private:
+  Controller& ctl_;
+};
+
 class AgentServiceImpl final : public v1::AgentService::CallbackService {
  public:
   explicit AgentServiceImpl(Controller& ctl) : ctl_(ctl) {}
@@ -161,6 +187,7 @@ std::vector<rpc::ServicePtr> make_services(Controller& ctl, const rpc::CallAuthe
   std::vector<rpc::ServicePtr> out;
   out.emplace_back(new JobServiceImpl(ctl));
   out.emplace_back(new ClusterServiceImpl(ctl));
+  out.emplace_back(new AccountingServiceImpl(ctl));
   out.emplace_back(new AgentServiceImpl(ctl));
   out.push_back(rpc::make_ping_service(auth, kServerName));
   return out;

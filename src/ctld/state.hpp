@@ -15,9 +15,11 @@
 
 #include "common/result.hpp"
 #include "config/model.hpp"
+#include "ctld/assoc.hpp"
 #include "ctld/core_bridge.hpp"
 #include "ctld/job_model.hpp"
 #include "ctld/steps.hpp"
+#include "drover/v1/accounting.pb.h"
 #include "drover/v1/agent.pb.h"
 #include "drover/v1/cluster.pb.h"
 #include "drover/v1/jobs.pb.h"
@@ -102,10 +104,21 @@ struct NodeRt {
   int64_t free_mem_mb = -1;
 };
 
+// One scheduling pass's figures since the controller started (sdiag).
+struct PassCounters {
+  int64_t cycles = 0, last_us = 0, max_us = 0, total_us = 0;
+  int64_t last_depth = 0, total_depth = 0;   // jobs the walk tested
+  int64_t last_queue = 0, total_queue = 0;   // pending jobs given to the cycle
+  int64_t last_when = 0;
+  int64_t started = 0, backfilled = 0, last_planned = 0, last_reserved = 0;
+};
+
 struct Counters {
   int64_t submitted = 0, started = 0, completed = 0;
+  int64_t completed_ok = 0, canceled = 0, failed = 0;  // how jobs ended (sdiag's split; canceled counts pending ones)
   int64_t cycles_quick = 0, cycles_full = 0;
   int64_t last_cycle_us = 0, max_cycle_us = 0, total_cycle_us = 0;
+  PassCounters quick, full;                  // sdiag: main schedule / backfilling
 };
 
 // Slurm's errors for job operations, sent back per target.
@@ -135,6 +148,17 @@ class ControllerState {
   Status recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,
                  const std::vector<std::pair<std::string, std::string>>& node_payloads,
                  std::optional<int64_t> next_job_id, int64_t now);
+
+  // ---- accounts, users and QOS (sacctmgr; accounting.cpp) ----
+  // Installs what the store holds (or the first start's seed); the core gets its QOS.
+  void set_accounting(AccountingDb db);
+  const AccountingDb& accounting() const { return acct_; }
+  // Root, SlurmUser and operators only. The scheduler uses the change from its next cycle.
+  Result<std::vector<std::string>> modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req,
+                                                       int64_t now, Effects& fx);
+  // Fair Tree factors from the associations' shares and the CPU-seconds of
+  // the jobs in memory (recomputed by the full pass and after changes).
+  const core::FairShareFactors& fairshare() const { return fairshare_; }
 
   // ---- jobs (submit.cpp, control.cpp) ----
   // Refusals come back as an Error whose lines are Slurm's (each printed as
@@ -179,6 +203,8 @@ class ControllerState {
   std::vector<v1::PartitionInfo> partitions() const;
   std::vector<v1::ConfigEntry> config_entries() const;
   v1::StatusReply status(int64_t now) const;
+  // sdiag's figures (accounting.cpp).
+  v1::DiagReply diag(int64_t now) const;
 
  private:
   friend class StateTestPeer;
@@ -204,14 +230,14 @@ class ControllerState {
                          v1::NodeReportReply& reply);
   void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);
   // steps
-  void put_step(const v1::StepRecord& s, Effects& fx) const;
+  void put_step(const v1::StepInfo& s, Effects& fx) const;
   void start_batch_step(const Job& j, int64_t now, Effects& fx);
   void end_job_steps(const Job& j, int64_t now, Effects& fx);
   void apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                               v1::NodeReportReply& reply);
-  void step_node_ended(Job& j, v1::StepRecord& s, v1::StepNode& n, int64_t now, Effects& fx);
+  void step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx);
   void allocation_timeouts(int64_t now, Effects& fx);
-  v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepRecord& s,
+  v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepInfo& s,
                                       const v1::CreateStepRequest& req, int node_index, int first_rank) const;
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::string dependency_display(const Job& j) const;
@@ -229,6 +255,10 @@ class ControllerState {
   int64_t start_time_ = 0;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
+  AccountingDb acct_;
+  core::FairShareFactors fairshare_;
+  bool fairshare_dirty_ = true;
+  void refresh_fairshare(int64_t now);
 
  public:
   // For JobHistory (schedule.cpp).

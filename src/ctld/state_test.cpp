@@ -293,7 +293,7 @@ TEST(ControllerState, AnAllocationRunsNothingUntilAStepIsLaidOutOverItsNodes) {
   *b.add_steps() = srun_step(1, 0, "COMPLETED", 0);
   Effects e2;
   ASSERT_TRUE(st->node_report(b, false, 1003, e2));
-  const v1::StepRecord& done = st->steps().at(1).steps.at(0);
+  const v1::StepInfo& done = st->steps().at(1).steps.at(0);
   EXPECT_EQ(done.state(), "FAILED");
   EXPECT_EQ(done.exit_code(), 4);
   EXPECT_EQ(done.end_time(), 1003);
@@ -357,7 +357,7 @@ TEST(ControllerState, ABatchJobHasABatchStepThatEndsWithIt) {
   *r.add_steps() = step(1, true, "FAILED", 3);
   Effects e;
   ASSERT_TRUE(st->node_report(r, false, 1002, e));
-  const v1::StepRecord& b = st->steps().at(1).steps.at(kBatchStepId);
+  const v1::StepInfo& b = st->steps().at(1).steps.at(kBatchStepId);
   EXPECT_EQ(b.state(), "FAILED");
   EXPECT_EQ(b.exit_code(), 3);
   EXPECT_EQ(step_name(1, kBatchStepId), "1.batch");

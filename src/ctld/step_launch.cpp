@@ -95,7 +95,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   }
   auto js_it = steps_.find(j->rec.job_id());
   const JobSteps* js = js_it == steps_.end() ? nullptr : &js_it->second;
-  v1::StepRecord s;
+  v1::StepInfo s;
   s.set_job_id(j->rec.job_id());
   s.set_uid(who.uid);
   s.set_name(req.name());
@@ -177,7 +177,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
 }
 
 v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::NodeTake& take,
-                                                     const v1::StepRecord& s, const v1::CreateStepRequest& req,
+                                                     const v1::StepInfo& s, const v1::CreateStepRequest& req,
                                                      int node_index, int first_rank) const {
   v1::LaunchRequest l = build_launch(j, take);
   const v1::StepNode& here = s.nodes(node_index);
@@ -248,7 +248,7 @@ Status ControllerState::signal_step(const Caller& who, const v1::SignalStepReque
   if (!may_act_on(who, *j)) return make_error(kAccessDenied);
   auto it = js->second.steps.find(req.step_id());
   if (it == js->second.steps.end() || step_final(it->second)) return make_error(kAlreadyDone);
-  v1::StepRecord& s = it->second;
+  v1::StepInfo& s = it->second;
   if (req.cancel()) {
     s.set_cancelled(true);
     put_step(s, fx);

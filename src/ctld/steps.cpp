@@ -20,7 +20,7 @@ int severity(const std::string& st) {
   return st == "COMPLETED" ? 1 : 0;
 }
 
-std::string step_tres(const v1::StepRecord& s) {
+std::string step_tres(const v1::StepInfo& s) {
   int64_t gpus = 0;
   for (const auto& n : s.nodes()) gpus += n.gpus_size();
   std::string t = "cpu=" + std::to_string(s.cpus());
@@ -34,9 +34,9 @@ std::string step_name(int64_t job_id, int64_t step_id) {
   return std::to_string(job_id) + "." + (step_id == kBatchStepId ? std::string("batch") : std::to_string(step_id));
 }
 
-bool step_final(const v1::StepRecord& s) { return !s.state().empty() && s.state() != "RUNNING"; }
+bool step_final(const v1::StepInfo& s) { return !s.state().empty() && s.state() != "RUNNING"; }
 
-void settle_step(v1::StepRecord& s, int64_t now) {
+void settle_step(v1::StepInfo& s, int64_t now) {
   std::string worst = "COMPLETED";
   int code = 0, sig = 0;
   for (const auto& n : s.nodes()) {
@@ -52,7 +52,7 @@ void settle_step(v1::StepRecord& s, int64_t now) {
   s.set_end_time(now);
 }
 
-void ControllerState::put_step(const v1::StepRecord& s, Effects& fx) const {
+void ControllerState::put_step(const v1::StepInfo& s, Effects& fx) const {
   std::vector<std::string> names;
   for (const auto& n : s.nodes()) names.push_back(n.node());
   std::string payload;
@@ -76,7 +76,7 @@ void ControllerState::put_step(const v1::StepRecord& s, Effects& fx) const {
 
 Status ControllerState::recover_steps(const std::vector<std::pair<std::string, std::string>>& payloads) {
   for (const auto& [key, payload] : payloads) {
-    v1::StepRecord s;
+    v1::StepInfo s;
     if (!s.ParseFromString(payload)) return make_error("state store: step record " + key + " is unreadable");
     if (!jobs_.count(s.job_id())) continue;  // the job left memory (MinJobAge): its steps stay in the store
     JobSteps& js = steps_[s.job_id()];
@@ -87,7 +87,7 @@ Status ControllerState::recover_steps(const std::vector<std::pair<std::string, s
 }
 
 void ControllerState::start_batch_step(const Job& j, int64_t now, Effects& fx) {
-  v1::StepRecord s;
+  v1::StepInfo s;
   s.set_job_id(j.rec.job_id());
   s.set_step_id(kBatchStepId);
   s.set_name("batch");
@@ -151,7 +151,7 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
                                              v1::NodeReportReply& reply) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
   Job* j = find_job(r.step().job_id());
-  v1::StepRecord* s = nullptr;
+  v1::StepInfo* s = nullptr;
   if (j) {
     auto js = steps_.find(j->rec.job_id());
     if (js != steps_.end()) {
@@ -183,7 +183,7 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
 
 // One node of a step is done: with --kill-on-bad-exit a failure there ends
 // the step's tasks everywhere; the step ends with its last node.
-void ControllerState::step_node_ended(Job& j, v1::StepRecord& s, v1::StepNode& n, int64_t now, Effects& fx) {
+void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx) {
   bool bad = n.exit_code() != 0 || n.exit_signal() != 0 || n.state() != "COMPLETED";
   if (bad && s.kill_on_bad_exit()) {
     for (const auto& other : s.nodes()) {

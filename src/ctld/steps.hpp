@@ -1,4 +1,4 @@
-// Job steps in the controller (issue 6). A step is one v1::StepRecord
+// Job steps in the controller (issue 6). A step is one v1::StepInfo
 // (proto/drover/v1/steps.proto): "N.batch" (step_id -2) for an sbatch job's
 // script, created when the job starts and ended with it; "N.0", "N.1", ... for
 // each srun inside the allocation, created by CreateStep, launched on its
@@ -6,7 +6,7 @@
 // end (exit code: the worst task's).
 //
 // Durable form: the store's `steps` table (docs/cluster.md, "Steps"): key
-// "N.batch" / "N.S", payload the StepRecord, and plain columns for readers
+// "N.batch" / "N.S", payload the StepInfo, and plain columns for readers
 // such as sacct that do not want to decode the payload:
 //   job_id INTEGER (indexed), step_id INTEGER (-2 batch), name TEXT,
 //   nodes TEXT (hostlist), ntasks INTEGER, cpus INTEGER, tres TEXT,
@@ -31,15 +31,15 @@ inline constexpr int64_t kBatchStepId = -2;
 // The steps of one job the controller remembers (as long as the job).
 struct JobSteps {
   int64_t next_id = 0;                         // the next srun step's id
-  std::map<int64_t, v1::StepRecord> steps;     // by step id
+  std::map<int64_t, v1::StepInfo> steps;     // by step id
 };
 
 // "123.batch", "123.0": the store key and Slurm's name of a step.
 std::string step_name(int64_t job_id, int64_t step_id);
-bool step_final(const v1::StepRecord& s);
+bool step_final(const v1::StepInfo& s);
 
 // The worst end over the step's nodes (Slurm's rule for a step: the highest
 // exit code; any signal; the state of the most severe node end).
-void settle_step(v1::StepRecord& s, int64_t now);
+void settle_step(v1::StepInfo& s, int64_t now);
 
 }  // namespace drover::ctld

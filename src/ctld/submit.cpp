@@ -122,6 +122,9 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   rec.set_partition(part.name);
   rec.set_qos(v.qos);
   rec.set_account(v.account);
+  if (rec.account().empty()) {
+    if (const auto* u = acct_.user(who.user)) rec.set_account(u->default_account());  // sacctmgr's DefaultAccount
+  }
   spec = spec_from_record(rec);
   if (auto sum = bridge_->summarize(spec, v.partition)) rec.set_time_limit_s(sum->time_limit);
   v1::SubmitReply reply;

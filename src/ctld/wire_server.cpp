@@ -64,6 +64,13 @@ Outcome dispatch(Controller& c, const Caller& who, uint16_t method, const std::s
     case v1::WIRE_SIGNAL_STEP: return call<v1::SignalStepRequest, v1::SignalStepReply>(c, who, p, m::signal_step);
     case v1::WIRE_COMPLETE_JOB:
       return call<v1::CompleteJobRequest, v1::CompleteJobReply>(c, who, p, m::complete_job);
+    case v1::WIRE_GET_JOB_HISTORY:
+      return call<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(c, who, p, m::get_job_history);
+    case v1::WIRE_DIAG: return call<v1::DiagRequest, v1::DiagReply>(c, who, p, m::diag);
+    case v1::WIRE_GET_ASSOCIATIONS:
+      return call<v1::GetAssociationsRequest, v1::GetAssociationsReply>(c, who, p, m::get_associations);
+    case v1::WIRE_MODIFY_ASSOCIATIONS:
+      return call<v1::ModifyAssociationsRequest, v1::ModifyAssociationsReply>(c, who, p, m::modify_associations);
     default: return {kUnimplemented, "unknown method " + std::to_string(method) + " on the wire socket"};
   }
 }

@@ -235,6 +235,17 @@ Status Store::scan_where(const std::string& table, const std::string& column, co
                       [&](Stmt& s) { s.bind(1, value, blob); }, visit);
 }
 
+Status Store::scan_from(const std::string& table, const std::string& column, int64_t min,
+                        const std::function<bool(Record&&)>& visit) const {
+  auto t = find_table(impl_->tables, table);
+  if (!t) return t.error();
+  if (!(*t)->has(column)) {
+    return make_error(fmt::format("store: table {} has no column '{}'", table, column));
+  }
+  return read_records(fmt::format("SELECT * FROM {} WHERE {} >= ? ORDER BY key", table, column),
+                      [&](Stmt& s) { s.bind(1, Value{min}, false); }, visit);
+}
+
 Result<std::vector<Record>> Store::load_all(const std::string& table) const {
   std::vector<Record> out;
   Status st = scan(table, [&](Record&& r) { out.push_back(std::move(r)); return true; });

@@ -94,6 +94,9 @@ class Store {
   // Records whose `column` equals `value`, in key order.
   Status scan_where(const std::string& table, const std::string& column, const Value& value,
                     const std::function<bool(Record&&)>& visit) const;
+  // Records whose integer `column` is at least `min` (NULLs left out), in key order.
+  Status scan_from(const std::string& table, const std::string& column, int64_t min,
+                   const std::function<bool(Record&&)>& visit) const;
   // The start-up recovery path: every record of `table`, in key order.
   Result<std::vector<Record>> load_all(const std::string& table) const;
   Result<std::optional<Value>> get_meta(const std::string& key) const;

@@ -294,6 +294,16 @@ TEST(StoreRead, ScansInKeyOrderAndByColumn) {
   }).ok());
   EXPECT_EQ(running, (std::vector<int64_t>{30, 40}));
 
+  // scan_from: an integer column at least a value (sacct's end_time window); NULLs never match.
+  ASSERT_TRUE(store->apply(Batch().put(job(50, "j50", "DONE", 7)).put(job(60, "j60", "DONE", 2))).ok());
+  std::vector<int64_t> from;
+  ASSERT_TRUE(store->scan_from("jobs", "user_id", 5, [&](Record&& r) {
+    from.push_back(std::get<int64_t>(r.key));
+    return true;
+  }).ok());
+  EXPECT_EQ(from, (std::vector<int64_t>{10, 20, 30, 40, 50}));
+  EXPECT_FALSE(store->scan_from("jobs", "nope", 0, [](Record&&) { return true; }).ok());
+
   auto nodes = store->load_all("nodes");
   ASSERT_TRUE(nodes.ok());
   ASSERT_EQ(nodes->size(), 2u);

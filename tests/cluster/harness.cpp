@@ -160,6 +160,7 @@ bool TestCluster::write_config() {
   for (const auto& p : def_.partitions) c << p << "\n";
   std::ofstream(conf_) << c.str();
   std::ofstream(dir_ + "/gres.conf") << g.str();
+  if (!def_.qos_conf.empty()) std::ofstream(dir_ + "/qos.conf") << def_.qos_conf;
   return true;
 }
 
@@ -251,9 +252,13 @@ void TestCluster::stop_all() {
 
 CmdResult TestCluster::run(const std::string& command, const std::vector<std::string>& args, const RunAs& as,
                            const std::string& stdin_text, const std::string& cwd) const {
+  return run_program(command.rfind('/', 0) == 0 ? command : bin_ + "/" + command, args, as, stdin_text, cwd);
+}
+
+CmdResult TestCluster::run_program(const std::string& path, const std::vector<std::string>& args, const RunAs& as,
+                                   const std::string& stdin_text, const std::string& cwd) const {
   int out[2], err[2], in[2];
   if (pipe(out) || pipe(err) || pipe(in)) return {};
-  std::string path = command.rfind('/', 0) == 0 ? command : bin_ + "/" + command;
   pid_t pid = fork();
   if (pid == 0) {
     dup2(in[0], 0);
@@ -266,13 +271,15 @@ CmdResult TestCluster::run(const std::string& command, const std::vector<std::st
       if (pw) initgroups(pw->pw_name, as.gid);
       if (setgid(as.gid) != 0 || setuid(as.uid) != 0) _exit(125);
       if (pw) setenv("HOME", pw->pw_dir, 1), setenv("USER", pw->pw_name, 1), setenv("LOGNAME", pw->pw_name, 1);
+    } else if (struct passwd* me = getpwuid(getuid()); me && !getenv("USER")) {
+      setenv("USER", me->pw_name, 1);
     }
     setenv("DROVER_CONF", conf_.c_str(), 1);
     setenv("PATH", (work_ + "/bin:" + bin_ + ":/usr/local/bin:/usr/bin:/bin").c_str(), 1);
     std::vector<char*> argv{const_cast<char*>(path.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    execv(path.c_str(), argv.data());
+    execvp(path.c_str(), argv.data());
     _exit(127);
   }
   close(out[1]);
@@ -287,8 +294,18 @@ CmdResult TestCluster::run(const std::string& command, const std::vector<std::st
   // Read both pipes without blocking on either.
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
   int open_fds = 2;
+  int st = 0;
+  bool reaped = false;
   while (open_fds > 0) {
-    if (poll(fds, 2, 30000) <= 0) break;
+    if (poll(fds, 2, 30000) <= 0) {
+      // Quiet for 30 s: go on while the program runs (a workflow manager may
+      // wait that long); once it is gone, stop waiting for what it left running.
+      if (waitpid(pid, &st, WNOHANG) == pid) {
+        reaped = true;
+        break;
+      }
+      continue;
+    }
     for (auto& f : fds) {
       if (f.fd < 0 || !(f.revents & (POLLIN | POLLHUP))) continue;
       char buf[4096];
@@ -302,8 +319,10 @@ CmdResult TestCluster::run(const std::string& command, const std::vector<std::st
       }
     }
   }
-  int st = 0;
-  waitpid(pid, &st, 0);
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  if (!reaped) waitpid(pid, &st, 0);
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return r;
 }

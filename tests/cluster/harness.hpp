@@ -32,6 +32,7 @@ struct ClusterDef {
   std::vector<NodeDef> nodes;
   std::vector<std::string> partitions;  // PartitionName=... lines
   std::vector<std::string> extra;       // more slurm.conf lines
+  std::string qos_conf;                 // qos.conf beside slurm.conf ("" = none)
 };
 
 // hgpu1 (8 x h100), lgpu1 (4 x a100), cpu1, cpu2 (16 CPUs, 64 GB).
@@ -69,6 +70,11 @@ class TestCluster {
   // `command`: a name in build/bin (sbatch, srun, ...) or an absolute path ("/bin/bash").
   CmdResult run(const std::string& command, const std::vector<std::string>& args, const RunAs& as = {},
                 const std::string& stdin_text = "", const std::string& cwd = "") const;
+  // Any program (an absolute path, else looked up on the commands' PATH) with
+  // the commands' environment: DROVER_CONF, PATH with build/bin, USER.
+  CmdResult run_program(const std::string& program, const std::vector<std::string>& args, const RunAs& as = {},
+                        const std::string& stdin_text = "", const std::string& cwd = "") const;
+  const std::string& bin() const { return bin_; }
   // sbatch ARGS...; the job id, or -1 (the refusal is in last_error()).
   int64_t submit(const std::vector<std::string>& args, const RunAs& as = {}) const;
   const std::string& last_error() const { return last_error_; }

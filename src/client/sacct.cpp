@@ -1,0 +1,40 @@
+// sacct: the controller's job history (memory, then the store) mapped into
+// src/cli's AccountingRecord rows and rendered as Slurm 22.05's sacct.
+#include <ctime>
+
+#include "cli/sacct_output.hpp"
+#include "client/commands.hpp"
+#include "client/session.hpp"
+#include "client/views_map.hpp"
+#include "common/strings.hpp"
+
+namespace drover::client {
+
+int sacct_main(const Args& args) {
+  Invocation inv = invocation("sacct", args);
+  auto opts = cli::parse_sacct_options(inv.args, inv.env);
+  if (!opts) {
+    write_out(opts.error().text, stderr);
+    return opts.error().exit_code;
+  }
+  if (opts->print_version || opts->print_help || opts->print_fields) {
+    return print_output(cli::render_sacct(*opts, {}, caller_name(), 0));
+  }
+  auto api = connect_or_report(inv);
+  if (!api) return 1;
+  v1::GetJobHistoryRequest req;
+  for (const auto& j : opts->job_ids) {
+    auto id = parse_int(j.substr(0, j.find_first_of("_.")));
+    if (!id) {
+      write_out("sacct: error: Invalid job id: " + j + "\n", stderr);
+      return 1;
+    }
+    req.add_job_ids(*id);
+  }
+  req.set_ended_after(cli::sacct_window_start(*opts, std::time(nullptr)));
+  auto reply = api->get_job_history(req);
+  if (!reply) return report_failure(inv, *api, reply.error());
+  return print_output(cli::render_sacct(*opts, accounting_records(*reply), caller_name(), reply->now()));
+}
+
+}  // namespace drover::client

@@ -1,0 +1,426 @@
+// sacctmgr: show/list, add, modify and delete of qos, accounts and users
+// (associations), over the controller's accounting records. Output uses
+// src/cli's column engine (format=Name%20, -n, -P, -p) with Slurm 22.05's
+// headers and widths. Changes are described, then committed at once with
+// -i, else after Slurm's question ("Would you like to commit changes?"),
+// answered on stdin (a pipe included: `echo y | sacctmgr ...`, as Slurm).
+#include <fmt/format.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <iostream>
+
+#include "cli/arg_scanner.hpp"
+#include "cli/format_engine.hpp"
+#include "client/commands.hpp"
+#include "client/session.hpp"
+#include "common/duration.hpp"
+#include "common/strings.hpp"
+#include "common/tres.hpp"
+#include "config/parse.hpp"
+
+namespace drover::client {
+namespace {
+
+struct Options {
+  bool immediate = false, noheader = false, parsable = false, parsable2 = false, assoc = false, quiet = false;
+  bool help = false, version = false;
+};
+
+struct Command {
+  std::string verb, entity;  // add|modify|delete|show ; qos|account|user|assoc|cluster
+  std::vector<std::string> names;
+  std::map<std::string, std::string> where, set;
+  std::string format;
+};
+
+enum Opt { kImmediate, kNoHeader, kParsable, kParsable2, kAssoc, kQuiet, kHelp, kVersion, kReadonly, kVerbose };
+
+const std::vector<cli::OptionSpec>& specs() {
+  static const std::vector<cli::OptionSpec> s = {
+      {kImmediate, "immediate", 'i', cli::ArgKind::kNone}, {kNoHeader, "noheader", 'n', cli::ArgKind::kNone},
+      {kParsable, "parsable", 'p', cli::ArgKind::kNone},   {kParsable2, "parsable2", 'P', cli::ArgKind::kNone},
+      {kAssoc, "associations", 's', cli::ArgKind::kNone},  {kQuiet, "quiet", 'Q', cli::ArgKind::kNone},
+      {kHelp, "help", 'h', cli::ArgKind::kNone},           {kVersion, "version", 'V', cli::ArgKind::kNone},
+      {kReadonly, "readonly", 'r', cli::ArgKind::kNone},   {kVerbose, "verbose", 'v', cli::ArgKind::kNone},
+  };
+  return s;
+}
+
+std::string verb_of(const std::string& w) {
+  std::string v = to_lower(w);
+  if (v == "add" || v == "create") return "add";
+  if (v == "modify" || v == "update") return "modify";
+  if (v == "delete" || v == "remove") return "delete";
+  if (v == "show" || v == "list") return "show";
+  return "";
+}
+
+std::string entity_of(const std::string& w) {
+  std::string e = to_lower(w);
+  if (e == "qos") return "qos";
+  if (e == "account" || e == "accounts") return "account";
+  if (e == "user" || e == "users") return "user";
+  if (e == "assoc" || e == "association" || e == "associations") return "assoc";
+  if (e == "cluster" || e == "clusters") return "cluster";
+  return "";
+}
+
+Result<Command> parse_command(const std::vector<std::string>& words, Options& o) {
+  Command c;
+  if (words.empty()) return make_error("no command given (add, modify, delete, show or list)");
+  c.verb = verb_of(words[0]);
+  if (c.verb.empty()) return make_error("Invalid command: " + words[0] + " (add, modify, delete, show or list)");
+  if (words.size() < 2 || (c.entity = entity_of(words[1])).empty()) {
+    return make_error("Invalid entity " + (words.size() < 2 ? std::string("(none)") : words[1]) +
+                      " for " + words[0] + " (qos, account, user, association)");
+  }
+  bool after_set = false;
+  for (std::size_t i = 2; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    std::string lw = to_lower(w);
+    if (lw == "where") continue;
+    if (lw == "set") {
+      after_set = true;
+      continue;
+    }
+    if (lw == "withassoc" || lw == "withassocs") {
+      o.assoc = true;
+      continue;
+    }
+    if (lw == "withdeleted" || lw == "withcoord") continue;
+    auto eq = w.find('=');
+    if (eq == std::string::npos) {
+      for (const auto& n : split(w, ',')) c.names.push_back(n);
+      continue;
+    }
+    std::string key = w.substr(0, eq), value = w.substr(eq + 1);
+    if (!value.empty() && value.front() == '"' && value.back() == '"' && value.size() >= 2) {
+      value = value.substr(1, value.size() - 2);
+    }
+    std::string lk = to_lower(key);
+    if (lk == "format") {
+      c.format = value;
+    } else if (!after_set && (lk == "name" || lk == "names" || (lk == "user" && c.entity == "user") ||
+                              (lk == "account" && c.entity == "account"))) {
+      for (const auto& n : split(value, ',')) c.names.push_back(n);
+    } else if (lk == "cluster" || lk == "clusters") {
+      // one cluster
+    } else if (c.verb == "add" || after_set) {
+      c.set[key] = value;
+    } else {
+      c.where[key] = value;
+    }
+  }
+  return c;
+}
+
+// ---- show ----
+
+struct Row {
+  std::map<std::string, std::string> v;  // field name (lower case) -> text
+};
+
+struct Field {
+  std::string name, header;
+  int width;
+};
+
+Result<std::string> render(const std::vector<Field>& fields, const std::string& format, const std::vector<Row>& rows,
+                           const Options& o) {
+  std::vector<cli::ColumnInfo> cols;
+  for (const auto& f : fields) cols.push_back(cli::ColumnInfo{f.name, f.header, f.width, true, cli::CutStyle::kPlus});
+  auto items = cli::parse_column_list(format, cols);
+  if (!items) return items.error();
+  std::vector<std::vector<std::string>> table;
+  for (const auto& r : rows) {
+    std::vector<std::string> line;
+    for (const auto& it : *items) {
+      auto f = r.v.find(to_lower(fields[it.field].name));
+      line.push_back(f == r.v.end() ? "" : f->second);
+    }
+    table.push_back(std::move(line));
+  }
+  cli::ColumnOptions co;
+  co.mode = o.parsable2 ? cli::ColumnMode::kParsable2 : o.parsable ? cli::ColumnMode::kParsable : cli::ColumnMode::kFixed;
+  co.header = !o.noheader;
+  return cli::render_columns(*items, cols, table, co);
+}
+
+std::string joined(const google::protobuf::RepeatedPtrField<std::string>& l) {
+  return join(std::vector<std::string>(l.begin(), l.end()), ",");
+}
+
+const std::vector<Field>& qos_fields() {
+  static const std::vector<Field> f = {
+      {"Name", "Name", 10},           {"Description", "Descr", 11},     {"Priority", "Priority", 10},
+      {"GraceTime", "GraceTime", 10}, {"Preempt", "Preempt", 10},       {"PreemptExemptTime", "PreemptExemptTime", 19},
+      {"PreemptMode", "PreemptMode", 11}, {"Flags", "Flags", 10},       {"UsageThres", "UsageThres", 10},
+      {"UsageFactor", "UsageFactor", 11}, {"GrpTRES", "GrpTRES", 13},   {"GrpTRESMins", "GrpTRESMins", 13},
+      {"GrpTRESRunMins", "GrpTRESRunMins", 13}, {"GrpJobs", "GrpJobs", 7}, {"GrpSubmit", "GrpSubmit", 9},
+      {"GrpWall", "GrpWall", 11},     {"MaxTRES", "MaxTRES", 13},       {"MaxTRESPerNode", "MaxTRESPerNode", 14},
+      {"MaxTRESMins", "MaxTRESMins", 13}, {"MaxWall", "MaxWall", 11},   {"MaxTRESPU", "MaxTRESPU", 13},
+      {"MaxJobsPU", "MaxJobsPU", 9},  {"MaxSubmitPU", "MaxSubmitPU", 11}, {"MaxTRESPA", "MaxTRESPA", 13},
+      {"MaxJobsPA", "MaxJobsPA", 9},  {"MaxSubmitPA", "MaxSubmitPA", 11}, {"MinTRES", "MinTRES", 13},
+      {"ID", "ID", 6},
+  };
+  return f;
+}
+constexpr const char* kQosDefault =
+    "Name,Priority,GraceTime,Preempt,PreemptExemptTime,PreemptMode,Flags,UsageThres,UsageFactor,GrpTRES,"
+    "GrpTRESMins,GrpTRESRunMins,GrpJobs,GrpSubmit,GrpWall,MaxTRES,MaxTRESPerNode,MaxTRESMins,MaxWall,MaxTRESPU,"
+    "MaxJobsPU,MaxSubmitPU,MaxTRESPA,MaxJobsPA,MaxSubmitPA,MinTRES";
+
+std::vector<Row> qos_rows(const v1::GetAssociationsReply& a, const Command& c) {
+  std::vector<Row> rows;
+  for (const auto& q : a.qos()) {
+    if (!c.names.empty() && std::find(c.names.begin(), c.names.end(), q.name()) == c.names.end()) continue;
+    auto cfg = config::parse_qos_settings(q.name(), {q.settings().begin(), q.settings().end()});
+    if (!cfg) continue;
+    auto count = [](int64_t v) { return v < 0 ? std::string() : std::to_string(v); };
+    Row r;
+    r.v = {{"name", q.name()},
+           {"description", cfg->description.empty() ? q.name() : cfg->description},
+           {"priority", std::to_string(cfg->priority)},
+           {"gracetime", "00:00:00"},
+           {"preemptmode", "cluster"},
+           {"flags", join(cfg->flags, ",")},
+           {"usagefactor", fmt::format("{:.6f}", cfg->usage_factor)},
+           {"grptres", format_tres(cfg->grp_tres)},
+           {"grpjobs", count(cfg->grp_jobs)},
+           {"grpsubmit", count(cfg->grp_submit_jobs)},
+           {"maxtres", format_tres(cfg->max_tres_per_job)},
+           {"maxtrespernode", format_tres(cfg->max_tres_per_node)},
+           {"maxwall", cfg->max_wall == kInfinite ? "" : format_duration_hms(cfg->max_wall)},
+           {"maxtrespu", format_tres(cfg->max_tres_per_user)},
+           {"maxjobspu", count(cfg->max_jobs_per_user)},
+           {"maxsubmitpu", count(cfg->max_submit_jobs_per_user)},
+           {"id", std::to_string(q.id())}};
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+const std::vector<Field>& assoc_fields() {
+  static const std::vector<Field> f = {
+      {"Cluster", "Cluster", 10},     {"Account", "Account", 10},       {"User", "User", 10},
+      {"Partition", "Partition", 10}, {"Share", "Share", 9},            {"Fairshare", "Share", 9},
+      {"Priority", "Priority", 10},   {"GrpJobs", "GrpJobs", 7},        {"GrpTRES", "GrpTRES", 13},
+      {"GrpSubmit", "GrpSubmit", 9},  {"GrpWall", "GrpWall", 11},       {"GrpTRESMins", "GrpTRESMins", 13},
+      {"MaxJobs", "MaxJobs", 7},      {"MaxTRES", "MaxTRES", 13},       {"MaxTRESPerNode", "MaxTRESPerNode", 14},
+      {"MaxSubmit", "MaxSubmit", 9},  {"MaxWall", "MaxWall", 11},       {"MaxTRESMins", "MaxTRESMins", 13},
+      {"QOS", "QOS", 20},             {"DefaultQOS", "Def QOS", 9},     {"GrpTRESRunMins", "GrpTRESRunMins", 13},
+      {"ParentName", "Par Name", 10}, {"DefaultAccount", "Def Acct", 10}, {"AdminLevel", "Admin", 9},
+      {"Description", "Descr", 20},   {"Organization", "Org", 20},      {"MaxNodes", "MaxNodes", 8},
+      {"MaxCPUs", "MaxCPUs", 8},      {"MaxCPUMins", "MaxCPUMins", 11},
+  };
+  return f;
+}
+constexpr const char* kAssocDefault =
+    "Cluster,Account,User,Partition,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,GrpWall,GrpTRESMins,MaxJobs,MaxTRES,"
+    "MaxTRESPerNode,MaxSubmit,MaxWall,MaxTRESMins,QOS,DefaultQOS,GrpTRESRunMins";
+constexpr const char* kUserDefault = "User,DefaultAccount,AdminLevel";
+constexpr const char* kUserAssocDefault =
+    "User,DefaultAccount,AdminLevel,Cluster,Account,Partition,Share,Priority,MaxJobs,MaxNodes,MaxCPUs,MaxSubmit,"
+    "MaxWall,MaxCPUMins,QOS,DefaultQOS";
+constexpr const char* kAccountDefault = "Account,Description,Organization";
+constexpr const char* kAccountAssocDefault =
+    "Account,Description,Organization,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,GrpWall,"
+    "GrpTRESMins,MaxJobs,MaxTRES,MaxTRESPerNode,MaxSubmit,MaxWall,MaxTRESMins,QOS,DefaultQOS,GrpTRESRunMins";
+
+// Every association in Slurm's tree order: an account, its users, then its child accounts.
+std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
+  std::map<std::string, const v1::AccountRecord*> acc;
+  std::map<std::string, std::vector<std::string>> kids;
+  for (const auto& r : a.accounts()) {
+    acc[r.name()] = &r;
+    if (!r.parent().empty() && r.name() != "root") kids[r.parent()].push_back(r.name());
+  }
+  std::vector<Row> rows;
+  std::function<void(const std::string&)> walk = [&](const std::string& name) {
+    const v1::AccountRecord& r = *acc.at(name);
+    Row ar;
+    ar.v = {{"cluster", a.cluster()},       {"account", name},           {"share", std::to_string(r.shares())},
+            {"fairshare", std::to_string(r.shares())},
+            {"qos", joined(r.qos())},       {"defaultqos", r.default_qos()}, {"parentname", r.parent()},
+            {"description", r.description()}, {"organization", r.organization()}};
+    rows.push_back(ar);
+    for (const auto& u : a.users()) {
+      for (const auto& ua : u.assocs()) {
+        if (ua.account() != name) continue;
+        Row ur = ar;
+        ur.v["user"] = u.name();
+        ur.v["share"] = ur.v["fairshare"] = std::to_string(ua.shares());
+        ur.v["qos"] = joined(ua.qos());
+        ur.v["defaultqos"] = ua.default_qos();
+        ur.v["parentname"] = "";
+        ur.v["defaultaccount"] = u.default_account();
+        ur.v["adminlevel"] = u.admin_level();
+        rows.push_back(ur);
+      }
+    }
+    for (const auto& k : kids[name]) walk(k);
+  };
+  if (acc.count("root")) walk("root");
+  return rows;
+}
+
+bool matches(const Row& r, const Command& c, const char* name_field) {
+  auto get = [&](const char* f) {
+    auto it = r.v.find(f);
+    return it == r.v.end() ? std::string() : it->second;
+  };
+  if (!c.names.empty() && std::find(c.names.begin(), c.names.end(), get(name_field)) == c.names.end()) return false;
+  for (const auto& [k, v] : c.where) {
+    std::string lk = to_lower(k);
+    if (lk == "accounts") lk = "account";
+    if (lk == "users") lk = "user";
+    auto list = split(v, ',');
+    if (std::find(list.begin(), list.end(), get(lk.c_str())) == list.end()) return false;
+  }
+  return true;
+}
+
+int show(const Command& c, const Options& o, ControllerApi& api, const Invocation& inv) {
+  auto a = api.get_associations();
+  if (!a) return report_failure(inv, api, a.error());
+  std::vector<Row> rows;
+  std::string format = c.format;
+  const std::vector<Field>* fields = &assoc_fields();
+  if (c.entity == "qos") {
+    fields = &qos_fields();
+    rows = qos_rows(*a, c);
+    if (format.empty()) format = kQosDefault;
+  } else if (c.entity == "cluster") {
+    Row r;
+    r.v = {{"cluster", a->cluster()}, {"share", "1"}, {"qos", "normal"}};
+    rows.push_back(r);
+    if (format.empty()) format = "Cluster,Share,QOS";
+  } else {
+    auto all = assoc_rows(*a);
+    for (const auto& r : all) {
+      bool user_row = r.v.count("user") != 0;
+      if (c.entity == "user" && !user_row) continue;
+      if (c.entity == "account" && !o.assoc && user_row) continue;
+      if (matches(r, c, c.entity == "user" ? "user" : "account")) rows.push_back(r);
+    }
+    if (c.entity == "user" && !o.assoc) {  // one row per user
+      std::vector<Row> once;
+      std::set<std::string> seen;
+      for (const auto& r : rows) {
+        if (seen.insert(r.v.at("user")).second) once.push_back(r);
+      }
+      rows = once;
+    }
+    if (format.empty()) {
+      format = c.entity == "user"      ? (o.assoc ? kUserAssocDefault : kUserDefault)
+               : c.entity == "account" ? (o.assoc ? kAccountAssocDefault : kAccountDefault)
+                                       : kAssocDefault;
+    }
+  }
+  auto text = render(*fields, format, rows, o);
+  if (!text) {
+    write_out("sacctmgr: error: " + text.error().message + "\n", stderr);
+    return 1;
+  }
+  write_out(*text, stdout);
+  return 0;
+}
+
+// ---- changes ----
+
+// Slurm's question; the answer is read from stdin (a terminal or a pipe) for up to 30 s.
+bool confirm() {
+  std::fputs("Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): ", stdout);
+  std::fflush(stdout);
+  pollfd p{0, POLLIN, 0};
+  if (poll(&p, 1, 30000) <= 0) {
+    std::fputs("\n", stdout);
+    return false;
+  }
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (!isatty(0)) std::fputs((answer + "\n").c_str(), stdout);
+  return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+int change(const Command& c, const Options& o, ControllerApi& api, const Invocation& inv) {
+  if (c.entity != "qos" && c.entity != "account" && c.entity != "user") {
+    write_out("sacctmgr: error: " + c.verb + " " + c.entity + " is not built in Drover (qos, account, user)\n", stderr);
+    return 1;
+  }
+  v1::ModifyAssociationsRequest req;
+  req.set_verb(c.verb);
+  req.set_entity(c.entity);
+  for (const auto& n : c.names) req.add_names(n);
+  for (const auto& [k, v] : c.where) (*req.mutable_where())[k] = v;
+  for (const auto& [k, v] : c.set) (*req.mutable_set())[k] = v;
+  if (c.verb == "modify" && c.set.empty()) {
+    write_out("sacctmgr: error: nothing to change: give `set Key=Value`\n", stderr);
+    return 1;
+  }
+  req.set_dry_run(!o.immediate);
+  auto rep = api.modify_associations(req);
+  if (!rep) return report_failure(inv, api, rep.error());
+  for (const auto& l : rep->lines()) write_out(l + "\n", stdout);
+  if (o.immediate) return 0;
+  if (!confirm()) {
+    write_out(" Changes Discarded\n", stdout);
+    return 0;
+  }
+  req.set_dry_run(false);
+  auto done = api.modify_associations(req);
+  if (!done) return report_failure(inv, api, done.error());
+  return 0;
+}
+
+}  // namespace
+
+int sacctmgr_main(const Args& args) {
+  Invocation inv = invocation("sacctmgr", args);
+  // Options come first; the command's words may look like options to no one.
+  std::vector<std::string> opt_words, words;
+  for (const auto& a : inv.args) (words.empty() && a.size() > 1 && a[0] == '-' ? opt_words : words).push_back(a);
+  auto scan = cli::scan_args(opt_words, specs(), cli::OperandMode::kPermute, "sacctmgr");
+  if (!scan) {
+    write_out(cli::getopt_error_text(scan.error(), "sacctmgr"), stderr);
+    return 1;
+  }
+  Options o;
+  for (const auto& opt : scan->options) {
+    switch (opt.id) {
+      case kImmediate: o.immediate = true; break;
+      case kNoHeader: o.noheader = true; break;
+      case kParsable: o.parsable = true; break;
+      case kParsable2: o.parsable2 = true; break;
+      case kAssoc: o.assoc = true; break;
+      case kQuiet: o.quiet = true; break;
+      case kHelp: o.help = true; break;
+      case kVersion: o.version = true; break;
+      default: break;
+    }
+  }
+  if (o.version) {
+    write_out("slurm 22.05.8\n", stdout);
+    return 0;
+  }
+  if (o.help || words.empty()) {
+    write_out("Usage: sacctmgr [-i] [-n] [-P|-p] [-s] (add|modify|delete|show|list) (qos|account|user|association) "
+              "[names] [where ...] [set Key=Value ...] [format=...]\n",
+              o.help ? stdout : stderr);
+    return o.help ? 0 : 1;
+  }
+  auto c = parse_command(words, o);
+  if (!c) {
+    write_out("sacctmgr: error: " + c.error().message + "\n", stderr);
+    return 1;
+  }
+  auto api = connect_or_report(inv);
+  if (!api) return 1;
+  return c->verb == "show" ? show(*c, o, *api, inv) : change(*c, o, *api, inv);
+}
+
+}  // namespace drover::client

@@ -1,0 +1,147 @@
+#include "ctld/accounting.hpp"
+
+#include <csignal>
+
+#include "common/hostlist.hpp"
+#include "ctld/job_model.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+
+std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a) {
+  std::map<std::string, int64_t> tres;
+  int64_t cpus = 0, mem = 0;
+  for (const auto& t : a.nodes()) {
+    cpus += t.cpus();
+    mem += t.mem_mb();
+    for (const auto& g : t.gres()) {
+      tres["gres/" + g.name()] += g.count();
+      if (!g.type().empty()) tres["gres/" + g.name() + ":" + g.type()] += g.count();
+    }
+  }
+  tres["cpu"] = cpus;
+  tres["mem"] = mem;
+  tres["node"] = a.nodes_size();
+  tres["billing"] = cpus;
+  return tres;
+}
+
+namespace {
+
+// The batch step's state: the job's, except that a script the controller
+// ended (time limit, cancel) shows CANCELLED, as Slurm's batch step does.
+v1::JobState batch_state(const v1::JobRecord& rec) {
+  switch (rec.state()) {
+    case v1::TIMEOUT: case v1::DEADLINE: case v1::PREEMPTED: return v1::CANCELLED;
+    default: return rec.state();
+  }
+}
+
+v1::StepRecord batch_step(const v1::JobRecord& rec) {
+  v1::StepRecord s;
+  s.set_step("batch");
+  s.set_name("batch");
+  bool running = rec.state() == v1::RUNNING || rec.completing();
+  s.set_running(running);
+  s.set_state(running ? v1::RUNNING : batch_state(rec));
+  s.set_exit_code(rec.exit_code());
+  s.set_exit_signal(rec.exit_signal());
+  if (!running && s.state() == v1::CANCELLED && rec.exit_signal() == 0 && rec.state() != v1::CANCELLED) {
+    s.set_exit_signal(SIGTERM);  // ended by the controller: the script got SIGTERM
+  }
+  s.set_start_time(rec.start_time());
+  s.set_end_time(running ? 0 : rec.end_time());
+  // The script runs on the first node of the allocation (the batch host).
+  v1::JobAllocation host;
+  for (const auto& t : rec.alloc().nodes()) {
+    if (t.node() == rec.batch_host() || rec.batch_host().empty()) {
+      *host.add_nodes() = t;
+      break;
+    }
+  }
+  if (host.nodes_size() == 0 && rec.alloc().nodes_size() > 0) *host.add_nodes() = rec.alloc().nodes(0);
+  auto tres = allocation_tres(host);
+  tres.erase("billing");
+  for (const auto& [k, v] : tres) (*s.mutable_alloc_tres())[k] = v;
+  s.set_nodes(host.nodes_size() ? host.nodes(0).node() : rec.batch_host());
+  s.set_num_nodes(1);
+  s.set_num_cpus(tres["cpu"]);
+  s.set_num_tasks(1);
+  return s;
+}
+
+}  // namespace
+
+std::vector<v1::StepRecord> step_rows(const v1::JobRecord& rec) {
+  std::vector<v1::StepRecord> rows;
+  bool started = rec.start_time() > 0 && rec.state() != v1::PENDING;
+  if (rec.desc().batch() && started) rows.push_back(batch_step(rec));
+  return rows;
+}
+
+v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec) {
+  v1::AccountingJob a;
+  *a.mutable_job() = rec;
+  a.mutable_job()->mutable_desc()->clear_script();
+  a.mutable_job()->mutable_desc()->clear_environment();
+  a.mutable_job()->clear_display();
+  core::JobSpec spec = spec_from_record(rec);
+  int32_t part = bridge.find_partition(rec.partition());
+  if (auto sum = bridge.summarize(spec, part >= 0 ? part : std::max(0, bridge.default_partition()))) {
+    for (const auto& [k, v] : sum->tres) (*a.mutable_req_tres())[k] = v;
+    a.set_req_cpus(sum->min_cpus);
+    a.set_req_nodes(sum->min_nodes);
+    auto mem = sum->tres.find("mem");
+    a.set_req_mem_mb(mem != sum->tres.end() ? mem->second : 0);
+  }
+  if (rec.alloc().nodes_size() > 0 && rec.state() != v1::PENDING) {
+    for (const auto& [k, v] : allocation_tres(rec.alloc())) (*a.mutable_alloc_tres())[k] = v;
+    std::vector<std::string> names;
+    for (const auto& t : rec.alloc().nodes()) names.push_back(t.node());
+    a.set_nodes(hostlist_compress(names));
+  }
+  for (auto& s : step_rows(rec)) *a.add_steps() = std::move(s);
+  return a;
+}
+
+void ControllerState::set_accounting(AccountingDb db) {
+  acct_ = std::move(db);
+  bridge_->set_qos(acct_.qos_specs());
+  for (auto& [_, j] : jobs_) refresh_spec(j);  // the core's caches hold the old cluster
+  fairshare_dirty_ = true;
+}
+
+Result<std::vector<std::string>> ControllerState::modify_associations(const Caller& who,
+                                                                      const v1::ModifyAssociationsRequest& req,
+                                                                      int64_t now, Effects& fx) {
+  if (!who.privileged && !req.dry_run()) {
+    return make_error("Access/permission denied: only root, SlurmUser or an operator may change accounts, users "
+                      "and QOS; you are " + who.describe());
+  }
+  auto lines = acct_.apply(req, fx.batch);
+  if (!lines || req.dry_run()) return lines;
+  if (req.entity() == "qos") {
+    bridge_->set_qos(acct_.qos_specs());
+    for (auto& [_, j] : jobs_) refresh_spec(j);
+  }
+  fairshare_dirty_ = true;
+  fx.reschedule = true;
+  (void)now;
+  return lines;
+}
+
+void ControllerState::refresh_fairshare(int64_t now) {
+  std::map<std::pair<std::string, std::string>, double> usage;
+  for (const auto& [_, j] : jobs_) {
+    const v1::JobRecord& r = j.rec;
+    if (r.start_time() == 0) continue;
+    int64_t until = r.end_time() > 0 && r.state() != v1::RUNNING ? r.end_time() : now;
+    int64_t cpus = 0;
+    for (const auto& t : r.alloc().nodes()) cpus += t.cpus();
+    usage[{r.account(), r.user()}] += static_cast<double>(cpus) * static_cast<double>(std::max<int64_t>(0, until - r.start_time()));
+  }
+  fairshare_ = core::FairShareFactors::compute(acct_.associations(usage));
+  fairshare_dirty_ = false;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,467 @@
+#include "ctld/assoc.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/duration.hpp"
+#include "common/strings.hpp"
+#include "common/tres.hpp"
+#include "config/core_cluster.hpp"
+#include "config/parse.hpp"
+#include "config/tables.hpp"
+
+namespace drover::ctld {
+namespace {
+
+std::map<std::string, std::string> qos_settings(const config::QosConfig& q) {
+  std::map<std::string, std::string> s;
+  auto count = [&](const char* k, int64_t v) {
+    if (v != config::kUnlimited) s[k] = std::to_string(v);
+  };
+  auto tres = [&](const char* k, const TresMap& t) {
+    if (!t.empty()) s[k] = format_tres(t);
+  };
+  if (q.priority) s["Priority"] = std::to_string(q.priority);
+  tres("GrpTRES", q.grp_tres);
+  count("GrpJobs", q.grp_jobs);
+  count("GrpSubmitJobs", q.grp_submit_jobs);
+  tres("MaxTRESPerJob", q.max_tres_per_job);
+  tres("MaxTRESPerNode", q.max_tres_per_node);
+  tres("MaxTRESPerUser", q.max_tres_per_user);
+  count("MaxJobsPerUser", q.max_jobs_per_user);
+  count("MaxSubmitJobsPerUser", q.max_submit_jobs_per_user);
+  if (q.max_wall != kInfinite) s["MaxWall"] = format_duration_hms(q.max_wall);
+  if (q.usage_factor != 1.0) s["UsageFactor"] = fmt::format("{}", q.usage_factor);
+  if (!q.flags.empty()) s["Flags"] = join(q.flags, ",");
+  if (!q.description.empty()) s["Description"] = q.description;
+  return s;
+}
+
+// sacctmgr spells a key any case and by alias ("maxtrespu"): qos.conf's table names it.
+Result<std::string> canonical_qos_key(const std::string& key) {
+  if (const auto* def = config::qos_keys().find(key)) return std::string(def->name);
+  if (const auto* passive = config::qos_keys().find_passive(key)) return std::string(passive->name);
+  return make_error(fmt::format("Unknown option: {} (a QOS takes qos.conf's keys: Priority, GrpTRES, GrpJobs, "
+                                "GrpSubmitJobs, MaxTRESPerJob, MaxTRESPerNode, MaxTRESPerUser, MaxJobsPerUser, "
+                                "MaxSubmitJobsPerUser, MaxWall, UsageFactor, Flags, Description)", key));
+}
+
+Result<int64_t> shares_value(const std::string& v) {
+  if (iequals(v, "parent")) return make_error("Fairshare=parent is not built in Drover; give a number of shares");
+  auto n = parse_int(v);
+  if (!n || *n < 0 || *n > 2147483647) return make_error(fmt::format("Invalid Fairshare '{}': a number of shares from 0", v));
+  return *n;
+}
+
+std::string lower_key(const std::string& k) { return to_lower(k); }
+
+template <class Rec>
+std::string payload(const Rec& r) {
+  std::string p;
+  r.SerializeToString(&p);
+  return p;
+}
+
+void put_qos(const v1::QosRecord& q, store::Batch& b) {
+  b.put(store::Put{kQosTable, q.name(), payload(q), {}});
+}
+void put_account(const v1::AccountRecord& a, store::Batch& b) {
+  b.put(store::Put{kAccountsTable, a.name(), payload(a), {}});
+}
+void put_user(const v1::UserRecord& u, store::Batch& b) {
+  b.put(store::Put{kUsersTable, u.name(), payload(u), {}});
+}
+
+std::vector<std::string> qos_list(const std::string& v) {
+  std::vector<std::string> out;
+  for (const auto& q : split(v, ',')) {
+    if (!q.empty()) out.push_back(q);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+Result<config::QosConfig> qos_config(const v1::QosRecord& q) {
+  return config::parse_qos_settings(q.name(), {q.settings().begin(), q.settings().end()});
+}
+
+AccountingDb AccountingDb::seed(const config::ClusterConfig& cfg) {
+  AccountingDb db;
+  for (const auto& q : cfg.qos) {
+    v1::QosRecord r;
+    r.set_id(db.next_qos_id_++);
+    r.set_name(q.name);
+    for (const auto& [k, v] : qos_settings(q)) (*r.mutable_settings())[k] = v;
+    db.qos_[q.name] = std::move(r);
+  }
+  std::vector<std::string> all = db.all_qos_names();
+  std::string def = db.qos_.count("normal") ? "normal" : "";
+  v1::AccountRecord root;
+  root.set_name("root");
+  root.set_description("default root account");
+  root.set_organization("root");
+  root.set_shares(1);
+  for (const auto& q : all) root.add_qos(q);
+  root.set_default_qos(def);
+  db.accounts_["root"] = root;
+  v1::UserRecord user;
+  user.set_name("root");
+  user.set_default_account("root");
+  user.set_admin_level("Administrator");
+  v1::UserAssoc* a = user.add_assocs();
+  a->set_account("root");
+  a->set_shares(1);
+  for (const auto& q : all) a->add_qos(q);
+  a->set_default_qos(def);
+  db.users_["root"] = user;
+  return db;
+}
+
+Result<AccountingDb> AccountingDb::load(const std::vector<std::string>& qos, const std::vector<std::string>& accounts,
+                                        const std::vector<std::string>& users) {
+  AccountingDb db;
+  for (const auto& p : qos) {
+    v1::QosRecord r;
+    if (!r.ParseFromString(p)) return make_error("state store: a QOS record is unreadable");
+    db.next_qos_id_ = std::max(db.next_qos_id_, r.id() + 1);
+    db.qos_[r.name()] = std::move(r);
+  }
+  for (const auto& p : accounts) {
+    v1::AccountRecord r;
+    if (!r.ParseFromString(p)) return make_error("state store: an account record is unreadable");
+    db.accounts_[r.name()] = std::move(r);
+  }
+  for (const auto& p : users) {
+    v1::UserRecord r;
+    if (!r.ParseFromString(p)) return make_error("state store: a user record is unreadable");
+    db.users_[r.name()] = std::move(r);
+  }
+  return db;
+}
+
+void AccountingDb::put_all(store::Batch& b) const {
+  for (const auto& [_, q] : qos_) put_qos(q, b);
+  for (const auto& [_, a] : accounts_) put_account(a, b);
+  for (const auto& [_, u] : users_) put_user(u, b);
+}
+
+std::vector<std::string> AccountingDb::all_qos_names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, _] : qos_) out.push_back(name);
+  return out;
+}
+
+const v1::UserRecord* AccountingDb::user(const std::string& name) const {
+  auto it = users_.find(name);
+  return it == users_.end() ? nullptr : &it->second;
+}
+
+Result<std::vector<std::string>> AccountingDb::apply(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
+  if (req.verb() != "add" && req.verb() != "modify" && req.verb() != "delete") {
+    return make_error("unknown action '" + req.verb() + "' (add, modify or delete)");
+  }
+  // Work on a copy: a refused change leaves nothing half done; dry runs keep nothing.
+  AccountingDb next = *this;
+  store::Batch batch;
+  Result<std::vector<std::string>> lines = make_error("unknown entity '" + req.entity() + "' (qos, account or user)");
+  if (req.entity() == "qos") lines = next.apply_qos(req, batch);
+  if (req.entity() == "account") lines = next.apply_account(req, batch);
+  if (req.entity() == "user") lines = next.apply_user(req, batch);
+  if (!lines || req.dry_run()) return lines;
+  *this = std::move(next);
+  for (auto& m : batch.mutations) b.mutations.push_back(std::move(m));
+  return lines;
+}
+
+namespace {
+
+std::vector<std::string> settings_lines(const google::protobuf::Map<std::string, std::string>& set) {
+  std::vector<std::string> out{" Settings"};
+  std::map<std::string, std::string> sorted(set.begin(), set.end());
+  for (const auto& [k, v] : sorted) out.push_back(fmt::format("  {:<15}= {}", k, v));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
+  if (req.names().empty()) return make_error("No QOS name given");
+  std::vector<std::string> lines;
+  if (req.verb() == "delete") {
+    lines.push_back(" Deleting QOS(s)...");
+    for (const auto& n : req.names()) {
+      if (!qos_.erase(n)) return make_error("QOS " + n + " does not exist");
+      b.erase(store::Erase{kQosTable, n});
+      lines.push_back("  " + n);
+      for (auto& [_, a] : accounts_) {
+        auto* l = a.mutable_qos();
+        auto it = std::find(l->begin(), l->end(), n);
+        if (it != l->end()) l->erase(it), put_account(a, b);
+      }
+    }
+    return lines;
+  }
+  lines.push_back(req.verb() == "add" ? " Adding QOS(s)" : " Modified qos...");
+  for (const auto& n : req.names()) {
+    bool exists = qos_.count(n) != 0;
+    if (req.verb() == "add" && exists) return make_error("QOS " + n + " already exists");
+    if (req.verb() == "modify" && !exists) return make_error("QOS " + n + " does not exist");
+    v1::QosRecord r = exists ? qos_[n] : v1::QosRecord{};
+    if (!exists) {
+      r.set_id(next_qos_id_++);
+      r.set_name(n);
+    }
+    for (const auto& [k, v] : req.set()) {
+      auto key = canonical_qos_key(k);
+      if (!key) return key.error();
+      if (v.empty() || v == "-1") {
+        r.mutable_settings()->erase(*key);  // sacctmgr's "-1" clears a limit
+      } else {
+        (*r.mutable_settings())[*key] = v;
+      }
+    }
+    if (auto ok = qos_config(r); !ok) return ok.error();
+    qos_[n] = r;
+    put_qos(r, b);
+    lines.push_back("  " + n);
+  }
+  auto s = settings_lines(req.set());
+  if (req.verb() == "add" && !req.set().empty()) lines.insert(lines.end(), s.begin(), s.end());
+  return lines;
+}
+
+Result<std::vector<std::string>> AccountingDb::apply_account(const v1::ModifyAssociationsRequest& req,
+                                                             store::Batch& b) {
+  if (req.names().empty()) return make_error("No account name given");
+  std::vector<std::string> lines;
+  if (req.verb() == "delete") {
+    lines.push_back(" Deleting account(s)...");
+    for (const auto& n : req.names()) {
+      if (n == "root") return make_error("the root account cannot be deleted");
+      if (!accounts_.count(n)) return make_error("Account " + n + " does not exist");
+      for (const auto& [_, a] : accounts_) {
+        if (a.parent() == n) return make_error("Account " + n + " has child account " + a.name() + "; delete it first");
+      }
+      for (const auto& [_, u] : users_) {
+        for (const auto& a : u.assocs()) {
+          if (a.account() == n) return make_error("Account " + n + " has user " + u.name() + "; delete the user from it first");
+        }
+      }
+      accounts_.erase(n);
+      b.erase(store::Erase{kAccountsTable, n});
+      lines.push_back("  " + n);
+    }
+    return lines;
+  }
+  lines.push_back(req.verb() == "add" ? " Adding Account(s)" : " Modified account associations...");
+  for (const auto& n : req.names()) {
+    bool exists = accounts_.count(n) != 0;
+    if (req.verb() == "add" && exists) return make_error("Account " + n + " already exists");
+    if (req.verb() == "modify" && !exists) return make_error("Account " + n + " does not exist");
+    v1::AccountRecord a = exists ? accounts_[n] : v1::AccountRecord{};
+    if (!exists) {
+      a.set_name(n);
+      a.set_parent("root");
+      a.set_shares(1);
+      const v1::AccountRecord& root = accounts_.at("root");
+      *a.mutable_qos() = root.qos();
+      a.set_default_qos(root.default_qos());
+      a.set_description(n);
+      a.set_organization(n);
+    }
+    for (const auto& [k0, v] : req.set()) {
+      std::string k = lower_key(k0);
+      if (k == "parent") {
+        if (!accounts_.count(v)) return make_error("Parent account " + v + " does not exist");
+        if (v == n) return make_error("an account cannot be its own parent");
+        a.set_parent(v);
+      } else if (k == "description") {
+        a.set_description(v);
+      } else if (k == "organization") {
+        a.set_organization(v);
+      } else if (k == "fairshare" || k == "shares") {
+        auto s = shares_value(v);
+        if (!s) return s.error();
+        a.set_shares(*s);
+      } else if (k == "qos") {
+        a.clear_qos();
+        for (const auto& q : qos_list(v)) {
+          if (!qos_.count(q)) return make_error("QOS " + q + " does not exist");
+          a.add_qos(q);
+        }
+      } else if (k == "defaultqos") {
+        if (!qos_.count(v)) return make_error("QOS " + v + " does not exist");
+        a.set_default_qos(v);
+      } else {
+        return make_error("Unknown option: " + k0 + " (an account takes Parent, Description, Organization, "
+                          "Fairshare, QOS, DefaultQOS)");
+      }
+    }
+    accounts_[n] = a;
+    put_account(a, b);
+    lines.push_back("  " + n);
+  }
+  return lines;
+}
+
+Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
+  if (req.names().empty()) return make_error("No user name given");
+  std::vector<std::string> lines;
+  std::string where_account;
+  for (const auto& [k, v] : req.where()) {
+    if (lower_key(k) == "account" || lower_key(k) == "accounts") where_account = v;
+  }
+  if (req.verb() == "delete") {
+    lines.push_back(" Deleting user associations...");
+    for (const auto& n : req.names()) {
+      auto it = users_.find(n);
+      if (it == users_.end()) return make_error("User " + n + " does not exist");
+      if (where_account.empty()) {
+        users_.erase(it);
+        b.erase(store::Erase{kUsersTable, n});
+        lines.push_back("  " + n);
+        continue;
+      }
+      auto* as = it->second.mutable_assocs();
+      auto a = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == where_account; });
+      if (a == as->end()) return make_error("User " + n + " is not in account " + where_account);
+      as->erase(a);
+      if (it->second.default_account() == where_account) {
+        it->second.set_default_account(as->empty() ? "" : as->begin()->account());
+      }
+      put_user(it->second, b);
+      lines.push_back(fmt::format("  C = {:<10} A = {:<10} U = {:<9}", "", where_account, n));
+    }
+    return lines;
+  }
+  std::string account, default_account, admin;
+  std::optional<int64_t> shares;
+  std::optional<std::vector<std::string>> qos;
+  for (const auto& [k0, v] : req.set()) {
+    std::string k = lower_key(k0);
+    if (k == "account" || k == "accounts") {
+      account = v;
+    } else if (k == "defaultaccount") {
+      default_account = v;
+    } else if (k == "fairshare" || k == "shares") {
+      auto s = shares_value(v);
+      if (!s) return s.error();
+      shares = *s;
+    } else if (k == "adminlevel") {
+      admin = v;
+    } else if (k == "qos") {
+      qos = qos_list(v);
+    } else {
+      return make_error("Unknown option: " + k0 + " (a user takes Account, DefaultAccount, Fairshare, QOS, AdminLevel)");
+    }
+  }
+  if (!where_account.empty()) account = where_account;
+  for (const std::string& acc : {account, default_account}) {
+    if (!acc.empty() && !accounts_.count(acc)) return make_error("Account " + acc + " does not exist");
+  }
+  if (qos) {
+    for (const auto& q : *qos) {
+      if (!qos_.count(q)) return make_error("QOS " + q + " does not exist");
+    }
+  }
+  lines.push_back(req.verb() == "add" ? " Adding User(s)" : " Modified user associations...");
+  for (const auto& n : req.names()) {
+    bool exists = users_.count(n) != 0;
+    if (req.verb() == "modify" && !exists) return make_error("User " + n + " does not exist");
+    v1::UserRecord u = exists ? users_[n] : v1::UserRecord{};
+    u.set_name(n);
+    if (!admin.empty()) u.set_admin_level(admin);
+    if (u.admin_level().empty()) u.set_admin_level("None");
+    std::string acc = account.empty() && req.verb() == "add" ? default_account : account;
+    if (req.verb() == "add" && acc.empty()) return make_error("Need name of account to add user " + n + " to (Account=)");
+    auto* as = u.mutable_assocs();
+    auto it = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == acc; });
+    if (req.verb() == "add") {
+      if (it != as->end()) return make_error("User " + n + " is already in account " + acc);
+      v1::UserAssoc* a = u.add_assocs();
+      const v1::AccountRecord& parent = accounts_.at(acc);
+      a->set_account(acc);
+      a->set_shares(shares.value_or(1));
+      *a->mutable_qos() = parent.qos();
+      a->set_default_qos(parent.default_qos());
+      if (qos) {
+        a->clear_qos();
+        for (const auto& q : *qos) a->add_qos(q);
+      }
+      if (u.default_account().empty()) u.set_default_account(default_account.empty() ? acc : default_account);
+    } else {
+      // modify: the named account's association (or every one), and the user's defaults.
+      for (auto& a : *as) {
+        if (!acc.empty() && a.account() != acc) continue;
+        if (shares) a.set_shares(*shares);
+        if (qos) {
+          a.clear_qos();
+          for (const auto& q : *qos) a.add_qos(q);
+        }
+      }
+    }
+    if (!default_account.empty()) {
+      bool member = std::any_of(u.assocs().begin(), u.assocs().end(),
+                                [&](const v1::UserAssoc& x) { return x.account() == default_account; });
+      if (!member) return make_error("User " + n + " is not in account " + default_account + " (add it first)");
+      u.set_default_account(default_account);
+    }
+    users_[n] = u;
+    put_user(u, b);
+    lines.push_back("  " + n);
+  }
+  return lines;
+}
+
+std::vector<core::QosSpec> AccountingDb::qos_specs() const {
+  std::vector<const v1::QosRecord*> by_id;
+  for (const auto& [_, q] : qos_) by_id.push_back(&q);
+  std::sort(by_id.begin(), by_id.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+  std::vector<core::QosSpec> out;
+  for (const auto* q : by_id) {
+    if (auto c = qos_config(*q)) out.push_back(config::core_qos(*c));
+  }
+  return out;
+}
+
+std::vector<core::Association> AccountingDb::associations(
+    const std::map<std::pair<std::string, std::string>, double>& usage) const {
+  std::vector<core::Association> out;
+  for (const auto& [name, a] : accounts_) {
+    if (name == "root") continue;
+    core::Association x;
+    x.account = name;
+    x.parent = a.parent();
+    x.shares = static_cast<uint32_t>(a.shares());
+    out.push_back(x);
+  }
+  for (const auto& [name, u] : users_) {
+    for (const auto& a : u.assocs()) {
+      core::Association x;
+      x.account = a.account();
+      x.user = name;
+      x.shares = static_cast<uint32_t>(a.shares());
+      auto it = usage.find({a.account(), name});
+      x.usage = it == usage.end() ? 0 : it->second;
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+v1::GetAssociationsReply AccountingDb::snapshot() const {
+  v1::GetAssociationsReply r;
+  std::vector<const v1::QosRecord*> by_id;
+  for (const auto& [_, q] : qos_) by_id.push_back(&q);
+  std::sort(by_id.begin(), by_id.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+  for (const auto* q : by_id) *r.add_qos() = *q;
+  for (const auto& [_, a] : accounts_) *r.add_accounts() = a;
+  for (const auto& [_, u] : users_) *r.add_users() = u;
+  return r;
+}
+
+}  // namespace drover::ctld

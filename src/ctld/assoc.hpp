@@ -1,0 +1,68 @@
+// The accounts, users and QOS that sacctmgr manages, kept in the state store
+// (tables qos, accounts, users; payloads v1::QosRecord, v1::AccountRecord,
+// v1::UserRecord). On the first start they are seeded once from qos.conf
+// (and a root account with user root); from then on the store is the truth
+// and qos.conf is no longer read for QOS.
+//
+// A QOS is kept as its settings in qos.conf's spelling and read through
+// qos.conf's own key table, so sacctmgr's QOS keys, their checks and their
+// error messages are those of the config parser.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "core/cluster.hpp"
+#include "core/fairshare.hpp"
+#include "drover/v1/accounting.pb.h"
+#include "store/mutation.hpp"
+
+namespace drover::ctld {
+
+inline constexpr const char* kQosTable = "qos";
+inline constexpr const char* kAccountsTable = "accounts";
+inline constexpr const char* kUsersTable = "users";
+inline constexpr const char* kAccountingSeededMeta = "accounting_seeded";
+
+class AccountingDb {
+ public:
+  // The first start's content: qos.conf's QOS, account root, user root.
+  static AccountingDb seed(const config::ClusterConfig& cfg);
+  // From the store's payloads.
+  static Result<AccountingDb> load(const std::vector<std::string>& qos, const std::vector<std::string>& accounts,
+                                   const std::vector<std::string>& users);
+
+  // Every record as store puts (the seed's first commit).
+  void put_all(store::Batch& b) const;
+  // Checks and applies one sacctmgr change, adding its store mutations to
+  // `b`; with dry_run only checks. The lines describe the change as
+  // sacctmgr prints it. Errors name the entity, key and value.
+  Result<std::vector<std::string>> apply(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+
+  std::vector<core::QosSpec> qos_specs() const;
+  // Fair Tree's tree: accounts (with parents) and user associations, with
+  // shares and the usage given per (account, user).
+  std::vector<core::Association> associations(
+      const std::map<std::pair<std::string, std::string>, double>& usage) const;
+  v1::GetAssociationsReply snapshot() const;
+  const v1::UserRecord* user(const std::string& name) const;
+
+ private:
+  Result<std::vector<std::string>> apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  Result<std::vector<std::string>> apply_account(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  Result<std::vector<std::string>> apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  std::vector<std::string> all_qos_names() const;
+
+  std::map<std::string, v1::QosRecord> qos_;
+  std::map<std::string, v1::AccountRecord> accounts_;
+  std::map<std::string, v1::UserRecord> users_;
+  int64_t next_qos_id_ = 1;
+};
+
+// A QOS's settings read as a qos.conf line; errors are the parser's.
+Result<config::QosConfig> qos_config(const v1::QosRecord& q);
+
+}  // namespace drover::ctld

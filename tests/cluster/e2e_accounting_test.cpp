@@ -1,0 +1,226 @@
+// End to end: accounting (sacct) on a live cluster: finished, running and
+// pending jobs, batch steps, arrays, cancelled jobs, and history that
+// survives a controller restart after the jobs left memory (MinJobAge).
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <regex>
+#include <thread>
+
+#include "common/strings.hpp"
+#include "harness.hpp"
+
+namespace drover::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto& l : split(text, '\n')) {
+    if (!l.empty()) out.push_back(l);
+  }
+  return out;
+}
+
+std::string sacct_p(const TestCluster& c, const std::vector<std::string>& args) {
+  std::vector<std::string> a{"-P", "-n"};
+  a.insert(a.end(), args.begin(), args.end());
+  auto r = c.run("sacct", a);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  return r.out;
+}
+
+TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
+  ClusterDef def = small_cluster();
+  def.extra = {"MinJobAge=2"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  int64_t gpu = c.submit({"-p", "gpu", "--gres=gpu:h100:2", "-c", "1", "--mem=4G", "-J", "env-gpu", "-C", "h100",
+                          "--wrap", "true"});
+  int64_t bad = c.submit({"-J", "bad", "--mem=1G", "--wrap", "exit 3"});
+  int64_t held = c.submit({"-J", "arr", "-H", "--mem=1G", "--array=2-4%25", "--wrap", "true"});
+  int64_t gone = c.submit({"-J", "gone", "-H", "--mem=1G", "--wrap", "true"});
+  ASSERT_GT(gpu, 0);
+  ASSERT_GT(bad, 0);
+  ASSERT_GT(held, 0);
+  ASSERT_GT(gone, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(gpu)));
+  ASSERT_TRUE(c.wait_done(std::to_string(bad)));
+  ASSERT_EQ(c.run("scancel", {std::to_string(gone)}).rc, 0);
+  std::string g = std::to_string(gpu), b = std::to_string(bad), h = std::to_string(held), x = std::to_string(gone);
+
+  // The anchor's column layout (sacct_gpu_job.txt): header, dashes, job and batch step.
+  auto wide = c.run("sacct", {"-j", g, "--format=JobID,JobName,Partition,State,ExitCode,Elapsed,AllocTRES%60"});
+  ASSERT_EQ(wide.rc, 0) << wide.err;
+  auto wl = lines_of(wide.out);
+  ASSERT_EQ(wl.size(), 4u) << wide.out;
+  EXPECT_EQ(wl[0], "JobID           JobName  Partition      State ExitCode    Elapsed "
+                   "                                                   AllocTRES ");
+  EXPECT_TRUE(std::regex_match(wl[2], std::regex(g + " +env-gpu +gpu +COMPLETED +0:0 +00:00:0\\d +"
+                                                 "billing=1,cpu=1,gres/gpu:h100=2,gres/gpu=2,mem=4G,node=1 ")))
+      << wl[2];
+  EXPECT_TRUE(std::regex_match(wl[3], std::regex(g + "\\.batch +batch +COMPLETED +0:0 +00:00:0\\d +"
+                                                 "cpu=1,gres/gpu:h100=2,gres/gpu=2,mem=4G,node=1 ")))
+      << wl[3];
+
+  auto fields = "--format=JobID,JobIDRaw,JobName,State,ExitCode,DerivedExitCode,NNodes,NCPUS,NodeList,ReqTRES,"
+                "Constraints,Reason,Timelimit,WorkDir,User,Account,QOS";
+  std::string before = sacct_p(c, {"-j", g + "," + b + "," + h + "," + x, fields});
+  auto rows = lines_of(before);
+  ASSERT_EQ(rows.size(), 6u) << before;
+  EXPECT_EQ(rows[0].substr(0, rows[0].find("|hgpu1")), g + "|" + g + "|env-gpu|COMPLETED|0:0|0:0|1|1");
+  EXPECT_NE(rows[0].find("|billing=1,cpu=1,gres/gpu:h100=2,gres/gpu=2,mem=4G,node=1|h100|None|1-00:00:00|" +
+                         c.work() + "|root|"),
+            std::string::npos)
+      << rows[0];
+  EXPECT_EQ(rows[2].substr(0, rows[2].find("|cpu")), b + "|" + b + "|bad|FAILED|3:0|0:0|1|1");
+  EXPECT_NE(rows[2].find("|NonZeroExitCode|"), std::string::npos) << rows[2];
+  EXPECT_EQ(rows[3].substr(0, rows[3].find("|cpu")), b + ".batch|" + b + ".batch|batch|FAILED|3:0|0:0|1|1");
+  // The held array's pending elements are one record; the cancelled pending job says by whom.
+  EXPECT_EQ(rows[4].substr(0, rows[4].find("|0:0")), h + "_[2-4%25]|" + h + "|arr|PENDING") << rows[4];
+  EXPECT_NE(rows[4].find("|None assigned|"), std::string::npos) << rows[4];
+  EXPECT_EQ(rows[5].substr(0, rows[5].find("|0:0")), x + "|" + x + "|gone|CANCELLED by 0") << rows[5];
+
+  // Selection: -X leaves the steps out, -s, --name, -u, and -j N_T.
+  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-j", g + "," + b, "-o", "JobID"})), (std::vector<std::string>{g, b}));
+  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-s", "F", "-o", "JobID,State"})), (std::vector<std::string>{b + "|FAILED"}));
+  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "--state=cancelled,pending", "-o", "JobID"})),
+            (std::vector<std::string>{h + "_[2-4%25]", x}));
+  EXPECT_EQ(lines_of(sacct_p(c, {"--name=env-gpu", "-o", "JobID"})), (std::vector<std::string>{g, g + ".batch"}));
+  EXPECT_EQ(lines_of(sacct_p(c, {"-j", h + "_3", "-o", "JobID"})), (std::vector<std::string>{h + "_[2-4%25]"}));
+  EXPECT_TRUE(lines_of(sacct_p(c, {"-u", "nobody", "-o", "JobID"})).empty());
+
+  // The jobs leave memory (MinJobAge=2) and the controller restarts: sacct reads them from the store.
+  std::this_thread::sleep_for(3s);
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller());
+  ASSERT_TRUE(c.wait_nodes_responding());
+  EXPECT_EQ(c.state(g), "") << "a finished job older than MinJobAge is out of squeue";
+  EXPECT_EQ(sacct_p(c, {"-j", g + "," + b + "," + h + "," + x, fields}), before);
+  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-o", "JobID"})).size(), 4u) << "default window: since midnight";
+  EXPECT_TRUE(lines_of(sacct_p(c, {"-X", "-S", "now+1hour", "-E", "now+2hours", "-s", "CD", "-o", "JobID"})).empty());
+}
+
+}  // namespace
+}  // namespace drover::e2e
+
+namespace drover::e2e {
+namespace {
+
+const char* kSeedQos =
+    "Name=normal GrpTRES=cpu=16000,gres/gpu=256 Priority=1000\n"
+    "Name=training GrpTRES=gres/gpu=128 Priority=3000\n"
+    "Name=debug MaxTime=04:00:00 Priority=5000\n";
+
+std::string fmt_pad(const std::string& s) { return std::string(10 - std::min<std::size_t>(10, s.size()), ' ') + s; }
+
+std::string cluster_of(const TestCluster& c) {
+  auto r = c.run("scontrol", {"show", "config"});
+  std::smatch m;
+  std::regex_search(r.out, m, std::regex(R"(ClusterName\s*=\s*(\S+))"));
+  return m[1];
+}
+
+TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
+  ClusterDef def = small_cluster();
+  def.qos_conf = kSeedQos;
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  // The anchor's view of the seed's QOS (sacctmgr_show_qos.txt), byte for byte.
+  auto qos = c.run("sacctmgr", {"show", "qos", "format=Name,Priority,GrpTRES%40,MaxWall,MaxTRESPU%20"});
+  ASSERT_EQ(qos.rc, 0) << qos.err;
+  EXPECT_EQ(qos.out,
+            "      Name   Priority                                  GrpTRES     MaxWall            MaxTRESPU \n"
+            "---------- ---------- ---------------------------------------- ----------- -------------------- \n"
+            "    normal       1000                   cpu=16000,gres/gpu=256                                  \n"
+            "  training       3000                             gres/gpu=128                                  \n"
+            "     debug       5000                                             04:00:00                      \n");
+  // The anchor's accounts and users, made with sacctmgr -i (alice need not exist here).
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-i", "add", "account", "research", "Fairshare=1"},
+                                                                {"-i", "add", "user", "alice", "Account=research"},
+                                                                {"-i", "add", "user", "root", "Account=research"}}) {
+    auto r = c.run("sacctmgr", args);
+    EXPECT_EQ(r.rc, 0) << r.err;
+  }
+  auto assoc = c.run("sacctmgr", {"show", "assoc", "format=Cluster,Account,User,Partition,QOS%30,DefaultQOS"});
+  ASSERT_EQ(assoc.rc, 0) << assoc.err;
+  std::string golden =
+      "   Cluster    Account       User  Partition                            QOS   Def QOS \n"
+      "---------- ---------- ---------- ---------- ------------------------------ --------- \n"
+      "    anchor       root                                debug,normal,training    normal \n"
+      "    anchor       root       root                     debug,normal,training    normal \n"
+      "    anchor   research                                debug,normal,training    normal \n"
+      "    anchor   research      alice                     debug,normal,training    normal \n"
+      "    anchor   research       root                     debug,normal,training    normal \n";
+  std::string name = cluster_of(c);
+  std::string shown = name.size() > 10 ? name.substr(0, 9) + "+" : name;
+  for (std::size_t at; (at = golden.find("    anchor")) != std::string::npos;) {
+    golden.replace(at, 10, fmt_pad(shown));
+  }
+  EXPECT_EQ(assoc.out, golden);
+  // snakemake's and Open OnDemand's calls.
+  auto sm = c.run("sacctmgr", {"-n", "-s", "list", "user", "root", "format=account%20"});
+  EXPECT_EQ(sm.out, "                root \n            research \n") << sm.err;
+  auto ood = c.run("sacctmgr", {"-nP", "show", "users", "withassoc", "format=account,qos", "where", "user=alice",
+                                "cluster=" + name});
+  EXPECT_EQ(ood.out, "research|debug,normal,training\n") << ood.err;
+
+  // Without -i sacctmgr asks; "n" (or nothing) discards, "y" commits.
+  auto no = c.run("sacctmgr", {"add", "qos", "low", "Priority=10"}, {}, "n\n");
+  EXPECT_NE(no.out.find("Would you like to commit changes? (You have 30 seconds to decide)"), std::string::npos);
+  EXPECT_NE(no.out.find("Changes Discarded"), std::string::npos) << no.out;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "low", "format=name"}).out, "");
+  auto yes = c.run("sacctmgr", {"add", "qos", "low", "Priority=10", "MaxTRESPerUser=cpu=4"}, {}, "y\n");
+  EXPECT_EQ(yes.rc, 0) << yes.err;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "low", "format=name,priority,maxtrespu"}).out, "low|10|cpu=4\n");
+  // Bad input names what is wrong.
+  auto bad = c.run("sacctmgr", {"-i", "modify", "qos", "debug", "set", "MaxWall=banana"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("MaxWall"), std::string::npos) << bad.err;
+  auto unknown = c.run("sacctmgr", {"-i", "add", "user", "bob", "Account=nosuch"});
+  EXPECT_NE(unknown.rc, 0);
+  EXPECT_NE(unknown.err.find("Account nosuch does not exist"), std::string::npos) << unknown.err;
+
+  // The scheduler uses a QOS change from its next cycle: a 2-hour job in debug now waits on MaxWall.
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "qos", "debug", "set", "MaxWall=01:00:00"}).rc, 0);
+  int64_t job = c.submit({"--qos=debug", "-t", "2:00:00", "--wrap", "true"});
+  ASSERT_GT(job, 0) << c.last_error();
+  EXPECT_TRUE(eventually([&] { return c.reason(std::to_string(job)) == "QOSMaxWallDurationPerJobLimit"; }, 10s))
+      << c.reason(std::to_string(job));
+  // A job without -A gets the user's default account.
+  auto acct = c.run("sacct", {"-nP", "-X", "-j", std::to_string(job), "-o", "Account,QOS"});
+  EXPECT_EQ(acct.out, "root|debug\n");
+
+  // Durable: after kill -9 the store's records stand, and qos.conf is not read again.
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller());
+  ASSERT_TRUE(c.wait_nodes_responding());
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "format=name,maxwall"}).out,
+            "normal|\ntraining|\ndebug|01:00:00\nlow|\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "show", "assoc", "format=Cluster,Account,User,Partition,QOS%30,DefaultQOS"}).out,
+            golden.substr(golden.find('\n', golden.find('\n') + 1) + 1));
+  // Deleting.
+  EXPECT_EQ(c.run("sacctmgr", {"-i", "delete", "user", "alice"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-i", "delete", "qos", "low"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "user", "format=user"}).out, "root\n");
+  auto in_use = c.run("sacctmgr", {"-i", "delete", "account", "research"});
+  EXPECT_NE(in_use.rc, 0);
+  EXPECT_NE(in_use.err.find("has user root"), std::string::npos) << in_use.err;
+}
+
+TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
+  auto user = ensure_user("drover-e2e-acct");
+  if (!user) GTEST_SKIP() << "needs root to create a test user";
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("sacctmgr", {"-i", "add", "account", "mine"}, user->as());
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("Access/permission denied"), std::string::npos) << r.err;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "account", "format=account"}, user->as()).out, "root\n");
+}
+
+}  // namespace
+}  // namespace drover::e2e
