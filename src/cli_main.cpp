@@ -29,6 +29,7 @@ const Command kCommands[] = {
     {"sinfo", drover::client::sinfo_main},     {"scancel", drover::client::scancel_main},
     {"scontrol", drover::client::scontrol_main}, {"sacct", drover::client::sacct_main},
     {"sdiag", drover::client::sdiag_main}, {"sacctmgr", drover::client::sacctmgr_main},
+    {"sprio", drover::client::sprio_main},     {"sshare", drover::client::sshare_main},
 };
 
 std::string dir_of_self() {

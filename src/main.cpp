@@ -33,8 +33,6 @@ int pending_live(const char* name) {
   int fn(const Args&) { return pending_live(label); }
 DROVER_PENDING(srun_main, "srun")
 DROVER_PENDING(salloc_main, "salloc")
-DROVER_PENDING(sprio_main, "sprio")
-DROVER_PENDING(sshare_main, "sshare")
 #undef DROVER_PENDING
 
 int sim_main(const Args& args) { return drover::sim::sim_main(args); }
@@ -50,9 +48,9 @@ const Command kSlurmCommands[] = {
     {"srun", srun_main, "run a parallel job step"},
     {"salloc", salloc_main, "obtain an allocation"},
     {"sacctmgr", drover::client::sacctmgr_main, "manage accounts, users and QOS"},
-    {"sprio", sprio_main, "show priority factors of pending jobs"},
+    {"sprio", drover::client::sprio_main, "show priority factors of pending jobs"},
     {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
-    {"sshare", sshare_main, "fair-share usage"},
+    {"sshare", drover::client::sshare_main, "fair-share usage"},
 };
 
 // Drover's own subcommands.

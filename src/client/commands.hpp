@@ -20,6 +20,8 @@ int scontrol_main(const Args& args);
 int sacct_main(const Args& args);
 int sdiag_main(const Args& args);
 int sacctmgr_main(const Args& args);
+int sprio_main(const Args& args);
+int sshare_main(const Args& args);
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

@@ -156,6 +156,8 @@ class ControllerState {
   // Fair Tree factors from the associations' shares and the CPU-seconds of
   // the jobs in memory (recomputed by the full pass and after changes).
   const core::FairShareFactors& fairshare() const { return fairshare_; }
+  v1::GetPrioritiesReply priorities(int64_t now) const;  // sprio
+  v1::GetSharesReply shares() const;                     // sshare
 
   // ---- jobs (submit.cpp, control.cpp) ----
   // Refusals come back as an Error whose lines are Slurm's (each printed as
@@ -230,6 +232,7 @@ class ControllerState {
   Counters counters_;
   AccountingDb acct_;
   core::FairShareFactors fairshare_;
+  std::map<std::pair<std::string, std::string>, double> usage_;  // CPU-seconds per (account, user)
   bool fairshare_dirty_ = true;
   void refresh_fairshare(int64_t now);
 
