@@ -189,7 +189,7 @@ class ControllerState {
   std::vector<v1::PartitionInfo> partitions() const;
   std::vector<v1::ConfigEntry> config_entries() const;
   v1::StatusReply status(int64_t now) const;
-  // sdiag's figures (accounting.cpp).
+  // sdiag's figures (display.cpp).
   v1::DiagReply diag(int64_t now) const;
 
  private:
