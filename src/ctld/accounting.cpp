@@ -40,8 +40,8 @@ v1::JobState batch_state(const v1::JobRecord& rec) {
   }
 }
 
-v1::StepRecord batch_step(const v1::JobRecord& rec) {
-  v1::StepRecord s;
+v1::AccountingStep batch_step(const v1::JobRecord& rec) {
+  v1::AccountingStep s;
   s.set_step("batch");
   s.set_name("batch");
   bool running = rec.state() == v1::RUNNING || rec.completing();
@@ -75,8 +75,8 @@ v1::StepRecord batch_step(const v1::JobRecord& rec) {
 
 }  // namespace
 
-std::vector<v1::StepRecord> step_rows(const v1::JobRecord& rec) {
-  std::vector<v1::StepRecord> rows;
+std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec) {
+  std::vector<v1::AccountingStep> rows;
   bool started = rec.start_time() > 0 && rec.state() != v1::PENDING;
   if (rec.desc().batch() && started) rows.push_back(batch_step(rec));
   return rows;
