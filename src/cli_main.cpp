@@ -31,6 +31,7 @@ const Command kCommands[] = {
     {"salloc", drover::client::salloc_main},
     {"scontrol", drover::client::scontrol_main}, {"sacct", drover::client::sacct_main},
     {"sdiag", drover::client::sdiag_main}, {"sacctmgr", drover::client::sacctmgr_main},
+    {"sprio", drover::client::sprio_main},     {"sshare", drover::client::sshare_main},
 };
 
 std::string dir_of_self() {

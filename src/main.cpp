@@ -25,16 +25,6 @@ struct Command {
   const char* summary;
 };
 
-int pending_live(const char* name) {
-  return drover::cli::not_implemented(name, "it arrives with job steps and accounting (srun, salloc, sacct, sacctmgr, sprio, sshare, sdiag)");
-}
-
-#define DROVER_PENDING(fn, label) \
-  int fn(const Args&) { return pending_live(label); }
-DROVER_PENDING(sprio_main, "sprio")
-DROVER_PENDING(sshare_main, "sshare")
-#undef DROVER_PENDING
-
 int sim_main(const Args& args) { return drover::sim::sim_main(args); }
 
 // Slurm-compatible names: reachable as argv[0] (links) and as `drover NAME`.
@@ -48,9 +38,9 @@ const Command kSlurmCommands[] = {
     {"srun", drover::client::srun_main, "run a parallel job step"},
     {"salloc", drover::client::salloc_main, "obtain an allocation"},
     {"sacctmgr", drover::client::sacctmgr_main, "manage accounts, users and QOS"},
-    {"sprio", sprio_main, "show priority factors of pending jobs"},
+    {"sprio", drover::client::sprio_main, "show priority factors of pending jobs"},
     {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
-    {"sshare", sshare_main, "fair-share usage"},
+    {"sshare", drover::client::sshare_main, "fair-share usage"},
 };
 
 // Drover's own subcommands.

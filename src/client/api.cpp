@@ -255,6 +255,14 @@ ApiResult<v1::ModifyAssociationsReply> ControllerApi::modify_associations(const 
   return call<v1::ModifyAssociationsReply>(v1::WIRE_MODIFY_ASSOCIATIONS, req);
 }
 
+ApiResult<v1::GetPrioritiesReply> ControllerApi::get_priorities() {
+  return call<v1::GetPrioritiesReply>(v1::WIRE_GET_PRIORITIES, v1::GetPrioritiesRequest{});
+}
+
+ApiResult<v1::GetSharesReply> ControllerApi::get_shares() {
+  return call<v1::GetSharesReply>(v1::WIRE_GET_SHARES, v1::GetSharesRequest{});
+}
+
 std::string unreachable_text(const std::string& program, const ApiError& e, const Endpoint& ep) {
   return program + ": error: Unable to contact slurm controller (connect failure)\n" + program +
          ": error: the controller at " + ep.describe() + " (from " + ep.conf_path + ") did not answer: " + e.message +

@@ -84,6 +84,8 @@ class ControllerApi {
   ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
   ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);
   ApiResult<v1::DiagReply> diag();
+  ApiResult<v1::GetPrioritiesReply> get_priorities();
+  ApiResult<v1::GetSharesReply> get_shares();
   ApiResult<v1::GetAssociationsReply> get_associations();
   ApiResult<v1::ModifyAssociationsReply> modify_associations(const v1::ModifyAssociationsRequest& req);
 

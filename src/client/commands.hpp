@@ -22,6 +22,8 @@ int salloc_main(const Args& args);  // srun.cpp
 int sacct_main(const Args& args);
 int sdiag_main(const Args& args);
 int sacctmgr_main(const Args& args);
+int sprio_main(const Args& args);
+int sshare_main(const Args& args);
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

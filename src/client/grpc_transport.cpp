@@ -49,6 +49,10 @@ class GrpcTransport final : public Transport {
                         false};
       case v1::WIRE_GET_JOB_HISTORY:
         return invoke<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(request, accounting_.get(), &A::GetJobHistory);
+      case v1::WIRE_GET_PRIORITIES:
+        return invoke<v1::GetPrioritiesRequest, v1::GetPrioritiesReply>(request, accounting_.get(), &A::GetPriorities);
+      case v1::WIRE_GET_SHARES:
+        return invoke<v1::GetSharesRequest, v1::GetSharesReply>(request, accounting_.get(), &A::GetShares);
       case v1::WIRE_DIAG: return invoke<v1::DiagRequest, v1::DiagReply>(request, accounting_.get(), &A::Diag);
       case v1::WIRE_GET_ASSOCIATIONS:
         return invoke<v1::GetAssociationsRequest, v1::GetAssociationsReply>(request, accounting_.get(),

@@ -326,7 +326,7 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   return x;
 }
 
-cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::StepRecord& s) {
+cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::AccountingStep& s) {
   cli::AccountingRecord x = job;
   x.array_pending_tasks.clear();
   x.step = s.step();

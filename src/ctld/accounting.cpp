@@ -1,8 +1,11 @@
 #include "ctld/accounting.hpp"
 
 #include <csignal>
+#include <functional>
 
 #include "common/hostlist.hpp"
+#include "common/strings.hpp"
+#include "core/priority.hpp"
 #include "ctld/job_model.hpp"
 #include "ctld/state.hpp"
 
@@ -37,8 +40,8 @@ v1::JobState batch_state(const v1::JobRecord& rec) {
   }
 }
 
-v1::StepRecord batch_step(const v1::JobRecord& rec) {
-  v1::StepRecord s;
+v1::AccountingStep batch_step(const v1::JobRecord& rec) {
+  v1::AccountingStep s;
   s.set_step("batch");
   s.set_name("batch");
   bool running = rec.state() == v1::RUNNING || rec.completing();
@@ -72,8 +75,8 @@ v1::StepRecord batch_step(const v1::JobRecord& rec) {
 
 }  // namespace
 
-std::vector<v1::StepRecord> step_rows(const v1::JobRecord& rec) {
-  std::vector<v1::StepRecord> rows;
+std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec) {
+  std::vector<v1::AccountingStep> rows;
   bool started = rec.start_time() > 0 && rec.state() != v1::PENDING;
   if (rec.desc().batch() && started) rows.push_back(batch_step(rec));
   return rows;
@@ -141,7 +144,109 @@ void ControllerState::refresh_fairshare(int64_t now) {
     usage[{r.account(), r.user()}] += static_cast<double>(cpus) * static_cast<double>(std::max<int64_t>(0, until - r.start_time()));
   }
   fairshare_ = core::FairShareFactors::compute(acct_.associations(usage));
+  usage_ = std::move(usage);
   fairshare_dirty_ = false;
+}
+
+v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
+  v1::GetPrioritiesReply rep;
+  const core::Cluster& c = bridge_->cluster();
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
+    if (!is_pending(j)) continue;
+    int32_t part = std::max(0, bridge_->find_partition(j.rec.partition()));
+    core::PriorityBreakdown b =
+        core::job_priority(c, j.spec, part, &fairshare_, now, j.rec.eligible_time() ? j.rec.eligible_time() : now);
+    v1::PriorityFactors* f = rep.add_jobs();
+    f->set_job_id(id);
+    f->set_partition(j.rec.partition());
+    f->set_user(j.rec.user());
+    f->set_account(j.rec.account());
+    f->set_qos(j.rec.qos());
+    f->set_priority(b.total);  // what the core orders by now (a held job too)
+    f->set_age(b.age);
+    f->set_fairshare(b.fairshare);
+    f->set_job_size(b.job_size);
+    f->set_partition_factor(b.partition);
+    f->set_qos_factor(b.qos);
+    for (const auto& [k, v] : b.tres) (*f->mutable_tres())[k] = v;
+    f->set_nice(b.nice);
+    f->set_norm_age(b.age_factor);
+    f->set_norm_fairshare(b.fairshare_factor);
+    f->set_norm_job_size(b.job_size_factor);
+    f->set_norm_partition(b.partition_factor);
+    f->set_norm_qos(b.qos_factor);
+  }
+  const core::PriorityParams& p = c.priority;
+  rep.set_weight_age(p.weight_age);
+  rep.set_weight_fairshare(p.weight_fairshare);
+  rep.set_weight_job_size(p.weight_job_size);
+  rep.set_weight_partition(p.weight_partition);
+  rep.set_weight_qos(p.weight_qos);
+  std::vector<std::string> tres;
+  for (const auto& [k, w] : p.weight_tres) {
+    std::string name = k == "cpu" ? "CPU" : k == "mem" ? "Mem" : k.rfind("gres/", 0) == 0 ? "GRES/" + k.substr(5) : k;
+    tres.push_back(name + "=" + std::to_string(static_cast<int64_t>(w)));
+  }
+  rep.set_weight_tres(join(tres, ","));
+  return rep;
+}
+
+v1::GetSharesReply ControllerState::shares() const {
+  v1::GetSharesReply rep;
+  rep.set_cluster(settings_.cluster_name);
+  v1::GetAssociationsReply a = acct_.snapshot();
+  std::map<std::string, const v1::AccountRecord*> acc;
+  std::map<std::string, std::vector<std::string>> kids;
+  for (const auto& r : a.accounts()) {
+    acc[r.name()] = &r;
+    if (r.name() != "root") kids[r.parent().empty() ? "root" : r.parent()].push_back(r.name());
+  }
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> users;  // account -> (user, shares)
+  for (const auto& u : a.users()) {
+    for (const auto& ua : u.assocs()) users[ua.account()].emplace_back(u.name(), ua.shares());
+  }
+  // Usage of an account: its users' and its child accounts', summed.
+  std::function<double(const std::string&)> usage_of = [&](const std::string& name) {
+    double sum = 0;
+    for (const auto& [user, _] : users[name]) {
+      auto it = usage_.find({name, user});
+      if (it != usage_.end()) sum += it->second;
+    }
+    for (const auto& k : kids[name]) sum += usage_of(k);
+    return sum;
+  };
+  std::function<void(const std::string&, int, double, double, double)> walk =
+      [&](const std::string& name, int depth, double shares_sum, double parent_usage, double own_shares) {
+        double usage = usage_of(name);
+        v1::ShareRow* row = rep.add_rows();
+        row->set_depth(depth);
+        row->set_account(name);
+        if (depth > 0) row->set_raw_shares(static_cast<int64_t>(own_shares));
+        row->set_norm_shares(depth == 0 ? 0 : own_shares / std::max(1.0, shares_sum));
+        row->set_raw_usage(static_cast<int64_t>(usage));
+        row->set_effective_usage(depth == 0 ? 1.0 : parent_usage > 0 ? usage / parent_usage : 0);
+        double siblings = 0;
+        for (const auto& [_, s] : users[name]) siblings += static_cast<double>(s);
+        for (const auto& k : kids[name]) siblings += static_cast<double>(acc.at(k)->shares());
+        for (const auto& [user, s] : users[name]) {
+          auto it = usage_.find({name, user});
+          double u = it == usage_.end() ? 0 : it->second;
+          v1::ShareRow* ur = rep.add_rows();
+          ur->set_depth(depth + 1);
+          ur->set_account(name);
+          ur->set_user(user);
+          ur->set_raw_shares(s);
+          ur->set_norm_shares(static_cast<double>(s) / std::max(1.0, siblings));
+          ur->set_raw_usage(static_cast<int64_t>(u));
+          ur->set_effective_usage(usage > 0 ? u / usage : 0);
+          ur->set_fairshare(fairshare_.factor(name, user));
+          if (u > 0 && usage > 0) ur->set_level_fs(ur->norm_shares() / ur->effective_usage());
+        }
+        for (const auto& k : kids[name]) walk(k, depth + 1, siblings, usage, static_cast<double>(acc.at(k)->shares()));
+      };
+  if (acc.count("root")) walk("root", 0, 1, 0, 1);
+  return rep;
 }
 
 }  // namespace drover::ctld

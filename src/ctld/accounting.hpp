@@ -22,7 +22,7 @@ std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a);
 // started, derived from the job record (its script is the step: same start,
 // end and exit; the batch host's share of the allocation). Rows from a
 // steps table slot in here.
-std::vector<v1::StepRecord> step_rows(const v1::JobRecord& rec);
+std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec);
 
 // The accounting view of one job (`rec` without script and environment).
 v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec);

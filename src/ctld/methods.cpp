@@ -225,4 +225,17 @@ void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssoc
   finish_after(c, std::move(fx), std::move(done));
 }
 
+void get_priorities(Controller& c, const Caller&, const v1::GetPrioritiesRequest& req,
+                    v1::GetPrioritiesReply* rep, Done done) {
+  *rep = c.state().priorities(c.now());
+  header(req, rep);
+  done(0, "");
+}
+
+void get_shares(Controller& c, const Caller&, const v1::GetSharesRequest& req, v1::GetSharesReply* rep, Done done) {
+  *rep = c.state().shares();
+  header(req, rep);
+  done(0, "");
+}
+
 }  // namespace drover::ctld::methods

@@ -44,6 +44,9 @@ void get_associations(Controller& c, const Caller& who, const v1::GetAssociation
                       v1::GetAssociationsReply* rep, Done done);
 void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssociationsRequest& req,
                          v1::ModifyAssociationsReply* rep, Done done);
+void get_priorities(Controller& c, const Caller& who, const v1::GetPrioritiesRequest& req,
+                    v1::GetPrioritiesReply* rep, Done done);
+void get_shares(Controller& c, const Caller& who, const v1::GetSharesRequest& req, v1::GetSharesReply* rep, Done done);
 // sacct: jobs in memory, and older ones read from the store (never loaded into the state).
 void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRequest& req,
                      v1::GetJobHistoryReply* rep, Done done);

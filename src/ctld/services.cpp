@@ -130,6 +130,14 @@ class AccountingServiceImpl final : public v1::AccountingService::CallbackServic
                                  v1::DiagReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::diag);
   }
+  grpc::ServerUnaryReactor* GetPriorities(grpc::CallbackServerContext* ctx, const v1::GetPrioritiesRequest* req,
+                                          v1::GetPrioritiesReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_priorities);
+  }
+  grpc::ServerUnaryReactor* GetShares(grpc::CallbackServerContext* ctx, const v1::GetSharesRequest* req,
+                                      v1::GetSharesReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_shares);
+  }
   grpc::ServerUnaryReactor* GetAssociations(grpc::CallbackServerContext* ctx, const v1::GetAssociationsRequest* req,
                                             v1::GetAssociationsReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::get_associations);

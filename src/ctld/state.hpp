@@ -159,6 +159,8 @@ class ControllerState {
   // Fair Tree factors from the associations' shares and the CPU-seconds of
   // the jobs in memory (recomputed by the full pass and after changes).
   const core::FairShareFactors& fairshare() const { return fairshare_; }
+  v1::GetPrioritiesReply priorities(int64_t now) const;  // sprio
+  v1::GetSharesReply shares() const;                     // sshare
 
   // ---- jobs (submit.cpp, control.cpp) ----
   // Refusals come back as an Error whose lines are Slurm's (each printed as
@@ -203,7 +205,7 @@ class ControllerState {
   std::vector<v1::PartitionInfo> partitions() const;
   std::vector<v1::ConfigEntry> config_entries() const;
   v1::StatusReply status(int64_t now) const;
-  // sdiag's figures (accounting.cpp).
+  // sdiag's figures (display.cpp).
   v1::DiagReply diag(int64_t now) const;
 
  private:
@@ -257,6 +259,7 @@ class ControllerState {
   std::map<core::JobId, JobSteps> steps_;
   AccountingDb acct_;
   core::FairShareFactors fairshare_;
+  std::map<std::pair<std::string, std::string>, double> usage_;  // CPU-seconds per (account, user)
   bool fairshare_dirty_ = true;
   void refresh_fairshare(int64_t now);
 

@@ -66,6 +66,9 @@ Outcome dispatch(Controller& c, const Caller& who, uint16_t method, const std::s
       return call<v1::CompleteJobRequest, v1::CompleteJobReply>(c, who, p, m::complete_job);
     case v1::WIRE_GET_JOB_HISTORY:
       return call<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(c, who, p, m::get_job_history);
+    case v1::WIRE_GET_PRIORITIES:
+      return call<v1::GetPrioritiesRequest, v1::GetPrioritiesReply>(c, who, p, m::get_priorities);
+    case v1::WIRE_GET_SHARES: return call<v1::GetSharesRequest, v1::GetSharesReply>(c, who, p, m::get_shares);
     case v1::WIRE_DIAG: return call<v1::DiagRequest, v1::DiagReply>(c, who, p, m::diag);
     case v1::WIRE_GET_ASSOCIATIONS:
       return call<v1::GetAssociationsRequest, v1::GetAssociationsReply>(c, who, p, m::get_associations);

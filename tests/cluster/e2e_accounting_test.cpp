@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "common/strings.hpp"
@@ -220,6 +221,80 @@ TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.err.find("Access/permission denied"), std::string::npos) << r.err;
   EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "account", "format=account"}, user->as()).out, "root\n");
+}
+
+}  // namespace
+}  // namespace drover::e2e
+
+namespace drover::e2e {
+namespace {
+
+std::vector<std::string> words_of(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> w;
+  for (std::string s; in >> s;) w.push_back(s);
+  return w;
+}
+
+// sprio and sshare on the anchor's priority weights: Slurm's headers, factors that add up to the
+// priority the scheduler ordered by, usage from the jobs that ran, the exporter's sshare call.
+TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
+  ClusterDef def = small_cluster();
+  def.qos_conf = kSeedQos;
+  def.extra = {"PriorityType=priority/multifactor", "PriorityDecayHalfLife=7-0", "PriorityMaxAge=7-0",
+               "PriorityWeightAge=1000", "PriorityWeightFairshare=10000", "PriorityWeightJobSize=1000",
+               "PriorityWeightPartition=1000", "PriorityWeightQOS=10000",
+               "PriorityWeightTRES=CPU=1000,GRES/gpu=5000"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  int64_t ran = c.submit({"-c", "2", "--wrap", "sleep 2"});
+  ASSERT_GT(ran, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(ran)));
+  int64_t a = c.submit({"--begin=now+1hour", "-p", "gpu", "--gres=gpu:h100:2", "-c", "2", "--qos=training", "--wrap", "true"});
+  int64_t b = c.submit({"--begin=now+1hour", "-c", "4", "--wrap", "true"});
+  ASSERT_GT(a, 0);
+  ASSERT_GT(b, 0);
+  auto sp = c.run("sprio", {});
+  ASSERT_EQ(sp.rc, 0) << sp.err;
+  auto lines = lines_of(sp.out);
+  ASSERT_EQ(lines.size(), 3u) << sp.out;
+  EXPECT_EQ(lines[0], "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION"
+                      "        QOS                 TRES");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    auto w = words_of(lines[i]);
+    ASSERT_EQ(w.size(), 10u) << lines[i];
+    int64_t sum = 0;
+    for (int k = 3; k <= 8; ++k) sum += std::stoll(w[k]);
+    for (const auto& t : split(w[9], ',')) sum += std::stoll(t.substr(t.find('=') + 1));
+    EXPECT_NEAR(static_cast<double>(std::stoll(w[2])), static_cast<double>(sum), 3.0) << lines[i];
+  }
+  auto aw = words_of(lines[1]);
+  EXPECT_EQ(aw[0], std::to_string(a));
+  EXPECT_EQ(aw[8], "6000") << "training: Priority 3000 of the largest 5000, weight 10000";
+  auto l = c.run("sprio", {"-l"});
+  EXPECT_EQ(lines_of(l.out).at(0),
+            "          JOBID PARTITION     USER   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS        NICE                 TRES");
+  auto wts = c.run("sprio", {"-w"});
+  EXPECT_NE(wts.out.find("Weights"), std::string::npos) << wts.out;
+  EXPECT_NE(wts.out.find("10000"), std::string::npos) << wts.out;
+  auto only = c.run("sprio", {"-h", "--jobs=" + std::to_string(b), "-o", "%i %Y"});  // -j takes its value attached, as Slurm's
+  EXPECT_EQ(words_of(only.out).at(0), std::to_string(b)) << only.out;
+
+  auto sh = c.run("sshare", {"-a"});
+  ASSERT_EQ(sh.rc, 0) << sh.err;
+  auto sl = lines_of(sh.out);
+  ASSERT_GE(sl.size(), 4u) << sh.out;
+  EXPECT_EQ(sl[0], "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  FairShare ");
+  auto root_user = words_of(sl[3]);
+  ASSERT_EQ(root_user.size(), 7u) << sl[3];
+  EXPECT_EQ(root_user[0], "root");
+  EXPECT_EQ(root_user[1], "root");
+  EXPECT_GE(std::stoll(root_user[4]), 2) << "the sleep 2 job's CPU-seconds: " << sl[3];
+  // The exporter: sshare -n -P -o account,fairshare, split on '|'.
+  auto ex = c.run("sshare", {"-n", "-P", "-o", "account,fairshare"});
+  ASSERT_EQ(ex.rc, 0) << ex.err;
+  for (const auto& line : lines_of(ex.out)) EXPECT_EQ(split(line, '|').size(), 2u) << line;
 }
 
 }  // namespace
