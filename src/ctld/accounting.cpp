@@ -1,5 +1,7 @@
 #include "ctld/accounting.hpp"
 
+#include <algorithm>
+
 #include <csignal>
 #include <functional>
 
@@ -73,16 +75,55 @@ v1::AccountingStep batch_step(const v1::JobRecord& rec) {
   return s;
 }
 
+// An srun step as sacct shows it ("123.0"): its own nodes, tasks, CPUs and
+// GPUs, its start and end, the worst end of its nodes.
+v1::AccountingStep srun_step(const v1::StepInfo& si) {
+  v1::AccountingStep s;
+  s.set_step(std::to_string(si.step_id()));
+  s.set_name(si.name());
+  const bool running = si.state().empty() || si.state() == "RUNNING";
+  s.set_running(running);
+  v1::JobState state = v1::RUNNING;
+  if (!running && !v1::JobState_Parse(si.state(), &state)) state = v1::FAILED;
+  s.set_state(state);
+  s.set_exit_code(si.exit_code());
+  s.set_exit_signal(si.exit_signal());
+  s.set_start_time(si.start_time());
+  s.set_end_time(running ? 0 : si.end_time());
+  std::vector<std::string> names;
+  int64_t gpus = 0;
+  for (const auto& n : si.nodes()) {
+    names.push_back(n.node());
+    gpus += n.gpus_size();
+  }
+  s.set_nodes(hostlist_compress(names));
+  s.set_num_nodes(si.nodes_size());
+  s.set_num_cpus(si.cpus());
+  s.set_num_tasks(si.ntasks());
+  auto& tres = *s.mutable_alloc_tres();
+  tres["cpu"] = si.cpus();
+  tres["node"] = si.nodes_size();
+  if (gpus > 0) tres["gres/gpu"] = gpus;
+  return s;
+}
+
 }  // namespace
 
-std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec) {
+std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec, const std::vector<v1::StepInfo>& steps) {
   std::vector<v1::AccountingStep> rows;
   bool started = rec.start_time() > 0 && rec.state() != v1::PENDING;
   if (rec.desc().batch() && started) rows.push_back(batch_step(rec));
+  std::vector<const v1::StepInfo*> sruns;
+  for (const auto& s : steps) {
+    if (s.step_id() >= 0) sruns.push_back(&s);
+  }
+  std::sort(sruns.begin(), sruns.end(), [](const v1::StepInfo* a, const v1::StepInfo* b) { return a->step_id() < b->step_id(); });
+  for (const v1::StepInfo* s : sruns) rows.push_back(srun_step(*s));
   return rows;
 }
 
-v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec) {
+v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec,
+                                 const std::vector<v1::StepInfo>& steps) {
   v1::AccountingJob a;
   *a.mutable_job() = rec;
   a.mutable_job()->mutable_desc()->clear_script();
@@ -103,7 +144,7 @@ v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& 
     for (const auto& t : rec.alloc().nodes()) names.push_back(t.node());
     a.set_nodes(hostlist_compress(names));
   }
-  for (auto& s : step_rows(rec)) *a.add_steps() = std::move(s);
+  for (auto& s : step_rows(rec, steps)) *a.add_steps() = std::move(s);
   return a;
 }
 

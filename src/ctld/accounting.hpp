@@ -11,6 +11,7 @@
 #include "ctld/core_bridge.hpp"
 #include "drover/v1/accounting.pb.h"
 #include "drover/v1/jobs.pb.h"
+#include "drover/v1/steps.pb.h"
 
 namespace drover::ctld {
 
@@ -18,13 +19,15 @@ namespace drover::ctld {
 std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a);
 
 // The job's step rows, in Slurm's order (batch, extern, 0, 1, ...). The one
-// place step rows come from: today the batch step of a batch job that
-// started, derived from the job record (its script is the step: same start,
-// end and exit; the batch host's share of the allocation). Rows from a
-// steps table slot in here.
-std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec);
+// place step rows come from: the batch step of a batch job that started,
+// derived from the job record (its script is the step: same start, end and
+// exit; the batch host's share of the allocation), then the job's srun
+// steps (`steps`: from the controller's memory or the store's steps table,
+// any order; its batch entry is not used).
+std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec, const std::vector<v1::StepInfo>& steps = {});
 
 // The accounting view of one job (`rec` without script and environment).
-v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec);
+v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec,
+                                 const std::vector<v1::StepInfo>& steps = {});
 
 }  // namespace drover::ctld

@@ -178,8 +178,25 @@ void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryReques
   int64_t now = c.now();
   const ControllerState& state = c.state();
   std::map<int64_t, v1::AccountingJob> out;
+  Status steps_read;
+  // A job's steps: the controller's while it holds the job, else the store's steps table.
+  auto steps_of = [&](const v1::JobRecord& r) {
+    std::vector<v1::StepInfo> v;
+    if (auto it = state.steps().find(r.job_id()); it != state.steps().end()) {
+      for (const auto& [id, s] : it->second.steps) v.push_back(s);
+      return v;
+    }
+    if (r.start_time() <= 0) return v;
+    auto st = c.store().scan_where(kStepsTable, "job_id", store::Value{r.job_id()}, [&](store::Record&& rec) {
+      v1::StepInfo s;
+      if (s.ParseFromString(rec.payload)) v.push_back(std::move(s));
+      return true;
+    });
+    if (!st && steps_read) steps_read = st;
+    return v;
+  };
   auto add = [&](const v1::JobRecord& r) {
-    if (!out.count(r.job_id())) out.emplace(r.job_id(), accounting_job(state.bridge(), r));
+    if (!out.count(r.job_id())) out.emplace(r.job_id(), accounting_job(state.bridge(), r, steps_of(r)));
   };
   std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
   for (const auto& [id, j] : state.jobs()) {
@@ -191,6 +208,7 @@ void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryReques
   // What memory has forgotten (MinJobAge) is in the store; memory's copy wins.
   auto st = history_from_store(c.store(), req, [&](v1::JobRecord&& r) { add(r); });
   if (!st) return done(kInternal, "reading job history from the state store: " + st.error().message);
+  if (!steps_read) return done(kInternal, "reading job steps from the state store: " + steps_read.error().message);
   for (auto& [id, a] : out) *rep->add_jobs() = std::move(a);
   rep->set_now(now);
   header(req, rep);

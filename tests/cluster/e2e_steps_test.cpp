@@ -186,6 +186,13 @@ TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
                                             std::to_string(job) + ".1|cpu2|1|COMPLETED|0",
                                             std::to_string(job) + ".2|cpu[1-2]|2|COMPLETED|0",
                                             std::to_string(job) + ".3|cpu1|1|FAILED|1"}));
+  // sacct lists the same steps beside the job and its batch step.
+  auto acct = c.run("sacct", {"-j", std::to_string(job), "-P", "-n", "-o", "JobID,State,ExitCode,NNodes,NTasks"});
+  EXPECT_EQ(acct.rc, 0) << acct.err;
+  const std::string id = std::to_string(job);
+  EXPECT_EQ(acct.out, id + "|COMPLETED|0:0|2|\n" + id + ".batch|COMPLETED|0:0|1|1\n" + id + ".0|COMPLETED|0:0|2|4\n" +
+                          id + ".1|COMPLETED|0:0|1|1\n" + id + ".2|COMPLETED|0:0|2|2\n" + id + ".3|FAILED|1:0|1|1\n")
+      << acct.out;
   // A step that asks for more than the allocation: Slurm's refusal.
   auto r = c.run("srun", {"--jobid=" + std::to_string(job), "true"});
   EXPECT_EQ(r.rc, 1);
