@@ -75,6 +75,16 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     if (req->step().step_id() >= 0) key.step_id = req->step().step_id();
     auto scope = req->batch_shell_only() ? agent::SignalScope::kBatchShell : agent::SignalScope::kAllProcesses;
     Status st = d_.supervisor().signal(key, req->signal(), scope);
+    // A step still being launched (srun -K on another node, a Ctrl-C right
+    // after the start) cannot be signalled yet: retry briefly, as Terminate does.
+    auto ended = [&] {
+      auto s = d_.supervisor().status(key);
+      return s && s->ended();
+    };
+    for (int i = 0; i < 30 && !st && key.step_id >= 0 && !ended(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      st = d_.supervisor().signal(key, req->signal(), scope);
+    }
     if (!st) return grpc::Status(grpc::StatusCode::NOT_FOUND, st.error().message);
     rep->set_found(true);
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());

@@ -167,7 +167,8 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   }
   if (!r.ended()) {
     // Running where the controller knows it should: adopted. Otherwise it must not run.
-    if (!here || step_final(*s) || here->ended()) *reply.add_terminate() = r.step();
+    bool ending = s && (s->cancelled() || s->kill_requested());  // in case the signal missed the launch
+    if (!here || step_final(*s) || here->ended() || ending) *reply.add_terminate() = r.step();
     return;
   }
   *reply.add_acknowledged() = r.step();
@@ -185,7 +186,8 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
 // the step's tasks everywhere; the step ends with its last node.
 void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx) {
   bool bad = n.exit_code() != 0 || n.exit_signal() != 0 || n.state() != "COMPLETED";
-  if (bad && s.kill_on_bad_exit()) {
+  if (bad && s.kill_on_bad_exit() && !s.kill_requested()) {
+    s.set_kill_requested(true);
     for (const auto& other : s.nodes()) {
       if (other.ended()) continue;
       AgentCommand cmd;
