@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/strings.hpp"
 #include "agent/agent_main.hpp"
 #include "agentd/daemon.hpp"
 
@@ -22,20 +23,6 @@ constexpr const char* kUsage =
     "  --controller H:P   the controller (default: SlurmctldHost:SlurmctldPort)\n"
     "  --key PATH         cluster key (default: AuthInfo key= in slurm.conf, else /etc/drover/drover.key)\n"
     "Also: drover agent --detect [...] (print the detected hardware), drover agent --stepd DIR (internal).\n";
-
-bool take(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out) {
-  const std::string& a = args[i];
-  std::string prefix = std::string(name) + "=";
-  if (a.rfind(prefix, 0) == 0) {
-    out = a.substr(prefix.size());
-    return true;
-  }
-  if (a == name && i + 1 < args.size()) {
-    out = args[++i];
-    return true;
-  }
-  return false;
-}
 
 bool is_daemon_call(const std::vector<std::string>& args) {
   bool node = false;
@@ -63,10 +50,11 @@ int agentd_main(const std::vector<std::string>& args) {
   AgentOptions o;
   std::string conf;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (take(args, i, "--node", o.node) || take(args, i, "--config", conf) || take(args, i, "-f", conf) ||
-        take(args, i, "--fake-gpus", o.fake_gpus) || take(args, i, "--fake-gpu-dir", o.fake_gpu_dir) ||
-        take(args, i, "--spool", o.spool_dir) || take(args, i, "--listen", o.listen) ||
-        take(args, i, "--controller", o.controller) || take(args, i, "--key", o.key_path)) {
+    if (take_flag_value(args, i, "--node", o.node) || take_flag_value(args, i, "--config", conf) ||
+        take_flag_value(args, i, "-f", conf) || take_flag_value(args, i, "--fake-gpus", o.fake_gpus) ||
+        take_flag_value(args, i, "--fake-gpu-dir", o.fake_gpu_dir) ||
+        take_flag_value(args, i, "--spool", o.spool_dir) || take_flag_value(args, i, "--listen", o.listen) ||
+        take_flag_value(args, i, "--controller", o.controller) || take_flag_value(args, i, "--key", o.key_path)) {
       continue;
     }
     std::fprintf(stderr, "drover agent: unknown option '%s'\n%s", args[i].c_str(), kUsage);

@@ -136,4 +136,18 @@ std::string compress_counts(const std::vector<int>& counts) {
   return out;
 }
 
+bool take_flag_value(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out) {
+  const std::string& a = args[i];
+  std::string prefix = std::string(name) + "=";
+  if (a.rfind(prefix, 0) == 0) {
+    out = a.substr(prefix.size());
+    return true;
+  }
+  if (a == name && i + 1 < args.size()) {
+    out = args[++i];
+    return true;
+  }
+  return false;
+}
+
 }  // namespace drover

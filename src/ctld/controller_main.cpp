@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/strings.hpp"
 #include "config/model.hpp"
 #include "ctld/controller.hpp"
 #include "ctld/log.hpp"
@@ -19,21 +20,6 @@ constexpr const char* kUsage =
     "  --config PATH    slurm.conf to serve (default: $DROVER_CONF, else /etc/drover/slurm.conf)\n"
     "  --tcp HOST:PORT  listen there instead of SlurmctldHost:SlurmctldPort (port 0: any free port)\n";
 
-// Flag value of `--name V` or `--name=V` at args[i]; advances i.
-bool take_value(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out) {
-  const std::string& a = args[i];
-  std::string prefix = std::string(name) + "=";
-  if (a.rfind(prefix, 0) == 0) {
-    out = a.substr(prefix.size());
-    return true;
-  }
-  if (a == name && i + 1 < args.size()) {
-    out = args[++i];
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 int controller_main(const std::vector<std::string>& args) {
@@ -44,8 +30,8 @@ int controller_main(const std::vector<std::string>& args) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    if (take_value(args, i, "--config", conf) || take_value(args, i, "-f", conf)) continue;
-    if (take_value(args, i, "--tcp", opts.tcp_address)) continue;
+    if (take_flag_value(args, i, "--config", conf) || take_flag_value(args, i, "-f", conf)) continue;
+    if (take_flag_value(args, i, "--tcp", opts.tcp_address)) continue;
     std::fprintf(stderr, "drover controller: unknown option '%s'\n%s", args[i].c_str(), kUsage);
     return 2;
   }
