@@ -1,7 +1,8 @@
 // drover-bench: the scheduling core's scenario runner.
 //
 //   drover-bench --scenario scale-10k [--pending N] [--running N] [--repeat K]
-//                [--bf-max-job-test N] [--bf-window-days D] [--seed S] [--json]
+//                [--bf-max-job-test N] [--bf-window-days D] [--seed S]
+//                [--index-threshold NODES] [--json]
 //
 // Builds the scenario, then runs K full backfill cycles (each plans every
 // pending job) on one Scheduler, as the controller would, and reports the
@@ -37,16 +38,51 @@ struct Options {
   double bf_window_days = -1;
   uint64_t seed = 1;
   bool json = false;
+  int64_t index_threshold = -1;  // Scheduler::set_index_threshold (-1: the core's default)
 };
 
 // Heap bytes in use (malloc's own count: unlike the resident set, it is not
 // blurred by memory freed earlier and reused).
 int64_t heap_bytes() { return static_cast<int64_t>(mallinfo2().uordblks); }
 
+// FNV-1a over a cycle's decisions (what starts where, with which cores and
+// devices; each pending job's planned start, nodes and reason): two builds
+// of the core that make the same decisions print the same digest.
+uint64_t digest(const drover::core::CycleResult& r) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](int64_t v) {
+    h ^= static_cast<uint64_t>(v);
+    h *= 1099511628211ull;
+  };
+  for (const auto& s : r.starts) {
+    mix(s.job->id);
+    mix(s.job->array_task_id);
+    for (const auto& t : s.alloc.nodes) {
+      mix(t.node);
+      mix(t.mem_mb);
+      for (int32_t c : t.cores) mix(c);
+      for (const auto& g : t.gres) {
+        mix(g.pool);
+        mix(g.count);
+        for (int32_t d : g.devices) mix(d);
+      }
+    }
+  }
+  for (const auto& p : r.pending) {
+    mix(p.job->id);
+    mix(p.start);
+    mix(static_cast<int64_t>(p.reason));
+    mix(p.reserved);
+    for (auto n : p.nodes) mix(n);
+  }
+  return h;
+}
+
 int usage(const char* msg) {
   std::fprintf(stderr,
                "drover-bench: %s\nusage: drover-bench --scenario scale-10k [--pending N] [--running N] [--repeat K]\n"
-               "                    [--bf-max-job-test N] [--bf-window-days D] [--seed S] [--json]\n",
+               "                    [--bf-max-job-test N] [--bf-window-days D] [--seed S]\n"
+               "                    [--index-threshold NODES] [--json]\n",
                msg);
   return 2;
 }
@@ -67,7 +103,8 @@ bool parse(int argc, char** argv, Options& o, std::string& err) {
     } else if (a == "--scenario") {
       if (!(v = value())) return false;
       o.scenario = v;
-    } else if (a == "--pending" || a == "--running" || a == "--repeat" || a == "--bf-max-job-test" || a == "--seed") {
+    } else if (a == "--pending" || a == "--running" || a == "--repeat" || a == "--bf-max-job-test" || a == "--seed" ||
+               a == "--index-threshold") {
       if (!(v = value())) return false;
       char* end = nullptr;
       long long n = std::strtoll(v, &end, 10);
@@ -80,6 +117,7 @@ bool parse(int argc, char** argv, Options& o, std::string& err) {
       if (a == "--repeat") o.repeat = static_cast<int>(std::max(1LL, n));
       if (a == "--bf-max-job-test") o.bf_max_job_test = n;
       if (a == "--seed") o.seed = static_cast<uint64_t>(n);
+      if (a == "--index-threshold") o.index_threshold = n;
     } else if (a == "--bf-window-days") {
       if (!(v = value())) return false;
       o.bf_window_days = std::atof(v);
@@ -122,6 +160,7 @@ int main(int argc, char** argv) {
   }
 
   drover::core::Scheduler sched(s.cluster);
+  if (o.index_threshold >= 0) sched.set_index_threshold(static_cast<size_t>(o.index_threshold));
   drover::core::CycleInput in;
   in.now = s.now;
   in.running = s.running;
@@ -134,6 +173,7 @@ int main(int argc, char** argv) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
   };
   drover::core::CycleStats stats;
+  uint64_t decisions = 0;
   int64_t rss_after = 0;
   for (int k = 0; k < o.repeat; ++k) {
     auto a = Clock::now();
@@ -142,6 +182,7 @@ int main(int argc, char** argv) {
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
     cpu_ms.push_back(cpu_now() - c0);
     stats = r.stats;
+    decisions = digest(r);
     if (k == 0) rss_after = heap_bytes();
     if (!o.json) {
       std::fprintf(stderr,
@@ -169,11 +210,12 @@ int main(int argc, char** argv) {
       "\"planned\": %lld, "
       "\"started\": %lld, \"reserved\": %lld, \"beyond_window\": %lld, \"tested\": %lld, "
       "\"bf_max_job_test\": %lld, \"bf_window_s\": %lld, \"rss_bytes_per_pending\": %.0f, "
-      "\"spec_bytes_per_pending\": %.0f}\n",
+      "\"spec_bytes_per_pending\": %.0f, \"decisions\": \"%016llx\"}\n",
       s.name.c_str(), s.cluster.nodes.size(), s.running.size(), s.pending.size(), o.repeat, median, sorted.front(),
       ms.front(), cpu_sorted[cpu_sorted.size() / 2], static_cast<long long>(stats.planned), static_cast<long long>(stats.started),
       static_cast<long long>(stats.reserved), static_cast<long long>(stats.beyond_window),
       static_cast<long long>(stats.tested), static_cast<long long>(s.cluster.sched.bf_max_job_test),
-      static_cast<long long>(s.cluster.sched.bf_window), rss_per, spec_per);
+      static_cast<long long>(s.cluster.sched.bf_window), rss_per, spec_per,
+      static_cast<unsigned long long>(decisions));
   return 0;
 }

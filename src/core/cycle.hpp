@@ -3,6 +3,7 @@
 // limits.cpp and explain.cpp include this.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -35,11 +36,13 @@ struct ClassNeed {
 // One partition a job may run in, resolved.
 struct PartChoice {
   int32_t partition = 0;
+  int32_t partition_qos = -1;              // the partition's QOS (index into Cluster::qos)
   Demand demand;
   Reason static_reason = Reason::kNone;
-  std::vector<int64_t> tres;               // the job's tracked TRES in this partition (TresIds)
-  std::vector<std::vector<ClassNeed>> alts;  // per feature alternative: classes in preference order
   bool never = false;                      // no node can ever hold it here
+  std::vector<int64_t> tres;               // the job's tracked TRES in this partition (TresIds)
+  double priority_fixed = 0;               // PriorityTerms::fixed: what does not change while it waits
+  std::vector<std::vector<ClassNeed>> alts;  // per feature alternative: classes in preference order
 };
 
 struct JobCache {
@@ -181,9 +184,14 @@ struct Scheduler::Impl {
   std::unordered_map<const JobSpec*, JobCache> cache;
   uint64_t cycle_no = 0;
   bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
-  // Classes this small are searched node by node: cheaper than building
-  // their index every cycle (Scheduler::set_index_threshold).
-  size_t small_class = 256;
+  // Classes up to this size are searched node by node at first
+  // (Scheduler::set_index_threshold; by default all): cheaper than
+  // building their index when a cycle makes few searches, as event passes
+  // with a short queue do; each gets its index once the cycle has looked
+  // at all its members about this many times.
+  size_t small_class = SIZE_MAX;
+  static constexpr int64_t kSearchesBeforeIndex = 16;
+  std::vector<int64_t> exhaustive_visits;  // per class: visits before its index was built this cycle
 
   // ---- one cycle ----
   Time now = 0;

@@ -125,9 +125,23 @@ class TresLookup {
   virtual ~TresLookup() = default;
   virtual int64_t get(std::string_view name) const = 0;
 };
-// Priority with the demand already resolved (the cycle's fast path; see priority.hpp).
+// Priority with the demand already resolved (see priority.hpp).
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
                                const TresLookup& tres, const FairShareFactors* fs, Time now, Time eligible);
+
+// The weighted factors that stay the same while a job waits with the same
+// request in the same partition (job size, partition, QOS, TRES): a cycle
+// keeps their sum per job and only adds age and fair share.
+struct PriorityTerms {
+  double job_size = 0, partition = 0, qos = 0;
+  double job_size_factor = 0, partition_factor = 0, qos_factor = 0;
+  std::vector<std::pair<const std::string*, double>> tres;  // PriorityWeightTRES names (in Cluster), weighted
+  double fixed = 0;  // job_size + partition + qos + each of tres, in that order
+};
+PriorityTerms priority_terms(const Cluster& c, int32_t partition, const Demand* d, const TresLookup& tres);
+// The total priority from the terms' `fixed` sum; the same number priority_for gives.
+int64_t priority_total(const Cluster& c, const JobSpec& job, double fixed, const FairShareFactors* fs, Time now,
+                       Time eligible);
 
 // The TRES one job asks for in total (cpu, mem, node, gres/gpu[:type],
 // license/*), counting tasks_per_node tasks per node.

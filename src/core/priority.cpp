@@ -43,49 +43,86 @@ PriorityBreakdown job_priority(const Cluster& c, const JobSpec& job, int32_t par
   return priority_for(c, job, partition, d ? &*d : nullptr, tres, fs, now, eligible);
 }
 
+PriorityTerms priority_terms(const Cluster& c, int32_t partition, const Demand* d, const TresLookup& tres) {
+  PriorityTerms t;
+  if (c.priority.kind == PriorityKind::kBasic) return t;
+  const PriorityParams& w = c.priority;
+  const PartitionSpec& part = c.partitions[partition];
+  auto total = [&](const char* k) {
+    auto it = c.total_tres.find(k);
+    return it == c.total_tres.end() ? int64_t{0} : it->second;
+  };
+  int64_t cpus = tres.get("cpu");
+  double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(cpus > 0 ? cpus : 1, total("cpu"))) / 2.0;
+  t.job_size_factor = w.favor_small ? 1.0 - size : size;
+  double jf = max_job_factor(c);
+  t.partition_factor = jf > 0 ? part.priority_job_factor / jf : 0;
+  double qmax = max_qos_priority(c);
+  int32_t q = d ? d->qos : -1;
+  t.qos_factor = q >= 0 && qmax > 0 ? c.qos[q].priority / qmax : 0;
+  t.job_size = w.weight_job_size * t.job_size_factor;
+  t.partition = w.weight_partition * t.partition_factor;
+  t.qos = w.weight_qos * t.qos_factor;
+  for (const auto& [name, weight] : w.weight_tres) {
+    auto all = part.total_tres.find(name);
+    int64_t asked = tres.get(name);
+    if (all == part.total_tres.end() || asked <= 0 || all->second <= 0) continue;
+    t.tres.emplace_back(&name, weight * static_cast<double>(asked) / all->second);
+  }
+  t.fixed = t.job_size + t.partition + t.qos;
+  for (const auto& tv : t.tres) t.fixed += tv.second;
+  return t;
+}
+
+namespace {
+
+// Age and fair share at `now`, added to the fixed terms in one order (so
+// sprio's breakdown and the cycle's queue order agree to the last bit).
+int64_t sum_priority(const Cluster& c, const JobSpec& job, double fixed, const FairShareFactors* fs, Time now,
+                     Time eligible, PriorityBreakdown* b) {
+  if (c.priority.kind == PriorityKind::kBasic) return std::max<int64_t>(1, kBasicBase - job.id);
+  const PriorityParams& w = c.priority;
+  Seconds waited = eligible > 0 && now > eligible ? now - eligible : 0;
+  double age_factor = w.max_age > 0 ? std::min(1.0, static_cast<double>(waited) / w.max_age) : 1.0;
+  double fs_factor = fs ? fs->factor(job.account, job.user) : 1.0;
+  double age = w.weight_age * age_factor;
+  double fairshare = w.weight_fairshare * fs_factor;
+  double sum = fixed + age + fairshare - static_cast<double>(job.nice);
+  if (b) {
+    b->age_factor = age_factor;
+    b->fairshare_factor = fs_factor;
+    b->age = age;
+    b->fairshare = fairshare;
+  }
+  return std::max<int64_t>(1, static_cast<int64_t>(std::floor(std::max(sum, 0.0))));
+}
+
+int64_t adjusted(const JobSpec& job, int64_t total) {
+  if (job.admin_priority) total = *job.admin_priority;
+  if (job.hold != Hold::kNone) total = 0;  // a held job's priority is 0, as Slurm shows it
+  return total;
+}
+
+}  // namespace
+
+int64_t priority_total(const Cluster& c, const JobSpec& job, double fixed, const FairShareFactors* fs, Time now,
+                       Time eligible) {
+  return adjusted(job, sum_priority(c, job, fixed, fs, now, eligible, nullptr));
+}
+
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
                                const TresLookup& tres, const FairShareFactors* fs, Time now, Time eligible) {
   PriorityBreakdown b;
   b.nice = job.nice;
-  if (c.priority.kind == PriorityKind::kBasic) {
-    b.total = std::max<int64_t>(1, kBasicBase - job.id);
-  } else {
-    const PriorityParams& w = c.priority;
-    const PartitionSpec& part = c.partitions[partition];
-    Seconds waited = eligible > 0 && now > eligible ? now - eligible : 0;
-    b.age_factor = w.max_age > 0 ? std::min(1.0, static_cast<double>(waited) / w.max_age) : 1.0;
-    b.fairshare_factor = fs ? fs->factor(job.account, job.user) : 1.0;
-    auto total = [&](const char* k) {
-      auto it = c.total_tres.find(k);
-      return it == c.total_tres.end() ? int64_t{0} : it->second;
-    };
-    int64_t cpus = tres.get("cpu");
-    double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(cpus > 0 ? cpus : 1, total("cpu"))) / 2.0;
-    b.job_size_factor = w.favor_small ? 1.0 - size : size;
-    double jf = max_job_factor(c);
-    b.partition_factor = jf > 0 ? part.priority_job_factor / jf : 0;
-    double qmax = max_qos_priority(c);
-    int32_t q = d ? d->qos : -1;
-    b.qos_factor = q >= 0 && qmax > 0 ? c.qos[q].priority / qmax : 0;
-    b.age = w.weight_age * b.age_factor;
-    b.fairshare = w.weight_fairshare * b.fairshare_factor;
-    b.job_size = w.weight_job_size * b.job_size_factor;
-    b.partition = w.weight_partition * b.partition_factor;
-    b.qos = w.weight_qos * b.qos_factor;
-    double sum = b.age + b.fairshare + b.job_size + b.partition + b.qos;
-    for (const auto& [name, weight] : w.weight_tres) {
-      auto all = part.total_tres.find(name);
-      int64_t asked = tres.get(name);
-      if (all == part.total_tres.end() || asked <= 0 || all->second <= 0) continue;
-      double v = weight * static_cast<double>(asked) / all->second;
-      b.tres[name] = v;
-      sum += v;
-    }
-    sum -= static_cast<double>(job.nice);
-    b.total = std::max<int64_t>(1, static_cast<int64_t>(std::floor(std::max(sum, 0.0))));
-  }
-  if (job.admin_priority) b.total = *job.admin_priority;
-  if (job.hold != Hold::kNone) b.total = 0;  // a held job's priority is 0, as Slurm shows it
+  PriorityTerms t = priority_terms(c, partition, d, tres);
+  b.job_size_factor = t.job_size_factor;
+  b.partition_factor = t.partition_factor;
+  b.qos_factor = t.qos_factor;
+  b.job_size = t.job_size;
+  b.partition = t.partition;
+  b.qos = t.qos;
+  for (const auto& [name, v] : t.tres) b.tres[*name] = v;
+  b.total = adjusted(job, sum_priority(c, job, t.fixed, fs, now, eligible, &b));
   return b;
 }
 

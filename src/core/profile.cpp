@@ -41,10 +41,6 @@ void NodeProfile::assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& 
   }
 }
 
-size_t NodeProfile::step_at(Time t) const {
-  auto it = std::upper_bound(times_.begin(), times_.end(), t);
-  return it == times_.begin() ? 0 : static_cast<size_t>(it - times_.begin()) - 1;
-}
 
 size_t NodeProfile::split(Time t) {
   size_t i = step_at(t);
@@ -155,11 +151,6 @@ void NodeProfile::rises(Time from, Time before, std::vector<Time>& out) const {
 
 // ----------------------------------------------------------------- ClassIndex
 
-int ClassIndex::block_of(Time t) const {
-  if (t >= window_end_) return kBlocks;
-  if (t <= now_) return 0;
-  return static_cast<int>(std::min<Time>((t - now_) / block_len_, kBlocks - 1));
-}
 
 void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<NodeProfile>& profiles, int dims,
                        Time now, Time window, Time resolution, bool exhaustive) {
@@ -189,6 +180,7 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   base_ = now_ / slot_len_ * slot_len_;
   for (auto& v : rises_) v.clear();
   rises_.resize(static_cast<size_t>((window_end_ - base_) / slot_len_ + 1));
+  slot_max_.assign(rises_.size() * static_cast<size_t>(dims_), INT32_MIN);
   rise_free_.clear();
   leaf_rises_.resize(members_.size());
   for (auto& v : leaf_rises_) v.clear();
@@ -304,7 +296,9 @@ void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
     if (c > b1 && c < kRunCell) continue;
     const int64_t* now_cell = cell(static_cast<size_t>(leaf), c);
     const int64_t* was = &old_[static_cast<size_t>(c * dims_)];
-    if (std::equal(was, was + dims_, now_cell)) continue;
+    bool same = true;
+    for (int k = 0; k < dims_ && same; ++k) same = was[k] == now_cell[k];
+    if (same) continue;
     refresh_parents(static_cast<size_t>(leaf), c, was);
   }
   if (t1 < window_end_) add_rise(t1, leaf, profiles[members_[leaf]]);
@@ -319,6 +313,10 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
   rises_[slot].push_back(Rise{t, leaf, values, f[0]});
   leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values, static_cast<uint32_t>(slot), pos});
   rise_free_.insert(rise_free_.end(), f, f + dims_);
+  int32_t* most = &slot_max_[slot * static_cast<size_t>(dims_)];
+  for (int k = 0; k < dims_; ++k) {
+    most[k] = std::max(most[k], static_cast<int32_t>(std::min<int64_t>(f[k], INT32_MAX)));
+  }
 }
 
 Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const {

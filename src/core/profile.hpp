@@ -57,7 +57,18 @@ class NodeProfile {
   size_t steps() const { return times_.size(); }
 
  private:
-  size_t step_at(Time t) const;  // index of the step holding t
+  // Index of the step holding t (0 when t is before the first): a
+  // branch-free binary search, the hottest loop of a cycle.
+  size_t step_at(Time t) const {
+    const Time* base = times_.data();
+    size_t n = times_.size();
+    while (n > 1) {
+      size_t half = n / 2;
+      base = base[half] <= t ? base + half : base;
+      n -= half;
+    }
+    return static_cast<size_t>(base - times_.data());
+  }
   size_t split(Time t);          // make a step start at t; returns its index
 
   int dims_ = 0;
@@ -126,7 +137,11 @@ class ClassIndex {
     return kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
   }
   void refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>& profiles);
-  int block_of(Time t) const;
+  int block_of(Time t) const {
+    if (t >= window_end_) return kBlocks;
+    if (t <= now_) return 0;
+    return static_cast<int>(std::min<Time>((t - now_) / block_len_, kBlocks - 1));
+  }
   Time block_start(int b) const { return now_ + static_cast<Time>(b) * block_len_; }
   // Cells of an entry: blocks 0..kBlocks-1, the tail (kBlocks), then for
   // each of kRuns run lengths D the largest "least free over [now, now+D)"
@@ -172,6 +187,10 @@ class ClassIndex {
   static constexpr Time kSlots = 4096;
   Time base_ = 0, slot_len_ = 1;
   std::vector<std::vector<Rise>> rises_;
+  // Per slot, the most any of its moments had free in each dimension when
+  // added (moments only lose capacity later), capped at INT32_MAX (no
+  // bound): the walk skips a slot none of whose moments can hold the job.
+  std::vector<int32_t> slot_max_;
   std::vector<int64_t> rise_free_;
   std::vector<std::vector<LeafRise>> leaf_rises_;  // per leaf, its moments
   mutable int64_t visits_ = 0, rise_checks_ = 0;
@@ -265,6 +284,8 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
   if (lb == kNever || lb > best || (lb == best && !ties)) return true;
   Time limit = std::min(ties && best < kNever ? best + 1 : best, window_end_);
   Time found = kNever;
+  size_t found_leaf = 0;  // who's position among the members, when this walk chose it
+  bool who_mine = false;
   int checks = 0;
   if (stamp_.size() != members_.size()) {
     stamp_.assign(members_.size(), 0);
@@ -278,6 +299,13 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
   }
   for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
     if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
+    if (rises_[slot].empty()) continue;
+    {
+      const int32_t* most = &slot_max_[slot * static_cast<size_t>(dims_)];
+      bool may = true;
+      for (int k = 0; k < dims_ && may; ++k) may = most[k] == INT32_MAX || most[k] >= need[k];
+      if (!may) continue;
+    }
     for (const Rise& r : rises_[slot]) {
       Time t = r.t;
       if (t < lb || t >= limit || (found != kNever && t > found)) continue;
@@ -298,24 +326,48 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       }
       NodeIndex n = members_[leaf];
       if (!accept(n)) continue;
-      Time end = profiles[n].fit_or_short_end(need, t, d >= kForever - t ? kForever : t + d);
+      const Time run_end = d >= kForever - t ? kForever : t + d;
+      // A block wholly inside the run whose most free falls short rules out
+      // this moment, and every start up to that block's beginning, without
+      // reading the profile (the leaf's cells are one short row).
+      {
+        int b = block_of(t) + 1;
+        bool short_block = false;
+        for (; b < kBlocks && (run_end >= kForever || block_start(b + 1) <= run_end); ++b) {
+          const int64_t* most = cell(leaf, b);
+          for (int k = 0; k < dims_ && !short_block; ++k) short_block = most[k] < need[k];
+          if (short_block) break;
+        }
+        if (short_block) {
+          stamp_[leaf] = search_;
+          blocked_from_[leaf] = t;
+          blocked_[leaf] = block_start(b) + 1;
+          continue;
+        }
+      }
+      Time end = profiles[n].fit_or_short_end(need, t, run_end);
       if (end > t) {
         stamp_[leaf] = search_;
         blocked_from_[leaf] = t;
         blocked_[leaf] = end;
         continue;
       }
+      // Moments of one time come in no particular member order: among
+      // equal starts (and, with ties, equal keys) the first member wins, as
+      // in the tree search and the plain one; an earlier class's pick is
+      // replaced only by a sooner start (or, with ties, a smaller key).
       if (found == kNever || t < found) found = t;
-      if (t < best) {
+      const int64_t k = ties && t <= best ? tie_key(n) : 0;
+      bool take = t < best;
+      if (!take && t == best) {
+        take = who_mine ? (ties && k < who_key) || (k == who_key && leaf < found_leaf) : ties && k < who_key;
+      }
+      if (take) {
         best = t;
         who = n;
-        who_key = ties ? tie_key(n) : 0;
-      } else if (ties && t == best) {
-        int64_t k = tie_key(n);
-        if (k < who_key) {
-          who = n;
-          who_key = k;
-        }
+        who_key = k;
+        found_leaf = leaf;
+        who_mine = true;
       }
     }
   }

@@ -55,11 +55,15 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   window = std::max<Time>(1, c.sched.bf_window);
   avail.assign(c.nodes.size(), NodeAvail::kUp);
   if (input.node_avail.size() == c.nodes.size()) avail.assign(input.node_avail.begin(), input.node_avail.end());
+  std::vector<int64_t>& none = held_scratch;  // what a node that is not up has free
   for (size_t n = 0; n < c.nodes.size(); ++n) {
     const NodeClass& cls = classes[class_of[n]];
-    std::vector<int64_t> cap = cls.capacity;
-    if (avail[n] != NodeAvail::kUp) std::fill(cap.begin(), cap.end(), 0);
-    prof[n].reset(now, cap.data(), cls.dims);
+    const int64_t* cap = cls.capacity.data();
+    if (avail[n] != NodeAvail::kUp) {
+      none.assign(cls.capacity.size(), 0);
+      cap = none.data();
+    }
+    prof[n].reset(now, cap, cls.dims);
     const NodeSpec& spec = c.nodes[n];
     use[n].core_used.assign(static_cast<size_t>(std::max(0, spec.cores())), 0);
     use[n].dev_used.resize(spec.gres.size());
@@ -117,14 +121,24 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     idle[k].assign_edges(now, edges);
   }
   index_built.assign(classes.size(), 0);  // each built when a search first needs it
+  exhaustive_visits.assign(classes.size(), 0);
 }
 
 ClassIndex& Scheduler::Impl::idx(int32_t cls) {
   auto k = static_cast<size_t>(cls);
+  const size_t members = classes[k].members.size();
   if (!index_built[k]) {
-    bool small = classes[k].members.size() <= small_class;
+    bool small = members <= small_class;
     index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
     index_built[k] = 1;
+  } else if (index[k].exhaustive() && !reference_search &&
+             index[k].visits() > kSearchesBeforeIndex * static_cast<int64_t>(members)) {
+    // A class searched often in this cycle (many pending jobs use it):
+    // from here on its index is cheaper than looking at every member. It
+    // is built from the profiles as they are now, as a first use would;
+    // the searches give the same answers either way.
+    exhaustive_visits[k] += index[k].visits();
+    index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, false);
   }
   return index[k];
 }
@@ -156,6 +170,18 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
     pc.demand = std::move(d).value();
     pc.static_reason = static_limit_reason(c, pc.demand, job);
     pc.tres = tres_ids.dense(demand_tres(c, pc.demand));
+    pc.partition_qos = c.find_qos(c.partitions[p].qos);
+    struct Dense : TresLookup {
+      const TresIds* ids;
+      const std::vector<int64_t>* v;
+      int64_t get(std::string_view name) const override {
+        int32_t i = ids->id(name);
+        return i < 0 ? 0 : (*v)[static_cast<size_t>(i)];
+      }
+    } tres;
+    tres.ids = &tres_ids;
+    tres.v = &pc.tres;
+    pc.priority_fixed = priority_terms(c, p, &pc.demand, tres).fixed;
     bool wants_gpus = pc.tres[static_cast<size_t>(tres_ids.id("gres/gpu"))] > 0;
     int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
     bool any = false;
@@ -311,19 +337,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     QueueEntry e{job, &jc, 0, 0};
     for (const PartChoice& pc : jc.parts) {
       e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
-      struct Dense : TresLookup {
-        const TresIds* ids;
-        const std::vector<int64_t>* v;
-        int64_t get(std::string_view name) const override {
-          int32_t i = ids->id(name);
-          return i < 0 ? 0 : (*v)[static_cast<size_t>(i)];
-        }
-      } tres;
-      tres.ids = &tres_ids;
-      tres.v = &pc.tres;
-      PriorityBreakdown b = priority_for(c, *job, pc.partition, &pc.demand, tres, input.fairshare, now,
-                                         eligible_since(*job));
-      e.priority = std::max(e.priority, b.total);
+      e.priority = std::max(e.priority,
+                            priority_total(c, *job, pc.priority_fixed, input.fairshare, now, eligible_since(*job)));
     }
     queue.push_back(e);
   }
@@ -411,8 +426,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         r = Reason::kJobArrayTaskLimit;
       }
       if (r == Reason::kNone) {
-        int32_t part_qos = c.find_qos(c.partitions[pc.partition].qos);
-        r = limits.check(pc.demand.qos, part_qos, job.user, pc.tres);
+        r = limits.check(pc.demand.qos, pc.partition_qos, job.user, pc.tres);
       }
       if (r != Reason::kNone) {
         if (first_reason == Reason::kNone) first_reason = r;
@@ -454,7 +468,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
       if (limits.active()) {
         tres_ids.held(c, sd.alloc, job.licenses, held_scratch);
-        limits.add(now_pc->demand.qos, c.find_qos(c.partitions[now_pc->partition].qos), job.user, held_scratch,
+        limits.add(now_pc->demand.qos, now_pc->partition_qos, job.user, held_scratch,
                    job.array_job_id);
       } else {
         limits.add_array_element(job.array_job_id);
@@ -513,7 +527,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   for (const NodeProfile& p : prof) out.stats.profile_steps += static_cast<int64_t>(p.steps());
   for (size_t k = 0; k < index.size(); ++k) {
     if (!index_built[k]) continue;
-    out.stats.index_visits += index[k].visits();
+    out.stats.index_visits += index[k].visits() + exhaustive_visits[k];
     out.stats.rise_checks += index[k].rise_checks();
   }
   return out;

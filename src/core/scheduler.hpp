@@ -142,8 +142,10 @@ class Scheduler {
   // the bounds learnt during the cycle. Decisions must not change; only the
   // work done does.
   void use_reference_search(bool on);
-  // Node groups of at most this many nodes (default 256) are searched node
-  // by node rather than through an index built each cycle; 0 indexes all.
+  // Node groups of at most this many nodes (default: all) are searched node
+  // by node until a cycle has searched one about four times over, then
+  // through an index built from there on; 0 indexes every group at its
+  // first search. Decisions are the same either way.
   void set_index_threshold(size_t nodes);
 
   struct Impl;  // internal (core/cycle.hpp)

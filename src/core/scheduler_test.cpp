@@ -515,6 +515,49 @@ TEST(Backfill, ReservationLeavesIdleNodesToBackfill) {
   EXPECT_EQ(testing::node_names(c, testing::started(r, 4)->alloc), std::vector<std::string>{"n1"});
 }
 
+// Two one-CPU nodes: n1 frees at 500, n2 at 1000. Job 1 is planned on n1
+// over [500, 1000); job 2 can start at 1000 on either node. Equal starts go
+// to the first node in cluster order, whether the search walks the moments
+// nodes free up (where n1's moment at 1000 came from job 1's plan, after
+// n2's) or looks at every node.
+TEST(Backfill, EqualStartsGoToTheFirstNodeHoweverTheSearchRuns) {
+  testing::ClusterBuilder b;
+  for (int i = 1; i <= 2; ++i) b.add(testing::node("n" + std::to_string(i), 1, 1000, "", 0, {}, 1, 1));
+  b.partition("p", {"n1", "n2"}, true);
+  Cluster c = b.build();
+  c.sched.bf_resolution = 1;
+  testing::Jobs hold;
+  JobSpec& h1 = hold.add(10);
+  JobSpec& h2 = hold.add(11);
+  std::vector<RunningJob> run = {testing::running(c, &h1, {"n1"}, 1, 100, 0, 0, 500),
+                                 testing::running(c, &h2, {"n2"}, 1, 100, 0, 0, 1000)};
+  testing::Jobs jobs;
+  for (JobId id : {1, 2}) {
+    JobSpec& j = jobs.add(id);
+    j.time_limit = 500;
+    j.mem_per_cpu_mb = 100;
+  }
+  std::vector<const JobSpec*> pending = jobs.pending();
+  for (size_t threshold : {size_t{0}, SIZE_MAX}) {
+    for (bool reference : {false, true}) {
+      Scheduler s(c);
+      s.set_index_threshold(threshold);
+      s.use_reference_search(reference);
+      CycleInput in;
+      in.now = 7;
+      in.running = run;
+      in.pending = pending;
+      CycleResult r = s.run_cycle(in);
+      ASSERT_NE(testing::waiting(r, 1), nullptr);
+      EXPECT_EQ(testing::waiting(r, 1)->start, 500);
+      EXPECT_EQ(testing::waiting(r, 1)->nodes, std::vector<NodeIndex>{0});
+      ASSERT_NE(testing::waiting(r, 2), nullptr);
+      EXPECT_EQ(testing::waiting(r, 2)->start, 1000) << threshold << " " << reference;
+      EXPECT_EQ(testing::waiting(r, 2)->nodes, std::vector<NodeIndex>{0}) << threshold << " " << reference;
+    }
+  }
+}
+
 // FCFS: four one-CPU nodes; job 1 holds two until 100; job 2 (3 nodes) waits
 // for 100; job 3 (2 nodes) may not start before job 2, and its plan must not
 // overlap job 2's.
