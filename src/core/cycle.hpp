@@ -103,6 +103,7 @@ class LimitUsage {
   struct Limits {
     std::vector<int64_t> grp, per_user;  // -1: no limit
     int64_t grp_jobs = kNoLimit, jobs_per_user = kNoLimit;
+    bool per_user_any = false;  // some per-user limit: only then is use counted per user
   };
   Reason check_one(int32_t qos, const std::string& user, const std::vector<int64_t>& tres) const;
   Use& use_of(std::vector<Use>& v, size_t i);

@@ -104,6 +104,8 @@ void LimitUsage::reset(const Cluster& c, const TresIds& ids) {
     }
     l.grp_jobs = spec.grp_jobs;
     l.jobs_per_user = spec.max_jobs_per_user;
+    l.per_user_any = l.jobs_per_user != kNoLimit ||
+                     std::any_of(l.per_user.begin(), l.per_user.end(), [](int64_t v) { return v >= 0; });
     active_ = active_ || !spec.grp_tres.empty() || !spec.max_tres_per_user.empty() || spec.grp_jobs != kNoLimit ||
               spec.max_jobs_per_user != kNoLimit;
   }
@@ -134,13 +136,12 @@ void LimitUsage::add(int32_t qos, int32_t partition_qos, const std::string& user
   for (int32_t q : {qos, partition_qos == qos ? -1 : partition_qos}) {
     if (q < 0 || q >= static_cast<int32_t>(qos_.size())) continue;
     Use& use = use_of(qos_, static_cast<size_t>(q));
+    for (size_t i = 0; i < tres.size(); ++i) use.tres[i] += tres[i];
+    ++use.jobs;
+    if (!limits_[static_cast<size_t>(q)].per_user_any) continue;
     Use& mine = user_[{q, user}];
     if (mine.tres.empty()) mine.tres.assign(ids_->size(), 0);
-    for (size_t i = 0; i < tres.size(); ++i) {
-      use.tres[i] += tres[i];
-      mine.tres[i] += tres[i];
-    }
-    ++use.jobs;
+    for (size_t i = 0; i < tres.size(); ++i) mine.tres[i] += tres[i];
     ++mine.jobs;
   }
   for (size_t i = 0; i < tres.size(); ++i) {
@@ -167,6 +168,7 @@ Reason LimitUsage::check_one(int32_t qos, const std::string& user, const std::ve
     if (used + tres[i] > l.grp[i]) return grp_reason_[i];
   }
   if (l.grp_jobs != kNoLimit && use.jobs + 1 > l.grp_jobs) return Reason::kQosGrpJobsLimit;
+  if (!l.per_user_any) return Reason::kNone;
   auto it = user_.find(std::make_pair(qos, user));
   const Use* mine = it == user_.end() ? nullptr : &it->second;
   for (size_t i = 0; i < tres.size(); ++i) {
