@@ -180,6 +180,7 @@ struct Scheduler::Impl {
   TresIds tres_ids;
   std::vector<int64_t> held_scratch;
   std::vector<int32_t> leaf_of;   // per node: its position in its class
+  std::vector<int32_t> partition_qos;  // per partition: its QOS (index into Cluster::qos, -1: none)
 
   // ---- kept between cycles ----
   std::unordered_map<const JobSpec*, JobCache> cache;
@@ -209,6 +210,9 @@ struct Scheduler::Impl {
   // least k are idle at every moment of [T, T + d): a bound and a quick
   // "no" for such jobs (the search still picks the nodes).
   std::vector<NodeProfile> idle;
+  std::vector<uint8_t> idle_built;
+  std::vector<std::pair<Time, int64_t>> idle_edges;  // scratch for idle_of()
+  const NodeProfile& idle_of(int32_t cls);
   std::vector<NodeUse> use;
   LimitUsage limits;
   Frontier frontier;
@@ -230,7 +234,7 @@ struct Scheduler::Impl {
   void count_idle(NodeIndex n, Time t0, Time t1, int64_t delta);     // idle periods of n within [t0, t1)
   // Earliest T >= from with k idle nodes of the class at every moment of
   // [T, T + d); `from` when the job does not take whole nodes' cores.
-  Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const;
+  Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from);
 
   // placement.cpp: concrete cores and devices on nodes, now.
   Allocation allocate(const PartChoice& pc, const Placement& p);

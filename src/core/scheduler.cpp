@@ -37,6 +37,7 @@ Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
     for (size_t i = 0; i < g.members.size(); ++i) leaf_of[g.members[i]] = static_cast<int32_t>(i);
     classes.push_back(std::move(cls));
   }
+  for (const PartitionSpec& p : c.partitions) partition_qos.push_back(c.find_qos(p.qos));
   prof.resize(c.nodes.size());
   use.resize(c.nodes.size());
   index.resize(classes.size());
@@ -98,30 +99,36 @@ void Scheduler::Impl::setup(const CycleInput& input) {
       limits.add_array_element(r.spec->array_job_id);
     } else if (r.spec) {
       int32_t part_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
-                             ? c.find_qos(c.partitions[r.partition].qos)
+                             ? partition_qos[static_cast<size_t>(r.partition)]
                              : -1;
       tres_ids.held(c, r.alloc, r.spec->licenses, held_scratch);
       limits.add(r.qos, part_qos, r.spec->user, held_scratch, r.spec->array_job_id);
     }
   }
-  // Idle nodes over time, per class, from each node's idle periods.
   idle.resize(classes.size());
-  std::vector<std::pair<Time, int64_t>> edges;
-  for (size_t k = 0; k < classes.size(); ++k) {
-    edges.clear();
-    int64_t cores = classes[k].capacity[0];
-    for (NodeIndex n : classes[k].members) {
-      if (avail[n] != NodeAvail::kUp) continue;
-      prof[n].for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
-        if (f[0] != cores) return;
-        edges.push_back({s0, +1});
-        if (s1 < kForever) edges.push_back({s1, -1});
-      });
-    }
-    idle[k].assign_edges(now, edges);
-  }
+  idle_built.assign(classes.size(), 0);  // each built when a search first needs it
   index_built.assign(classes.size(), 0);  // each built when a search first needs it
   exhaustive_visits.assign(classes.size(), 0);
+}
+
+// Idle nodes of the class over time, from each node's idle periods as the
+// profiles are now (commits keep it current once built: count_idle).
+const NodeProfile& Scheduler::Impl::idle_of(int32_t cls) {
+  auto k = static_cast<size_t>(cls);
+  if (idle_built[k]) return idle[k];
+  idle_edges.clear();
+  int64_t cores = classes[k].capacity[0];
+  for (NodeIndex n : classes[k].members) {
+    if (avail[n] != NodeAvail::kUp) continue;
+    prof[n].for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
+      if (f[0] != cores) return;
+      idle_edges.push_back({s0, +1});
+      if (s1 < kForever) idle_edges.push_back({s1, -1});
+    });
+  }
+  idle[k].assign_edges(now, idle_edges);
+  idle_built[k] = 1;
+  return idle[k];
 }
 
 ClassIndex& Scheduler::Impl::idx(int32_t cls) {
@@ -170,7 +177,7 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
     pc.demand = std::move(d).value();
     pc.static_reason = static_limit_reason(c, pc.demand, job);
     pc.tres = tres_ids.dense(demand_tres(c, pc.demand));
-    pc.partition_qos = c.find_qos(c.partitions[p].qos);
+    pc.partition_qos = partition_qos[static_cast<size_t>(p)];
     struct Dense : TresLookup {
       const TresIds* ids;
       const std::vector<int64_t>* v;

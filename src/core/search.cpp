@@ -480,6 +480,7 @@ std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const
 }
 
 void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
+  if (!idle_built[static_cast<size_t>(class_of[n])]) return;  // built later from the profiles as they will be
   int64_t cores = classes[class_of[n]].capacity[0];
   prof[n].for_steps(t0, t1, [&](Time s0, Time s1, const int64_t* f) {
     if (f[0] != cores) return;
@@ -488,10 +489,10 @@ void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
   });
 }
 
-Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) const {
+Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) {
   if (cn.amount[0] < classes[cn.cls].capacity[0]) return from;
   int64_t need = k;
-  Time t = idle[cn.cls].earliest_fit(&need, d, from, window_end());
+  Time t = idle_of(cn.cls).earliest_fit(&need, d, from, window_end());
   return t;
 }
 
