@@ -45,6 +45,16 @@ void NodeProfile::assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& 
 size_t NodeProfile::split(Time t) {
   size_t i = step_at(t);
   if (times_[i] == t || t < times_[i]) return i;  // already a step (or before the first: nothing to take there)
+  if (i + 1 == times_.size()) {
+    // After the last step (a job ending later than any other): append.
+    times_.push_back(t);
+    const size_t at = i * static_cast<size_t>(dims_);
+    for (int k = 0; k < dims_; ++k) {
+      const int64_t v = free_[at + k];  // a copy: push_back may move the storage
+      free_.push_back(v);
+    }
+    return i + 1;
+  }
   times_.insert(times_.begin() + static_cast<std::ptrdiff_t>(i + 1), t);
   // The new step starts with its predecessor's amounts.
   size_t at = (i + 1) * static_cast<size_t>(dims_);
