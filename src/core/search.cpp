@@ -2,7 +2,7 @@
 // within the planning window (plan_later), over the node classes a
 // partition choice allows, in the job's preference order.
 #include <algorithm>
-#include <queue>
+#include <vector>
 
 #include "core/cycle.hpp"
 
@@ -382,8 +382,20 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
   auto answer = [&](Time at) {
     if (learn) x.s.frontier.learn(classes[0].cls, classes[0].amount, x.d, k, at);
   };
+  // The k best so far, worst on top (a max-heap, as std::priority_queue
+  // keeps it), in storage kept between calls.
+  static thread_local std::vector<Cand> heap_store;
+  std::vector<Cand>& heap = heap_store;
+  auto heap_push = [&](const Cand& c) {
+    heap.push_back(c);
+    std::push_heap(heap.begin(), heap.end());
+  };
+  auto heap_pop = [&] {
+    std::pop_heap(heap.begin(), heap.end());
+    heap.pop_back();
+  };
   for (int iter = 0; iter < 64; ++iter) {
-    std::priority_queue<Cand> heap;  // the k best so far, worst on top
+    heap.clear();
     Time limit = x.s.window_end();
     Time before = limit;  // lowered as the heap fills: later starts cannot make the k best
     for (size_t ci = 0; ci < classes.size(); ++ci) {
@@ -395,12 +407,12 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
         Cand cand{e, ties ? x.s.prof[n].free_at(x.s.now)[0] : 0,
                   (static_cast<int64_t>(ci) << 32) | static_cast<int64_t>(leaf), n};
         if (static_cast<int32_t>(heap.size()) < k) {
-          heap.push(cand);
-        } else if (cand < heap.top()) {
-          heap.pop();
-          heap.push(cand);
+          heap_push(cand);
+        } else if (cand < heap.front()) {
+          heap_pop();
+          heap_push(cand);
         }
-        if (static_cast<int32_t>(heap.size()) >= k) before = heap.top().start + 1;
+        if (static_cast<int32_t>(heap.size()) >= k) before = heap.front().start + 1;
         return true;
       });
     }
@@ -408,15 +420,15 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
       answer(limit);
       return std::nullopt;
     }
-    Time kth = heap.top().start;
+    Time kth = heap.front().start;
     if (kth == t) {
       answer(t);
       Placement p;
       p.start = t;
       std::vector<Cand> picked;
       while (!heap.empty()) {
-        picked.push_back(heap.top());
-        heap.pop();
+        picked.push_back(heap.front());
+        heap_pop();
       }
       std::sort(picked.begin(), picked.end(), [](const Cand& a, const Cand& b) { return a.node < b.node; });
       int32_t left = tasks;
