@@ -326,37 +326,34 @@ bool on_path(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-// Open MPI's mpirun inside a 4-node allocation starts its daemons (orted)
-// through Drover's srun (plm/slurm) and an MPI program wires up across them.
-TEST(Steps, OpenMpiMpirunLaunchesThroughSrun) {
-  if (!on_path("mpirun") || !on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpirun, mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
-  TestCluster c(seed_cluster());
-  REQUIRE_CLUSTER(c);
+// An MPI hello world (rank, size, node, an MPI_Allreduce of the ranks and a
+// barrier) compiled with Open MPI's mpicc into the cluster's work directory.
+::testing::AssertionResult build_mpi_hello(const TestCluster& c) {
   std::ofstream(c.work() + "/hello.c") << R"(#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size, sum = 0;
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("hello %d of %d on %s sum %d\n", rank, size, getenv("SLURMD_NODENAME"), sum);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("hello %d of %d on %s sum %d host %s\n", rank, size, getenv("SLURMD_NODENAME"), sum, host);
   MPI_Finalize();
   return 0;
 }
 )";
   auto cc = c.run("/bin/bash", {"-c", "mpicc -o hello hello.c"});
-  ASSERT_EQ(cc.rc, 0) << cc.err;
-  std::ofstream(c.work() + "/mpi.sh") << "#!/bin/bash\n"
-                                         "#SBATCH -p training -N4 --ntasks-per-node=2 -o mpi.out\n"
-                                         "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n"
-                                         "mpirun --mca btl self,tcp ./hello\n";
-  int64_t job = c.submit({"mpi.sh"});
-  ASSERT_GT(job, 0) << c.last_error();
-  ASSERT_TRUE(c.wait_done(std::to_string(job), 90s));
-  std::string out = read_file(c.work() + "/mpi.out");
-  EXPECT_EQ(c.state(std::to_string(job)), "COMPLETED") << out;
+  if (cc.rc != 0) return ::testing::AssertionFailure() << "mpicc: " << cc.err;
+  return ::testing::AssertionSuccess();
+}
+
+// `out` has the lines of hello's 8 ranks, 2 on each of hgpu[1-4].
+void expect_eight_ranks(const std::string& out) {
   std::map<std::string, int> per_node;
   int lines = 0;
   for (const auto& l : sorted_lines(out)) {
@@ -368,17 +365,62 @@ int main(int argc, char** argv) {
   }
   EXPECT_EQ(lines, 8) << out;
   EXPECT_EQ(per_node, (std::map<std::string, int>{{"hgpu1", 2}, {"hgpu2", 2}, {"hgpu3", 2}, {"hgpu4", 2}})) << out;
-  // Launched directly by srun --mpi=pmix the program cannot wire up (the
-  // agents serve no PMIx yet): it fails, and srun said why beforehand.
-  auto direct = c.run("/bin/bash", {"-c", "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                                          "srun --mpi=pmix -p training -N2 -n2 ./hello"});
-  EXPECT_NE(direct.rc, 0);
-  EXPECT_NE(direct.err.find("srun: warning: --mpi=pmix: Drover's agents do not serve PMIx yet"), std::string::npos)
-      << direct.err;
+}
+
+// Builds hello and runs a job script on hgpu[1-4], 2 tasks each, that runs it
+// (`options`: more #SBATCH options; `body`: the commands); `out` is the job's
+// output, checked for the 8 ranks.
+void run_mpi_job(const TestCluster& c, const std::string& options, const std::string& body, int64_t& job,
+                 std::string& out) {
+  ASSERT_TRUE(build_mpi_hello(c));
+  std::ofstream(c.work() + "/mpi.sh") << "#!/bin/bash\n#SBATCH -p training -N4 --ntasks-per-node=2 -o mpi.out "
+                                      << options << "\n" << body;
+  job = c.submit({"mpi.sh"});
+  ASSERT_GT(job, 0) << c.last_error();
+  ASSERT_TRUE(c.wait_done(std::to_string(job), 90s));
+  out = read_file(c.work() + "/mpi.out");
+  EXPECT_EQ(c.state(std::to_string(job)), "COMPLETED") << out;
+  expect_eight_ranks(out);
+}
+
+// Open MPI's mpirun inside a 4-node allocation starts its daemons (orted)
+// through Drover's srun (plm/slurm) and an MPI program wires up across them.
+TEST(Steps, OpenMpiMpirunLaunchesThroughSrun) {
+  if (!on_path("mpirun") || !on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpirun, mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
+  TestCluster c(seed_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t job = 0;
+  std::string out;
+  ASSERT_NO_FATAL_FAILURE(run_mpi_job(c, "",
+                                      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n"
+                                      "mpirun --mca btl self,tcp ./hello\n",
+                                      job, out));
   // The daemons ran as step 0 of the job, one task per node.
   auto rows = step_rows(c, job);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|4|COMPLETED|0");
+}
+
+// srun --mpi=pmix: each node's step daemon is a PMIx server, and the MPI
+// program launched directly by srun (no mpirun) wires up across the 4 nodes
+// through the fences srun relays; the seed's template `srun --mpi=pmix bash -c`.
+// Every emulated node is this one host: Open MPI is told to use TCP on loopback.
+TEST(Steps, SrunMpiPmixWiresUpAnMpiProgramAcrossNodes) {
+  if (!on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
+  TestCluster c(seed_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t job = 0;
+  std::string out;
+  ASSERT_NO_FATAL_FAILURE(run_mpi_job(c, "--exclusive",
+                                      "export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_pml=ob1\n"
+                                      "srun --mpi=pmix bash -c './hello'\n"
+                                      "echo srun-exit=$?\n",
+                                      job, out));
+  EXPECT_NE(out.find("srun-exit=0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("warning: --mpi=pmix"), std::string::npos) << out;
+  auto rows = step_rows(c, job);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
 }
 
 }  // namespace
