@@ -535,8 +535,9 @@ Result<std::unique_ptr<PmixStepServer>> PmixStepServer::start(const LaunchReques
     s.relay_fd = *fd;
     fcntl(s.relay_fd, F_SETFL, fcntl(s.relay_fd, F_GETFL) | O_NONBLOCK);
   }
+  // Unique on the host even for two clusters' job 1 (emulated nodes, tests in parallel): the daemon's pid.
   s.tmpdir = tmp_base + "/drover-pmix." + req.layout.nodes[static_cast<std::size_t>(s.node)] + "." +
-             std::to_string(req.key.job_id) + "." + std::to_string(req.key.step_id);
+             std::to_string(req.key.job_id) + "." + std::to_string(req.key.step_id) + "." + std::to_string(getpid());
   g_server = &s;
   if (Status st = s.init(); !st) return st.error();
   return std::unique_ptr<PmixStepServer>(new PmixStepServer(std::move(impl)));

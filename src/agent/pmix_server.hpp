@@ -33,7 +33,7 @@ std::string pmix_nspace(const StepKey& key);
 class PmixStepServer {
  public:
   // Starts the server for the step's tasks on this node: a private tmpdir
-  // (`tmp_base`/drover-pmix.<node>.<job>.<step>, owned by the job's user),
+  // (`tmp_base`/drover-pmix.<node>.<job>.<step>.<pid>, owned by the job's user),
   // the namespace with the job-level data, every local task registered, and
   // (with more than one node) the connection to srun.
   static Result<std::unique_ptr<PmixStepServer>> start(const LaunchRequest& req, const UserInfo& user,

@@ -75,6 +75,21 @@ bool FrameReader::next(Frame& out) {
   return true;
 }
 
+void Relay::joined(int node) {
+  present_.insert(node);
+  auto it = held_.find(node);
+  if (it == held_.end()) return;
+  std::string bytes = std::move(it->second);
+  held_.erase(it);
+  send_(node, bytes);
+}
+
+void Relay::deliver(int node, const std::string& bytes) {
+  if (gone_.count(node)) return;
+  if (present_.count(node)) send_(node, bytes);
+  else held_[node] += bytes;
+}
+
 bool Relay::feed(int node, const char* data, std::size_t n) {
   FrameReader& r = readers_[node];
   r.feed(data, n);
@@ -96,7 +111,7 @@ void Relay::handle(int node, const Frame& f) {
     bool lost = std::any_of(nodes.begin(), nodes.end(), [&](int n) { return gone_.count(n) > 0; });
     if (lost) {
       for (int n : nodes) {
-        if (!gone_.count(n)) send_(n, encode({"X", w[1], w[2]}));
+        if (!gone_.count(n)) deliver(n, encode({"X", w[1], w[2]}));
       }
       fences_.erase(key);
       return;
@@ -105,26 +120,26 @@ void Relay::handle(int node, const Frame& f) {
     std::string all;
     for (const auto& [n, d] : fence.data) all += d;  // node order
     const std::string out = encode({"F", w[1], w[2]}, all);
-    for (int n : nodes) send_(n, out);
+    for (int n : nodes) deliver(n, out);
     fences_.erase(key);
   } else if (verb == "D" && w.size() == 4) {
     long long target = -1;
     if (!parse_int(w[2], target) || target < 0 || target >= nnodes_ || target == node || gone_.count(static_cast<int>(target))) {
-      send_(node, encode({"R", w[1], std::to_string(node), "1"}));
+      deliver(node, encode({"R", w[1], std::to_string(node), "1"}));
       return;
     }
     asked_[static_cast<int>(target)].insert({node, w[1]});
-    send_(static_cast<int>(target), encode({"D", w[1], std::to_string(node), w[3]}));
+    deliver(static_cast<int>(target), encode({"D", w[1], std::to_string(node), w[3]}));
   } else if (verb == "R" && w.size() == 4) {
     long long asker = -1;
     if (!parse_int(w[2], asker) || asker < 0 || asker >= nnodes_) return;
     if (asked_[node].erase({static_cast<int>(asker), w[1]}) == 0 || gone_.count(static_cast<int>(asker))) return;
-    send_(static_cast<int>(asker), encode({"R", w[1], std::to_string(node), w[3]}, f.payload));
+    deliver(static_cast<int>(asker), encode({"R", w[1], std::to_string(node), w[3]}, f.payload));
   } else if (verb == "A" && w.size() == 2) {
     ++aborts_;
     if (abort_message_.empty()) abort_message_ = f.payload;
-    for (int n : present_) {
-      if (n != node && !gone_.count(n)) send_(n, encode({"A", w[1]}, f.payload));
+    for (int n = 0; n < nnodes_; ++n) {
+      if (n != node) deliver(n, encode({"A", w[1]}, f.payload));
     }
   }
 }
@@ -133,8 +148,9 @@ void Relay::left(int node) {
   gone_.insert(node);
   present_.erase(node);
   readers_.erase(node);
+  held_.erase(node);
   for (const auto& [asker, id] : asked_[node]) {
-    if (!gone_.count(asker)) send_(asker, encode({"R", id, std::to_string(node), "1"}));
+    if (!gone_.count(asker)) deliver(asker, encode({"R", id, std::to_string(node), "1"}));
   }
   asked_.erase(node);
   for (auto it = fences_.begin(); it != fences_.end();) {
@@ -146,7 +162,7 @@ void Relay::left(int node) {
     const std::string seq = it->first.substr(0, it->first.find(' '));
     const std::string nodes = nodes_text(fence.nodes, nnodes_);
     for (const auto& [n, d] : fence.data) {
-      if (!gone_.count(n)) send_(n, encode({"X", seq, nodes}));
+      if (!gone_.count(n)) deliver(n, encode({"X", seq, nodes}));
     }
     it = fences_.erase(it);
   }

@@ -20,6 +20,8 @@
 //
 // Fences of the same participant set complete in the order they are called on
 // every node (each node numbers them 0, 1, ...), so (<seq>, <nodes>) names one.
+// A node's daemon may connect after others have started asking it (launch
+// skew): srun holds what is for it until it does.
 // FrameReader and Relay are plain data handling, no I/O: srun owns the sockets.
 #pragma once
 
@@ -64,7 +66,8 @@ class Relay {
   using Send = std::function<void(int node, const std::string& bytes)>;
   Relay(int nnodes, Send send) : nnodes_(nnodes), send_(std::move(send)) {}
 
-  void joined(int node) { present_.insert(node); }
+  // A node's connection said hello; what was sent to it before goes now.
+  void joined(int node);
   // Bytes from a node's connection; false when they are malformed (drop the connection).
   bool feed(int node, const char* data, std::size_t n);
   // The node's connection closed: fences that wait for it fail, its direct
@@ -75,6 +78,7 @@ class Relay {
 
  private:
   void handle(int node, const Frame& f);
+  void deliver(int node, const std::string& bytes);  // held until the node joins
   struct Fence {
     std::vector<int> nodes;
     std::map<int, std::string> data;
@@ -83,6 +87,7 @@ class Relay {
   Send send_;
   std::set<int> present_, gone_;
   std::map<int, FrameReader> readers_;
+  std::map<int, std::string> held_;  // for nodes that have not joined yet
   std::map<std::string, Fence> fences_;  // by "<seq> <nodes>"
   std::map<int, std::set<std::pair<int, std::string>>> asked_;  // direct modex: target -> (asker, id)
   int aborts_ = 0;

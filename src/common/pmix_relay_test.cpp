@@ -131,6 +131,18 @@ TEST(PmixRelay, DirectModexIsRoutedBothWays) {
   EXPECT_EQ(b[0].words, (std::vector<std::string>{"R", "8", "2", "1"}));
 }
 
+TEST(PmixRelay, WhatIsForANodeThatHasNotJoinedWaitsForIt) {
+  Sent s;
+  Relay r(2, [&s](int node, const std::string& b) { s.to[node] += b; });
+  r.joined(0);
+  feed(r, 0, encode({"D", "1", "1", "3"}));
+  EXPECT_TRUE(s.to.empty());
+  r.joined(1);
+  auto q = s.frames(1);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].words, (std::vector<std::string>{"D", "1", "0", "3"}));
+}
+
 TEST(PmixRelay, AbortReachesEveryOtherNode) {
   Sent s;
   Relay r = relay(3, s);

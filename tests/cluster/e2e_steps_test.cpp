@@ -411,16 +411,51 @@ TEST(Steps, SrunMpiPmixWiresUpAnMpiProgramAcrossNodes) {
   REQUIRE_CLUSTER(c);
   int64_t job = 0;
   std::string out;
+  std::ofstream(c.work() + "/abort.c") << R"(#include <mpi.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
+  sleep(60);
+  MPI_Finalize();
+  return 0;
+}
+)";
+  auto cc = c.run("/bin/bash", {"-c", "mpicc -o abort abort.c"});
+  ASSERT_EQ(cc.rc, 0) << cc.err;
   ASSERT_NO_FATAL_FAILURE(run_mpi_job(c, "--exclusive",
                                       "export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_pml=ob1\n"
                                       "srun --mpi=pmix bash -c './hello'\n"
-                                      "echo srun-exit=$?\n",
+                                      "echo srun-exit=$?\n"
+                                      // No fence at MPI_Init: each rank's data comes by direct modex.
+                                      "OMPI_MCA_pmix_base_async_modex=1 OMPI_MCA_pmix_base_collect_data=0 "
+                                      "srun --mpi=pmix -N2 -n4 ./hello > dmodex.out 2>&1\n"
+                                      "echo dmodex-exit=$?\n"
+                                      // Rank 1 aborts; rank 0, on the other node, would sleep for a minute.
+                                      "SECONDS=0; srun --mpi=pmix -N2 -n2 ./abort > abort.out 2>&1\n"
+                                      "echo abort-exit=$? after=$SECONDS\n",
                                       job, out));
   EXPECT_NE(out.find("srun-exit=0"), std::string::npos) << out;
   EXPECT_EQ(out.find("warning: --mpi=pmix"), std::string::npos) << out;
+  std::string dmodex = read_file(c.work() + "/dmodex.out");
+  EXPECT_NE(out.find("dmodex-exit=0"), std::string::npos) << out << dmodex;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_NE(dmodex.find("hello " + std::to_string(r) + " of 4 on hgpu" + std::to_string(r / 2 + 1) + " sum 6"),
+              std::string::npos) << dmodex;
+  }
+  std::string abort = read_file(c.work() + "/abort.out");
+  auto at = out.find("abort-exit=");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_NE(out.substr(at, 13), "abort-exit=0 ") << out << abort;
+  auto after = out.find("after=", at);
+  EXPECT_LT(std::atoi(out.c_str() + after + 6), 30) << out << abort;  // the abort ended rank 0 too
   auto rows = step_rows(c, job);
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
+  EXPECT_EQ(rows[2], std::to_string(job) + ".1|hgpu[1-2]|4|COMPLETED|0");
+  EXPECT_NE(rows[3].find(".2|hgpu[1-2]|2|FAILED|"), std::string::npos) << rows[3] << "\n" << abort;
 }
 
 }  // namespace
