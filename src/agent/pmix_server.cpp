@@ -384,7 +384,8 @@ Status PmixStepServer::Impl::init() {
   const std::string server_ns = "drover-stepd." + nspace.substr(std::strlen("drover.")) + "." + host;
   pmix_rank_t server_rank = static_cast<pmix_rank_t>(node);
   bool no = false;
-  pmix_info_t info[8];
+  uint32_t user_id = static_cast<uint32_t>(uid), group_id = static_cast<uint32_t>(gid);
+  pmix_info_t info[10];
   PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, tmpdir.c_str(), PMIX_STRING);
   PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir.c_str(), PMIX_STRING);
   PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TOOL_SUPPORT, &no, PMIX_BOOL);
@@ -393,7 +394,10 @@ Status PmixStepServer::Impl::init() {
   PMIX_INFO_LOAD(&info[5], PMIX_HOSTNAME, host.c_str(), PMIX_STRING);
   PMIX_INFO_LOAD(&info[6], PMIX_SERVER_NSPACE, server_ns.c_str(), PMIX_STRING);
   PMIX_INFO_LOAD(&info[7], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
-  pmix_status_t rc = PMIx_server_init(&g_module, info, 8);
+  // The shared-memory store (gds/ds12, ds21) gives its files to this user: the tasks map them.
+  PMIX_INFO_LOAD(&info[8], PMIX_USERID, &user_id, PMIX_UINT32);
+  PMIX_INFO_LOAD(&info[9], PMIX_GRPID, &group_id, PMIX_UINT32);
+  pmix_status_t rc = PMIx_server_init(&g_module, info, 10);
   for (auto& i : info) PMIX_INFO_DESTRUCT(&i);
   if (rc != PMIX_SUCCESS) return make_error(pmix_error("PMIx_server_init", rc));
   initialized = true;
@@ -429,6 +433,8 @@ Status PmixStepServer::Impl::register_nspace() {
   job.u32(PMIX_JOB_NUM_APPS, 1);
   job.flag(PMIX_SPAWNED, false);
   job.flag(PMIX_TDIR_RMCLEAN, true);
+  job.u32(PMIX_USERID, static_cast<uint32_t>(uid));  // the tasks' identity (files PMIx shares with them)
+  job.u32(PMIX_GRPID, static_cast<uint32_t>(gid));
   job.regex(PMIX_NODE_MAP, node_map);
   job.regex(PMIX_PROC_MAP, proc_map);
   free(node_map);

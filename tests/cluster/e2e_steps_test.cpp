@@ -371,11 +371,11 @@ void expect_eight_ranks(const std::string& out) {
 // (`options`: more #SBATCH options; `body`: the commands); `out` is the job's
 // output, checked for the 8 ranks.
 void run_mpi_job(const TestCluster& c, const std::string& options, const std::string& body, int64_t& job,
-                 std::string& out) {
+                 std::string& out, const RunAs& as = {}) {
   ASSERT_TRUE(build_mpi_hello(c));
   std::ofstream(c.work() + "/mpi.sh") << "#!/bin/bash\n#SBATCH -p training -N4 --ntasks-per-node=2 -o mpi.out "
                                       << options << "\n" << body;
-  job = c.submit({"mpi.sh"});
+  job = c.submit({"mpi.sh"}, as);
   ASSERT_GT(job, 0) << c.last_error();
   ASSERT_TRUE(c.wait_done(std::to_string(job), 90s));
   out = read_file(c.work() + "/mpi.out");
@@ -405,8 +405,10 @@ TEST(Steps, OpenMpiMpirunLaunchesThroughSrun) {
 // program launched directly by srun (no mpirun) wires up across the 4 nodes
 // through the fences srun relays; the seed's template `srun --mpi=pmix bash -c`.
 // Every emulated node is this one host: Open MPI is told to use TCP on loopback.
+// As root the job runs as a test user (root step daemons, the user's tasks).
 TEST(Steps, SrunMpiPmixWiresUpAnMpiProgramAcrossNodes) {
   if (!on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
+  auto user = ensure_user("drovere2ea");
   TestCluster c(seed_cluster());
   REQUIRE_CLUSTER(c);
   int64_t job = 0;
@@ -435,8 +437,11 @@ int main(int argc, char** argv) {
                                       "echo dmodex-exit=$?\n"
                                       // Rank 1 aborts; rank 0, on the other node, would sleep for a minute.
                                       "SECONDS=0; srun --mpi=pmix -N2 -n2 ./abort > abort.out 2>&1\n"
-                                      "echo abort-exit=$? after=$SECONDS\n",
-                                      job, out));
+                                      "echo abort-exit=$? after=$SECONDS\n"
+                                      // One node: every fence is local.
+                                      "srun --mpi=pmix -N1 -n2 ./hello > one.out 2>&1\n"
+                                      "echo one-exit=$?\n",
+                                      job, out, user ? user->as() : RunAs{}));
   EXPECT_NE(out.find("srun-exit=0"), std::string::npos) << out;
   EXPECT_EQ(out.find("warning: --mpi=pmix"), std::string::npos) << out;
   std::string dmodex = read_file(c.work() + "/dmodex.out");
@@ -445,6 +450,12 @@ int main(int argc, char** argv) {
     EXPECT_NE(dmodex.find("hello " + std::to_string(r) + " of 4 on hgpu" + std::to_string(r / 2 + 1) + " sum 6"),
               std::string::npos) << dmodex;
   }
+  std::string one = read_file(c.work() + "/one.out");
+  EXPECT_NE(out.find("one-exit=0"), std::string::npos) << out << one;
+  EXPECT_NE(one.find("hello 1 of 2 on hgpu1 sum 1"), std::string::npos) << one;
+  for (const auto& text : {out, dmodex, one}) {
+    EXPECT_EQ(text.find("PMIX ERROR"), std::string::npos) << text;  // e.g. the task's user cannot map PMIx's store
+  }
   std::string abort = read_file(c.work() + "/abort.out");
   auto at = out.find("abort-exit=");
   ASSERT_NE(at, std::string::npos) << out;
@@ -452,7 +463,7 @@ int main(int argc, char** argv) {
   auto after = out.find("after=", at);
   EXPECT_LT(std::atoi(out.c_str() + after + 6), 30) << out << abort;  // the abort ended rank 0 too
   auto rows = step_rows(c, job);
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
   EXPECT_EQ(rows[2], std::to_string(job) + ".1|hgpu[1-2]|4|COMPLETED|0");
   EXPECT_NE(rows[3].find(".2|hgpu[1-2]|2|FAILED|"), std::string::npos) << rows[3] << "\n" << abort;
