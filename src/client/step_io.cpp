@@ -597,6 +597,11 @@ int StepIo::run(v1::CreateStepRequest req) {
         final_at = now;
         trace("the step ended");
       }
+      // A node whose part ended (its launch failed, say) takes part in no
+      // more fences, connected or not: the others' fail instead of waiting.
+      for (int i = 0; relay_ && i < rec_.nodes_size(); ++i) {
+        if (rec_.nodes(i).ended()) relay_->left(i);
+      }
       // Once the streams are closed the end is near (the agent reports it at
       // once): ask every few ms for a second, then every 100 ms; before, now and then.
       bool recent = streams_done && now - streams_closed_at < std::chrono::seconds(1);

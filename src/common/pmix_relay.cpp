@@ -145,7 +145,7 @@ void Relay::handle(int node, const Frame& f) {
 }
 
 void Relay::left(int node) {
-  gone_.insert(node);
+  if (!gone_.insert(node).second) return;
   present_.erase(node);
   readers_.erase(node);
   held_.erase(node);

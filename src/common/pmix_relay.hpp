@@ -70,8 +70,9 @@ class Relay {
   void joined(int node);
   // Bytes from a node's connection; false when they are malformed (drop the connection).
   bool feed(int node, const char* data, std::size_t n);
-  // The node's connection closed: fences that wait for it fail, its direct
-  // modex questions get "not found".
+  // The node's connection closed, or srun learnt that its part of the step
+  // ended: fences that wait for it fail, its direct modex questions get "not
+  // found". Calling it again changes nothing.
   void left(int node);
   int aborts() const { return aborts_; }
   const std::string& abort_message() const { return abort_message_; }
