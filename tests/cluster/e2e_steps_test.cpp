@@ -440,7 +440,12 @@ int main(int argc, char** argv) {
                                       "echo abort-exit=$? after=$SECONDS\n"
                                       // One node: every fence is local.
                                       "srun --mpi=pmix -N1 -n2 ./hello > one.out 2>&1\n"
-                                      "echo one-exit=$?\n",
+                                      "echo one-exit=$?\n"
+                                      // The second node's launch fails (no out-1/): the first one's rank
+                                      // must not wait in MPI_Init's fence for it.
+                                      "mkdir -p out-0; SECONDS=0\n"
+                                      "srun --mpi=pmix -N2 -n2 -o 'out-%n/hello.out' ./hello > lost.out 2>&1\n"
+                                      "echo lost-exit=$? after=$SECONDS\n",
                                       job, out, user ? user->as() : RunAs{}));
   EXPECT_NE(out.find("srun-exit=0"), std::string::npos) << out;
   EXPECT_EQ(out.find("warning: --mpi=pmix"), std::string::npos) << out;
@@ -462,8 +467,13 @@ int main(int argc, char** argv) {
   EXPECT_NE(out.substr(at, 13), "abort-exit=0 ") << out << abort;
   auto after = out.find("after=", at);
   EXPECT_LT(std::atoi(out.c_str() + after + 6), 30) << out << abort;  // the abort ended rank 0 too
+  std::string lost = read_file(c.work() + "/lost.out");
+  at = out.find("lost-exit=");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_NE(out.substr(at, 12), "lost-exit=0 ") << out << lost;
+  EXPECT_LT(std::atoi(out.c_str() + out.find("after=", at) + 6), 30) << out << lost;
   auto rows = step_rows(c, job);
-  ASSERT_EQ(rows.size(), 5u);
+  ASSERT_EQ(rows.size(), 6u);
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
   EXPECT_EQ(rows[2], std::to_string(job) + ".1|hgpu[1-2]|4|COMPLETED|0");
   EXPECT_NE(rows[3].find(".2|hgpu[1-2]|2|FAILED|"), std::string::npos) << rows[3] << "\n" << abort;
