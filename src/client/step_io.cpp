@@ -125,6 +125,7 @@ class StepIo {
   int finish();
   int stdin_conns_open() const;
   void pmix_hello(Conn& c, const std::string& line);
+  bool pmix_feed(Conn& c, const char* data, std::size_t n);
   void pmix_send(int node, const std::string& bytes);
 
   std::string program_;
@@ -296,13 +297,7 @@ void StepIo::read_conn(Conn& c) {
       c.buf.clear();
       if (line.rfind("DROVERPMIX ", 0) == 0) {
         pmix_hello(c, line);
-        if (c.fd < 0) return;
-        if (!rest.empty() && !relay_->feed(c.rank, rest.data(), rest.size())) {
-          relay_->left(c.rank);
-          close(c.fd);
-          c.fd = -1;
-          return;
-        }
+        if (c.fd < 0 || !pmix_feed(c, rest.data(), rest.size())) return;
         continue;
       }
       if (std::sscanf(line.c_str(), "DROVERIO %79s %d %d", key, &rank, &stream) != 3 || key_ != key || stream < 0 ||
@@ -322,12 +317,7 @@ void StepIo::read_conn(Conn& c) {
       continue;
     }
     if (c.stream == kPmixStream) {
-      if (!relay_->feed(c.rank, buf, static_cast<std::size_t>(n))) {
-        relay_->left(c.rank);
-        close(c.fd);
-        c.fd = -1;
-        return;
-      }
+      if (!pmix_feed(c, buf, static_cast<std::size_t>(n))) return;
       continue;
     }
     emit(c, buf, static_cast<std::size_t>(n), false);
@@ -349,6 +339,15 @@ void StepIo::pmix_hello(Conn& c, const std::string& line) {
   c.rank = node;
   c.stream = kPmixStream;
   relay_->joined(node);
+}
+
+// Bytes from a node's PMIx connection; false (and the connection closed) when malformed.
+bool StepIo::pmix_feed(Conn& c, const char* data, std::size_t n) {
+  if (relay_->feed(c.rank, data, n)) return true;
+  relay_->left(c.rank);
+  close(c.fd);
+  c.fd = -1;
+  return false;
 }
 
 // Blocking with a deadline: the step daemons read whatever srun sends at once.
