@@ -99,6 +99,9 @@ struct StepLayout {
   // connections to srun, each opened with the line "DROVERIO <io_key> <rank> <0|1|2>\n".
   std::string io_key;
   bool stdin_all = false;
+  // srun --mpi as given ("pmix", "pmix_v4"; empty or "none": no MPI support):
+  // with pmix the step daemon serves PMIx to the tasks (pmix_server.hpp).
+  std::string mpi;
 };
 
 // What this node gives the job or step: the enforcement inputs.

@@ -17,6 +17,7 @@ TEST(LaunchSpec, JsonRoundTripKeepsEveryField) {
   r.job.ntasks = 2;
   r.job.mem_per_cpu_mb = 100;
   r.layout.umask = 0027;
+  r.layout.mpi = "pmix";
   r.alloc.gpus = {{3, "/dev/nvidia3"}};
   r.warn_signal = WarnSignal{10, 30, true};
   r.io.append = true;
@@ -24,6 +25,7 @@ TEST(LaunchSpec, JsonRoundTripKeepsEveryField) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(to_json(*back).dump(), to_json(r).dump());
   EXPECT_EQ(back->layout.umask.value(), 0027u);
+  EXPECT_EQ(back->layout.mpi, "pmix");
   EXPECT_EQ(back->job.array->task_step, 2u);
   EXPECT_FALSE(back->job.cpus_per_task.has_value());
 }

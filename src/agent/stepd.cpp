@@ -58,6 +58,10 @@ int StepDaemon::run() {
     fail_launch(st.error().message);
     return 0;
   }
+  if (Status st = start_pmix(); !st) {
+    fail_launch(st.error().message);
+    return 0;
+  }
   start_tasks();
   write_state();
   notify("ok");
@@ -165,9 +169,11 @@ void StepDaemon::setup_cgroup() {
 // --- running ---------------------------------------------------------------
 
 void StepDaemon::event_loop() {
+  std::vector<pollfd> fds;
   while (!all_tasks_ended()) {
-    pollfd fds[2] = {{sig_fd_, POLLIN, 0}, {ctl_fd_, POLLIN, 0}};
-    int rc = poll(fds, 2, next_timeout_ms());
+    fds.assign({{sig_fd_, POLLIN, 0}, {ctl_fd_, POLLIN, 0}});
+    if (pmix_) pmix_->add_poll_fds(fds);
+    int rc = poll(fds.data(), fds.size(), next_timeout_ms());
     if (rc < 0 && errno != EINTR) {
       log_line(std::string("poll: ") + std::strerror(errno));
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -179,6 +185,10 @@ void StepDaemon::event_loop() {
     }
     reap_children();
     if (rc > 0 && (fds[1].revents & POLLIN)) read_commands();
+    if (pmix_) {
+      pmix_->process();
+      if (auto why = pmix_->take_abort()) begin_termination(JobState::kFailed, *why);
+    }
     handle_timers();
   }
 }
@@ -293,6 +303,7 @@ bool StepDaemon::all_tasks_ended() const {
 // --- ending ----------------------------------------------------------------
 
 void StepDaemon::finish() {
+  pmix_.reset();  // every task has ended: PMIx_server_finalize, its tmpdir removed
   // What the tasks left behind (background jobs, daemons) ends with the step.
   std::vector<pid_t> left;
   for (int round = 0; round < 500; ++round) {
@@ -335,6 +346,7 @@ void StepDaemon::finish() {
 }
 
 void StepDaemon::fail_launch(const std::string& reason) {
+  pmix_.reset();
   log_line("launch of " + req_.key.str() + " failed: " + reason);
   status_.state = JobState::kFailed;
   status_.exit = ExitStatus{1, 0, false};

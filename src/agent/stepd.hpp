@@ -7,11 +7,15 @@
 // control FIFO.
 //
 // Single-threaded by design: after fork() the task child may allocate, and the
-// daemon can switch its effective uid to open files as the job's user.
+// daemon can switch its effective uid to open files as the job's user. The one
+// exception is the PMIx server's progress thread (srun --mpi=pmix), started
+// once every task's files are open (no seteuid after it); glibc's fork() keeps
+// malloc usable in the child.
 #pragma once
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@
 #include "agent/cgroup.hpp"
 #include "agent/io_pattern.hpp"
 #include "agent/launch_spec.hpp"
+#include "agent/pmix_server.hpp"
 #include "agent/spool.hpp"
 #include "agent/step_status.hpp"
 #include "agent/user_info.hpp"
@@ -28,6 +33,10 @@ namespace drover::agent {
 // Entry point: `drover agent --stepd STEP_DIR` and `drover-stepd STEP_DIR`.
 // File descriptor 3, when open, is the launch notification pipe to the agent.
 int stepd_main(const std::vector<std::string>& args);
+
+// A TCP connection to srun (the step's launcher_host:launcher_port) that has
+// sent `hello`; `purpose` names it in errors.
+Result<int> connect_to_launcher(const StepLayout& L, const std::string& hello, const std::string& purpose);
 
 // One task to start: the parts computed before fork().
 struct TaskPlan {
@@ -51,6 +60,7 @@ class StepDaemon {
   void setup_cgroup();
   void set_time_limit(int64_t seconds);
   // launch (stepd_launch.cpp)
+  Status start_pmix();
   Status prepare_tasks();
   Status open_task_io(TaskPlan& t, const std::string& work_dir);
   Status connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
@@ -82,6 +92,7 @@ class StepDaemon {
   StepCgroup cgroup_;
   StepStatus status_;
   std::vector<TaskPlan> plans_;
+  std::unique_ptr<PmixStepServer> pmix_;  // srun --mpi=pmix: the PMIx server of the step's tasks here
   bool devices_constrained_ = false;
   int sig_fd_ = -1;
   int ctl_fd_ = -1;

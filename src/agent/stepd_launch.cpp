@@ -97,6 +97,17 @@ void exec_search(const std::vector<std::string>& argv, char* const* envp, const 
 // A TCP connection to srun for one stream of one task, announced with
 // "DROVERIO <key> <rank> <stream>\n" (stream 0 stdin, 1 stdout, 2 stderr).
 Result<int> connect_launcher(const StepLayout& L, int rank, int stream) {
+  std::string hello = "DROVERIO " + L.io_key + " " + std::to_string(rank) + " " + std::to_string(stream) + "\n";
+  auto fd = connect_to_launcher(L, hello, "the tasks' streams");
+  if (!fd) return fd;
+  if (stream == 0) shutdown(*fd, SHUT_WR);
+  else shutdown(*fd, SHUT_RD);
+  return fd;
+}
+
+}  // namespace
+
+Result<int> connect_to_launcher(const StepLayout& L, const std::string& hello, const std::string& purpose) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -117,23 +128,18 @@ Result<int> connect_launcher(const StepLayout& L, int rank, int stream) {
   }
   freeaddrinfo(found);
   if (fd < 0) {
-    return make_error("cannot connect to srun at " + L.launcher_host + ":" + port + " for the tasks' streams: " +
+    return make_error("cannot connect to srun at " + L.launcher_host + ":" + port + " for " + purpose + ": " +
                       std::strerror(err));
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  std::string hello = "DROVERIO " + L.io_key + " " + std::to_string(rank) + " " + std::to_string(stream) + "\n";
   if (write(fd, hello.data(), hello.size()) != static_cast<ssize_t>(hello.size())) {
     int e = errno;
     close(fd);
     return make_error("cannot write to srun at " + L.launcher_host + ":" + port + ": " + std::strerror(e));
   }
-  if (stream == 0) shutdown(fd, SHUT_WR);
-  else shutdown(fd, SHUT_RD);
   return fd;
 }
-
-}  // namespace
 
 Status StepDaemon::connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v) {
   const StepLayout& L = req_.layout;
@@ -217,6 +223,31 @@ Status StepDaemon::prepare_tasks() {
   }
   status_.stdout_path = plans_.front().out_path;
   status_.stderr_path = plans_.front().err_path;
+  return {};
+}
+
+// srun --mpi=pmix: the PMIx server for this node's tasks, and each task's
+// PMIX_* variables (replacing any of the same name from the submitter).
+Status StepDaemon::start_pmix() {
+  if (req_.key.is_batch() || !wants_pmix(req_.layout.mpi)) return {};
+  if (!pmix_available()) {
+    status_.warnings.push_back("--mpi=" + req_.layout.mpi + ": this drover-stepd was built without PMIx "
+                               "(libpmix-dev); the tasks run without a PMIx server");
+    return {};
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  auto server = PmixStepServer::start(req_, user_, tmp && *tmp == '/' ? tmp : "/tmp");
+  if (!server) return make_error("--mpi=pmix: " + server.error().message);
+  pmix_ = std::move(*server);
+  for (auto& t : plans_) {
+    auto extra = pmix_->task_env(t.rank);
+    if (!extra) return make_error("--mpi=pmix: " + extra.error().message);
+    for (const auto& kv : *extra) {
+      const std::string key = kv.substr(0, kv.find('=') + 1);
+      std::erase_if(t.env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+      t.env.push_back(kv);
+    }
+  }
   return {};
 }
 

@@ -15,6 +15,7 @@
 
 #include "agent/agent_test_util.hpp"
 #include "agent/hw/hardware.hpp"
+#include "agent/pmix_server.hpp"
 #include "agent/proc.hpp"
 
 namespace drover::agent {
@@ -414,6 +415,30 @@ TEST_F(SupervisorTest, StepTasksRanksAndWorstExit) {
   for (int t = 0; t < 3; ++t) {
     EXPECT_EQ(slurp(work_ + "/step-" + std::to_string(r.job.job_id) + "-" + std::to_string(t) + ".out"),
               "rank=" + std::to_string(t) + " local=" + std::to_string(t) + " gtids=0,1,2 ntasks=3\n");
+  }
+}
+
+// --mpi=pmix on one node: the step daemon serves PMIx, each task gets its
+// namespace, rank and the server's address, and the tmpdir is gone afterwards.
+TEST_F(SupervisorTest, PmixStepGivesEachTaskItsNamespaceAndRank) {
+  if (!pmix_available()) GTEST_SKIP() << "built without PMIx (libpmix-dev)";
+  auto r = step_request(node_, work_, 2,
+                        {"bash", "-c",
+                         "echo ns=$PMIX_NAMESPACE rank=$PMIX_RANK mpi=$SLURM_MPI_TYPE uri=${PMIX_SERVER_URI41:+set} "
+                         "tmp=$PMIX_SERVER_TMPDIR"});
+  r.layout.mpi = "pmix";
+  r.io.stdout_pattern = "pmix-%t.out";
+  StepStatus st = run(r);
+  ASSERT_EQ(st.state, JobState::kCompleted) << st.reason;
+  for (int t = 0; t < 2; ++t) {
+    std::string out = slurp(work_ + "/pmix-" + std::to_string(t) + ".out");
+    EXPECT_EQ(out.rfind("ns=" + pmix_nspace(r.key) + " rank=" + std::to_string(t) + " mpi=pmix uri=set tmp=/", 0), 0u)
+        << out;
+    std::string tmp = out.substr(out.find("tmp=") + 4);
+    tmp.erase(tmp.find_last_not_of('\n') + 1);
+    EXPECT_NE(tmp.find("/drover-pmix." + node_ + "."), std::string::npos) << tmp;
+    struct stat sb {};
+    EXPECT_NE(stat(tmp.c_str(), &sb), 0) << tmp << " is left behind";
   }
 }
 

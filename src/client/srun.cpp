@@ -74,6 +74,7 @@ int check_launch_options(const std::string& program, const cli::JobRequest& r, b
 v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterContext& who, int64_t job_id) {
   v1::CreateStepRequest s;
   s.set_job_id(job_id);
+  if (r.mpi && to_lower(*r.mpi) != "none") s.set_mpi(to_lower(*r.mpi));
   std::string name = r.job_name ? *r.job_name : r.argv.empty() ? "srun" : r.argv[0];
   if (!r.job_name) name = name.substr(name.rfind('/') + 1);
   s.set_name(name);
@@ -299,11 +300,14 @@ int srun_main(const Args& args) {
     std::fprintf(stderr, "srun: fatal: No command given to execute.\n");
     return 1;
   }
+#if !DROVER_HAVE_PMIX
   if (pmix && !req.quiet) {
-    std::fprintf(stderr, "srun: warning: --mpi=pmix: Drover's agents do not serve PMIx yet (no PMIx server, no "
-                         "PMIX_* variables); the tasks run, but a program that calls PMIx_Init (an MPI program "
-                         "started directly by srun) cannot wire up: start it with mpirun inside the allocation\n");
+    std::fprintf(stderr, "srun: warning: --mpi=pmix: this Drover was built without PMIx (libpmix-dev), so its "
+                         "agents serve no PMIx (no PMIX_* variables); the tasks run, but a program that calls "
+                         "PMIx_Init (an MPI program started directly by srun) cannot wire up: start it with mpirun "
+                         "inside the allocation\n");
   }
+#endif
   auto api = connect_or_report(inv);
   if (!api) return 1;
   SubmitterContext who = current_submitter();

@@ -3,7 +3,9 @@
 // "DROVERIO <key> <rank> <stream>"), output written line by line (or as it
 // comes with -u) with "R: " labels under -l, stdin forwarded, Ctrl-C and
 // other signals handled as srun(1) describes, and the step's end read from
-// the controller.
+// the controller. With --mpi=pmix each node's step daemon also opens one
+// connection ("DROVERPMIX <key> <node> <nnodes>") that srun relays PMIx
+// fences and modex requests over (common/pmix_relay.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -25,6 +27,7 @@
 
 #include "client/launch.hpp"
 #include "client/session.hpp"
+#include "common/pmix_relay.hpp"
 
 namespace drover::client {
 namespace {
@@ -88,11 +91,13 @@ bool write_all(int fd, const char* p, std::size_t n) {
   return true;
 }
 
+constexpr int kPmixStream = 3;
+
 struct Conn {
   int fd = -1;
   bool hello = false;  // announced
   int rank = -1;
-  int stream = -1;     // 0 stdin, 1 stdout, 2 stderr
+  int stream = -1;     // 0 stdin, 1 stdout, 2 stderr, kPmixStream: a node's PMIx exchange (rank: the node)
   std::string buf;     // hello bytes, then output not yet written (a partial line)
   bool at_line_start = true;
   std::string pending_in;  // stdin bytes not yet written to the task
@@ -119,6 +124,9 @@ class StepIo {
   bool poll_step();
   int finish();
   int stdin_conns_open() const;
+  void pmix_hello(Conn& c, const std::string& line);
+  bool pmix_feed(Conn& c, const char* data, std::size_t n);
+  void pmix_send(int node, const std::string& bytes);
 
   std::string program_;
   ControllerApi& api_;
@@ -136,6 +144,7 @@ class StepIo {
   Clock::time_point last_int_{};
   bool have_int_ = false;
   bool cancelled_ = false;
+  std::unique_ptr<pmix_wire::Relay> relay_;  // the first DROVERPMIX connection starts it
 };
 
 bool StepIo::listen_socket(int& port) {
@@ -264,7 +273,9 @@ void StepIo::read_conn(Conn& c) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return;  // EAGAIN
     if (n == 0) {
-      if (c.hello && c.stream != 0) {
+      if (c.hello && c.stream == kPmixStream) {
+        relay_->left(c.rank);
+      } else if (c.hello && c.stream != 0) {
         emit(c, "", 0, true);
         ++eof_out_;
       }
@@ -284,6 +295,11 @@ void StepIo::read_conn(Conn& c) {
       std::string line = c.buf.substr(0, nl);
       std::string rest = c.buf.substr(nl + 1);
       c.buf.clear();
+      if (line.rfind("DROVERPMIX ", 0) == 0) {
+        pmix_hello(c, line);
+        if (c.fd < 0 || !pmix_feed(c, rest.data(), rest.size())) return;
+        continue;
+      }
       if (std::sscanf(line.c_str(), "DROVERIO %79s %d %d", key, &rank, &stream) != 3 || key_ != key || stream < 0 ||
           stream > 2) {
         close(c.fd);  // not one of this step's tasks
@@ -300,7 +316,60 @@ void StepIo::read_conn(Conn& c) {
       if (!rest.empty()) emit(c, rest.data(), rest.size(), false);
       continue;
     }
+    if (c.stream == kPmixStream) {
+      if (!pmix_feed(c, buf, static_cast<std::size_t>(n))) return;
+      continue;
+    }
     emit(c, buf, static_cast<std::size_t>(n), false);
+  }
+}
+
+// A step daemon's PMIx exchange: "DROVERPMIX <key> <node> <nnodes>".
+void StepIo::pmix_hello(Conn& c, const std::string& line) {
+  char key[80] = {};
+  int node = -1, nnodes = 0;
+  if (std::sscanf(line.c_str(), "DROVERPMIX %79s %d %d", key, &node, &nnodes) != 3 || key_ != key || nnodes <= 0 ||
+      node < 0 || node >= nnodes) {
+    close(c.fd);
+    c.fd = -1;
+    return;
+  }
+  if (!relay_) relay_ = std::make_unique<pmix_wire::Relay>(nnodes, [this](int n, const std::string& b) { pmix_send(n, b); });
+  c.hello = true;
+  c.rank = node;
+  c.stream = kPmixStream;
+  relay_->joined(node);
+}
+
+// Bytes from a node's PMIx connection; false (and the connection closed) when malformed.
+bool StepIo::pmix_feed(Conn& c, const char* data, std::size_t n) {
+  if (relay_->feed(c.rank, data, n)) return true;
+  relay_->left(c.rank);
+  close(c.fd);
+  c.fd = -1;
+  return false;
+}
+
+// Blocking with a deadline: the step daemons read whatever srun sends at once.
+void StepIo::pmix_send(int node, const std::string& bytes) {
+  for (auto& c : conns_) {
+    if (c->fd < 0 || !c->hello || c->stream != kPmixStream || c->rank != node) continue;
+    const char* p = bytes.data();
+    std::size_t left = bytes.size();
+    auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (left > 0 && Clock::now() < deadline) {
+      ssize_t w = write(c->fd, p, left);
+      if (w > 0) {
+        p += w;
+        left -= static_cast<std::size_t>(w);
+      } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+        pollfd pf{c->fd, POLLOUT, 0};
+        poll(&pf, 1, 100);
+      } else {
+        break;
+      }
+    }
+    return;
   }
 }
 
@@ -527,6 +596,11 @@ int StepIo::run(v1::CreateStepRequest req) {
         final_at = now;
         trace("the step ended");
       }
+      // A node whose part ended (its launch failed, say) takes part in no
+      // more fences, connected or not: the others' fail instead of waiting.
+      for (int i = 0; relay_ && i < rec_.nodes_size(); ++i) {
+        if (rec_.nodes(i).ended()) relay_->left(i);
+      }
       // Once the streams are closed the end is near (the agent reports it at
       // once): ask every few ms for a second, then every 100 ms; before, now and then.
       bool recent = streams_done && now - streams_closed_at < std::chrono::seconds(1);
@@ -541,7 +615,7 @@ int StepIo::run(v1::CreateStepRequest req) {
   }
   for (auto& c : conns_) {
     if (c->fd < 0) continue;
-    if (c->hello && c->stream != 0) emit(*c, "", 0, true);
+    if (c->hello && (c->stream == 1 || c->stream == 2)) emit(*c, "", 0, true);
     close(c->fd);
   }
   if (listen_fd_ >= 0) close(listen_fd_);

@@ -326,37 +326,34 @@ bool on_path(const std::string& program) {
   return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-// Open MPI's mpirun inside a 4-node allocation starts its daemons (orted)
-// through Drover's srun (plm/slurm) and an MPI program wires up across them.
-TEST(Steps, OpenMpiMpirunLaunchesThroughSrun) {
-  if (!on_path("mpirun") || !on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpirun, mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
-  TestCluster c(seed_cluster());
-  REQUIRE_CLUSTER(c);
+// An MPI hello world (rank, size, node, an MPI_Allreduce of the ranks and a
+// barrier) compiled with Open MPI's mpicc into the cluster's work directory.
+::testing::AssertionResult build_mpi_hello(const TestCluster& c) {
   std::ofstream(c.work() + "/hello.c") << R"(#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size, sum = 0;
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("hello %d of %d on %s sum %d\n", rank, size, getenv("SLURMD_NODENAME"), sum);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("hello %d of %d on %s sum %d host %s\n", rank, size, getenv("SLURMD_NODENAME"), sum, host);
   MPI_Finalize();
   return 0;
 }
 )";
   auto cc = c.run("/bin/bash", {"-c", "mpicc -o hello hello.c"});
-  ASSERT_EQ(cc.rc, 0) << cc.err;
-  std::ofstream(c.work() + "/mpi.sh") << "#!/bin/bash\n"
-                                         "#SBATCH -p training -N4 --ntasks-per-node=2 -o mpi.out\n"
-                                         "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n"
-                                         "mpirun --mca btl self,tcp ./hello\n";
-  int64_t job = c.submit({"mpi.sh"});
-  ASSERT_GT(job, 0) << c.last_error();
-  ASSERT_TRUE(c.wait_done(std::to_string(job), 90s));
-  std::string out = read_file(c.work() + "/mpi.out");
-  EXPECT_EQ(c.state(std::to_string(job)), "COMPLETED") << out;
+  if (cc.rc != 0) return ::testing::AssertionFailure() << "mpicc: " << cc.err;
+  return ::testing::AssertionSuccess();
+}
+
+// `out` has the lines of hello's 8 ranks, 2 on each of hgpu[1-4].
+void expect_eight_ranks(const std::string& out) {
   std::map<std::string, int> per_node;
   int lines = 0;
   for (const auto& l : sorted_lines(out)) {
@@ -368,17 +365,118 @@ int main(int argc, char** argv) {
   }
   EXPECT_EQ(lines, 8) << out;
   EXPECT_EQ(per_node, (std::map<std::string, int>{{"hgpu1", 2}, {"hgpu2", 2}, {"hgpu3", 2}, {"hgpu4", 2}})) << out;
-  // Launched directly by srun --mpi=pmix the program cannot wire up (the
-  // agents serve no PMIx yet): it fails, and srun said why beforehand.
-  auto direct = c.run("/bin/bash", {"-c", "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                                          "srun --mpi=pmix -p training -N2 -n2 ./hello"});
-  EXPECT_NE(direct.rc, 0);
-  EXPECT_NE(direct.err.find("srun: warning: --mpi=pmix: Drover's agents do not serve PMIx yet"), std::string::npos)
-      << direct.err;
+}
+
+// Builds hello and runs a job script on hgpu[1-4], 2 tasks each, that runs it
+// (`options`: more #SBATCH options; `body`: the commands); `out` is the job's
+// output, checked for the 8 ranks.
+void run_mpi_job(const TestCluster& c, const std::string& options, const std::string& body, int64_t& job,
+                 std::string& out, const RunAs& as = {}) {
+  ASSERT_TRUE(build_mpi_hello(c));
+  std::ofstream(c.work() + "/mpi.sh") << "#!/bin/bash\n#SBATCH -p training -N4 --ntasks-per-node=2 -o mpi.out "
+                                      << options << "\n" << body;
+  job = c.submit({"mpi.sh"}, as);
+  ASSERT_GT(job, 0) << c.last_error();
+  ASSERT_TRUE(c.wait_done(std::to_string(job), 90s));
+  out = read_file(c.work() + "/mpi.out");
+  EXPECT_EQ(c.state(std::to_string(job)), "COMPLETED") << out;
+  expect_eight_ranks(out);
+}
+
+// Open MPI's mpirun inside a 4-node allocation starts its daemons (orted)
+// through Drover's srun (plm/slurm) and an MPI program wires up across them.
+TEST(Steps, OpenMpiMpirunLaunchesThroughSrun) {
+  if (!on_path("mpirun") || !on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpirun, mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
+  TestCluster c(seed_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t job = 0;
+  std::string out;
+  ASSERT_NO_FATAL_FAILURE(run_mpi_job(c, "",
+                                      "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n"
+                                      "mpirun --mca btl self,tcp ./hello\n",
+                                      job, out));
   // The daemons ran as step 0 of the job, one task per node.
   auto rows = step_rows(c, job);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|4|COMPLETED|0");
+}
+
+// srun --mpi=pmix: each node's step daemon is a PMIx server, and the MPI
+// program launched directly by srun (no mpirun) wires up across the 4 nodes
+// through the fences srun relays; the seed's template `srun --mpi=pmix bash -c`.
+// Every emulated node is this one host: Open MPI is told to use TCP on loopback.
+// As root the job runs as a test user (root step daemons, the user's tasks).
+TEST(Steps, SrunMpiPmixWiresUpAnMpiProgramAcrossNodes) {
+  if (!on_path("mpicc")) GTEST_SKIP() << "Open MPI (mpicc) is not installed: apt-get install openmpi-bin libopenmpi-dev";
+  auto user = ensure_user("drovere2ea");
+  TestCluster c(seed_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t job = 0;
+  std::string out;
+  std::ofstream(c.work() + "/abort.c") << R"(#include <mpi.h>
+#include <unistd.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
+  sleep(60);
+  MPI_Finalize();
+  return 0;
+}
+)";
+  auto cc = c.run("/bin/bash", {"-c", "mpicc -o abort abort.c"});
+  ASSERT_EQ(cc.rc, 0) << cc.err;
+  ASSERT_NO_FATAL_FAILURE(run_mpi_job(c, "--exclusive",
+                                      "export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_pml=ob1\n"
+                                      "srun --mpi=pmix bash -c './hello'\n"
+                                      "echo srun-exit=$?\n"
+                                      // No fence at MPI_Init: each rank's data comes by direct modex.
+                                      "OMPI_MCA_pmix_base_async_modex=1 OMPI_MCA_pmix_base_collect_data=0 "
+                                      "srun --mpi=pmix -N2 -n4 ./hello > dmodex.out 2>&1\n"
+                                      "echo dmodex-exit=$?\n"
+                                      // Rank 1 aborts; rank 0, on the other node, would sleep for a minute.
+                                      "SECONDS=0; srun --mpi=pmix -N2 -n2 ./abort > abort.out 2>&1\n"
+                                      "echo abort-exit=$? after=$SECONDS\n"
+                                      // One node: every fence is local.
+                                      "srun --mpi=pmix -N1 -n2 ./hello > one.out 2>&1\n"
+                                      "echo one-exit=$?\n"
+                                      // The second node's launch fails (no out-1/): the first one's rank
+                                      // must not wait in MPI_Init's fence for it.
+                                      "mkdir -p out-0; SECONDS=0\n"
+                                      "srun --mpi=pmix -N2 -n2 -o 'out-%n/hello.out' ./hello > lost.out 2>&1\n"
+                                      "echo lost-exit=$? after=$SECONDS\n",
+                                      job, out, user ? user->as() : RunAs{}));
+  EXPECT_NE(out.find("srun-exit=0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("warning: --mpi=pmix"), std::string::npos) << out;
+  std::string dmodex = read_file(c.work() + "/dmodex.out");
+  EXPECT_NE(out.find("dmodex-exit=0"), std::string::npos) << out << dmodex;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_NE(dmodex.find("hello " + std::to_string(r) + " of 4 on hgpu" + std::to_string(r / 2 + 1) + " sum 6"),
+              std::string::npos) << dmodex;
+  }
+  std::string one = read_file(c.work() + "/one.out");
+  EXPECT_NE(out.find("one-exit=0"), std::string::npos) << out << one;
+  EXPECT_NE(one.find("hello 1 of 2 on hgpu1 sum 1"), std::string::npos) << one;
+  for (const auto& text : {out, dmodex, one}) {
+    EXPECT_EQ(text.find("PMIX ERROR"), std::string::npos) << text;  // e.g. the task's user cannot map PMIx's store
+  }
+  std::string abort = read_file(c.work() + "/abort.out");
+  auto at = out.find("abort-exit=");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_NE(out.substr(at, 13), "abort-exit=0 ") << out << abort;
+  auto after = out.find("after=", at);
+  EXPECT_LT(std::atoi(out.c_str() + after + 6), 30) << out << abort;  // the abort ended rank 0 too
+  std::string lost = read_file(c.work() + "/lost.out");
+  at = out.find("lost-exit=");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_NE(out.substr(at, 12), "lost-exit=0 ") << out << lost;
+  EXPECT_LT(std::atoi(out.c_str() + out.find("after=", at) + 6), 30) << out << lost;
+  auto rows = step_rows(c, job);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
+  EXPECT_EQ(rows[2], std::to_string(job) + ".1|hgpu[1-2]|4|COMPLETED|0");
+  EXPECT_NE(rows[3].find(".2|hgpu[1-2]|2|FAILED|"), std::string::npos) << rows[3] << "\n" << abort;
 }
 
 }  // namespace
