@@ -552,8 +552,10 @@ TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
     keep.set_overlap(true);
     keep.set_no_kill(true);
     ASSERT_TRUE(st->create_step(user(1000, "alice"), keep, 1001, e));
-    const std::string lost = st->steps().at(1).steps.at(0).nodes(1).node();
-    const std::string alive = st->steps().at(1).steps.at(0).nodes(0).node();
+    // The allocation's first node (its "batch host"; an allocation has no script there).
+    const std::string lost = st->steps().at(1).steps.at(0).nodes(0).node();
+    const std::string alive = st->steps().at(1).steps.at(0).nodes(1).node();
+    ASSERT_EQ(st->jobs().at(1).rec.batch_host(), lost);
     v1::UpdateNodeRequest down;
     down.set_nodes(lost);
     down.set_state("DOWN");
@@ -567,14 +569,15 @@ TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
       continue;
     }
     EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
-    EXPECT_EQ(s0.nodes(1).state(), "NODE_FAIL");
+    EXPECT_EQ(s0.nodes(0).state(), "NODE_FAIL");
     EXPECT_TRUE(s0.kill_requested());
     int kills = 0;
     for (const auto& c : fx.commands) kills += c.kind == AgentCommand::kSignal && c.node == alive && c.step_id == 0;
     EXPECT_EQ(kills, 1);
     const v1::StepInfo& s1 = st->steps().at(1).steps.at(1);
     EXPECT_FALSE(s1.kill_requested());  // srun -k: it goes on where it runs
-    EXPECT_EQ(s1.nodes(1).state(), "NODE_FAIL");
+    EXPECT_EQ(s1.nodes(0).state(), "NODE_FAIL");
+    EXPECT_FALSE(s1.nodes(1).ended());
     // New steps run on the remaining node; naming the failed one is refused.
     v1::CreateStepRequest next = step_req(1);
     next.set_overlap(true);
@@ -586,6 +589,10 @@ TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
     auto refused = st->create_step(user(1000, "alice"), next, 1003, e);
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().message.find("is DOWN"), std::string::npos) << refused.error().message;
+    // The other node fails too: nothing is left, the job ends.
+    down.set_nodes(alive);
+    ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, down, 1004, fx));
+    EXPECT_EQ(st->jobs().at(1).rec.state(), v1::NODE_FAIL);
   }
 }
 

@@ -129,6 +129,10 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
                                                  "'s allocation " + hostlist_compress(alloc_names));
     }
   }
+  if (cand.empty()) {
+    return refusal(kNodeConfigUnavailable, "every node of job " + std::to_string(j->rec.job_id()) + "'s allocation " +
+                                               hostlist_compress(alloc_names) + " is DOWN");
+  }
   const int avail = static_cast<int>(cand.size());
   int per_node = req.ntasks_per_node();
   int nnodes = req.nodes() > 0 ? req.nodes() : !wanted.empty() ? avail : 0;
