@@ -336,7 +336,7 @@ TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
 // A node of the allocation fails: the job ends NODE_FAIL, unless it was
 // submitted with --no-kill: then only the step's part there fails (the
 // step without srun -k is ended) and later steps run on the other node.
-TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
+TEST(NodeFailure, AKilledAgentEndsTheJobUnlessNoKill) {
   ClusterDef def = small_cluster();
   def.extra = {"SlurmdTimeout=4"};
   TestCluster c(def);
