@@ -596,5 +596,37 @@ TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
   }
 }
 
+
+// A batch job losing a node other than its script's: ended on its other
+// nodes (terminate, then NODE_FAIL) unless --no-kill.
+TEST(NoKill, ABatchJobLosingAnotherNode) {
+  for (bool no_kill : {false, true}) {
+    auto st = make_state();
+    Effects fx;
+    v1::JobDescriptor d = wrap("srun sleep 60");
+    d.set_min_nodes(2);
+    d.add_partitions("cpu");
+    d.set_no_kill(no_kill);
+    ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+    register_all(*st, 1000);
+    Effects go;
+    st->schedule(core::PassKind::kQuick, 1000, go);
+    const v1::JobRecord& rec = st->jobs().at(1).rec;
+    ASSERT_EQ(rec.state(), v1::RUNNING);
+    ASSERT_EQ(rec.batch_host(), "c1");
+    v1::UpdateNodeRequest down;
+    down.set_nodes("c2");
+    down.set_state("DOWN");
+    down.set_reason("test");
+    Effects e;
+    ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, down, 1001, e));
+    int terminates = 0;
+    for (const auto& c : e.commands) terminates += c.kind == AgentCommand::kTerminate && c.node == "c1";
+    EXPECT_EQ(rec.state(), no_kill ? v1::RUNNING : v1::NODE_FAIL);
+    EXPECT_EQ(rec.completing(), !no_kill);
+    EXPECT_EQ(terminates, no_kill ? 0 : 1);
+  }
+}
+
 }  // namespace
 }  // namespace drover::ctld
