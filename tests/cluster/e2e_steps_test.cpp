@@ -287,9 +287,10 @@ TEST(Steps, ConcurrentStepsWaitForHeldCpusUnlessOverlapOrExact) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
   auto r = c.run("salloc", {"-n2", "-p", "compute", "-w", "cpu1", "bash", "-c",
-                            "srun -n1 sleep 2 & sleep 1; srun --overlap -n1 echo over; "
+                            "up() { until [ -n \"$(squeue -s$SLURM_JOB_ID.$1 -h -o %i)\" ]; do sleep 0.1; done; }; "
+                            "srun -n1 sleep 3 & up 0; srun --overlap -n1 echo over; "
                             "srun -I -n1 echo never; echo immediate=$?; srun -n1 echo second; wait; "
-                            "srun --exact -n1 sleep 2 & sleep 1; srun --exact -n1 echo exact; wait"});
+                            "srun --exact -n1 sleep 3 & up 3; srun --exact -n1 echo exact; wait"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "over\nimmediate=1\nsecond\nexact\n") << r.err;
   const std::string job = std::to_string(1);
@@ -309,9 +310,10 @@ TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
   auto r = c.run("salloc", {"-n2", "-p", "compute", "-w", "cpu1", "-J", "alloc", "bash", "-c",
-                            "srun -n1 --exact sleep 30 & p=$!; sleep 0.5; "
+                            "up() { until [ -n \"$(squeue -s$SLURM_JOB_ID.$1 -h -o %i)\" ]; do sleep 0.1; done; }; "
+                            "srun -n1 --exact sleep 30 & p=$!; up 0; "
                             "srun -n1 --exact -J trap bash -c 'trap \"echo got USR1; exit 3\" USR1; sleep 20 & wait' & "
-                            "q=$!; sleep 1.5; squeue -s -h -o '%i %j %A %P %N'; squeue -s$SLURM_JOB_ID.1 -h -o %i; "
+                            "q=$!; up 1; sleep 1; squeue -s -h -o '%i %j %A %P %N'; squeue -s$SLURM_JOB_ID.1 -h -o %i; "
                             "scancel $SLURM_JOB_ID.0; wait $p; echo step0=$?; "
                             "scancel --signal=USR1 $SLURM_JOB_ID.1; wait $q; echo step1=$?; "
                             "srun -n1 echo after; scancel $SLURM_JOB_ID.7; echo bad=$?"});
