@@ -51,17 +51,25 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
   grpc::Status Terminate(grpc::ServerContext* ctx, const v1::TerminateRequest* req, v1::TerminateReply* rep) override {
     if (auto st = check(*ctx); !st.ok()) return st;
     auto state = agent::parse_state(req->state()).value_or(agent::JobState::kCancelled);
+    const uint64_t job = static_cast<uint64_t>(req->job_id());
+    // One srun step (scancel N.S), else every step of the job.
+    const bool one = req->has_step() && req->step().step_id() >= 0;
+    agent::StepKey watched{job, agent::kBatchStep};
+    if (one) watched.step_id = req->step().step_id();
+    auto end = [&] {
+      return one ? d_.supervisor().terminate(watched, state, req->reason())
+                 : d_.supervisor().terminate_job(job, state, req->reason());
+    };
     // A step still inside launch() cannot be ended yet: retry briefly (the
     // controller also repeats the request with the next heartbeat's reply).
-    Status st = d_.supervisor().terminate_job(static_cast<uint64_t>(req->job_id()), state, req->reason());
-    agent::StepKey batch{static_cast<uint64_t>(req->job_id()), agent::kBatchStep};
+    Status st = end();
     auto launching = [&] {
-      auto s = d_.supervisor().status(batch);
+      auto s = d_.supervisor().status(watched);
       return s && !s->ended();
     };
     for (int i = 0; i < 30 && !st && launching(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      st = d_.supervisor().terminate_job(static_cast<uint64_t>(req->job_id()), state, req->reason());
+      st = end();
     }
     rep->set_found(static_cast<bool>(st));
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());

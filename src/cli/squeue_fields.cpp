@@ -155,4 +155,30 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
   return fields;
 }
 
+// squeue -s: the fields that mean something for a step.
+const std::vector<Field<SqueueStepRow>>& squeue_step_fields() {
+  using S = SqueueStepRow;
+  // Node lists are printed whole (header too), durations whole, as for jobs.
+  auto f = [](char code, std::string_view long_name, std::string_view header, std::function<std::string(const S&)> value,
+              bool cut = true, bool cut_header = true) {
+    return Field<S>{FieldInfo{code, long_name, header, cut, cut_header}, std::move(value)};
+  };
+  auto used = [](const S& r) {
+    UnixTime start = r.step->start_time;
+    return format_duration(start == kNoTime || r.now < start ? 0 : r.now - start);
+  };
+  static const std::vector<Field<S>> fields = {
+      f('A', "NumTasks", "TASKS", [](const S& r) { return num(r.step->ntasks); }),
+      f('i', "StepId", "STEPID", [](const S& r) { return squeue_step_id(*r.step); }),
+      f('j', "StepName", "NAME", [](const S& r) { return r.step->name; }),
+      f('M', "TimeUsed", "TIME", used, false),
+      f('N', "NodeList", "NODELIST", [](const S& r) { return r.step->nodes; }, false, false),
+      f('P', "Partition", "PARTITION", [](const S& r) { return r.step->job.partition; }),
+      f('S', "StartTime", "START_TIME", [](const S& r) { return time_or(r.step->start_time, "N/A"); }),
+      f('u', "UserName", "USER", [](const S& r) { return r.step->job.user; }),
+      f('U', "UserID", "UID", [](const S& r) { return num(r.step->job.uid); }),
+  };
+  return fields;
+}
+
 }  // namespace drover::cli

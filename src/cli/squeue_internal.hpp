@@ -15,4 +15,11 @@ struct SqueueRow {
 
 const std::vector<Field<SqueueRow>>& squeue_fields();
 
+struct SqueueStepRow {
+  const StepView* step = nullptr;
+  UnixTime now = 0;
+};
+
+const std::vector<Field<SqueueStepRow>>& squeue_step_fields();
+
 }  // namespace drover::cli

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "cli/display_options.hpp"
 #include "cli/display_values.hpp"
@@ -109,6 +110,25 @@ CliResult<bool> set_jobs(SqueueOptions& o, const std::string& text) {
   return true;
 }
 
+// -s1008.0,1009_2.batch: each "JOB[_TASK].STEP", STEP a number or "batch".
+CliResult<bool> set_steps(SqueueOptions& o, const std::string& text) {
+  o.steps = true;
+  for (const auto& id : comma_list(text)) {
+    auto dot = id.find('.');
+    std::string job = id.substr(0, dot), step = dot == std::string::npos ? "" : id.substr(dot + 1);
+    auto us = job.find('_');
+    bool job_ok = parse_count(std::string_view(job).substr(0, us)).has_value() &&
+                  (us == std::string::npos || parse_count(std::string_view(job).substr(us + 1), true));
+    bool step_ok = step == "batch" || (!step.empty() && parse_count(step, true).has_value());
+    if (!job_ok || !step_ok) {
+      return cli_error("squeue", fmt::format("Invalid job step id: {} (-s/--steps takes JOBID.STEPID, e.g. "
+                                             "-s1008.0 or -s1008.batch)", id));
+    }
+    o.step_ids.push_back(id);
+  }
+  return true;
+}
+
 CliResult<bool> apply_env(SqueueOptions& o, const std::map<std::string, std::string>& env) {
   auto get = [&](const char* k) -> const std::string* {
     auto it = env.find(k);
@@ -154,6 +174,7 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kSort: o.sort = v; break;
     case kStart: o.start = true; break;
     case kStates: return set_states(o, v);
+    case kSteps: return set_steps(o, v);
     case kUser: o.users = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     case kOnlyJobState: o.only_job_state = true; break;
@@ -327,6 +348,54 @@ std::string invalid_lines(const std::vector<std::string>& invalid) {
 }
 
 }  // namespace
+
+std::string squeue_step_id(const StepView& s) {
+  return squeue_job_id(s.job) + "." + (s.step_id == -2 ? std::string("batch") : std::to_string(s.step_id));
+}
+
+namespace {
+
+bool step_selected(const SqueueOptions& o, const StepView& s) {
+  const JobView& j = s.job;
+  bool user_ok = o.users.empty() || any_of_list(o.users, j.user) || any_of_list(o.users, std::to_string(j.uid));
+  if (!user_ok || !partition_selected(o, j)) return false;
+  if (!o.nodelist.empty()) {
+    auto hosts = hostlist_expand(s.nodes);
+    if (!hosts || std::none_of(hosts->begin(), hosts->end(), [&](const std::string& h) { return any_of_list(o.nodelist, h); }))
+      return false;
+  }
+  std::vector<JobView> by_job;
+  select_by_id(o, j, by_job);
+  if (by_job.empty()) return false;
+  if (o.step_ids.empty()) return true;
+  const std::string id = squeue_step_id(s);
+  const std::string plain = std::to_string(j.job_id) + id.substr(id.find('.'));
+  return any_of_list(o.step_ids, id) || any_of_list(o.step_ids, plain);
+}
+
+}  // namespace
+
+CommandOutput render_squeue_steps(const SqueueOptions& opts, const std::vector<StepView>& steps, UnixTime now) {
+  CommandOutput result;
+  std::vector<const StepView*> picked;
+  for (const auto& s : steps) {
+    if (step_selected(opts, s)) picked.push_back(&s);
+  }
+  // Slurm's step order: partition, then step id (its batch step id sorts after the numbered ones).
+  auto key = [](const StepView* s) {
+    return std::tuple(s->job.partition, s->job.job_id, s->step_id < 0 ? INT64_MAX : s->step_id);
+  };
+  std::stable_sort(picked.begin(), picked.end(), [&](const StepView* a, const StepView* b) { return key(a) < key(b); });
+  const auto& fields = squeue_step_fields();
+  auto infos = field_infos(fields);
+  ParsedFormat parsed = opts.format_long ? parse_long_format(*opts.format_long, infos)
+                                         : parse_percent_format(opts.format.value_or(kSqueueStepFormat), infos);
+  result.err = invalid_lines(parsed.invalid);
+  std::vector<SqueueStepRow> rows;
+  for (const StepView* s : picked) rows.push_back({s, now});
+  result.out = render_table(parsed.layout, fields, rows, !opts.noheader);
+  return result;
+}
 
 CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now) {
   if (auto early = version_or_usage(

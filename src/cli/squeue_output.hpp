@@ -40,6 +40,18 @@ struct SqueueOptions {
   bool print_version = false;              // -V
   bool print_help = false;                 // --help / --usage
   std::string clusters;                    // -M (accepted; one cluster)
+  bool steps = false;                      // -s/--steps: list job steps instead of jobs
+  std::vector<std::string> step_ids;       // -s1008.0,1009.batch: only these ("JOB[_TASK].STEP")
+};
+
+// One running step for squeue -s, with its job (partition, user, array ids).
+struct StepView {
+  JobView job;
+  int64_t step_id = 0;  // -2: the batch step ("N.batch")
+  std::string name;
+  std::string nodes;    // host list
+  int64_t ntasks = 0;
+  UnixTime start_time = kNoTime;
 };
 
 CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& args,
@@ -48,10 +60,18 @@ CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& ar
 // The default -o formats.
 inline constexpr const char* kSqueueDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 inline constexpr const char* kSqueueLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+inline constexpr const char* kSqueueStepFormat = "%.15i %.8j %.9P %.8u %.9M %N";
 inline constexpr const char* kSqueueStartFormat = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 
 // Selects, orders and prints. `now` is used for TIME/TIME_LEFT and the -l banner.
 CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now);
+
+// squeue -s: the steps selected by -j, -u, -p, -w and the -s list, by
+// partition and then step id (the batch step after the numbered ones), in
+// the step format (-o/-O with the step fields %i %j %P %u %U %M %N %A %S).
+CommandOutput render_squeue_steps(const SqueueOptions& opts, const std::vector<StepView>& steps, UnixTime now);
+// "123.0", "117_4.batch".
+std::string squeue_step_id(const StepView& s);
 
 // squeue's job id text for a record: "123", "117_4", "117_[2-9%2]".
 std::string squeue_job_id(const JobView& j);

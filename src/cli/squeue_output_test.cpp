@@ -47,5 +47,64 @@ INSTANTIATE_TEST_SUITE_P(AnchorQueue, SqueueGolden,
                                            "squeue_pending_reason.txt", "squeue_r_array.txt", "squeue_start.txt",
                                            "squeue_after_scancel.txt"), [](const auto& i) { return test::test_name(i.param); });
 
+
+// squeue -s: Slurm's step format (srun(1)/squeue(1): "%.15i %.8j %.9P %.8u %.9M %N").
+std::vector<StepView> some_steps() {
+  JobView a;
+  a.job_id = 42;
+  a.partition = "compute";
+  a.user = "alice";
+  a.uid = 1000;
+  JobView b = a;
+  b.job_id = 57;
+  b.array_job_id = 50;
+  b.array_task_id = 7;
+  b.partition = "gpu";
+  b.user = "bob";
+  b.uid = 1001;
+  auto step = [](const JobView& j, int64_t id, const std::string& name, const std::string& nodes, int64_t tasks,
+                 UnixTime start) {
+    StepView s;
+    s.job = j;
+    s.step_id = id;
+    s.name = name;
+    s.nodes = nodes;
+    s.ntasks = tasks;
+    s.start_time = start;
+    return s;
+  };
+  UnixTime now = anchor_now();
+  return {step(b, 0, "train", "hgpu[1-2]", 16, now - 3725), step(a, -2, "batch", "cpu1", 1, now - 65),
+          step(a, 1, "hostname", "cpu[1-2]", 2, now - 3), step(a, 0, "sleep", "cpu1", 1, now - 61)};
+}
+
+CommandOutput run_squeue_steps(const std::vector<std::string>& args) {
+  auto opts = parse_squeue_options(args, {});
+  EXPECT_TRUE(opts.ok()) << (opts.ok() ? "" : opts.error().text);
+  if (!opts.ok()) return {};
+  EXPECT_TRUE(opts->steps);
+  return render_squeue_steps(*opts, some_steps(), anchor_now());
+}
+
+TEST(SqueueSteps, DefaultFormatOrdersByPartitionThenStepWithBatchLast) {
+  EXPECT_EQ(run_squeue_steps({"-s"}).out,
+            "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+            "           42.0    sleep   compute    alice      1:01 cpu1\n"
+            "           42.1 hostname   compute    alice      0:03 cpu[1-2]\n"
+            "       42.batch    batch   compute    alice      1:05 cpu1\n"
+            "         50_7.0    train       gpu      bob   1:02:05 hgpu[1-2]\n");
+}
+
+TEST(SqueueSteps, FiltersAndStepFields) {
+  EXPECT_EQ(run_squeue_steps({"--steps", "-h", "-u", "bob", "-o", "%i|%A|%U|%P"}).out, "50_7.0|16|1001|gpu\n");
+  EXPECT_EQ(run_squeue_steps({"-s42.1,57.0", "-h", "-o", "%i %j"}).out, "42.1 hostname\n50_7.0 train\n");
+  EXPECT_EQ(run_squeue_steps({"-s", "-j", "42", "-h", "-o", "%i"}).out, "42.0\n42.1\n42.batch\n");
+  EXPECT_EQ(run_squeue_steps({"-s42.batch", "-h", "-o", "%.10i|%N"}).out, "  42.batch|cpu1\n");
+  auto bad = parse_squeue_options({"-s42"}, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().text.find("Invalid job step id: 42"), std::string::npos) << bad.error().text;
+  EXPECT_FALSE(parse_squeue_options({"--steps=42.x"}, {}).ok());
+}
+
 }  // namespace
 }  // namespace drover::cli

@@ -224,6 +224,12 @@ ApiResult<v1::GetStepReply> ControllerApi::get_step(int64_t job_id, int64_t step
   return call<v1::GetStepReply>(v1::WIRE_GET_STEP, std::move(req));
 }
 
+ApiResult<v1::GetStepsReply> ControllerApi::get_steps(const std::vector<int64_t>& job_ids) {
+  v1::GetStepsRequest req;
+  for (int64_t id : job_ids) req.add_job_ids(id);
+  return call<v1::GetStepsReply>(v1::WIRE_GET_STEPS, std::move(req));
+}
+
 ApiResult<v1::SignalStepReply> ControllerApi::signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel) {
   v1::SignalStepRequest req;
   req.set_job_id(job_id);

@@ -80,6 +80,7 @@ class ControllerApi {
   // Job steps (steps.proto; the local fast path only).
   ApiResult<v1::CreateStepReply> create_step(const v1::CreateStepRequest& req);
   ApiResult<v1::GetStepReply> get_step(int64_t job_id, int64_t step_id);
+  ApiResult<v1::GetStepsReply> get_steps(const std::vector<int64_t>& job_ids);
   ApiResult<v1::SignalStepReply> signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel);
   ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
   ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);

@@ -17,9 +17,10 @@ struct StepOutput {
   bool unbuffered = false;  // -u: write what arrives, not whole lines
   bool quiet = false;       // -Q
   int verbose = 0;          // -v
+  int immediate_s = -1;     // -I inside an allocation: give up on a busy step after this many seconds
 };
 
-// Creates the step (waiting while --exclusive resources are busy), forwards
+// Creates the step (waiting while other steps hold what it needs), forwards
 // stdin/stdout/stderr and signals until every task has ended, prints Slurm's
 // per-task error lines and returns srun's exit status: the highest task exit
 // code, 128+signal for a task killed by a signal (srun(1) RETURN VALUE).

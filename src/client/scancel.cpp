@@ -41,15 +41,33 @@ constexpr const char* kUsage =
     "               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
     "               [job_id[_array_id][.step_id]]\n";
 
+// "123.0", "123.batch": one step of a job.
+struct StepTarget {
+  int64_t job_id = 0;
+  int64_t step_id = 0;  // -2: batch
+  std::string text;
+};
+
+cli::CliResult<StepTarget> parse_step_target(const std::string& text) {
+  auto dot = text.find('.');
+  std::string job = text.substr(0, dot), step = text.substr(dot + 1);
+  if (job.find('_') != std::string::npos) {
+    return cli::cli_error("scancel", "Invalid job id " + text + " (a step of an array element: give the element's "
+                                                                "own job id, squeue -o %A, e.g. 124.0)");
+  }
+  auto id = parse_int(job);
+  auto sid = step == "batch" ? std::optional<int64_t>(-2) : parse_int(step);
+  if (!id || *id <= 0 || !sid || *sid < -2 || *sid == -1) {
+    return cli::cli_error("scancel", "Invalid job id " + text + " (a step is JOBID.STEPID, e.g. 123.0 or 123.batch)");
+  }
+  return StepTarget{*id, *sid, text};
+}
+
 // "123", "123_4", "123_[1-3,5]": Slurm's forms (a throttle "%N" is refused, as Slurm does).
 cli::CliResult<v1::JobTarget> parse_target(const std::string& text) {
   v1::JobTarget t;
   t.set_text(text);
   auto bad = [&] { return cli::cli_error("scancel", "Invalid job id " + text); };
-  if (text.find('.') != std::string::npos) {
-    return cli::cli_error("scancel", "Invalid job id " + text +
-                                         " (job steps arrive with srun; cancel the whole job with its id)");
-  }
   auto us = text.find('_');
   auto id = parse_int(text.substr(0, us));
   if (!id || *id <= 0) return bad();
@@ -133,9 +151,19 @@ int scancel_main(const Args& args) {
   }
   if (version) return std::puts(cli::kSlurmVersionLine), 0;
   if (help) return write_out(kUsage, stdout), 0;
+  std::vector<StepTarget> steps;
   for (const auto& w : scan->operands) {
     for (const auto& word : split(w, ',')) {
       if (word.empty()) continue;
+      if (word.find('.') != std::string::npos) {
+        auto st = parse_step_target(word);
+        if (!st) {
+          write_out(st.error().text, stderr);
+          return st.error().exit_code;
+        }
+        steps.push_back(*st);
+        continue;
+      }
       auto t = parse_target(word);
       if (!t) {
         write_out(t.error().text, stderr);
@@ -146,15 +174,28 @@ int scancel_main(const Args& args) {
   }
   bool filtered = !req.user().empty() || !req.partition().empty() || !req.states().empty() || !req.name().empty() ||
                   !req.account().empty() || !req.qos().empty() || !req.nodelist().empty();
-  if (req.targets().empty() && !filtered) {
+  if (req.targets().empty() && steps.empty() && !filtered) {
     std::fputs("scancel: error: No job identification provided\n", stderr);
     return 1;
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  int rc = 0;
+  // Steps: --signal sends that signal to the step's tasks; without it the
+  // step is cancelled (SIGTERM, then SIGKILL after KillWait) and the job runs on.
+  for (const auto& st : steps) {
+    auto r = api->signal_step(st.job_id, st.step_id, req.signal(), req.signal() == 0);
+    if (r) continue;
+    if (r.error().unreachable) return report_failure(inv, *api, r.error());
+    rc = 1;
+    std::string first = r.error().message.substr(0, r.error().message.find('\n'));
+    if (!quiet || first != "Job/step already completing or completed") {
+      std::fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", st.text.c_str(), first.c_str());
+    }
+  }
+  if (req.targets().empty() && !filtered) return rc;
   auto reply = api->cancel(req);
   if (!reply) return report_failure(inv, *api, reply.error());
-  int rc = 0;
   for (const auto& r : reply->results()) {
     if (r.ok()) continue;
     rc = 1;

@@ -4,9 +4,46 @@
 #include "client/commands.hpp"
 #include "client/session.hpp"
 #include "client/views_map.hpp"
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 
 namespace drover::client {
+namespace {
+
+// squeue -s: the running steps, each with its job's view (partition, user).
+int squeue_steps(const Invocation& inv, ControllerApi& api, const cli::SqueueOptions& opts,
+                 const std::vector<int64_t>& ids) {
+  auto jobs = api.get_jobs(ids, false);
+  if (!jobs) return report_failure(inv, api, jobs.error());
+  std::vector<int64_t> job_ids;  // an array's id names its elements, whose own ids key their steps
+  if (!ids.empty()) {
+    for (const auto& j : jobs->jobs()) job_ids.push_back(j.job_id());
+    if (job_ids.empty()) return print_output(cli::render_squeue_steps(opts, {}, jobs->now()));
+  }
+  auto steps = api.get_steps(job_ids);
+  if (!steps) return report_failure(inv, api, steps.error());
+  std::map<int64_t, cli::JobView> by_id;
+  for (auto& v : job_views(*jobs, false)) by_id.emplace(v.job_id, std::move(v));
+  std::vector<cli::StepView> views;
+  for (const auto& s : steps->steps()) {
+    auto j = by_id.find(s.job_id());
+    if (j == by_id.end()) continue;  // ended between the two answers
+    cli::StepView v;
+    v.job = j->second;
+    v.step_id = s.step_id();
+    v.name = s.name();
+    std::vector<std::string> nodes;
+    for (const auto& n : s.nodes()) nodes.push_back(n.node());
+    v.nodes = hostlist_compress(nodes);
+    v.ntasks = s.ntasks();
+    v.start_time = s.start_time() > 0 ? s.start_time() : kNoTime;
+    views.push_back(std::move(v));
+  }
+  return print_output(cli::render_squeue_steps(opts, views, steps->now()));
+}
+
+}  // namespace
+
 int squeue_main(const Args& args) {
   Invocation inv = invocation("squeue", args);
   auto opts = cli::parse_squeue_options(inv.args, inv.env);
@@ -25,6 +62,11 @@ int squeue_main(const Args& args) {
   for (const auto& j : opts->job_ids) {
     if (auto n = parse_int(j.substr(0, j.find('_')))) ids.push_back(*n);
   }
+  // -s1008.0 names its jobs too.
+  for (const auto& st : opts->step_ids) {
+    if (auto n = parse_int(st.substr(0, st.find_first_of("_.")))) ids.push_back(*n);
+  }
+  if (opts->steps) return squeue_steps(inv, *api, *opts, ids);
   bool finished = opts->all_states;
   for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
   auto reply = api->get_jobs(ids, false, finished);

@@ -75,8 +75,14 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   v1::CreateStepRequest s;
   s.set_job_id(job_id);
   if (r.mpi && to_lower(*r.mpi) != "none") s.set_mpi(to_lower(*r.mpi));
-  std::string name = r.job_name ? *r.job_name : r.argv.empty() ? "srun" : r.argv[0];
-  if (!r.job_name) name = name.substr(name.rfind('/') + 1);
+  // srun(1): SLURM_JOB_NAME is ignored inside an allocation (it is the job's
+  // name, not the step's); a step is named by -J or its command.
+  auto origin = r.origins.find("job-name");
+  bool env_name = origin != r.origins.end() && origin->second.layer == cli::OptionOrigin::Layer::kEnvironment &&
+                  origin->second.where == "SLURM_JOB_NAME";
+  bool named = r.job_name && !(env_name && r.jobid);
+  std::string name = named ? *r.job_name : r.argv.empty() ? "srun" : r.argv[0];
+  if (!named) name = name.substr(name.rfind('/') + 1);
   s.set_name(name);
   if (r.ntasks) s.set_ntasks(static_cast<int32_t>(*r.ntasks));
   if (r.nodes) {
@@ -87,6 +93,10 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   if (r.cpus_per_task) s.set_cpus_per_task(static_cast<int32_t>(*r.cpus_per_task));
   if (r.nodelist) s.set_nodelist(*r.nodelist);
   s.set_exclusive(r.sharing == cli::Sharing::kExclusive);
+  // srun(1): an explicit -c implies --exact, as --exclusive does for a step.
+  s.set_exact(r.exact || r.cpus_per_task.has_value() || s.exclusive());
+  s.set_overlap(r.overlap);
+  s.set_no_kill(r.no_kill);
   if (r.gpus) {
     s.set_gpus(static_cast<int32_t>(r.gpus->count));
     s.set_gpus_opt(r.gpus->type.empty() ? std::to_string(r.gpus->count) : r.gpus->type + ":" + std::to_string(r.gpus->count));
@@ -313,6 +323,8 @@ int srun_main(const Args& args) {
   SubmitterContext who = current_submitter();
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
   if (req.jobid) {
+    out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
+
     return run_step("srun", *api, step_request(req, who, *req.jobid), out);
   }
   Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);

@@ -177,9 +177,11 @@ bool StepIo::listen_socket(int& port) {
   return true;
 }
 
-// CreateStep, waiting while the step's --exclusive CPUs or GPUs are busy.
+// CreateStep, waiting while other steps hold the CPUs or GPUs it needs
+// (Slurm's messages); with -I only as long as that allows.
 bool StepIo::create(v1::CreateStepRequest& req) {
   bool said = false;
+  const auto start = Clock::now();
   for (;;) {
     auto r = api_.create_step(req);
     if (!r) {
@@ -197,6 +199,11 @@ bool StepIo::create(v1::CreateStepRequest& req) {
                      static_cast<long long>(rec_.job_id()), static_cast<long long>(rec_.step_id()));
       }
       return true;
+    }
+    if (out_.immediate_s >= 0 && Clock::now() - start >= std::chrono::seconds(out_.immediate_s)) {
+      std::fprintf(stderr, "%s: error: Unable to create step for job %lld: %s\n", program_.c_str(),
+                   static_cast<long long>(req.job_id()), r->busy().c_str());
+      return false;
     }
     if (!said) {
       std::fprintf(stderr, "%s: Job %lld step creation temporarily disabled, retrying (%s)\n", program_.c_str(),
@@ -479,7 +486,11 @@ int StepIo::finish() {
   const std::string step = std::to_string(job_) + "." + std::to_string(step_);
   for (const auto& n : rec_.nodes()) {
     if (n.tasks_ended().empty()) {
-      if (n.state() != "COMPLETED" && !n.reason().empty()) {
+      // A node lost while the step ran (the controller's "node X not responding" / "set DOWN").
+      if (n.state() == "NODE_FAIL" && n.reason().rfind("node " + n.node() + " ", 0) == 0) {
+        std::fprintf(stderr, "%s: error: Node failure on %s\n", program_.c_str(), n.node().c_str());
+        rc = std::max(rc, 1);
+      } else if (n.state() != "COMPLETED" && !n.reason().empty()) {
         std::fprintf(stderr, "%s: error: Task launch for StepId=%s failed on node %s: %s\n", program_.c_str(),
                      step.c_str(), n.node().c_str(), n.reason().c_str());
         rc = std::max(rc, 1);

@@ -180,6 +180,7 @@ v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const Submit
     d.mutable_array()->set_text(cli::format_array_spec(*r.array));
   }
   if (r.requeue) d.set_requeue(*r.requeue);
+  d.set_no_kill(r.no_kill);
   if (r.signal) {
     d.mutable_signal()->set_signal(r.signal->signal);
     d.mutable_signal()->set_seconds_before(r.signal->lead_time);

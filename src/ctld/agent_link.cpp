@@ -102,6 +102,10 @@ void AgentLink::send(const AgentCommand& cmd) {
       c->req.set_job_id(cmd.job_id);
       c->req.set_state(cmd.state);
       c->req.set_reason(cmd.reason);
+      if (cmd.step_id >= 0) {
+        c->req.mutable_step()->set_job_id(cmd.job_id);
+        c->req.mutable_step()->set_step_id(cmd.step_id);
+      }
       rpc::set_timeout(c->ctx, std::chrono::seconds(20));
       std::string node = cmd.node;
       stub->async()->Terminate(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {

@@ -137,12 +137,36 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
   }
 }
 
+// A node of running jobs' allocations failed (DOWN by an admin, or silent
+// past SlurmdTimeout). Batch jobs whose script ran there are requeued or end
+// NODE_FAIL (the script is gone). Any other job holding the node (another
+// node of a batch job, any node of a salloc/srun allocation) ends NODE_FAIL
+// as well (its script and steps elsewhere are terminated), unless it was
+// submitted with --no-kill: then it keeps running on its other nodes, and
+// only its steps' parts on the failed node fail (Slurm's -k).
 void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
   std::vector<core::JobId> ids(active_.begin(), active_.end());  // put_job changes active_
   for (core::JobId id : ids) {
     Job& j = jobs_.at(id);
-    if (!holds_resources(j) || j.rec.batch_host() != node) continue;
+    if (!holds_resources(j)) continue;
+    const bool host = j.rec.batch_host() == node;
+    const bool there = host || std::any_of(j.alloc.nodes.begin(), j.alloc.nodes.end(),
+                                           [&](const core::NodeTake& t) { return t.node == ni; });
+    if (!there) continue;
+    // The script is not lost (another node, or an allocation: salloc's shell runs elsewhere).
+    if (!(host && j.rec.desc().batch()) && j.rec.state() == v1::RUNNING) {
+      if (j.rec.completing()) continue;
+      bool any_left = std::any_of(j.alloc.nodes.begin(), j.alloc.nodes.end(),
+                                  [&](const core::NodeTake& t) { return !nodes_[t.node].down; });
+      if (j.rec.desc().no_kill() && any_left) {
+        fail_steps_on(j, node, "node " + node + " " + why, now, fx);
+      } else {
+        end_running(j, v1::NODE_FAIL, "node " + node + " " + why, 0, now, fx);
+      }
+      continue;
+    }
+    if (!host) continue;
     if (j.rec.state() == v1::RUNNING && j.rec.requeue() && settings_.job_requeue) {
       j.rec.set_state_desc("requeued: node " + node + " " + why);
       requeue_job(j, now, fx);

@@ -71,7 +71,7 @@ struct AgentCommand {
   std::string state;          // kTerminate: CANCELLED, TIMEOUT, NODE_FAIL
   std::string reason;
   int signal = 0;             // kSignal
-  int64_t step_id = -1;       // kSignal: -1 every step of the job
+  int64_t step_id = -1;       // kSignal, kTerminate: -1 every step of the job
   bool batch_only = false;
   int64_t time_limit_s = 0;   // kSetTimeLimit
 };
@@ -190,6 +190,7 @@ class ControllerState {
   Result<v1::CreateStepReply> create_step(const Caller& who, const v1::CreateStepRequest& req, int64_t now,
                                           Effects& fx);
   Result<v1::GetStepReply> get_step(const Caller& who, const v1::GetStepRequest& req) const;
+  v1::GetStepsReply get_steps(const v1::GetStepsRequest& req, int64_t now) const;
   Status signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx);
   // salloc / srun outside an allocation: the allocation's end.
   Status complete_job(const Caller& who, const v1::CompleteJobRequest& req, int64_t now, Effects& fx);
@@ -238,6 +239,8 @@ class ControllerState {
   void apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                               v1::NodeReportReply& reply);
   void step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx);
+  // A --no-kill job lost `node`: its running steps' parts there end NODE_FAIL.
+  void fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now, Effects& fx);
   void allocation_timeouts(int64_t now, Effects& fx);
   v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepInfo& s,
                                       const v1::CreateStepRequest& req, int node_index, int first_rank) const;

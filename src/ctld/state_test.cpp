@@ -2,6 +2,8 @@
 #include "ctld/state.hpp"
 
 #include <gtest/gtest.h>
+
+#include <csignal>
 #include <unistd.h>
 
 #include "config/parse.hpp"
@@ -312,6 +314,7 @@ TEST(ControllerState, GpuStepsTakeDistinctGpusAndWaitWhenNoneIsFree) {
   Effects fx;
   v1::JobDescriptor d = allocation(1, "gpu");
   d.add_gres("gpu:h100:2");
+  d.set_ntasks(4);
   ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
   register_all(*st, 1000);
   Effects go;
@@ -319,6 +322,7 @@ TEST(ControllerState, GpuStepsTakeDistinctGpusAndWaitWhenNoneIsFree) {
   ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
   v1::CreateStepRequest req;
   req.set_job_id(1);
+  req.set_exact(true);  // one CPU each: only the GPUs can make them wait
   req.set_gpus_per_node(1);
   req.add_argv("true");
   std::vector<int32_t> got;
@@ -361,6 +365,267 @@ TEST(ControllerState, ABatchJobHasABatchStepThatEndsWithIt) {
   EXPECT_EQ(b.state(), "FAILED");
   EXPECT_EQ(b.exit_code(), 3);
   EXPECT_EQ(step_name(1, kBatchStepId), "1.batch");
+}
+
+
+// Runs a salloc-like allocation of `nodes` nodes and `tasks` tasks (CPUs).
+std::unique_ptr<ControllerState> running_allocation(int nodes, int tasks, bool no_kill = false) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor d = allocation(nodes);
+  d.set_ntasks(tasks);
+  d.set_no_kill(no_kill);
+  EXPECT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  register_all(*st, 1000);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  return st;
+}
+
+v1::CreateStepRequest step_req(int ntasks, int nodes = 0) {
+  v1::CreateStepRequest r;
+  r.set_job_id(1);
+  r.set_ntasks(ntasks);
+  r.set_nodes(nodes);
+  r.add_argv("sleep");
+  return r;
+}
+
+void end_step_on(ControllerState& st, int64_t step_id, const std::string& node, int64_t now) {
+  v1::NodeReport r = report(node);
+  *r.add_steps() = srun_step(1, step_id, "COMPLETED", 0);
+  Effects e;
+  ASSERT_TRUE(st.node_report(r, false, now, e));
+}
+
+// Slurm 22.05 (srun(1) --exact, --overlap, --exclusive): a step holds every
+// CPU of the job still free on its nodes unless --exact; a step that needs
+// held CPUs waits; --overlap neither holds nor waits.
+TEST(StepSharing, ADefaultStepHoldsItsNodesCpusAndTheNextOneWaits) {
+  auto st = running_allocation(1, 4);
+  Effects e;
+  auto a = st->create_step(user(1000, "alice"), step_req(1), 1001, e);
+  ASSERT_TRUE(a && a->busy().empty());
+  EXPECT_EQ(a->step().cpus(), 4);  // all the job's CPUs there, not -n x -c
+  EXPECT_EQ(e.commands.at(0).launch.cpus(), 4);
+  Effects wait;
+  auto b = st->create_step(user(1000, "alice"), step_req(1), 1001, wait);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->busy(), "Requested nodes are busy");
+  EXPECT_TRUE(wait.batch.empty());
+  EXPECT_TRUE(wait.commands.empty());
+  v1::CreateStepRequest over = step_req(2);
+  over.set_overlap(true);
+  auto c = st->create_step(user(1000, "alice"), over, 1001, e);
+  ASSERT_TRUE(c && c->busy().empty());
+  EXPECT_EQ(c->step().cpus(), 4);
+  EXPECT_TRUE(c->step().overlap());
+  // The first step ends: its CPUs are free again (the overlapping one holds none).
+  end_step_on(*st, 0, a->step().nodes(0).node(), 1002);
+  auto b2 = st->create_step(user(1000, "alice"), step_req(1), 1003, e);
+  ASSERT_TRUE(b2);
+  EXPECT_TRUE(b2->busy().empty());
+  EXPECT_EQ(b2->step().step_id(), 2);
+}
+
+TEST(StepSharing, ExactStepsShareANodeUntilItsCpusAreTaken) {
+  auto st = running_allocation(1, 4);
+  Effects e;
+  v1::CreateStepRequest one = step_req(1);
+  one.set_exact(true);
+  auto a = st->create_step(user(1000, "alice"), one, 1001, e);
+  ASSERT_TRUE(a && a->busy().empty());
+  EXPECT_EQ(a->step().cpus(), 1);
+  v1::CreateStepRequest two = step_req(1);
+  two.set_cpus_per_task(2);
+  two.set_exclusive(true);  // --exclusive implies --exact
+  auto b = st->create_step(user(1000, "alice"), two, 1001, e);
+  ASSERT_TRUE(b && b->busy().empty());
+  EXPECT_EQ(b->step().cpus(), 2);
+  auto c = st->create_step(user(1000, "alice"), two, 1001, e);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->busy(), "Requested nodes are busy");
+  // A step without --exact that fits takes what is left (one CPU).
+  auto d = st->create_step(user(1000, "alice"), step_req(1), 1001, e);
+  ASSERT_TRUE(d && d->busy().empty());
+  EXPECT_EQ(d->step().cpus(), 1);
+  // More than the job has there can never run: refused, not busy.
+  v1::CreateStepRequest big = step_req(5);
+  big.set_exact(true);
+  auto never = st->create_step(user(1000, "alice"), big, 1001, e);
+  ASSERT_FALSE(never);
+  EXPECT_NE(never.error().message.find("More processors requested than permitted"), std::string::npos);
+}
+
+TEST(StepSharing, AOneNodeStepGoesToAFreeNodeAndTheBatchStepBlocksNothing) {
+  auto st = running_allocation(2, 2);
+  Effects e;
+  auto a = st->create_step(user(1000, "alice"), step_req(1, 1), 1001, e);
+  ASSERT_TRUE(a && a->busy().empty());
+  auto b = st->create_step(user(1000, "alice"), step_req(1, 1), 1001, e);
+  ASSERT_TRUE(b && b->busy().empty());
+  EXPECT_NE(a->step().nodes(0).node(), b->step().nodes(0).node());
+  auto c = st->create_step(user(1000, "alice"), step_req(1, 1), 1001, e);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->busy(), "Requested nodes are busy");
+  // A batch job: its batch step overlaps, so a step gets the node at once.
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("srun hostname"), false, 1002, fx));
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1002, go);
+  ASSERT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING);
+  v1::CreateStepRequest in_batch = step_req(1);
+  in_batch.set_job_id(2);
+  auto d = st->create_step(user(1000, "alice"), in_batch, 1003, e);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->busy().empty());
+}
+
+// squeue -s: running steps, numbered ones first, the batch step last.
+TEST(StepSharing, GetStepsListsRunningStepsOfRunningJobs) {
+  auto st = running_allocation(2, 2);
+  Effects e;
+  ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(1, 1), 1001, e));
+  ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(1, 1), 1001, e));
+  end_step_on(*st, 0, st->steps().at(1).steps.at(0).nodes(0).node(), 1002);
+  v1::GetStepsRequest req;
+  auto rep = st->get_steps(req, 1003);
+  ASSERT_EQ(rep.steps_size(), 1);
+  EXPECT_EQ(rep.steps(0).step_id(), 1);
+  EXPECT_EQ(rep.now(), 1003);
+  req.add_job_ids(7);
+  EXPECT_EQ(st->get_steps(req, 1003).steps_size(), 0);
+}
+
+// scancel N.S: the step's nodes are told to end it (SIGTERM, KillWait,
+// SIGKILL), the job goes on; unknown steps get Slurm's invalid-id error.
+TEST(StepCancel, ScancelOfAStepTerminatesItOnItsNodesOnly) {
+  auto st = running_allocation(2, 2);
+  Effects e;
+  ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(2), 1001, e));
+  v1::SignalStepRequest req;
+  req.set_job_id(1);
+  req.set_step_id(0);
+  req.set_cancel(true);
+  Effects fx;
+  ASSERT_TRUE(st->signal_step(user(1000, "alice"), req, 1002, fx));
+  EXPECT_FALSE(fx.batch.empty());  // cancelled, durably, before the answer
+  ASSERT_EQ(fx.commands.size(), 2u);
+  for (const auto& c : fx.commands) {
+    EXPECT_EQ(c.kind, AgentCommand::kTerminate);
+    EXPECT_EQ(c.step_id, 0);
+    EXPECT_EQ(c.state, "CANCELLED");
+  }
+  EXPECT_TRUE(st->steps().at(1).steps.at(0).cancelled());
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  // --signal: that signal, nothing recorded.
+  v1::SignalStepRequest sig = req;
+  sig.set_cancel(false);
+  sig.set_signal(SIGUSR1);
+  Effects fs;
+  ASSERT_TRUE(st->signal_step(user(1000, "alice"), sig, 1002, fs));
+  ASSERT_EQ(fs.commands.size(), 2u);
+  EXPECT_EQ(fs.commands[0].kind, AgentCommand::kSignal);
+  EXPECT_EQ(fs.commands[0].signal, SIGUSR1);
+  // Another user, an unknown step, an unknown job.
+  Effects none;
+  EXPECT_FALSE(st->signal_step(user(1001, "bob"), req, 1002, none));
+  req.set_step_id(9);
+  auto unknown = st->signal_step(user(1000, "alice"), req, 1002, none);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message.substr(0, unknown.error().message.find('\n')), "Invalid job id specified");
+  req.set_job_id(99);
+  EXPECT_FALSE(st->signal_step(user(1000, "alice"), req, 1002, none));
+  EXPECT_TRUE(none.commands.empty());
+}
+
+// A node of the allocation fails: without --no-kill the job ends NODE_FAIL;
+// with it the job runs on, the step's part on the node fails, and a step
+// without srun -k is ended on its other nodes; new steps avoid the node.
+TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
+  for (bool no_kill : {false, true}) {
+    auto st = running_allocation(2, 2, no_kill);
+    Effects e;
+    ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(2), 1001, e));
+    v1::CreateStepRequest keep = step_req(2);
+    keep.set_overlap(true);
+    keep.set_no_kill(true);
+    ASSERT_TRUE(st->create_step(user(1000, "alice"), keep, 1001, e));
+    // The allocation's first node (its "batch host"; an allocation has no script there).
+    const std::string lost = st->steps().at(1).steps.at(0).nodes(0).node();
+    const std::string alive = st->steps().at(1).steps.at(0).nodes(1).node();
+    ASSERT_EQ(st->jobs().at(1).rec.batch_host(), lost);
+    v1::UpdateNodeRequest down;
+    down.set_nodes(lost);
+    down.set_state("DOWN");
+    down.set_reason("test");
+    Effects fx;
+    ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, down, 1002, fx));
+    const v1::StepInfo& s0 = st->steps().at(1).steps.at(0);
+    if (!no_kill) {
+      EXPECT_EQ(st->jobs().at(1).rec.state(), v1::NODE_FAIL);
+      EXPECT_EQ(s0.state(), "NODE_FAIL");
+      continue;
+    }
+    EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+    EXPECT_EQ(s0.nodes(0).state(), "NODE_FAIL");
+    EXPECT_TRUE(s0.kill_requested());
+    int kills = 0;
+    for (const auto& c : fx.commands) kills += c.kind == AgentCommand::kSignal && c.node == alive && c.step_id == 0;
+    EXPECT_EQ(kills, 1);
+    const v1::StepInfo& s1 = st->steps().at(1).steps.at(1);
+    EXPECT_FALSE(s1.kill_requested());  // srun -k: it goes on where it runs
+    EXPECT_EQ(s1.nodes(0).state(), "NODE_FAIL");
+    EXPECT_FALSE(s1.nodes(1).ended());
+    // New steps run on the remaining node; naming the failed one is refused.
+    v1::CreateStepRequest next = step_req(1);
+    next.set_overlap(true);
+    auto n = st->create_step(user(1000, "alice"), next, 1003, e);
+    ASSERT_TRUE(n) << n.error().message;
+    ASSERT_EQ(n->step().nodes_size(), 1);
+    EXPECT_EQ(n->step().nodes(0).node(), alive);
+    next.set_nodelist(lost);
+    auto refused = st->create_step(user(1000, "alice"), next, 1003, e);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("is DOWN"), std::string::npos) << refused.error().message;
+    // The other node fails too: nothing is left, the job ends.
+    down.set_nodes(alive);
+    ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, down, 1004, fx));
+    EXPECT_EQ(st->jobs().at(1).rec.state(), v1::NODE_FAIL);
+  }
+}
+
+
+// A batch job losing a node other than its script's: ended on its other
+// nodes (terminate, then NODE_FAIL) unless --no-kill.
+TEST(NoKill, ABatchJobLosingAnotherNode) {
+  for (bool no_kill : {false, true}) {
+    auto st = make_state();
+    Effects fx;
+    v1::JobDescriptor d = wrap("srun sleep 60");
+    d.set_min_nodes(2);
+    d.add_partitions("cpu");
+    d.set_no_kill(no_kill);
+    ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+    register_all(*st, 1000);
+    Effects go;
+    st->schedule(core::PassKind::kQuick, 1000, go);
+    const v1::JobRecord& rec = st->jobs().at(1).rec;
+    ASSERT_EQ(rec.state(), v1::RUNNING);
+    ASSERT_EQ(rec.batch_host(), "c1");
+    v1::UpdateNodeRequest down;
+    down.set_nodes("c2");
+    down.set_state("DOWN");
+    down.set_reason("test");
+    Effects e;
+    ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, down, 1001, e));
+    int terminates = 0;
+    for (const auto& c : e.commands) terminates += c.kind == AgentCommand::kTerminate && c.node == "c1";
+    EXPECT_EQ(rec.state(), no_kill ? v1::RUNNING : v1::NODE_FAIL);
+    EXPECT_EQ(rec.completing(), !no_kill);
+    EXPECT_EQ(terminates, no_kill ? 0 : 1);
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // GPUs) and its Launch on each node; GetStep, SignalStep and CompleteJob.
 #include <algorithm>
 #include <csignal>
+#include <optional>
+#include <set>
 
 #include "common/hostlist.hpp"
 #include "ctld/state.hpp"
@@ -17,7 +19,11 @@ Error refusal(const std::string& slurm, const std::string& detail) {
   return Error{slurm + (detail.empty() ? "" : "\n" + detail)};
 }
 
-// What running --exclusive (CPUs) and GPU-requesting steps hold on a node.
+// Slurm 22.05's sharing of an allocation between steps (srun(1): --exact,
+// --overlap, --exclusive): what the running steps hold on one node. A step
+// with --overlap holds nothing, and the batch step overlaps every step; a
+// step's GPUs are held only when it asked for GPUs (a step without a GPU
+// request sees every GPU of the job and holds none of them).
 struct Held {
   int cpus = 0;
   std::set<int32_t> gpus;
@@ -27,14 +33,62 @@ Held held_on(const JobSteps* js, const std::string& node) {
   Held h;
   if (!js) return h;
   for (const auto& [id, s] : js->steps) {
-    if (id < 0 || step_final(s)) continue;
+    if (id < 0 || step_final(s) || s.overlap()) continue;
     for (const auto& n : s.nodes()) {
       if (n.node() != node || n.ended()) continue;
-      if (s.exclusive()) h.cpus += n.cpus();
-      if (s.exclusive() || s.gpus_requested()) h.gpus.insert(n.gpus().begin(), n.gpus().end());
+      h.cpus += n.cpus();
+      if (s.gpus_requested()) h.gpus.insert(n.gpus().begin(), n.gpus().end());
     }
   }
   return h;
+}
+
+// A step's share of one node, or why it has none: `never` (an error: the
+// allocation cannot give it) or `busy` (running steps hold what it needs).
+struct NodePlan {
+  int cpus = 0;
+  std::vector<int32_t> gpus;
+  bool busy = false;
+  std::optional<Error> never;
+};
+
+struct StepShape {
+  int64_t job_id = 0;
+  int cpt = 1;           // CPUs per task
+  bool exact = false;    // --exact, -c or --exclusive: only tasks x cpt CPUs
+  bool overlap = false;  // --overlap: no waiting, nothing held
+  int gpus_want = -1;    // GPUs on this node; -1: no GPU request (every GPU of the job, none held)
+};
+
+NodePlan plan_node(const StepShape& sh, const core::NodeSpec& spec, const core::NodeTake& t,
+                   std::vector<int32_t> job_gpus, const Held& h, int tasks) {
+  NodePlan p;
+  const int need = tasks * sh.cpt;
+  const std::string job = std::to_string(sh.job_id);
+  if (need > t.cpus) {
+    p.never = refusal(kTooManyCpus, spec.name + ": " + std::to_string(tasks) + " tasks x " + std::to_string(sh.cpt) +
+                                        " CPUs, and job " + job + " has " + std::to_string(t.cpus) + " CPUs there");
+    return p;
+  }
+  if (sh.gpus_want > static_cast<int>(job_gpus.size())) {
+    p.never = refusal(kNodeConfigUnavailable, spec.name + ": the step asks for " + std::to_string(sh.gpus_want) +
+                                                  " GPUs; job " + job + " has " + std::to_string(job_gpus.size()) +
+                                                  " there");
+    return p;
+  }
+  const int free_cpus = sh.overlap ? t.cpus : t.cpus - h.cpus;
+  if (need > free_cpus) return p.busy = true, p;
+  // Without --exact a step takes every CPU of the job still free on the node.
+  p.cpus = sh.exact ? need : free_cpus;
+  if (sh.gpus_want < 0) {
+    p.gpus = std::move(job_gpus);
+    return p;
+  }
+  for (int32_t g : job_gpus) {
+    if (static_cast<int>(p.gpus.size()) < sh.gpus_want && (sh.overlap || !h.gpus.count(g))) p.gpus.push_back(g);
+  }
+  if (static_cast<int>(p.gpus.size()) < sh.gpus_want) p.busy = true;
+  return p;
 }
 
 }  // namespace
@@ -57,14 +111,27 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   }
   std::vector<std::string> alloc_names;
   for (const auto& t : j->alloc.nodes) {
-    alloc_names.push_back(c.nodes[t.node].name);
-    if (wanted.empty() || wanted.count(c.nodes[t.node].name)) cand.push_back(&t);
+    const std::string& name = c.nodes[t.node].name;
+    alloc_names.push_back(name);
+    // A node that failed under a --no-kill job is left out of its new steps (Slurm drops it from the job).
+    if (nodes_[t.node].down) {
+      if (wanted.count(name)) {
+        return refusal(kNodeConfigUnavailable, "node " + name + " (from -w) of job " +
+                                                   std::to_string(j->rec.job_id()) + "'s allocation is DOWN");
+      }
+      continue;
+    }
+    if (wanted.empty() || wanted.count(name)) cand.push_back(&t);
   }
   for (const auto& w : wanted) {
     if (std::find(alloc_names.begin(), alloc_names.end(), w) == alloc_names.end()) {
       return refusal(kNodeConfigUnavailable, "node " + w + " (from -w) is not in job " + std::to_string(j->rec.job_id()) +
                                                  "'s allocation " + hostlist_compress(alloc_names));
     }
+  }
+  if (cand.empty()) {
+    return refusal(kNodeConfigUnavailable, "every node of job " + std::to_string(j->rec.job_id()) + "'s allocation " +
+                                               hostlist_compress(alloc_names) + " is DOWN");
   }
   const int avail = static_cast<int>(cand.size());
   int per_node = req.ntasks_per_node();
@@ -107,50 +174,39 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_cpus_per_task(req.cpus_per_task());
   s.set_restart_count(j->rec.restart_count());
   *s.mutable_argv() = req.argv();
+  s.set_overlap(req.overlap());
+  s.set_exact(req.exact() || req.exclusive());
+  s.set_no_kill(req.no_kill());
   bool wants_gpus = req.gpus() > 0 || req.gpus_per_node() > 0;
   s.set_gpus_requested(wants_gpus);
+  StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1};
+  // The first nodes (in allocation order) that can take their share now;
+  // busy when too few can, refused when one never could.
+  std::vector<const core::NodeTake*> used;
   int cpus_total = 0;
-  for (int i = 0; i < nnodes; ++i) {
-    const core::NodeTake& t = *cand[static_cast<std::size_t>(i)];
-    const core::NodeSpec& spec = c.nodes[t.node];
-    int tasks = layout[static_cast<std::size_t>(i)];
-    int cpus = tasks * cpt;
-    if (cpus > t.cpus) {
-      return refusal(kTooManyCpus, spec.name + ": " + std::to_string(tasks) + " tasks x " + std::to_string(cpt) +
-                                       " CPUs, and job " + std::to_string(j->rec.job_id()) + " has " +
-                                       std::to_string(t.cpus) + " CPUs there");
-    }
-    Held h = held_on(js, spec.name);
-    if (req.exclusive() && h.cpus + cpus > t.cpus) {
-      v1::CreateStepReply busy;
-      busy.set_busy(kNodesBusy);
-      return busy;
-    }
-    std::vector<int32_t> gpus = gpu_indexes(spec, t);
+  for (const core::NodeTake* t : cand) {
+    if (static_cast<int>(used.size()) == nnodes) break;
+    const core::NodeSpec& spec = c.nodes[t->node];
+    const int i = static_cast<int>(used.size());
     if (wants_gpus) {
-      int want = req.gpus_per_node() > 0 ? req.gpus_per_node() : req.gpus() / nnodes + (i < req.gpus() % nnodes);
-      if (want > static_cast<int>(gpus.size())) {
-        return refusal(kNodeConfigUnavailable, spec.name + ": the step asks for " + std::to_string(want) +
-                                                   " GPUs; job " + std::to_string(j->rec.job_id()) + " has " +
-                                                   std::to_string(gpus.size()) + " there");
-      }
-      std::vector<int32_t> free;
-      for (int32_t g : gpus) {
-        if (!h.gpus.count(g)) free.push_back(g);
-      }
-      if (static_cast<int>(free.size()) < want) {
-        v1::CreateStepReply busy;
-        busy.set_busy(kNodesBusy);
-        return busy;
-      }
-      gpus.assign(free.begin(), free.begin() + want);
+      shape.gpus_want = req.gpus_per_node() > 0 ? req.gpus_per_node() : req.gpus() / nnodes + (i < req.gpus() % nnodes);
     }
+    NodePlan p = plan_node(shape, spec, *t, gpu_indexes(spec, *t), held_on(js, spec.name),
+                           layout[static_cast<std::size_t>(i)]);
+    if (p.never) return std::move(*p.never);
+    if (p.busy) continue;
     v1::StepNode* n = s.add_nodes();
     n->set_node(spec.name);
-    n->set_tasks(tasks);
-    n->set_cpus(cpus);
-    for (int32_t g : gpus) n->add_gpus(g);
-    cpus_total += cpus;
+    n->set_tasks(layout[static_cast<std::size_t>(i)]);
+    n->set_cpus(p.cpus);
+    for (int32_t g : p.gpus) n->add_gpus(g);
+    cpus_total += p.cpus;
+    used.push_back(t);
+  }
+  if (static_cast<int>(used.size()) < nnodes) {
+    v1::CreateStepReply wait;
+    wait.set_busy(kNodesBusy);
+    return wait;
   }
   s.set_cpus(cpus_total);
   JobSteps& mine = steps_[j->rec.job_id()];
@@ -165,7 +221,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     cmd.kind = AgentCommand::kLaunch;
     cmd.node = s.nodes(i).node();
     cmd.job_id = j->rec.job_id();
-    cmd.launch = build_step_launch(*j, *cand[static_cast<std::size_t>(i)], s, req, i, rank);
+    cmd.launch = build_step_launch(*j, *used[static_cast<std::size_t>(i)], s, req, i, rank);
     rank += s.nodes(i).tasks();
     fx.commands.push_back(std::move(cmd));
   }
@@ -242,26 +298,59 @@ Result<v1::GetStepReply> ControllerState::get_step(const Caller&, const v1::GetS
   return rep;
 }
 
+// squeue -s: every running step of the named (else every) running job, in
+// job order, numeric steps first and the batch step last (Slurm's order:
+// its batch step id is above every numeric one). Anyone may list them, as
+// squeue lists every job.
+v1::GetStepsReply ControllerState::get_steps(const v1::GetStepsRequest& req, int64_t now) const {
+  v1::GetStepsReply rep;
+  rep.set_now(now);
+  std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
+  for (const auto& [job_id, js] : steps_) {
+    if (!named.empty() && !named.count(job_id)) continue;
+    auto j = jobs_.find(job_id);
+    if (j == jobs_.end() || j->second.rec.state() != v1::RUNNING) continue;
+    const v1::StepInfo* batch = nullptr;
+    for (const auto& [id, s] : js.steps) {
+      if (step_final(s)) continue;
+      if (id == kBatchStepId) batch = &s;
+      else *rep.add_steps() = s;
+    }
+    if (batch) *rep.add_steps() = *batch;
+  }
+  return rep;
+}
+
 Status ControllerState::signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx) {
   Job* j = find_job(req.job_id());
   auto js = steps_.find(req.job_id());
   if (!j || js == steps_.end()) return make_error(kInvalidJobId);
   if (!may_act_on(who, *j)) return make_error(kAccessDenied);
   auto it = js->second.steps.find(req.step_id());
-  if (it == js->second.steps.end() || step_final(it->second)) return make_error(kAlreadyDone);
+  if (it == js->second.steps.end()) {
+    return make_error(std::string(kInvalidJobId) + "\njob " + std::to_string(req.job_id()) + " has no step " +
+                      step_name(req.job_id(), req.step_id()));
+  }
+  if (step_final(it->second) || is_final(j->rec.state())) return make_error(kAlreadyDone);
   v1::StepInfo& s = it->second;
   if (req.cancel()) {
     s.set_cancelled(true);
     put_step(s, fx);
   }
+  // A cancel with SIGKILL (srun's second Ctrl-C) kills at once; a cancel
+  // with signal 0 (scancel N.S) ends the tasks as a job's are: SIGCONT and
+  // SIGTERM, then SIGKILL after KillWait (the agent's terminate).
+  const bool terminate = req.cancel() && req.signal() != SIGKILL;
   for (const auto& n : s.nodes()) {
     if (n.ended()) continue;
     AgentCommand cmd;
-    cmd.kind = AgentCommand::kSignal;
+    cmd.kind = terminate ? AgentCommand::kTerminate : AgentCommand::kSignal;
     cmd.node = n.node();
     cmd.job_id = j->rec.job_id();
     cmd.step_id = s.step_id();
     cmd.signal = req.cancel() ? SIGKILL : req.signal();
+    cmd.state = "CANCELLED";
+    cmd.reason = "step " + step_name(j->rec.job_id(), s.step_id()) + " cancelled by " + who.describe();
     fx.commands.push_back(std::move(cmd));
   }
   (void)now;

@@ -44,6 +44,12 @@ void get_step(Controller& c, const Caller& who, const v1::GetStepRequest& req, v
   done(0, "");
 }
 
+void get_steps(Controller& c, const Caller&, const v1::GetStepsRequest& req, v1::GetStepsReply* rep, Done done) {
+  *rep = c.state().get_steps(req, c.now());
+  header(req, rep);
+  done(0, "");
+}
+
 void signal_step(Controller& c, const Caller& who, const v1::SignalStepRequest& req, v1::SignalStepReply* rep,
                  Done done) {
   Effects fx;

@@ -11,6 +11,7 @@ namespace drover::ctld::methods {
 void create_step(Controller& c, const Caller& who, const v1::CreateStepRequest& req, v1::CreateStepReply* rep,
                  Done done);
 void get_step(Controller& c, const Caller& who, const v1::GetStepRequest& req, v1::GetStepReply* rep, Done done);
+void get_steps(Controller& c, const Caller& who, const v1::GetStepsRequest& req, v1::GetStepsReply* rep, Done done);
 void signal_step(Controller& c, const Caller& who, const v1::SignalStepRequest& req, v1::SignalStepReply* rep,
                  Done done);
 void complete_job(Controller& c, const Caller& who, const v1::CompleteJobRequest& req, v1::CompleteJobReply* rep,

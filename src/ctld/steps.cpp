@@ -182,11 +182,33 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   step_node_ended(*j, *s, *here, now, fx);
 }
 
+// A node of a --no-kill job failed: each running step's part there ends
+// NODE_FAIL. A step launched without srun -k is then ended on its other
+// nodes too (srun(1): the step is not kept without -k); one with -k goes on.
+void ControllerState::fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now,
+                                    Effects& fx) {
+  auto it = steps_.find(j.rec.job_id());
+  if (it == steps_.end()) return;
+  for (auto& [id, s] : it->second.steps) {
+    if (id < 0 || step_final(s)) continue;
+    for (auto& n : *s.mutable_nodes()) {
+      if (n.node() != node || n.ended()) continue;
+      n.set_ended(true);
+      n.set_state("NODE_FAIL");
+      n.set_exit_code(1);
+      n.set_reason(why);
+      step_node_ended(j, s, n, now, fx);
+    }
+  }
+}
+
 // One node of a step is done: with --kill-on-bad-exit a failure there ends
-// the step's tasks everywhere; the step ends with its last node.
+// the step's tasks everywhere (so does a lost node, unless the step has -k);
+// the step ends with its last node.
 void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx) {
   bool bad = n.exit_code() != 0 || n.exit_signal() != 0 || n.state() != "COMPLETED";
-  if (bad && s.kill_on_bad_exit() && !s.kill_requested()) {
+  bool lost = n.state() == "NODE_FAIL" && !s.no_kill();
+  if (bad && (s.kill_on_bad_exit() || lost) && !s.kill_requested()) {
     s.set_kill_requested(true);
     for (const auto& other : s.nodes()) {
       if (other.ended()) continue;

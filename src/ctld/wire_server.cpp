@@ -61,6 +61,7 @@ Outcome dispatch(Controller& c, const Caller& who, uint16_t method, const std::s
     case v1::WIRE_STATUS: return call<v1::StatusRequest, v1::StatusReply>(c, who, p, m::status);
     case v1::WIRE_CREATE_STEP: return call<v1::CreateStepRequest, v1::CreateStepReply>(c, who, p, m::create_step);
     case v1::WIRE_GET_STEP: return call<v1::GetStepRequest, v1::GetStepReply>(c, who, p, m::get_step);
+    case v1::WIRE_GET_STEPS: return call<v1::GetStepsRequest, v1::GetStepsReply>(c, who, p, m::get_steps);
     case v1::WIRE_SIGNAL_STEP: return call<v1::SignalStepRequest, v1::SignalStepReply>(c, who, p, m::signal_step);
     case v1::WIRE_COMPLETE_JOB:
       return call<v1::CompleteJobRequest, v1::CompleteJobReply>(c, who, p, m::complete_job);

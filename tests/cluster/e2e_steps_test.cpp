@@ -3,6 +3,7 @@
 // Ctrl-C, the steps table, and the seed's J1 training template.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -277,6 +278,102 @@ TEST(Steps, AStepSurvivesAControllerKill) {
   EXPECT_EQ(step_rows(c, 1), (std::vector<std::string>{"1.0|cpu[1-2]|2|COMPLETED|0"}));
   ASSERT_TRUE(c.wait_done("1"));
   EXPECT_EQ(c.state("1"), "COMPLETED");
+}
+
+// Slurm 22.05's step sharing (srun(1) --exact, --overlap): a step holds the
+// CPUs of its nodes, the next one waits with Slurm's messages, --overlap
+// does not wait, -I gives up, --exact holds only what it asks for.
+TEST(Steps, ConcurrentStepsWaitForHeldCpusUnlessOverlapOrExact) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("salloc", {"-n2", "-p", "compute", "-w", "cpu1", "bash", "-c",
+                            "up() { until [ -n \"$(squeue -s$SLURM_JOB_ID.$1 -h -o %i)\" ]; do sleep 0.1; done; }; "
+                            "srun -n1 sleep 3 & up 0; srun --overlap -n1 echo over; "
+                            "srun -I -n1 echo never; echo immediate=$?; srun -n1 echo second; wait; "
+                            "srun --exact -n1 sleep 3 & up 3; srun --exact -n1 echo exact; wait"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "over\nimmediate=1\nsecond\nexact\n") << r.err;
+  const std::string job = std::to_string(1);
+  EXPECT_NE(r.err.find("srun: error: Unable to create step for job " + job + ": Requested nodes are busy"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: Job " + job + " step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+                       "srun: Step created for StepId=" + job + ".2\n"),
+            std::string::npos) << r.err;
+  // Only "second" waited.
+  EXPECT_EQ(r.err.find("temporarily disabled"), r.err.rfind("temporarily disabled")) << r.err;
+}
+
+// scancel N.S ends one step (SIGTERM, KillWait, SIGKILL); srun exits 143 with
+// Slurm's lines, the job and its later steps run on; --signal signals a step;
+// squeue -s lists the running steps.
+TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("salloc", {"-n2", "-p", "compute", "-w", "cpu1", "-J", "alloc", "bash", "-c",
+                            "up() { until [ -n \"$(squeue -s$SLURM_JOB_ID.$1 -h -o %i)\" ]; do sleep 0.1; done; }; "
+                            "srun -n1 --exact sleep 30 & p=$!; up 0; "
+                            "srun -n1 --exact -J trap bash -c 'trap \"echo got USR1; exit 3\" USR1; sleep 20 & wait' & "
+                            "q=$!; up 1; sleep 1; squeue -s -h -o '%i %j %A %P %N'; squeue -s$SLURM_JOB_ID.1 -h -o %i; "
+                            "scancel $SLURM_JOB_ID.0; wait $p; echo step0=$?; "
+                            "scancel --signal=USR1 $SLURM_JOB_ID.1; wait $q; echo step1=$?; "
+                            "srun -n1 echo after; scancel $SLURM_JOB_ID.7; echo bad=$?"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "1.0 sleep 1 compute cpu1\n1.1 trap 1 compute cpu1\n1.1\nstep0=143\ngot USR1\nstep1=3\nafter\nbad=1\n")
+      << r.err;
+  EXPECT_NE(r.err.find("srun: error: cpu1: task 0: Terminated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: error: *** STEP 1.0 CANCELLED ***"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scancel: error: Kill job error on job step id 1.7: Invalid job id specified"),
+            std::string::npos) << r.err;
+  auto rows = step_rows(c, 1);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], "1.0|cpu1|1|CANCELLED|0");
+  EXPECT_EQ(rows[2], "1.2|cpu1|1|COMPLETED|0");
+  ASSERT_TRUE(c.wait_done("1"));
+  EXPECT_EQ(c.state("1"), "COMPLETED");
+  // Slurm's header, and nothing running now.
+  auto q = c.run("squeue", {"-s"});
+  EXPECT_EQ(q.out, "         STEPID     NAME PARTITION     USER      TIME NODELIST\n");
+}
+
+// A node of the allocation fails: the job ends NODE_FAIL, unless it was
+// submitted with --no-kill: then only the step's part there fails (the
+// step without srun -k is ended) and later steps run on the other node.
+TEST(NodeFailure, AKilledAgentEndsTheJobUnlessNoKill) {
+  ClusterDef def = small_cluster();
+  def.extra = {"SlurmdTimeout=4"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  int64_t plain = c.submit({"-N2", "-p", "compute", "-w", "cpu[1-2]", "-o", "/dev/null", "--wrap", "srun sleep 60"});
+  ASSERT_GT(plain, 0) << c.last_error();
+  ASSERT_TRUE(c.wait_state(std::to_string(plain), {"RUNNING"}));
+  auto down = c.run("scontrol", {"update", "NodeName=cpu2", "State=DOWN", "Reason=test"});
+  ASSERT_EQ(down.rc, 0) << down.err;
+  ASSERT_TRUE(c.wait_done(std::to_string(plain)));
+  EXPECT_EQ(c.state(std::to_string(plain)), "NODE_FAIL");
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu2", "State=RESUME"}).rc, 0);
+  // --no-kill, and cpu2's agent killed: found after SlurmdTimeout.
+  CmdResult r;
+  const std::string ready = c.work() + "/ready";
+  std::thread salloc([&] {
+    r = c.run("salloc", {"-k", "-N2", "-p", "compute", "-w", "cpu[1-2]", "bash", "-c",
+                         "srun -N2 -n2 sleep 20 & p=$!; sleep 1; touch " + ready +
+                             "; wait $p || echo step-failed; srun -N1 -n1 printenv SLURMD_NODENAME; echo end"});
+  });
+  bool started = eventually([&] { return access(ready.c_str(), F_OK) == 0; }, 20s);
+  if (started) c.kill_agent("cpu2", SIGKILL);
+  salloc.join();
+  ASSERT_TRUE(started) << r.err;
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "step-failed\ncpu1\nend\n") << r.err;
+  EXPECT_NE(r.err.find("srun: error: Node failure on cpu2"), std::string::npos) << r.err;
+  const std::string job = std::to_string(plain + 1);
+  auto rows = step_rows(c, plain + 1);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].rfind(job + ".0|cpu[1-2]|2|NODE_FAIL|", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[1], job + ".1|cpu1|1|COMPLETED|0");
+  EXPECT_EQ(c.state(job), "COMPLETED");
+  // The agent comes back and is told to end what it still runs of step .0.
+  ASSERT_TRUE(c.start_agent("cpu2"));
 }
 
 // The seed's J1 training template verbatim, with `torchrun ... train.py`
