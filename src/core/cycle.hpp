@@ -192,7 +192,7 @@ struct Scheduler::Impl {
   // with a short queue do; each gets its index once the cycle has looked
   // at all its members about this many times.
   size_t small_class = SIZE_MAX;
-  static constexpr int64_t kSearchesBeforeIndex = 16;
+  static constexpr int64_t kSearchesBeforeIndex = 4;
   std::vector<int64_t> exhaustive_visits;  // per class: visits before its index was built this cycle
 
   // ---- one cycle ----
