@@ -2,13 +2,17 @@
 
 #include <algorithm>
 
+#include <cmath>
 #include <csignal>
 #include <functional>
+
+#include <fmt/format.h>
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "core/priority.hpp"
 #include "ctld/job_model.hpp"
+#include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -174,18 +178,52 @@ Result<std::vector<std::string>> ControllerState::modify_associations(const Call
   return lines;
 }
 
-void ControllerState::refresh_fairshare(int64_t now) {
-  std::map<std::pair<std::string, std::string>, double> usage;
-  for (const auto& [_, j] : jobs_) {
-    const v1::JobRecord& r = j.rec;
-    if (r.start_time() == 0) continue;
-    int64_t until = r.end_time() > 0 && r.state() != v1::RUNNING ? r.end_time() : now;
-    int64_t cpus = 0;
-    for (const auto& t : r.alloc().nodes()) cpus += t.cpus();
-    usage[{r.account(), r.user()}] += static_cast<double>(cpus) * static_cast<double>(std::max<int64_t>(0, until - r.start_time()));
+core::UsageLedger& ControllerState::ledger() {
+  if (!ledger_) ledger_.emplace(bridge_->cluster().priority.decay_half_life);
+  return *ledger_;
+}
+
+const std::map<std::pair<std::string, std::string>, double>& ControllerState::usage() const {
+  static const std::map<std::pair<std::string, std::string>, double> none;
+  return ledger_ ? ledger_->all() : none;
+}
+
+void ControllerState::recover_usage(std::map<std::pair<std::string, std::string>, double> usage,
+                                    int64_t last_decay, int64_t charged_until) {
+  ledger().restore(std::move(usage), last_decay);
+  usage_charged_until_ = charged_until;
+  fairshare_dirty_ = true;
+}
+
+// Charges every job that held CPUs since the last charge (a job that
+// started and ended in between included), decays the ledger to now, and
+// stores it with this pass.
+void ControllerState::refresh_fairshare(int64_t now, Effects& fx) {
+  core::UsageLedger& l = ledger();
+  const core::Cluster& c = bridge_->cluster();
+  const int64_t from = usage_charged_until_;  // 0: nothing charged yet, every job from its start
+  if (now > from) {
+    l.decay_to(now);
+    for (const auto& [_, j] : jobs_) {
+      const v1::JobRecord& r = j.rec;
+      if (r.start_time() == 0) continue;
+      int64_t begin = std::max(r.start_time(), from);
+      int64_t until = r.end_time() > 0 && r.state() != v1::RUNNING ? std::min(r.end_time(), now) : now;
+      if (until <= begin) continue;
+      int64_t cpus = 0;
+      for (const auto& t : r.alloc().nodes()) cpus += t.cpus();
+      int32_t q = bridge_->find_qos(r.qos());
+      double factor = q >= 0 ? c.qos[static_cast<size_t>(q)].usage_factor : 1.0;
+      l.add(r.account(), r.user(), static_cast<double>(cpus) * static_cast<double>(until - begin) * factor, now);
+    }
+    usage_charged_until_ = now;
+    for (const auto& [key, v] : l.all()) {
+      fx.batch.put(store::Put{kUsageTable, key.first + '\t' + key.second, fmt::format("{:.17g}", v), {}});
+    }
+    fx.batch.set_meta(kUsageChargedMeta, usage_charged_until_);
+    fx.batch.set_meta(kUsageDecayMeta, l.last_decay());
   }
-  fairshare_ = core::FairShareFactors::compute(acct_.associations(usage));
-  usage_ = std::move(usage);
+  fairshare_ = core::FairShareFactors::compute(acct_.associations(l.all()));
   fairshare_dirty_ = false;
 }
 
@@ -247,12 +285,13 @@ v1::GetSharesReply ControllerState::shares() const {
   for (const auto& u : a.users()) {
     for (const auto& ua : u.assocs()) users[ua.account()].emplace_back(u.name(), ua.shares());
   }
+  const auto& used = usage();
   // Usage of an account: its users' and its child accounts', summed.
   std::function<double(const std::string&)> usage_of = [&](const std::string& name) {
     double sum = 0;
     for (const auto& [user, _] : users[name]) {
-      auto it = usage_.find({name, user});
-      if (it != usage_.end()) sum += it->second;
+      auto it = used.find({name, user});
+      if (it != used.end()) sum += it->second;
     }
     for (const auto& k : kids[name]) sum += usage_of(k);
     return sum;
@@ -265,21 +304,21 @@ v1::GetSharesReply ControllerState::shares() const {
         row->set_account(name);
         if (depth > 0) row->set_raw_shares(static_cast<int64_t>(own_shares));
         row->set_norm_shares(depth == 0 ? 0 : own_shares / std::max(1.0, shares_sum));
-        row->set_raw_usage(static_cast<int64_t>(usage));
+        row->set_raw_usage(std::llround(usage));
         row->set_effective_usage(depth == 0 ? 1.0 : parent_usage > 0 ? usage / parent_usage : 0);
         double siblings = 0;
         for (const auto& [_, s] : users[name]) siblings += static_cast<double>(s);
         for (const auto& k : kids[name]) siblings += static_cast<double>(acc.at(k)->shares());
         for (const auto& [user, s] : users[name]) {
-          auto it = usage_.find({name, user});
-          double u = it == usage_.end() ? 0 : it->second;
+          auto it = used.find({name, user});
+          double u = it == used.end() ? 0 : it->second;
           v1::ShareRow* ur = rep.add_rows();
           ur->set_depth(depth + 1);
           ur->set_account(name);
           ur->set_user(user);
           ur->set_raw_shares(s);
           ur->set_norm_shares(static_cast<double>(s) / std::max(1.0, siblings));
-          ur->set_raw_usage(static_cast<int64_t>(u));
+          ur->set_raw_usage(std::llround(u));
           ur->set_effective_usage(usage > 0 ? u / usage : 0);
           ur->set_fairshare(fairshare_.factor(name, user));
           if (u > 0 && usage > 0) ur->set_level_fs(ur->norm_shares() / ur->effective_usage());

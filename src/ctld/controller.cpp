@@ -1,5 +1,7 @@
 #include "ctld/controller.hpp"
 
+#include <cstdlib>
+
 #include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
@@ -160,8 +162,38 @@ Status Controller::recover() {
   for (auto& r : *steps) step_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
   if (auto st = state_->recover_steps(step_payloads); !st) return st;
   if (auto st = recover_accounting(); !st) return st;
+  if (auto st = recover_usage(); !st) return st;
   log_line("recovered " + std::to_string(state_->jobs().size()) + " jobs from " + store_->path() +
            "; next job id " + std::to_string(state_->next_job_id()));
+  return {};
+}
+
+// The fair-share ledger the passes stored (empty on a first start).
+Status Controller::recover_usage() {
+  auto rows = store_->load_all(kUsageTable);
+  if (!rows) return rows.error();
+  std::map<std::pair<std::string, std::string>, double> usage;
+  for (auto& r : *rows) {
+    const std::string& key = std::get<std::string>(r.key);
+    size_t tab = key.find('\t');
+    char* end = nullptr;
+    double v = std::strtod(r.payload.c_str(), &end);
+    if (tab == std::string::npos || end == r.payload.c_str() || *end != '\0') {
+      return make_error("state database " + store_->path() + ": usage row \"" + key + "\" is not account<TAB>user "
+                        "with a number (\"" + r.payload + "\")");
+    }
+    usage[{key.substr(0, tab), key.substr(tab + 1)}] = v;
+  }
+  auto meta_int = [&](const char* name) -> Result<int64_t> {
+    auto m = store_->get_meta(name);
+    if (!m) return m.error();
+    return *m && std::holds_alternative<int64_t>(**m) ? std::get<int64_t>(**m) : int64_t{0};
+  };
+  auto charged = meta_int(kUsageChargedMeta);
+  if (!charged) return charged.error();
+  auto decayed = meta_int(kUsageDecayMeta);
+  if (!decayed) return decayed.error();
+  state_->recover_usage(std::move(usage), *decayed, *charged);
   return {};
 }
 

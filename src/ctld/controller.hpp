@@ -75,6 +75,7 @@ class Controller {
   Status open(const ControllerOptions& opts);
   Status recover();
   Status recover_accounting();
+  Status recover_usage();
   void after_batch();
   void on_tick();
   void dispatch(std::vector<AgentCommand> commands);

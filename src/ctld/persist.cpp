@@ -40,6 +40,8 @@ store::Schema controller_schema() {
     acct.insert(acct.end(), sql.begin(), sql.end());
   }
   schema.migrations.push_back({3, "accounting: qos, accounts, users (sacctmgr)", acct});
+  schema.migrations.push_back(
+      {4, "fair-share usage per association", store::create_table({kUsageTable, store::ColumnType::kText, {}})});
   return schema;
 }
 

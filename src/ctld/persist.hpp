@@ -4,7 +4,9 @@
 //   nodes  key node name; payload v1::NodeInfo (admin state: drain/down, reason)
 //   qos, accounts, users  key name; payloads v1::QosRecord, v1::AccountRecord,
 //          v1::UserRecord (sacctmgr; ctld/assoc.hpp)
-//   meta   next_job_id, accounting_seeded
+//   usage  key "account<TAB>user"; payload the decayed usage (CPU-seconds
+//          times UsageFactor) as text, written by the passes that charge it
+//   meta   next_job_id, accounting_seeded, usage_charged_until, usage_last_decay
 // Finished jobs stay in the table (accounting, issue 6); the controller
 // keeps them in memory only for MinJobAge.
 #pragma once
@@ -16,6 +18,9 @@ namespace drover::ctld {
 inline constexpr const char* kJobsTable = "jobs";
 inline constexpr const char* kNodesTable = "nodes";
 inline constexpr const char* kNextJobIdMeta = "next_job_id";
+inline constexpr const char* kUsageTable = "usage";
+inline constexpr const char* kUsageChargedMeta = "usage_charged_until";
+inline constexpr const char* kUsageDecayMeta = "usage_last_decay";
 
 store::Schema controller_schema();
 

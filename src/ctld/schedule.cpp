@@ -121,7 +121,7 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
 }
 
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
-  if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now);
+  if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now, fx);
   CycleInputs ci = cycle_inputs(now);
   if (ci.pending.empty()) return;
   auto t0 = std::chrono::steady_clock::now();

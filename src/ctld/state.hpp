@@ -156,9 +156,15 @@ class ControllerState {
   // Root, SlurmUser and operators only. The scheduler uses the change from its next cycle.
   Result<std::vector<std::string>> modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req,
                                                        int64_t now, Effects& fx);
-  // Fair Tree factors from the associations' shares and the CPU-seconds of
-  // the jobs in memory (recomputed by the full pass and after changes).
+  // Fair Tree factors from the associations' shares and their decayed
+  // usage (recomputed by the full pass and after changes).
   const core::FairShareFactors& fairshare() const { return fairshare_; }
+  // The usage ledger as the store holds it (persist.cpp: the usage table and
+  // the usage_* meta values); recovery installs it before the first pass.
+  void recover_usage(std::map<std::pair<std::string, std::string>, double> usage, int64_t last_decay,
+                     int64_t charged_until);
+  // Decayed usage per (account, user), as of the last charging pass.
+  const std::map<std::pair<std::string, std::string>, double>& usage() const;
   v1::GetPrioritiesReply priorities(int64_t now) const;  // sprio
   v1::GetSharesReply shares() const;                     // sshare
 
@@ -262,9 +268,14 @@ class ControllerState {
   std::map<core::JobId, JobSteps> steps_;
   AccountingDb acct_;
   core::FairShareFactors fairshare_;
-  std::map<std::pair<std::string, std::string>, double> usage_;  // CPU-seconds per (account, user)
+  // Decayed usage per (account, user): CPU-seconds times the QOS
+  // UsageFactor, halved every PriorityDecayHalfLife; charged up to
+  // `usage_charged_until_` and stored with the pass that charges it.
+  std::optional<core::UsageLedger> ledger_;
+  int64_t usage_charged_until_ = 0;
   bool fairshare_dirty_ = true;
-  void refresh_fairshare(int64_t now);
+  void refresh_fairshare(int64_t now, Effects& fx);
+  core::UsageLedger& ledger();
 
  public:
   // For JobHistory (schedule.cpp).

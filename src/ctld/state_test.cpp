@@ -19,8 +19,8 @@ constexpr const char* kConf =
     "PartitionName=cpu Nodes=c[1-2] Default=YES MaxTime=1:00:00\n"
     "PartitionName=gpu Nodes=g1\n";
 
-std::unique_ptr<ControllerState> make_state() {
-  config::ClusterConfig cfg = config::parse_slurm_conf_text(kConf, "test.conf");
+std::unique_ptr<ControllerState> make_state(const std::string& extra = "") {
+  config::ClusterConfig cfg = config::parse_slurm_conf_text(kConf + extra, "test.conf");
   auto settings = settings_from_config(cfg, "test.conf");
   EXPECT_TRUE(settings) << settings.error().message;
   auto bridge = CoreBridge::create(cfg);
@@ -626,6 +626,64 @@ TEST(NoKill, ABatchJobLosingAnotherNode) {
     EXPECT_EQ(rec.completing(), !no_kill);
     EXPECT_EQ(terminates, no_kill ? 0 : 1);
   }
+}
+
+// Fair share: a running job's CPU-seconds are charged at each full pass,
+// the ledger halves every PriorityDecayHalfLife, and each charging pass
+// stores it, so a restarted controller goes on from the stored figures.
+TEST(ControllerState, FairShareUsageIsChargedDecayedAndStored) {
+  const std::string conf = "PriorityType=priority/multifactor\nPriorityDecayHalfLife=10\nPriorityWeightFairshare=1000\n";
+  auto st = make_state(conf);
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("sleep 1000"), false, 1000, fx));
+  Effects go;
+  st->schedule(core::PassKind::kFull, 1000, go);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  const std::string account = st->jobs().at(1).rec.account();
+  auto usage = [](const ControllerState& s, const std::string& acct) {
+    auto it = s.usage().find({acct, "alice"});
+    return it == s.usage().end() ? -1.0 : it->second;
+  };
+  Effects p1;
+  st->schedule(core::PassKind::kFull, 1600, p1);  // 600 s on 1 CPU
+  EXPECT_DOUBLE_EQ(usage(*st, account), 600.0);
+  v1::NodeReport r = report("c1");
+  *r.add_steps() = step(1, true, "COMPLETED", 0);
+  Effects end;
+  ASSERT_TRUE(st->node_report(r, false, 1600, end));
+  Effects p2;
+  st->schedule(core::PassKind::kFull, 2200, p2);  // nothing more to charge; one half-life later
+  EXPECT_DOUBLE_EQ(usage(*st, account), 300.0);
+  // What the pass stored.
+  std::map<std::pair<std::string, std::string>, double> stored;
+  int64_t charged = 0, decayed = 0;
+  for (const auto& m : p2.batch.mutations) {
+    if (const auto* put = std::get_if<store::Put>(&m); put && put->table == kUsageTable) {
+      const std::string& key = std::get<std::string>(put->key);
+      stored[{key.substr(0, key.find('\t')), key.substr(key.find('\t') + 1)}] = std::stod(put->payload);
+    }
+    if (const auto* meta = std::get_if<store::SetMeta>(&m)) {
+      if (meta->key == kUsageChargedMeta) charged = std::get<int64_t>(meta->value);
+      if (meta->key == kUsageDecayMeta) decayed = std::get<int64_t>(meta->value);
+    }
+  }
+  EXPECT_DOUBLE_EQ((stored[{account, "alice"}]), 300.0);
+  EXPECT_EQ(charged, 2200);
+  EXPECT_EQ(decayed, 2200);
+  // A restarted controller goes on from the stored ledger: another half-life
+  // with a new job running on 1 CPU.
+  auto after = make_state(conf);
+  after->recover_usage(stored, decayed, charged);
+  register_all(*after, 2200);
+  Effects f2;
+  ASSERT_TRUE(after->submit(user(1000, "alice"), wrap("sleep 1000"), false, 2200, f2));
+  Effects p3;
+  after->schedule(core::PassKind::kFull, 2200, p3);
+  ASSERT_EQ(after->jobs().begin()->second.rec.state(), v1::RUNNING);
+  Effects p4;
+  after->schedule(core::PassKind::kFull, 2800, p4);
+  EXPECT_DOUBLE_EQ(usage(*after, account), 150.0 + 600.0);
 }
 
 }  // namespace
