@@ -4,6 +4,8 @@
 #
 #   bash bench/srun_latency.sh                 # Drover: a 16-node emulated cluster (drover up), K = 1 4 16
 #   MODE=slurm bash bench/srun_latency.sh      # real Slurm already up (../shared/anchors/slurm/setup.sh), K = 1 4 8
+#   bash bench/slurm_16node.sh up && SLURM_CONF=/tmp/slurm16/slurm.conf MODE=slurm KS="1 4 16" PART=bench \
+#     bash bench/srun_latency.sh; bash bench/slurm_16node.sh down   # real Slurm with the same 16 nodes
 #
 # REPS (default 20) runs per figure; prints the median, min and max in ms and
 # writes a TSV to bench/results/srun-latency-<mode>-<time>.tsv.
