@@ -16,16 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (auto& l : split(text, '\n')) {
-    if (!l.empty()) out.push_back(l);
-  }
-  return out;
-}
-
 std::string sacct_p(const TestCluster& c, const std::vector<std::string>& args) {
   std::vector<std::string> a{"-P", "-n"};
   a.insert(a.end(), args.begin(), args.end());

@@ -22,16 +22,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (auto& l : split(text, '\n')) {
-    if (!l.empty()) out.push_back(l);
-  }
-  return out;
-}
-
 bool have_program(const std::string& name) {
   for (const auto& dir : split("/usr/local/bin:/usr/bin:/bin", ':')) {
     if (access((dir + "/" + name).c_str(), X_OK) == 0) return true;

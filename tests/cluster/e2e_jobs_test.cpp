@@ -14,8 +14,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
-
 std::string seed_job(const std::string& name) {
   return std::string(DROVER_SOURCE_DIR) + "/examples/seed/jobs/" + name;
 }

@@ -16,8 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
-
 // Every line "start ID" / "end ID" the jobs appended to `log`, counted.
 std::map<std::string, int> count_lines(const std::string& log) {
   std::map<std::string, int> n;

@@ -19,8 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
-
 std::vector<std::string> sorted_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);

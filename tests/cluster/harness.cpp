@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/strings.hpp"
 #include "rpc/testing.hpp"
 
 namespace drover::e2e {
@@ -88,6 +89,14 @@ bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds tim
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return pred();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (auto& l : split(text, '\n')) {
+    if (!l.empty()) out.push_back(l);
+  }
+  return out;
 }
 
 std::string read_file(const std::string& path) {

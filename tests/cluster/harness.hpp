@@ -113,9 +113,14 @@ class TestCluster {
   mutable std::string last_error_;
 };
 
+// The test stops when its cluster did not come up, saying why.
+#define REQUIRE_CLUSTER(c) ASSERT_TRUE((c).error().empty()) << (c).error()
+
 // Waits until `pred` holds, polling every 50 ms.
 bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout);
 std::string read_file(const std::string& path);
+// The non-empty lines of a command's output.
+std::vector<std::string> lines_of(const std::string& text);
 
 // A local user for the multi-user tests, created with useradd when running
 // as root (nullopt otherwise: the test skips).
