@@ -87,9 +87,10 @@ class TresIds {
 class LimitUsage {
  public:
   void reset(const Cluster& c, const TresIds& ids);
+  // sign -1 takes back what an add with the same arguments counted.
   void add(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres,
-           JobId array_job);
-  void add_array_element(JobId array_job);  // only the array count (no limit needs the rest)
+           JobId array_job, int sign = 1);
+  void add_array_element(JobId array_job, int sign = 1);  // only the array count (no limit needs the rest)
   // First limit the job would pass over if it started now, or kNone.
   Reason check(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres) const;
   int64_t array_running(JobId array_job) const;
@@ -170,6 +171,29 @@ class Frontier {
   bool off_ = false;
 };
 
+// What one running job holds, as the profiles, node use and limits count
+// it: built from its RunningJob, and kept between cycles for stamped ones.
+struct Held {
+  uint64_t stamp = 0;
+  uint64_t seen = 0;               // the last cycle whose input had it
+  Time end = 0;                    // the end of its cut in the profiles
+  std::vector<NodeIndex> nodes;    // nodes of the cluster it is on
+  std::vector<uint32_t> amount_off;  // nodes.size() + 1 offsets into amounts
+  std::vector<int64_t> amounts;    // per node: cores, memory, gres counts (the class's dims)
+  std::vector<uint32_t> core_off;  // nodes.size() + 1 offsets into cores
+  std::vector<int32_t> cores;      // per node: the cores it uses (in range)
+  struct Device {
+    uint32_t node;                 // position in nodes
+    int32_t pool, device;
+  };
+  std::vector<Device> devices;
+  bool counted = false;            // it has a spec: limits (or its array) count it
+  int32_t qos = -1, partition_qos = -1;
+  std::string user;
+  std::vector<int64_t> tres;       // TresIds::held (only when limits are active)
+  JobId array_job = 0;
+};
+
 struct Scheduler::Impl {
   explicit Impl(const Cluster& cl);
 
@@ -194,6 +218,44 @@ struct Scheduler::Impl {
   size_t small_class = SIZE_MAX;
   static constexpr int64_t kSearchesBeforeIndex = 4;
   std::vector<int64_t> exhaustive_visits;  // per class: visits before its index was built this cycle
+
+  // What running jobs hold, kept between cycles when the caller stamps
+  // its RunningJob records (RunningJob::stamp): the profiles, node use and
+  // limit counts as the last setup left them are restored (the cycle's
+  // own starts and reservations undone), then only the running jobs that
+  // came, went or changed are counted in or out. Any unstamped record, a
+  // node whose state changed, or time going back: everything is counted
+  // afresh, as the first cycle does.
+  bool have_base = false;  // `held` mirrors the running jobs of the last setup
+  Time base_now = 0;
+  std::vector<NodeAvail> base_avail;
+  std::vector<Held> held;                       // slots; stamp 0: free
+  std::vector<uint32_t> free_held;
+  std::unordered_map<uint64_t, uint32_t> held_of;  // stamp -> slot
+  std::vector<uint32_t> held_at;                // per input position last cycle: its slot (a quick first guess)
+  std::vector<uint32_t> held_match;             // scratch: per input position, its slot or UINT32_MAX
+  Held held_scratch_job;                        // unstamped jobs are counted through this one
+  // The cycle's own changes, undone at the next setup: nodes it touched
+  // (their profile and use before the first touch) and the limits it added.
+  std::vector<uint8_t> dirty;
+  std::vector<NodeIndex> dirty_list;
+  std::vector<NodeProfile> saved_prof;
+  std::vector<NodeUse> saved_use;
+  struct LimitAdd {
+    int32_t qos = -1, partition_qos = -1;
+    std::string user;
+    std::vector<int64_t> tres;
+    JobId array_job = 0;
+    bool full = false;        // limits.add (else add_array_element)
+  };
+  std::vector<LimitAdd> cycle_limit_adds;
+  void touch(NodeIndex n);     // before the cycle first changes node n
+  void undo_cycle();
+  bool rebuild(const CycleInput& input);       // true: it kept a Held per running job
+  bool sync_running(const CycleInput& input);  // false: it cannot (nothing changed yet)
+  void fill_held(const RunningJob& r, Held& h);
+  void apply_held(const Held& h, int sign, bool profile_only);
+  Time held_end(const RunningJob& r) const { return round_up(std::max(r.end, now + 1)); }
 
   // ---- one cycle ----
   Time now = 0;

@@ -121,6 +121,14 @@ struct RunningJob {
   Time start = 0;
   Time end = kForever;            // start + time limit (kForever: no limit); the plan assumes it ends then
   Allocation alloc;
+  // The caller's promise, for a cheaper cycle: a nonzero stamp names this
+  // record unchanged (spec, partition, qos, end, alloc) since an earlier
+  // cycle of the same Scheduler that was given the same stamp; a record
+  // that changes gets a new one. The cycle then keeps what such jobs hold
+  // from one cycle to the next and only counts what changed. 0: no
+  // promise (the cycle counts every running job afresh, as when any
+  // record has 0). The decisions are the same either way.
+  uint64_t stamp = 0;
 };
 
 // How a job that left the queue ended, for dependencies.

@@ -131,27 +131,30 @@ LimitUsage::Use& LimitUsage::use_of(std::vector<Use>& v, size_t i) {
 }
 
 void LimitUsage::add(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres,
-                     JobId array_job) {
+                     JobId array_job, int sign) {
   // A job counts against its own QOS and, when different, its partition's QOS.
   for (int32_t q : {qos, partition_qos == qos ? -1 : partition_qos}) {
     if (q < 0 || q >= static_cast<int32_t>(qos_.size())) continue;
     Use& use = use_of(qos_, static_cast<size_t>(q));
-    for (size_t i = 0; i < tres.size(); ++i) use.tres[i] += tres[i];
-    ++use.jobs;
+    for (size_t i = 0; i < tres.size(); ++i) use.tres[i] += sign * tres[i];
+    use.jobs += sign;
     if (!limits_[static_cast<size_t>(q)].per_user_any) continue;
     Use& mine = user_[{q, user}];
     if (mine.tres.empty()) mine.tres.assign(ids_->size(), 0);
-    for (size_t i = 0; i < tres.size(); ++i) mine.tres[i] += tres[i];
-    ++mine.jobs;
+    for (size_t i = 0; i < tres.size(); ++i) mine.tres[i] += sign * tres[i];
+    mine.jobs += sign;
   }
   for (size_t i = 0; i < tres.size(); ++i) {
-    if (license_total_[i] >= 0) licenses_[i] += tres[i];
+    if (license_total_[i] >= 0) licenses_[i] += sign * tres[i];
   }
-  if (array_job > 0) ++arrays_[array_job];
+  add_array_element(array_job, sign);
 }
 
-void LimitUsage::add_array_element(JobId array_job) {
-  if (array_job > 0) ++arrays_[array_job];
+void LimitUsage::add_array_element(JobId array_job, int sign) {
+  if (array_job <= 0) return;
+  auto it = arrays_.try_emplace(array_job, 0).first;
+  it->second += sign;
+  if (it->second == 0) arrays_.erase(it);
 }
 
 int64_t LimitUsage::array_running(JobId array_job) const {

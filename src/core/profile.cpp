@@ -26,6 +26,16 @@ void NodeProfile::reset(Time now, const int64_t* capacity, int dims) {
   free_.assign(capacity, capacity + dims);
 }
 
+void NodeProfile::advance(Time now) {
+  if (times_.empty() || now <= times_.front()) return;
+  size_t i = step_at(now);
+  if (i > 0) {
+    times_.erase(times_.begin(), times_.begin() + static_cast<std::ptrdiff_t>(i));
+    free_.erase(free_.begin(), free_.begin() + static_cast<std::ptrdiff_t>(i * static_cast<size_t>(dims_)));
+  }
+  times_.front() = now;
+}
+
 void NodeProfile::assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& edges) {
   dims_ = 1;
   for (auto& e : edges) e.first = std::max(e.first, now);

@@ -25,6 +25,8 @@ inline constexpr Time kNever = kForever;
 class NodeProfile {
  public:
   void reset(Time now, const int64_t* capacity, int dims);
+  // Start at `now` (>= the first step): what lies before it is forgotten.
+  void advance(Time now);
   // A one-dimensional profile that starts at 0 at `now` and changes by the
   // given amounts at the given times (any order; times before now count at now).
   void assign_edges(Time now, std::vector<std::pair<Time, int64_t>>& edges);

@@ -54,8 +54,97 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   now = input.now;
   res = std::max<Time>(1, c.sched.bf_resolution);
   window = std::max<Time>(1, c.sched.bf_window);
+  undo_cycle();
   avail.assign(c.nodes.size(), NodeAvail::kUp);
   if (input.node_avail.size() == c.nodes.size()) avail.assign(input.node_avail.begin(), input.node_avail.end());
+  bool kept = have_base && now >= base_now && avail == base_avail && sync_running(input);
+  have_base = kept || rebuild(input);
+  base_now = now;
+  base_avail = avail;
+  frontier.reset(classes.size(), reference_search);
+  idle.resize(classes.size());
+  idle_built.assign(classes.size(), 0);  // each built when a search first needs it
+  index_built.assign(classes.size(), 0);  // each built when a search first needs it
+  exhaustive_visits.assign(classes.size(), 0);
+}
+
+void Scheduler::Impl::fill_held(const RunningJob& r, Held& h) {
+  h.stamp = r.stamp;
+  h.end = held_end(r);
+  h.nodes.clear();
+  h.amounts.clear();
+  h.cores.clear();
+  h.devices.clear();
+  h.amount_off.assign(1, 0);
+  h.core_off.assign(1, 0);
+  for (const NodeTake& t : r.alloc.nodes) {
+    if (t.node < 0 || t.node >= static_cast<NodeIndex>(c.nodes.size())) continue;
+    const NodeSpec& spec = c.nodes[t.node];
+    const auto at = static_cast<uint32_t>(h.nodes.size());
+    h.nodes.push_back(t.node);
+    for (int32_t core : t.cores) {
+      if (core >= 0 && core < spec.cores()) h.cores.push_back(core);
+    }
+    h.core_off.push_back(static_cast<uint32_t>(h.cores.size()));
+    const size_t base = h.amounts.size();
+    h.amounts.resize(base + static_cast<size_t>(classes[class_of[t.node]].dims), 0);
+    int64_t* amount = &h.amounts[base];
+    int32_t threads = std::max(1, spec.threads_per_core);
+    amount[0] = t.cores.empty() ? (t.cpus + threads - 1) / threads : static_cast<int64_t>(t.cores.size());
+    amount[1] = t.mem_mb;
+    for (const GresTake& g : t.gres) {
+      if (g.pool < 0 || g.pool >= static_cast<int32_t>(spec.gres.size())) continue;
+      const GresPool& pool = spec.gres[static_cast<size_t>(g.pool)];
+      if (!pool.no_consume) amount[2 + g.pool] += g.count;
+      for (int32_t d : g.devices) {
+        if (d >= 0 && d < static_cast<int32_t>(pool.device_ids.size())) h.devices.push_back({at, g.pool, d});
+      }
+    }
+    h.amount_off.push_back(static_cast<uint32_t>(h.amounts.size()));
+  }
+  h.counted = r.spec != nullptr;
+  h.qos = r.qos;
+  h.partition_qos = -1;
+  h.array_job = 0;
+  h.tres.clear();
+  if (!r.spec) return;
+  h.array_job = r.spec->array_job_id;
+  if (!limits.active()) return;
+  h.partition_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
+                        ? partition_qos[static_cast<size_t>(r.partition)]
+                        : -1;
+  h.user = r.spec->user;
+  tres_ids.held(c, r.alloc, r.spec->licenses, h.tres);
+}
+
+// Count the job in (sign 1) or out (-1) from now to its end; with
+// profile_only, only its cut in the profiles.
+void Scheduler::Impl::apply_held(const Held& h, int sign, bool profile_only) {
+  std::vector<int64_t>& amount = held_scratch;
+  for (size_t i = 0; i < h.nodes.size(); ++i) {
+    NodeIndex n = h.nodes[i];
+    if (!profile_only) {
+      NodeUse& u = use[n];
+      for (uint32_t k = h.core_off[i]; k < h.core_off[i + 1]; ++k) u.core_used[h.cores[k]] += sign;
+    }
+    if (avail[n] != NodeAvail::kUp) continue;
+    amount.assign(h.amounts.begin() + h.amount_off[i], h.amounts.begin() + h.amount_off[i + 1]);
+    if (sign < 0) {
+      for (int64_t& v : amount) v = -v;
+    }
+    prof[n].take(now, h.end, amount.data());
+  }
+  if (profile_only) return;
+  for (const Held::Device& d : h.devices) use[h.nodes[d.node]].dev_used[d.pool][d.device] += sign;
+  if (!h.counted) return;
+  if (limits.active()) {
+    limits.add(h.qos, h.partition_qos, h.user, h.tres, h.array_job, sign);
+  } else {
+    limits.add_array_element(h.array_job, sign);
+  }
+}
+
+bool Scheduler::Impl::rebuild(const CycleInput& input) {
   std::vector<int64_t>& none = held_scratch;  // what a node that is not up has free
   for (size_t n = 0; n < c.nodes.size(); ++n) {
     const NodeClass& cls = classes[class_of[n]];
@@ -71,44 +160,119 @@ void Scheduler::Impl::setup(const CycleInput& input) {
     for (size_t p = 0; p < spec.gres.size(); ++p) use[n].dev_used[p].assign(spec.gres[p].device_ids.size(), 0);
   }
   limits.reset(c, tres_ids);
-  frontier.reset(classes.size(), reference_search);
-  std::vector<int64_t> amount;
+  held.clear();
+  free_held.clear();
+  held_of.clear();
+  held_at.clear();
+  bool stamped = std::all_of(input.running.begin(), input.running.end(), [](const RunningJob& r) { return r.stamp != 0; });
   for (const RunningJob& r : input.running) {
-    Time end = round_up(std::max(r.end, now + 1));
-    for (const NodeTake& t : r.alloc.nodes) {
-      if (t.node < 0 || t.node >= static_cast<NodeIndex>(c.nodes.size())) continue;
-      const NodeSpec& spec = c.nodes[t.node];
-      NodeUse& u = use[t.node];
-      for (int32_t core : t.cores) {
-        if (core >= 0 && core < static_cast<int32_t>(u.core_used.size())) u.core_used[core] = 1;
-      }
-      amount.assign(static_cast<size_t>(classes[class_of[t.node]].dims), 0);
-      int32_t threads = std::max(1, spec.threads_per_core);
-      amount[0] = t.cores.empty() ? (t.cpus + threads - 1) / threads : static_cast<int64_t>(t.cores.size());
-      amount[1] = t.mem_mb;
-      for (const GresTake& g : t.gres) {
-        if (g.pool < 0 || g.pool >= static_cast<int32_t>(spec.gres.size())) continue;
-        if (!spec.gres[g.pool].no_consume) amount[2 + g.pool] += g.count;
-        for (int32_t d : g.devices) {
-          if (d >= 0 && d < static_cast<int32_t>(u.dev_used[g.pool].size())) u.dev_used[g.pool][d] = 1;
-        }
-      }
-      if (avail[t.node] == NodeAvail::kUp) prof[t.node].take(now, end, amount.data());
+    if (!stamped) {  // nothing is kept: one scratch record serves every job
+      fill_held(r, held_scratch_job);
+      apply_held(held_scratch_job, +1, false);
+      continue;
     }
-    if (r.spec && !limits.active()) {
-      limits.add_array_element(r.spec->array_job_id);
-    } else if (r.spec) {
-      int32_t part_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
-                             ? partition_qos[static_cast<size_t>(r.partition)]
-                             : -1;
-      tres_ids.held(c, r.alloc, r.spec->licenses, held_scratch);
-      limits.add(r.qos, part_qos, r.spec->user, held_scratch, r.spec->array_job_id);
+    auto slot = static_cast<uint32_t>(held.size());
+    fill_held(r, held.emplace_back());
+    held.back().seen = cycle_no;
+    apply_held(held.back(), +1, false);
+    held_at.push_back(slot);
+    if (!held_of.emplace(r.stamp, slot).second) {  // the same stamp twice: keep nothing
+      held.clear();
+      held_of.clear();
+      held_at.clear();
+      stamped = false;
     }
   }
-  idle.resize(classes.size());
-  idle_built.assign(classes.size(), 0);  // each built when a search first needs it
-  index_built.assign(classes.size(), 0);  // each built when a search first needs it
-  exhaustive_visits.assign(classes.size(), 0);
+  return stamped;
+}
+
+bool Scheduler::Impl::sync_running(const CycleInput& input) {
+  // Match first, changing nothing: every record stamped, no stamp twice.
+  const size_t n_in = input.running.size();
+  held_match.assign(n_in, UINT32_MAX);
+  for (size_t i = 0; i < n_in; ++i) {
+    const uint64_t stamp = input.running[i].stamp;
+    if (stamp == 0) return false;
+    uint32_t slot = UINT32_MAX;
+    if (i < held_at.size() && held[held_at[i]].stamp == stamp) {
+      slot = held_at[i];
+    } else if (auto it = held_of.find(stamp); it != held_of.end()) {
+      slot = it->second;
+    }
+    if (slot == UINT32_MAX) continue;
+    if (held[slot].seen == cycle_no) return false;
+    held[slot].seen = cycle_no;
+    held_match[i] = slot;
+  }
+  for (NodeProfile& p : prof) p.advance(now);
+  for (uint32_t slot = 0; slot < held.size(); ++slot) {  // gone: counted out
+    Held& h = held[slot];
+    if (h.stamp == 0 || h.seen == cycle_no) continue;
+    apply_held(h, -1, false);
+    held_of.erase(h.stamp);
+    h.stamp = 0;
+    free_held.push_back(slot);
+  }
+  held_at.resize(n_in);
+  for (size_t i = 0; i < n_in; ++i) {
+    const RunningJob& r = input.running[i];
+    uint32_t slot = held_match[i];
+    if (slot != UINT32_MAX) {
+      Held& h = held[slot];
+      if (Time end = held_end(r); end != h.end) {  // past its end: the cut moves with now
+        apply_held(h, -1, true);
+        h.end = end;
+        apply_held(h, +1, true);
+      }
+    } else {  // new: counted in
+      if (free_held.empty()) {
+        slot = static_cast<uint32_t>(held.size());
+        held.emplace_back();
+      } else {
+        slot = free_held.back();
+        free_held.pop_back();
+      }
+      Held& h = held[slot];
+      fill_held(r, h);
+      h.seen = cycle_no;
+      apply_held(h, +1, false);
+      held_of.emplace(r.stamp, slot);
+    }
+    held_at[i] = slot;
+  }
+  return true;
+}
+
+void Scheduler::Impl::touch(NodeIndex n) {
+  if (dirty.empty()) {
+    dirty.assign(c.nodes.size(), 0);
+    saved_prof.resize(c.nodes.size());
+    saved_use.resize(c.nodes.size());
+  }
+  if (dirty[n]) return;
+  dirty[n] = 1;
+  dirty_list.push_back(n);
+  saved_prof[n] = prof[n];
+  saved_use[n] = use[n];
+}
+
+// Back to what the last setup left: the starts come back as running jobs
+// (or not, if the caller did not start them), the reservations are planned again.
+void Scheduler::Impl::undo_cycle() {
+  for (NodeIndex n : dirty_list) {
+    std::swap(prof[n], saved_prof[n]);
+    std::swap(use[n], saved_use[n]);
+    dirty[n] = 0;
+  }
+  dirty_list.clear();
+  for (auto it = cycle_limit_adds.rbegin(); it != cycle_limit_adds.rend(); ++it) {
+    if (it->full) {
+      limits.add(it->qos, it->partition_qos, it->user, it->tres, it->array_job, -1);
+    } else {
+      limits.add_array_element(it->array_job, -1);
+    }
+  }
+  cycle_limit_adds.clear();
 }
 
 // Idle nodes of the class over time, from each node's idle periods as the
@@ -473,12 +637,17 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       for (NodeIndex n : now_fit->nodes) backfilled = backfilled || class_waiting[class_of[n]];
       sd.kind = backfilled && !fcfs ? StartKind::kBackfilled : StartKind::kImmediate;
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
-      if (limits.active()) {
-        tres_ids.held(c, sd.alloc, job.licenses, held_scratch);
-        limits.add(now_pc->demand.qos, now_pc->partition_qos, job.user, held_scratch,
-                   job.array_job_id);
+      LimitAdd& la = cycle_limit_adds.emplace_back();
+      la.full = limits.active();
+      la.array_job = job.array_job_id;
+      if (la.full) {
+        la.qos = now_pc->demand.qos;
+        la.partition_qos = now_pc->partition_qos;
+        la.user = job.user;
+        tres_ids.held(c, sd.alloc, job.licenses, la.tres);
+        limits.add(la.qos, la.partition_qos, la.user, la.tres, la.array_job);
       } else {
-        limits.add_array_element(job.array_job_id);
+        limits.add_array_element(la.array_job);
       }
       if (names.used) names.active.insert({job.user, job.name});
       ++out.stats.started;

@@ -512,6 +512,7 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
   (void)pc;
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
+    touch(n);
     count_idle(n, p.start, end, -1);  // the node is not idle while the job holds it
     prof[n].take(p.start, end, p.amount(i));
     if (index_built[class_of[n]]) index[class_of[n]].update(leaf_of[n], p.start, end, p.amount(i), prof);

@@ -94,6 +94,7 @@ class Driver {
   std::vector<const core::JobSpec*> pending_;
   std::vector<core::RunningJob> running_;
   std::vector<int32_t> running_idx_;  // job index of running_[i]
+  uint64_t stamps_ = 0;               // RunningJob::stamp of the last start
   std::map<std::pair<std::string, std::string>, int64_t> user_qos_jobs_;  // (user, qos) pending+running
   std::map<std::string, int64_t> qos_jobs_;
   std::vector<std::string> resolved_qos_;
@@ -376,6 +377,7 @@ Status Driver::start(const core::StartDecision& d) {
   ledger_.apply(d.alloc, +1, now_);
   record_shares(idx, d.alloc);
   core::RunningJob rj{d.job, d.partition, d.qos, now_, d.end, d.alloc};
+  rj.stamp = ++stamps_;  // never changed while it runs: the core keeps what it holds between passes
   slot_[idx] = static_cast<int32_t>(running_.size());
   running_.push_back(std::move(rj));
   running_idx_.push_back(idx);
