@@ -244,6 +244,7 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
 }
 
 void Scheduler::Impl::touch(NodeIndex n) {
+  if (!have_base) return;  // the next cycle counts everything afresh: nothing to undo
   if (dirty.empty()) {
     dirty.assign(c.nodes.size(), 0);
     saved_prof.resize(c.nodes.size());
@@ -637,7 +638,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       for (NodeIndex n : now_fit->nodes) backfilled = backfilled || class_waiting[class_of[n]];
       sd.kind = backfilled && !fcfs ? StartKind::kBackfilled : StartKind::kImmediate;
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
-      LimitAdd& la = cycle_limit_adds.emplace_back();
+      LimitAdd scratch;
+      LimitAdd& la = have_base ? cycle_limit_adds.emplace_back() : scratch;
       la.full = limits.active();
       la.array_job = job.array_job_id;
       if (la.full) {

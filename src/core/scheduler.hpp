@@ -143,7 +143,7 @@ class Scheduler {
   // work done does.
   void use_reference_search(bool on);
   // Node groups of at most this many nodes (default: all) are searched node
-  // by node until a cycle has searched one about four times over, then
+  // by node until a cycle has searched one about 32 times over, then
   // through an index built from there on; 0 indexes every group at its
   // first search. Decisions are the same either way.
   void set_index_threshold(size_t nodes);
