@@ -51,6 +51,10 @@ struct JobCache {
   uint64_t seen = 0;         // cycle number of the last cycle that saw it
   bool refused = false;      // no partition resolves (the partition was removed, ...)
   std::vector<PartChoice> parts;
+  // Its place in the queue order of the cycle that last ordered it (a
+  // queue whose priorities did not move is merged, not sorted again).
+  mutable uint32_t rank = 0;
+  mutable uint64_t ranked_in = 0;
 };
 
 // Per-node facts the cycle needs beyond the profile: which cores and devices are in use now.
@@ -171,6 +175,14 @@ class Frontier {
   bool off_ = false;
 };
 
+// Earlier-is-better queue order entry.
+struct QueueEntry {
+  const JobSpec* job = nullptr;
+  const JobCache* cache = nullptr;
+  uint32_t tier = 0;
+  int64_t priority = 0;
+};
+
 // What one running job holds, as the profiles, node use and limits count
 // it: built from its RunningJob, and kept between cycles for stamped ones.
 struct Held {
@@ -286,6 +298,10 @@ struct Scheduler::Impl {
 
   // scheduler.cpp
   CycleResult run(const CycleInput& input, const CycleOptions& opts);
+  void order_queue(std::vector<QueueEntry>& queue);
+  uint32_t last_queue_size = 0;
+  std::vector<int32_t> rank_pos;            // scratch for order_queue
+  std::vector<QueueEntry> queue_kept, queue_new;
   void setup(const CycleInput& input);
   const JobCache& cached(const JobSpec& job);
   Time round_up(Time t) const;
@@ -310,12 +326,5 @@ struct Scheduler::Impl {
   static Time duration(const PartChoice& pc);
 };
 
-// Earlier-is-better queue order entry.
-struct QueueEntry {
-  const JobSpec* job = nullptr;
-  const JobCache* cache = nullptr;
-  uint32_t tier = 0;
-  int64_t priority = 0;
-};
 
 }  // namespace drover::core

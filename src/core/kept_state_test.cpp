@@ -3,7 +3,9 @@
 // given stamped records and one the same records unstamped (counted afresh
 // every cycle), must decide the same, cycle after cycle, while jobs start,
 // end, outlive their end, nodes go down and come back, and QOS limits,
-// per-user limits and array throttles are in play.
+// per-user limits and array throttles are in play. The queue order the
+// last cycle left (merged with the new jobs instead of sorted again) gives
+// the same order as sorting from scratch.
 #include <random>
 
 #include <gtest/gtest.h>
@@ -79,8 +81,18 @@ void expect_same(const CycleResult& a, const CycleResult& b, int cycle) {
 }
 
 TEST(KeptState, StampedRunningJobsDecideAsCountingAfresh) {
-  const Cluster c = mixed_cluster();
   for (uint64_t seed = 1; seed <= 6; ++seed) {
+    // Priorities: basic (seeds 1, 2), multifactor that does not move with
+    // time (3, 4), multifactor with age (5, 6: the order is sorted afresh).
+    Cluster c = mixed_cluster();
+    if (seed >= 3) {
+      c.priority.kind = PriorityKind::kMultifactor;
+      c.priority.weight_qos = 1000;
+      c.priority.weight_job_size = 500;
+      c.priority.weight_age = seed >= 5 ? 1000 : 0;
+      c.priority.max_age = 3600;
+      c.qos[1].priority = 10;
+    }
     std::mt19937_64 rng(seed);
     Scheduler kept(c), fresh(c);
     Jobs jobs;
@@ -98,6 +110,7 @@ TEST(KeptState, StampedRunningJobsDecideAsCountingAfresh) {
         j.submit_time = now;
         j.user = "u" + std::to_string(rng() % 3);
         j.time_limit = 60 * std::uniform_int_distribution<int>(1, 40)(rng);
+        j.nice = static_cast<int32_t>(rng() % 3) * 100 - 100;  // later jobs may go ahead of earlier ones
         switch (rng() % 5) {
           case 0:
             j.partitions = {"gpu"};
@@ -130,6 +143,7 @@ TEST(KeptState, StampedRunningJobsDecideAsCountingAfresh) {
         ++flips;
       }
       if (rng() % 7 == 0) std::shuffle(running.begin(), running.end(), rng);  // order is not identity
+      if (rng() % 2 == 0) std::shuffle(pending.begin(), pending.end(), rng);  // the cycle orders the queue
 
       std::vector<RunningJob> unstamped = running;
       for (RunningJob& r : unstamped) r.stamp = 0;
@@ -138,6 +152,10 @@ TEST(KeptState, StampedRunningJobsDecideAsCountingAfresh) {
       CycleResult ra = kept.run_cycle(a);
       CycleResult rb = fresh.run_cycle(b);
       expect_same(ra, rb, cycle);
+      // A scheduler that has seen no earlier cycle (no queue order, no
+      // caches to start from) decides the same too.
+      Scheduler first(c);
+      expect_same(ra, first.run_cycle(b), cycle);
       if (::testing::Test::HasFailure()) return;
 
       for (const StartDecision& d : ra.starts) {

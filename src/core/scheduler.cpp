@@ -496,6 +496,44 @@ Time eligible_since(const JobSpec& job) {
 
 }  // namespace
 
+// Queue order (sooner). The jobs the last cycle ordered usually keep their
+// order (priorities that do not move with time, as priority/basic's): then
+// only the new jobs are sorted and merged in. Otherwise, a full sort. The
+// order is the same either way (sooner is a total order).
+void Scheduler::Impl::order_queue(std::vector<QueueEntry>& queue) {
+  rank_pos.assign(last_queue_size, -1);
+  queue_new.clear();
+  bool merge = true;
+  for (size_t i = 0; i < queue.size() && merge; ++i) {
+    const JobCache& jc = *queue[i].cache;
+    if (jc.ranked_in != cycle_no - 1 || jc.rank >= last_queue_size) {
+      queue_new.push_back(queue[i]);
+    } else if (rank_pos[jc.rank] >= 0) {
+      merge = false;  // one job given twice
+    } else {
+      rank_pos[jc.rank] = static_cast<int32_t>(i);
+    }
+  }
+  if (merge) {
+    queue_kept.clear();
+    for (int32_t pos : rank_pos) {
+      if (pos >= 0) queue_kept.push_back(queue[static_cast<size_t>(pos)]);
+    }
+    merge = std::is_sorted(queue_kept.begin(), queue_kept.end(), sooner);
+  }
+  if (merge) {
+    std::sort(queue_new.begin(), queue_new.end(), sooner);
+    std::merge(queue_kept.begin(), queue_kept.end(), queue_new.begin(), queue_new.end(), queue.begin(), sooner);
+  } else {
+    std::sort(queue.begin(), queue.end(), sooner);
+  }
+  for (size_t i = 0; i < queue.size(); ++i) {
+    queue[i].cache->rank = static_cast<uint32_t>(i);
+    queue[i].cache->ranked_in = cycle_no;
+  }
+  last_queue_size = static_cast<uint32_t>(queue.size());
+}
+
 CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& opts) {
   ++cycle_no;
   setup(input);
@@ -514,7 +552,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     }
     queue.push_back(e);
   }
-  std::sort(queue.begin(), queue.end(), sooner);
+  order_queue(queue);
+  out.pending.reserve(queue.size());
 
   bool full = opts.pass == PassKind::kFull;
   bool fcfs = c.sched.policy == QueuePolicy::kFcfs || !full;
@@ -692,9 +731,14 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     out.pending.push_back(std::move(plan));
   }
 
-  // Forget jobs no longer pending.
-  for (auto it = cache.begin(); it != cache.end();) {
-    it = it->second.seen == cycle_no ? std::next(it) : cache.erase(it);
+  // Forget jobs no longer pending, once they are as many as the pending
+  // ones: a walk over the whole cache every cycle would cost as much as
+  // the queue itself. (An entry is only used for the same job at the same
+  // revision, so one kept a while longer is never wrong.)
+  if (cache.size() > 2 * input.pending.size() + 1024) {
+    for (auto it = cache.begin(); it != cache.end();) {
+      it = it->second.seen == cycle_no ? std::next(it) : cache.erase(it);
+    }
   }
   out.stats.tested = tested;
   out.stats.reserved = reservations;
