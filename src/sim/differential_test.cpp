@@ -167,7 +167,7 @@ Outcome run_case(uint64_t seed, RefPolicy policy, bool run_is_limit) {
   std::map<core::JobId, core::Time> promised;  // earliest reserved start seen
   SimOptions opts;
   const bool trace_cycles = std::getenv("DROVER_DIFF_TRACE") != nullptr;
-  opts.on_cycle = [&](const core::CycleInput& in, const core::CycleResult& res) {
+  opts.on_cycle = [&](const core::CycleInput& in, const core::CycleOptions&, const core::CycleResult& res) {
     if (trace_cycles) print_cycle(in, res);
     check_no_overcommit(cluster, in, res);
     for (const auto& p : res.pending) {

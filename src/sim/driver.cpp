@@ -320,7 +320,7 @@ Status Driver::run_pass(core::PassKind kind) {
   core::CycleResult res = sched_.run_cycle(in, opts);
   out_.stats.core_wall_s += seconds_since(t0);
   ++(kind == core::PassKind::kFull ? out_.stats.full_passes : out_.stats.quick_passes);
-  if (opts_.on_cycle) opts_.on_cycle(in, res);
+  if (opts_.on_cycle) opts_.on_cycle(in, opts, res);
   for (const auto& d : res.starts) {
     if (auto st = start(d); !st) return st;
   }

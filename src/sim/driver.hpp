@@ -99,7 +99,7 @@ struct SimOptions {
   std::function<void(const Progress&)> progress;  // called every few hundred events; may be empty
   // Called after every scheduling cycle with what the core was given and
   // what it decided (tests check invariants with it); may be empty.
-  std::function<void(const core::CycleInput&, const core::CycleResult&)> on_cycle;
+  std::function<void(const core::CycleInput&, const core::CycleOptions&, const core::CycleResult&)> on_cycle;
 };
 
 // Runs the trace against the cluster from an empty machine. Errors: a job

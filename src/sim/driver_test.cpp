@@ -173,7 +173,7 @@ TEST(Driver, ProgressAndCycleHooks) {
   auto c = cluster_from(four_nodes(kEasy));
   int64_t cycles = 0, last_done = -1;
   SimOptions o;
-  o.on_cycle = [&](const core::CycleInput&, const core::CycleResult&) { ++cycles; };
+  o.on_cycle = [&](const core::CycleInput&, const core::CycleOptions&, const core::CycleResult&) { ++cycles; };
   o.progress = [&](const Progress& p) { last_done = p.done; };
   SimResult r = run(c, trace_from(kTextbook), o);
   EXPECT_EQ(cycles, r.stats.full_passes + r.stats.quick_passes);

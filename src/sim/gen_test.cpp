@@ -8,17 +8,12 @@
 #include "config/model.hpp"
 #include "sim/driver.hpp"
 #include "sim/gen.hpp"
+#include "sim/sim_test_util.hpp"
 
 namespace drover::sim {
 namespace {
 
-core::Cluster seed_cluster() {
-  auto cfg = config::load_config({std::string(DROVER_SOURCE_DIR) + "/examples/seed/slurm.conf", {}, {}});
-  EXPECT_TRUE(cfg.ok());
-  auto c = config::build_core_cluster(*cfg);
-  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-  return std::move(*c);
-}
+core::Cluster seed_cluster() { return testing::cluster_at("examples/seed/slurm.conf"); }
 
 TEST(Gen, SameSeedSameTrace) {
   GenOptions o;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "config/core_cluster.hpp"
+#include "config/model.hpp"
 #include "config/parse.hpp"
 #include "sim/trace.hpp"
 
@@ -22,6 +23,17 @@ inline core::Cluster cluster_from(const std::string& slurm_conf, const std::stri
     EXPECT_NE(d.severity, Severity::kError) << d.format();
   }
   auto c = config::build_core_cluster(cfg);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  return c.ok() ? std::move(*c) : core::Cluster{};
+}
+
+// A configuration of the source tree (e.g. "examples/seed/slurm.conf", with
+// the gres.conf and qos.conf beside it).
+inline core::Cluster cluster_at(const std::string& rel) {
+  auto cfg = config::load_config({std::string(DROVER_SOURCE_DIR) + "/" + rel, {}, {}});
+  EXPECT_TRUE(cfg.ok()) << (cfg.ok() ? "" : cfg.error().message);
+  if (!cfg.ok()) return {};
+  auto c = config::build_core_cluster(*cfg);
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
   return c.ok() ? std::move(*c) : core::Cluster{};
 }
