@@ -43,7 +43,12 @@ struct Options {
 
 // Heap bytes in use (malloc's own count: unlike the resident set, it is not
 // blurred by memory freed earlier and reused).
-int64_t heap_bytes() { return static_cast<int64_t>(mallinfo2().uordblks); }
+// Heap in use, large blocks included: malloc serves those (the cycle's
+// result vector, a big cache table) with mmap, which uordblks leaves out.
+int64_t heap_bytes() {
+  struct mallinfo2 m = mallinfo2();
+  return static_cast<int64_t>(m.uordblks + m.hblkhd);
+}
 
 // FNV-1a over a cycle's decisions (what starts where, with which cores and
 // devices; each pending job's planned start, nodes and reason): two builds

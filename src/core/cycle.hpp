@@ -48,13 +48,14 @@ struct PartChoice {
 struct JobCache {
   JobId id = 0;
   uint64_t revision = 0;
-  uint64_t seen = 0;         // cycle number of the last cycle that saw it
+  uint32_t seen = 0;         // cycle number (low 32 bits) of the last cycle that saw it
+  // Its place in the queue order of the cycle (low 32 bits) that last
+  // ordered it: a queue whose priorities did not move is merged, not
+  // sorted again. Only a hint (order_queue checks the order it gives).
+  mutable uint32_t ranked_in = 0;
+  mutable uint32_t rank = 0;
   bool refused = false;      // no partition resolves (the partition was removed, ...)
   std::vector<PartChoice> parts;
-  // Its place in the queue order of the cycle that last ordered it (a
-  // queue whose priorities did not move is merged, not sorted again).
-  mutable uint32_t rank = 0;
-  mutable uint64_t ranked_in = 0;
 };
 
 // Per-node facts the cycle needs beyond the profile: which cores and devices are in use now.
@@ -183,27 +184,22 @@ struct QueueEntry {
   int64_t priority = 0;
 };
 
-// What one running job holds, as the profiles, node use and limits count
-// it: built from its RunningJob, and kept between cycles for stamped ones.
-struct Held {
-  uint64_t stamp = 0;
-  uint64_t seen = 0;               // the last cycle whose input had it
-  Time end = 0;                    // the end of its cut in the profiles
-  std::vector<NodeIndex> nodes;    // nodes of the cluster it is on
-  std::vector<uint32_t> amount_off;  // nodes.size() + 1 offsets into amounts
-  std::vector<int64_t> amounts;    // per node: cores, memory, gres counts (the class's dims)
-  std::vector<uint32_t> core_off;  // nodes.size() + 1 offsets into cores
-  std::vector<int32_t> cores;      // per node: the cores it uses (in range)
-  struct Device {
-    uint32_t node;                 // position in nodes
-    int32_t pool, device;
-  };
-  std::vector<Device> devices;
+// What one running job counts in the QOS and array limits.
+struct HeldLimits {
   bool counted = false;            // it has a spec: limits (or its array) count it
   int32_t qos = -1, partition_qos = -1;
   std::string user;
   std::vector<int64_t> tres;       // TresIds::held (only when limits are active)
   JobId array_job = 0;
+};
+
+// A stamped running job, as the cycle counted it in (kept between cycles).
+struct Held {
+  uint64_t stamp = 0;
+  uint64_t seen = 0;               // the last cycle whose input had it
+  Time end = 0;                    // the end of its cut in the profiles
+  Allocation alloc;
+  HeldLimits limits;
 };
 
 struct Scheduler::Impl {
@@ -226,11 +222,17 @@ struct Scheduler::Impl {
   // (Scheduler::set_index_threshold; by default all): cheaper than
   // building their index when a cycle makes few searches, as event passes
   // with a short queue do; each gets its index once the cycle has looked
-  // at all its members about this many times (building one costs about
-  // as much as looking at every member a few dozen times: the 10,000-job
-  // scale-10k replay took half as long with 32 as with 4).
+  // at all its members about this many times. Building one costs about as
+  // much as looking at every member a few dozen times, so a cycle with a
+  // short queue (event passes: the 10,000-job scale-10k replay took half
+  // as long) waits for 32 such looks; a cycle with a long queue will search
+  // most groups many times and builds after 4 (a 1,000-job queue on
+  // scale-10k took twice as long with 32).
   size_t small_class = SIZE_MAX;
-  static constexpr int64_t kSearchesBeforeIndex = 32;
+  static constexpr int64_t kSearchesBeforeIndexShortQueue = 32;
+  static constexpr int64_t kSearchesBeforeIndexLongQueue = 4;
+  static constexpr int64_t kLongQueue = 256;  // jobs the cycle will test
+  int64_t searches_before_index = kSearchesBeforeIndexShortQueue;
   std::vector<int64_t> exhaustive_visits;  // per class: visits before its index was built this cycle
 
   // What running jobs hold, kept between cycles when the caller stamps
@@ -248,7 +250,7 @@ struct Scheduler::Impl {
   std::unordered_map<uint64_t, uint32_t> held_of;  // stamp -> slot
   std::vector<uint32_t> held_at;                // per input position last cycle: its slot (a quick first guess)
   std::vector<uint32_t> held_match;             // scratch: per input position, its slot or UINT32_MAX
-  Held held_scratch_job;                        // unstamped jobs are counted through this one
+  HeldLimits held_limits_scratch;               // unstamped jobs are counted through this one
   // The cycle's own changes, undone at the next setup: nodes it touched
   // (their profile and use before the first touch) and the limits it added.
   std::vector<uint8_t> dirty;
@@ -267,8 +269,15 @@ struct Scheduler::Impl {
   void undo_cycle();
   bool rebuild(const CycleInput& input);       // true: it kept a Held per running job
   bool sync_running(const CycleInput& input);  // false: it cannot (nothing changed yet)
-  void fill_held(const RunningJob& r, Held& h);
-  void apply_held(const Held& h, int sign, bool profile_only);
+  void limits_of(const RunningJob& r, HeldLimits& out);
+  void adopt(Held& h, const RunningJob& r);
+  // Count a running job in (sign 1) or out (-1) from now to `end`: its cut
+  // in the profiles, and unless profile_only its cores and devices in use
+  // and its limit counts (`lim`; nullptr: none).
+  void count_running(const Allocation& a, Time end, int sign, bool profile_only, const HeldLimits* lim);
+  void count_held(const Held& h, int sign, bool profile_only) {
+    count_running(h.alloc, h.end, sign, profile_only, &h.limits);
+  }
   Time held_end(const RunningJob& r) const { return round_up(std::max(r.end, now + 1)); }
 
   // ---- one cycle ----
@@ -300,8 +309,6 @@ struct Scheduler::Impl {
   CycleResult run(const CycleInput& input, const CycleOptions& opts);
   void order_queue(std::vector<QueueEntry>& queue);
   uint32_t last_queue_size = 0;
-  std::vector<int32_t> rank_pos;            // scratch for order_queue
-  std::vector<QueueEntry> queue_kept, queue_new;
   void setup(const CycleInput& input);
   const JobCache& cached(const JobSpec& job);
   Time round_up(Time t) const;

@@ -68,80 +68,68 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   exhaustive_visits.assign(classes.size(), 0);
 }
 
-void Scheduler::Impl::fill_held(const RunningJob& r, Held& h) {
-  h.stamp = r.stamp;
-  h.end = held_end(r);
-  h.nodes.clear();
-  h.amounts.clear();
-  h.cores.clear();
-  h.devices.clear();
-  h.amount_off.assign(1, 0);
-  h.core_off.assign(1, 0);
-  for (const NodeTake& t : r.alloc.nodes) {
+void Scheduler::Impl::limits_of(const RunningJob& r, HeldLimits& out) {
+  out.counted = r.spec != nullptr;
+  out.qos = r.qos;
+  out.partition_qos = -1;
+  out.array_job = 0;
+  out.tres.clear();
+  if (!r.spec) return;
+  out.array_job = r.spec->array_job_id;
+  if (!limits.active()) return;
+  out.partition_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
+                          ? partition_qos[static_cast<size_t>(r.partition)]
+                          : -1;
+  out.user = r.spec->user;
+  tres_ids.held(c, r.alloc, r.spec->licenses, out.tres);
+}
+
+void Scheduler::Impl::count_running(const Allocation& a, Time end, int sign, bool profile_only,
+                                    const HeldLimits* lim) {
+  std::vector<int64_t>& amount = held_scratch;
+  for (const NodeTake& t : a.nodes) {
     if (t.node < 0 || t.node >= static_cast<NodeIndex>(c.nodes.size())) continue;
     const NodeSpec& spec = c.nodes[t.node];
-    const auto at = static_cast<uint32_t>(h.nodes.size());
-    h.nodes.push_back(t.node);
-    for (int32_t core : t.cores) {
-      if (core >= 0 && core < spec.cores()) h.cores.push_back(core);
+    NodeUse& u = use[t.node];
+    if (!profile_only) {
+      for (int32_t core : t.cores) {
+        if (core >= 0 && core < static_cast<int32_t>(u.core_used.size())) u.core_used[core] += sign;
+      }
     }
-    h.core_off.push_back(static_cast<uint32_t>(h.cores.size()));
-    const size_t base = h.amounts.size();
-    h.amounts.resize(base + static_cast<size_t>(classes[class_of[t.node]].dims), 0);
-    int64_t* amount = &h.amounts[base];
+    amount.assign(static_cast<size_t>(classes[class_of[t.node]].dims), 0);
     int32_t threads = std::max(1, spec.threads_per_core);
     amount[0] = t.cores.empty() ? (t.cpus + threads - 1) / threads : static_cast<int64_t>(t.cores.size());
     amount[1] = t.mem_mb;
     for (const GresTake& g : t.gres) {
       if (g.pool < 0 || g.pool >= static_cast<int32_t>(spec.gres.size())) continue;
-      const GresPool& pool = spec.gres[static_cast<size_t>(g.pool)];
-      if (!pool.no_consume) amount[2 + g.pool] += g.count;
+      if (!spec.gres[g.pool].no_consume) amount[2 + g.pool] += g.count;
+      if (profile_only) continue;
       for (int32_t d : g.devices) {
-        if (d >= 0 && d < static_cast<int32_t>(pool.device_ids.size())) h.devices.push_back({at, g.pool, d});
+        if (d >= 0 && d < static_cast<int32_t>(u.dev_used[g.pool].size())) u.dev_used[g.pool][d] += sign;
       }
     }
-    h.amount_off.push_back(static_cast<uint32_t>(h.amounts.size()));
-  }
-  h.counted = r.spec != nullptr;
-  h.qos = r.qos;
-  h.partition_qos = -1;
-  h.array_job = 0;
-  h.tres.clear();
-  if (!r.spec) return;
-  h.array_job = r.spec->array_job_id;
-  if (!limits.active()) return;
-  h.partition_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
-                        ? partition_qos[static_cast<size_t>(r.partition)]
-                        : -1;
-  h.user = r.spec->user;
-  tres_ids.held(c, r.alloc, r.spec->licenses, h.tres);
-}
-
-// Count the job in (sign 1) or out (-1) from now to its end; with
-// profile_only, only its cut in the profiles.
-void Scheduler::Impl::apply_held(const Held& h, int sign, bool profile_only) {
-  std::vector<int64_t>& amount = held_scratch;
-  for (size_t i = 0; i < h.nodes.size(); ++i) {
-    NodeIndex n = h.nodes[i];
-    if (!profile_only) {
-      NodeUse& u = use[n];
-      for (uint32_t k = h.core_off[i]; k < h.core_off[i + 1]; ++k) u.core_used[h.cores[k]] += sign;
-    }
-    if (avail[n] != NodeAvail::kUp) continue;
-    amount.assign(h.amounts.begin() + h.amount_off[i], h.amounts.begin() + h.amount_off[i + 1]);
+    if (avail[t.node] != NodeAvail::kUp) continue;
     if (sign < 0) {
       for (int64_t& v : amount) v = -v;
     }
-    prof[n].take(now, h.end, amount.data());
+    prof[t.node].take(now, end, amount.data());
   }
-  if (profile_only) return;
-  for (const Held::Device& d : h.devices) use[h.nodes[d.node]].dev_used[d.pool][d.device] += sign;
-  if (!h.counted) return;
+  if (profile_only || !lim || !lim->counted) return;
   if (limits.active()) {
-    limits.add(h.qos, h.partition_qos, h.user, h.tres, h.array_job, sign);
+    limits.add(lim->qos, lim->partition_qos, lim->user, lim->tres, lim->array_job, sign);
   } else {
-    limits.add_array_element(h.array_job, sign);
+    limits.add_array_element(lim->array_job, sign);
   }
+}
+
+// A stamped running job, kept and counted in.
+void Scheduler::Impl::adopt(Held& h, const RunningJob& r) {
+  h.stamp = r.stamp;
+  h.seen = cycle_no;
+  h.end = held_end(r);
+  h.alloc = r.alloc;
+  limits_of(r, h.limits);
+  count_held(h, +1, false);
 }
 
 bool Scheduler::Impl::rebuild(const CycleInput& input) {
@@ -166,15 +154,13 @@ bool Scheduler::Impl::rebuild(const CycleInput& input) {
   held_at.clear();
   bool stamped = std::all_of(input.running.begin(), input.running.end(), [](const RunningJob& r) { return r.stamp != 0; });
   for (const RunningJob& r : input.running) {
-    if (!stamped) {  // nothing is kept: one scratch record serves every job
-      fill_held(r, held_scratch_job);
-      apply_held(held_scratch_job, +1, false);
+    if (!stamped) {  // nothing is kept
+      limits_of(r, held_limits_scratch);
+      count_running(r.alloc, held_end(r), +1, false, &held_limits_scratch);
       continue;
     }
     auto slot = static_cast<uint32_t>(held.size());
-    fill_held(r, held.emplace_back());
-    held.back().seen = cycle_no;
-    apply_held(held.back(), +1, false);
+    adopt(held.emplace_back(), r);
     held_at.push_back(slot);
     if (!held_of.emplace(r.stamp, slot).second) {  // the same stamp twice: keep nothing
       held.clear();
@@ -208,7 +194,7 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
   for (uint32_t slot = 0; slot < held.size(); ++slot) {  // gone: counted out
     Held& h = held[slot];
     if (h.stamp == 0 || h.seen == cycle_no) continue;
-    apply_held(h, -1, false);
+    count_held(h, -1, false);
     held_of.erase(h.stamp);
     h.stamp = 0;
     free_held.push_back(slot);
@@ -220,9 +206,9 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
     if (slot != UINT32_MAX) {
       Held& h = held[slot];
       if (Time end = held_end(r); end != h.end) {  // past its end: the cut moves with now
-        apply_held(h, -1, true);
+        count_held(h, -1, true);
         h.end = end;
-        apply_held(h, +1, true);
+        count_held(h, +1, true);
       }
     } else {  // new: counted in
       if (free_held.empty()) {
@@ -232,10 +218,7 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
         slot = free_held.back();
         free_held.pop_back();
       }
-      Held& h = held[slot];
-      fill_held(r, h);
-      h.seen = cycle_no;
-      apply_held(h, +1, false);
+      adopt(held[slot], r);
       held_of.emplace(r.stamp, slot);
     }
     held_at[i] = slot;
@@ -304,7 +287,7 @@ ClassIndex& Scheduler::Impl::idx(int32_t cls) {
     index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
     index_built[k] = 1;
   } else if (index[k].exhaustive() && !reference_search &&
-             index[k].visits() > kSearchesBeforeIndex * static_cast<int64_t>(members)) {
+             index[k].visits() > searches_before_index * static_cast<int64_t>(members)) {
     // A class searched often in this cycle (many pending jobs use it):
     // from here on its index is cheaper than looking at every member. It
     // is built from the profiles as they are now, as a first use would;
@@ -317,14 +300,15 @@ ClassIndex& Scheduler::Impl::idx(int32_t cls) {
 
 const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
   JobCache& e = cache[&job];
+  const auto cycle32 = static_cast<uint32_t>(cycle_no);
   if (e.seen != 0 && e.id == job.id && e.revision == job.revision) {
-    e.seen = cycle_no;
+    e.seen = cycle32;
     return e;
   }
   e = JobCache{};
   e.id = job.id;
   e.revision = job.revision;
-  e.seen = cycle_no;
+  e.seen = cycle32;
   std::vector<int32_t> parts;
   if (job.partitions.empty() || (job.partitions.size() == 1 && job.partitions[0].empty())) {
     if (c.default_partition() >= 0) parts.push_back(c.default_partition());
@@ -501,12 +485,15 @@ Time eligible_since(const JobSpec& job) {
 // only the new jobs are sorted and merged in. Otherwise, a full sort. The
 // order is the same either way (sooner is a total order).
 void Scheduler::Impl::order_queue(std::vector<QueueEntry>& queue) {
-  rank_pos.assign(last_queue_size, -1);
-  queue_new.clear();
-  bool merge = true;
+  // Local scratch: what the core keeps between cycles stays small (it is
+  // counted per pending job).
+  std::vector<int32_t> rank_pos;
+  std::vector<QueueEntry> queue_kept, queue_new;
+  bool merge = last_queue_size > 0;
+  if (merge) rank_pos.assign(last_queue_size, -1);
   for (size_t i = 0; i < queue.size() && merge; ++i) {
     const JobCache& jc = *queue[i].cache;
-    if (jc.ranked_in != cycle_no - 1 || jc.rank >= last_queue_size) {
+    if (jc.ranked_in != static_cast<uint32_t>(cycle_no - 1) || jc.rank >= last_queue_size) {
       queue_new.push_back(queue[i]);
     } else if (rank_pos[jc.rank] >= 0) {
       merge = false;  // one job given twice
@@ -529,7 +516,7 @@ void Scheduler::Impl::order_queue(std::vector<QueueEntry>& queue) {
   }
   for (size_t i = 0; i < queue.size(); ++i) {
     queue[i].cache->rank = static_cast<uint32_t>(i);
-    queue[i].cache->ranked_in = cycle_no;
+    queue[i].cache->ranked_in = static_cast<uint32_t>(cycle_no);
   }
   last_queue_size = static_cast<uint32_t>(queue.size());
 }
@@ -559,6 +546,9 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   bool fcfs = c.sched.policy == QueuePolicy::kFcfs || !full;
   int64_t test_limit = full ? c.sched.bf_max_job_test : c.sched.default_queue_depth;
   if (test_limit == kNoLimit || test_limit < 0) test_limit = INT64_MAX;
+  searches_before_index = std::min<int64_t>(test_limit, static_cast<int64_t>(queue.size())) >= kLongQueue
+                              ? kSearchesBeforeIndexLongQueue
+                              : kSearchesBeforeIndexShortQueue;
   int64_t depth = c.sched.bf_reserve_depth == kNoLimit ? INT64_MAX : c.sched.bf_reserve_depth;
   if (c.sched.policy == QueuePolicy::kFcfs) depth = INT64_MAX;
 
@@ -731,13 +721,13 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     out.pending.push_back(std::move(plan));
   }
 
-  // Forget jobs no longer pending, once they are as many as the pending
-  // ones: a walk over the whole cache every cycle would cost as much as
-  // the queue itself. (An entry is only used for the same job at the same
-  // revision, so one kept a while longer is never wrong.)
-  if (cache.size() > 2 * input.pending.size() + 1024) {
+  // Forget jobs no longer pending, once they are an eighth of the pending
+  // ones (or 1,024): a walk over the whole cache every cycle would cost as
+  // much as the queue itself. (An entry is only used for the same job at
+  // the same revision, so one kept a while longer is never wrong.)
+  if (cache.size() > input.pending.size() + std::max<size_t>(1024, input.pending.size() / 8)) {
     for (auto it = cache.begin(); it != cache.end();) {
-      it = it->second.seen == cycle_no ? std::next(it) : cache.erase(it);
+      it = it->second.seen == static_cast<uint32_t>(cycle_no) ? std::next(it) : cache.erase(it);
     }
   }
   out.stats.tested = tested;
