@@ -8,8 +8,9 @@
 // pending job) on one Scheduler, as the controller would, and reports the
 // cycle time (median and minimum), how many pending jobs were planned, and
 // the memory per pending job: the core's own (heap growth over the first
-// cycle: its per-job cache and the cycle's result) and, apart, the job specs
-// the caller holds.
+// cycle: its per-job cache and the cycle's result, rss_bytes_per_pending;
+// without the result, once the caller has dropped it,
+// state_bytes_per_pending) and, apart, the job specs the caller holds.
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -199,6 +200,9 @@ int main(int argc, char** argv) {
                    static_cast<long long>(r.stats.profile_steps));
     }
   }
+  // What the core keeps between cycles (its per-job cache and kept state),
+  // without the last cycle's result, which the caller owns and drops.
+  const int64_t rss_state = heap_bytes();
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   double median = sorted[sorted.size() / 2];
@@ -209,18 +213,19 @@ int main(int argc, char** argv) {
   double n = s.pending.empty() ? 1.0 : static_cast<double>(s.pending.size());
   double rss_per = static_cast<double>(rss_after - rss_specs) / n;
   double spec_per = static_cast<double>(rss_specs - rss_before) / n;
+  double state_per = static_cast<double>(rss_state - rss_specs) / n;
   std::printf(
       "{\"scenario\": \"%s\", \"nodes\": %zu, \"running\": %zu, \"pending\": %zu, \"cycles\": %d, "
       "\"cycle_ms_median\": %.1f, \"cycle_ms_min\": %.1f, \"cycle_ms_first\": %.1f, \"cycle_cpu_ms_median\": %.1f, "
       "\"planned\": %lld, "
       "\"started\": %lld, \"reserved\": %lld, \"beyond_window\": %lld, \"tested\": %lld, "
-      "\"bf_max_job_test\": %lld, \"bf_window_s\": %lld, \"rss_bytes_per_pending\": %.0f, "
+      "\"bf_max_job_test\": %lld, \"bf_window_s\": %lld, \"rss_bytes_per_pending\": %.0f, \"state_bytes_per_pending\": %.0f, "
       "\"spec_bytes_per_pending\": %.0f, \"decisions\": \"%016llx\"}\n",
       s.name.c_str(), s.cluster.nodes.size(), s.running.size(), s.pending.size(), o.repeat, median, sorted.front(),
       ms.front(), cpu_sorted[cpu_sorted.size() / 2], static_cast<long long>(stats.planned), static_cast<long long>(stats.started),
       static_cast<long long>(stats.reserved), static_cast<long long>(stats.beyond_window),
       static_cast<long long>(stats.tested), static_cast<long long>(s.cluster.sched.bf_max_job_test),
-      static_cast<long long>(s.cluster.sched.bf_window), rss_per, spec_per,
+      static_cast<long long>(s.cluster.sched.bf_window), rss_per, state_per, spec_per,
       static_cast<unsigned long long>(decisions));
   return 0;
 }
