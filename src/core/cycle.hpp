@@ -333,5 +333,4 @@ struct Scheduler::Impl {
   static Time duration(const PartChoice& pc);
 };
 
-
 }  // namespace drover::core
