@@ -22,7 +22,8 @@ namespace {
 std::string describe(const core::StartDecision& d) {
   std::string s = std::to_string(d.job->id) + " in " + std::to_string(d.partition) + ":";
   for (const core::NodeTake& t : d.alloc.nodes) {
-    s += " n" + std::to_string(t.node) + "/" + std::to_string(t.cores.size()) + "c/" + std::to_string(t.mem_mb);
+    s += " n" + std::to_string(t.node) + "/" + std::to_string(t.mem_mb) + "M/c";
+    for (int32_t core : t.cores) s += std::to_string(core) + ",";
     for (const core::GresTake& g : t.gres) {
       for (int32_t dev : g.devices) s += "/g" + std::to_string(dev);
     }
