@@ -2,8 +2,10 @@
 //
 //   drover-bench --scenario scale-10k [--pending N] [--running N] [--repeat K]
 //                [--bf-max-job-test N] [--bf-window-days D] [--seed S]
-//                [--index-threshold NODES] [--json]
+//                [--index-threshold NODES] [--stamped] [--json]
 //
+// --stamped gives the running jobs RunningJob::stamp, as the controller
+// and the simulator do: cycles after the first keep what they hold.
 // Builds the scenario, then runs K full backfill cycles (each plans every
 // pending job) on one Scheduler, as the controller would, and reports the
 // cycle time (median and minimum), how many pending jobs were planned, and
@@ -39,6 +41,7 @@ struct Options {
   double bf_window_days = -1;
   uint64_t seed = 1;
   bool json = false;
+  bool stamped = false;  // --stamped: running jobs carry RunningJob::stamp (the core keeps their holdings between cycles)
   int64_t index_threshold = -1;  // Scheduler::set_index_threshold (-1: the core's default)
 };
 
@@ -88,7 +91,7 @@ int usage(const char* msg) {
   std::fprintf(stderr,
                "drover-bench: %s\nusage: drover-bench --scenario scale-10k [--pending N] [--running N] [--repeat K]\n"
                "                    [--bf-max-job-test N] [--bf-window-days D] [--seed S]\n"
-               "                    [--index-threshold NODES] [--json]\n",
+               "                    [--index-threshold NODES] [--stamped] [--json]\n",
                msg);
   return 2;
 }
@@ -106,6 +109,8 @@ bool parse(int argc, char** argv, Options& o, std::string& err) {
     const char* v = nullptr;
     if (a == "--json") {
       o.json = true;
+    } else if (a == "--stamped") {
+      o.stamped = true;
     } else if (a == "--scenario") {
       if (!(v = value())) return false;
       o.scenario = v;
@@ -165,6 +170,9 @@ int main(int argc, char** argv) {
                  s.cluster.nodes.size(), s.running.size(), s.pending.size(), gen_s);
   }
 
+  if (o.stamped) {
+    for (size_t i = 0; i < s.running.size(); ++i) s.running[i].stamp = i + 1;
+  }
   drover::core::Scheduler sched(s.cluster);
   if (o.index_threshold >= 0) sched.set_index_threshold(static_cast<size_t>(o.index_threshold));
   drover::core::CycleInput in;

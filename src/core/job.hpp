@@ -94,6 +94,7 @@ struct GresTake {
   int32_t pool = 0;                 // index into NodeSpec::gres
   int32_t count = 0;
   std::vector<int32_t> devices;     // indices into the pool's device_ids (empty for plain counts)
+  bool operator==(const GresTake&) const = default;
 };
 
 struct NodeTake {
@@ -103,6 +104,7 @@ struct NodeTake {
   int64_t mem_mb = 0;
   std::vector<GresTake> gres;
   int32_t tasks = 0;                // tasks placed on this node
+  bool operator==(const NodeTake&) const = default;
 };
 
 struct Allocation {
@@ -111,6 +113,7 @@ struct Allocation {
   int32_t total_cpus() const;
   int64_t total_gpus(const Cluster& c) const;
   TresMap tres(const Cluster& c) const;  // cpu, mem, node, gres/gpu, gres/gpu:type
+  bool operator==(const Allocation&) const = default;
 };
 
 // A job holding resources now (running, or completing: still on its nodes).

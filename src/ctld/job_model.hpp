@@ -26,6 +26,12 @@ struct Job {
   bool launch_sent = false;      // a Launch RPC was sent in this process's life
   bool terminate_sent = false;
   bool awaiting_node = false;    // recovered while running: the node has not reported it yet
+  // Running: the record the last scheduling cycle was given, and its
+  // RunningJob::stamp; a record that differs in anything (or a spec at
+  // another revision) gets a new stamp.
+  mutable core::RunningJob counted;
+  mutable uint64_t counted_revision = 0;
+  mutable uint64_t run_stamp = 0;
 };
 
 bool is_final(v1::JobState s);

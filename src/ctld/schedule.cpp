@@ -110,6 +110,17 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
       r.end = j.rec.time_limit_s() == kInfinite ? core::kForever : j.rec.start_time() + j.rec.time_limit_s();
       if (j.rec.completing() || r.end < now) r.end = now + 1;  // about to free: the plan assumes it ends soon
       r.alloc = j.alloc;
+      // The same record as last cycle keeps its stamp: the core then keeps
+      // what the job holds instead of counting it again.
+      const bool same = j.run_stamp != 0 && j.counted_revision == j.spec.revision && j.counted.spec == r.spec &&
+                        j.counted.partition == r.partition && j.counted.qos == r.qos &&
+                        j.counted.start == r.start && j.counted.end == r.end && j.counted.alloc == r.alloc;
+      if (!same) {
+        j.run_stamp = ++run_stamps_;
+        j.counted = r;
+        j.counted_revision = j.spec.revision;
+      }
+      r.stamp = j.run_stamp;
       ci.running.push_back(std::move(r));
     } else if (is_pending(j)) {
       ci.pending.push_back(&j.spec);

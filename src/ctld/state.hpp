@@ -233,6 +233,7 @@ class ControllerState {
   core::SubmitContext submit_context(const Caller& who) const;
   struct CycleInputs;
   CycleInputs cycle_inputs(int64_t now) const;
+  mutable uint64_t run_stamps_ = 0;  // the last RunningJob::stamp given (cycle_inputs)
   void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session, int64_t now,
                       Effects& fx);
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,

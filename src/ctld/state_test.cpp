@@ -686,5 +686,43 @@ TEST(ControllerState, FairShareUsageIsChargedDecayedAndStored) {
   EXPECT_DOUBLE_EQ(usage(*after, account), 150.0 + 600.0);
 }
 
+// The scheduler keeps what running jobs hold from one cycle to the next
+// (RunningJob::stamp); a running job whose record changes must be counted
+// again. Lowering a running job's time limit moves the planned start of
+// the job waiting for its nodes, cycle after cycle.
+TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
+  auto st = make_state("SchedulerParameters=bf_resolution=1\n");
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor wide = wrap("sleep 100");
+  wide.set_ntasks(8);  // both 4-CPU nodes of partition cpu
+  wide.set_time_limit_s(1800);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wide, false, 1000, fx));
+  Effects go;
+  st->schedule(core::PassKind::kFull, 1001, go);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  v1::JobDescriptor next = wrap("true");
+  next.set_ntasks(4);
+  next.set_time_limit_s(600);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), next, false, 1002, fx));
+  for (int64_t now : {1003, 1004}) {  // the second cycle starts from what the first kept
+    Effects e;
+    st->schedule(core::PassKind::kFull, now, e);
+    EXPECT_EQ(st->jobs().at(2).planned_start, 1001 + 1800) << "cycle at " << now;
+  }
+  v1::UpdateJobRequest req;
+  req.add_targets()->set_job_id(1);
+  (*req.mutable_fields())["TimeLimit"] = "10:00";
+  req.add_field_order("TimeLimit");
+  Effects u;
+  auto results = st->update(user(1000, "alice"), req, 1005, u);
+  ASSERT_EQ(results.size(), 1u);
+  for (int64_t now : {1006, 1007}) {
+    Effects e;
+    st->schedule(core::PassKind::kFull, now, e);
+    EXPECT_EQ(st->jobs().at(2).planned_start, 1001 + 600) << "cycle at " << now;
+  }
+}
+
 }  // namespace
 }  // namespace drover::ctld
