@@ -252,19 +252,13 @@ struct Scheduler::Impl {
   std::vector<uint32_t> held_match;             // scratch: per input position, its slot or UINT32_MAX
   HeldLimits held_limits_scratch;               // unstamped jobs are counted through this one
   // The cycle's own changes, undone at the next setup: nodes it touched
-  // (their profile and use before the first touch) and the limits it added.
+  // (their profile and use before the first touch) and the limits its
+  // starts added.
   std::vector<uint8_t> dirty;
   std::vector<NodeIndex> dirty_list;
   std::vector<NodeProfile> saved_prof;
   std::vector<NodeUse> saved_use;
-  struct LimitAdd {
-    int32_t qos = -1, partition_qos = -1;
-    std::string user;
-    std::vector<int64_t> tres;
-    JobId array_job = 0;
-    bool full = false;        // limits.add (else add_array_element)
-  };
-  std::vector<LimitAdd> cycle_limit_adds;
+  std::vector<HeldLimits> cycle_limit_adds;
   void touch(NodeIndex n);     // before the cycle first changes node n
   void undo_cycle();
   bool rebuild(const CycleInput& input);       // true: it kept a Held per running job
@@ -275,6 +269,7 @@ struct Scheduler::Impl {
   // in the profiles, and unless profile_only its cores and devices in use
   // and its limit counts (`lim`; nullptr: none).
   void count_running(const Allocation& a, Time end, int sign, bool profile_only, const HeldLimits* lim);
+  void count_limits(const HeldLimits& lim, int sign);
   void count_held(const Held& h, int sign, bool profile_only) {
     count_running(h.alloc, h.end, sign, profile_only, &h.limits);
   }

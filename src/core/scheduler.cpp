@@ -114,11 +114,15 @@ void Scheduler::Impl::count_running(const Allocation& a, Time end, int sign, boo
     }
     prof[t.node].take(now, end, amount.data());
   }
-  if (profile_only || !lim || !lim->counted) return;
+  if (!profile_only && lim) count_limits(*lim, sign);
+}
+
+void Scheduler::Impl::count_limits(const HeldLimits& lim, int sign) {
+  if (!lim.counted) return;
   if (limits.active()) {
-    limits.add(lim->qos, lim->partition_qos, lim->user, lim->tres, lim->array_job, sign);
+    limits.add(lim.qos, lim.partition_qos, lim.user, lim.tres, lim.array_job, sign);
   } else {
-    limits.add_array_element(lim->array_job, sign);
+    limits.add_array_element(lim.array_job, sign);
   }
 }
 
@@ -249,13 +253,7 @@ void Scheduler::Impl::undo_cycle() {
     dirty[n] = 0;
   }
   dirty_list.clear();
-  for (auto it = cycle_limit_adds.rbegin(); it != cycle_limit_adds.rend(); ++it) {
-    if (it->full) {
-      limits.add(it->qos, it->partition_qos, it->user, it->tres, it->array_job, -1);
-    } else {
-      limits.add_array_element(it->array_job, -1);
-    }
-  }
+  for (auto it = cycle_limit_adds.rbegin(); it != cycle_limit_adds.rend(); ++it) count_limits(*it, -1);
   cycle_limit_adds.clear();
 }
 
@@ -502,7 +500,6 @@ void Scheduler::Impl::order_queue(std::vector<QueueEntry>& queue) {
     }
   }
   if (merge) {
-    queue_kept.clear();
     for (int32_t pos : rank_pos) {
       if (pos >= 0) queue_kept.push_back(queue[static_cast<size_t>(pos)]);
     }
@@ -667,19 +664,17 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       for (NodeIndex n : now_fit->nodes) backfilled = backfilled || class_waiting[class_of[n]];
       sd.kind = backfilled && !fcfs ? StartKind::kBackfilled : StartKind::kImmediate;
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
-      LimitAdd scratch;
-      LimitAdd& la = have_base ? cycle_limit_adds.emplace_back() : scratch;
-      la.full = limits.active();
+      HeldLimits scratch;
+      HeldLimits& la = have_base ? cycle_limit_adds.emplace_back() : scratch;
+      la.counted = true;
       la.array_job = job.array_job_id;
-      if (la.full) {
+      if (limits.active()) {
         la.qos = now_pc->demand.qos;
         la.partition_qos = now_pc->partition_qos;
         la.user = job.user;
         tres_ids.held(c, sd.alloc, job.licenses, la.tres);
-        limits.add(la.qos, la.partition_qos, la.user, la.tres, la.array_job);
-      } else {
-        limits.add_array_element(la.array_job);
       }
+      count_limits(la, +1);
       if (names.used) names.active.insert({job.user, job.name});
       ++out.stats.started;
       if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
