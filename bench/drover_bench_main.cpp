@@ -46,9 +46,9 @@ struct Options {
 };
 
 // Heap bytes in use (malloc's own count: unlike the resident set, it is not
-// blurred by memory freed earlier and reused).
-// Heap in use, large blocks included: malloc serves those (the cycle's
-// result vector, a big cache table) with mmap, which uordblks leaves out.
+// blurred by memory freed earlier and reused), large blocks included:
+// malloc serves those (the cycle's result vector, a big cache table) with
+// mmap, which uordblks alone leaves out.
 int64_t heap_bytes() {
   struct mallinfo2 m = mallinfo2();
   return static_cast<int64_t>(m.uordblks + m.hblkhd);

@@ -132,6 +132,7 @@ struct RunningJob {
   // promise (the cycle counts every running job afresh, as when any
   // record has 0). The decisions are the same either way.
   uint64_t stamp = 0;
+  bool operator==(const RunningJob&) const = default;  // the spec by address
 };
 
 // How a job that left the queue ended, for dependencies.

@@ -110,12 +110,10 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
       r.end = j.rec.time_limit_s() == kInfinite ? core::kForever : j.rec.start_time() + j.rec.time_limit_s();
       if (j.rec.completing() || r.end < now) r.end = now + 1;  // about to free: the plan assumes it ends soon
       r.alloc = j.alloc;
-      // The same record as last cycle keeps its stamp: the core then keeps
-      // what the job holds instead of counting it again.
-      const bool same = j.run_stamp != 0 && j.counted_revision == j.spec.revision && j.counted.spec == r.spec &&
-                        j.counted.partition == r.partition && j.counted.qos == r.qos &&
-                        j.counted.start == r.start && j.counted.end == r.end && j.counted.alloc == r.alloc;
-      if (!same) {
+      // The same record as last cycle (both still unstamped here) keeps its
+      // stamp: the core then keeps what the job holds instead of counting
+      // it again.
+      if (j.run_stamp == 0 || j.counted_revision != j.spec.revision || !(j.counted == r)) {
         j.run_stamp = ++run_stamps_;
         j.counted = r;
         j.counted_revision = j.spec.revision;
