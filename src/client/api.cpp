@@ -1,6 +1,7 @@
 #include "client/api.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,8 +105,18 @@ bool is_this_host(const std::string& host) {
 void set_remote_transport(TransportFactory factory) { g_remote = factory; }
 bool has_remote_transport() { return g_remote != nullptr; }
 
-Result<Endpoint> find_controller(const std::string& config_flag) {
-  Endpoint ep;
+namespace {
+
+// What a command needs from slurm.conf to reach the controller.
+struct ControllerConf {
+  Endpoint ep;               // all but wire_path
+  std::string wire, socket;  // the local sockets under StateSaveLocation
+  std::string name, host;    // SlurmctldHost's name and address
+};
+
+Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
+  ControllerConf c;
+  Endpoint& ep = c.ep;
   ep.conf_path = config::resolve_config_path(config_flag);
   auto cfg = config::load_config(config::LoadOptions{ep.conf_path, "", ""});
   if (!cfg) {
@@ -114,18 +125,38 @@ Result<Endpoint> find_controller(const std::string& config_flag) {
                       "/etc/drover/slurm.conf; `drover up` prints the export DROVER_CONF=... line)");
   }
   ep.cluster = cfg->cluster_name;
-  std::string wire = cfg->state_save_location + "/ctld.wire.sock";
-  std::string socket = cfg->state_save_location + "/ctld.sock";
+  c.wire = cfg->state_save_location + "/ctld.wire.sock";
+  c.socket = cfg->state_save_location + "/ctld.sock";
   std::string key = list_value(*cfg, "AuthInfo", "key");
   ep.key_path = key.empty() ? "/etc/drover/drover.key" : key;
   std::string host = cfg->slurmctld_hosts.empty() ? "localhost" : cfg->slurmctld_hosts.front();
-  std::string name = host.substr(0, host.find('('));
+  c.name = host.substr(0, host.find('('));
   auto open = host.find('(');
   if (open != std::string::npos) host = host.substr(open + 1, host.size() - open - 2);
+  c.host = host;
   ep.target = host + ":" + std::to_string(cfg->slurmctld_port);
+  return c;
+}
+
+}  // namespace
+
+Result<Endpoint> find_controller(const std::string& config_flag) {
+  // A command may ask more than once (drover-cli to choose its transport, then
+  // the command itself): slurm.conf is read once per process and config flag.
+  static std::string last_flag;
+  static std::optional<ControllerConf> last;
+  if (!last || last_flag != config_flag) {
+    auto c = read_controller_conf(config_flag);
+    if (!c) return c.error();
+    last_flag = config_flag;
+    last = std::move(*c);
+  }
+  Endpoint ep = last->ep;
   // The controller's host uses the local socket (also when the controller is
   // down: the call then says it cannot be contacted there).
-  if (is_socket(wire) || is_socket(socket) || is_this_host(name) || is_this_host(host)) ep.wire_path = wire;
+  if (is_socket(last->wire) || is_socket(last->socket) || is_this_host(last->name) || is_this_host(last->host)) {
+    ep.wire_path = last->wire;
+  }
   return ep;
 }
 
