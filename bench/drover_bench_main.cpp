@@ -12,7 +12,9 @@
 // the memory per pending job: the core's own (heap growth over the first
 // cycle: its per-job cache and the cycle's result, rss_bytes_per_pending;
 // without the result, once the caller has dropped it,
-// state_bytes_per_pending) and, apart, the job specs the caller holds.
+// state_bytes_per_pending) and, apart, the job specs the caller holds;
+// `demands` is how many distinct demands the core holds resolved (jobs that
+// ask the same, array elements first, share one).
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -228,12 +230,12 @@ int main(int argc, char** argv) {
       "\"planned\": %lld, "
       "\"started\": %lld, \"reserved\": %lld, \"beyond_window\": %lld, \"tested\": %lld, "
       "\"bf_max_job_test\": %lld, \"bf_window_s\": %lld, \"rss_bytes_per_pending\": %.0f, \"state_bytes_per_pending\": %.0f, "
-      "\"spec_bytes_per_pending\": %.0f, \"decisions\": \"%016llx\"}\n",
+      "\"spec_bytes_per_pending\": %.0f, \"demands\": %lld, \"decisions\": \"%016llx\"}\n",
       s.name.c_str(), s.cluster.nodes.size(), s.running.size(), s.pending.size(), o.repeat, median, sorted.front(),
       ms.front(), cpu_sorted[cpu_sorted.size() / 2], static_cast<long long>(stats.planned), static_cast<long long>(stats.started),
       static_cast<long long>(stats.reserved), static_cast<long long>(stats.beyond_window),
       static_cast<long long>(stats.tested), static_cast<long long>(s.cluster.sched.bf_max_job_test),
       static_cast<long long>(s.cluster.sched.bf_window), rss_per, state_per, spec_per,
-      static_cast<unsigned long long>(decisions));
+      static_cast<long long>(stats.demands), static_cast<unsigned long long>(decisions));
   return 0;
 }

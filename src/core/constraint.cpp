@@ -185,6 +185,25 @@ Result<Constraint> Constraint::parse(std::string_view text) {
   return c;
 }
 
+namespace {
+
+bool same_node(const Constraint::Node* a, const Constraint::Node* b) {
+  if (!a || !b) return a == b;
+  if (a->kind != b->kind || a->feature != b->feature || a->count != b->count || a->kids.size() != b->kids.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a->kids.size(); ++i) {
+    if (!same_node(a->kids[i].get(), b->kids[i].get())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Constraint::operator==(const Constraint& o) const {
+  return text_ == o.text_ && same_node(root_.get(), o.root_.get());
+}
+
 bool Constraint::empty() const { return root_ == nullptr; }
 
 bool Constraint::matches(const NodeSpec& node) const { return !root_ || eval(*root_, node); }

@@ -47,6 +47,9 @@ class Constraint {
   };
   std::vector<CountTerm> counts() const;
   const std::string& text() const { return text_; }
+  // The same text and the same expression (an alternative of a bracket
+  // keeps the whole text: its expression tells it from the others).
+  bool operator==(const Constraint& o) const;
 
   struct Node;
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,7 +34,9 @@ struct ClassNeed {
   std::vector<int64_t> amount;  // dims values for tasks_per_node tasks (fixed shapes) or one task
 };
 
-// One partition a job may run in, resolved.
+// One partition a job may run in, resolved. Everything here follows from
+// the demand: jobs whose demands are equal (array elements, a workflow's
+// like tasks) share one (Scheduler::Impl::part_choice).
 struct PartChoice {
   int32_t partition = 0;
   int32_t partition_qos = -1;              // the partition's QOS (index into Cluster::qos)
@@ -55,7 +58,7 @@ struct JobCache {
   mutable uint32_t ranked_in = 0;
   mutable uint32_t rank = 0;
   bool refused = false;      // no partition resolves (the partition was removed, ...)
-  std::vector<PartChoice> parts;
+  std::vector<std::shared_ptr<const PartChoice>> parts;
 };
 
 // Per-node facts the cycle needs beyond the profile: which cores and devices are in use now.
@@ -216,6 +219,14 @@ struct Scheduler::Impl {
 
   // ---- kept between cycles ----
   std::unordered_map<const JobSpec*, JobCache> cache;
+  // The PartChoices the cache holds, by demand_hash() of their demand:
+  // one per distinct demand. Those no cache entry holds any more are
+  // dropped when the cache forgets jobs, or once the table has doubled
+  // since it was last swept.
+  std::unordered_multimap<uint64_t, std::shared_ptr<const PartChoice>> shared_parts;
+  size_t shared_parts_sweep_at = 1024;
+  std::shared_ptr<const PartChoice> part_choice(Demand d);
+  void sweep_shared_parts();
   uint64_t cycle_no = 0;
   bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
   // Classes up to this size are searched node by node at first

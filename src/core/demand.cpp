@@ -508,7 +508,7 @@ Reason qos_per_job_reason(const QosSpec& q, const TresMap& tres) {
 
 }  // namespace
 
-Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job) {
+Reason static_limit_reason(const Cluster& c, const Demand& d) {
   const PartitionSpec& part = c.partitions[d.partition];
   if (part.state == PartitionState::kDown || part.state == PartitionState::kDrain) return Reason::kPartitionDown;
   if (part.state == PartitionState::kInactive) return Reason::kPartitionInactive;
@@ -524,7 +524,6 @@ Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job
     Reason r = qos_per_job_reason(q, demand_tres(c, d));
     if (r != Reason::kNone) return r;
   }
-  (void)job;
   return Reason::kNone;
 }
 

@@ -50,6 +50,7 @@ struct GresNeed {
   std::string name;  // "gpu"
   std::string type;  // "" = any type
   int32_t count = 0; // per node
+  bool operator==(const GresNeed&) const = default;
 };
 
 struct Demand {
@@ -75,6 +76,10 @@ struct Demand {
   // Every node holds the same share: a fixed number of nodes, each with
   // tasks_per_node tasks (single-node jobs included).
   bool fixed_shape() const { return tasks_per_node > 0; }
+
+  // Every field compared: the scheduler shares what a demand comes to
+  // between the jobs whose demands are equal.
+  bool operator==(const Demand&) const = default;
 };
 
 // What each node must give for `tasks` tasks placed on it. Units: cores
@@ -114,8 +119,8 @@ std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d);
 
 // Limits that leave a job pending (Slurm accepts it) rather than refusing
 // it: partition time and node limits, QOS MaxWall and per-job TRES limits.
-// kNone when none applies.
-Reason static_limit_reason(const Cluster& c, const Demand& d, const JobSpec& job);
+// kNone when none applies. It depends on the demand alone.
+Reason static_limit_reason(const Cluster& c, const Demand& d);
 
 struct PriorityBreakdown;
 class FairShareFactors;

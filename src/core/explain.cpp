@@ -68,7 +68,8 @@ std::string shortfall(const Scheduler::Impl& s, const NodeClass& cls, const std:
 }  // namespace
 
 void Scheduler::Impl::describe(const JobSpec& job, const JobCache& jc, Explanation& ex) {
-  for (const PartChoice& pc : jc.parts) {
+  for (const auto& shared : jc.parts) {
+    const PartChoice& pc = *shared;
     const PartitionSpec& part = c.partitions[pc.partition];
     std::string head = "partition " + part.name + ":";
     if (pc.static_reason != Reason::kNone) {

@@ -42,6 +42,7 @@ enum class Hold { kNone, kUser, kAdmin };
 struct GpuReq {
   std::string type;
   int32_t count = 0;  // 0 = not requested
+  bool operator==(const GpuReq&) const = default;
 };
 
 // What the user asked for. Zero / negative / empty means "not asked"; the

@@ -161,7 +161,7 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
       if (!first_refusal) first_refusal = *r;
       continue;
     }
-    Reason limit = static_limit_reason(c, *d, job);
+    Reason limit = static_limit_reason(c, *d);
     if (limit != Reason::kNone && refuse_on_limit(c, *d, limit, v)) return v;
     if (over_submit_limits(c, d->qos, ctx, v)) return v;
     v.partition = p;

@@ -318,59 +318,110 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
   }
   for (int32_t p : parts) {
     auto d = resolve_demand(c, job, p);
-    if (!d) continue;
-    PartChoice pc;
-    pc.partition = p;
-    pc.demand = std::move(d).value();
-    pc.static_reason = static_limit_reason(c, pc.demand, job);
-    pc.tres = tres_ids.dense(demand_tres(c, pc.demand));
-    pc.partition_qos = partition_qos[static_cast<size_t>(p)];
-    struct Dense : TresLookup {
-      const TresIds* ids;
-      const std::vector<int64_t>* v;
-      int64_t get(std::string_view name) const override {
-        int32_t i = ids->id(name);
-        return i < 0 ? 0 : (*v)[static_cast<size_t>(i)];
-      }
-    } tres;
-    tres.ids = &tres_ids;
-    tres.v = &pc.tres;
-    pc.priority_fixed = priority_terms(c, p, &pc.demand, tres).fixed;
-    bool wants_gpus = pc.tres[static_cast<size_t>(tres_ids.id("gres/gpu"))] > 0;
-    int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
-    bool any = false;
-    for (size_t alt = 0; alt < pc.demand.alternatives.size(); ++alt) {
-      std::vector<ClassNeed> list;
-      for (size_t k = 0; k < classes.size(); ++k) {
-        const NodeSpec& spec = *classes[k].spec;
-        if (!std::binary_search(spec.partitions.begin(), spec.partitions.end(), p)) continue;
-        if (!pc.demand.alternatives[alt].matches(spec)) continue;
-        NodeNeed need = need_on(pc.demand, spec, tasks);
-        if (!need.fits) continue;
-        ClassNeed cn;
-        cn.cls = static_cast<int32_t>(k);
-        cn.amount.reserve(2 + need.pool.size());
-        cn.amount = {need.cores, need.mem_mb};
-        for (int32_t v : need.pool) cn.amount.push_back(v);
-        list.push_back(std::move(cn));
-      }
-      // Preference: lower Weight first; a job without GPUs keeps off GPU nodes
-      // while other nodes can take it; then configuration order.
-      std::stable_sort(list.begin(), list.end(), [&](const ClassNeed& a, const ClassNeed& b) {
-        const NodeClass& x = classes[a.cls];
-        const NodeClass& y = classes[b.cls];
-        if (x.spec->weight != y.spec->weight) return x.spec->weight < y.spec->weight;
-        if (!wants_gpus && x.has_gpus != y.has_gpus) return !x.has_gpus;
-        return a.cls < b.cls;
-      });
-      any = any || !list.empty();
-      pc.alts.push_back(std::move(list));
-    }
-    pc.never = !any || check_capacity(c, pc.demand).has_value();  // per node group: cheap
-    e.parts.push_back(std::move(pc));
+    if (d) e.parts.push_back(part_choice(std::move(d).value()));
   }
   e.refused = e.parts.empty();
   return e;
+}
+
+namespace {
+
+// FNV-1a over a demand's fields, word by word (equal demands hash equal;
+// operator== settles the rest).
+uint64_t demand_hash(const Demand& d) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  auto mix_text = [&](const std::string& s) { mix(std::hash<std::string>{}(s)); };
+  for (int64_t v : {int64_t{d.partition}, int64_t{d.qos}, d.time_limit, int64_t{d.min_nodes}, int64_t{d.max_nodes},
+                    int64_t{d.tasks}, int64_t{d.tasks_per_node}, int64_t{d.cpus_per_task},
+                    int64_t{d.min_cpus_per_node}, static_cast<int64_t>(d.mem_mode), d.mem_mb,
+                    int64_t{d.gpus_per_task.count}, int64_t{d.cpus_per_gpu}, int64_t{d.whole_node}}) {
+    mix(static_cast<uint64_t>(v));
+  }
+  for (const GresNeed& g : d.gres) {
+    mix_text(g.name);
+    mix_text(g.type);
+    mix(static_cast<uint64_t>(g.count));
+  }
+  for (const Constraint& a : d.alternatives) mix_text(a.text());
+  for (NodeIndex n : d.required) mix(static_cast<uint64_t>(n));
+  mix(d.required.size());
+  for (NodeIndex n : d.excluded) mix(static_cast<uint64_t>(n));
+  mix(d.excluded.size());
+  for (const auto& [name, v] : d.licenses) {
+    mix_text(name);
+    mix(static_cast<uint64_t>(v));
+  }
+  return h;
+}
+
+}  // namespace
+
+std::shared_ptr<const PartChoice> Scheduler::Impl::part_choice(Demand d) {
+  const uint64_t h = demand_hash(d);
+  auto [lo, hi] = shared_parts.equal_range(h);
+  for (auto it = lo; it != hi; ++it) {
+    if (it->second->demand == d) return it->second;
+  }
+  const int32_t p = d.partition;
+  auto made = std::make_shared<PartChoice>();
+  PartChoice& pc = *made;
+  pc.partition = p;
+  pc.demand = std::move(d);
+  pc.static_reason = static_limit_reason(c, pc.demand);
+  pc.tres = tres_ids.dense(demand_tres(c, pc.demand));
+  pc.partition_qos = partition_qos[static_cast<size_t>(p)];
+  struct Dense : TresLookup {
+    const TresIds* ids;
+    const std::vector<int64_t>* v;
+    int64_t get(std::string_view name) const override {
+      int32_t i = ids->id(name);
+      return i < 0 ? 0 : (*v)[static_cast<size_t>(i)];
+    }
+  } tres;
+  tres.ids = &tres_ids;
+  tres.v = &pc.tres;
+  pc.priority_fixed = priority_terms(c, p, &pc.demand, tres).fixed;
+  bool wants_gpus = pc.tres[static_cast<size_t>(tres_ids.id("gres/gpu"))] > 0;
+  int32_t tasks = pc.demand.fixed_shape() ? pc.demand.tasks_per_node : 1;
+  bool any = false;
+  for (size_t alt = 0; alt < pc.demand.alternatives.size(); ++alt) {
+    std::vector<ClassNeed> list;
+    for (size_t k = 0; k < classes.size(); ++k) {
+      const NodeSpec& spec = *classes[k].spec;
+      if (!std::binary_search(spec.partitions.begin(), spec.partitions.end(), p)) continue;
+      if (!pc.demand.alternatives[alt].matches(spec)) continue;
+      NodeNeed need = need_on(pc.demand, spec, tasks);
+      if (!need.fits) continue;
+      ClassNeed cn;
+      cn.cls = static_cast<int32_t>(k);
+      cn.amount.reserve(2 + need.pool.size());
+      cn.amount = {need.cores, need.mem_mb};
+      for (int32_t v : need.pool) cn.amount.push_back(v);
+      list.push_back(std::move(cn));
+    }
+    // Preference: lower Weight first; a job without GPUs keeps off GPU nodes
+    // while other nodes can take it; then configuration order.
+    std::stable_sort(list.begin(), list.end(), [&](const ClassNeed& a, const ClassNeed& b) {
+      const NodeClass& x = classes[a.cls];
+      const NodeClass& y = classes[b.cls];
+      if (x.spec->weight != y.spec->weight) return x.spec->weight < y.spec->weight;
+      if (!wants_gpus && x.has_gpus != y.has_gpus) return !x.has_gpus;
+      return a.cls < b.cls;
+    });
+    any = any || !list.empty();
+    pc.alts.push_back(std::move(list));
+  }
+  pc.never = !any || check_capacity(c, pc.demand).has_value();  // per node group: cheap
+  shared_parts.emplace(h, made);
+  return made;
+}
+
+void Scheduler::Impl::sweep_shared_parts() {
+  for (auto it = shared_parts.begin(); it != shared_parts.end();) {
+    it = it->second.use_count() == 1 ? shared_parts.erase(it) : std::next(it);
+  }
+  shared_parts_sweep_at = std::max<size_t>(1024, 2 * shared_parts.size());
 }
 
 namespace {
@@ -529,7 +580,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   for (const JobSpec* job : input.pending) {
     const JobCache& jc = cached(*job);
     QueueEntry e{job, &jc, 0, 0};
-    for (const PartChoice& pc : jc.parts) {
+    for (const auto& part : jc.parts) {
+      const PartChoice& pc = *part;
       e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
       e.priority = std::max(e.priority,
                             priority_total(c, *job, pc.priority_fixed, input.fairshare, now, eligible_since(*job)));
@@ -583,7 +635,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       out.pending.push_back(std::move(plan));
       continue;
     }
-    plan.partition = jc.parts.front().partition;
+    plan.partition = jc.parts.front()->partition;
     if (job.hold != Hold::kNone) {
       plan.reason = job.hold == Hold::kUser ? Reason::kJobHeldUser : Reason::kJobHeldAdmin;
       out.pending.push_back(std::move(plan));
@@ -612,7 +664,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     std::optional<Placement> later;
     const PartChoice* later_pc = nullptr;
     bool planned_any = false;  // a plan was looked for (and so "none" means none within the window)
-    for (const PartChoice& pc : jc.parts) {
+    for (const auto& part : jc.parts) {
+      const PartChoice& pc = *part;
       if (pc.never) {
         if (first_reason == Reason::kNone) first_reason = Reason::kBadConstraints;
         continue;
@@ -691,7 +744,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     const PartChoice& shown = later_pc ? *later_pc : *tried;
     plan.partition = shown.partition;
     plan.reason = part_waiting[shown.partition] ? Reason::kPriority : Reason::kResources;
-    for (const PartChoice& pc : jc.parts) {
+    for (const auto& part : jc.parts) {
+      const PartChoice& pc = *part;
       part_waiting[pc.partition] = 1;
       for (const auto& alt : pc.alts) {
         for (const ClassNeed& cn : alt) class_waiting[cn.cls] = 1;
@@ -720,11 +774,16 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   // ones (or 1,024): a walk over the whole cache every cycle would cost as
   // much as the queue itself. (An entry is only used for the same job at
   // the same revision, so one kept a while longer is never wrong.)
+  // The demands only those jobs held go with them.
   if (cache.size() > input.pending.size() + std::max<size_t>(1024, input.pending.size() / 8)) {
     for (auto it = cache.begin(); it != cache.end();) {
       it = it->second.seen == static_cast<uint32_t>(cycle_no) ? std::next(it) : cache.erase(it);
     }
+    sweep_shared_parts();
+  } else if (shared_parts.size() > shared_parts_sweep_at) {
+    sweep_shared_parts();  // jobs whose requests changed left theirs behind
   }
+  out.stats.demands = static_cast<int64_t>(shared_parts.size());
   out.stats.tested = tested;
   out.stats.reserved = reservations;
   for (const PendingPlan& p : out.pending) {

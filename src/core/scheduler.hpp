@@ -109,6 +109,7 @@ struct CycleStats {
   int64_t profile_steps = 0; // size of the availability profile at the end
   int64_t index_visits = 0;  // index entries the searches bounded (work done)
   int64_t rise_checks = 0;   // moments the searches checked
+  int64_t demands = 0;       // distinct demands held resolved after the cycle (jobs that ask the same share one)
 };
 
 struct CycleResult {
