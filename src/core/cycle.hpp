@@ -162,7 +162,9 @@ struct FrontierPoint {
 class Frontier {
  public:
   void reset(size_t classes, bool off = false) {
-    recent_.assign(classes, {});
+    // The recent points' storage is kept from cycle to cycle (only marked unused).
+    recent_.resize(classes);
+    for (Recent& r : recent_) r.used = r.next = 0;
     exact_.clear();
     off_ = off;
   }
@@ -175,7 +177,14 @@ class Frontier {
   static constexpr size_t kRecent = 32;
   static uint64_t key(int32_t cls, const std::vector<int64_t>& need, Time d, int32_t nodes);
   std::unordered_map<uint64_t, std::vector<FrontierPoint>> exact_;  // by hash; entries compared in full
-  std::vector<std::vector<FrontierPoint>> recent_;
+  // A ring of the latest kRecent points per class (the order does not
+  // matter: lower_bound takes the latest bound any of them gives).
+  struct Recent {
+    std::vector<FrontierPoint> points;  // [0, used) are this cycle's
+    size_t used = 0;
+    size_t next = 0;  // once full, the oldest (overwritten next)
+  };
+  std::vector<Recent> recent_;
   bool off_ = false;
 };
 

@@ -73,7 +73,9 @@ Time Frontier::lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d
       if (p.d == d && p.nodes == nodes && p.need == need) lb = std::max(lb, p.at);
     }
   }
-  for (const FrontierPoint& p : recent_[static_cast<size_t>(cls)]) {
+  const Recent& recent = recent_[static_cast<size_t>(cls)];
+  for (size_t i = 0; i < recent.used; ++i) {
+    const FrontierPoint& p = recent.points[i];
     if (p.at <= lb || p.d > d || p.nodes > nodes || p.need.size() != need.size()) continue;
     bool covered = true;
     for (size_t k = 0; k < need.size() && covered; ++k) covered = p.need[k] <= need[k];
@@ -93,9 +95,20 @@ void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int3
     }
   }
   if (!found) same.push_back(FrontierPoint{need, d, nodes, at});
-  std::vector<FrontierPoint>& v = recent_[static_cast<size_t>(cls)];
-  if (v.size() >= kRecent) v.erase(v.begin());
-  v.push_back(FrontierPoint{need, d, nodes, at});
+  Recent& r = recent_[static_cast<size_t>(cls)];
+  size_t slot = r.used;
+  if (r.used == kRecent) {
+    slot = r.next;
+    r.next = (r.next + 1) % kRecent;
+  } else {
+    ++r.used;
+  }
+  if (slot == r.points.size()) r.points.emplace_back();
+  FrontierPoint& p = r.points[slot];
+  p.need.assign(need.begin(), need.end());  // reuses the point's storage
+  p.d = d;
+  p.nodes = nodes;
+  p.at = at;
 }
 
 Time Scheduler::Impl::duration(const PartChoice& pc) {
@@ -316,7 +329,7 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
   Time best = kNever;
   NodeIndex who = -1;
   int64_t key = 0;
-  std::vector<int64_t> chosen;
+  const std::vector<int64_t>* chosen = nullptr;
   for (size_t i = 0; i < classes.size(); ++i) {
     const ClassNeed& cn = classes[i];
     const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : cn.amount;
@@ -355,12 +368,12 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
       if (who == before_who && class_best == kNever) learnt = idx.window_end();
       x.s.frontier.learn(cn.cls, amount, x.d, 1, learnt);
     }
-    if (who != before_who) chosen = amount;
+    if (who != before_who) chosen = &amount;
   }
   if (who < 0) return std::nullopt;
   Placement p;
   p.start = best;
-  p.add(who, tasks, chosen);
+  p.add(who, tasks, *chosen);
   return p;
 }
 
