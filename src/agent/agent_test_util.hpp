@@ -81,6 +81,7 @@ inline SupervisorOptions test_options(const std::string& spool, const std::strin
   o.node_name = node;
   o.spool_dir = spool;
   o.stepd_command = {stepd_path()};
+  o.pmix_stepd_command = {std::string(DROVER_BINARY_DIR) + "/bin/drover", "agent", "--stepd"};
   o.kill_wait_ms = 300;
   o.allow_root_jobs = true;
   o.launch_timeout_ms = 10000;

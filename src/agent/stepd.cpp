@@ -77,6 +77,7 @@ Status StepDaemon::load() {
   if (!req) return req.error();
   req_ = std::move(*req);
   cfg_ = stepd_config_from_json((*doc)["config"]);
+  if (doc->contains("user")) agent_user_ = user_info_from_json((*doc)["user"]);
   status_.key = req_.key;
   status_.stepd_pid = getpid();
   status_.stepd_start_ticks = process_start_ticks(getpid()).value_or(0);
@@ -122,7 +123,11 @@ Status StepDaemon::detach() {
 }
 
 Status StepDaemon::check_user() {
-  auto user = lookup_user(req_.job.user, req_.job.uid, req_.job.gid);
+  // The agent's answer when it gave one for this very account (as the
+  // lookup would: the name, the uid, the job's group), else our own lookup.
+  const bool given = agent_user_ && agent_user_->name == req_.job.user && agent_user_->uid == req_.job.uid &&
+                     agent_user_->gid == req_.job.gid;
+  auto user = given ? Result<UserInfo>(*agent_user_) : lookup_user(req_.job.user, req_.job.uid, req_.job.gid);
   if (!user) return user.error();
   user_ = std::move(*user);
   if (user_.uid == 0 && !cfg_.allow_root_jobs) {
@@ -142,7 +147,13 @@ void StepDaemon::setup_cgroup() {
   const std::string rel_job = (cfg_.cgroup_node.empty() ? std::string("node") : cfg_.cgroup_node) + "/job_" +
                               std::to_string(req_.key.job_id);
   const std::string rel_step = req_.key.is_batch() ? "step_batch" : "step_" + std::to_string(req_.key.step_id);
-  auto cg = StepCgroup::create(cfg_.cgroups, rel_job, rel_step, status_.warnings);
+  // The devices hierarchy only serves to deny the node's other GPUs: without
+  // any to deny (a CPU node, or devices not constrained) the step gets no
+  // directory there (two mkdir and two rmdir less for every job).
+  CgroupPlan plan = cfg_.cgroups;
+  const bool deny_devices = plan.constrain_devices && !cfg_.node_gpu_files.empty();
+  if (!deny_devices) plan.devices.clear();
+  auto cg = StepCgroup::create(plan, rel_job, rel_step, status_.warnings);
   if (!cg) {
     status_.warnings.push_back(cg.error().message);
     return;
@@ -154,7 +165,7 @@ void StepDaemon::setup_cgroup() {
   if (Status st = cgroup_.limit_cpus(req_.alloc.cpu_ids, status_.warnings); !st) {
     status_.warnings.push_back("cores not confined: " + st.error().message);
   }
-  if (cfg_.cgroups.constrain_devices && !cfg_.node_gpu_files.empty()) {
+  if (deny_devices) {
     std::set<std::string> mine;
     for (const auto& g : req_.alloc.gpus) mine.insert(g.device_file);
     std::vector<std::string> deny;

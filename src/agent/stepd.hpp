@@ -89,6 +89,7 @@ class StepDaemon {
   LaunchRequest req_;
   StepdConfig cfg_;
   UserInfo user_;
+  std::optional<UserInfo> agent_user_;  // the agent's lookup, from the spool record
   StepCgroup cgroup_;
   StepStatus status_;
   std::vector<TaskPlan> plans_;

@@ -231,8 +231,9 @@ Status StepDaemon::prepare_tasks() {
 Status StepDaemon::start_pmix() {
   if (req_.key.is_batch() || !wants_pmix(req_.layout.mpi)) return {};
   if (!pmix_available()) {
-    status_.warnings.push_back("--mpi=" + req_.layout.mpi + ": this drover-stepd was built without PMIx "
-                               "(libpmix-dev); the tasks run without a PMIx server");
+    status_.warnings.push_back("--mpi=" + req_.layout.mpi + ": this step daemon has no PMIx server (a build "
+                               "without libpmix-dev, or the small drover-stepd, which leaves such steps to "
+                               "`drover agent --stepd`); the tasks run without a PMIx server");
     return {};
   }
   const char* tmp = std::getenv("TMPDIR");

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "agent/pmix_server.hpp"
 #include "agent/proc.hpp"
 #include "agent/spool.hpp"
 
@@ -209,6 +210,9 @@ Status Supervisor::prepare_record(const LaunchRequest& req, const std::string& d
   cfg.node_gpu_files = opts_.node_gpu_files;
   cfg.cgroup_node = cgroup_node_;
   nlohmann::json doc = {{"request", to_json(req)}, {"config", to_json(cfg)}};
+  // Resolved here for the step daemon (user_info.hpp); when it fails, the
+  // daemon looks again and fails the launch with the lookup's message.
+  if (auto user = lookup_user(req.job.user, req.job.uid, req.job.gid)) doc["user"] = to_json(*user);
   if (Status st = write_file_atomic(dir + "/" + kSpecFile, doc.dump(1)); !st) return st;
   if (req.key.is_batch()) {
     const std::string script = dir + "/" + kScriptFile;
@@ -271,7 +275,8 @@ Result<LaunchResult> Supervisor::launch(const LaunchRequest& req) {
 }
 
 Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& t) {
-  std::vector<std::string> argv = opts_.stepd_command;
+  const bool pmix = !req.key.is_batch() && wants_pmix(req.layout.mpi) && !opts_.pmix_stepd_command.empty();
+  std::vector<std::string> argv = pmix ? opts_.pmix_stepd_command : opts_.stepd_command;
   argv.push_back(t.dir);
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
@@ -326,7 +331,7 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
     waitpid(pid, nullptr, 0);  // it closed the pipe: it is exiting
     if (t.pidfd >= 0) close(t.pidfd);
     std::string why = tail_of(log);
-    return make_error(req.key.str() + ": the step daemon '" + opts_.stepd_command[0] + "' could not start" +
+    return make_error(req.key.str() + ": the step daemon '" + argv[0] + "' could not start" +
                       (why.empty() ? "" : ": " + why));
   }
   refresh(t);

@@ -36,6 +36,11 @@ struct SupervisorOptions {
   // How to start a step daemon; the step's spool directory is appended.
   // Production: default_stepd_command() ("<this executable> agent --stepd").
   std::vector<std::string> stepd_command;
+  // The step daemon for steps that want a PMIx server (srun --mpi=pmix);
+  // empty: stepd_command. The small drover-stepd carries no PMIx (loading
+  // libpmix and its libraries costs more than the rest of its start), so
+  // the agent gives those steps to the full binary.
+  std::vector<std::string> pmix_stepd_command;
   int64_t kill_wait_ms = 30000;  // KillWait
   bool allow_root_jobs = false;  // run jobs whose user is root (refused otherwise)
   CgroupOptions cgroups;

@@ -41,4 +41,24 @@ Result<UserInfo> lookup_user(const std::string& name, uid_t uid, gid_t gid) {
   return u;
 }
 
+nlohmann::json to_json(const UserInfo& u) {
+  return {{"name", u.name}, {"uid", u.uid}, {"gid", u.gid}, {"home", u.home}, {"shell", u.shell}, {"groups", u.groups}};
+}
+
+std::optional<UserInfo> user_info_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  try {
+    UserInfo u;
+    u.name = j.at("name").get<std::string>();
+    u.uid = j.at("uid").get<uid_t>();
+    u.gid = j.at("gid").get<gid_t>();
+    u.home = j.at("home").get<std::string>();
+    u.shell = j.at("shell").get<std::string>();
+    u.groups = j.at("groups").get<std::vector<gid_t>>();
+    return u;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace drover::agent

@@ -99,7 +99,8 @@ int64_t available_memory_mb() {
 
 // The step daemon: the small drover-stepd beside this executable when it is
 // there (it starts in a fraction of the full binary's time, which bounds how
-// fast a node launches jobs), else `<this executable> agent --stepd`.
+// fast a node launches jobs), else `<this executable> agent --stepd`, which
+// also serves the steps that want PMIx.
 std::vector<std::string> stepd_command() {
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -200,6 +201,7 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   so.node_name = opts.node;
   so.spool_dir = opts_.spool_dir;
   so.stepd_command = stepd_command();
+  so.pmix_stepd_command = agent::default_stepd_command();
   so.kill_wait_ms = cfg_.kill_wait * 1000;
   // One cgroup subtree per cluster, so that two clusters on one host (tests,
   // several local clusters) never share a node_<NAME>/job_<ID> directory.

@@ -271,13 +271,22 @@ TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
   auto only = c.run("sprio", {"-h", "--jobs=" + std::to_string(b), "-o", "%i %Y"});  // -j takes its value attached, as Slurm's
   EXPECT_EQ(words_of(only.out).at(0), std::to_string(b)) << only.out;
 
-  auto sh = c.run("sshare", {"-a"});
-  ASSERT_EQ(sh.rc, 0) << sh.err;
-  auto sl = lines_of(sh.out);
-  ASSERT_GE(sl.size(), 4u) << sh.out;
+  // Usage is charged by the full pass (every bf_interval=2 s here, as Slurm
+  // charges it every PriorityCalcPeriod): the job's last seconds show once
+  // one has run after it ended, so wait for one.
+  std::vector<std::string> sl, root_user;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+  do {
+    auto sh = c.run("sshare", {"-a"});
+    ASSERT_EQ(sh.rc, 0) << sh.err;
+    sl = lines_of(sh.out);
+    ASSERT_GE(sl.size(), 4u) << sh.out;
+    root_user = words_of(sl[3]);
+    ASSERT_EQ(root_user.size(), 7u) << sl[3];
+    if (std::stoll(root_user[4]) >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  } while (std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(sl[0], "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  FairShare ");
-  auto root_user = words_of(sl[3]);
-  ASSERT_EQ(root_user.size(), 7u) << sl[3];
   EXPECT_EQ(root_user[0], "root");
   EXPECT_EQ(root_user[1], "root");
   EXPECT_GE(std::stoll(root_user[4]), 2) << "the sleep 2 job's CPU-seconds: " << sl[3];

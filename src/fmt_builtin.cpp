@@ -1,8 +1,9 @@
 // fmt's compiled functions (format-inl.h, the part of libfmt that is not a
-// template), built into drover-cli itself. With them the command needs no
+// template), built into the executables that start often (drover-cli, a
+// command per call; drover-stepd, one per job step). With them they need no
 // libfmt.so, and so no shared libstdc++ either: the dynamic loader maps and
-// relocates only libc and libm, which is a large part of a command's
-// start-up. `--as-needed` then drops the -lfmt that the libraries bring.
+// relocates only libc and libm, which is a large part of their start-up.
+// `--as-needed` then drops the -lfmt that the libraries bring.
 #include <fmt/format.h>
 #include <fmt/format-inl.h>
 
