@@ -118,7 +118,9 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   ControllerConf c;
   Endpoint& ep = c.ep;
   ep.conf_path = config::resolve_config_path(config_flag);
-  auto cfg = config::load_config(config::LoadOptions{ep.conf_path, "", ""});
+  config::LoadOptions load{ep.conf_path, "", ""};
+  load.globals_only = true;  // where the controller is and how to reach it
+  auto cfg = config::load_config(load);
   if (!cfg) {
     return make_error(cfg.error().message +
                       " (the commands read the cluster's slurm.conf from --config, DROVER_CONF or "

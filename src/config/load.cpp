@@ -70,7 +70,10 @@ void load_companion(const std::string& given, const std::string& path, const cha
 Result<ClusterConfig> load_config(const LoadOptions& opts) {
   auto text = read_config_file(opts.slurm_conf);
   if (!text) return text.error();
-  ClusterConfig cfg = parse_slurm_conf_text(*text, opts.slurm_conf);
+  ParseOptions parse;
+  parse.globals_only = opts.globals_only;
+  ClusterConfig cfg = parse_slurm_conf_text(*text, opts.slurm_conf, parse);
+  if (opts.globals_only) return cfg;
   load_companion(opts.gres_conf, companion_path(opts.gres_conf, opts.slurm_conf, "gres.conf"), "gres.conf", cfg,
                  parse_gres_conf_text);
   load_companion(opts.qos_conf, companion_path(opts.qos_conf, opts.slurm_conf, "qos.conf"), "qos.conf", cfg,

@@ -61,6 +61,34 @@ TEST(LoadConfig, CompanionsAreOptionalUnlessNamed) {
                 ": No such file or directory [file-unreadable]\n    fix: fix the file's permissions or path");
 }
 
+// What a command reads to reach the controller: the global options (also
+// from an Include), none of the nodes, partitions or companion files.
+TEST(LoadConfig, GlobalsOnlyReadsTheGlobalOptionsAndNothingElse) {
+  testing::ScratchDir dir;
+  dir.write("more.conf", "SlurmctldPort=7777\nPartitionName=p Nodes=n[1-2] MaxTime=bogus\n");
+  std::string conf = dir.write("slurm.conf",
+                               "ClusterName=c1\nSlurmctldHost=head(10.0.0.1)\nStateSaveLocation=/var/spool/c1\n"
+                               "NodeName=n[1-2] CPUs=lots\nInclude more.conf\n");
+  dir.write("gres.conf", "Name=gpu File=/dev/nvidia[0-1] Bogus=1\n");
+  LoadOptions globals{conf, {}, {}};
+  globals.globals_only = true;
+  auto g = load_config(globals);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->cluster_name, "c1");
+  EXPECT_EQ(g->slurmctld_hosts, std::vector<std::string>{"head(10.0.0.1)"});
+  EXPECT_EQ(g->slurmctld_port, 7777);
+  EXPECT_EQ(g->state_save_location, "/var/spool/c1");
+  EXPECT_TRUE(g->nodes.empty());
+  EXPECT_TRUE(g->partitions.empty());
+  EXPECT_TRUE(g->gres_lines.empty());
+  EXPECT_TRUE(not_info(g->diags).empty()) << g->diags.items().front().format();
+
+  auto full = load_config({conf, {}, {}});
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(full->nodes.size(), 2u);
+  EXPECT_GE(not_info(full->diags).size(), 3u) << "CPUs=lots, MaxTime=bogus and Bogus=1 are reported in full";
+}
+
 TEST(LoadConfig, MissingSlurmConfIsAnError) {
   auto cfg = load_config({"/nonexistent/drover/slurm.conf", {}, {}});
   ASSERT_FALSE(cfg.ok());

@@ -217,6 +217,9 @@ struct LoadOptions {
   // Empty: look for gres.conf / qos.conf beside slurm.conf; absent files are fine.
   std::string gres_conf;
   std::string qos_conf;
+  // slurm.conf's global options only (ParseOptions::globals_only): no
+  // nodes, partitions, gres.conf or qos.conf.
+  bool globals_only = false;
 };
 
 inline constexpr const char* kDefaultConfigPath = "/etc/drover/slurm.conf";

@@ -21,6 +21,10 @@ struct ParseOptions {
   // the parser's logic rather than into expanding huge host lists.
   std::size_t max_nodes = 0;              // 0: kMaxNodes
   std::size_t max_partition_members = 0;  // 0: kMaxPartitionMembers
+  // The global options alone: NodeName and PartitionName lines are read
+  // (Include followed) but not applied, nor checked. What a command needs
+  // to find the controller; the controller checks the whole file.
+  bool globals_only = false;
 };
 
 inline constexpr int kMaxIncludeDepth = 16;

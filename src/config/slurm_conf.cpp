@@ -66,8 +66,10 @@ class SlurmConfParser {
   void handle_line(const LogicalLine& line, const std::string& file, int depth) {
     const Word& first = line.words.front();
     if (iequals(first.key, "Include")) return handle_include(line, file, depth);
-    if (first.has_value && iequals(first.key, "NodeName")) return handle_node_line(line);
-    if (first.has_value && iequals(first.key, "PartitionName")) return handle_partition_line(line);
+    if (first.has_value && iequals(first.key, "NodeName")) return opts_.globals_only ? void() : handle_node_line(line);
+    if (first.has_value && iequals(first.key, "PartitionName")) {
+      return opts_.globals_only ? void() : handle_partition_line(line);
+    }
     for (const auto& kind : passive_line_kinds()) {
       if (first.has_value && iequals(first.key, kind.name)) {
         passive_[file].add(kind.name + " lines", first.key_loc);
