@@ -181,6 +181,7 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
   block_len_ = std::max<Time>(1, (window + kBlocks - 1) / kBlocks);
   window_end_ = now_ + window;
   visits_ = rise_checks_ = 0;
+  search_d_ = -1;  // what earlier cycles' searches learnt is not kept
   if (exhaustive_) return;  // searches look at every member directly
   level_start_.clear();
   level_size_.clear();

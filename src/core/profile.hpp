@@ -199,10 +199,14 @@ class ClassIndex {
   std::vector<int64_t> old_, scratch_low_, scratch_was_;  // scratch for update()
   // Scratch for earliest_by_rises: per leaf, moments in [blocked_from_,
   // blocked_) cannot fit the job being searched for (valid where stamp_ ==
-  // search_).
+  // search_). A search for the same need and duration as the one before
+  // keeps them: free capacity only shrinks during a cycle, so what did not
+  // fit then does not fit now (array elements and like jobs come in a row).
   mutable std::vector<Time> blocked_from_, blocked_;
   mutable std::vector<uint32_t> stamp_;
   mutable uint32_t search_ = 0;
+  mutable std::vector<int64_t> search_need_;
+  mutable Time search_d_ = -1;  // -1: none (build() forgets the last search)
   bool exhaustive_ = false;
 };
 
@@ -294,10 +298,17 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
     blocked_.assign(members_.size(), 0);
     blocked_from_.assign(members_.size(), 0);
     search_ = 0;
+    search_d_ = -1;
   }
-  if (++search_ == 0) {
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    search_ = 1;
+  const bool same_search = search_d_ == d && search_need_.size() == static_cast<size_t>(dims_) &&
+                           std::equal(need, need + dims_, search_need_.begin());
+  if (!same_search) {
+    if (++search_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      search_ = 1;
+    }
+    search_need_.assign(need, need + dims_);
+    search_d_ = d;
   }
   for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
     if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
