@@ -100,6 +100,17 @@ class Jobs {
   std::deque<JobSpec> jobs_;
 };
 
+// One cycle over every job of `jobs`, with these running jobs, at `now`.
+inline CycleResult cycle(Scheduler& s, const Jobs& jobs, std::vector<RunningJob> run = {}, Time now = 1000,
+                  PassKind pass = PassKind::kFull) {
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = now;
+  in.running = run;
+  in.pending = pending;
+  return s.run_cycle(in, CycleOptions{pass});
+}
+
 // A running job holding whole cores, memory and GPUs on the named nodes.
 inline RunningJob running(const Cluster& c, const JobSpec* spec, const std::vector<std::string>& nodes, int32_t cores,
                           int64_t mem_mb, int32_t gpus, Time start, Time end) {

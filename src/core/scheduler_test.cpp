@@ -8,6 +8,7 @@ namespace drover::core {
 namespace {
 
 using testing::ClusterBuilder;
+using testing::cycle;
 using testing::Jobs;
 using testing::node;
 using testing::node_names;
@@ -27,16 +28,6 @@ Cluster mixed() {
   b.partition("cpu", {"c1", "c2"}, true);
   b.partition("all", {"g1", "g2", "c1", "c2"});
   return b.build();
-}
-
-CycleResult cycle(Scheduler& s, const Jobs& jobs, std::vector<RunningJob> run = {}, Time now = 1000,
-                  PassKind pass = PassKind::kFull) {
-  std::vector<const JobSpec*> pending = jobs.pending();
-  CycleInput in;
-  in.now = now;
-  in.running = run;
-  in.pending = pending;
-  return s.run_cycle(in, CycleOptions{pass});
 }
 
 TEST(Placement, CpuJobStartsOnCpuNodeWithItsCores) {

@@ -14,6 +14,7 @@ namespace drover::core {
 namespace {
 
 using testing::ClusterBuilder;
+using testing::cycle;
 using testing::Jobs;
 using testing::node;
 using testing::node_names;
@@ -33,14 +34,6 @@ Cluster cluster() {
   Cluster c = b.build();
   c.licenses["license/fsbw"] = 1;
   return c;
-}
-
-CycleResult run(Scheduler& s, const Jobs& jobs, Time now = 1000) {
-  std::vector<const JobSpec*> pending = jobs.pending();
-  CycleInput in;
-  in.now = now;
-  in.pending = pending;
-  return s.run_cycle(in, CycleOptions{PassKind::kFull});
 }
 
 // A job that fills a whole CPU node.
@@ -102,7 +95,7 @@ TEST(SharedDemand, JobsThatDifferInOnePartOfTheRequestAreEachScheduledByTheirOwn
     Jobs jobs;
     v.first(whole_cpu_node(jobs, 1));
     v.second(whole_cpu_node(jobs, 2));
-    CycleResult r = run(s, jobs);
+    CycleResult r = cycle(s, jobs);
     EXPECT_EQ(where(c, r, 1), v.first_at);
     EXPECT_EQ(where(c, r, 2), v.second_at);
     EXPECT_EQ(r.stats.demands, 2);
@@ -119,7 +112,7 @@ TEST(SharedDemand, ArrayElementsShareOneDemandAndTheirEntriesGoWithThem) {
     j.array_task_id = static_cast<int32_t>(id - 1);
   }
   whole_cpu_node(jobs, 101).cpus_per_task = 16;
-  CycleResult r = run(s, jobs, 1200);
+  CycleResult r = cycle(s, jobs, {}, 1200);
   EXPECT_EQ(r.stats.demands, 2);
   EXPECT_EQ(where(c, r, 1), "c1");
   EXPECT_EQ(where(c, r, 2), "c2");
@@ -136,9 +129,9 @@ TEST(SharedDemand, ArrayElementsShareOneDemandAndTheirEntriesGoWithThem) {
   // the cache forgets them, and the demands they held go too.
   Jobs many;
   for (JobId id = 1; id <= 2000; ++id) whole_cpu_node(many, 1000 + id).time_limit = 60 + id;
-  EXPECT_EQ(run(s, many, 2000).stats.demands, 2000 + 2);
+  EXPECT_EQ(cycle(s, many, {}, 2000).stats.demands, 2000 + 2);
   Jobs none;
-  EXPECT_EQ(run(s, none, 3000).stats.demands, 0);
+  EXPECT_EQ(cycle(s, none, {}, 3000).stats.demands, 0);
 }
 
 }  // namespace
