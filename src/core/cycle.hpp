@@ -283,7 +283,9 @@ struct Scheduler::Impl {
   void undo_cycle();
   bool rebuild(const CycleInput& input);       // true: it kept a Held per running job
   bool sync_running(const CycleInput& input);  // false: it cannot (nothing changed yet)
-  void limits_of(const RunningJob& r, HeldLimits& out);
+  // What a job with this spec (nullptr: none), QOS, partition and
+  // allocation counts in the limits: a running job, or one the cycle starts.
+  void limits_of(const JobSpec* spec, int32_t qos, int32_t partition, const Allocation& a, HeldLimits& out);
   void adopt(Held& h, const RunningJob& r);
   // Count a running job in (sign 1) or out (-1) from now to `end`: its cut
   // in the profiles, and unless profile_only its cores and devices in use

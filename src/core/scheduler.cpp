@@ -68,20 +68,21 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   exhaustive_visits.assign(classes.size(), 0);
 }
 
-void Scheduler::Impl::limits_of(const RunningJob& r, HeldLimits& out) {
-  out.counted = r.spec != nullptr;
-  out.qos = r.qos;
+void Scheduler::Impl::limits_of(const JobSpec* spec, int32_t qos, int32_t partition, const Allocation& a,
+                                 HeldLimits& out) {
+  out.counted = spec != nullptr;
+  out.qos = qos;
   out.partition_qos = -1;
   out.array_job = 0;
   out.tres.clear();
-  if (!r.spec) return;
-  out.array_job = r.spec->array_job_id;
+  if (!spec) return;
+  out.array_job = spec->array_job_id;
   if (!limits.active()) return;
-  out.partition_qos = r.partition >= 0 && r.partition < static_cast<int32_t>(c.partitions.size())
-                          ? partition_qos[static_cast<size_t>(r.partition)]
+  out.partition_qos = partition >= 0 && partition < static_cast<int32_t>(c.partitions.size())
+                          ? partition_qos[static_cast<size_t>(partition)]
                           : -1;
-  out.user = r.spec->user;
-  tres_ids.held(c, r.alloc, r.spec->licenses, out.tres);
+  out.user = spec->user;
+  tres_ids.held(c, a, spec->licenses, out.tres);
 }
 
 void Scheduler::Impl::count_running(const Allocation& a, Time end, int sign, bool profile_only,
@@ -132,7 +133,7 @@ void Scheduler::Impl::adopt(Held& h, const RunningJob& r) {
   h.seen = cycle_no;
   h.end = held_end(r);
   h.alloc = r.alloc;
-  limits_of(r, h.limits);
+  limits_of(r.spec, r.qos, r.partition, r.alloc, h.limits);
   count_held(h, +1, false);
 }
 
@@ -159,7 +160,7 @@ bool Scheduler::Impl::rebuild(const CycleInput& input) {
   bool stamped = std::all_of(input.running.begin(), input.running.end(), [](const RunningJob& r) { return r.stamp != 0; });
   for (const RunningJob& r : input.running) {
     if (!stamped) {  // nothing is kept
-      limits_of(r, held_limits_scratch);
+      limits_of(r.spec, r.qos, r.partition, r.alloc, held_limits_scratch);
       count_running(r.alloc, held_end(r), +1, false, &held_limits_scratch);
       continue;
     }
@@ -719,14 +720,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       commit(*now_pc, *now_fit, round_up(sat_add(now, d)));
       HeldLimits scratch;
       HeldLimits& la = have_base ? cycle_limit_adds.emplace_back() : scratch;
-      la.counted = true;
-      la.array_job = job.array_job_id;
-      if (limits.active()) {
-        la.qos = now_pc->demand.qos;
-        la.partition_qos = now_pc->partition_qos;
-        la.user = job.user;
-        tres_ids.held(c, sd.alloc, job.licenses, la.tres);
-      }
+      limits_of(&job, sd.qos, sd.partition, sd.alloc, la);
       count_limits(la, +1);
       if (names.used) names.active.insert({job.user, job.name});
       ++out.stats.started;
