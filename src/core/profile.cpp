@@ -16,6 +16,13 @@ bool covers(const int64_t* free, const int64_t* need, int dims) {
   return true;
 }
 
+bool covers(const int32_t* cell, const int32_t* need, int dims) {
+  for (int k = 0; k < dims; ++k) {
+    if (cell[k] < need[k]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- NodeProfile
@@ -193,14 +200,16 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
     if (n <= 1) break;
     n = (n + 7) / 8;
   }
-  max_.assign(total * kCells * dims_, INT64_MIN);
+  max_.assign(total * kCells * dims_, INT32_MIN);
   visits_ = rise_checks_ = 0;
   // Slots of bf_resolution over the window, at most kSlots of them (moments
   // within one slot are compared by their own times).
   slot_len_ = std::max<Time>({1, resolution, (window + kSlots - 1) / kSlots});
   base_ = now_ / slot_len_ * slot_len_;
   for (auto& v : rises_) v.clear();
+  for (auto& v : rise_cores_) v.clear();
   rises_.resize(static_cast<size_t>((window_end_ - base_) / slot_len_ + 1));
+  rise_cores_.resize(rises_.size());
   slot_max_.assign(rises_.size() * static_cast<size_t>(dims_), INT32_MIN);
   rise_free_.clear();
   leaf_rises_.resize(members_.size());
@@ -219,9 +228,9 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
       size_t e = level_start_[level] + pos;
       size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
       for (int b = 0; b < kCells; ++b) {
-        int64_t* out = cell(e, b);
+        int32_t* out = cell(e, b);
         for (size_t c = first; c < last; ++c) {
-          const int64_t* in = cell(level_start_[level - 1] + c, b);
+          const int32_t* in = cell(level_start_[level - 1] + c, b);
           for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], in[k]);
         }
       }
@@ -233,8 +242,8 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
 void ClassIndex::refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles) {
   const NodeProfile& p = profiles[members_[leaf]];
   for (int b = b0; b <= b1; ++b) {
-    int64_t* out = cell(static_cast<size_t>(leaf), b);
-    std::fill(out, out + dims_, INT64_MIN);
+    int32_t* out = cell(static_cast<size_t>(leaf), b);
+    std::fill(out, out + dims_, INT32_MIN);
   }
   Time start = block_start(b0);
   Time stop = b1 == kBlocks ? kForever : block_start(b1 + 1);
@@ -242,8 +251,8 @@ void ClassIndex::refresh_leaf(int leaf, int b0, int b1, const std::vector<NodePr
     int first = std::max(b0, block_of(t0));
     int last = std::min(b1, t1 >= kForever ? kBlocks : block_of(t1 - 1));
     for (int b = first; b <= last; ++b) {
-      int64_t* out = cell(static_cast<size_t>(leaf), b);
-      for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], f[k]);
+      int32_t* out = cell(static_cast<size_t>(leaf), b);
+      for (int k = 0; k < dims_; ++k) out[k] = std::max(out[k], clamp_cell(f[k]));
     }
   });
 }
@@ -259,7 +268,7 @@ void ClassIndex::refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>&
   int j = 0;
   auto close_runs_until = [&](Time upto) {
     for (; j < kRuns && run_end(j) <= upto; ++j) {
-      if (j >= first) std::copy(low.begin(), low.end(), cell(static_cast<size_t>(leaf), kRunCell + j));
+      if (j >= first) std::transform(low.begin(), low.end(), cell(static_cast<size_t>(leaf), kRunCell + j), clamp_cell);
     }
   };
   p.for_steps(now_, kForever, [&](Time s0, Time, const int64_t* f) {
@@ -269,7 +278,7 @@ void ClassIndex::refresh_runs(int leaf, Time t0, const std::vector<NodeProfile>&
   close_runs_until(kForever);
 }
 
-void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int64_t* old) {
+void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int32_t* old) {
   // Free amounts only shrink within a cycle: a parent changes only where
   // the child's old value was the parent's (the child held the maximum);
   // then it is recomputed from its children.
@@ -278,7 +287,7 @@ void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int64_t* old
   size_t pos = leaf;
   for (size_t level = 1; level < level_start_.size(); ++level) {
     pos /= 8;
-    int64_t* out = cell(level_start_[level] + pos, cell_index);
+    int32_t* out = cell(level_start_[level] + pos, cell_index);
     size_t first = pos * 8, last = std::min(first + 8, level_size_[level - 1]);
     bool changed = false;
     for (int k = 0; k < dims_; ++k) {
@@ -288,7 +297,7 @@ void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int64_t* old
         w = INT64_MIN;  // the child was below the maximum: nothing changes from here up
         continue;
       }
-      int64_t m = INT64_MIN;
+      int32_t m = INT32_MIN;
       for (size_t c = first; c < last; ++c) m = std::max(m, cell(level_start_[level - 1] + c, cell_index)[k]);
       out[k] = m;
       w = m == before ? INT64_MIN : before;
@@ -304,19 +313,19 @@ void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
   for (const LeafRise& lr : leaf_rises_[static_cast<size_t>(leaf)]) {
     if (lr.t < t0 || lr.t >= t1) continue;
     for (int k = 0; k < dims_; ++k) rise_free_[lr.values + k] -= amount[k];
-    rises_[lr.slot][lr.pos].first = rise_free_[lr.values];
+    rise_cores_[lr.slot][lr.pos] = clamp_cell(rise_free_[lr.values]);
   }
   int b0 = block_of(t0);
   int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
   // The leaf's old cells: a parent changes only where the leaf held its maximum.
-  const int64_t* mine = cell(static_cast<size_t>(leaf), 0);
+  const int32_t* mine = cell(static_cast<size_t>(leaf), 0);
   old_.assign(mine, mine + kCells * dims_);
   refresh_leaf(leaf, b0, b1, profiles);
   refresh_runs(leaf, t0, profiles);
   for (int c = b0; c < kCells; ++c) {
     if (c > b1 && c < kRunCell) continue;
-    const int64_t* now_cell = cell(static_cast<size_t>(leaf), c);
-    const int64_t* was = &old_[static_cast<size_t>(c * dims_)];
+    const int32_t* now_cell = cell(static_cast<size_t>(leaf), c);
+    const int32_t* was = &old_[static_cast<size_t>(c * dims_)];
     bool same = true;
     for (int k = 0; k < dims_ && same; ++k) same = was[k] == now_cell[k];
     if (same) continue;
@@ -331,7 +340,8 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
   auto values = static_cast<uint32_t>(rise_free_.size());
   const size_t slot = slot_of(t);
   auto pos = static_cast<uint32_t>(rises_[slot].size());
-  rises_[slot].push_back(Rise{t, leaf, values, f[0]});
+  rises_[slot].push_back(Rise{t, leaf, values});
+  rise_cores_[slot].push_back(clamp_cell(f[0]));
   leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values, static_cast<uint32_t>(slot), pos});
   rise_free_.insert(rise_free_.end(), f, f + dims_);
   int32_t* most = &slot_max_[slot * static_cast<size_t>(dims_)];
@@ -340,7 +350,7 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
   }
 }
 
-Time ClassIndex::bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const {
+Time ClassIndex::bound(size_t entry, const int32_t* need, Time d, Time from, Time before) const {
   if (exhaustive_) {
     Time t = std::max(from, now_);
     return t >= window_end_ || t >= before ? kNever : t;

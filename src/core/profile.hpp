@@ -11,12 +11,17 @@
 // and the cycle's caches valid.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "core/cluster.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace drover::core {
 
@@ -132,9 +137,10 @@ class ClassIndex {
  private:
   // Lower bound of any start >= from under tree entry e, or kNever; a
   // start at or after `before` is not looked for.
-  Time bound(size_t entry, const int64_t* need, Time d, Time from, Time before) const;
+  // `need` as cells compare it (NeedCells).
+  Time bound(size_t entry, const int32_t* need, Time d, Time from, Time before) const;
   void refresh_leaf(int leaf, int b0, int b1, const std::vector<NodeProfile>& profiles);
-  void refresh_parents(size_t leaf, int cell_index, const int64_t* old);
+  void refresh_parents(size_t leaf, int cell_index, const int32_t* old);
   Time run_end(int j) const {
     return kRunLengths[j] >= kForever ? kForever : now_ + std::max<Time>(kRunLengths[j], 1);
   }
@@ -155,8 +161,8 @@ class ClassIndex {
                                               14400, 28800, 43200, 86400, 172800, 604800, kForever};
   static constexpr int kRunCell = kBlocks + 1;
   static constexpr int kCells = kRunCell + kRuns;
-  int64_t* cell(size_t entry, int block) { return &max_[(entry * kCells + block) * dims_]; }
-  const int64_t* cell(size_t entry, int block) const { return &max_[(entry * kCells + block) * dims_]; }
+  int32_t* cell(size_t entry, int block) { return &max_[(entry * kCells + block) * dims_]; }
+  const int32_t* cell(size_t entry, int block) const { return &max_[(entry * kCells + block) * dims_]; }
 
   template <class F>
   void dfs(size_t level, size_t pos, F&& f) const;
@@ -166,7 +172,9 @@ class ClassIndex {
   Time now_ = 0, block_len_ = 1, window_end_ = 0;
   std::vector<size_t> level_start_;  // entry index of each level's first node; level 0 = leaves
   std::vector<size_t> level_size_;
-  std::vector<int64_t> max_;
+  // int32 cells (clamped; see clamp_cell): half the memory of the free
+  // amounts themselves, so that a 10,000-node class's cells stay in cache.
+  std::vector<int32_t> max_;
   // Moments some member's free capacity grows, bucketed by bf_resolution
   // slot from base_ (in time order across slots, insertion order within
   // one). Each keeps what the member has free at that moment (kept exact
@@ -177,7 +185,6 @@ class ClassIndex {
     Time t;
     int leaf;
     uint32_t values;  // offset into rise_free_
-    int64_t first;    // rise_free_[values] (the cores), kept here so the walk reads no other line to skip it
   };
   struct LeafRise {
     Time t;
@@ -189,6 +196,10 @@ class ClassIndex {
   static constexpr Time kSlots = 4096;
   Time base_ = 0, slot_len_ = 1;
   std::vector<std::vector<Rise>> rises_;
+  // Per slot, parallel to rises_: each moment's free cores (rise_free_'s
+  // first value, clamped to int32), contiguous so the walk skips the
+  // moments that cannot hold the job several at a time.
+  std::vector<std::vector<int32_t>> rise_cores_;
   // Per slot, the most any of its moments had free in each dimension when
   // added (moments only lose capacity later), capped at INT32_MAX (no
   // bound): the walk skips a slot none of whose moments can hold the job.
@@ -196,21 +207,87 @@ class ClassIndex {
   std::vector<int64_t> rise_free_;
   std::vector<std::vector<LeafRise>> leaf_rises_;  // per leaf, its moments
   mutable int64_t visits_ = 0, rise_checks_ = 0;
-  std::vector<int64_t> old_, scratch_low_, scratch_was_;  // scratch for update()
-  // Scratch for earliest_by_rises: per leaf, moments in [blocked_from_,
-  // blocked_) cannot fit the job being searched for (valid where stamp_ ==
-  // search_). A search for the same need and duration as the one before
-  // keeps them: free capacity only shrinks during a cycle, so what did not
-  // fit then does not fit now (array elements and like jobs come in a row).
-  mutable std::vector<Time> blocked_from_, blocked_;
-  mutable std::vector<uint32_t> stamp_;
+  std::vector<int32_t> old_;
+  std::vector<int64_t> scratch_low_, scratch_was_;  // scratch for update()
+  // Scratch for earliest_by_rises: per leaf, moments in [from, until)
+  // cannot fit the job being searched for (valid where stamp == search_).
+  // A search for the same need and duration as the one before keeps them:
+  // free capacity only shrinks during a cycle, so what did not fit then
+  // does not fit now (array elements and like jobs come in a row).
+  struct Blocked {
+    Time from = 0, until = 0;
+    uint32_t stamp = 0;
+  };
+  mutable std::vector<Blocked> blocked_;  // one line per leaf: the walk reads it for every moment it checks
   mutable uint32_t search_ = 0;
   mutable std::vector<int64_t> search_need_;
+  mutable std::vector<int32_t> tiled_need_;  // search_need_ clamped, kBlocks times over
   mutable Time search_d_ = -1;  // -1: none (build() forgets the last search)
   bool exhaustive_ = false;
 };
 
 // ---- template bodies ----
+
+// An index cell holds a bound clamped to int32. One at INT32_MAX may stand
+// for more: a need clamped the same way is short only where the cell is
+// below it, which never rules out a node that could hold the job.
+inline int32_t clamp_cell(int64_t v) { return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX)); }
+
+// A need clamped as cells are, once per search (on the stack for the usual few dimensions).
+class NeedCells {
+ public:
+  NeedCells(const int64_t* need, int dims) {
+    int32_t* out = small_;
+    if (static_cast<size_t>(dims) > kSmall) {
+      big_.resize(static_cast<size_t>(dims));
+      out = big_.data();
+    }
+    for (int k = 0; k < dims; ++k) out[k] = clamp_cell(need[k]);
+    p_ = out;
+  }
+  NeedCells(const NeedCells&) = delete;
+  NeedCells& operator=(const NeedCells&) = delete;
+  const int32_t* get() const { return p_; }
+
+ private:
+  static constexpr size_t kSmall = 8;
+  int32_t small_[kSmall];
+  std::vector<int32_t> big_;
+  const int32_t* p_ = nullptr;
+};
+
+// First i < n with v[i] < below[i], else n; four at a time where SSE2 is there.
+inline size_t first_below(const int32_t* v, const int32_t* below, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 4 <= n; i += 4) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(below + i));
+    int m = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, b)));
+    if (m != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+  }
+#endif
+  for (; i < n; ++i) {
+    if (v[i] < below[i]) return i;
+  }
+  return n;
+}
+
+// First i in [i, n) with v[i] >= x (x > INT32_MIN), else n; four at a time where SSE2 is there.
+inline size_t next_at_least(const int32_t* v, size_t i, size_t n, int32_t x) {
+#if defined(__SSE2__)
+  const __m128i below = _mm_set1_epi32(x - 1);
+  for (; i + 4 <= n; i += 4) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i));
+    int m = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(a, below)));
+    if (m != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+  }
+#endif
+  for (; i < n; ++i) {
+    if (v[i] >= x) return i;
+  }
+  return n;
+}
 
 template <class F>
 void ClassIndex::dfs(size_t level, size_t pos, F&& f) const {
@@ -248,13 +325,14 @@ void ClassIndex::earliest(const int64_t* need, Time d, Time from, Time& best, No
     }
     return;
   }
+  const NeedCells need_cells(need, dims_);
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
     ++visits_;
     // Leaves are answered exactly from their profile; their cells bound nothing more.
     Time lb = from;
     if (level > 0 || level_start_.size() == 1) {
-      lb = bound(level_start_[level] + pos, need, d, from, ties && best < kNever ? best + 1 : best);
+      lb = bound(level_start_[level] + pos, need_cells.get(), d, from, ties && best < kNever ? best + 1 : best);
       if (lb == kNever || lb > best || (lb == best && !ties)) return false;
       if (level > 0) return true;
     }
@@ -286,17 +364,16 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
   from_out = from;
   if (exhaustive_) return false;
   if (members_.empty()) return true;
-  Time lb = bound(level_start_.back(), need, d, from, ties && best < kNever ? best + 1 : best);
+  const NeedCells need_cells(need, dims_);
+  Time lb = bound(level_start_.back(), need_cells.get(), d, from, ties && best < kNever ? best + 1 : best);
   if (lb == kNever || lb > best || (lb == best && !ties)) return true;
   Time limit = std::min(ties && best < kNever ? best + 1 : best, window_end_);
   Time found = kNever;
   size_t found_leaf = 0;  // who's position among the members, when this walk chose it
   bool who_mine = false;
   int checks = 0;
-  if (stamp_.size() != members_.size()) {
-    stamp_.assign(members_.size(), 0);
-    blocked_.assign(members_.size(), 0);
-    blocked_from_.assign(members_.size(), 0);
+  if (blocked_.size() != members_.size()) {
+    blocked_.assign(members_.size(), Blocked{});
     search_ = 0;
     search_d_ = -1;
   }
@@ -304,12 +381,20 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
                            std::equal(need, need + dims_, search_need_.begin());
   if (!same_search) {
     if (++search_ == 0) {
-      std::fill(stamp_.begin(), stamp_.end(), 0);
+      for (Blocked& b : blocked_) b.stamp = 0;
       search_ = 1;
     }
     search_need_.assign(need, need + dims_);
     search_d_ = d;
+    // The need once per block, as a leaf's block cells lie (block after
+    // block, dims_ values each): one elementwise comparison finds the
+    // first block that falls short.
+    tiled_need_.resize(static_cast<size_t>(kBlocks) * static_cast<size_t>(dims_));
+    for (size_t i = 0; i < tiled_need_.size(); ++i) tiled_need_[i] = clamp_cell(need[i % static_cast<size_t>(dims_)]);
   }
+  // The clamped cores filter only skips moments that cannot hold the job;
+  // the full check below decides.
+  const int32_t need_cores = static_cast<int32_t>(std::clamp<int64_t>(need[0], INT32_MIN + 1, INT32_MAX));
   for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
     if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
     if (rises_[slot].empty()) continue;
@@ -319,19 +404,24 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       for (int k = 0; k < dims_ && may; ++k) may = most[k] == INT32_MAX || most[k] >= need[k];
       if (!may) continue;
     }
-    for (const Rise& r : rises_[slot]) {
+    const std::vector<Rise>& in_slot = rises_[slot];
+    const int32_t* cores = rise_cores_[slot].data();
+    const size_t count = in_slot.size();
+    for (size_t i = next_at_least(cores, 0, count, need_cores); i < count;
+         i = next_at_least(cores, i + 1, count, need_cores)) {
+      const Rise& r = in_slot[i];
       Time t = r.t;
       if (t < lb || t >= limit || (found != kNever && t > found)) continue;
-      if (r.first < need[0]) continue;
       const int64_t* cap = &rise_free_[r.values];
       bool may = true;
-      for (int k = 1; k < dims_ && may; ++k) may = cap[k] >= need[k];
+      for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
       if (!may) continue;
       const size_t leaf = static_cast<size_t>(r.leaf);
       // A moment of a member, no earlier than one of its moments that fell
       // short, and before the end of the step that fell short (which this
       // moment's run covers too): known not to fit.
-      if (stamp_[leaf] == search_ && t >= blocked_from_[leaf] && t < blocked_[leaf]) continue;
+      Blocked& known = blocked_[leaf];
+      if (known.stamp == search_ && t >= known.from && t < known.until) continue;
       ++rise_checks_;
       if (++checks > max_checks) {
         from_out = t;
@@ -344,25 +434,24 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       // this moment, and every start up to that block's beginning, without
       // reading the profile (the leaf's cells are one short row).
       {
-        int b = block_of(t) + 1;
-        bool short_block = false;
-        for (; b < kBlocks && (run_end >= kForever || block_start(b + 1) <= run_end); ++b) {
-          const int64_t* most = cell(leaf, b);
-          for (int k = 0; k < dims_ && !short_block; ++k) short_block = most[k] < need[k];
-          if (short_block) break;
-        }
-        if (short_block) {
-          stamp_[leaf] = search_;
-          blocked_from_[leaf] = t;
-          blocked_[leaf] = block_start(b) + 1;
-          continue;
+        const int b_first = block_of(t) + 1;
+        const int b_last = run_end >= kForever
+                               ? kBlocks - 1
+                               : static_cast<int>(std::min<Time>(kBlocks - 1, (run_end - now_) / block_len_ - 1));
+        if (b_first <= b_last) {
+          const size_t span = static_cast<size_t>(b_last - b_first + 1) * static_cast<size_t>(dims_);
+          const size_t at = static_cast<size_t>(b_first) * static_cast<size_t>(dims_);
+          const size_t j = first_below(cell(leaf, b_first), tiled_need_.data() + at, span);
+          if (j < span) {
+            const int b = b_first + static_cast<int>(j / static_cast<size_t>(dims_));
+            known = Blocked{t, block_start(b) + 1, search_};
+            continue;
+          }
         }
       }
       Time end = profiles[n].fit_or_short_end(need, t, run_end);
       if (end > t) {
-        stamp_[leaf] = search_;
-        blocked_from_[leaf] = t;
-        blocked_[leaf] = end;
+        known = Blocked{t, end, search_};
         continue;
       }
       // Moments of one time come in no particular member order: among
@@ -399,6 +488,7 @@ void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before
     }
     return;
   }
+  const NeedCells need_cells(need, dims_);
   bool go = true;
   size_t top = level_start_.size() - 1;
   dfs(top, 0, [&](size_t level, size_t pos) {
@@ -406,7 +496,7 @@ void ClassIndex::scan(const int64_t* need, Time d, Time from, const Time& before
     ++visits_;
     Time lb = from;
     if (level > 0 || level_start_.size() == 1) {
-      lb = bound(level_start_[level] + pos, need, d, from, before);
+      lb = bound(level_start_[level] + pos, need_cells.get(), d, from, before);
       if (lb == kNever || lb >= before) return false;
       if (level > 0) return true;
     }

@@ -25,7 +25,7 @@ int64_t pick(std::mt19937_64& g, int64_t lo, int64_t hi) { return std::uniform_i
 
 // two_partitions: a second partition "q" over the first half of the nodes
 // (for the FCFS tests; the other tests' worlds stay as they were).
-Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false) {
+Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false, int64_t mem_per_core = 1000) {
   testing::ClusterBuilder b;
   int groups = static_cast<int>(pick(g, 1, 3));
   std::vector<std::string> all;
@@ -36,7 +36,7 @@ Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false) {
     int n = static_cast<int>(pick(g, 1, 6));
     for (int i = 0; i < n; ++i) {
       std::string name = "g" + std::to_string(k) + "n" + std::to_string(i);
-      b.add(testing::node(name, cores, 1000 * cores, feature, gpus, {feature}, static_cast<uint32_t>(pick(g, 1, 2))));
+      b.add(testing::node(name, cores, mem_per_core * cores, feature, gpus, {feature}, static_cast<uint32_t>(pick(g, 1, 2))));
       all.push_back(name);
     }
   }
@@ -72,16 +72,23 @@ void random_job(std::mt19937_64& g, JobSpec& j, const Cluster& c) {
   if (pick(g, 0, 4) == 0) j.constraint = any.features.front();
 }
 
-World random_world(uint64_t seed, bool two_partitions = false) {
+// huge_memory: nodes with more memory (in MB) than an int32 holds, and
+// jobs asking for amounts on both sides of that (the index keeps int32 bounds).
+World random_world(uint64_t seed, bool two_partitions = false, bool huge_memory = false) {
   std::mt19937_64 g(seed);
   World w;
-  w.cluster = random_cluster(g, two_partitions);
+  const int64_t mem_per_core = huge_memory ? (int64_t{1} << 31) : 1000;
+  w.cluster = random_cluster(g, two_partitions, mem_per_core);
+  auto ask_memory = [&](JobSpec& j) {
+    if (huge_memory && pick(g, 0, 1) == 0) j.mem_per_node_mb = pick(g, 1, 3) * (mem_per_core / 2) + pick(g, 0, 999);
+  };
   // Place some running jobs with the scheduler itself, then age them.
   std::vector<const JobSpec*> first;
   int run = static_cast<int>(pick(g, 0, 12));
   for (int i = 0; i < run; ++i) {
     JobSpec& j = w.specs.add(1000 + i);
     random_job(g, j, w.cluster);
+    ask_memory(j);
     first.push_back(&j);
   }
   Scheduler placer(w.cluster);
@@ -101,6 +108,7 @@ World random_world(uint64_t seed, bool two_partitions = false) {
   for (int i = 0; i < queue; ++i) {
     JobSpec& j = w.specs.add(1 + i);
     random_job(g, j, w.cluster);
+    ask_memory(j);
     j.submit_time = i;
     if (two_partitions && pick(g, 0, 1) == 0) j.partitions = {"q"};
     w.pending.push_back(&j);
@@ -201,6 +209,18 @@ TEST(SearchEquivalence, IndexedSearchDecidesAsThePlainSearch) {
     expect_same_decisions(run(w, false), run(w, true), seed);
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// The index's bounds are int32 (clamped): amounts beyond that decide as the plain search does.
+TEST(SearchEquivalence, MemoryBeyondInt32DecidesAsThePlainSearch) {
+  int64_t big = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    World w = random_world(seed, false, true);
+    for (const NodeSpec& n : w.cluster.nodes) big += n.mem_mb > INT32_MAX;
+    expect_same_decisions(run(w, false), run(w, true), seed);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(big, 0);
 }
 
 // By default a group is searched node by node until the cycle has searched
