@@ -429,6 +429,13 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       }
       NodeIndex n = members_[leaf];
       if (!accept(n)) continue;
+      // A moment at the best start so far matters only if its member would
+      // win the tie: ask that first, it is cheaper than whether the job fits.
+      int64_t k = 0;
+      if (ties && t == best) {
+        k = tie_key(n);
+        if (!(who_mine ? k < who_key || (k == who_key && leaf < found_leaf) : k < who_key)) continue;
+      }
       const Time run_end = d >= kForever - t ? kForever : t + d;
       // A block wholly inside the run whose most free falls short rules out
       // this moment, and every start up to that block's beginning, without
@@ -459,7 +466,7 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       // in the tree search and the plain one; an earlier class's pick is
       // replaced only by a sooner start (or, with ties, a smaller key).
       if (found == kNever || t < found) found = t;
-      const int64_t k = ties && t <= best ? tie_key(n) : 0;
+      if (ties && t < best) k = tie_key(n);
       bool take = t < best;
       if (!take && t == best) {
         take = who_mine ? (ties && k < who_key) || (k == who_key && leaf < found_leaf) : ties && k < who_key;
