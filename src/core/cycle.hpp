@@ -303,6 +303,20 @@ struct Scheduler::Impl {
   Time window = 0;
   std::vector<NodeAvail> avail;
   std::vector<NodeProfile> prof;
+  // Free cores now per node, as reservations break ties on it (the least
+  // free first): read once per cycle from the profile, forgotten when the
+  // cycle commits on the node. One small array instead of three profile
+  // lines for every tie the search weighs.
+  struct CoresNow {
+    int64_t cores = 0;
+    uint64_t cycle = 0;  // valid in this cycle_no
+  };
+  std::vector<CoresNow> cores_now_cache;
+  int64_t cores_now(NodeIndex n) {
+    CoresNow& e = cores_now_cache[static_cast<size_t>(n)];
+    if (e.cycle != cycle_no) e = CoresNow{prof[static_cast<size_t>(n)].free_at(now)[0], cycle_no};
+    return e.cores;
+  }
   std::vector<ClassIndex> index;    // built on first use in a cycle (idx())
   std::vector<uint8_t> index_built;
   ClassIndex& idx(int32_t cls);

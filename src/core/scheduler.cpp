@@ -39,6 +39,7 @@ Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
   }
   for (const PartitionSpec& p : c.partitions) partition_qos.push_back(c.find_qos(p.qos));
   prof.resize(c.nodes.size());
+  cores_now_cache.resize(c.nodes.size());
   use.resize(c.nodes.size());
   index.resize(classes.size());
   idle.resize(classes.size());

@@ -338,7 +338,7 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
     // Among equal starts prefer the node with the least free now: a
     // reservation on a busy node leaves idle ones to backfill.
     auto accept = [&](NodeIndex n) { return x.eligible(n); };
-    auto tie_key = [&](NodeIndex n) { return x.s.prof[n].free_at(x.s.now)[0]; };
+    auto tie_key = [&](NodeIndex n) { return x.s.cores_now(n); };
     const ClassIndex& idx = x.s.idx(cn.cls);
     Time class_best = best;  // this class's earliest is at least what it leaves in best
     // A job starts on a node either at the first moment it may (now, or
@@ -417,7 +417,7 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
         if (!x.eligible(n)) return true;
         Time e = x.s.prof[n].earliest_fit(cn.amount.data(), x.d, std::max(t, lb), before);
         if (e == kNever) return true;
-        Cand cand{e, ties ? x.s.prof[n].free_at(x.s.now)[0] : 0,
+        Cand cand{e, ties ? x.s.cores_now(n) : 0,
                   (static_cast<int64_t>(ci) << 32) | static_cast<int64_t>(leaf), n};
         if (static_cast<int32_t>(heap.size()) < k) {
           heap_push(cand);
@@ -528,6 +528,7 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
     touch(n);
     count_idle(n, p.start, end, -1);  // the node is not idle while the job holds it
     prof[n].take(p.start, end, p.amount(i));
+    cores_now_cache[static_cast<size_t>(n)].cycle = 0;
     if (index_built[class_of[n]]) index[class_of[n]].update(leaf_of[n], p.start, end, p.amount(i), prof);
   }
 }
