@@ -135,16 +135,20 @@ struct Placement {
   std::vector<NodeIndex> nodes;
   std::vector<int32_t> tasks;
   std::vector<int64_t> flat;
-  std::vector<uint32_t> off{0};
+  // Node i's amounts are flat[off[i], off[i + 1]); empty until the first
+  // add (a placement that never gets a node allocates nothing).
+  std::vector<uint32_t> off;
   int32_t partition = -1;
   size_t alt = 0;
 
-  void add(NodeIndex n, int32_t t, const std::vector<int64_t>& amount) {
+  void add(NodeIndex n, int32_t t, const int64_t* amount, size_t count) {
+    if (off.empty()) off.push_back(0);
     nodes.push_back(n);
     tasks.push_back(t);
-    flat.insert(flat.end(), amount.begin(), amount.end());
+    flat.insert(flat.end(), amount, amount + count);
     off.push_back(static_cast<uint32_t>(flat.size()));
   }
+  void add(NodeIndex n, int32_t t, const std::vector<int64_t>& amount) { add(n, t, amount.data(), amount.size()); }
   const int64_t* amount(size_t i) const { return flat.data() + off[i]; }
 };
 
@@ -164,7 +168,7 @@ class Frontier {
   void reset(size_t classes, bool off = false) {
     // The recent points' storage is kept from cycle to cycle (only marked unused).
     recent_.resize(classes);
-    for (Recent& r : recent_) r.used = r.next = 0;
+    for (Recent& r : recent_) r.used = r.next = r.dims = 0;
     exact_.clear();
     off_ = off;
   }
@@ -179,9 +183,15 @@ class Frontier {
   std::unordered_map<uint64_t, std::vector<FrontierPoint>> exact_;  // by hash; entries compared in full
   // A ring of the latest kRecent points per class (the order does not
   // matter: lower_bound takes the latest bound any of them gives).
+  // Column by column (the scan reads `at` of every point and the rest of
+  // few): slot i's need is need[i * dims, (i + 1) * dims).
   struct Recent {
-    std::vector<FrontierPoint> points;  // [0, used) are this cycle's
-    size_t used = 0;
+    Time at[kRecent];
+    Time d[kRecent];
+    int32_t nodes[kRecent];
+    size_t dims = 0;  // of this class's needs (set by the first point)
+    std::vector<int64_t> need;
+    size_t used = 0;  // slots [0, used) are this cycle's
     size_t next = 0;  // once full, the oldest (overwritten next)
   };
   std::vector<Recent> recent_;

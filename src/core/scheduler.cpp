@@ -748,7 +748,6 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     }
     if (later) {
       plan.start = later->start;
-      plan.nodes = later->nodes;
       bool reserve = reservations < depth && !(shown.demand.qos >= 0 && c.qos[shown.demand.qos].no_reserve);
       if (reserve) {
         commit(shown, *later, round_up(sat_add(later->start, duration(shown))));
@@ -756,6 +755,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         ++reservations;
       }
       if (fcfs) block(shown.partition, later->start);
+      plan.nodes = std::move(later->nodes);  // the placement is not needed past here
     } else if (planned_any) {
       ++out.stats.beyond_window;
       if (fcfs) block(shown.partition, kForever);

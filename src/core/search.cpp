@@ -74,12 +74,13 @@ Time Frontier::lower_bound(int32_t cls, const std::vector<int64_t>& need, Time d
     }
   }
   const Recent& recent = recent_[static_cast<size_t>(cls)];
+  if (recent.dims != need.size()) return lb;
   for (size_t i = 0; i < recent.used; ++i) {
-    const FrontierPoint& p = recent.points[i];
-    if (p.at <= lb || p.d > d || p.nodes > nodes || p.need.size() != need.size()) continue;
+    if (recent.at[i] <= lb || recent.d[i] > d || recent.nodes[i] > nodes) continue;
+    const int64_t* p = &recent.need[i * recent.dims];
     bool covered = true;
-    for (size_t k = 0; k < need.size() && covered; ++k) covered = p.need[k] <= need[k];
-    if (covered) lb = p.at;
+    for (size_t k = 0; k < need.size() && covered; ++k) covered = p[k] <= need[k];
+    if (covered) lb = recent.at[i];
   }
   return lb;
 }
@@ -96,6 +97,8 @@ void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int3
   }
   if (!found) same.push_back(FrontierPoint{need, d, nodes, at});
   Recent& r = recent_[static_cast<size_t>(cls)];
+  if (r.used == 0) r.dims = need.size();
+  if (need.size() != r.dims) return;  // (a class's needs all have its dimensions)
   size_t slot = r.used;
   if (r.used == kRecent) {
     slot = r.next;
@@ -103,12 +106,11 @@ void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int3
   } else {
     ++r.used;
   }
-  if (slot == r.points.size()) r.points.emplace_back();
-  FrontierPoint& p = r.points[slot];
-  p.need.assign(need.begin(), need.end());  // reuses the point's storage
-  p.d = d;
-  p.nodes = nodes;
-  p.at = at;
+  r.need.resize(kRecent * r.dims);  // kept from cycle to cycle
+  std::copy(need.begin(), need.end(), r.need.begin() + static_cast<std::ptrdiff_t>(slot * r.dims));
+  r.d[slot] = d;
+  r.nodes[slot] = nodes;
+  r.at[slot] = at;
 }
 
 Time Scheduler::Impl::duration(const PartChoice& pc) {
@@ -284,12 +286,7 @@ void order_by_rank(Placement& p, const Scheduler::Impl& s) {
   q.start = p.start;
   q.partition = p.partition;
   q.alt = p.alt;
-  for (size_t i : idx) {
-    q.nodes.push_back(p.nodes[i]);
-    q.tasks.push_back(p.tasks[i]);
-    q.flat.insert(q.flat.end(), p.flat.begin() + p.off[i], p.flat.begin() + p.off[i + 1]);
-    q.off.push_back(static_cast<uint32_t>(q.flat.size()));
-  }
+  for (size_t i : idx) q.add(p.nodes[i], p.tasks[i], p.amount(i), p.off[i + 1] - p.off[i]);
   p = std::move(q);
 }
 
