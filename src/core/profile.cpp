@@ -183,6 +183,7 @@ void ClassIndex::build(const std::vector<NodeIndex>& members, const std::vector<
                        Time now, Time window, Time resolution, bool exhaustive) {
   exhaustive_ = exhaustive;
   members_ = members;
+  blocked_.clear();  // the walk sets it up again for these members
   dims_ = dims;
   now_ = now;
   block_len_ = std::max<Time>(1, (window + kBlocks - 1) / kBlocks);
@@ -314,6 +315,9 @@ void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
     if (lr.t < t0 || lr.t >= t1) continue;
     for (int k = 0; k < dims_; ++k) rise_free_[lr.values + k] -= amount[k];
     rise_cores_[lr.slot][lr.pos] = clamp_cell(rise_free_[lr.values]);
+    Rise& r = rises_[lr.slot][lr.pos];
+    if (dims_ > 1) r.mem = clamp_cell(rise_free_[lr.values + 1]);
+    if (dims_ > 2) r.pool = clamp_cell(rise_free_[lr.values + 2]);
   }
   int b0 = block_of(t0);
   int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
@@ -340,7 +344,8 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
   auto values = static_cast<uint32_t>(rise_free_.size());
   const size_t slot = slot_of(t);
   auto pos = static_cast<uint32_t>(rises_[slot].size());
-  rises_[slot].push_back(Rise{t, leaf, values});
+  rises_[slot].push_back(Rise{t, leaf, values, dims_ > 1 ? clamp_cell(f[1]) : INT32_MAX,
+                              dims_ > 2 ? clamp_cell(f[2]) : INT32_MAX});
   rise_cores_[slot].push_back(clamp_cell(f[0]));
   leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values, static_cast<uint32_t>(slot), pos});
   rise_free_.insert(rise_free_.end(), f, f + dims_);

@@ -185,6 +185,10 @@ class ClassIndex {
     Time t;
     int leaf;
     uint32_t values;  // offset into rise_free_
+    // rise_free_[values + 1] and [values + 2] (memory, the first pool)
+    // clamped to int32, INT32_MAX where the class has no such dimension:
+    // the walk's filter reads them here, on the line it reads anyway.
+    int32_t mem, pool;
   };
   struct LeafRise {
     Time t;
@@ -217,8 +221,9 @@ class ClassIndex {
   struct Blocked {
     Time from = 0, until = 0;
     uint32_t stamp = 0;
+    NodeIndex node = -1;  // members_[leaf], on the same line
   };
-  mutable std::vector<Blocked> blocked_;  // one line per leaf: the walk reads it for every moment it checks
+  mutable std::vector<Blocked> blocked_;  // per leaf: the walk reads it for every moment it checks
   mutable uint32_t search_ = 0;
   mutable std::vector<int64_t> search_need_;
   mutable std::vector<int32_t> tiled_need_;  // search_need_ clamped, kBlocks times over
@@ -372,8 +377,9 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
   size_t found_leaf = 0;  // who's position among the members, when this walk chose it
   bool who_mine = false;
   int checks = 0;
-  if (blocked_.size() != members_.size()) {
+  if (blocked_.size() != members_.size()) {  // (build() clears it)
     blocked_.assign(members_.size(), Blocked{});
+    for (size_t i = 0; i < members_.size(); ++i) blocked_[i].node = members_[i];
     search_ = 0;
     search_d_ = -1;
   }
@@ -395,6 +401,8 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
   // The clamped cores filter only skips moments that cannot hold the job;
   // the full check below decides.
   const int32_t need_cores = static_cast<int32_t>(std::clamp<int64_t>(need[0], INT32_MIN + 1, INT32_MAX));
+  const int32_t need_mem = dims_ > 1 ? clamp_cell(need[1]) : INT32_MIN;
+  const int32_t need_pool = dims_ > 2 ? clamp_cell(need[2]) : INT32_MIN;
   for (size_t slot = slot_of(std::max(lb, base_)); slot < rises_.size() && found == kNever; ++slot) {
     if (base_ + static_cast<Time>(slot) * slot_len_ >= limit) break;
     if (rises_[slot].empty()) continue;
@@ -412,10 +420,14 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       const Rise& r = in_slot[i];
       Time t = r.t;
       if (t < lb || t >= limit || (found != kNever && t > found)) continue;
-      const int64_t* cap = &rise_free_[r.values];
-      bool may = true;
-      for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
-      if (!may) continue;
+      if (r.mem < need_mem || r.pool < need_pool) continue;
+      if (dims_ > 3 || cores[i] == INT32_MAX || r.mem == INT32_MAX || (dims_ > 2 && r.pool == INT32_MAX)) {
+        // More pools than the moment carries, or an amount past int32: the exact amounts.
+        const int64_t* cap = &rise_free_[r.values];
+        bool may = true;
+        for (int k = 0; k < dims_ && may; ++k) may = cap[k] >= need[k];
+        if (!may) continue;
+      }
       const size_t leaf = static_cast<size_t>(r.leaf);
       // A moment of a member, no earlier than one of its moments that fell
       // short, and before the end of the step that fell short (which this
@@ -427,7 +439,7 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
         from_out = t;
         return false;
       }
-      NodeIndex n = members_[leaf];
+      NodeIndex n = known.node;
       if (!accept(n)) continue;
       // A moment at the best start so far matters only if its member would
       // win the tie: ask that first, it is cheaper than whether the job fits.
@@ -451,14 +463,14 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
           const size_t j = first_below(cell(leaf, b_first), tiled_need_.data() + at, span);
           if (j < span) {
             const int b = b_first + static_cast<int>(j / static_cast<size_t>(dims_));
-            known = Blocked{t, block_start(b) + 1, search_};
+            known = Blocked{t, block_start(b) + 1, search_, n};
             continue;
           }
         }
       }
       Time end = profiles[n].fit_or_short_end(need, t, run_end);
       if (end > t) {
-        known = Blocked{t, end, search_};
+        known = Blocked{t, end, search_, n};
         continue;
       }
       // Moments of one time come in no particular member order: among

@@ -25,7 +25,11 @@ int64_t pick(std::mt19937_64& g, int64_t lo, int64_t hi) { return std::uniform_i
 
 // two_partitions: a second partition "q" over the first half of the nodes
 // (for the FCFS tests; the other tests' worlds stay as they were).
-Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false, int64_t mem_per_core = 1000) {
+// extra_pool: every node also has a counted "nic" pool, so GPU nodes have
+// two pools (the rise walk carries the first pool's amount itself and reads
+// the others from the moment's full record).
+Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false, int64_t mem_per_core = 1000,
+                       bool extra_pool = false) {
   testing::ClusterBuilder b;
   int groups = static_cast<int>(pick(g, 1, 3));
   std::vector<std::string> all;
@@ -36,7 +40,15 @@ Cluster random_cluster(std::mt19937_64& g, bool two_partitions = false, int64_t 
     int n = static_cast<int>(pick(g, 1, 6));
     for (int i = 0; i < n; ++i) {
       std::string name = "g" + std::to_string(k) + "n" + std::to_string(i);
-      b.add(testing::node(name, cores, mem_per_core * cores, feature, gpus, {feature}, static_cast<uint32_t>(pick(g, 1, 2))));
+      NodeSpec spec = testing::node(name, cores, mem_per_core * cores, feature, gpus, {feature},
+                                    static_cast<uint32_t>(pick(g, 1, 2)));
+      if (extra_pool) {
+        GresPool nic;
+        nic.name = "nic";
+        nic.count = static_cast<int32_t>(pick(g, 1, 4));
+        spec.gres.push_back(nic);
+      }
+      b.add(std::move(spec));
       all.push_back(name);
     }
   }
@@ -74,13 +86,14 @@ void random_job(std::mt19937_64& g, JobSpec& j, const Cluster& c) {
 
 // huge_memory: nodes with more memory (in MB) than an int32 holds, and
 // jobs asking for amounts on both sides of that (the index keeps int32 bounds).
-World random_world(uint64_t seed, bool two_partitions = false, bool huge_memory = false) {
+World random_world(uint64_t seed, bool two_partitions = false, bool huge_memory = false, bool extra_pool = false) {
   std::mt19937_64 g(seed);
   World w;
   const int64_t mem_per_core = huge_memory ? (int64_t{1} << 31) : 1000;
-  w.cluster = random_cluster(g, two_partitions, mem_per_core);
+  w.cluster = random_cluster(g, two_partitions, mem_per_core, extra_pool);
   auto ask_memory = [&](JobSpec& j) {
     if (huge_memory && pick(g, 0, 1) == 0) j.mem_per_node_mb = pick(g, 1, 3) * (mem_per_core / 2) + pick(g, 0, 999);
+    if (extra_pool && pick(g, 0, 1) == 0) j.gres.push_back(GresSpec{"nic", "", pick(g, 1, 3)});
   };
   // Place some running jobs with the scheduler itself, then age them.
   std::vector<const JobSpec*> first;
@@ -221,6 +234,18 @@ TEST(SearchEquivalence, MemoryBeyondInt32DecidesAsThePlainSearch) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(big, 0);
+}
+
+// Nodes with two pools: jobs asking for the second decide as the plain search does.
+TEST(SearchEquivalence, SecondPoolDecidesAsThePlainSearch) {
+  int64_t asked = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    World w = random_world(seed, false, false, true);
+    for (const JobSpec* j : w.pending) asked += !j->gres.empty() && j->gres.back().name == "nic";
+    expect_same_decisions(run(w, false), run(w, true), seed);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(asked, 0);
 }
 
 // By default a group is searched node by node until the cycle has searched
