@@ -311,6 +311,7 @@ void ClassIndex::refresh_parents(size_t leaf, int cell_index, const int32_t* old
 void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
                         const std::vector<NodeProfile>& profiles) {
   if (exhaustive_) return;
+  if (static_cast<size_t>(leaf) < blocked_.size()) blocked_[static_cast<size_t>(leaf)].tie = kNoTie;
   for (const LeafRise& lr : leaf_rises_[static_cast<size_t>(leaf)]) {
     if (lr.t < t0 || lr.t >= t1) continue;
     for (int k = 0; k < dims_; ++k) rise_free_[lr.values + k] -= amount[k];

@@ -218,10 +218,16 @@ class ClassIndex {
   // A search for the same need and duration as the one before keeps them:
   // free capacity only shrinks during a cycle, so what did not fit then
   // does not fit now (array elements and like jobs come in a row).
-  struct Blocked {
+  // Also on the same line: the member's node, and its tie key as last
+  // asked (kNoTie: not asked since the member last changed). The walk's
+  // tie key depends only on the member's profile, which changes only with
+  // an update() of this leaf (which forgets it) or a new build().
+  static constexpr int64_t kNoTie = INT64_MIN;
+  struct alignas(32) Blocked {
     Time from = 0, until = 0;
+    int64_t tie = kNoTie;
     uint32_t stamp = 0;
-    NodeIndex node = -1;  // members_[leaf], on the same line
+    NodeIndex node = -1;  // members_[leaf]
   };
   mutable std::vector<Blocked> blocked_;  // per leaf: the walk reads it for every moment it checks
   mutable uint32_t search_ = 0;
@@ -443,9 +449,10 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       if (!accept(n)) continue;
       // A moment at the best start so far matters only if its member would
       // win the tie: ask that first, it is cheaper than whether the job fits.
+      auto tie_of = [&] { return known.tie != kNoTie ? known.tie : (known.tie = tie_key(n)); };
       int64_t k = 0;
       if (ties && t == best) {
-        k = tie_key(n);
+        k = tie_of();
         if (!(who_mine ? k < who_key || (k == who_key && leaf < found_leaf) : k < who_key)) continue;
       }
       const Time run_end = d >= kForever - t ? kForever : t + d;
@@ -463,14 +470,18 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
           const size_t j = first_below(cell(leaf, b_first), tiled_need_.data() + at, span);
           if (j < span) {
             const int b = b_first + static_cast<int>(j / static_cast<size_t>(dims_));
-            known = Blocked{t, block_start(b) + 1, search_, n};
+            known.from = t;
+            known.until = block_start(b) + 1;
+            known.stamp = search_;
             continue;
           }
         }
       }
       Time end = profiles[n].fit_or_short_end(need, t, run_end);
       if (end > t) {
-        known = Blocked{t, end, search_, n};
+        known.from = t;
+        known.until = end;
+        known.stamp = search_;
         continue;
       }
       // Moments of one time come in no particular member order: among
@@ -478,7 +489,7 @@ bool ClassIndex::earliest_by_rises(const int64_t* need, Time d, Time from, Time&
       // in the tree search and the plain one; an earlier class's pick is
       // replaced only by a sooner start (or, with ties, a smaller key).
       if (found == kNever || t < found) found = t;
-      if (ties && t < best) k = tie_key(n);
+      if (ties && t < best) k = tie_of();
       bool take = t < best;
       if (!take && t == best) {
         take = who_mine ? (ties && k < who_key) || (k == who_key && leaf < found_leaf) : ties && k < who_key;
