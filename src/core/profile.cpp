@@ -9,16 +9,11 @@ namespace {
 
 Time end_of(Time t, Time d) { return d >= kForever - t ? kForever : t + d; }
 
-bool covers(const int64_t* free, const int64_t* need, int dims) {
+// Free amounts (int64) against a need, or index cells (int32) against a clamped need.
+template <class T>
+bool covers(const T* free, const T* need, int dims) {
   for (int k = 0; k < dims; ++k) {
     if (free[k] < need[k]) return false;
-  }
-  return true;
-}
-
-bool covers(const int32_t* cell, const int32_t* need, int dims) {
-  for (int k = 0; k < dims; ++k) {
-    if (cell[k] < need[k]) return false;
   }
   return true;
 }
@@ -315,10 +310,7 @@ void ClassIndex::update(int leaf, Time t0, Time t1, const int64_t* amount,
   for (const LeafRise& lr : leaf_rises_[static_cast<size_t>(leaf)]) {
     if (lr.t < t0 || lr.t >= t1) continue;
     for (int k = 0; k < dims_; ++k) rise_free_[lr.values + k] -= amount[k];
-    rise_cores_[lr.slot][lr.pos] = clamp_cell(rise_free_[lr.values]);
-    Rise& r = rises_[lr.slot][lr.pos];
-    if (dims_ > 1) r.mem = clamp_cell(rise_free_[lr.values + 1]);
-    if (dims_ > 2) r.pool = clamp_cell(rise_free_[lr.values + 2]);
+    carry(lr.slot, lr.pos, &rise_free_[lr.values]);
   }
   int b0 = block_of(t0);
   int b1 = t1 >= kForever ? kBlocks : block_of(t1 - 1);
@@ -345,15 +337,22 @@ void ClassIndex::add_rise(Time t, int leaf, const NodeProfile& p) {
   auto values = static_cast<uint32_t>(rise_free_.size());
   const size_t slot = slot_of(t);
   auto pos = static_cast<uint32_t>(rises_[slot].size());
-  rises_[slot].push_back(Rise{t, leaf, values, dims_ > 1 ? clamp_cell(f[1]) : INT32_MAX,
-                              dims_ > 2 ? clamp_cell(f[2]) : INT32_MAX});
-  rise_cores_[slot].push_back(clamp_cell(f[0]));
+  rises_[slot].push_back(Rise{t, leaf, values, INT32_MAX, INT32_MAX});
+  rise_cores_[slot].push_back(0);
+  carry(static_cast<uint32_t>(slot), pos, f);
   leaf_rises_[static_cast<size_t>(leaf)].push_back({t, values, static_cast<uint32_t>(slot), pos});
   rise_free_.insert(rise_free_.end(), f, f + dims_);
   int32_t* most = &slot_max_[slot * static_cast<size_t>(dims_)];
   for (int k = 0; k < dims_; ++k) {
     most[k] = std::max(most[k], static_cast<int32_t>(std::min<int64_t>(f[k], INT32_MAX)));
   }
+}
+
+void ClassIndex::carry(uint32_t slot, uint32_t pos, const int64_t* f) {
+  rise_cores_[slot][pos] = clamp_cell(f[0]);
+  Rise& r = rises_[slot][pos];
+  if (dims_ > 1) r.mem = clamp_cell(f[1]);
+  if (dims_ > 2) r.pool = clamp_cell(f[2]);
 }
 
 Time ClassIndex::bound(size_t entry, const int32_t* need, Time d, Time from, Time before) const {

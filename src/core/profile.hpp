@@ -196,6 +196,9 @@ class ClassIndex {
     uint32_t slot, pos;  // rises_[slot][pos]
   };
   void add_rise(Time t, int leaf, const NodeProfile& p);
+  // What the walk's filters read of a moment (rise_cores_, Rise::mem and
+  // ::pool), from its free amounts f (dims_ of them).
+  void carry(uint32_t slot, uint32_t pos, const int64_t* f);
   size_t slot_of(Time t) const { return static_cast<size_t>((t - base_) / slot_len_); }
   static constexpr Time kSlots = 4096;
   Time base_ = 0, slot_len_ = 1;

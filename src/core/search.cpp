@@ -97,7 +97,10 @@ void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int3
   }
   if (!found) same.push_back(FrontierPoint{need, d, nodes, at});
   Recent& r = recent_[static_cast<size_t>(cls)];
-  if (r.used == 0) r.dims = need.size();
+  if (r.used == 0) {
+    r.dims = need.size();
+    r.need.resize(kRecent * r.dims);  // the storage is kept from cycle to cycle
+  }
   if (need.size() != r.dims) return;  // (a class's needs all have its dimensions)
   size_t slot = r.used;
   if (r.used == kRecent) {
@@ -106,7 +109,6 @@ void Frontier::learn(int32_t cls, const std::vector<int64_t>& need, Time d, int3
   } else {
     ++r.used;
   }
-  r.need.resize(kRecent * r.dims);  // kept from cycle to cycle
   std::copy(need.begin(), need.end(), r.need.begin() + static_cast<std::ptrdiff_t>(slot * r.dims));
   r.d[slot] = d;
   r.nodes[slot] = nodes;
