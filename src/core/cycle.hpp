@@ -352,6 +352,7 @@ struct Scheduler::Impl {
   uint32_t last_queue_size = 0;
   void setup(const CycleInput& input);
   const JobCache& cached(const JobSpec& job);
+  QueueEntry entry(const JobSpec& job, const FairShareFactors* fs, Time at);
   Time round_up(Time t) const;
 
   // search.cpp: where and when a job could run.

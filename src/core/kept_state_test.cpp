@@ -147,8 +147,8 @@ TEST(KeptState, StampedRunningJobsDecideAsCountingAfresh) {
 
       std::vector<RunningJob> unstamped = running;
       for (RunningJob& r : unstamped) r.stamp = 0;
-      CycleInput a{now, avail, running, pending, nullptr, nullptr};
-      CycleInput b{now, avail, unstamped, pending, nullptr, nullptr};
+      CycleInput a{now, avail, running, pending, nullptr, nullptr, {}};
+      CycleInput b{now, avail, unstamped, pending, nullptr, nullptr, {}};
       CycleResult ra = kept.run_cycle(a);
       CycleResult rb = fresh.run_cycle(b);
       expect_same(ra, rb, cycle);
@@ -194,8 +194,8 @@ TEST(KeptState, BrokenPromisesFallBackToCountingAfresh) {
   for (int cycle = 0; cycle < 4; ++cycle) {
     std::vector<RunningJob> unstamped = running;
     for (RunningJob& r : unstamped) r.stamp = 0;
-    CycleInput a{now, {}, running, pending, nullptr, nullptr};
-    CycleInput b{now, {}, unstamped, pending, nullptr, nullptr};
+    CycleInput a{now, {}, running, pending, nullptr, nullptr, {}};
+    CycleInput b{now, {}, unstamped, pending, nullptr, nullptr, {}};
     CycleResult ra = kept.run_cycle(a);
     expect_same(ra, fresh.run_cycle(b), cycle);
     for (const StartDecision& d : ra.starts) {

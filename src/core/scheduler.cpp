@@ -17,7 +17,10 @@ namespace {
 
 Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
 
-
+Time eligible_since(const JobSpec& job) {
+  if (job.eligible_time > 0) return job.eligible_time;
+  return std::max(job.submit_time, job.begin_time);
+}
 
 }  // namespace
 
@@ -326,6 +329,19 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
   return e;
 }
 
+// A job's place in the queue: the highest PriorityTier and priority over
+// the partitions it may run in.
+QueueEntry Scheduler::Impl::entry(const JobSpec& job, const FairShareFactors* fs, Time at) {
+  const JobCache& jc = cached(job);
+  QueueEntry e{&job, &jc, 0, 0};
+  for (const auto& part : jc.parts) {
+    const PartChoice& pc = *part;
+    e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
+    e.priority = std::max(e.priority, priority_total(c, job, pc.priority_fixed, fs, at, eligible_since(job)));
+  }
+  return e;
+}
+
 namespace {
 
 // FNV-1a over a demand's fields, word by word (equal demands hash equal;
@@ -428,13 +444,11 @@ void Scheduler::Impl::sweep_shared_parts() {
 
 namespace {
 
-bool sooner(const QueueEntry& a, const QueueEntry& b) {
-  if (a.tier != b.tier) return a.tier > b.tier;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.job->submit_time != b.job->submit_time) return a.job->submit_time < b.job->submit_time;
-  if (a.job->id != b.job->id) return a.job->id < b.job->id;
-  return a.job->array_task_id < b.job->array_task_id;
+QueueKey key_of(const QueueEntry& e) {
+  return QueueKey{-static_cast<int64_t>(e.tier), -e.priority, e.job->submit_time, e.job->id, e.job->array_task_id};
 }
+
+bool sooner(const QueueEntry& a, const QueueEntry& b) { return key_of(a) < key_of(b); }
 
 enum class DepState { kMet, kWait, kNever };
 
@@ -524,11 +538,6 @@ Names collect_names(const CycleInput& in) {
   return n;
 }
 
-Time eligible_since(const JobSpec& job) {
-  if (job.eligible_time > 0) return job.eligible_time;
-  return std::max(job.submit_time, job.begin_time);
-}
-
 }  // namespace
 
 // Queue order (sooner). The jobs the last cycle ordered usually keep their
@@ -579,17 +588,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
 
   std::vector<QueueEntry> queue;
   queue.reserve(input.pending.size());
-  for (const JobSpec* job : input.pending) {
-    const JobCache& jc = cached(*job);
-    QueueEntry e{job, &jc, 0, 0};
-    for (const auto& part : jc.parts) {
-      const PartChoice& pc = *part;
-      e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
-      e.priority = std::max(e.priority,
-                            priority_total(c, *job, pc.priority_fixed, input.fairshare, now, eligible_since(*job)));
-    }
-    queue.push_back(e);
-  }
+  for (const JobSpec* job : input.pending) queue.push_back(entry(*job, input.fairshare, now));
   order_queue(queue);
   out.pending.reserve(queue.size());
 
@@ -611,15 +610,27 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   int64_t tested = 0;
   // FCFS without plans behind a blocked queue (CycleOptions::plan_behind_blocked).
   const bool skip_when_blocked = !opts.plan_behind_blocked && c.sched.policy == QueuePolicy::kFcfs;
-  const size_t n_parts = c.partitions.size();
-  size_t blocked_parts = 0;  // partitions whose part_block_start is set
+  // The partitions the queue's jobs may run in; once each is blocked, so is the queue.
+  std::vector<uint8_t> used(c.partitions.size(), 0);
+  if (input.queue_partitions.size() == used.size()) {
+    used.assign(input.queue_partitions.begin(), input.queue_partitions.end());
+  } else {
+    for (const QueueEntry& qe : queue) {
+      for (const auto& pc : qe.cache->parts) used[static_cast<size_t>(pc->partition)] |= !pc->never;
+    }
+  }
+  const auto n_parts = static_cast<size_t>(std::count(used.begin(), used.end(), 1));
+  size_t blocked_parts = 0;  // of those, the partitions whose part_block_start is set
   auto block = [&](int32_t part, Time at) {
     Time& b = part_block_start[static_cast<size_t>(part)];
-    if (b == kNoPlan) ++blocked_parts;
+    if (b == kNoPlan && used[static_cast<size_t>(part)]) ++blocked_parts;
     b = b == kNoPlan ? at : std::max(b, at);
   };
 
+  // Nothing further back can start, reserve or move a reservation.
+  auto settled = [&] { return tested >= test_limit || (blocked_parts == n_parts && (!full || skip_when_blocked)); };
   for (const QueueEntry& qe : queue) {
+    if (out.stats.settled < 0 && settled()) out.stats.settled = static_cast<int64_t>(out.pending.size() + out.starts.size());
     const JobSpec& job = *qe.job;
     PendingPlan plan;
     plan.job = &job;
@@ -778,6 +789,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   } else if (shared_parts.size() > shared_parts_sweep_at) {
     sweep_shared_parts();  // jobs whose requests changed left theirs behind
   }
+  if (out.stats.settled < 0 && settled()) out.stats.settled = static_cast<int64_t>(queue.size());
   out.stats.demands = static_cast<int64_t>(shared_parts.size());
   out.stats.tested = tested;
   out.stats.reserved = reservations;
@@ -802,6 +814,17 @@ Scheduler::~Scheduler() = default;
 const Cluster& Scheduler::cluster() const { return impl_->c; }
 
 CycleResult Scheduler::run_cycle(const CycleInput& in, const CycleOptions& opts) { return impl_->run(in, opts); }
+
+QueuePlace Scheduler::queue_place(const JobSpec& job, Time now, const FairShareFactors* fs) {
+  QueueEntry e = impl_->entry(job, fs, now);
+  QueuePlace p;
+  p.key = key_of(e);
+  for (const auto& pc : e.cache->parts) {
+    if (!pc->never) p.partitions.push_back(pc->partition);
+  }
+  p.can_run = !p.partitions.empty();
+  return p;
+}
 
 void Scheduler::use_reference_search(bool on) { impl_->reference_search = on; }
 

@@ -46,6 +46,10 @@ struct CycleInput {
   std::span<const JobSpec* const> pending;  // any order; the cycle orders them
   const FairShareFactors* fairshare = nullptr;  // nullptr: every factor 1.0
   const JobHistory* history = nullptr;          // nullptr: dependencies on other jobs are unknown (satisfied)
+  // When `pending` is only the head of a longer queue (CycleStats::settled):
+  // one flag per Cluster::partitions, set where some job of the whole queue
+  // may run (QueuePlace::partitions). Empty: the partitions of `pending`.
+  std::span<const uint8_t> queue_partitions;
 };
 
 enum class PassKind {
@@ -60,7 +64,8 @@ struct CycleOptions {
   // that only needs decisions may turn it off: starts and reservations do
   // not change, only the estimates are left out.
   bool estimate_unreserved = true;
-  // FCFS (sched/builtin): once every partition's queue is blocked, no later
+  // FCFS (sched/builtin): once the queue of every partition that its jobs
+  // may use is blocked, no later
   // job can start in this cycle, and the plans (and reservations) of the
   // jobs behind only serve their estimated starts. A simulator that only
   // needs decisions may turn them off: starts do not change; those jobs
@@ -110,6 +115,38 @@ struct CycleStats {
   int64_t index_visits = 0;  // index entries the searches bounded (work done)
   int64_t rise_checks = 0;   // moments the searches checked
   int64_t demands = 0;       // distinct demands held resolved after the cycle (jobs that ask the same share one)
+  // Queue positions walked before the decisions were settled: from there
+  // on no job could start, take a reservation or move one (the test limit
+  // was reached, or every partition the queue's jobs may use was blocked,
+  // in a quick pass or in an FCFS pass without plans behind a blocked
+  // queue); the jobs further back only got their reasons. -1: not settled
+  // before the end of the queue. A caller that keeps its own ordered queue
+  // (Scheduler::queue_place) and gives a cycle only the head of it
+  // (CycleInput::queue_partitions) gets the decisions of the whole queue
+  // when this is >= 0, provided no job further back could leave the queue
+  // (on its dependencies, or QueuePlace::can_run false).
+  int64_t settled = -1;
+};
+
+// Where a job stands in a cycle's queue: the smaller key comes first
+// (partition PriorityTier, then priority, both highest first; then submit
+// time, job id and array index).
+struct QueueKey {
+  int64_t tier = 0;      // negated
+  int64_t priority = 0;  // negated
+  Time submit = 0;
+  JobId id = 0;
+  int32_t array_task = -1;
+  auto operator<=>(const QueueKey&) const = default;
+};
+
+struct QueuePlace {
+  QueueKey key;  // moves with time only through the age and fair-share weights
+  // False when a cycle would find that the job can never run here as
+  // configured (PendingPlan::never from its request alone, not from its
+  // dependencies).
+  bool can_run = true;
+  std::vector<int32_t> partitions;  // the partitions it may run in (empty when it cannot run)
 };
 
 struct CycleResult {
@@ -138,6 +175,10 @@ class Scheduler {
   const Cluster& cluster() const;
   CycleResult run_cycle(const CycleInput& in, const CycleOptions& opts = {});
   Explanation explain(const CycleInput& in, const JobSpec& job);
+
+  // Where `job` would stand in a cycle at `now` with these fair-share
+  // factors, for a caller that keeps its own ordered queue.
+  QueuePlace queue_place(const JobSpec& job, Time now, const FairShareFactors* fs);
 
   // Tests: search every node the plain way instead of through the index and
   // the bounds learnt during the cycle. Decisions must not change; only the

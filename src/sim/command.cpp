@@ -304,10 +304,12 @@ void print_fit(const Trace& t, const RunReport& r) {
 
 void print_speed(const RunReport& r) {
   const SimStats& s = r.summary.stats;
-  std::printf("%s: simulated %lld jobs in %.2f s (%.0f jobs/s; %.2f s in the scheduler, %lld quick + %lld full passes)\n",
+  std::printf("%s: simulated %lld jobs in %.2f s (%.0f jobs/s; %.2f s in the scheduler, %lld quick + %lld full passes",
               r.label.c_str(), static_cast<long long>(r.summary.trace_jobs), s.wall_s,
               s.wall_s > 0 ? static_cast<double>(r.summary.trace_jobs) / s.wall_s : 0.0, s.core_wall_s,
               static_cast<long long>(s.quick_passes), static_cast<long long>(s.full_passes));
+  if (s.head_passes > 0) std::printf(", %lld of them on the head of the queue", static_cast<long long>(s.head_passes));
+  std::printf(")\n");
 }
 
 void print_written(const std::vector<std::string>& files) {

@@ -60,7 +60,9 @@ class Driver {
   bool arrive_until(core::Time t);
   void submit(int32_t idx, core::Time t);
   void release_followers(core::JobId id, core::Time t);
-  Status run_pass(core::PassKind kind);
+  Status run_pass(core::PassKind kind, bool whole_queue = false);
+  void enqueue(int32_t idx);
+  void count_in_queue(int32_t idx, int sign);  // +1 joins the queue, -1 leaves it
   Status start(const core::StartDecision& d);
   void record_start(int32_t idx, const core::StartDecision& d, Seconds run);
   void record_shares(int32_t idx, const core::Allocation& alloc);
@@ -91,7 +93,20 @@ class Driver {
   std::set<core::Time> wakeups_;      // begin times
   std::unordered_map<core::JobId, std::vector<int32_t>> followers_;  // preceding job id -> waiting jobs
   std::unordered_map<core::JobId, std::vector<Seconds>> after_delays_;  // after:ID+minutes: ID -> delays
-  std::vector<const core::JobSpec*> pending_;
+  std::vector<const core::JobSpec*> pending_;  // in queue order while head_only_ (else as submitted)
+  // The queue's head is enough for a pass that settles early (FCFS or a
+  // quick pass, blocked in every partition: CycleStats::settled). That
+  // holds while the queue order does not move with time, no job waits on
+  // another (a dependency can end a job behind the head: never satisfied)
+  // and every pending job can run here (one that cannot leaves the queue
+  // when a pass first looks at it).
+  bool head_only_ = false;
+  std::vector<core::QueuePlace> place_;  // of each job, while head_only_
+  int64_t cannot_run_ = 0;            // pending jobs that can never run here
+  std::vector<int64_t> part_jobs_;    // pending jobs that may run in each partition
+  std::vector<uint8_t> queue_parts_;  // part_jobs_ > 0 (CycleInput::queue_partitions)
+  static constexpr size_t kShortestHead = 16;
+  size_t head_ = kShortestHead;       // how many head jobs the next such pass gets
   std::vector<core::RunningJob> running_;
   std::vector<int32_t> running_idx_;  // job index of running_[i]
   uint64_t stamps_ = 0;               // RunningJob::stamp of the last start
@@ -128,6 +143,13 @@ Driver::Driver(const core::Cluster& c, const Trace& t, const SimOptions& o)
       fairshare_(c, associations(t), o.fairshare_interval) {
   const core::PriorityParams& prio = c.priority;
   time_dependent_ = prio.kind == core::PriorityKind::kMultifactor && (prio.weight_age > 0 || prio.weight_fairshare > 0);
+  head_only_ = !o.whole_queue && !time_dependent_ && std::none_of(t.jobs.begin(), t.jobs.end(), [](const TraceJob& j) {
+    return !j.spec.dependency.empty();
+  });
+  if (head_only_) {
+    place_.resize(t.jobs.size());
+    part_jobs_.assign(c.partitions.size(), 0);
+  }
   const std::size_t n = t.jobs.size();
   specs_.reserve(n);
   for (const auto& j : t.jobs) specs_.push_back(j.spec);
@@ -183,7 +205,7 @@ Result<SimResult> Driver::run() {
     // a quick pass that did not look at every job); if it starts nothing,
     // what is still pending can never start.
     std::size_t before = running_.size();
-    if (auto st = run_pass(core::PassKind::kFull); !st) return st.error();
+    if (auto st = run_pass(core::PassKind::kFull, true); !st) return st.error();
     if (running_.size() == before) break;
   }
   drop_leftovers();
@@ -300,10 +322,31 @@ void Driver::submit(int32_t idx, core::Time t) {
     }
   }
   if (s.begin_time > t) wakeups_.insert(s.begin_time);
-  pending_.push_back(&s);
+  enqueue(idx);
 }
 
-Status Driver::run_pass(core::PassKind kind) {
+void Driver::enqueue(int32_t idx) {
+  const core::JobSpec* s = &specs_[idx];
+  if (!head_only_) {
+    pending_.push_back(s);
+    return;
+  }
+  place_[idx] = sched_.queue_place(*s, now_, fairshare_.factors());
+  count_in_queue(idx, +1);
+  const core::QueueKey& key = place_[idx].key;
+  auto at = std::upper_bound(pending_.begin(), pending_.end(), key,
+                             [&](const core::QueueKey& k, const core::JobSpec* p) { return k < place_[index_of(p)].key; });
+  pending_.insert(at, s);
+}
+
+void Driver::count_in_queue(int32_t idx, int sign) {
+  if (!head_only_) return;
+  const core::QueuePlace& p = place_[idx];
+  if (!p.can_run) cannot_run_ += sign;
+  for (int32_t part : p.partitions) part_jobs_[static_cast<size_t>(part)] += sign;
+}
+
+Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
   core::CycleInput in;
   in.now = now_;
   in.running = running_;
@@ -316,8 +359,27 @@ Status Driver::run_pass(core::PassKind kind) {
   // reservation (the core's decisions do not depend on them).
   opts.estimate_unreserved = false;
   opts.plan_behind_blocked = false;
+  const bool may_settle = kind == core::PassKind::kQuick || c_.sched.policy == core::QueuePolicy::kFcfs;
+  const bool head = head_only_ && !whole_queue && cannot_run_ == 0 && may_settle && pending_.size() > head_;
+  size_t given = head ? head_ : pending_.size();
+  if (head) {
+    queue_parts_.resize(part_jobs_.size());
+    for (size_t p = 0; p < part_jobs_.size(); ++p) queue_parts_[p] = part_jobs_[p] > 0;
+    in.queue_partitions = queue_parts_;
+  }
   auto t0 = Clock::now();
-  core::CycleResult res = sched_.run_cycle(in, opts);
+  core::CycleResult res;
+  while (true) {
+    in.pending = std::span<const core::JobSpec* const>(pending_).first(given);
+    res = sched_.run_cycle(in, opts);
+    if (given == pending_.size() || res.stats.settled >= 0) break;
+    given = std::min(pending_.size(), given * 4);  // the head was not enough: a longer one
+  }
+  if (head) {
+    const size_t walked = res.stats.settled >= 0 ? static_cast<size_t>(res.stats.settled) : given;
+    head_ = std::max<size_t>(kShortestHead, 2 * walked);
+    out_.stats.head_passes += given < pending_.size();
+  }
   out_.stats.core_wall_s += seconds_since(t0);
   ++(kind == core::PassKind::kFull ? out_.stats.full_passes : out_.stats.quick_passes);
   if (opts_.on_cycle) opts_.on_cycle(in, opts, res);
@@ -325,7 +387,11 @@ Status Driver::run_pass(core::PassKind kind) {
     if (auto st = start(d); !st) return st;
   }
   for (const auto& p : res.pending) note_pending(p);
-  std::erase_if(pending_, [&](const core::JobSpec* s) { return leaving_[index_of(s)] != 0; });
+  std::erase_if(pending_, [&](const core::JobSpec* s) {
+    if (leaving_[index_of(s)] == 0) return false;
+    count_in_queue(index_of(s), -1);
+    return true;
+  });
   return {};
 }
 

@@ -75,6 +75,7 @@ struct SimStats {
   int64_t quick_passes = 0;
   int64_t full_passes = 0;
   int64_t events = 0;       // distinct virtual times the clock stopped at
+  int64_t head_passes = 0;  // passes given only the head of the queue (it settled them)
   double wall_s = 0;        // wall-clock time of simulate()
   double core_wall_s = 0;   // of which inside run_cycle
 };
@@ -100,6 +101,9 @@ struct SimOptions {
   // Called after every scheduling cycle with what the core was given and
   // what it decided (tests check invariants with it); may be empty.
   std::function<void(const core::CycleInput&, const core::CycleOptions&, const core::CycleResult&)> on_cycle;
+  // Give every pass the whole queue, even where its head decides the pass
+  // (CycleStats::settled). The results are the same; tests compare them.
+  bool whole_queue = false;
 };
 
 // Runs the trace against the cluster from an empty machine. Errors: a job

@@ -12,7 +12,6 @@
 #include "core/reason.hpp"
 #include "core/scheduler.hpp"
 #include "sim/driver.hpp"
-#include "sim/gen.hpp"
 #include "sim/sim_test_util.hpp"
 #include "sim/trace.hpp"
 
@@ -76,25 +75,10 @@ Counts replay_both_ways(const core::Cluster& c, const Trace& t) {
   return n;
 }
 
-Trace generated(const core::Cluster& c, int64_t jobs, double rate_per_hour, uint64_t seed,
-                double runtime_scale = 1.0) {
-  GenOptions o;
-  o.runtime_scale = runtime_scale;
-  o.jobs = jobs;
-  o.rate_per_hour = rate_per_hour;
-  o.seed = seed;
-  o.users = 12;
-  auto targets = targets_for(c, o);
-  EXPECT_TRUE(targets.ok()) << (targets.ok() ? "" : targets.error().message);
-  Trace t;
-  if (targets.ok()) t.jobs = generate(o, *targets);
-  return t;
-}
-
 TEST(KeptStateReplay, SeedClusterWithQosLimitsAndArrays) {
   const core::Cluster c = testing::cluster_at("examples/seed/slurm.conf");
   for (uint64_t seed : {1, 2}) {
-    Counts n = replay_both_ways(c, generated(c, 600, 400, seed));
+    Counts n = replay_both_ways(c, testing::generated(c, 600, 400, seed));
     EXPECT_GT(n.passes, 100) << "seed " << seed;
     EXPECT_GT(n.stamped, 1000) << "seed " << seed;
     EXPECT_GT(n.starts, 500) << "seed " << seed;
@@ -104,7 +88,7 @@ TEST(KeptStateReplay, SeedClusterWithQosLimitsAndArrays) {
 TEST(KeptStateReplay, Scale10k) {
   const core::Cluster c = testing::cluster_at("examples/scale-10k/slurm.conf");
   // Short jobs: they end while others wait, so passes count jobs out as well as in.
-  Counts n = replay_both_ways(c, generated(c, 1500, 6000, 3, 0.02));
+  Counts n = replay_both_ways(c, testing::generated(c, 1500, 6000, 3, 0.02));
   EXPECT_GT(n.passes, 150);
   EXPECT_EQ(n.starts, 1500);
 }

@@ -9,6 +9,7 @@
 #include "config/core_cluster.hpp"
 #include "config/model.hpp"
 #include "config/parse.hpp"
+#include "sim/gen.hpp"
 #include "sim/trace.hpp"
 
 namespace drover::sim::testing {
@@ -54,6 +55,22 @@ inline std::string four_nodes(const std::string& sched) {
          "\nSelectTypeParameters=CR_Core\n"
          "NodeName=n[1-4] CPUs=1 Sockets=1 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000\n"
          "PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+}
+
+// A generated workload (drover sim gen) for the cluster, from 12 users.
+inline Trace generated(const core::Cluster& c, int64_t jobs, double rate_per_hour, uint64_t seed,
+                       double runtime_scale = 1.0) {
+  GenOptions o;
+  o.runtime_scale = runtime_scale;
+  o.jobs = jobs;
+  o.rate_per_hour = rate_per_hour;
+  o.seed = seed;
+  o.users = 12;
+  auto targets = targets_for(c, o);
+  EXPECT_TRUE(targets.ok()) << (targets.ok() ? "" : targets.error().message);
+  Trace t;
+  if (targets.ok()) t.jobs = generate(o, *targets);
+  return t;
 }
 
 inline const char* kEasy =
