@@ -337,8 +337,17 @@ struct Scheduler::Impl {
   // "no" for such jobs (the search still picks the nodes).
   std::vector<NodeProfile> idle;
   std::vector<uint8_t> idle_built;
-  std::vector<std::pair<Time, int64_t>> idle_edges;  // scratch for idle_of()
+  // The same counts for the kept state alone (the running jobs, without
+  // this cycle's starts and reservations), kept from cycle to cycle while
+  // have_base: each cycle's `idle` starts as a copy.
+  std::vector<NodeProfile> idle_base;
+  std::vector<uint8_t> idle_base_built;
+  std::vector<std::pair<Time, int64_t>> idle_edges;  // scratch for build_idle()
   const NodeProfile& idle_of(int32_t cls);
+  // From the profiles as they are now; `kept`: as the kept state has them.
+  void build_idle(int32_t cls, bool kept, NodeProfile& out);
+  // Takes `amount` from n's profile over [t0, t1), keeping idle_base current.
+  void take_kept(NodeIndex n, Time t0, Time t1, const int64_t* amount);
   std::vector<NodeUse> use;
   LimitUsage limits;
   Frontier frontier;
@@ -361,6 +370,7 @@ struct Scheduler::Impl {
   std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile
   void count_idle(NodeIndex n, Time t0, Time t1, int64_t delta);     // idle periods of n within [t0, t1)
+  void count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta);
   // Earliest T >= from with k idle nodes of the class at every moment of
   // [T, T + d); `from` when the job does not take whole nodes' cores.
   Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from);

@@ -61,13 +61,21 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   undo_cycle();
   avail.assign(c.nodes.size(), NodeAvail::kUp);
   if (input.node_avail.size() == c.nodes.size()) avail.assign(input.node_avail.begin(), input.node_avail.end());
+  idle_base.resize(classes.size());
+  if (!have_base || now < base_now || avail != base_avail) idle_base_built.assign(classes.size(), 0);
   bool kept = have_base && now >= base_now && avail == base_avail && sync_running(input);
+  if (!kept) idle_base_built.assign(classes.size(), 0);
   have_base = kept || rebuild(input);
   base_now = now;
   base_avail = avail;
   frontier.reset(classes.size(), reference_search);
   idle.resize(classes.size());
   idle_built.assign(classes.size(), 0);  // each built when a search first needs it
+  for (size_t k = 0; k < classes.size(); ++k) {
+    if (!idle_base_built[k]) continue;
+    idle[k] = idle_base[k];
+    idle_built[k] = 1;
+  }
   index_built.assign(classes.size(), 0);  // each built when a search first needs it
   exhaustive_visits.assign(classes.size(), 0);
 }
@@ -117,7 +125,7 @@ void Scheduler::Impl::count_running(const Allocation& a, Time end, int sign, boo
     if (sign < 0) {
       for (int64_t& v : amount) v = -v;
     }
-    prof[t.node].take(now, end, amount.data());
+    take_kept(t.node, now, end, amount.data());
   }
   if (!profile_only && lim) count_limits(*lim, sign);
 }
@@ -200,6 +208,9 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
     held_match[i] = slot;
   }
   for (NodeProfile& p : prof) p.advance(now);
+  for (size_t k = 0; k < idle_base.size(); ++k) {
+    if (idle_base_built[k]) idle_base[k].advance(now);
+  }
   for (uint32_t slot = 0; slot < held.size(); ++slot) {  // gone: counted out
     Held& h = held[slot];
     if (h.stamp == 0 || h.seen == cycle_no) continue;
@@ -267,19 +278,37 @@ void Scheduler::Impl::undo_cycle() {
 const NodeProfile& Scheduler::Impl::idle_of(int32_t cls) {
   auto k = static_cast<size_t>(cls);
   if (idle_built[k]) return idle[k];
+  build_idle(cls, false, idle[k]);
+  idle_built[k] = 1;
+  if (have_base) {  // the next cycles start from it
+    build_idle(cls, true, idle_base[k]);
+    idle_base_built[k] = 1;
+  }
+  return idle[k];
+}
+
+void Scheduler::Impl::build_idle(int32_t cls, bool kept, NodeProfile& out) {
+  auto k = static_cast<size_t>(cls);
   idle_edges.clear();
   int64_t cores = classes[k].capacity[0];
   for (NodeIndex n : classes[k].members) {
     if (avail[n] != NodeAvail::kUp) continue;
-    prof[n].for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
+    const NodeProfile& p = kept && !dirty.empty() && dirty[n] ? saved_prof[n] : prof[n];
+    p.for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
       if (f[0] != cores) return;
       idle_edges.push_back({s0, +1});
       if (s1 < kForever) idle_edges.push_back({s1, -1});
     });
   }
-  idle[k].assign_edges(now, idle_edges);
-  idle_built[k] = 1;
-  return idle[k];
+  out.assign_edges(now, idle_edges);
+}
+
+void Scheduler::Impl::take_kept(NodeIndex n, Time t0, Time t1, const int64_t* amount) {
+  const auto k = static_cast<size_t>(class_of[n]);
+  const bool counted = idle_base_built[k] != 0;
+  if (counted) count_idle_in(idle_base[k], n, t0, t1, -1);
+  prof[n].take(t0, t1, amount);
+  if (counted) count_idle_in(idle_base[k], n, t0, t1, +1);
 }
 
 ClassIndex& Scheduler::Impl::idx(int32_t cls) {

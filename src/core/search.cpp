@@ -505,11 +505,15 @@ std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const
 
 void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
   if (!idle_built[static_cast<size_t>(class_of[n])]) return;  // built later from the profiles as they will be
+  count_idle_in(idle[class_of[n]], n, t0, t1, delta);
+}
+
+void Scheduler::Impl::count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta) {
   int64_t cores = classes[class_of[n]].capacity[0];
   prof[n].for_steps(t0, t1, [&](Time s0, Time s1, const int64_t* f) {
     if (f[0] != cores) return;
     int64_t d = -delta;
-    idle[class_of[n]].take(std::max(s0, t0), std::min(s1, t1), &d);
+    into.take(std::max(s0, t0), std::min(s1, t1), &d);
   });
 }
 
