@@ -789,12 +789,14 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     if (later) {
       plan.start = later->start;
       bool reserve = reservations < depth && !(shown.demand.qos >= 0 && c.qos[shown.demand.qos].no_reserve);
+      if (fcfs) block(shown.partition, later->start);
       if (reserve) {
-        commit(shown, *later, round_up(sat_add(later->start, duration(shown))));
+        // Once the walk is settled no later search reads the profiles: the
+        // reservation is the plan's alone.
+        if (!settled()) commit(shown, *later, round_up(sat_add(later->start, duration(shown))));
         plan.reserved = true;
         ++reservations;
       }
-      if (fcfs) block(shown.partition, later->start);
       plan.nodes = std::move(later->nodes);  // the placement is not needed past here
     } else if (planned_any) {
       ++out.stats.beyond_window;
