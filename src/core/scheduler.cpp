@@ -274,7 +274,7 @@ void Scheduler::Impl::undo_cycle() {
 }
 
 // Idle nodes of the class over time, from each node's idle periods as the
-// profiles are now (commits keep it current once built: count_idle).
+// profiles are now (commits keep it current once built: commit).
 const NodeProfile& Scheduler::Impl::idle_of(int32_t cls) {
   auto k = static_cast<size_t>(cls);
   if (idle_built[k]) return idle[k];

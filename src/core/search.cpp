@@ -503,11 +503,6 @@ std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const
   return best;
 }
 
-void Scheduler::Impl::count_idle(NodeIndex n, Time t0, Time t1, int64_t delta) {
-  if (!idle_built[static_cast<size_t>(class_of[n])]) return;  // built later from the profiles as they will be
-  count_idle_in(idle[class_of[n]], n, t0, t1, delta);
-}
-
 void Scheduler::Impl::count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta) {
   int64_t cores = classes[class_of[n]].capacity[0];
   prof[n].for_steps(t0, t1, [&](Time s0, Time s1, const int64_t* f) {
@@ -526,14 +521,36 @@ Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time fr
 
 void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end) {
   (void)pc;
+  // The nodes are not idle while the job holds them. Those idle over the
+  // whole of [start, end) leave their class's counts together, at the end.
+  std::vector<std::pair<int32_t, int64_t>>& whole = commit_idle;
+  whole.clear();
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
     touch(n);
-    count_idle(n, p.start, end, -1);  // the node is not idle while the job holds it
+    if (const int32_t cls = class_of[n]; idle_built[static_cast<size_t>(cls)]) {
+      const int64_t cores = classes[cls].capacity[0];
+      bool all_idle = false;
+      prof[n].for_steps(p.start, end, [&](Time s0, Time s1, const int64_t* f) {
+        if (f[0] != cores) return;
+        if (s0 <= p.start && s1 >= end) {
+          all_idle = true;
+          return;
+        }
+        int64_t one = 1;
+        idle[cls].take(std::max(s0, p.start), std::min(s1, end), &one);
+      });
+      if (all_idle && !whole.empty() && whole.back().first == cls) {
+        ++whole.back().second;
+      } else if (all_idle) {
+        whole.emplace_back(cls, 1);
+      }
+    }
     prof[n].take(p.start, end, p.amount(i));
     cores_now_cache[static_cast<size_t>(n)].cycle = 0;
     if (index_built[class_of[n]]) index[class_of[n]].update(leaf_of[n], p.start, end, p.amount(i), prof);
   }
+  for (auto [cls, nodes] : whole) idle[cls].take(p.start, end, &nodes);
 }
 
 }  // namespace drover::core
