@@ -63,6 +63,7 @@ class Driver {
   Status run_pass(core::PassKind kind, bool whole_queue = false);
   void enqueue(int32_t idx);
   void count_in_queue(int32_t idx, int sign);  // +1 joins the queue, -1 leaves it
+  bool behind_settled(int32_t idx) const;
   Status start(const core::StartDecision& d);
   void record_start(int32_t idx, const core::StartDecision& d, Seconds run);
   void record_shares(int32_t idx, const core::Allocation& alloc);
@@ -105,6 +106,14 @@ class Driver {
   int64_t cannot_run_ = 0;            // pending jobs that can never run here
   std::vector<int64_t> part_jobs_;    // pending jobs that may run in each partition
   std::vector<uint8_t> queue_parts_;  // part_jobs_ > 0 (CycleInput::queue_partitions)
+  // The last full pass settled (FCFS, blocked in every partition in use,
+  // with every blocked job planned within bf_window) ahead of settled_key_,
+  // in the partitions settled_parts_; cleared by anything that could
+  // change what a full pass decides (CycleStats::settled).
+  bool settled_full_ = false;
+  core::QueueKey settled_key_;
+  std::vector<uint8_t> settled_parts_;
+  std::vector<int32_t> arrived_;      // jobs queued at this step
   static constexpr size_t kShortestHead = 16;
   size_t head_ = kShortestHead;       // how many head jobs the next such pass gets
   std::vector<core::RunningJob> running_;
@@ -220,11 +229,16 @@ Result<SimResult> Driver::run() {
 Status Driver::step(core::Time t) {
   now_ = t;
   ++out_.stats.events;
+  arrived_.clear();
   bool changed = complete_until(t);
-  changed |= arrive_until(t);
+  bool stale = changed;
+  if (arrive_until(t)) {
+    changed = true;
+    stale = stale || !std::all_of(arrived_.begin(), arrived_.end(), [&](int32_t idx) { return behind_settled(idx); });
+  }
   while (!wakeups_.empty() && *wakeups_.begin() <= t) {
     wakeups_.erase(wakeups_.begin());
-    changed = true;
+    changed = stale = true;
   }
   if (fairshare_.due(t)) {
     for (std::size_t i = 0; i < running_.size(); ++i) {
@@ -238,7 +252,7 @@ Status Driver::step(core::Time t) {
   const Seconds interval = c_.sched.bf_interval;
   bool full = interval == 0 || (interval > 0 && t == next_full_);
   if (interval > 0 && t >= next_full_) next_full_ = t - (t - next_full_) % interval + interval;
-  changed_since_full_ |= changed;
+  changed_since_full_ |= stale;
   if (pending_.empty()) return {};
   if (full && (changed_since_full_ || time_dependent_)) {
     changed_since_full_ = false;
@@ -323,6 +337,20 @@ void Driver::submit(int32_t idx, core::Time t) {
   }
   if (s.begin_time > t) wakeups_.insert(s.begin_time);
   enqueue(idx);
+  arrived_.push_back(idx);
+}
+
+// A job that joins the queue behind where the last full pass settled
+// changes nothing a full pass would decide: the jobs ahead of it meet the
+// same running jobs and free resources (no job started or ended since),
+// and it only gets its reason. Its partitions must be ones the queue
+// already blocked.
+bool Driver::behind_settled(int32_t idx) const {
+  if (!head_only_ || !settled_full_) return false;
+  const core::QueuePlace& p = place_[idx];
+  if (!p.can_run || !(settled_key_ < p.key)) return false;
+  return std::all_of(p.partitions.begin(), p.partitions.end(),
+                     [&](int32_t part) { return settled_parts_[static_cast<size_t>(part)] != 0; });
 }
 
 void Driver::enqueue(int32_t idx) {
@@ -382,6 +410,17 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
   }
   out_.stats.core_wall_s += seconds_since(t0);
   ++(kind == core::PassKind::kFull ? out_.stats.full_passes : out_.stats.quick_passes);
+  if (kind == core::PassKind::kFull) {
+    settled_full_ = head_only_ && res.stats.settled > 0 && res.stats.beyond_window == 0;
+    if (settled_full_) {
+      // in.pending is in queue order (head_only_): the last job the walk decided
+      settled_key_ = place_[index_of(in.pending[static_cast<size_t>(res.stats.settled) - 1])].key;
+      settled_parts_.resize(part_jobs_.size());
+      for (size_t p = 0; p < part_jobs_.size(); ++p) settled_parts_[p] = part_jobs_[p] > 0;
+    }
+  } else if (!res.starts.empty()) {
+    changed_since_full_ = true;  // a start the last full pass did not decide
+  }
   if (opts_.on_cycle) opts_.on_cycle(in, opts, res);
   for (const auto& d : res.starts) {
     if (auto st = start(d); !st) return st;
