@@ -766,6 +766,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       if (names.used) names.active.insert({job.user, job.name});
       ++out.stats.started;
       if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
+      if (reservations > 0) ++out.stats.started_behind_reservation;
       out.starts.push_back(std::move(sd));
       continue;
     }

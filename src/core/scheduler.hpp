@@ -108,6 +108,7 @@ struct CycleStats {
   int64_t tested = 0;        // jobs the walk looked at
   int64_t started = 0;
   int64_t backfilled = 0;    // of started, how many out of priority order
+  int64_t started_behind_reservation = 0;  // of started, how many after the walk had made a reservation
   int64_t reserved = 0;      // jobs holding a reservation
   int64_t planned = 0;       // pending jobs with a planned start or a definite reason
   int64_t beyond_window = 0; // could not be planned within bf_window

@@ -191,7 +191,7 @@ core::Time Driver::next_time() const {
   // do not move with time (no age or fair-share weight), a full pass over
   // the same running and pending jobs starts nothing the last one did not.
   const bool could_change = !running_.empty() || t != core::kForever;
-  const bool worth_it = changed_since_full_ || time_dependent_;
+  const bool worth_it = changed_since_full_ || time_dependent_ || opts_.whole_queue;
   if (!pending_.empty() && c_.sched.bf_interval > 0 && could_change && worth_it) t = std::min(t, next_full_);
   return t;
 }
@@ -248,13 +248,14 @@ Status Driver::step(core::Time t) {
     fairshare_.recompute(t);
   }
   // The backfill timer ticks on a grid from the first submit; a tick that
-  // fell while the queue was empty did nothing, so only a tick at t runs.
+  // fell while the queue was empty (or was skipped: nothing to decide) did
+  // nothing, so only a tick at t runs, wherever the last one was.
   const Seconds interval = c_.sched.bf_interval;
-  bool full = interval == 0 || (interval > 0 && t == next_full_);
+  bool full = interval == 0 || (interval > 0 && t >= next_full_ && (t - next_full_) % interval == 0);
   if (interval > 0 && t >= next_full_) next_full_ = t - (t - next_full_) % interval + interval;
   changed_since_full_ |= stale;
   if (pending_.empty()) return {};
-  if (full && (changed_since_full_ || time_dependent_)) {
+  if (full && (changed_since_full_ || time_dependent_ || opts_.whole_queue)) {
     changed_since_full_ = false;
     return run_pass(core::PassKind::kFull);
   }
@@ -411,7 +412,16 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
   out_.stats.core_wall_s += seconds_since(t0);
   ++(kind == core::PassKind::kFull ? out_.stats.full_passes : out_.stats.quick_passes);
   if (kind == core::PassKind::kFull) {
-    settled_full_ = head_only_ && res.stats.settled > 0 && res.stats.beyond_window == 0;
+    // Jobs this pass started after it had made a reservation run in the
+    // next one, and that reservation may then go to other nodes at the same
+    // start (the least-free node wins the tie), which can let another job
+    // start: the next tick runs.
+    const bool fcfs = c_.sched.policy == core::QueuePolicy::kFcfs;
+    if (res.stats.started_behind_reservation > 0) changed_since_full_ = true;
+    // A job planned beyond bf_window may come within it as time passes,
+    // and a later tick would then reserve for it.
+    if (res.stats.beyond_window > 0) changed_since_full_ = true;
+    settled_full_ = fcfs && head_only_ && res.stats.settled > 0 && res.stats.beyond_window == 0;
     if (settled_full_) {
       // in.pending is in queue order (head_only_): the last job the walk decided
       settled_key_ = place_[index_of(in.pending[static_cast<size_t>(res.stats.settled) - 1])].key;

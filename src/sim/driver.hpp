@@ -102,8 +102,8 @@ struct SimOptions {
   // what it decided (tests check invariants with it); may be empty.
   std::function<void(const core::CycleInput&, const core::CycleOptions&, const core::CycleResult&)> on_cycle;
   // Give every pass the whole queue, even where its head decides the pass
-  // (CycleStats::settled), and run every backfill tick that follows an
-  // event. The results are the same; tests compare them.
+  // (CycleStats::settled), and run every backfill tick, even those that
+  // could decide nothing new. The results are the same; tests compare them.
   bool whole_queue = false;
 };
 

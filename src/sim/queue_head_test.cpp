@@ -91,7 +91,7 @@ TEST(QueueHead, BackfillQuickPassesWithStaticPrioritiesDecideAsWithTheWholeQueue
     const Trace t = testing::generated(c, 800, 3000, seed);
     Passes n = same_both_ways(c, t, "backfill, seed " + std::to_string(seed));
     EXPECT_GT(n.head, 50) << "seed " << seed;
-    EXPECT_EQ(n.full_skipped, 0) << "seed " << seed;  // backfill passes do not settle
+    EXPECT_GT(n.full_skipped, 0) << "seed " << seed;  // ticks with nothing new to decide
   }
 }
 
@@ -137,7 +137,7 @@ TEST(QueueHead, LublinUnderFcfsDecidesAsWithTheWholeQueue) {
   const core::Cluster c = testing::cluster_at("tests/sim/lublin_fcfs/slurm.conf");
   TraceOptions to;
   to.first = 1;
-  to.count = 2500;
+  to.count = 1200;
   auto t = load_trace(std::string(DROVER_SOURCE_DIR) + "/../shared/traces/lublin-256-1.swf", to);
   if (!t.ok()) GTEST_SKIP() << "the Lublin trace is not here: " << t.error().message;
   Passes n = same_both_ways(c, *t, "lublin fcfs");
