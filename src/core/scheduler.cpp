@@ -658,6 +658,33 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
 
   // Nothing further back can start, reserve or move a reservation.
   auto settled = [&] { return tested >= test_limit || (blocked_parts == n_parts && (!full || skip_when_blocked)); };
+
+  // The last reservation, while no search has needed it in the profiles.
+  // A reservation only takes resources from its start on, which is later
+  // than now: a search for a start now that does not touch its nodes after
+  // that start finds the same placement with or without it (the choice
+  // among nodes does not depend on it). So it goes into the profiles when
+  // a search for a later start comes, or a start now would touch it (that
+  // search is then made again), and not at all when neither comes.
+  struct Deferred {
+    const PartChoice* pc = nullptr;
+    Placement p;
+    Time end = 0;
+    size_t plan = 0;  // its PendingPlan in out.pending
+  };
+  std::optional<Deferred> deferred;
+  auto commit_deferred = [&] {
+    if (!deferred) return;
+    commit(*deferred->pc, deferred->p, deferred->end);
+    out.pending[deferred->plan].nodes = std::move(deferred->p.nodes);
+    deferred.reset();
+  };
+  auto touches_deferred = [&](const PartChoice& pc, const Placement& fit) {
+    if (!deferred || round_up(sat_add(now, duration(pc))) <= deferred->p.start) return false;
+    const std::vector<NodeIndex>& held = deferred->p.nodes;
+    return std::any_of(fit.nodes.begin(), fit.nodes.end(),
+                       [&](NodeIndex n) { return std::find(held.begin(), held.end(), n) != held.end(); });
+  };
   for (const QueueEntry& qe : queue) {
     if (out.stats.settled < 0 && settled()) out.stats.settled = static_cast<int64_t>(out.pending.size() + out.starts.size());
     const JobSpec& job = *qe.job;
@@ -696,7 +723,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       out.pending.push_back(std::move(plan));
       continue;
     }
-    if (&job == explain_target && explain_out) describe(job, jc, *explain_out);
+    if (&job == explain_target && explain_out) {
+      commit_deferred();
+      describe(job, jc, *explain_out);
+    }
 
     Reason first_reason = Reason::kNone;
     bool never_everywhere = true;
@@ -729,6 +759,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       bool blocked = fcfs && part_block_start[pc.partition] != kNoPlan;
       if (!blocked) {
         now_fit = start_now(pc, job);
+        if (now_fit && touches_deferred(pc, *now_fit)) {
+          commit_deferred();
+          now_fit = start_now(pc, job);
+        }
         if (now_fit) {
           now_pc = &pc;
           break;
@@ -738,6 +772,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       if (full && (reserve || opts.estimate_unreserved) && !(skip_when_blocked && blocked_parts == n_parts)) {
         planned_any = true;
         Time not_before = fcfs && part_block_start[pc.partition] != kNoPlan ? part_block_start[pc.partition] : now;
+        commit_deferred();
         auto p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
         if (p && (!later || p->start < later->start)) {
           later = std::move(p);
@@ -791,14 +826,21 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       plan.start = later->start;
       bool reserve = reservations < depth && !(shown.demand.qos >= 0 && c.qos[shown.demand.qos].no_reserve);
       if (fcfs) block(shown.partition, later->start);
+      const Time end = round_up(sat_add(later->start, duration(shown)));
+      bool deferring = false;
       if (reserve) {
         // Once the walk is settled no later search reads the profiles: the
         // reservation is the plan's alone.
-        if (!settled()) commit(shown, *later, round_up(sat_add(later->start, duration(shown))));
+        if (!settled() && later->start > now) {
+          deferred = Deferred{&shown, std::move(*later), end, out.pending.size()};
+          deferring = true;
+        } else if (!settled()) {
+          commit(shown, *later, end);
+        }
         plan.reserved = true;
         ++reservations;
       }
-      plan.nodes = std::move(later->nodes);  // the placement is not needed past here
+      if (!deferring) plan.nodes = std::move(later->nodes);  // the placement is not needed past here
     } else if (planned_any) {
       ++out.stats.beyond_window;
       if (fcfs) block(shown.partition, kForever);
@@ -807,6 +849,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     }
     out.pending.push_back(std::move(plan));
   }
+  if (deferred) out.pending[deferred->plan].nodes = std::move(deferred->p.nodes);  // never needed in the profiles
 
   // Forget jobs no longer pending, once they are an eighth of the pending
   // ones (or 1,024): a walk over the whole cache every cycle would cost as
