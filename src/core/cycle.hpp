@@ -149,6 +149,12 @@ struct Placement {
     off.push_back(static_cast<uint32_t>(flat.size()));
   }
   void add(NodeIndex n, int32_t t, const std::vector<int64_t>& amount) { add(n, t, amount.data(), amount.size()); }
+  void reserve(size_t n, size_t dims) {  // room for n nodes of `dims` amounts each
+    nodes.reserve(n);
+    tasks.reserve(n);
+    flat.reserve(n * dims);
+    off.reserve(n + 1);
+  }
   const int64_t* amount(size_t i) const { return flat.data() + off[i]; }
 };
 

@@ -443,6 +443,7 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
         heap_pop();
       }
       std::sort(picked.begin(), picked.end(), [](const Cand& a, const Cand& b) { return a.node < b.node; });
+      p.reserve(picked.size(), classes.front().amount.size());
       int32_t left = tasks;
       for (size_t i = 0; i < picked.size(); ++i) {
         int32_t tk = std::max(1, std::min(tpn, left - static_cast<int32_t>(picked.size() - 1 - i)));
