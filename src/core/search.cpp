@@ -398,13 +398,26 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
   // keeps it), in storage kept between calls.
   static thread_local std::vector<Cand> heap_store;
   std::vector<Cand>& heap = heap_store;
-  auto heap_push = [&](const Cand& c) {
-    heap.push_back(c);
-    std::push_heap(heap.begin(), heap.end());
-  };
-  auto heap_pop = [&] {
-    std::pop_heap(heap.begin(), heap.end());
-    heap.pop_back();
+  // The first k candidates go in as they come and become a heap at once;
+  // a better one then takes the worst one's place, sifted down.
+  auto heap_add = [&](const Cand& c) {
+    const auto n = heap.size();
+    if (static_cast<int32_t>(n) < k) {
+      heap.push_back(c);
+      if (static_cast<int32_t>(n) + 1 == k) std::make_heap(heap.begin(), heap.end());
+      return;
+    }
+    if (!(c < heap.front())) return;
+    size_t i = 0;
+    while (true) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap[child] < heap[child + 1]) ++child;
+      if (!(c < heap[child])) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = c;
   };
   for (int iter = 0; iter < 64; ++iter) {
     heap.clear();
@@ -418,12 +431,7 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
         if (e == kNever) return true;
         Cand cand{e, ties ? x.s.cores_now(n) : 0,
                   (static_cast<int64_t>(ci) << 32) | static_cast<int64_t>(leaf), n};
-        if (static_cast<int32_t>(heap.size()) < k) {
-          heap_push(cand);
-        } else if (cand < heap.front()) {
-          heap_pop();
-          heap_push(cand);
-        }
+        heap_add(cand);
         if (static_cast<int32_t>(heap.size()) >= k) before = heap.front().start + 1;
         return true;
       });
@@ -437,11 +445,7 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
       answer(t);
       Placement p;
       p.start = t;
-      std::vector<Cand> picked;
-      while (!heap.empty()) {
-        picked.push_back(heap.front());
-        heap_pop();
-      }
+      std::vector<Cand> picked(heap.begin(), heap.end());
       std::sort(picked.begin(), picked.end(), [](const Cand& a, const Cand& b) { return a.node < b.node; });
       p.reserve(picked.size(), classes.front().amount.size());
       int32_t left = tasks;
