@@ -28,9 +28,11 @@ std::vector<int32_t> pick_devices(const GresPool& pool, std::vector<uint8_t>& us
   for (size_t i = 0; i < used.size(); ++i) {
     if (!used[i]) free.push_back(static_cast<int32_t>(i));
   }
-  std::stable_sort(free.begin(), free.end(), [&](int32_t a, int32_t b) {
-    return free_close(pool, static_cast<size_t>(a), u) > free_close(pool, static_cast<size_t>(b), u);
-  });
+  if (free.size() > 1) {
+    std::stable_sort(free.begin(), free.end(), [&](int32_t a, int32_t b) {
+      return free_close(pool, static_cast<size_t>(a), u) > free_close(pool, static_cast<size_t>(b), u);
+    });
+  }
   if (static_cast<int32_t>(free.size()) > count) free.resize(static_cast<size_t>(count));
   std::sort(free.begin(), free.end());
   for (int32_t d : free) used[static_cast<size_t>(d)] = 1;
@@ -78,18 +80,25 @@ std::vector<int32_t> pick_cores(const NodeSpec& spec, NodeUse& u, int32_t count,
     for (int32_t s : order) {
       if (free_in[s] >= left && (tight < 0 || free_in[s] < free_in[tight])) tight = s;
     }
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return free_in[a] > free_in[b]; });
+    if (order.size() > 1) {
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return free_in[a] > free_in[b]; });
+    }
     if (tight >= 0) {
       order.erase(std::find(order.begin(), order.end(), tight));
       order.insert(order.begin(), tight);
     }
-    std::vector<int32_t> pull = gpu_pull(spec, u);
+    // Without GPUs every core pulls the same: the cores keep their order.
+    const bool gpus = std::any_of(spec.gres.begin(), spec.gres.end(), [](const GresPool& g) { return g.name == "gpu"; });
+    std::vector<int32_t> pull = gpus ? gpu_pull(spec, u) : std::vector<int32_t>{};
+    std::vector<int32_t> cores;
     for (int32_t s : order) {
-      std::vector<int32_t> cores;
+      cores.clear();
       for (int32_t i = s * per; i < std::min<int32_t>((s + 1) * per, static_cast<int32_t>(u.core_used.size())); ++i) {
         if (!u.core_used[i]) cores.push_back(i);
       }
-      std::stable_sort(cores.begin(), cores.end(), [&](int32_t a, int32_t b) { return pull[a] < pull[b]; });
+      if (gpus && cores.size() > 1) {
+        std::stable_sort(cores.begin(), cores.end(), [&](int32_t a, int32_t b) { return pull[a] < pull[b]; });
+      }
       for (int32_t core : cores) take(core);
     }
   }
