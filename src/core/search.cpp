@@ -445,7 +445,8 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
       answer(t);
       Placement p;
       p.start = t;
-      std::vector<Cand> picked(heap.begin(), heap.end());
+      static thread_local std::vector<Cand> picked;
+      picked.assign(heap.begin(), heap.end());
       std::sort(picked.begin(), picked.end(), [](const Cand& a, const Cand& b) { return a.node < b.node; });
       p.reserve(picked.size(), classes.front().amount.size());
       int32_t left = tasks;

@@ -64,7 +64,7 @@ class Driver {
   void enqueue(int32_t idx);
   void count_in_queue(int32_t idx, int sign);  // +1 joins the queue, -1 leaves it
   bool behind_settled(int32_t idx) const;
-  Status start(const core::StartDecision& d);
+  Status start(core::StartDecision& d);  // takes d.alloc
   void record_start(int32_t idx, const core::StartDecision& d, Seconds run);
   void record_shares(int32_t idx, const core::Allocation& alloc);
   void note_pending(const core::PendingPlan& p);
@@ -432,7 +432,7 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
     changed_since_full_ = true;  // a start the last full pass did not decide
   }
   if (opts_.on_cycle) opts_.on_cycle(in, opts, res);
-  for (const auto& d : res.starts) {
+  for (auto& d : res.starts) {
     if (auto st = start(d); !st) return st;
   }
   for (const auto& p : res.pending) note_pending(p);
@@ -476,7 +476,7 @@ void Driver::record_shares(int32_t idx, const core::Allocation& alloc) {
   for (const auto& [p, s] : shares) out_.shares.push_back(s);
 }
 
-Status Driver::start(const core::StartDecision& d) {
+Status Driver::start(core::StartDecision& d) {
   const int32_t idx = index_of(d.job);
   const TraceJob& j = trace_.jobs[idx];
   JobRecord& r = out_.jobs[idx];
@@ -491,7 +491,7 @@ Status Driver::start(const core::StartDecision& d) {
   charged_[idx] = now_;
   ledger_.apply(d.alloc, +1, now_);
   record_shares(idx, d.alloc);
-  core::RunningJob rj{d.job, d.partition, d.qos, now_, d.end, d.alloc};
+  core::RunningJob rj{d.job, d.partition, d.qos, now_, d.end, std::move(d.alloc)};
   rj.stamp = ++stamps_;  // never changed while it runs: the core keeps what it holds between passes
   slot_[idx] = static_cast<int32_t>(running_.size());
   running_.push_back(std::move(rj));
