@@ -290,12 +290,14 @@ struct Scheduler::Impl {
   // The cycle's own changes, undone at the next setup: nodes it touched
   // (their profile and use before the first touch) and the limits its
   // starts added.
-  std::vector<uint8_t> dirty;
+  std::vector<uint8_t> dirty;  // per node: kSavedProfile, kSavedUse (what is saved)
   std::vector<NodeIndex> dirty_list;
   std::vector<NodeProfile> saved_prof;
   std::vector<NodeUse> saved_use;
   std::vector<HeldLimits> cycle_limit_adds;
-  void touch(NodeIndex n);     // before the cycle first changes node n
+  // Before the cycle first changes node n's profile or its cores and devices in use.
+  static constexpr uint8_t kSavedProfile = 1, kSavedUse = 2;
+  void touch(NodeIndex n, uint8_t what);
   void undo_cycle();
   bool rebuild(const CycleInput& input);       // true: it kept a Held per running job
   bool sync_running(const CycleInput& input);  // false: it cannot (nothing changed yet)

@@ -115,7 +115,7 @@ Allocation Scheduler::Impl::allocate(const PartChoice& pc, const Placement& p) {
     NodeIndex n = p.nodes[i];
     const NodeSpec& spec = c.nodes[n];
     NodeNeed need = need_on(pc.demand, spec, p.tasks[i]);
-    touch(n);
+    touch(n, kSavedUse);
     NodeUse& u = use[n];
     NodeTake take;
     take.node = n;

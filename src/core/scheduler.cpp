@@ -246,26 +246,27 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
   return true;
 }
 
-void Scheduler::Impl::touch(NodeIndex n) {
+void Scheduler::Impl::touch(NodeIndex n, uint8_t what) {
   if (!have_base) return;  // the next cycle counts everything afresh: nothing to undo
   if (dirty.empty()) {
     dirty.assign(c.nodes.size(), 0);
     saved_prof.resize(c.nodes.size());
     saved_use.resize(c.nodes.size());
   }
-  if (dirty[n]) return;
-  dirty[n] = 1;
-  dirty_list.push_back(n);
-  saved_prof[n] = prof[n];
-  saved_use[n] = use[n];
+  const auto more = static_cast<uint8_t>(what & ~dirty[n]);
+  if (!more) return;
+  if (!dirty[n]) dirty_list.push_back(n);
+  dirty[n] |= more;
+  if (more & kSavedProfile) saved_prof[n] = prof[n];
+  if (more & kSavedUse) saved_use[n] = use[n];
 }
 
 // Back to what the last setup left: the starts come back as running jobs
 // (or not, if the caller did not start them), the reservations are planned again.
 void Scheduler::Impl::undo_cycle() {
   for (NodeIndex n : dirty_list) {
-    std::swap(prof[n], saved_prof[n]);
-    std::swap(use[n], saved_use[n]);
+    if (dirty[n] & kSavedProfile) std::swap(prof[n], saved_prof[n]);
+    if (dirty[n] & kSavedUse) std::swap(use[n], saved_use[n]);
     dirty[n] = 0;
   }
   dirty_list.clear();
@@ -293,7 +294,7 @@ void Scheduler::Impl::build_idle(int32_t cls, bool kept, NodeProfile& out) {
   int64_t cores = classes[k].capacity[0];
   for (NodeIndex n : classes[k].members) {
     if (avail[n] != NodeAvail::kUp) continue;
-    const NodeProfile& p = kept && !dirty.empty() && dirty[n] ? saved_prof[n] : prof[n];
+    const NodeProfile& p = kept && !dirty.empty() && (dirty[n] & kSavedProfile) ? saved_prof[n] : prof[n];
     p.for_steps(now, kForever, [&](Time s0, Time s1, const int64_t* f) {
       if (f[0] != cores) return;
       idle_edges.push_back({s0, +1});

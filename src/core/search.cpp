@@ -533,7 +533,7 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
   whole.clear();
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
-    touch(n);
+    touch(n, kSavedProfile);
     if (const int32_t cls = class_of[n]; idle_built[static_cast<size_t>(cls)]) {
       const int64_t cores = classes[cls].capacity[0];
       bool all_idle = false;
