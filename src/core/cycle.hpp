@@ -374,6 +374,12 @@ struct Scheduler::Impl {
 
   // search.cpp: where and when a job could run.
   std::optional<Placement> start_now(const PartChoice& pc, const JobSpec& job);
+  // While set (run(): a reservation not yet in the profiles that takes
+  // every core of its nodes from its start on), searches for a start now
+  // pass over the nodes marked with this stamp: the job would run into it.
+  uint32_t held_off = 0;
+  std::vector<uint32_t> held_off_mark;  // per node
+  uint32_t held_off_stamp = 0;          // the last stamp given
   // Earliest start at or after not_before within the window.
   std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile

@@ -667,11 +667,15 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   // among nodes does not depend on it). So it goes into the profiles when
   // a search for a later start comes, or a start now would touch it (that
   // search is then made again), and not at all when neither comes.
+  // When it takes every core of each of its nodes, a start now that would
+  // run past its start simply passes over those nodes (held_off), as it
+  // would over nodes with no core free then.
   struct Deferred {
     const PartChoice* pc = nullptr;
     Placement p;
     Time end = 0;
-    size_t plan = 0;  // its PendingPlan in out.pending
+    size_t plan = 0;        // its PendingPlan in out.pending
+    uint32_t mark = 0;      // held_off stamp of its nodes; 0: not every core of them
   };
   std::optional<Deferred> deferred;
   auto commit_deferred = [&] {
@@ -679,6 +683,22 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     commit(*deferred->pc, deferred->p, deferred->end);
     out.pending[deferred->plan].nodes = std::move(deferred->p.nodes);
     deferred.reset();
+  };
+  auto defer = [&](const PartChoice& pc, Placement&& p, Time end) {
+    deferred = Deferred{&pc, std::move(p), end, out.pending.size(), 0};
+    Placement& d = deferred->p;
+    bool whole = true;
+    for (size_t i = 0; i < d.nodes.size() && whole; ++i) {
+      whole = d.amount(i)[0] >= classes[class_of[d.nodes[i]]].capacity[0];
+    }
+    if (!whole) return;
+    if (held_off_mark.size() != c.nodes.size()) held_off_mark.assign(c.nodes.size(), 0);
+    if (++held_off_stamp == 0) {  // wrapped: no stale mark may match
+      std::fill(held_off_mark.begin(), held_off_mark.end(), 0);
+      held_off_stamp = 1;
+    }
+    for (NodeIndex n : d.nodes) held_off_mark[static_cast<size_t>(n)] = held_off_stamp;
+    deferred->mark = held_off_stamp;
   };
   auto touches_deferred = [&](const PartChoice& pc, const Placement& fit) {
     if (!deferred || round_up(sat_add(now, duration(pc))) <= deferred->p.start) return false;
@@ -759,7 +779,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       if (!tried) tried = &pc;
       bool blocked = fcfs && part_block_start[pc.partition] != kNoPlan;
       if (!blocked) {
+        const bool past = deferred && round_up(sat_add(now, duration(pc))) > deferred->p.start;
+        held_off = past ? deferred->mark : 0;
         now_fit = start_now(pc, job);
+        held_off = 0;
         if (now_fit && touches_deferred(pc, *now_fit)) {
           commit_deferred();
           now_fit = start_now(pc, job);
@@ -833,7 +856,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         // Once the walk is settled no later search reads the profiles: the
         // reservation is the plan's alone.
         if (!settled() && later->start > now) {
-          deferred = Deferred{&shown, std::move(*later), end, out.pending.size()};
+          defer(shown, std::move(*later), end);
           deferring = true;
         } else if (!settled()) {
           commit(shown, *later, end);

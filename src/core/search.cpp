@@ -131,6 +131,7 @@ struct SearchCtx {
   Time d;
   Time not_before = 0;  // plans start no earlier (FCFS: behind the first waiting job)
   bool eligible(NodeIndex n) const {
+    if (s.held_off != 0 && s.held_off_mark[static_cast<size_t>(n)] == s.held_off) return false;
     return !needs_filter(pc.demand) || node_eligible(pc.demand, s.c, n, alt);
   }
 };
