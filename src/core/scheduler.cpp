@@ -50,6 +50,7 @@ Scheduler::Impl::Impl(const Cluster& cl) : c(cl) {
 
 Time Scheduler::Impl::round_up(Time t) const {
   if (t >= kForever) return kForever;
+  if (res == 1) return t;  // bf_resolution=1: no division in the walk's hottest path
   return (t + res - 1) / res * res;
 }
 
@@ -678,6 +679,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     uint32_t mark = 0;      // held_off stamp of its nodes; 0: not every core of them
   };
   std::optional<Deferred> deferred;
+  std::optional<Placement> now_fit, later;  // each job's, kept out of the loop (cleared, not built, per job)
   auto commit_deferred = [&] {
     if (!deferred) return;
     commit(*deferred->pc, deferred->p, deferred->end);
@@ -752,9 +754,9 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     Reason first_reason = Reason::kNone;
     bool never_everywhere = true;
     const PartChoice* tried = nullptr;
-    std::optional<Placement> now_fit;
+    now_fit.reset();
     const PartChoice* now_pc = nullptr;
-    std::optional<Placement> later;
+    later.reset();
     const PartChoice* later_pc = nullptr;
     bool planned_any = false;  // a plan was looked for (and so "none" means none within the window)
     for (const auto& part : jc.parts) {
