@@ -298,6 +298,12 @@ Result<StepCgroup> StepCgroup::create(const CgroupPlan& plan, const std::string&
       if (v1_cpuset) init_cpuset_v1(dir);
     };
     Status st = make_dirs(*base, rel_job, on_new);
+    // Agents of one host share the base; the last one of them to stop
+    // removes it, and another may be about to use it: create it again.
+    for (int again = 0; again < 3 && !st && access(base->c_str(), F_OK) != 0 && errno == ENOENT; ++again) {
+      if (mkdir(base->c_str(), 0755) == 0 && v1_cpuset) init_cpuset_v1(*base);
+      st = make_dirs(*base, rel_job, on_new);
+    }
     std::string job_dir = *base + "/" + rel_job;
     if (st && v2_tree && !v2_ctrls.empty()) {
       // enable down to the job level so the step directory gets the controllers

@@ -377,6 +377,26 @@ TEST_F(SupervisorTest, CoresConfinedToTheAllocation) {
   EXPECT_NE(b.warnings[0].find("CPU 9999, which this host does not have"), std::string::npos) << b.warnings[0];
 }
 
+// Agents of one host share the cgroup base. Another agent that stops first
+// removes it while this one has no job there yet: this one's next job must
+// still be confined (ctest -j2 once saw it run on every CPU).
+TEST_F(SupervisorTest, CoresConfinedAfterAnotherAgentOfTheHostStopped) {
+  bool cpuset = true;
+  for (const auto& l : sup_->cannot_enforce()) cpuset = cpuset && l.rfind("CPU confinement", 0) != 0;
+  if (!cpuset) GTEST_SKIP() << "no cpuset controller: " << sup_->enforcement_summary();
+  {
+    auto other = Supervisor::open(test_options(tmp_.sub("spool-b"), testing::unique_node()));
+    ASSERT_TRUE(other.ok()) << other.error().message;
+    (*other)->release_cgroups();  // the base is empty: it goes
+  }
+  auto r = batch("grep Cpus_allowed_list /proc/self/status\n");
+  r.alloc.cpu_ids = {0};
+  StepStatus st = run(r);
+  ASSERT_EQ(st.state, JobState::kCompleted);
+  EXPECT_NE(out_of(r).find("Cpus_allowed_list:\t0\n"), std::string::npos) << out_of(r);
+  for (const auto& w : st.warnings) ADD_FAILURE() << "warning: " << w;
+}
+
 TEST_F(SupervisorTest, GpuDevicesIsolatedByTheDeviceController) {
   bool devices = true;
   for (const auto& l : sup_->cannot_enforce()) devices = devices && l.rfind("GPU device isolation", 0) != 0;
