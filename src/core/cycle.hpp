@@ -383,8 +383,10 @@ struct Scheduler::Impl {
   // Earliest start at or after not_before within the window.
   std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile
-  // Adds delta to `into` over the idle periods of n within [t0, t1).
-  void count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta);
+  // Adds delta to `into` over the idle periods of n within [t0, t1). With
+  // `throughout`, a node idle over all of [t0, t1) is left to the caller
+  // and counted there instead.
+  void count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta, int64_t* throughout = nullptr);
   std::vector<std::pair<int32_t, int64_t>> commit_idle;  // scratch for commit(): (class, nodes)
   // Earliest T >= from with k idle nodes of the class at every moment of
   // [T, T + d); `from` when the job does not take whole nodes' cores.

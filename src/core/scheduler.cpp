@@ -63,7 +63,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   avail.assign(c.nodes.size(), NodeAvail::kUp);
   if (input.node_avail.size() == c.nodes.size()) avail.assign(input.node_avail.begin(), input.node_avail.end());
   idle_base.resize(classes.size());
-  if (!have_base || now < base_now || avail != base_avail) idle_base_built.assign(classes.size(), 0);
+  idle_base_built.resize(classes.size(), 0);  // reset below when the kept state is not
   bool kept = have_base && now >= base_now && avail == base_avail && sync_running(input);
   if (!kept) idle_base_built.assign(classes.size(), 0);
   have_base = kept || rebuild(input);
@@ -702,8 +702,9 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     for (NodeIndex n : d.nodes) held_off_mark[static_cast<size_t>(n)] = held_off_stamp;
     deferred->mark = held_off_stamp;
   };
-  auto touches_deferred = [&](const PartChoice& pc, const Placement& fit) {
-    if (!deferred || round_up(sat_add(now, duration(pc))) <= deferred->p.start) return false;
+  // Whether a job starting now on `fit` holds a node of the deferred
+  // reservation (ask only for a job that runs past its start).
+  auto touches_deferred = [&](const Placement& fit) {
     const std::vector<NodeIndex>& held = deferred->p.nodes;
     return std::any_of(fit.nodes.begin(), fit.nodes.end(),
                        [&](NodeIndex n) { return std::find(held.begin(), held.end(), n) != held.end(); });
@@ -785,7 +786,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         held_off = past ? deferred->mark : 0;
         now_fit = start_now(pc, job);
         held_off = 0;
-        if (now_fit && touches_deferred(pc, *now_fit)) {
+        if (now_fit && past && touches_deferred(*now_fit)) {
           commit_deferred();
           now_fit = start_now(pc, job);
         }

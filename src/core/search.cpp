@@ -510,10 +510,15 @@ std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const
   return best;
 }
 
-void Scheduler::Impl::count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta) {
+void Scheduler::Impl::count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Time t1, int64_t delta,
+                                    int64_t* throughout) {
   int64_t cores = classes[class_of[n]].capacity[0];
   prof[n].for_steps(t0, t1, [&](Time s0, Time s1, const int64_t* f) {
     if (f[0] != cores) return;
+    if (throughout && s0 <= t0 && s1 >= t1) {  // idle over all of it: the caller counts it
+      ++*throughout;
+      return;
+    }
     int64_t d = -delta;
     into.take(std::max(s0, t0), std::min(s1, t1), &d);
   });
@@ -536,28 +541,16 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
     NodeIndex n = p.nodes[i];
     touch(n, kSavedProfile);
     if (const int32_t cls = class_of[n]; idle_built[static_cast<size_t>(cls)]) {
-      const int64_t cores = classes[cls].capacity[0];
-      bool all_idle = false;
-      prof[n].for_steps(p.start, end, [&](Time s0, Time s1, const int64_t* f) {
-        if (f[0] != cores) return;
-        if (s0 <= p.start && s1 >= end) {
-          all_idle = true;
-          return;
-        }
-        int64_t one = 1;
-        idle[cls].take(std::max(s0, p.start), std::min(s1, end), &one);
-      });
-      if (all_idle && !whole.empty() && whole.back().first == cls) {
-        ++whole.back().second;
-      } else if (all_idle) {
-        whole.emplace_back(cls, 1);
-      }
+      if (whole.empty() || whole.back().first != cls) whole.emplace_back(cls, 0);
+      count_idle_in(idle[cls], n, p.start, end, -1, &whole.back().second);
     }
     prof[n].take(p.start, end, p.amount(i));
     cores_now_cache[static_cast<size_t>(n)].cycle = 0;
     if (index_built[class_of[n]]) index[class_of[n]].update(leaf_of[n], p.start, end, p.amount(i), prof);
   }
-  for (auto [cls, nodes] : whole) idle[cls].take(p.start, end, &nodes);
+  for (auto [cls, nodes] : whole) {
+    if (nodes > 0) idle[cls].take(p.start, end, &nodes);
+  }
 }
 
 }  // namespace drover::core

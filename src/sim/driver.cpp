@@ -64,6 +64,7 @@ class Driver {
   void enqueue(int32_t idx);
   void count_in_queue(int32_t idx, int sign);  // +1 joins the queue, -1 leaves it
   bool behind_settled(int32_t idx) const;
+  std::vector<uint8_t> partitions_in_queue() const;  // part_jobs_ > 0, per partition
   Status start(core::StartDecision& d);  // takes d.alloc
   void record_start(int32_t idx, const core::StartDecision& d, Seconds run);
   void record_shares(int32_t idx, const core::Allocation& alloc);
@@ -368,6 +369,12 @@ void Driver::enqueue(int32_t idx) {
   pending_.insert(at, s);
 }
 
+std::vector<uint8_t> Driver::partitions_in_queue() const {
+  std::vector<uint8_t> out(part_jobs_.size(), 0);
+  for (size_t p = 0; p < part_jobs_.size(); ++p) out[p] = part_jobs_[p] > 0;
+  return out;
+}
+
 void Driver::count_in_queue(int32_t idx, int sign) {
   if (!head_only_) return;
   const core::QueuePlace& p = place_[idx];
@@ -392,8 +399,7 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
   const bool head = head_only_ && !whole_queue && cannot_run_ == 0 && may_settle && pending_.size() > head_;
   size_t given = head ? head_ : pending_.size();
   if (head) {
-    queue_parts_.resize(part_jobs_.size());
-    for (size_t p = 0; p < part_jobs_.size(); ++p) queue_parts_[p] = part_jobs_[p] > 0;
+    queue_parts_ = partitions_in_queue();
     in.queue_partitions = queue_parts_;
   }
   auto t0 = Clock::now();
@@ -425,8 +431,7 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
     if (settled_full_) {
       // in.pending is in queue order (head_only_): the last job the walk decided
       settled_key_ = place_[index_of(in.pending[static_cast<size_t>(res.stats.settled) - 1])].key;
-      settled_parts_.resize(part_jobs_.size());
-      for (size_t p = 0; p < part_jobs_.size(); ++p) settled_parts_[p] = part_jobs_[p] > 0;
+      settled_parts_ = partitions_in_queue();
     }
   } else if (!res.starts.empty()) {
     changed_since_full_ = true;  // a start the last full pass did not decide
