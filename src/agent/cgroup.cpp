@@ -107,6 +107,14 @@ void init_cpuset_v1(const std::string& dir) {
   }
 }
 
+// The v1 cpuset base: filled in, and new cpusets below it copy their
+// parent's cpus and mems when they are created (the flag is inherited), so a
+// step's directories start usable without being filled in file by file.
+void init_cpuset_base_v1(const std::string& dir) {
+  init_cpuset_v1(dir);
+  (void)write_text(dir + "/cgroup.clone_children", "1");
+}
+
 // v2: make `controllers` available to the children of `dir`.
 Status enable_subtree(const std::string& dir, const std::vector<std::string>& controllers) {
   std::string text;
@@ -153,7 +161,7 @@ std::string v1_base(const Mounts& m, const std::map<std::string, std::string>& o
     why = "cannot create cgroups in " + base + ": " + std::strerror(errno);
     return "";
   }
-  if (ctrl == "cpuset") init_cpuset_v1(base);
+  if (ctrl == "cpuset") init_cpuset_base_v1(base);
   return base;
 }
 
@@ -260,8 +268,13 @@ CgroupHost CgroupHost::probe(const CgroupOptions& opts) {
   if (opts.constrain_ram) p.memory = v1_base(m, own, "memory", opts.subdir, why.memory);
   if (opts.constrain_cores) p.cpuset = v1_base(m, own, "cpuset", opts.subdir, why.cpuset);
   if (opts.constrain_devices) p.devices = v1_base(m, own, "devices", opts.subdir, why.devices);
-  p.freezer = v1_base(m, own, "freezer", opts.subdir, why.freezer);
   V2Result v2 = probe_v2(m, own, opts, opts.constrain_ram && p.memory.empty(), opts.constrain_cores && p.cpuset.empty());
+  // The v1 freezer only holds a job still while it is killed; a v2 tree with
+  // cgroup.kill (Linux 5.14) kills it whole, and the step then needs one
+  // hierarchy fewer (two directories made and removed per job).
+  if (v2.base.empty() || access((v2.base + "/cgroup.kill").c_str(), F_OK) != 0) {
+    p.freezer = v1_base(m, own, "freezer", opts.subdir, why.freezer);
+  }
   why.v2 = v2.why.empty() ? "no cgroup v2 controller available to the agent" : v2.why;
   p.unified = v2.base;
   if (v2.memory) {
@@ -301,7 +314,7 @@ Result<StepCgroup> StepCgroup::create(const CgroupPlan& plan, const std::string&
     // Agents of one host share the base; the last one of them to stop
     // removes it, and another may be about to use it: create it again.
     for (int again = 0; again < 3 && !st && access(base->c_str(), F_OK) != 0 && errno == ENOENT; ++again) {
-      if (mkdir(base->c_str(), 0755) == 0 && v1_cpuset) init_cpuset_v1(*base);
+      if (mkdir(base->c_str(), 0755) == 0 && v1_cpuset) init_cpuset_base_v1(*base);
       st = make_dirs(*base, rel_job, on_new);
     }
     std::string job_dir = *base + "/" + rel_job;

@@ -9,9 +9,37 @@
 #include <thread>
 
 #include "agent/agent_test_util.hpp"
+#include "common/strings.hpp"
 
 namespace drover::agent {
 namespace {
+
+// A child that joins the step's cgroups and waits to be killed.
+pid_t start_member(const StepCgroup& cg) {
+  pid_t child = fork();
+  if (child == 0) {
+    for (const auto& f : cg.procs_files()) (void)write_text(f, "0");
+    pause();
+    _exit(0);
+  }
+  return child;
+}
+
+std::vector<pid_t> wait_members(const StepCgroup& cg) {
+  std::vector<pid_t> members;
+  for (int i = 0; i < 200 && members.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    members = cg.members();
+  }
+  return members;
+}
+
+void expect_killed(const StepCgroup& cg, pid_t child) {
+  EXPECT_EQ(cg.kill_all(), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
 
 TEST(CgroupHost, DisabledSaysWhatIsLost) {
   CgroupOptions o;
@@ -50,22 +78,10 @@ TEST(StepCgroup, LimitAttachKillRemove) {
   auto limit = read_text(mem_dir + (h.plan().memory_v2 ? "/memory.max" : "/memory.limit_in_bytes"));
   ASSERT_TRUE(limit.ok());
   EXPECT_EQ(std::stoll(*limit), 64ll << 20);
-  pid_t child = fork();
-  if (child == 0) {
-    for (const auto& f : cg->procs_files()) (void)write_text(f, "0");
-    pause();
-    _exit(0);
-  }
-  std::vector<pid_t> members;
-  for (int i = 0; i < 200 && members.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    members = cg->members();
-  }
+  pid_t child = start_member(*cg);
+  std::vector<pid_t> members = wait_members(*cg);
   EXPECT_EQ(members, std::vector<pid_t>{child});
-  EXPECT_EQ(cg->kill_all(), 1);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  expect_killed(*cg, child);
   EXPECT_EQ(cg->oom_kills(), 0);
   cg->remove();
   EXPECT_NE(access(mem_dir.c_str(), F_OK), 0) << "step directory removed";
@@ -75,6 +91,36 @@ TEST(StepCgroup, LimitAttachKillRemove) {
   }
   auto back = StepCgroup::from_json(cg->to_json());
   EXPECT_EQ(back.to_json(), cg->to_json());
+}
+
+// A step's v1 cpuset directories start with their parent's CPUs and memory
+// nodes (a task could not join an empty cpuset), and the v1 freezer is used
+// only where the v2 tree cannot kill a cgroup whole.
+TEST(StepCgroup, NewCpusetsAreUsableAndFreezerOnlyWithoutCgroupKill) {
+  CgroupHost h = CgroupHost::probe(CgroupOptions{});
+  const CgroupPlan& p = h.plan();
+  const bool v2_kills = !p.unified.empty() && access((p.unified + "/cgroup.kill").c_str(), F_OK) == 0;
+  EXPECT_EQ(p.freezer.empty(), v2_kills || access((CgroupOptions{}.mount_root + "/freezer").c_str(), F_OK) != 0)
+      << h.description();
+  if (p.cpuset.empty() || p.cpuset_v2) GTEST_SKIP() << "no v1 cpuset: " << h.description();
+  std::vector<std::string> warnings;
+  const std::string node = testing::unique_node();
+  auto cg = StepCgroup::create(p, node + "/job_1", "step_0", warnings);
+  ASSERT_TRUE(cg.ok()) << cg.error().message;
+  const std::string step_dir = cg->to_json()["dirs"]["cpuset"];
+  for (const char* f : {"/cpuset.cpus", "/cpuset.mems"}) {
+    auto base = read_text(p.cpuset + f), step = read_text(step_dir + f);
+    ASSERT_TRUE(base.ok() && step.ok());
+    EXPECT_EQ(trim(*step), trim(*base)) << f;
+  }
+  pid_t child = start_member(*cg);
+  std::vector<pid_t> members = wait_members(*cg);
+  EXPECT_EQ(members, std::vector<pid_t>{child}) << "the task joined the new cpuset";
+  expect_killed(*cg, child);
+  cg->remove();
+  for (const std::string* base : {&p.memory, &p.cpuset, &p.devices, &p.freezer, &p.unified}) {
+    if (!base->empty()) rmdir((*base + "/" + node).c_str());
+  }
 }
 
 }  // namespace
