@@ -46,6 +46,8 @@ active() { squeue -h -r -t PD,R,CG -o %i 2>/dev/null | wc -l; }
 wait_idle() { local n=0; while [ "$(active)" != 0 ] && [ $n -lt 3000 ]; do sleep 0.2; n=$((n+1)); done; }
 # MaxJobCount (10000) counts finished jobs kept for MinJobAge (300 s), as in Slurm: wait for room, as the anchor did.
 wait_room() { while [ "$(squeue -h -r -t all -o %i 2>/dev/null | wc -l)" -gt 7000 ]; do sleep 5; done; }
+# CPU time spent by the whole machine (user+nice+system+irq+softirq), in ms.
+busy_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print int(($2+$3+$4+$7+$8)*1000/hz)}' /proc/stat; }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR==0)print "NA"; else if(NR%2)print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "=== cluster_bench.sh $STAMP N=$N REPS=$REPS CONC=$CONC LAT=$LAT user=$U conf=$CONF load $(load)"
@@ -58,12 +60,14 @@ for rep in $(seq 1 "$REPS"); do
   if [[ " $ONLY " == *" a "* ]]; then
     wait_room; wait_idle
     echo "(a) sequential $N x sbatch (jobs run: true)   load $(load)"
-    t0=$(ms_now)
+    t0=$(ms_now); c0=$(busy_ms)
     fails=$(AS 'f=0; for i in $(seq 1 $N); do sbatch -p compute -J bench-a -o /dev/null --wrap true >/dev/null 2>>err.a || f=$((f+1)); done; echo $f')
-    t1=$(ms_now); wait_idle; t2=$(ms_now)
+    t1=$(ms_now); wait_idle; t2=$(ms_now); c1=$(busy_ms)
     rec a_seq_submit_per_s "$rep" "$(awk -v d=$((t1-t0)) -v n=$N 'BEGIN{printf "%.1f", n*1000/d}')"
     rec a_seq_fails "$rep" "$fails"
     rec a_seq_drain_after_submit_s "$rep" "$(awk -v d=$((t2-t1)) 'BEGIN{printf "%.2f", d/1000}')"
+    # the machine's CPU per job, submission to drain (includes the squeue polls of wait_idle)
+    rec a_cpu_ms_per_job "$rep" "$(awk -v c=$((c1-c0)) -v n=$N 'BEGIN{printf "%.2f", c/n}')"
   fi
   if [[ " $ONLY " == *" ah "* ]]; then
     wait_room; wait_idle

@@ -128,6 +128,11 @@ Status RpcServer::build_grpc_server() {
   // Without this, a second server binds the same port and steals connections.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(options_.max_receive_message_bytes);
+  // gRPC's sync server ends a thread that finds more than MAX_POLLERS (2 by
+  // default) others waiting, and starts one when none is: with calls that
+  // overlap (an agent's Launch waits for its step daemon) that is a thread
+  // made and destroyed for nearly every call. Keep up to 8 waiting.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 8);
   if (!options_.tcp_address.empty()) {
     builder.AddListeningPort(options_.tcp_address, grpc::InsecureServerCredentials(), &tcp_port_);
   }
