@@ -169,7 +169,7 @@ KeyDef<C> seconds(std::string name, Seconds C::*field, int64_t max, std::string 
 const uint32_t kMaxWeight = 4294967295u;
 
 std::vector<KeyDef<C>> make_global_keys() {
-  return {
+  return key_defs<C>(
       text<C>("ClusterName", &C::cluster_name, "Name of the cluster, shown by the commands and used for %c in Include."),
       slurmctld_host(),
       port_key("SlurmctldPort", &C::slurmctld_port, "Port the controller listens on."),
@@ -209,14 +209,16 @@ std::vector<KeyDef<C>> make_global_keys() {
       memory_mb<C>("DefMemPerGPU", &C::def_mem_per_gpu_mb, "Memory per allocated GPU for jobs that ask for none."),
       memory_mb<C>("DefMemPerNode", &C::def_mem_per_node_mb, "Memory per node for jobs that ask for none."),
       memory_mb<C>("MaxMemPerCPU", &C::max_mem_per_cpu_mb, "Most memory a job may have per allocated CPU."),
-      memory_mb<C>("MaxMemPerNode", &C::max_mem_per_node_mb, "Most memory a job may have per node."),
-  };
+      memory_mb<C>("MaxMemPerNode", &C::max_mem_per_node_mb, "Most memory a job may have per node.")
+  );
 }
 
 }  // namespace
 
 const KeyTable<ClusterConfig>& global_keys() {
-  static const KeyTable<ClusterConfig> table("slurm.conf", make_global_keys(), passive_keys(kPassiveGlobals));
+  // Never destroyed: a command would otherwise spend its exit taking it apart.
+  static const KeyTable<ClusterConfig>& table =
+      *new KeyTable<ClusterConfig>("slurm.conf", make_global_keys(), passive_keys(kPassiveGlobals));
   return table;
 }
 

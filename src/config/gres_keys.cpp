@@ -106,7 +106,7 @@ KeyDef<G> cores() {
 }
 
 std::vector<KeyDef<G>> make_gres_keys() {
-  return {
+  return key_defs<G>(
       head(),
       text<G>("Name", &G::name, "Generic resource name; must be listed in GresTypes.", "name such as gpu"),
       text<G>("Type", &G::type, "Model or kind (h100, a100, 1g.10gb); must match the node's Gres=gpu:TYPE:N.",
@@ -117,8 +117,8 @@ std::vector<KeyDef<G>> make_gres_keys() {
       text<G>("Links", &G::links, "Interconnect link counts between devices, kept as written.", "comma-separated numbers"),
       flag_list<G>("Flags", &G::flags, kFlags, "Slurm's gres flags, kept as written."),
       choice<G>("AutoDetect", &G::autodetect, {"nvml", "rsmi", "oneapi", "nrt", "off"},
-                "Hardware detection: alone on a line it applies to every line; on a NodeName line, to those nodes."),
-  };
+                "Hardware detection: alone on a line it applies to every line; on a NodeName line, to those nodes.")
+  );
 }
 
 const char* const kPassiveGresKeys[] = {"MultipleFiles"};
@@ -126,7 +126,9 @@ const char* const kPassiveGresKeys[] = {"MultipleFiles"};
 }  // namespace
 
 const KeyTable<GresLine>& gres_keys() {
-  static const KeyTable<GresLine> table("gres.conf", make_gres_keys(), passive_keys(kPassiveGresKeys));
+  // Never destroyed: a command would otherwise spend its exit taking it apart.
+  static const KeyTable<GresLine>& table =
+      *new KeyTable<GresLine>("gres.conf", make_gres_keys(), passive_keys(kPassiveGresKeys));
   return table;
 }
 

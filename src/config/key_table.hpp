@@ -8,8 +8,10 @@
 // generated docs/config-reference.md.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,22 +58,34 @@ std::vector<PassiveKey> passive_keys(const char* const (&names)[N]) {
   return out;
 }
 
+// A table's keys, moved into place (a braced list would copy every KeyDef,
+// its strings and functions, once more).
+template <class T, class... K>
+std::vector<KeyDef<T>> key_defs(K&&... keys) {
+  std::vector<KeyDef<T>> out;
+  out.reserve(sizeof...(keys));
+  (out.push_back(std::forward<K>(keys)), ...);
+  return out;
+}
+
 template <class T>
 class KeyTable {
  public:
   KeyTable(std::string kind, std::vector<KeyDef<T>> keys, std::vector<PassiveKey> passive = {})
       : kind_(std::move(kind)), keys_(std::move(keys)), passive_(std::move(passive)) {
     for (std::size_t i = 0; i < keys_.size(); ++i) {
-      index_[lower(keys_[i].name)] = i;
-      for (const auto& a : keys_[i].aliases) index_[lower(a)] = i;
+      index_.push_back({keys_[i].name, i});
+      for (const auto& a : keys_[i].aliases) index_.push_back({a, i});
     }
-    for (std::size_t i = 0; i < passive_.size(); ++i) passive_index_[lower(passive_[i].name)] = i;
-    for (const auto& k : keys_) {
-      spellings_.push_back(k.name);
-      spellings_.insert(spellings_.end(), k.aliases.begin(), k.aliases.end());
+    for (std::size_t i = 0; i < passive_.size(); ++i) passive_index_.push_back({passive_[i].name, i});
+    for (auto* index : {&index_, &passive_index_}) {
+      std::stable_sort(index->begin(), index->end(), [](const Entry& a, const Entry& b) { return iless(a.name, b.name); });
     }
-    for (const auto& p : passive_) spellings_.push_back(p.name);
   }
+
+  // The index points into the table's own strings.
+  KeyTable(const KeyTable&) = delete;
+  KeyTable& operator=(const KeyTable&) = delete;
 
   const std::string& kind() const { return kind_; }
   const std::vector<KeyDef<T>>& keys() const { return keys_; }
@@ -79,33 +93,57 @@ class KeyTable {
 
   // Case-insensitive lookup of a key or alias.
   const KeyDef<T>* find(std::string_view key) const {
-    auto it = index_.find(lower(key));
-    return it == index_.end() ? nullptr : &keys_[it->second];
+    const std::size_t* i = lookup(index_, key);
+    return i ? &keys_[*i] : nullptr;
   }
   const PassiveKey* find_passive(std::string_view key) const {
-    auto it = passive_index_.find(lower(key));
-    return it == passive_index_.end() ? nullptr : &passive_[it->second];
+    const std::size_t* i = lookup(passive_index_, key);
+    return i ? &passive_[*i] : nullptr;
   }
-  // Every spelling this table accepts (for "did you mean").
-  const std::vector<std::string>& spellings() const { return spellings_; }
+  // Every spelling this table accepts (for "did you mean"); listed the first
+  // time it is asked for, which only a mistake in a file does.
+  const std::vector<std::string>& spellings() const {
+    std::call_once(spellings_once_, [this] {
+      for (const auto& k : keys_) {
+        spellings_.push_back(k.name);
+        spellings_.insert(spellings_.end(), k.aliases.begin(), k.aliases.end());
+      }
+      for (const auto& p : passive_) spellings_.push_back(p.name);
+    });
+    return spellings_;
+  }
   std::string default_of(const KeyDef<T>& def) const {
     if (!def.default_text.empty()) return def.default_text;
     return def.show(T{});
   }
 
  private:
-  static std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    return out;
+  // A spelling (pointing into keys_ or passive_, which never change) and
+  // what it names; sorted without regard to case.
+  struct Entry {
+    std::string_view name;
+    std::size_t index;
+  };
+  static char lower(char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); }
+  static bool iless(std::string_view a, std::string_view b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [](char x, char y) { return lower(x) < lower(y); });
+  }
+  // The last entry spelt `key` in any case (a later key overrides an earlier one).
+  static const std::size_t* lookup(const std::vector<Entry>& index, std::string_view key) {
+    auto it = std::upper_bound(index.begin(), index.end(), key,
+                               [](std::string_view k, const Entry& e) { return iless(k, e.name); });
+    if (it == index.begin() || iless((it - 1)->name, key)) return nullptr;
+    return &(it - 1)->index;
   }
 
   std::string kind_;
   std::vector<KeyDef<T>> keys_;
   std::vector<PassiveKey> passive_;
-  std::map<std::string, std::size_t> index_;
-  std::map<std::string, std::size_t> passive_index_;
-  std::vector<std::string> spellings_;
+  std::vector<Entry> index_;
+  std::vector<Entry> passive_index_;
+  mutable std::once_flag spellings_once_;
+  mutable std::vector<std::string> spellings_;
 };
 
 }  // namespace drover::config

@@ -12,7 +12,8 @@ struct Char {
   int column;
 };
 
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+// std::isspace in the "C" locale, without a library call per character.
+bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
 std::vector<std::string_view> physical_lines(std::string_view text) {
   std::vector<std::string_view> out;
@@ -126,6 +127,7 @@ std::vector<LogicalLine> lex_config(std::string_view text, std::string_view file
   std::vector<LogicalLine> out;
   auto lines = physical_lines(text);
   std::vector<Char> chars;
+  chars.reserve(256);
   int start_line = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (chars.empty()) start_line = static_cast<int>(i) + 1;

@@ -47,7 +47,7 @@ KeyDef<N> gres() {
 
 std::vector<KeyDef<N>> make_node_keys() {
   const int64_t kMaxCount = 1 << 20;
-  return {
+  return key_defs<N>(
       line_head<N>("NodeName", "host list such as gpu[01-32], or DEFAULT",
                    "Starts a node line: the nodes it defines. NodeName=DEFAULT sets defaults for the node lines after it."),
       defaults_to(text<N>("NodeHostname", &N::hostname,
@@ -78,14 +78,16 @@ std::vector<KeyDef<N>> make_node_keys() {
                 "Initial state; DOWN, DRAIN and FAIL keep jobs off the node."),
       text<N>("Reason", &N::reason, "Why the node is DOWN or DRAIN (quote it when it has spaces)."),
       memory_mb<N>("MemSpecLimit", &N::mem_spec_limit_mb, "Memory in MB kept for the system, not given to jobs."),
-      integer<N>("CoreSpecCount", &N::core_spec_count, 0, 65535, "Cores kept for the system, not given to jobs."),
-  };
+      integer<N>("CoreSpecCount", &N::core_spec_count, 0, 65535, "Cores kept for the system, not given to jobs.")
+  );
 }
 
 }  // namespace
 
 const KeyTable<NodeConfig>& node_keys() {
-  static const KeyTable<NodeConfig> table("NodeName", make_node_keys(), passive_keys(kPassiveNodeKeys));
+  // Never destroyed: a command would otherwise spend its exit taking it apart.
+  static const KeyTable<NodeConfig>& table =
+      *new KeyTable<NodeConfig>("NodeName", make_node_keys(), passive_keys(kPassiveNodeKeys));
   return table;
 }
 

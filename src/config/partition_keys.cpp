@@ -73,7 +73,7 @@ KeyDef<P> def_cpu_per_gpu() {
 
 std::vector<KeyDef<P>> make_partition_keys() {
   const int64_t kMaxNodes = 1 << 22;
-  return {
+  return key_defs<P>(
       line_head<P>("PartitionName", "name, or DEFAULT",
                    "Starts a partition line. PartitionName=DEFAULT sets defaults for the partition lines after it."),
       nodes(),
@@ -106,14 +106,16 @@ std::vector<KeyDef<P>> make_partition_keys() {
                  "Most CPUs of a node that jobs of this partition may use together.", true),
       yes_no<P>("Hidden", &P::hidden, "YES: not listed unless asked for (sinfo -a)."),
       text<P>("TRESBillingWeights", &P::tres_billing_weights, "How TRES add up to the billing TRES.",
-              "TRES=weight list"),
-  };
+              "TRES=weight list")
+  );
 }
 
 }  // namespace
 
 const KeyTable<PartitionConfig>& partition_keys() {
-  static const KeyTable<PartitionConfig> table("PartitionName", make_partition_keys(), passive_keys(kPassivePartitionKeys));
+  // Never destroyed: a command would otherwise spend its exit taking it apart.
+  static const KeyTable<PartitionConfig>& table =
+      *new KeyTable<PartitionConfig>("PartitionName", make_partition_keys(), passive_keys(kPassivePartitionKeys));
   return table;
 }
 

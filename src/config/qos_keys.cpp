@@ -41,7 +41,7 @@ KeyDef<Q> flags() {
 
 std::vector<KeyDef<Q>> make_qos_keys() {
   const int64_t kMaxJobs = 100000000;
-  return {
+  return key_defs<Q>(
       line_head<Q>("Name", "QOS name",
                    "Starts a QOS definition (one per line)."),
       integer<Q>("Priority", &Q::priority, 0, 4294967295LL, "QOS priority (the QOS factor of multifactor)."),
@@ -64,14 +64,16 @@ std::vector<KeyDef<Q>> make_qos_keys() {
       bind_field<Q>("UsageFactor", "number from 0 to 1000000", "Multiplies the usage its jobs are charged in fair-share.",
               &Q::usage_factor, [](std::string_view s) { return parse_real_value(s, 0, 1000000); }, show_real),
       flags(),
-      text<Q>("Description", &Q::description, "Free text.", "text (quote it when it has spaces)"),
-  };
+      text<Q>("Description", &Q::description, "Free text.", "text (quote it when it has spaces)")
+  );
 }
 
 }  // namespace
 
 const KeyTable<QosConfig>& qos_keys() {
-  static const KeyTable<QosConfig> table("qos.conf", make_qos_keys(), passive_keys(kPassiveQosKeys));
+  // Never destroyed: a command would otherwise spend its exit taking it apart.
+  static const KeyTable<QosConfig>& table =
+      *new KeyTable<QosConfig>("qos.conf", make_qos_keys(), passive_keys(kPassiveQosKeys));
   return table;
 }
 

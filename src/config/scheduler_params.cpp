@@ -60,7 +60,7 @@ KeyDef<S> bf_max_time() {
 }
 
 std::vector<KeyDef<S>> make_items() {
-  return {
+  return key_defs<S>(
       plain_int("bf_interval", &S::bf_interval, -1, 10800,
                 "Seconds between backfill passes; -1 disables backfill; 0 (Drover extension) backfills at every event."),
       integer<S>("bf_max_job_test", &S::bf_max_job_test, 1, 1000000,
@@ -80,8 +80,8 @@ std::vector<KeyDef<S>> make_items() {
       plain_int("default_queue_depth", &S::default_queue_depth, 1, 1000000,
                 "Jobs the quick scheduling pass tries at each event."),
       plain_int("sched_interval", &S::sched_interval, -1, 86400,
-                "Seconds between full scheduling passes; -1 disables them."),
-  };
+                "Seconds between full scheduling passes; -1 disables them.")
+  );
 }
 
 // Splits "a=1,b,c=2" and applies each item; a bad item is an error (the key
@@ -119,7 +119,9 @@ Status parse_items(SchedulerParams& out, std::string_view s, ValueContext& ctx) 
 }  // namespace
 
 const KeyTable<SchedulerParams>& scheduler_parameter_keys() {
-  static const KeyTable<SchedulerParams> table("SchedulerParameters", make_items(), passive_keys(kPassiveItems));
+  // Never destroyed: a command would otherwise spend its exit taking it apart.
+  static const KeyTable<SchedulerParams>& table =
+      *new KeyTable<SchedulerParams>("SchedulerParameters", make_items(), passive_keys(kPassiveItems));
   return table;
 }
 
