@@ -23,11 +23,23 @@
 namespace drover::agent {
 
 Result<std::string> read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error("cannot read " + path + ": " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // open/read rather than a stream: cgroup, /proc and spool files are small,
+  // and a stream costs a buffer and a locale for each of them.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error("cannot read " + path + ": " + std::strerror(errno));
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      int err = errno;
+      close(fd);
+      if (n < 0) return make_error("cannot read " + path + ": " + std::strerror(err));
+      return out;
+    }
+  }
 }
 
 Status write_text(const std::string& path, const std::string& text) {

