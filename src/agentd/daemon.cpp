@@ -70,13 +70,19 @@ std::string declared_gpus(const config::NodeConfig& n) {
   return join(parts, ",");
 }
 
+// Read once: it does not change while the agent runs, and the kernel writes
+// all of /proc/stat (every CPU's and interrupt's counters) for each read,
+// which a report for every job that ends would pay.
 int64_t boot_time() {
-  std::ifstream in("/proc/stat");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("btime ", 0) == 0) return parse_int(trim(line.substr(6))).value_or(0);
-  }
-  return 0;
+  static const int64_t btime = [] {
+    std::ifstream in("/proc/stat");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("btime ", 0) == 0) return parse_int(trim(line.substr(6))).value_or(0);
+    }
+    return int64_t{0};
+  }();
+  return btime;
 }
 
 double load_average() {
