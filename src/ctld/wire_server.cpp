@@ -98,14 +98,41 @@ Result<std::unique_ptr<WireServer>> WireServer::start(Controller& ctl, const std
       ::close(fd);
       return;
     }
-    Caller who = raw->identify_(peer.uid, peer.gid);
-    {
-      std::lock_guard<std::mutex> lock(raw->mu_);
-      raw->active_.insert(fd);
-    }
-    std::thread([raw, fd, who] { raw->serve(fd, who); }).detach();
+    raw->hand_off(fd, raw->identify_(peer.uid, peer.gid));
   });
   return s;
+}
+
+// A connection goes to a worker that waits for one, or to a new worker: a
+// command is one connection, and a thread made and ended for each would be
+// on every submission's path.
+void WireServer::hand_off(int fd, Caller who) {
+  std::lock_guard<std::mutex> lock(mu_);
+  active_.insert(fd);
+  waiting_.emplace_back(fd, std::move(who));
+  if (idle_ > 0) {
+    cv_.notify_one();
+    return;
+  }
+  ++workers_;
+  std::thread([this] { work(); }).detach();
+}
+
+void WireServer::work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    ++idle_;
+    // An idle worker stays a while for the next command, then ends.
+    bool got = cv_.wait_for(lock, std::chrono::seconds(10), [this] { return stopping_ || !waiting_.empty(); });
+    --idle_;
+    if (!got || waiting_.empty()) break;
+    auto [fd, who] = std::move(waiting_.front());
+    waiting_.pop_front();
+    lock.unlock();
+    serve(fd, who);
+    lock.lock();
+  }
+  if (--workers_ == 0) cv_.notify_all();
 }
 
 void WireServer::serve(int fd, Caller who) {
@@ -136,10 +163,14 @@ void WireServer::stop() {
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (active_.empty()) return;
+      if (active_.empty()) break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // Idle workers end now; none is left touching this object afterwards.
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.notify_all();
+  cv_.wait(lock, [this] { return workers_ == 0; });
 }
 
 }  // namespace drover::ctld

@@ -1,10 +1,13 @@
 // The local fast path (proto/drover/v1/wire.proto) on
-// <StateSaveLocation>/ctld.wire.sock: one thread per connection reads a
-// frame, runs the method on the state thread (methods.hpp) and writes the
-// reply once it is durable. The caller is who the kernel says (SO_PEERCRED).
+// <StateSaveLocation>/ctld.wire.sock: a worker thread per connection (kept
+// a while for the next one) reads a frame, runs the method on the state
+// thread (methods.hpp) and writes the reply once it is durable. The caller
+// is who the kernel says (SO_PEERCRED).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -34,13 +37,18 @@ class WireServer {
 
  private:
   WireServer(Controller& ctl, Identify identify);
+  void hand_off(int fd, Caller who);
+  void work();
   void serve(int fd, Caller who);
 
   Controller& ctl_;
   Identify identify_;
   std::unique_ptr<rpc::UnixListener> listener_;
   std::mutex mu_;
-  std::set<int> active_;  // connections being served
+  std::condition_variable cv_;
+  std::set<int> active_;                          // connections taken (waiting or being served)
+  std::deque<std::pair<int, Caller>> waiting_;  // taken, for the next idle worker
+  int workers_ = 0, idle_ = 0;
   std::atomic<bool> stopping_{false};
 };
 

@@ -205,6 +205,29 @@ TEST(Nodes, DrainAndResume) {
   EXPECT_NE(no_reason.err.find("You must specify a reason"), std::string::npos) << no_reason.err;
 }
 
+// Commands that connect at once, more of them than the controller has
+// threads waiting: every one is answered, and no id is given twice.
+TEST(Submit, ConcurrentCommandsAreAllAnswered) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("/bin/sh", {"-c",
+                             "for k in 1 2 3 4 5 6; do (for i in $(seq 20); do "
+                             "sbatch -H --parsable -o /dev/null --wrap true || echo failed; squeue -h >/dev/null; "
+                             "done) & done; wait"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  std::set<std::string> ids;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    EXPECT_NE(line, "failed") << r.err;
+    ids.insert(line);
+  }
+  EXPECT_EQ(ids.size(), 120u) << r.out << r.err;
+  std::istringstream held(c.run("squeue", {"-h", "-t", "PD", "-o", "%i %r"}).out);
+  int n = 0;
+  for (std::string line; std::getline(held, line); ++n) EXPECT_NE(line.find("JobHeldUser"), std::string::npos) << line;
+  EXPECT_EQ(n, 120);
+}
+
 TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
