@@ -146,6 +146,9 @@ if [[ " $ONLY " == *" m "* ]]; then
   rec m_jobs_submitted_since_start 1 "$(scontrol show config >/dev/null; squeue -h -t all -o %i | wc -l) in memory (MinJobAge)"
   rec m_agent_rss_mb_max 1 "$(for f in "$STATE"/pids/agent-*.pid; do awk '/VmRSS/{print $2/1024}' /proc/$(cat $f)/status; done | sort -g | tail -1)"
 fi
-echo "=== summary (medians over $REPS repetitions) ==="
-awk -F'\t' '{v[$1]=v[$1]" "$3} END{for (k in v) print k": "v[k]}' "$TSV" | sort
+echo "=== summary: each measurement's repetitions, then their median ==="
+for k in $(cut -f1 "$TSV" | sort -u); do
+  vals=$(awk -F'\t' -v k="$k" '$1==k{printf " %s", $3}' "$TSV")
+  echo "$k:$vals (median $(awk -F'\t' -v k="$k" '$1==k{print $3}' "$TSV" | median))"
+done
 "$BIN/drover" down --state "$STATE"
