@@ -110,7 +110,9 @@ void WireServer::hand_off(int fd, Caller who) {
   std::lock_guard<std::mutex> lock(mu_);
   active_.insert(fd);
   waiting_.emplace_back(fd, std::move(who));
-  if (idle_ > 0) {
+  // Every connection waiting needs a worker of its own: one may stay open
+  // for a long time (a client polling), and must not hold up the next.
+  if (static_cast<int>(waiting_.size()) <= idle_) {
     cv_.notify_one();
     return;
   }

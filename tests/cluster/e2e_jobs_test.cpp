@@ -1,8 +1,15 @@
 // End to end: the seed's job templates, arrays, dependencies, cancel,
 // timeout, drain/resume and refused submissions on a live cluster.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -226,6 +233,23 @@ TEST(Submit, ConcurrentCommandsAreAllAnswered) {
   int n = 0;
   for (std::string line; std::getline(held, line); ++n) EXPECT_NE(line.find("JobHeldUser"), std::string::npos) << line;
   EXPECT_EQ(n, 120);
+  // Clients that connect and stay (a poller between two requests) each hold
+  // a worker; a command that comes after them is still answered at once.
+  std::vector<int> open_fds;
+  for (int i = 0; i < 12; ++i) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s/state/ctld.wire.sock", c.dir().c_str());
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
+    open_fds.push_back(fd);
+  }
+  std::this_thread::sleep_for(200ms);
+  auto t0 = std::chrono::steady_clock::now();
+  auto q = c.run("squeue", {"-h", "-t", "PD", "-o", "%i"});
+  EXPECT_EQ(q.rc, 0) << q.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s) << "the command waited behind idle connections";
+  for (int fd : open_fds) close(fd);
 }
 
 TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
