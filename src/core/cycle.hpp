@@ -391,6 +391,15 @@ struct Scheduler::Impl {
   // Earliest T >= from with k idle nodes of the class at every moment of
   // [T, T + d); `from` when the job does not take whole nodes' cores.
   Time idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from);
+  // idle_bound(cn, k, d, now) == now, remembered while the class's idle
+  // counts do not change: an answer for d holds for every shorter d (yes)
+  // or every longer one (no), so most of a pass's questions need no walk.
+  bool idle_now(const ClassNeed& cn, int32_t k, Time d);
+  struct IdleNowMemo {
+    Time yes_up_to = -1;     // k idle nodes over [now, now + d) for every d <= this
+    Time no_from = kNever;   // ... and for no d >= this
+  };
+  std::vector<std::vector<IdleNowMemo>> idle_now_memo;  // [class][k - 1]; cleared when idle[class] changes
 
   // placement.cpp: concrete cores and devices on nodes, now.
   Allocation allocate(const PartChoice& pc, const Placement& p);

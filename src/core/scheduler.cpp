@@ -72,6 +72,8 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   frontier.reset(classes.size(), reference_search);
   idle.resize(classes.size());
   idle_built.assign(classes.size(), 0);  // each built when a search first needs it
+  idle_now_memo.resize(classes.size());
+  for (auto& m : idle_now_memo) m.clear();
   for (size_t k = 0; k < classes.size(); ++k) {
     if (!idle_base_built[k]) continue;
     idle[k] = idle_base[k];

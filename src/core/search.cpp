@@ -152,7 +152,7 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
       // Learnt this cycle: a job needing no more than this could not start now
       // here; or no node of the class is idle long enough for a job taking all its cores.
       if (x.s.frontier.lower_bound(cn.cls, amount, x.d, 1) > x.s.now) continue;
-      if (!amounts && x.s.idle_bound(cn, 1, x.d, x.s.now) != x.s.now) continue;
+      if (!amounts && !x.s.idle_now(cn, 1, x.d)) continue;
       const NodeClass& cls = x.s.classes[cn.cls];
       Time best = x.s.now + 1;
       NodeIndex who = -1;
@@ -181,7 +181,7 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
   // or learnt this cycle that a job needing no more could not start now.
   bool single = classes.size() == 1 && !needs_filter(x.pc.demand);
   if (single && (x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k) > x.s.now ||
-                 x.s.idle_bound(classes[0], k, x.d, x.s.now) != x.s.now)) {
+                 !x.s.idle_now(classes[0], k, x.d))) {
     return std::nullopt;
   }
   int passes = any_gpus(x, classes) ? 2 : 1;
@@ -524,6 +524,19 @@ void Scheduler::Impl::count_idle_in(NodeProfile& into, NodeIndex n, Time t0, Tim
   });
 }
 
+bool Scheduler::Impl::idle_now(const ClassNeed& cn, int32_t k, Time d) {
+  if (cn.amount[0] < classes[cn.cls].capacity[0]) return true;
+  if (k < 1) return idle_bound(cn, k, d, now) == now;
+  auto& memo = idle_now_memo[static_cast<size_t>(cn.cls)];
+  if (memo.size() < static_cast<size_t>(k)) memo.resize(static_cast<size_t>(k));
+  IdleNowMemo& m = memo[static_cast<size_t>(k - 1)];
+  if (d <= m.yes_up_to) return true;
+  if (d >= m.no_from) return false;
+  const bool yes = idle_bound(cn, k, d, now) == now;
+  (yes ? m.yes_up_to : m.no_from) = d;
+  return yes;
+}
+
 Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time from) {
   if (cn.amount[0] < classes[cn.cls].capacity[0]) return from;
   int64_t need = k;
@@ -541,6 +554,7 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
     NodeIndex n = p.nodes[i];
     touch(n, kSavedProfile);
     if (const int32_t cls = class_of[n]; idle_built[static_cast<size_t>(cls)]) {
+      idle_now_memo[static_cast<size_t>(cls)].clear();
       if (whole.empty() || whole.back().first != cls) whole.emplace_back(cls, 0);
       count_idle_in(idle[cls], n, p.start, end, -1, &whole.back().second);
     }
