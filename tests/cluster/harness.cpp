@@ -129,6 +129,18 @@ TestCluster::TestCluster(ClusterDef def) : def_(std::move(def)), bin_(bin_dir())
 
 TestCluster::~TestCluster() {
   stop_all();
+  // The agents' cgroups (drover_<ClusterName> in each hierarchy): a test
+  // that kills an agent leaves its node's directories, and a job that
+  // outlives it (--no-kill) its processes. Those are killed (cgroup v2's
+  // cgroup.kill) and the then empty directories removed.
+  if (!cluster_name_.empty()) {
+    const std::string base = "drover_" + cluster_name_;
+    std::string cmd = "for d in $(find /sys/fs/cgroup -type d -name '" + base + "' 2>/dev/null); do "
+                      "[ -e \"$d/cgroup.kill\" ] && echo 1 > \"$d/cgroup.kill\"; done; "
+                      "for i in 1 2 3 4 5; do find /sys/fs/cgroup -depth -type d -path '*/" + base +
+                      "*' -exec rmdir {} + 2>/dev/null || sleep 0.1; done";
+    (void)std::system(cmd.c_str());
+  }
   if (!dir_.empty() && std::getenv("DROVER_E2E_KEEP") == nullptr) {
     std::string cmd = "rm -rf '" + dir_ + "'";
     if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
@@ -142,7 +154,8 @@ bool TestCluster::write_config() {
   if (auto st = rpc::testing::write_test_key(dir_ + "/drover.key"); !st) return error_ = st.error().message, false;
   std::ostringstream c, g;
   // A cluster name of its own: the agents' cgroups live under drover_<ClusterName>.
-  c << "ClusterName=e2e" << getpid() << "x" << ctld_port_ << "\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << ctld_port_ << "\n"
+  cluster_name_ = "e2e" + std::to_string(getpid()) + "x" + std::to_string(ctld_port_);
+  c << "ClusterName=" << cluster_name_ << "\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << ctld_port_ << "\n"
     << "StateSaveLocation=" << dir_ << "/state\nSlurmdSpoolDir=" << dir_ << "/spool/%n\n"
     << "AuthInfo=key=" << dir_ << "/drover.key\nSlurmdParameters=config_overrides\nDisableRootJobs=NO\n"
     << "ReturnToService=2\nSlurmdTimeout=30\nKillWait=1\nMinJobAge=3600\nDefMemPerCPU=1024\nGresTypes=gpu\n"

@@ -106,6 +106,7 @@ class TestCluster {
   ClusterDef def_;
   std::string error_;
   std::string dir_, conf_, work_, bin_;
+  std::string cluster_name_;  // also names the agents' cgroups: drover_<name>
   int ctld_port_ = 0;
   std::map<std::string, int> agent_ports_;
   pid_t controller_ = -1;
