@@ -397,7 +397,7 @@ struct Scheduler::Impl {
   bool idle_now(const ClassNeed& cn, int32_t k, Time d);
   struct IdleNowMemo {
     Time yes_up_to = -1;     // k idle nodes over [now, now + d) for every d <= this
-    Time no_from = kNever;   // ... and for no d >= this
+    Time no_from = INT64_MAX;  // ... and for no d >= this (above any d: kForever is a d)
   };
   std::vector<std::vector<IdleNowMemo>> idle_now_memo;  // [class][k - 1]; cleared when idle[class] changes
 

@@ -146,11 +146,22 @@ TEST(Placement, LowerWeightFirst) {
   EXPECT_EQ(node_names(c, started(r, 1)->alloc), std::vector<std::string>{"light"});
 }
 
-TEST(Placement, FourNodeExclusiveGpuJobLikeTheSeedsTraining) {
+// Five 16-core nodes <prefix>1..5 in one partition, each with `gpus` GPUs of `gpu_type` (also a feature).
+Cluster five_nodes(const std::string& prefix, const std::string& partition, const std::string& gpu_type = "",
+                   int32_t gpus = 0) {
   ClusterBuilder b;
-  for (int i = 1; i <= 5; ++i) b.add(node("h" + std::to_string(i), 16, 64000, "h100", 8, {"h100"}));
-  b.partition("training", {"h1", "h2", "h3", "h4", "h5"}, true);
-  Cluster c = b.build();
+  std::vector<std::string> names;
+  for (int i = 1; i <= 5; ++i) {
+    names.push_back(prefix + std::to_string(i));
+    b.add(node(names.back(), 16, 64000, gpu_type, gpus,
+               gpu_type.empty() ? std::vector<std::string>{} : std::vector<std::string>{gpu_type}));
+  }
+  b.partition(partition, names, true);
+  return b.build();
+}
+
+TEST(Placement, FourNodeExclusiveGpuJobLikeTheSeedsTraining) {
+  Cluster c = five_nodes("h", "training", "h100", 8);
   Scheduler s(c);
   Jobs jobs;
   JobSpec& j = jobs.add(1);
@@ -168,6 +179,29 @@ TEST(Placement, FourNodeExclusiveGpuJobLikeTheSeedsTraining) {
     EXPECT_EQ(t.tasks, 8);
     EXPECT_EQ(t.gres.at(0).count, 8);
   }
+}
+
+// Jobs taking every core of their nodes with no time limit (the seed's
+// MPI template on a partition without MaxTime): they run for ever, and
+// still start at once on idle nodes, on one node or on four.
+TEST(Placement, WholeNodeJobsWithoutATimeLimitStartOnIdleNodes) {
+  Cluster c = five_nodes("n", "p");
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& four = jobs.add(1);
+  four.min_nodes = 4;
+  four.ntasks_per_node = 16;
+  four.time_limit = kInfinite;
+  JobSpec& one = jobs.add(2);
+  one.ntasks = 16;
+  one.time_limit = kInfinite;
+  CycleResult r = cycle(s, jobs);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(node_names(c, d->alloc), (std::vector<std::string>{"n1", "n2", "n3", "n4"}));
+  const StartDecision* e = started(r, 2);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(node_names(c, e->alloc), (std::vector<std::string>{"n5"}));
 }
 
 // ---- planning and backfill -------------------------------------------------
