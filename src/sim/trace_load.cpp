@@ -56,16 +56,29 @@ Seconds adjusted_limit(Seconds limit, const TraceOptions& o) {
 
 }  // namespace
 
-std::string guess_format(const std::string& path, const std::string& text) {
+namespace {
+
+std::string format_of_name(const std::string& path) {
   if (ends_with(path, ".swf")) return "swf";
   if (ends_with(path, ".csv")) return "csv";
   if (ends_with(path, ".jsonl") || ends_with(path, ".ndjson") || ends_with(path, ".json")) return "jsonl";
+  return "";
+}
+
+std::string format_of_text(const std::string& text) {
   std::string_view first = first_content_line(text);
   if (first.empty()) return "swf";
   if (first[0] == ';' || std::isdigit(static_cast<unsigned char>(first[0]))) return "swf";
   if (first[0] == '{') return "jsonl";
   if (istarts_with(first, "$ sacct") || to_lower(first).find("jobid") != std::string::npos) return "sacct";
   return "csv";
+}
+
+}  // namespace
+
+std::string guess_format(const std::string& path, const std::string& text) {
+  std::string by_name = format_of_name(path);
+  return by_name.empty() ? format_of_text(text) : by_name;
 }
 
 Status apply_trace_options(Trace& t, const TraceOptions& o) {
@@ -103,7 +116,17 @@ Result<Trace> load_trace(const std::string& path, const TraceOptions& opts) {
   } else {
     return make_error(fmt::format("--format {}: expected swf, csv, jsonl or sacct", opts.format));
   }
-  if (!t) return t.error();
+  if (!t) {
+    // The name chose the format, and the first line looks like another one
+    // (`drover sim gen > jobs.swf` writes CSV): say so.
+    if (std::string by_text = format_of_text(*text); opts.format.empty() && !format_of_name(path).empty() &&
+                                                      by_text != format) {
+      return make_error(fmt::format("{} (the format {} comes from the file's name, but its first line looks like {}: "
+                                    "rename it or pass --format {})",
+                                    t.error().message, format, by_text, by_text));
+    }
+    return t.error();
+  }
   if (auto st = apply_trace_options(*t, opts); !st) return st.error();
   return t;
 }

@@ -1,6 +1,9 @@
 // The trace readers: SWF, Drover's CSV / JSON lines, sacct history (on the
 // real-Slurm captures in ../shared/anchors), and the slice / limit options.
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -313,6 +316,26 @@ TEST(TraceFields, GuessFormat) {
   EXPECT_EQ(guess_format("a.txt", "$ sacct -j 1\nJobID ..."), "sacct");
   EXPECT_EQ(guess_format("a", "JobID|Submit"), "sacct");
   EXPECT_EQ(guess_format("a", "submit,run_time"), "csv");
+}
+
+// A file whose name says one format and whose first line another (what
+// `drover sim gen > jobs.swf` makes): the error says both, and how to fix it.
+TEST(TraceFields, NameAndFirstLineDisagree) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("drover-trace-" + std::to_string(getpid()) + ".swf")).string();
+  std::ofstream(path) << "id,submit,ntasks,time_limit,run_time\n1,0,1,60,30\n";
+  auto t = load_trace(path, {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find(path + ":1: field 1 (job number)"), std::string::npos) << t.error().message;
+  EXPECT_NE(t.error().message.find("the format swf comes from the file's name, but its first line looks like csv: "
+                                   "rename it or pass --format csv"),
+            std::string::npos)
+      << t.error().message;
+  TraceOptions as_csv;
+  as_csv.format = "csv";
+  auto csv = load_trace(path, as_csv);
+  EXPECT_TRUE(csv.ok()) << csv.error().message;
+  std::filesystem::remove(path);
 }
 
 }  // namespace
