@@ -253,6 +253,25 @@ struct Scheduler::Impl {
   std::shared_ptr<const PartChoice> part_choice(Demand d);
   void sweep_shared_parts();
   uint64_t cycle_no = 0;
+  // Bumped whenever the kept state (the running jobs in the profiles) changes.
+  uint64_t kept_version = 0;
+  // commit() calls this cycle (starts and reservations taken in the profiles).
+  uint64_t commits = 0;
+  // The last reservation searched for a job that was the first to need one
+  // while nothing had been committed in its cycle. Another cycle may take it
+  // as it is: the profiles from now on are those it was searched in (the
+  // same kept state, nothing committed before it), so every node's earliest
+  // start is the same or, where it was before now, now; the k best nodes
+  // and their k-th start do not change, nor do the ties (free cores now).
+  struct FirstReservation {
+    const JobSpec* job = nullptr;
+    uint64_t revision = 0;
+    const PartChoice* pc = nullptr;
+    Time searched_at = 0;
+    uint64_t kept_version = 0;
+    Placement p;
+    bool valid = false;
+  } first_reservation;
   bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
   // Classes up to this size are searched node by node at first
   // (Scheduler::set_index_threshold; by default all): cheaper than

@@ -216,5 +216,74 @@ TEST(KeptState, BrokenPromisesFallBackToCountingAfresh) {
   }
 }
 
+// The first reservation of a cycle is taken from the cycle before when
+// nothing it was searched in has changed. Each step below changes one thing
+// it depends on, or only what it does not depend on (a new job behind it,
+// time passing), and the kept scheduler must plan as one that counts
+// everything afresh.
+TEST(KeptState, FirstReservationReusedOnlyWhileItsProfilesHold) {
+  ClusterBuilder b;
+  for (int i = 1; i <= 4; ++i) b.add(node("n" + std::to_string(i), 8, 32000));
+  b.partition("p", {"n1", "n2", "n3", "n4"}, true);
+  Cluster c = b.build();
+  c.sched.policy = QueuePolicy::kBackfill;
+  c.sched.bf_reserve_depth = 1;
+  Scheduler kept(c);
+  Jobs jobs;
+  JobSpec& holder = jobs.add(90);
+  std::vector<RunningJob> running;
+  uint64_t stamps = 0;
+  auto run_on = [&](const std::string& n, Time end) {
+    RunningJob r = testing::running(c, &holder, {n}, 8, 8000, 0, 0, end);
+    r.stamp = ++stamps;
+    running.push_back(r);
+  };
+  run_on("n1", 2000);
+  run_on("n2", 3000);
+  run_on("n3", 4000);
+  run_on("n4", 5000);
+  JobSpec& head = jobs.add(10);  // two whole nodes: waits, and holds the reservation
+  head.min_nodes = head.max_nodes = 2;
+  head.exclusive = true;
+  std::vector<const JobSpec*> pending{&head};
+  Time now = 1000;
+  auto step = [&](int n) {
+    std::vector<RunningJob> unstamped = running;
+    for (RunningJob& r : unstamped) r.stamp = 0;
+    CycleResult ra = kept.run_cycle(CycleInput{now, {}, running, pending, nullptr, nullptr, {}});
+    Scheduler fresh(c);
+    CycleResult rb = fresh.run_cycle(CycleInput{now, {}, unstamped, pending, nullptr, nullptr, {}});
+    expect_same(ra, rb, n);
+    return ra;
+  };
+  CycleResult r0 = step(0);
+  ASSERT_EQ(r0.pending.front().start, 3000);  // n1 and n2 free by then
+  now = 1100;  // time passes, and a job that waits behind it arrives
+  JobSpec& behind = jobs.add(11);
+  behind.min_nodes = behind.max_nodes = 4;
+  pending.push_back(&behind);
+  EXPECT_EQ(step(1).pending.front().start, 3000);
+  running.erase(running.begin() + 1);  // n2's job ends early: the reservation moves to n1's end
+  now = 1200;
+  const Time moved = step(2).pending.front().start;
+  EXPECT_GE(moved, 2000);
+  EXPECT_LT(moved, 3000);
+  now = 1300;  // a short job ahead of it starts now on n2: the reservation moves again
+  JobSpec& ahead = jobs.add(5);  // a lower id: ahead of it in the queue
+  ahead.ntasks = 8;
+  ahead.time_limit = 4000;
+  pending.insert(pending.begin(), &ahead);
+  CycleResult r3 = step(3);
+  ASSERT_NE(testing::started(r3, 5), nullptr);
+  RunningJob r{&ahead, r3.starts[0].partition, r3.starts[0].qos, now, r3.starts[0].end, r3.starts[0].alloc};
+  r.stamp = ++stamps;
+  running.push_back(r);
+  pending.erase(pending.begin());
+  now = 2500;  // n1's job outlives its end: the cut moves with now
+  step(4);
+  now = 2600;
+  step(5);
+}
+
 }  // namespace
 }  // namespace drover::core

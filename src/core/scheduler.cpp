@@ -72,6 +72,7 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   frontier.reset(classes.size(), reference_search);
   idle.resize(classes.size());
   idle_built.assign(classes.size(), 0);  // each built when a search first needs it
+  commits = 0;
   idle_now_memo.resize(classes.size());
   for (auto& m : idle_now_memo) m.clear();
   for (size_t k = 0; k < classes.size(); ++k) {
@@ -153,6 +154,7 @@ void Scheduler::Impl::adopt(Held& h, const RunningJob& r) {
 }
 
 bool Scheduler::Impl::rebuild(const CycleInput& input) {
+  ++kept_version;
   std::vector<int64_t>& none = held_scratch;  // what a node that is not up has free
   for (size_t n = 0; n < c.nodes.size(); ++n) {
     const NodeClass& cls = classes[class_of[n]];
@@ -217,6 +219,7 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
   for (uint32_t slot = 0; slot < held.size(); ++slot) {  // gone: counted out
     Held& h = held[slot];
     if (h.stamp == 0 || h.seen == cycle_no) continue;
+    ++kept_version;
     count_held(h, -1, false);
     held_of.erase(h.stamp);
     h.stamp = 0;
@@ -229,6 +232,7 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
     if (slot != UINT32_MAX) {
       Held& h = held[slot];
       if (Time end = held_end(r); end != h.end) {  // past its end: the cut moves with now
+        ++kept_version;
         count_held(h, -1, true);
         h.end = end;
         count_held(h, +1, true);
@@ -241,6 +245,7 @@ bool Scheduler::Impl::sync_running(const CycleInput& input) {
         slot = free_held.back();
         free_held.pop_back();
       }
+      ++kept_version;
       adopt(held[slot], r);
       held_of.emplace(r.stamp, slot);
     }
@@ -802,7 +807,18 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         planned_any = true;
         Time not_before = fcfs && part_block_start[pc.partition] != kNoPlan ? part_block_start[pc.partition] : now;
         commit_deferred();
-        auto p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
+        std::optional<Placement> p;
+        FirstReservation& fr = first_reservation;
+        const bool first = reserve && have_base && commits == 0 && not_before == now;
+        if (first && fr.valid && fr.job == &job && fr.revision == job.revision && fr.pc == &pc &&
+            fr.kept_version == kept_version && fr.searched_at <= now && now <= fr.p.start) {
+          p = fr.p;
+        } else {
+          p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
+          if (first) {
+            fr = p ? FirstReservation{&job, job.revision, &pc, now, kept_version, *p, true} : FirstReservation{};
+          }
+        }
         if (p && (!later || p->start < later->start)) {
           later = std::move(p);
           later_pc = &pc;

@@ -546,6 +546,7 @@ Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time fr
 
 void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end) {
   (void)pc;
+  ++commits;
   // The nodes are not idle while the job holds them. Those idle over the
   // whole of [start, end) leave their class's counts together, at the end.
   std::vector<std::pair<int32_t, int64_t>>& whole = commit_idle;
