@@ -269,8 +269,7 @@ struct Scheduler::Impl {
     const PartChoice* pc = nullptr;
     Time searched_at = 0;
     uint64_t kept_version = 0;
-    Placement p;
-    bool valid = false;
+    Placement p;  // none kept while job is null
   } first_reservation;
   bool reference_search = false;  // tests: look at every node, learn nothing (Scheduler::use_reference_search)
   // Classes up to this size are searched node by node at first

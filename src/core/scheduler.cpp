@@ -810,13 +810,13 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         std::optional<Placement> p;
         FirstReservation& fr = first_reservation;
         const bool first = reserve && have_base && commits == 0 && not_before == now;
-        if (first && fr.valid && fr.job == &job && fr.revision == job.revision && fr.pc == &pc &&
+        if (first && fr.job == &job && fr.revision == job.revision && fr.pc == &pc &&
             fr.kept_version == kept_version && fr.searched_at <= now && now <= fr.p.start) {
           p = fr.p;
         } else {
           p = not_before >= kForever ? std::nullopt : plan_later(pc, job, reserve, not_before);
           if (first) {
-            fr = p ? FirstReservation{&job, job.revision, &pc, now, kept_version, *p, true} : FirstReservation{};
+            fr = p ? FirstReservation{&job, job.revision, &pc, now, kept_version, *p} : FirstReservation{};
           }
         }
         if (p && (!later || p->start < later->start)) {

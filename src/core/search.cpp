@@ -555,8 +555,10 @@ void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end)
     NodeIndex n = p.nodes[i];
     touch(n, kSavedProfile);
     if (const int32_t cls = class_of[n]; idle_built[static_cast<size_t>(cls)]) {
-      idle_now_memo[static_cast<size_t>(cls)].clear();
-      if (whole.empty() || whole.back().first != cls) whole.emplace_back(cls, 0);
+      if (whole.empty() || whole.back().first != cls) {
+        whole.emplace_back(cls, 0);
+        idle_now_memo[static_cast<size_t>(cls)].clear();  // its idle counts change
+      }
       count_idle_in(idle[cls], n, p.start, end, -1, &whole.back().second);
     }
     prof[n].take(p.start, end, p.amount(i));
