@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -18,6 +17,7 @@
 
 #include "common/diagnostic.hpp"
 #include "common/result.hpp"
+#include "common/strings.hpp"
 
 namespace drover::config {
 
@@ -133,7 +133,7 @@ class KeyTable {
   static const std::size_t* lookup(const std::vector<Entry>& index, std::string_view key) {
     auto it = std::upper_bound(index.begin(), index.end(), key,
                                [](std::string_view k, const Entry& e) { return iless(k, e.name); });
-    if (it == index.begin() || iless((it - 1)->name, key)) return nullptr;
+    if (it == index.begin() || !iequals((it - 1)->name, key)) return nullptr;
     return &(it - 1)->index;
   }
 
