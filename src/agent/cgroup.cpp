@@ -135,9 +135,10 @@ Status enable_subtree(const std::string& dir, const std::vector<std::string>& co
   return write_text(dir + "/cgroup.subtree_control", text);
 }
 
-// mkdir -p below `base` (which must exist), running `on_new` on every level created.
+// mkdir -p below `base` (which must exist), running `on_new` on every level
+// created. `*failed_errno` is the errno of the mkdir that failed, 0 if none did.
 template <class F>
-Status make_dirs(const std::string& base, const std::string& rel, F on_new) {
+Status make_dirs(const std::string& base, const std::string& rel, F on_new, int* failed_errno = nullptr) {
   std::string path = base;
   for (const auto& part : split(rel, '/')) {
     if (part.empty()) continue;
@@ -145,9 +146,12 @@ Status make_dirs(const std::string& base, const std::string& rel, F on_new) {
     if (mkdir(path.c_str(), 0755) == 0) {
       on_new(path);
     } else if (errno != EEXIST) {
-      return make_error("cannot create cgroup " + path + ": " + std::strerror(errno));
+      const int e = errno;
+      if (failed_errno) *failed_errno = e;
+      return make_error("cannot create cgroup " + path + ": " + std::strerror(e));
     }
   }
+  if (failed_errno) *failed_errno = 0;
   return {};
 }
 
@@ -322,12 +326,15 @@ Result<StepCgroup> StepCgroup::create(const CgroupPlan& plan, const std::string&
     auto on_new = [&](const std::string& dir) {
       if (v1_cpuset) init_cpuset_v1(dir);
     };
-    Status st = make_dirs(*base, rel_job, on_new);
+    int failed = 0;
+    Status st = make_dirs(*base, rel_job, on_new, &failed);
     // Agents of one host share the base; the last one of them to stop
-    // removes it, and another may be about to use it: create it again.
-    for (int again = 0; again < 3 && !st && access(base->c_str(), F_OK) != 0 && errno == ENOENT; ++again) {
+    // removes it, and another may be about to use it: create it again. The
+    // base may be back already (a third agent made it) when this one looks,
+    // so any ENOENT tries again, not only a base that is missing now.
+    for (int again = 0; again < 8 && !st && failed == ENOENT; ++again) {
       if (mkdir(base->c_str(), 0755) == 0 && v1_cpuset) init_cpuset_base_v1(*base);
-      st = make_dirs(*base, rel_job, on_new);
+      st = make_dirs(*base, rel_job, on_new, &failed);
     }
     std::string job_dir = *base + "/" + rel_job;
     if (st && v2_tree && !v2_ctrls.empty()) {
