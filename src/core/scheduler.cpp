@@ -644,6 +644,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   std::vector<uint8_t> part_waiting(c.partitions.size(), 0);
   std::vector<Time> part_block_start(c.partitions.size(), kNoPlan);  // FCFS: a job waits here from then
   std::vector<uint8_t> class_waiting(classes.size(), 0);
+  if (const WalkWaiting* w = input.waiting) {  // an earlier walk carried on
+    if (w->partitions.size() == part_waiting.size()) part_waiting = w->partitions;
+    if (w->classes.size() == class_waiting.size()) class_waiting = w->classes;
+  }
   int64_t reservations = 0;
   int64_t tested = 0;
   // FCFS without plans behind a blocked queue (CycleOptions::plan_behind_blocked).
@@ -901,7 +905,8 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   // much as the queue itself. (An entry is only used for the same job at
   // the same revision, so one kept a while longer is never wrong.)
   // The demands only those jobs held go with them.
-  if (cache.size() > input.pending.size() + std::max<size_t>(1024, input.pending.size() / 8)) {
+  const size_t queued = std::max(input.pending.size(), input.queue_length);
+  if (cache.size() > queued + std::max<size_t>(1024, queued / 8)) {
     for (auto it = cache.begin(); it != cache.end();) {
       it = it->second.seen == static_cast<uint32_t>(cycle_no) ? std::next(it) : cache.erase(it);
     }
@@ -910,6 +915,10 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     sweep_shared_parts();  // jobs whose requests changed left theirs behind
   }
   if (out.stats.settled < 0 && settled()) out.stats.settled = static_cast<int64_t>(queue.size());
+  if (opts.report_waiting) {
+    out.waiting.partitions = std::move(part_waiting);
+    out.waiting.classes = std::move(class_waiting);
+  }
   out.stats.demands = static_cast<int64_t>(shared_parts.size());
   out.stats.tested = tested;
   out.stats.reserved = reservations;

@@ -39,6 +39,15 @@ class JobHistory {
   virtual JobOutcome outcome(JobId job, int64_t array_task) const = 0;
 };
 
+// Where a walk left jobs waiting: one flag per Cluster::partitions and one
+// per node class of the scheduler (opaque to the caller). A job the walk
+// reaches behind a waiting one is shown as kPriority rather than
+// kResources, and a start on a class where one waits is kBackfilled.
+struct WalkWaiting {
+  std::vector<uint8_t> partitions;
+  std::vector<uint8_t> classes;
+};
+
 struct CycleInput {
   Time now = 0;
   std::span<const NodeAvail> node_avail;  // one per Cluster::nodes; empty: every node up
@@ -50,6 +59,17 @@ struct CycleInput {
   // one flag per Cluster::partitions, set where some job of the whole queue
   // may run (QueuePlace::partitions). Empty: the partitions of `pending`.
   std::span<const uint8_t> queue_partitions;
+  // The waiting an earlier walk left (CycleResult::waiting), for a cycle
+  // that carries that walk on: `pending` holds only the jobs of it that
+  // shape what follows (its reservations) and the jobs queued behind all
+  // of it. Their decisions are the whole queue's when the earlier walk's
+  // other jobs would decide the same now (no job started or ended since,
+  // priorities that do not move with time, none of them tested beyond
+  // bf_max_job_test): the simulator's continued passes. nullptr: none.
+  const WalkWaiting* waiting = nullptr;
+  // The whole queue's length when `pending` is only a part of it (the
+  // cache of the jobs left out is kept for the next cycle); 0: pending.
+  size_t queue_length = 0;
 };
 
 enum class PassKind {
@@ -72,6 +92,8 @@ struct CycleOptions {
   // still get their reasons (holds, dependencies, limits, never), without
   // a planned start or a reservation.
   bool plan_behind_blocked = true;
+  // Fill CycleResult::waiting (for CycleInput::waiting of a later cycle).
+  bool report_waiting = false;
 };
 
 enum class StartKind : uint8_t {
@@ -154,6 +176,7 @@ struct CycleResult {
   std::vector<StartDecision> starts;
   std::vector<PendingPlan> pending;  // every job of CycleInput::pending not started, in queue order
   CycleStats stats;
+  WalkWaiting waiting;  // at the end of the walk (only with CycleOptions::report_waiting)
 };
 
 // Why a job cannot start, in words a person can act on: one line per node

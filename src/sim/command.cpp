@@ -309,6 +309,9 @@ void print_speed(const RunReport& r) {
               s.wall_s > 0 ? static_cast<double>(r.summary.trace_jobs) / s.wall_s : 0.0, s.core_wall_s,
               static_cast<long long>(s.quick_passes), static_cast<long long>(s.full_passes));
   if (s.head_passes > 0) std::printf(", %lld of them on the head of the queue", static_cast<long long>(s.head_passes));
+  if (s.carried_passes > 0) {
+    std::printf(", %lld carrying the last walk on", static_cast<long long>(s.carried_passes));
+  }
   std::printf(")\n");
 }
 

@@ -60,7 +60,7 @@ class Driver {
   bool arrive_until(core::Time t);
   void submit(int32_t idx, core::Time t);
   void release_followers(core::JobId id, core::Time t);
-  Status run_pass(core::PassKind kind, bool whole_queue = false);
+  Status run_pass(core::PassKind kind, bool whole_queue = false, bool carry_on = false);
   void enqueue(int32_t idx);
   void count_in_queue(int32_t idx, int sign);  // +1 joins the queue, -1 leaves it
   bool behind_settled(int32_t idx) const;
@@ -115,6 +115,20 @@ class Driver {
   core::QueueKey settled_key_;
   std::vector<uint8_t> settled_parts_;
   std::vector<int32_t> arrived_;      // jobs queued at this step
+  // A backfill pass at a step whose only events were submits queued behind
+  // every pending job carries the last backfill walk on (the core's
+  // CycleInput::waiting): it gets that walk's reservations and the new
+  // jobs. The walk's other jobs would meet what they met then (no job
+  // started or ended since, and priorities that do not move with time),
+  // so they would decide the same: still waiting. That holds while the
+  // walk started no job behind a reservation (the reservation may then go
+  // to other nodes), planned every job within bf_window and tested every
+  // job (bf_max_job_test).
+  bool carry_ok_ = false;
+  std::vector<const core::JobSpec*> carried_;  // the walk's reserved jobs, in queue order
+  core::WalkWaiting carried_waiting_;
+  std::vector<uint8_t> is_carried_;   // per job: in carried_ (during a pass that carries on)
+  size_t carry_from_ = 0;             // pending_[carry_from_, end): this step's submits
   static constexpr size_t kShortestHead = 16;
   size_t head_ = kShortestHead;       // how many head jobs the next such pass gets
   std::vector<core::RunningJob> running_;
@@ -171,6 +185,7 @@ Driver::Driver(const core::Cluster& c, const Trace& t, const SimOptions& o)
   }
   out_.jobs.resize(n);
   reserved_.assign(n, 0);
+  is_carried_.assign(n, 0);
   leaving_.assign(n, 0);
   charged_.assign(n, 0);
   slot_.assign(n, -1);
@@ -231,16 +246,31 @@ Status Driver::step(core::Time t) {
   now_ = t;
   ++out_.stats.events;
   arrived_.clear();
+  const size_t queued_before = pending_.size();
+  const core::JobSpec* old_tail = pending_.empty() ? nullptr : pending_.back();
   bool changed = complete_until(t);
   bool stale = changed;
+  bool carry_on = carry_ok_ && !changed;
   if (arrive_until(t)) {
     changed = true;
     stale = stale || !std::all_of(arrived_.begin(), arrived_.end(), [&](int32_t idx) { return behind_settled(idx); });
+    // Queued behind every job that was pending: pending_ (in queue order)
+    // still starts with those (a job queued ahead of one moves it back).
+    carry_on = carry_on && (queued_before == 0 || pending_[queued_before - 1] == old_tail);
+  } else {
+    carry_on = false;  // nothing new to decide
   }
   while (!wakeups_.empty() && *wakeups_.begin() <= t) {
     wakeups_.erase(wakeups_.begin());
     changed = stale = true;
+    carry_on = false;
   }
+  if (changed && !carry_on) carry_ok_ = false;  // the last walk no longer stands
+  const int64_t test_limit = c_.sched.bf_max_job_test;
+  if (test_limit != core::kNoLimit && test_limit >= 0 && pending_.size() > static_cast<size_t>(test_limit)) {
+    carry_on = false;
+  }
+  carry_from_ = queued_before;
   if (fairshare_.due(t)) {
     for (std::size_t i = 0; i < running_.size(); ++i) {
       fairshare_.charge(running_[i], charged_[running_idx_[i]], t);
@@ -258,7 +288,7 @@ Status Driver::step(core::Time t) {
   if (pending_.empty()) return {};
   if (full && (changed_since_full_ || time_dependent_ || opts_.whole_queue)) {
     changed_since_full_ = false;
-    return run_pass(core::PassKind::kFull);
+    return run_pass(core::PassKind::kFull, false, carry_on);
   }
   if (changed) return run_pass(core::PassKind::kQuick);
   return {};
@@ -382,7 +412,7 @@ void Driver::count_in_queue(int32_t idx, int sign) {
   for (int32_t part : p.partitions) part_jobs_[static_cast<size_t>(part)] += sign;
 }
 
-Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
+Status Driver::run_pass(core::PassKind kind, bool whole_queue, bool carry_on) {
   core::CycleInput in;
   in.now = now_;
   in.running = running_;
@@ -402,9 +432,27 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
     queue_parts_ = partitions_in_queue();
     in.queue_partitions = queue_parts_;
   }
+  // A backfill walk the next pass may carry on (Driver::carry_ok_).
+  const bool walk = head_only_ && !whole_queue && kind == core::PassKind::kFull &&
+                    c_.sched.policy == core::QueuePolicy::kBackfill;
+  opts.report_waiting = walk;
+  carry_on = carry_on && walk && carry_ok_;
+  std::vector<const core::JobSpec*> carried;
+  if (carry_on) {
+    carried = carried_;
+    carried.insert(carried.end(), pending_.begin() + static_cast<std::ptrdiff_t>(carry_from_), pending_.end());
+    for (const core::JobSpec* s : carried_) is_carried_[index_of(s)] = 1;
+    in.waiting = &carried_waiting_;
+  }
+  in.queue_length = pending_.size();
   auto t0 = Clock::now();
   core::CycleResult res;
-  while (true) {
+  if (carry_on) {
+    in.pending = carried;
+    res = sched_.run_cycle(in, opts);
+    ++out_.stats.carried_passes;
+  }
+  while (!carry_on) {
     in.pending = std::span<const core::JobSpec* const>(pending_).first(given);
     res = sched_.run_cycle(in, opts);
     if (given == pending_.size() || res.stats.settled >= 0) break;
@@ -437,10 +485,23 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue) {
     changed_since_full_ = true;  // a start the last full pass did not decide
   }
   if (opts_.on_cycle) opts_.on_cycle(in, opts, res);
+  // (after on_cycle: `in` may point at the waiting this replaces)
+  carry_ok_ = walk && res.stats.started_behind_reservation == 0 && res.stats.beyond_window == 0 &&
+              res.stats.tested == static_cast<int64_t>(in.pending.size());
+  if (carry_ok_) {
+    carried_.clear();
+    for (const core::PendingPlan& p : res.pending) {
+      if (p.reserved) carried_.push_back(p.job);
+    }
+    carried_waiting_ = std::move(res.waiting);
+  }
   for (auto& d : res.starts) {
     if (auto st = start(d); !st) return st;
   }
-  for (const auto& p : res.pending) note_pending(p);
+  for (const auto& p : res.pending) {
+    if (!is_carried_[index_of(p.job)]) note_pending(p);  // a carried job: as the walk it carries on left it
+  }
+  for (const core::JobSpec* s : carried) is_carried_[index_of(s)] = 0;
   std::erase_if(pending_, [&](const core::JobSpec* s) {
     if (leaving_[index_of(s)] == 0) return false;
     count_in_queue(index_of(s), -1);

@@ -76,6 +76,7 @@ struct SimStats {
   int64_t full_passes = 0;
   int64_t events = 0;       // distinct virtual times the clock stopped at
   int64_t head_passes = 0;  // passes given only the head of the queue (it settled them)
+  int64_t carried_passes = 0;  // full passes that carried the last walk on (its reservations and new submits)
   double wall_s = 0;        // wall-clock time of simulate()
   double core_wall_s = 0;   // of which inside run_cycle
 };

@@ -6,7 +6,12 @@
 // run, and every job must start, end and be labelled the same: on the
 // seed's cluster under FCFS and under backfill with quick passes (static
 // multifactor priorities, so the queue order is not the submit order), on
-// random FCFS queues over three partitions, and on the Lublin trace.
+// random FCFS queues over three partitions, and on the Lublin trace. A
+// backfill pass at a step whose only events were submits queued behind the
+// whole queue carries the last walk on (its reservations and the new jobs,
+// Driver::carry_ok_): EASY and deeper backfill on Lublin and on random
+// queues over partitions of two node kinds, and the seed's cluster with
+// a pass at every event.
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +34,7 @@ std::string row(const JobRecord& r) {
 struct Passes {
   int64_t head = 0;            // passes given only the head of the queue
   int64_t full_skipped = 0;    // full passes the whole-queue replay ran and this one did not need
+  int64_t carried = 0;         // full passes that carried the last walk on
 };
 
 // Replays both ways.
@@ -41,6 +47,7 @@ Passes same_both_ways(const core::Cluster& c, const Trace& t, const std::string&
   EXPECT_TRUE(a.ok() && b.ok()) << what;
   if (!a.ok() || !b.ok()) return {};
   EXPECT_EQ(b->stats.head_passes, 0) << what;
+  EXPECT_EQ(b->stats.carried_passes, 0) << what;
   // A backfill tick after submits that only queued behind a settled FCFS
   // queue needs no full pass (Driver::behind_settled).
   EXPECT_LE(a->stats.full_passes, b->stats.full_passes) << what;
@@ -49,7 +56,7 @@ Passes same_both_ways(const core::Cluster& c, const Trace& t, const std::string&
     EXPECT_EQ(row(a->jobs[i]), row(b->jobs[i])) << what << ": job " << t.jobs[i].spec.id;
     if (::testing::Test::HasFailure()) break;
   }
-  return {a->stats.head_passes, b->stats.full_passes - a->stats.full_passes};
+  return {a->stats.head_passes, b->stats.full_passes - a->stats.full_passes, a->stats.carried_passes};
 }
 
 TEST(QueueHead, SeedClusterUnderFcfsDecidesAsWithTheWholeQueue) {
@@ -143,6 +150,83 @@ TEST(QueueHead, LublinUnderFcfsDecidesAsWithTheWholeQueue) {
   Passes n = same_both_ways(c, *t, "lublin fcfs");
   EXPECT_GT(n.head, 1000);
   EXPECT_GT(n.full_skipped, 500);
+}
+
+// EASY (one reservation), four reservations and none, a pass at every
+// event, and a coarse bf_resolution on a slice of Lublin.
+TEST(QueueHead, LublinUnderBackfillCarriesWalksOnAsWithTheWholeQueue) {
+  TraceOptions to;
+  to.first = 2000;
+  to.count = 1500;
+  auto t = load_trace(std::string(DROVER_SOURCE_DIR) + "/../shared/traces/lublin-256-1.swf", to);
+  if (!t.ok()) GTEST_SKIP() << "the Lublin trace is not here: " << t.error().message;
+  core::Cluster c = testing::cluster_at("tests/sim/lublin_easy/slurm.conf");
+  ASSERT_EQ(c.sched.bf_reserve_depth, 1);
+  for (int64_t depth : {int64_t{1}, int64_t{4}, int64_t{0}}) {
+    for (Seconds res : {Seconds{1}, Seconds{60}}) {
+      c.sched.bf_reserve_depth = depth;
+      c.sched.bf_resolution = res;
+      const std::string what = "depth " + std::to_string(depth) + ", resolution " + std::to_string(res);
+      Passes n = same_both_ways(c, *t, what);
+      EXPECT_GT(n.carried, 500) << what << ": " << n.carried;
+    }
+  }
+}
+
+// Eight one-CPU nodes and two four-core GPU nodes. "all" over the CPU
+// nodes, "half" over four of them (PriorityTier 2), "gpu" over the GPU
+// nodes and "any" over every node; two QOS, one of them with a GrpJobs
+// limit. Random jobs under backfill with a pass at every event: a start
+// on a node kind where a job waits is backfilled, one elsewhere is not.
+TEST(QueueHead, RandomBackfillQueuesOverTwoNodeKindsCarryWalksOnAsWithTheWholeQueue) {
+  const std::string base =
+      "SchedulerType=sched/backfill\nPriorityType=priority/multifactor\nPriorityWeightQOS=1000\n"
+      "PriorityWeightAge=0\nPriorityWeightFairshare=0\nSelectTypeParameters=CR_Core\nGresTypes=gpu\n"
+      "NodeName=n[1-8] CPUs=1 Sockets=1 CoresPerSocket=1 ThreadsPerCore=1 RealMemory=1000\n"
+      "NodeName=g[1-2] CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=4000 Gres=gpu:2\n"
+      "PartitionName=all Nodes=n[1-8] Default=YES MaxTime=INFINITE State=UP\n"
+      "PartitionName=half Nodes=n[1-4] PriorityTier=2 MaxTime=INFINITE State=UP\n"
+      "PartitionName=gpu Nodes=g[1-2] MaxTime=INFINITE State=UP\n"
+      "PartitionName=any Nodes=n[1-8],g[1-2] MaxTime=INFINITE State=UP\n";
+  const std::string gres = "NodeName=g[1-2] Name=gpu File=/dev/nvidia[0-1]\n";
+  const std::string qos = "Name=normal\nName=high Priority=100 GrpJobs=3\n";
+  int64_t carried = 0;
+  for (const char* params : {"bf_interval=0,bf_reserve_depth=1", "bf_interval=0,bf_reserve_depth=2,bf_resolution=30"}) {
+    const core::Cluster c = testing::cluster_from(base + "SchedulerParameters=" + params + "\n", gres, qos);
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      std::mt19937 rng(seed);
+      std::string csv = "id,submit,run_time,time_limit,ntasks,gpus,partition,qos\n";
+      int64_t t = 0;
+      for (int id = 1; id <= 400; ++id) {
+        t += static_cast<int64_t>(rng() % 40);
+        const int64_t run = 10 + static_cast<int64_t>(rng() % 300);
+        const uint32_t k = rng() % 10;
+        const char* part = k < 2 ? "gpu" : (k < 3 ? "any" : (k < 6 ? "half" : "all"));
+        const int64_t tasks = 1 + static_cast<int64_t>(rng() % 4);
+        const int64_t gpus = k < 2 ? static_cast<int64_t>(rng() % 3) : 0;
+        csv += std::to_string(id) + "," + std::to_string(t) + "," + std::to_string(run) + "," +
+               std::to_string(run + static_cast<int64_t>(rng() % 100)) + "," + std::to_string(tasks) + "," +
+               std::to_string(gpus) + "," + part + "," + (rng() % 4 == 0 ? "high" : "normal") + "\n";
+      }
+      Passes n = same_both_ways(c, testing::trace_from(csv), std::string(params) + ", seed " + std::to_string(seed));
+      carried += n.carried;
+    }
+  }
+  EXPECT_GT(carried, 200) << carried;
+}
+
+TEST(QueueHead, SeedClusterWithAPassAtEveryEventCarriesWalksOnAsWithTheWholeQueue) {
+  core::Cluster c = testing::cluster_at("examples/seed/slurm.conf");
+  c.priority.weight_age = 0;
+  c.priority.weight_fairshare = 0;
+  c.priority.weight_qos = 10000;
+  c.priority.weight_job_size = 1000;
+  c.sched.bf_interval = 0;
+  c.sched.bf_reserve_depth = 1;
+  c.sched.bf_window = 30 * 86400;
+  const Trace t = testing::generated(c, 800, 600, 5);
+  Passes n = same_both_ways(c, t, "seed, a pass at every event");
+  EXPECT_GT(n.carried, 20) << n.carried;
 }
 
 }  // namespace
