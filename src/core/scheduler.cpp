@@ -328,7 +328,8 @@ ClassIndex& Scheduler::Impl::idx(int32_t cls) {
     index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
     index_built[k] = 1;
   } else if (index[k].exhaustive() && !reference_search &&
-             index[k].visits() > searches_before_index * static_cast<int64_t>(members)) {
+             index[k].visits() > std::max(searches_before_index, members <= kSmallClass ? kSearchesBeforeIndexSmallClass : 0) *
+                                     static_cast<int64_t>(members)) {
     // A class searched often in this cycle (many pending jobs use it):
     // from here on its index is cheaper than looking at every member. It
     // is built from the profiles as they are now, as a first use would;
