@@ -323,13 +323,14 @@ void Scheduler::Impl::take_kept(NodeIndex n, Time t0, Time t1, const int64_t* am
 ClassIndex& Scheduler::Impl::idx(int32_t cls) {
   auto k = static_cast<size_t>(cls);
   const size_t members = classes[k].members.size();
+  const int64_t looks =  // at every member, before the index pays (kSmallClass)
+      members <= kSmallClass ? std::max(searches_before_index, kSearchesBeforeIndexSmallClass) : searches_before_index;
   if (!index_built[k]) {
     bool small = members <= small_class;
     index[k].build(classes[k].members, prof, classes[k].dims, now, window, res, reference_search || small);
     index_built[k] = 1;
   } else if (index[k].exhaustive() && !reference_search &&
-             index[k].visits() > std::max(searches_before_index, members <= kSmallClass ? kSearchesBeforeIndexSmallClass : 0) *
-                                     static_cast<int64_t>(members)) {
+             index[k].visits() > looks * static_cast<int64_t>(members)) {
     // A class searched often in this cycle (many pending jobs use it):
     // from here on its index is cheaper than looking at every member. It
     // is built from the profiles as they are now, as a first use would;

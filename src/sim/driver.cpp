@@ -436,7 +436,7 @@ Status Driver::run_pass(core::PassKind kind, bool whole_queue, bool carry_on) {
   const bool walk = head_only_ && !whole_queue && kind == core::PassKind::kFull &&
                     c_.sched.policy == core::QueuePolicy::kBackfill;
   opts.report_waiting = walk;
-  carry_on = carry_on && walk && carry_ok_;
+  carry_on = carry_on && walk;  // step() asks only while carry_ok_
   std::vector<const core::JobSpec*> carried;
   if (carry_on) {
     carried = carried_;
