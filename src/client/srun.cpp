@@ -178,6 +178,16 @@ int immediate_seconds(const cli::JobRequest& r) {
   return r.immediate_timeout ? static_cast<int>(*r.immediate_timeout) : 0;
 }
 
+// Ends the job's allocation; a failure is said, since the allocation may then
+// stay until its time limit.
+void release(const std::string& program, ControllerApi& api, int64_t job_id, int exit_code, int exit_signal) {
+  auto r = api.complete_job(job_id, exit_code, exit_signal);
+  if (!r) {
+    std::fprintf(stderr, "%s: error: Unable to release job allocation %lld: %s\n", program.c_str(),
+                 static_cast<long long>(job_id), r.error().message.c_str());
+  }
+}
+
 }  // namespace
 
 Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
@@ -232,7 +242,7 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
       bool give_up = immediate_s >= 0 && ((immediate_s == 0 && evaluated) || waited > std::chrono::seconds(immediate_s) ||
                                           (immediate_s == 0 && waited > std::chrono::seconds(2)));
       if (give_up || g_interrupted) {
-        api.complete_job(a.job_id, 0, 0);  // a pending allocation is withdrawn
+        release(program, api, a.job_id, 0, 0);  // a pending allocation is withdrawn
         if (give_up) {
           std::fprintf(stderr, "%s: error: Unable to allocate resources: Requested nodes are busy\n", program.c_str());
         } else {
@@ -330,7 +340,7 @@ int srun_main(const Args& args) {
   Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   int rc = run_step("srun", *api, step_request(req, who, a.job_id), out);
-  api->complete_job(a.job_id, rc, 0);
+  release("srun", *api, a.job_id, rc, 0);
   return rc;
 }
 
@@ -371,7 +381,7 @@ int salloc_main(const Args& args) {
   }
   int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
-  api->complete_job(a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  release("salloc", *api, a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return rc;
 }
 

@@ -120,6 +120,7 @@ class StepIo {
   void read_stdin();
   void flush_stdin(Conn& c);
   void handle_signal(int sig);
+  void send(int sig, bool cancel);  // to the step's tasks, saying so when it fails
   void print_status();
   bool poll_step();
   int finish();
@@ -439,7 +440,7 @@ void StepIo::handle_signal(int sig) {
         std::fprintf(stderr, "%s: sending Ctrl-C to StepId=%lld.%lld\n", program_.c_str(),
                      static_cast<long long>(job_), static_cast<long long>(step_));
         std::fprintf(stderr, "%s: forcing job termination\n", program_.c_str());
-        api_.signal_step(job_, step_, SIGKILL, true);
+        send(SIGKILL, true);
         cancelled_ = true;
       }
       return;
@@ -451,11 +452,19 @@ void StepIo::handle_signal(int sig) {
     return;
   }
   if (sig == SIGQUIT) {
-    api_.signal_step(job_, step_, SIGKILL, true);
+    send(SIGKILL, true);
     cancelled_ = true;
     return;
   }
-  api_.signal_step(job_, step_, sig, false);
+  send(sig, false);
+}
+
+void StepIo::send(int sig, bool cancel) {
+  auto r = api_.signal_step(job_, step_, sig, cancel);
+  if (!r) {
+    std::fprintf(stderr, "%s: error: Unable to send signal %d to StepId=%lld.%lld: %s\n", program_.c_str(), sig,
+                 static_cast<long long>(job_), static_cast<long long>(step_), r.error().message.c_str());
+  }
 }
 
 bool StepIo::poll_step() {

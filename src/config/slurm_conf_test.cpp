@@ -25,12 +25,6 @@ std::vector<std::string> formatted(const Diagnostics& diags) {
   return out;
 }
 
-std::string show_ints(const std::vector<int>& v) {
-  std::string out;
-  for (int x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
-
 // ---------------------------------------------------------------- values
 
 struct ValueCase {

@@ -204,7 +204,9 @@ TEST(KeptState, BrokenPromisesFallBackToCountingAfresh) {
       running.push_back(std::move(r));
       std::erase(pending, d.job);
     }
-    if (cycle == 0) ASSERT_FALSE(running.empty());
+    if (cycle == 0) {
+      ASSERT_FALSE(running.empty());
+    }
     if (!running.empty()) running.erase(running.begin());
     for (JobId id = 20 + cycle * 3; id < 23 + cycle * 3; ++id) {
       JobSpec& j = jobs.add(id);

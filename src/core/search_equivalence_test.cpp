@@ -174,7 +174,9 @@ TEST(SearchEquivalence, NotPlanningBehindABlockedFcfsQueueChangesNoDecision) {
       ASSERT_EQ(a.job->id, b.job->id) << "seed " << seed;
       EXPECT_EQ(a.reason, b.reason) << "seed " << seed << " job " << a.job->id;
       EXPECT_EQ(a.never, b.never) << "seed " << seed << " job " << a.job->id;
-      if (b.reserved) EXPECT_EQ(a.start, b.start) << "seed " << seed << " job " << a.job->id;
+      if (b.reserved) {
+        EXPECT_EQ(a.start, b.start) << "seed " << seed << " job " << a.job->id;
+      }
       if (a.reserved && !b.reserved) {
         EXPECT_EQ(b.start, kNoPlan) << "seed " << seed << " job " << a.job->id;
         ++left_out;
@@ -195,8 +197,11 @@ TEST(SearchEquivalence, LeavingOutEstimatesChangesNoDecision) {
     }
     for (size_t i = 0; i < with.pending.size(); ++i) {
       EXPECT_EQ(with.pending[i].reserved, without.pending[i].reserved) << "seed " << seed;
-      if (with.pending[i].reserved) EXPECT_EQ(with.pending[i].start, without.pending[i].start) << "seed " << seed;
-      if (!with.pending[i].reserved) EXPECT_EQ(without.pending[i].start, kNoPlan) << "seed " << seed;
+      if (with.pending[i].reserved) {
+        EXPECT_EQ(with.pending[i].start, without.pending[i].start) << "seed " << seed;
+      } else {
+        EXPECT_EQ(without.pending[i].start, kNoPlan) << "seed " << seed;
+      }
     }
   }
 }

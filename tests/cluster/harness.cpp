@@ -41,13 +41,6 @@ NodeDef cpu_node(const std::string& name) {
   return n;
 }
 
-// Reads all of fd into out.
-void drain(int fd, std::string& out) {
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-}
-
 std::map<std::string, std::string> key_values(const std::string& text) {
   std::map<std::string, std::string> out;
   std::istringstream in(text);
