@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,14 +36,29 @@ bool is_socket(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-// 32 hex digits (the envelope's request id).
+// 32 hex digits (the envelope's request id): 16 bytes from getrandom(2), as
+// the schema says. (A generator seeded from std::random_device had only 2^32
+// sequences, and its set-up probes the CPU, which traps in a virtual machine.)
 std::string request_id() {
-  static std::mt19937_64 rng{std::random_device{}()};
+  unsigned char bytes[16];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+    } else if (n < 0 && errno != EINTR) {
+      break;
+    }
+  }
+  if (got < sizeof bytes) {  // no getrandom (before Linux 3.17): the C++ library's source
+    std::random_device rd;
+    for (size_t i = got; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>(rd());
+  }
   static const char* hex = "0123456789abcdef";
   std::string id(32, '0');
-  for (int i = 0; i < 32; i += 16) {
-    uint64_t v = rng();
-    for (int k = 0; k < 16; ++k) id[i + k] = hex[(v >> (4 * k)) & 15];
+  for (size_t i = 0; i < sizeof bytes; ++i) {
+    id[2 * i] = hex[bytes[i] >> 4];
+    id[2 * i + 1] = hex[bytes[i] & 15];
   }
   return id;
 }
