@@ -59,6 +59,20 @@ std::string demo_config() {
   return "";
 }
 
+constexpr const char* kUpUsage = "usage: drover up [--demo | --config PATH] [--state DIR]";
+constexpr const char* kDownUsage = "usage: drover down [--state DIR] [--keep-jobs]";
+
+// `drover up --help`: the usage on standard output.
+bool asked_help(const Args& args, const char* usage) {
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::printf("%s\n", usage);
+      return true;
+    }
+  }
+  return false;
+}
+
 Result<UpOptions> parse_up(const Args& args, bool down) {
   UpOptions o;
   bool demo = false;
@@ -79,8 +93,7 @@ Result<UpOptions> parse_up(const Args& args, bool down) {
     } else if (auto s = value("--state")) {
       o.dir = *s;
     } else {
-      return make_error(std::string("unknown option '") + a + "'\nusage: " +
-                        (down ? "drover down [--state DIR] [--keep-jobs]" : "drover up [--demo | --config PATH] [--state DIR]"));
+      return make_error(std::string("unknown option '") + a + "'\n" + (down ? kDownUsage : kUpUsage));
     }
   }
   if (demo && !o.source.empty()) return make_error("give --demo or --config PATH, not both");
@@ -251,6 +264,7 @@ int wait_for_nodes(ControllerApi& api, std::size_t expected, int seconds) {
 }  // namespace
 
 int up_main(const Args& args) {
+  if (asked_help(args, kUpUsage)) return 0;
   auto o = parse_up(args, false);
   if (!o) return std::fprintf(stderr, "drover up: %s\n", o.error().message.c_str()), 2;
   auto src = config::load_config(config::LoadOptions{o->source, "", ""});
@@ -332,6 +346,7 @@ void cancel_all(const std::string& conf, int seconds) {
 }  // namespace
 
 int down_main(const Args& args) {
+  if (asked_help(args, kDownUsage)) return 0;
   auto o = parse_up(args, true);
   if (!o) return std::fprintf(stderr, "drover down: %s\n", o.error().message.c_str()), 2;
   std::string conf = o->dir + "/slurm.conf";

@@ -400,6 +400,12 @@ int sim_main(const std::vector<std::string>& args) {
     std::fputs(kUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {  // `drover sim run --help`
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
   auto opts = parse_options({args.begin() + 1, args.end()});
   if (!opts) return fail(opts.error().message + "\n" + kUsage);
   if (args[0] == "run") return run_cmd(*opts);
