@@ -7,6 +7,7 @@
 #   N=200 REPS=1 ONLY="a ah c" bash bench/cluster_bench.sh
 #
 # (a)  N sequential `sbatch -p compute --wrap true` while the jobs run, one shell loop
+#      (and the CPU per job: the machine's, the controller's, the agents', the step daemons' with their jobs)
 # (ah) the same with --hold (the submit path alone)
 # (b)  CONC concurrent submitters, N jobs in all
 # (c)  submit -> RUNNING on an idle cluster (poll squeue every ~10 ms), LAT samples; a `true` job's turnaround
@@ -48,6 +49,14 @@ wait_idle() { local n=0; while [ "$(active)" != 0 ] && [ $n -lt 3000 ]; do sleep
 wait_room() { while [ "$(squeue -h -r -t all -o %i 2>/dev/null | wc -l)" -gt 7000 ]; do sleep 5; done; }
 # CPU time spent by the whole machine (user+nice+system+irq+softirq), in ms.
 busy_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print int(($2+$3+$4+$7+$8)*1000/hz)}' /proc/stat; }
+# CPU time (ms) of the controller, of the agents, and of what the agents reaped
+# (the step daemons and the jobs' own processes), from /proc/PID/stat.
+daemon_ms() {
+  local hz; hz=$(getconf CLK_TCK)
+  for f in "$STATE"/pids/*.pid; do
+    awk -v n="$(basename "$f" .pid)" -v hz="$hz" '{printf "%s %d %d\n", n, ($14+$15)*1000/hz, ($16+$17)*1000/hz}' "/proc/$(cat "$f")/stat" 2>/dev/null
+  done | awk '{if ($1 == "controller") c += $2; else { a += $2; s += $3 }} END {print c+0, a+0, s+0}'
+}
 median() { sort -g | awk '{a[NR]=$1} END{if(NR==0)print "NA"; else if(NR%2)print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "=== cluster_bench.sh $STAMP N=$N REPS=$REPS CONC=$CONC LAT=$LAT user=$U conf=$CONF load $(load)"
@@ -60,14 +69,18 @@ for rep in $(seq 1 "$REPS"); do
   if [[ " $ONLY " == *" a "* ]]; then
     wait_room; wait_idle
     echo "(a) sequential $N x sbatch (jobs run: true)   load $(load)"
-    t0=$(ms_now); c0=$(busy_ms)
+    t0=$(ms_now); c0=$(busy_ms); read -r dc0 da0 ds0 <<< "$(daemon_ms)"
     fails=$(AS 'f=0; for i in $(seq 1 $N); do sbatch -p compute -J bench-a -o /dev/null --wrap true >/dev/null 2>>err.a || f=$((f+1)); done; echo $f')
-    t1=$(ms_now); wait_idle; t2=$(ms_now); c1=$(busy_ms)
+    t1=$(ms_now); wait_idle; t2=$(ms_now); c1=$(busy_ms); read -r dc1 da1 ds1 <<< "$(daemon_ms)"
     rec a_seq_submit_per_s "$rep" "$(awk -v d=$((t1-t0)) -v n=$N 'BEGIN{printf "%.1f", n*1000/d}')"
     rec a_seq_fails "$rep" "$fails"
     rec a_seq_drain_after_submit_s "$rep" "$(awk -v d=$((t2-t1)) 'BEGIN{printf "%.2f", d/1000}')"
     # the machine's CPU per job, submission to drain (includes the squeue polls of wait_idle)
     rec a_cpu_ms_per_job "$rep" "$(awk -v c=$((c1-c0)) -v n=$N 'BEGIN{printf "%.2f", c/n}')"
+    # of which: the controller, the agents, and the step daemons with the jobs they ran
+    rec a_cpu_ms_per_job_controller "$rep" "$(awk -v c=$((dc1-dc0)) -v n=$N 'BEGIN{printf "%.2f", c/n}')"
+    rec a_cpu_ms_per_job_agents "$rep" "$(awk -v c=$((da1-da0)) -v n=$N 'BEGIN{printf "%.2f", c/n}')"
+    rec a_cpu_ms_per_job_steps "$rep" "$(awk -v c=$((ds1-ds0)) -v n=$N 'BEGIN{printf "%.2f", c/n}')"
   fi
   if [[ " $ONLY " == *" ah "* ]]; then
     wait_room; wait_idle
