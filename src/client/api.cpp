@@ -54,13 +54,7 @@ std::string request_id() {
     std::random_device rd;
     for (size_t i = got; i < sizeof bytes; ++i) bytes[i] = static_cast<unsigned char>(rd());
   }
-  static const char* hex = "0123456789abcdef";
-  std::string id(32, '0');
-  for (size_t i = 0; i < sizeof bytes; ++i) {
-    id[2 * i] = hex[bytes[i] >> 4];
-    id[2 * i + 1] = hex[bytes[i] & 15];
-  }
-  return id;
+  return to_hex(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
 }
 
 // The local fast path: one connection per command, requests one after the other.

@@ -62,17 +62,6 @@ std::string demo_config() {
 constexpr const char* kUpUsage = "usage: drover up [--demo | --config PATH] [--state DIR]";
 constexpr const char* kDownUsage = "usage: drover down [--state DIR] [--keep-jobs]";
 
-// `drover up --help`: the usage on standard output.
-bool asked_help(const Args& args, const char* usage) {
-  for (const auto& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::printf("%s\n", usage);
-      return true;
-    }
-  }
-  return false;
-}
-
 Result<UpOptions> parse_up(const Args& args, bool down) {
   UpOptions o;
   bool demo = false;
@@ -264,7 +253,7 @@ int wait_for_nodes(ControllerApi& api, std::size_t expected, int seconds) {
 }  // namespace
 
 int up_main(const Args& args) {
-  if (asked_help(args, kUpUsage)) return 0;
+  if (asks_help(args)) return std::printf("%s\n", kUpUsage), 0;
   auto o = parse_up(args, false);
   if (!o) return std::fprintf(stderr, "drover up: %s\n", o.error().message.c_str()), 2;
   auto src = config::load_config(config::LoadOptions{o->source, "", ""});
@@ -346,7 +335,7 @@ void cancel_all(const std::string& conf, int seconds) {
 }  // namespace
 
 int down_main(const Args& args) {
-  if (asked_help(args, kDownUsage)) return 0;
+  if (asks_help(args)) return std::printf("%s\n", kDownUsage), 0;
   auto o = parse_up(args, true);
   if (!o) return std::fprintf(stderr, "drover down: %s\n", o.error().message.c_str()), 2;
   std::string conf = o->dir + "/slurm.conf";

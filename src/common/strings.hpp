@@ -30,6 +30,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to `word` (case-insensitive), if within a useful distance.
 std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
 
+// Lowercase hex of `bytes`; from_hex returns false on odd length or a non-hex digit.
+std::string to_hex(std::string_view bytes);
+bool from_hex(std::string_view hex, std::string* bytes);
+
+// True when any of args is --help or -h (`drover up --help`, `drover sim run -h`).
+bool asks_help(const std::vector<std::string>& args);
+
 // A daemon's flag value: `NAME=V` or `NAME V` at args[i] (the latter
 // advances i past V). False when args[i] is not that flag.
 bool take_flag_value(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out);

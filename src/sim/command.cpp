@@ -396,15 +396,14 @@ int gen_cmd(const Options& o) {
 }  // namespace
 
 int sim_main(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kUsage, args.empty() ? stderr : stdout);
-    return args.empty() ? 2 : 0;
+  if (args.empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
   }
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") {  // `drover sim run --help`
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  // `drover sim --help`, `drover sim help`, `drover sim run --help`
+  if (args[0] == "help" || asks_help(args)) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   auto opts = parse_options({args.begin() + 1, args.end()});
   if (!opts) return fail(opts.error().message + "\n" + kUsage);

@@ -11,6 +11,11 @@ for cmd in "up" "down" "sim" "sim run" "sim compare" "sim gen" "config" "agent" 
   # shellcheck disable=SC2086
   if ! "$drover" $cmd --help > "$out/o" 2> "$out/e"; then echo "drover $cmd --help failed"; cat "$out/e"; exit 1; fi
   grep -qi 'usage' "$out/o" || { echo "drover $cmd --help printed no usage on stdout"; exit 1; }
+  test ! -s "$out/e" || { echo "drover $cmd --help wrote to stderr"; cat "$out/e"; exit 1; }
+done
+for sub in run compare gen; do
+  "$drover" sim "$sub" --help > "$out/o"
+  grep -q '^usage: drover sim run' "$out/o"
 done
 
 for cmd in "up" "down"; do

@@ -31,13 +31,6 @@ if [ -f "$lublin" ]; then
   grep -q '"trace_jobs": 100' "$out/l.json"
 fi
 
-# --help after a subcommand prints the usage on standard output and succeeds.
-for sub in run compare gen; do
-  "$drover" sim "$sub" --help > "$out/help.txt" 2> "$out/help.err"
-  grep -q '^usage: drover sim run' "$out/help.txt"
-  test ! -s "$out/help.err"
-done
-
 # Errors name the file, the line and the field.
 printf 'submit,run_time\n0,soon\n' > "$out/bad.csv"
 if "$drover" sim run --config "$src/examples/seed/slurm.conf" --trace "$out/bad.csv" 2> "$out/err.txt"; then
