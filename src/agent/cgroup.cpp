@@ -250,6 +250,13 @@ struct Why {
 std::vector<std::string> explain_limits(const CgroupOptions& opts, const CgroupPlan& p, const Why& why) {
   auto reason = [&](const std::string& v1) { return v1.empty() ? why.v2 : v1; };
   std::vector<std::string> out;
+  if (!opts.off_because.empty() && !(opts.constrain_ram && opts.constrain_cores && opts.constrain_devices)) {
+    std::vector<std::string> off;
+    if (!opts.constrain_ram) off.push_back("memory limits (--mem) and OUT_OF_MEMORY detection");
+    if (!opts.constrain_cores) off.push_back("CPU confinement (cores)");
+    if (!opts.constrain_devices) off.push_back("GPU device isolation");
+    out.push_back(join(off, ", ") + ": off by configuration (" + opts.off_because + ")");
+  }
   if (opts.constrain_ram && p.memory.empty()) {
     out.push_back("memory limits (--mem) and OUT_OF_MEMORY detection: " + reason(why.memory));
   }
@@ -269,11 +276,32 @@ std::vector<std::string> explain_limits(const CgroupOptions& opts, const CgroupP
 
 }  // namespace
 
+void set_slurm_plugins(CgroupOptions& o, const std::string* task_plugin, const std::string* proctrack) {
+  auto names = [](const std::string& list, std::string_view plugin) {
+    for (const auto& p : split(list, ',')) {
+      if (iequals(trim(p), plugin)) return true;
+    }
+    return false;
+  };
+  const bool task_cgroup = !task_plugin || names(*task_plugin, "task/cgroup");
+  const bool track_cgroup = !proctrack || iequals(trim(*proctrack), "proctrack/cgroup");
+  if (task_cgroup) return;
+  o.constrain_ram = o.constrain_cores = o.constrain_devices = false;
+  o.off_because = "TaskPlugin=" + *task_plugin + " in slurm.conf";
+  if (!track_cgroup) {
+    o.enabled = false;
+    o.off_because = "ProctrackType=" + std::string(trim(*proctrack)) + " and " + o.off_because;
+  }
+}
+
 CgroupHost CgroupHost::probe(const CgroupOptions& opts) {
   CgroupHost h;
   if (!opts.enabled) {
-    h.description_ = "cgroups disabled by configuration";
-    h.limits_.push_back("memory limits, CPU confinement and GPU device isolation: cgroups are disabled by configuration");
+    const std::string why = opts.off_because.empty() ? "by configuration" : "by configuration (" + opts.off_because + ")";
+    h.description_ = "cgroups disabled " + why;
+    h.limits_.push_back("memory limits, CPU confinement and GPU device isolation: cgroups are disabled " + why +
+                        "; the step daemon finds a job's processes through the process tree (it is their child "
+                        "subreaper)");
     return h;
   }
   Mounts m = read_mounts();

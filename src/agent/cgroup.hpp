@@ -27,15 +27,27 @@ struct CgroupOptions {
   bool enabled = true;
   std::string mount_root = "/sys/fs/cgroup";  // where the hierarchies are mounted
   std::string subdir = "drover";              // created below the agent's own cgroup
-  // cgroup.conf's Constrain* switches.
+  // What to confine (cgroup.conf's Constrain* switches); set_slurm_plugins()
+  // turns them off for a TaskPlugin without task/cgroup.
   bool constrain_ram = true;
   bool constrain_cores = true;
   bool constrain_devices = true;
+  // Why the switched-off constraints (or all cgroups) are off, in the
+  // configuration's words: "TaskPlugin=task/none in slurm.conf".
+  std::string off_because;
   // v2: when the agent's cgroup holds processes, controllers cannot be enabled
   // below it; with this set the agent moves itself into a leaf "<own>/agent"
   // first (what a systemd unit with Delegate=yes expects). Off in tests.
   bool move_agent_to_leaf = false;
 };
+
+// Applies slurm.conf's TaskPlugin and ProctrackType (null: not written) as
+// Slurm reads them. Unwritten, Drover's default stays: every constraint, and
+// tracking through cgroups. A TaskPlugin without task/cgroup (task/none,
+// task/affinity) confines neither cores, memory nor devices; if ProctrackType
+// is not proctrack/cgroup either (linuxproc, pgid), no cgroup is made at all
+// and the step daemon tracks a job's processes as their subreaper.
+void set_slurm_plugins(CgroupOptions& o, const std::string* task_plugin, const std::string* proctrack);
 
 // The result of probing: absolute base directories, by role.
 struct CgroupPlan {

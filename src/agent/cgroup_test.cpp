@@ -51,6 +51,41 @@ TEST(CgroupHost, DisabledSaysWhatIsLost) {
   EXPECT_NE(h.limits()[0].find("memory limits, CPU confinement and GPU device isolation"), std::string::npos);
 }
 
+TEST(CgroupHost, SlurmPluginsChooseWhatIsConfined) {
+  const std::string none = "task/none", both = "task/affinity, task/cgroup", linuxproc = "proctrack/linuxproc",
+                    cg = "proctrack/cgroup";
+  auto with = [](const std::string* task, const std::string* track) {
+    CgroupOptions o;
+    set_slurm_plugins(o, task, track);
+    return o;
+  };
+  // Unwritten, or with task/cgroup among the plugins: Drover's default, everything confined.
+  for (const auto& o : {with(nullptr, nullptr), with(&both, nullptr), with(&both, &linuxproc), with(nullptr, &cg)}) {
+    EXPECT_TRUE(o.enabled && o.constrain_ram && o.constrain_cores && o.constrain_devices);
+    EXPECT_EQ(o.off_because, "");
+  }
+  // task/none: nothing confined, but cgroups still track (proctrack/cgroup is the default).
+  CgroupOptions o = with(&none, nullptr);
+  EXPECT_TRUE(o.enabled);
+  EXPECT_FALSE(o.constrain_ram || o.constrain_cores || o.constrain_devices);
+  CgroupHost h = CgroupHost::probe(o);
+  EXPECT_TRUE(h.plan().memory.empty() && h.plan().cpuset.empty() && h.plan().devices.empty());
+  ASSERT_FALSE(h.limits().empty());
+  EXPECT_EQ(h.limits()[0],
+            "memory limits (--mem) and OUT_OF_MEMORY detection, CPU confinement (cores), GPU device isolation: off by "
+            "configuration (TaskPlugin=task/none in slurm.conf)");
+  // and with proctrack/linuxproc too (the anchor cluster's setting): no cgroup at all.
+  o = with(&none, &linuxproc);
+  EXPECT_FALSE(o.enabled);
+  h = CgroupHost::probe(o);
+  EXPECT_FALSE(h.plan().tracks());
+  EXPECT_EQ(h.description(),
+            "cgroups disabled by configuration (ProctrackType=proctrack/linuxproc and TaskPlugin=task/none in "
+            "slurm.conf)");
+  ASSERT_EQ(h.limits().size(), 1u);
+  EXPECT_NE(h.limits()[0].find("through the process tree"), std::string::npos);
+}
+
 TEST(CgroupHost, EveryMissingPieceIsNamedOnce) {
   CgroupHost h = CgroupHost::probe(CgroupOptions{});
   const CgroupPlan& p = h.plan();

@@ -212,6 +212,7 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   // One cgroup subtree per cluster, so that two clusters on one host (tests,
   // several local clusters) never share a node_<NAME>/job_<ID> directory.
   if (!cfg_.cluster_name.empty()) so.cgroups.subdir = "drover_" + cfg_.cluster_name;
+  agent::set_slurm_plugins(so.cgroups, written(cfg_, "TaskPlugin"), written(cfg_, "ProctrackType"));
   const std::string* root_jobs = written(cfg_, "DisableRootJobs");
   so.allow_root_jobs = root_jobs && iequals(*root_jobs, "NO");
   for (const auto& [idx, file] : gpu_files_) {
