@@ -50,11 +50,18 @@ wait_room() { while [ "$(squeue -h -r -t all -o %i 2>/dev/null | wc -l)" -gt 700
 # CPU time spent by the whole machine (user+nice+system+irq+softirq), in ms.
 busy_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print int(($2+$3+$4+$7+$8)*1000/hz)}' /proc/stat; }
 # CPU time (ms) of the controller, of the agents, and of what the agents reaped
-# (the step daemons and the jobs' own processes), from /proc/PID/stat.
+# (the step daemons and the jobs' own processes), from /proc/PID/stat. Step
+# daemons forked by an agent's fork server are reaped by the server, a child
+# of the agent: its own and its reaped children's time count as the steps'.
 daemon_ms() {
-  local hz; hz=$(getconf CLK_TCK)
+  local hz f p c; hz=$(getconf CLK_TCK)
   for f in "$STATE"/pids/*.pid; do
-    awk -v n="$(basename "$f" .pid)" -v hz="$hz" '{printf "%s %d %d\n", n, ($14+$15)*1000/hz, ($16+$17)*1000/hz}' "/proc/$(cat "$f")/stat" 2>/dev/null
+    p=$(cat "$f")
+    awk -v n="$(basename "$f" .pid)" -v hz="$hz" '{printf "%s %d %d\n", n, ($14+$15)*1000/hz, ($16+$17)*1000/hz}' "/proc/$p/stat" 2>/dev/null
+    [ "$(basename "$f")" = controller.pid ] && continue
+    for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+      awk -v hz="$hz" '{printf "server 0 %d\n", ($14+$15+$16+$17)*1000/hz}' "/proc/$c/stat" 2>/dev/null
+    done
   done | awk '{if ($1 == "controller") c += $2; else { a += $2; s += $3 }} END {print c+0, a+0, s+0}'
 }
 median() { sort -g | awk '{a[NR]=$1} END{if(NR==0)print "NA"; else if(NR%2)print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }

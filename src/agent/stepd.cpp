@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "agent/fork_server.hpp"
 #include "agent/proc.hpp"
 
 namespace drover::agent {
@@ -389,6 +390,15 @@ void StepDaemon::notify(const char* word) {
 }
 
 int stepd_main(const std::vector<std::string>& args) {
+  if (args.size() == 1 && args[0] == "--fork-server") {
+    // Started by the agent with fd 3 its end of the request socket (fork_server.hpp).
+    if (fcntl(3, F_GETFD) < 0) {
+      std::fprintf(stderr, "drover-stepd --fork-server: fd 3 is not open (started by the node agent only)\n");
+      return 2;
+    }
+    fcntl(3, F_SETFD, FD_CLOEXEC);
+    return serve_fork_requests(3, [](const std::string& dir) { return stepd_main({dir}); });
+  }
   if (args.size() != 1 || args[0].empty() || args[0][0] == '-') {
     std::fprintf(stderr, "usage: drover-stepd STEP_SPOOL_DIR\n(started by the node agent; not for interactive use)\n");
     return 2;

@@ -284,24 +284,29 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
   const std::string log = t.dir + "/" + kStepdLog;
   int notify[2];
   if (pipe2(notify, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
-  // posix_spawn, not fork: the agent is a large multi-threaded process, and
-  // copying its page tables for every launch cost more CPU than the rest of
-  // the launch. The child is the step daemon in a session of its own: stdin
-  // /dev/null, stdout and stderr its log, fd 3 the pipe it reports on.
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawn_file_actions_adddup2(&fa, notify[1], 3);  // the copy is not close-on-exec
-  posix_spawn_file_actions_addclosefrom_np(&fa, 4);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
+  int rc = 0;
+  if (auto forked = pmix ? Result<pid_t>(make_error("")) : fork_stepd(t.dir, log, notify[1])) {
+    pid = *forked;
+  } else {
+    // posix_spawn, not fork: the agent is a large multi-threaded process, and
+    // copying its page tables for every launch cost more CPU than the rest of
+    // the launch. The child is the step daemon in a session of its own: stdin
+    // /dev/null, stdout and stderr its log, fd 3 the pipe it reports on.
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_adddup2(&fa, notify[1], 3);  // the copy is not close-on-exec
+    posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+  }
   close(notify[1]);
   if (rc != 0) {
     close(notify[0]);
@@ -328,7 +333,8 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
       return make_error(req.key.str() + ": the step daemon did not report within " +
                         std::to_string(opts_.launch_timeout_ms) + " ms; see " + log);
     }
-    waitpid(pid, nullptr, 0);  // it closed the pipe: it is exiting
+    // It closed the pipe: it is exiting. Our child when executed; the fork server's when forked.
+    if (waitpid(pid, nullptr, 0) < 0 && t.pidfd >= 0) wait_pidfd(t.pidfd, 2000);
     if (t.pidfd >= 0) close(t.pidfd);
     std::string why = tail_of(log);
     return make_error(req.key.str() + ": the step daemon '" + argv[0] + "' could not start" +
@@ -346,6 +352,25 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
     r.failure = t.last.reason.empty() ? tail_of(log) : t.last.reason;
   }
   return r;
+}
+
+Result<pid_t> Supervisor::fork_stepd(const std::string& dir, const std::string& log, int notify_fd) {
+  constexpr int kMaxStarts = 10;
+  if (!opts_.fork_server) return make_error("no fork server");
+  std::lock_guard lock(fork_mu_);
+  if (!fork_server_) {
+    if (fork_server_starts_ >= kMaxStarts) return make_error("the fork server was given up");
+    ++fork_server_starts_;
+    auto fs = ForkServer::start(opts_.stepd_command);
+    if (!fs) return fs.error();
+    fork_server_ = std::move(*fs);
+  }
+  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log_fd < 0) return make_error("cannot open " + log + ": " + std::strerror(errno));
+  auto pid = fork_server_->spawn(dir, log_fd, notify_fd);
+  close(log_fd);
+  if (!pid) fork_server_.reset();  // gone or broken: the next launch starts another
+  return pid;
 }
 
 Status Supervisor::control(const StepKey& key, const std::string& line) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "agent/cgroup.hpp"
+#include "agent/fork_server.hpp"
 #include "agent/launch_spec.hpp"
 #include "agent/step_status.hpp"
 #include "common/result.hpp"
@@ -46,6 +47,10 @@ struct SupervisorOptions {
   CgroupOptions cgroups;
   std::vector<std::string> node_gpu_files;  // every GPU device file of this node, for isolation
   int launch_timeout_ms = 30000;           // how long launch() waits for the tasks to start
+  // Fork step daemons from a resident `stepd_command --fork-server` instead
+  // of executing stepd_command for each (fork_server.hpp); steps that want
+  // PMIx, and every launch while the server cannot be had, are executed.
+  bool fork_server = true;
 };
 
 // "<path of the running executable> agent --stepd".
@@ -126,6 +131,9 @@ class Supervisor {
   Result<LaunchResult> start_stepd(const LaunchRequest& req, Tracked& t);
   Status prepare_record(const LaunchRequest& req, const std::string& dir);
   Status control(const StepKey& key, const std::string& line);
+  // A step daemon forked by the fork server (started, or restarted, here); an
+  // Error when there is none to be had: the caller executes one instead.
+  Result<pid_t> fork_stepd(const std::string& dir, const std::string& log, int notify_fd);
 
   SupervisorOptions opts_;
   CgroupHost cgroups_;
@@ -134,6 +142,9 @@ class Supervisor {
   std::map<StepKey, Tracked> steps_;
   std::vector<StepKey> adopted_;
   int wake_fd_ = -1;  // eventfd: a launch wakes wait_any()
+  std::mutex fork_mu_;
+  std::unique_ptr<ForkServer> fork_server_;
+  int fork_server_starts_ = 0;  // bounded: a server that keeps failing is given up for exec
 };
 
 }  // namespace drover::agent

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <dirent.h>
+#include <sstream>
 #include <thread>
 
 #include "agent/agent_test_util.hpp"
@@ -673,6 +674,57 @@ TEST_F(SupervisorTest, LeavesNoZombieStepDaemons) {
   for (pid_t pid : daemons) {
     EXPECT_NE(access(("/proc/" + std::to_string(pid)).c_str(), F_OK), 0) << "step daemon " << pid << " left a zombie";
   }
+}
+
+// Field 4 of /proc/PID/stat; 0 when gone.
+pid_t parent_of(pid_t pid) {
+  std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream in(stat.substr(close + 2));
+  std::string state;
+  pid_t ppid = 0;
+  in >> state >> ppid;
+  return ppid;
+}
+
+TEST_F(SupervisorTest, StepDaemonsComeFromAForkServerThatMayBeLost) {
+  auto first = batch("sleep 300\n");
+  ASSERT_TRUE(sup_->launch(first).ok());
+  auto a = sup_->status(first.key);
+  ASSERT_TRUE(a && a->stepd_pid > 0);
+  const pid_t server = parent_of(a->stepd_pid);
+  ASSERT_GT(server, 0);
+  EXPECT_NE(server, getpid()) << "forked by the fork server, not executed by the agent";
+  EXPECT_EQ(parent_of(server), getpid());
+  EXPECT_EQ(slurp("/proc/" + std::to_string(server) + "/comm"), "drover-stepd-fs\n");
+  EXPECT_EQ(slurp("/proc/" + std::to_string(a->stepd_pid) + "/comm"), "drover-stepd\n");
+  // The server is lost: its step runs on; the next launch is executed, the one after gets a new server.
+  ASSERT_EQ(::kill(server, SIGKILL), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(sup_->status(first.key)->state, JobState::kRunning);
+  auto second = batch("sleep 300\n");
+  ASSERT_TRUE(sup_->launch(second).ok());
+  EXPECT_EQ(parent_of(sup_->status(second.key)->stepd_pid), getpid()) << "executed while no server answers";
+  auto third = batch("echo third\n");
+  StepStatus st = run(third);
+  EXPECT_EQ(st.state, JobState::kCompleted);
+  EXPECT_EQ(out_of(third), "third\n");
+  auto fourth = batch("sleep 300\n");
+  ASSERT_TRUE(sup_->launch(fourth).ok());
+  const pid_t next_server = parent_of(sup_->status(fourth.key)->stepd_pid);
+  EXPECT_NE(next_server, getpid());
+  EXPECT_EQ(parent_of(next_server), getpid()) << "a new fork server";
+  for (const auto& r : {first, second, fourth}) {
+    ASSERT_TRUE(sup_->terminate(r.key, JobState::kCancelled, "done").ok());
+    auto end = sup_->wait(r.key, 5000);
+    ASSERT_TRUE(end);
+    EXPECT_EQ(end->state, JobState::kCancelled);
+    EXPECT_TRUE(processes_of_job(r.job.job_id).empty());
+  }
+  // The server does not outlive the agent.
+  sup_.reset();
+  EXPECT_EQ(parent_of(next_server), 0) << "fork server " << next_server << " still there";
 }
 
 TEST_F(SupervisorTest, TimeLimitCanBeRaised) {
