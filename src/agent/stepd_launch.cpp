@@ -7,7 +7,9 @@
 #include <sys/socket.h>
 #include <grp.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,26 +74,17 @@ std::string stage_text(int stage) {
   }
 }
 
-// In the child: try each PATH entry as execvp would, but with the task's PATH.
-void exec_search(const std::vector<std::string>& argv, char* const* envp, const std::vector<std::string>& env) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  if (argv[0].find('/') != std::string::npos) {
-    execve(args[0], args.data(), envp);
-    return;
-  }
+// The programs execve is tried on, as execvp would search them, but with
+// the task's PATH.
+std::vector<std::string> exec_candidates(const std::string& program, const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return {program};
   std::string path = "/usr/local/bin:/usr/bin:/bin";
   for (const auto& kv : env) {
     if (kv.rfind("PATH=", 0) == 0) path = kv.substr(5);
   }
-  int best = ENOENT;
-  for (const auto& dir : split(path, ':')) {
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + argv[0];
-    execve(candidate.c_str(), args.data(), envp);
-    if (errno != ENOENT && errno != ENOTDIR) best = errno;
-  }
-  errno = best;
+  std::vector<std::string> out;
+  for (const auto& dir : split(path, ':')) out.push_back((dir.empty() ? "." : dir) + "/" + program);
+  return out;
 }
 
 // A TCP connection to srun for one stream of one task, announced with
@@ -337,34 +330,59 @@ void StepDaemon::start_tasks() {
 
 namespace {
 
-// Everything the forked child needs, computed before fork().
+// Everything the child needs, computed before it is created: it shares the
+// step daemon's memory (CLONE_VM, see fork_task), so it allocates nothing and
+// calls the kernel directly where the C library would act on every thread.
 struct ChildPlan {
-  const TaskPlan* task;
-  const std::vector<std::string>* argv;
-  const std::vector<std::string>* procs_files;
-  const UserInfo* user;
+  int in_fd, out_fd, err_fd;
+  std::vector<const char*> procs_files;
   bool drop_privileges;
-  const std::string* work_dir;
+  uid_t uid;
+  gid_t gid;
+  const std::vector<gid_t>* groups;
+  const char* work_dir;
   std::optional<mode_t> umask;
+  std::vector<char*> argv;  // null-terminated
+  std::vector<char*> envp;  // null-terminated; one entry is pid_slot
+  char* pid_slot;           // "SLURM_TASK_PID=" and room for the digits
+  std::vector<const char*> candidates;
+  bool searched;  // the program was looked for along PATH
   int error_fd;
 };
 
-// In the forked child: join the cgroups, set up the streams, become the user,
-// enter the working directory and exec. Any failure is reported as
-// {stage, errno} on error_fd, which exec closes on success.
-[[noreturn]] void run_child(const ChildPlan& p) {
+constexpr char kTaskPidVar[] = "SLURM_TASK_PID=";
+
+// Writes `v` in decimal at `out`, NUL-terminated (no allocation).
+void put_decimal(char* out, long v) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  while (n > 0) *out++ = digits[--n];
+  *out = '\0';
+}
+
+// In the child: join the cgroups, set up the streams, become the user, enter
+// the working directory and exec. Any failure is reported as {stage, errno}
+// on error_fd, which exec closes on success.
+int run_child(void* arg) {
+  const ChildPlan& p = *static_cast<const ChildPlan*>(arg);
   auto fail = [&](int stage) {
     int msg[2] = {stage, errno};
     ssize_t ignored = write(p.error_fd, msg, sizeof msg);
     (void)ignored;
     _exit(stage == kStageExec ? (msg[1] == ENOENT ? 127 : 126) : 1);
   };
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);  // the handler table is this child's own
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
-  for (const auto& f : *p.procs_files) {  // while still root
-    int fd = open(f.c_str(), O_WRONLY | O_CLOEXEC);
+  for (const char* f : p.procs_files) {  // while still root
+    int fd = open(f, O_WRONLY | O_CLOEXEC);
     if (fd >= 0) {
       ssize_t ignored = write(fd, "0", 1);
       (void)ignored;
@@ -372,56 +390,70 @@ struct ChildPlan {
     }
   }
   setpgid(0, 0);
-  const TaskPlan& t = *p.task;
-  if (dup2(t.in_fd, 0) < 0 || dup2(t.out_fd, 1) < 0 || dup2(t.err_fd, 2) < 0) fail(kStageIo);
+  if (dup2(p.in_fd, 0) < 0 || dup2(p.out_fd, 1) < 0 || dup2(p.err_fd, 2) < 0) fail(kStageIo);
   if (p.drop_privileges) {
-    const UserInfo& u = *p.user;
-    if (setgroups(u.groups.size(), u.groups.data()) != 0 || setgid(u.gid) != 0 || setuid(u.uid) != 0) {
+    // Raw system calls: the C library's setuid() would act on every thread of
+    // the step daemon, whose memory this child shares.
+    if (syscall(SYS_setgroups, p.groups->size(), p.groups->data()) != 0 || syscall(SYS_setgid, p.gid) != 0 ||
+        syscall(SYS_setuid, p.uid) != 0) {
       fail(kStageIdentity);
     }
-    if (setuid(0) == 0) {
+    if (syscall(SYS_setuid, 0) == 0) {
       errno = EPERM;
       fail(kStageIdentity);  // privileges must be gone for good
     }
   }
-  if (chdir(p.work_dir->c_str()) != 0) fail(kStageChdir);
+  if (chdir(p.work_dir) != 0) fail(kStageChdir);
   if (p.umask) umask(*p.umask);
-  std::vector<std::string> env = t.env;
-  env.push_back("SLURM_TASK_PID=" + std::to_string(getpid()));
-  std::vector<char*> envp;
-  for (auto& kv : env) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  exec_search(*p.argv, envp.data(), env);
+  put_decimal(p.pid_slot + sizeof kTaskPidVar - 1, static_cast<long>(syscall(SYS_getpid)));
+  int best = ENOENT;
+  for (const char* c : p.candidates) {
+    execve(c, p.argv.data(), p.envp.data());
+    if (errno != ENOENT && errno != ENOTDIR) best = errno;
+  }
+  if (p.searched) errno = best;
   fail(kStageExec);
-  _exit(127);  // not reached
+  return 127;  // not reached
 }
 
 }  // namespace
 
+// The task is started as posix_spawn starts a program: a child that shares
+// the daemon's memory until it executes (CLONE_VM | CLONE_VFORK), so that
+// neither the page tables are copied nor the daemon's pages made
+// copy-on-write at every launch.
 pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error) {
   int errpipe[2];
   if (pipe2(errpipe, O_CLOEXEC) != 0) {
     error = std::string("pipe: ") + std::strerror(errno);
     return -1;
   }
-  const std::vector<std::string> argv =
+  std::vector<std::string> argv =
       req_.key.is_batch() ? std::vector<std::string>{dir_ + "/" + kScriptFile} : req_.argv;
-  const ChildPlan plan{&t,
-                       &argv,
-                       &cgroup_.procs_files(),
-                       &user_,
-                       geteuid() == 0 && user_.uid != 0,
-                       &work_dir,
-                       req_.key.is_batch() ? std::nullopt : req_.layout.umask,
-                       errpipe[1]};
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(errpipe[0]);
-    run_child(plan);
-  }
+  std::vector<std::string> env = t.env;
+  env.push_back(kTaskPidVar + std::string(24, '0'));
+  const std::vector<std::string> candidates = exec_candidates(argv[0], env);
+  ChildPlan plan{t.in_fd, t.out_fd, t.err_fd, {}, geteuid() == 0 && user_.uid != 0, user_.uid, user_.gid,
+                 &user_.groups, work_dir.c_str(), req_.key.is_batch() ? std::nullopt : req_.layout.umask,
+                 {}, {}, nullptr, {}, argv[0].find('/') == std::string::npos, errpipe[1]};
+  for (const auto& f : cgroup_.procs_files()) plan.procs_files.push_back(f.c_str());
+  for (auto& a : argv) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  for (auto& kv : env) plan.envp.push_back(kv.data());
+  plan.envp.push_back(nullptr);
+  plan.pid_slot = env.back().data();
+  for (const auto& c : candidates) plan.candidates.push_back(c.c_str());
+  std::vector<char> stack(256 * 1024);
+  // No signal may be handled in the child before it resets the handlers.
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &old);
+  pid_t pid = clone(run_child, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  const int clone_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, nullptr);
   close(errpipe[1]);
   if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(errno);
+    error = std::string("clone: ") + std::strerror(clone_errno);
     close(errpipe[0]);
     return -1;
   }
