@@ -212,7 +212,7 @@ Status Supervisor::prepare_record(const LaunchRequest& req, const std::string& d
   nlohmann::json doc = {{"request", to_json(req)}, {"config", to_json(cfg)}};
   // Resolved here for the step daemon (user_info.hpp); when it fails, the
   // daemon looks again and fails the launch with the lookup's message.
-  if (auto user = lookup_user(req.job.user, req.job.uid, req.job.gid)) doc["user"] = to_json(*user);
+  if (auto user = cached_user(req.job.user, req.job.uid, req.job.gid)) doc["user"] = to_json(*user);
   if (Status st = write_file_atomic(dir + "/" + kSpecFile, doc.dump(1)); !st) return st;
   if (req.key.is_batch()) {
     const std::string script = dir + "/" + kScriptFile;
@@ -352,6 +352,24 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
     r.failure = t.last.reason.empty() ? tail_of(log) : t.last.reason;
   }
   return r;
+}
+
+std::optional<UserInfo> Supervisor::cached_user(const std::string& name, uid_t uid, gid_t gid) {
+  // A user's groups change rarely; a job started within this many seconds of
+  // another of the same account gets the same lookup (as slurmd's group cache).
+  constexpr auto kUserTtl = std::chrono::seconds(10);
+  const auto now = std::chrono::steady_clock::now();
+  const auto key = std::make_tuple(name, uid, gid);
+  {
+    std::lock_guard lock(users_mu_);
+    if (auto it = users_.find(key); it != users_.end() && now - it->second.first < kUserTtl) return it->second.second;
+  }
+  auto user = lookup_user(name, uid, gid);
+  if (!user) return std::nullopt;  // not cached: the step daemon looks again and says why
+  std::lock_guard lock(users_mu_);
+  if (users_.size() > 1024) users_.clear();
+  users_[key] = {now, *user};
+  return *user;
 }
 
 Result<pid_t> Supervisor::fork_stepd(const std::string& dir, const std::string& log, int notify_fd) {

@@ -15,18 +15,21 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "agent/cgroup.hpp"
 #include "agent/fork_server.hpp"
 #include "agent/launch_spec.hpp"
 #include "agent/step_status.hpp"
+#include "agent/user_info.hpp"
 #include "common/result.hpp"
 
 namespace drover::agent {
@@ -134,6 +137,8 @@ class Supervisor {
   // A step daemon forked by the fork server (started, or restarted, here); an
   // Error when there is none to be had: the caller executes one instead.
   Result<pid_t> fork_stepd(const std::string& dir, const std::string& log, int notify_fd);
+  // lookup_user(), remembered for a few seconds per account; nullopt when it fails.
+  std::optional<UserInfo> cached_user(const std::string& name, uid_t uid, gid_t gid);
 
   SupervisorOptions opts_;
   CgroupHost cgroups_;
@@ -145,6 +150,8 @@ class Supervisor {
   std::mutex fork_mu_;
   std::unique_ptr<ForkServer> fork_server_;
   int fork_server_starts_ = 0;  // bounded: a server that keeps failing is given up for exec
+  std::mutex users_mu_;
+  std::map<std::tuple<std::string, uid_t, gid_t>, std::pair<std::chrono::steady_clock::time_point, UserInfo>> users_;
 };
 
 }  // namespace drover::agent
