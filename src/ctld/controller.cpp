@@ -255,8 +255,8 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
     dispatch(std::move(fx.commands));
     return;
   }
-  store_->submit(std::move(fx.batch), [this, done = std::move(done), cmds = std::move(fx.commands)](
-                                          const Status& st) mutable {
+  store::Store::Completion completion = [this, done = std::move(done), cmds = std::move(fx.commands)](
+                                            const Status& st) mutable {
     done(st);
     if (!st) {
       log_line("state store failed: " + st.error().message + "; stopping (a restart recovers every committed change)");
@@ -265,7 +265,23 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
       return;
     }
     dispatch(std::move(cmds));
-  });
+  };
+  // On the state thread the batch waits for the end of the loop's batch of
+  // tasks (flush_commits), so that a submission and the start the quick pass
+  // then makes of it share one commit and one fsync; the reply still waits
+  // for its commit.
+  if (loop_.on_loop_thread()) {
+    held_.emplace_back(std::move(fx.batch), std::move(completion));
+    return;
+  }
+  store_->submit(std::move(fx.batch), std::move(completion));
+}
+
+void Controller::flush_commits() {
+  if (held_.empty()) return;
+  std::vector<std::pair<store::Batch, std::function<void(const Status&)>>> held;
+  held.swap(held_);
+  store_->submit_all(std::move(held));
 }
 
 void Controller::dispatch(std::vector<AgentCommand> commands) {
@@ -273,12 +289,14 @@ void Controller::dispatch(std::vector<AgentCommand> commands) {
 }
 
 void Controller::after_batch() {
-  if (!need_schedule_) return;
-  need_schedule_ = false;
-  Effects fx;
-  state_->schedule(core::PassKind::kQuick, now(), fx);
-  need_schedule_ = false;  // starts made by this pass need no second pass
-  commit(std::move(fx), [](const Status&) {});
+  if (need_schedule_) {
+    need_schedule_ = false;
+    Effects fx;
+    state_->schedule(core::PassKind::kQuick, now(), fx);
+    need_schedule_ = false;  // starts made by this pass need no second pass
+    commit(std::move(fx), [](const Status&) {});
+  }
+  flush_commits();
 }
 
 void Controller::on_tick() {
@@ -298,6 +316,7 @@ void Controller::on_tick() {
     fx.reschedule = false;
   }
   commit(std::move(fx), [](const Status&) {});
+  flush_commits();
 }
 
 Result<std::vector<std::string>> Controller::reconfigure() {
@@ -318,7 +337,10 @@ void Controller::stop() {
   if (wire_) wire_->stop();
   if (server_) server_->shutdown(std::chrono::milliseconds(1000));
   loop_.stop();
-  if (store_) store_->close();
+  if (store_) {
+    flush_commits();  // what the last tasks committed (the loop thread has ended)
+    store_->close();
+  }
   server_.reset();
   lock_.reset();
 }

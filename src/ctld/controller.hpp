@@ -89,6 +89,9 @@ class Controller {
   std::unique_ptr<WireServer> wire_;
   EventLoop loop_;
   bool need_schedule_ = false;
+  // Batches committed by the current loop batch's tasks, submitted together after it.
+  std::vector<std::pair<store::Batch, std::function<void(const Status&)>>> held_;
+  void flush_commits();
   int64_t last_full_pass_ = 0;
   int64_t last_housekeeping_ = 0;
   mutable rpc::UserNames user_names_;

@@ -60,6 +60,18 @@ void Store::Impl::submit(Batch batch, Completion done) {
   done(make_error("store: closed; the change was not saved"));
 }
 
+void Store::Impl::submit_all(std::vector<std::pair<Batch, Completion>> batches) {
+  {
+    std::lock_guard lock(mu_);
+    if (!closing_) {
+      for (auto& [batch, done] : batches) queue_.push_back(Pending{std::move(batch), std::move(done)});
+      cv_.notify_one();
+      return;
+    }
+  }
+  for (auto& b : batches) b.second(make_error("store: closed; the change was not saved"));
+}
+
 void Store::Impl::close() {
   {
     std::lock_guard lock(mu_);

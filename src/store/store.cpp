@@ -184,6 +184,8 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path, const Schema
 
 void Store::submit(Batch batch, Completion done) { impl_->submit(std::move(batch), std::move(done)); }
 
+void Store::submit_all(std::vector<std::pair<Batch, Completion>> batches) { impl_->submit_all(std::move(batches)); }
+
 std::future<Status> Store::submit(Batch batch) {
   auto promise = std::make_shared<std::promise<Status>>();
   auto future = promise->get_future();

@@ -84,6 +84,10 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   void submit(Batch batch, Completion done);
+  // Several batches queued at once, so that they share one commit (one
+  // transaction, one fsync) unless the group limit splits them; each keeps
+  // its own atomicity and its own `done`, in order.
+  void submit_all(std::vector<std::pair<Batch, Completion>> batches);
   std::future<Status> submit(Batch batch);
   // Convenience: submit and wait.
   Status apply(Batch batch) { return submit(std::move(batch)).get(); }

@@ -37,6 +37,7 @@ class Store::Impl {
 
   void start();
   void submit(Batch batch, Completion done);
+  void submit_all(std::vector<std::pair<Batch, Completion>> batches);
   void close();
   StoreStats stats() const;
 

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "store/sqlite.hpp"
@@ -255,6 +256,41 @@ TEST(StoreWrite, ConcurrentProducersAllLand) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(*store->count("jobs"), kThreads * kEach);
   EXPECT_EQ(store->stats().batches, static_cast<uint64_t>(kThreads * kEach));
+}
+
+TEST(StoreWrite, SubmitAllSharesOneCommitAndKeepsEachBatchApart) {
+  TempDir dir;
+  auto store = open_ok(dir.file("state.db"));
+  ASSERT_TRUE(store);
+  const uint64_t commits_before = store->stats().commits;
+  std::vector<std::string> order;
+  std::mutex mu;
+  std::promise<void> all_done;
+  auto note = [&](std::string what) {
+    return [&, what](const Status& st) {
+      std::lock_guard lock(mu);
+      order.push_back(what + (st.ok() ? " ok" : " refused"));
+      if (order.size() == 3) all_done.set_value();
+    };
+  };
+  std::vector<std::pair<Batch, Store::Completion>> batches;
+  batches.emplace_back(Batch().put(job(1, "submitted")), note("submit"));
+  batches.emplace_back(Batch().put(job(1, "dup", "PENDING", 1, PutMode::kInsert)), note("duplicate"));
+  batches.emplace_back(Batch().put(job(1, "started", "RUNNING")), note("start"));
+  store->submit_all(std::move(batches));
+  all_done.get_future().get();
+  EXPECT_EQ(order, (std::vector<std::string>{"submit ok", "duplicate refused", "start ok"}));
+  EXPECT_EQ(store->stats().commits, commits_before + 1) << "one transaction, one fsync";
+  EXPECT_EQ(store->stats().largest_group, 3u);
+  auto rec = store->get("jobs", int64_t{1});
+  ASSERT_TRUE(rec.ok() && rec->has_value());
+  EXPECT_EQ((*rec)->payload, "started");
+  store->close();
+  std::vector<std::pair<Batch, Store::Completion>> late;
+  std::promise<std::string> refused;
+  late.emplace_back(Batch().put(job(2, "late")), [&](const Status& st) { refused.set_value(st.ok() ? "" : st.error().message); });
+  store->submit_all(std::move(late));
+  EXPECT_NE(refused.get_future().get().find("closed"), std::string::npos);
 }
 
 TEST(StoreWrite, SubmitAfterCloseFails) {
