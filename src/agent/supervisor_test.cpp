@@ -727,6 +727,23 @@ TEST_F(SupervisorTest, StepDaemonsComeFromAForkServerThatMayBeLost) {
   EXPECT_EQ(parent_of(next_server), 0) << "fork server " << next_server << " still there";
 }
 
+TEST_F(SupervisorTest, TheFullBinaryServesAsForkServerToo) {
+  SupervisorOptions o = test_options(spool_, node_);
+  o.stepd_command = o.pmix_stepd_command;  // `drover agent --stepd`, what an agent without drover-stepd beside it uses
+  open_supervisor(o);
+  auto r = batch("echo full\nsleep 300\n");
+  ASSERT_TRUE(sup_->launch(r).ok());
+  auto st = sup_->status(r.key);
+  ASSERT_TRUE(st && st->stepd_pid > 0);
+  const pid_t server = parent_of(st->stepd_pid);
+  EXPECT_NE(server, getpid());
+  EXPECT_EQ(slurp("/proc/" + std::to_string(server) + "/comm"), "drover-stepd-fs\n");
+  EXPECT_TRUE(wait_for_file(work_ + "/slurm-" + std::to_string(r.job.job_id) + ".out", 5000));
+  EXPECT_EQ(out_of(r), "full\n");
+  ASSERT_TRUE(sup_->terminate(r.key, JobState::kCancelled, "done").ok());
+  EXPECT_EQ(sup_->wait(r.key, 5000)->state, JobState::kCancelled);
+}
+
 TEST_F(SupervisorTest, TimeLimitCanBeRaised) {
   auto r = batch("sleep 1.5; echo done\n");
   r.time_limit_s = 1;
