@@ -135,15 +135,19 @@ ForkServer::~ForkServer() {
   waitpid(pid_, nullptr, 0);
 }
 
-Result<pid_t> ForkServer::spawn(const std::string& dir, int log_fd, int notify_fd) {
+Result<pid_t> ForkServer::spawn(const std::string& dir, int log_fd, int notify_fd, bool* sent) {
+  *sent = false;
   if (dir.empty() || dir.size() > kMaxDir) return make_error("fork server: bad step directory '" + dir + "'");
   std::lock_guard lock(mu_);
   const int fds[2] = {log_fd, notify_fd};
   if (!send_with_fds(fd_, dir, fds, 2)) return make_error(errno_text("sending to the step daemon fork server"));
+  *sent = true;
   auto answer = read_answer(fd_);
   if (!answer) return answer.error();
-  if (*answer <= 0) return make_error(std::string("the step daemon fork server could not fork: ") +
-                                      std::strerror(-*answer));
+  if (*answer <= 0) {
+    *sent = false;  // refused or fork failed: certainly nothing runs
+    return make_error(std::string("the step daemon fork server could not fork: ") + std::strerror(-*answer));
+  }
   return static_cast<pid_t>(*answer);
 }
 

@@ -40,8 +40,11 @@ class ForkServer {
   ForkServer& operator=(const ForkServer&) = delete;
 
   // Forks a step daemon for `dir`. Thread-safe (one request at a time). An
-  // Error when the server is gone or the fork failed; the caller falls back.
-  Result<pid_t> spawn(const std::string& dir, int log_fd, int notify_fd);
+  // Error when the server is gone or the fork failed. `*sent` says whether
+  // the request reached the server: if it did and no pid came back, a daemon
+  // may have been forked all the same (the server died or hung just then),
+  // so the caller must not start another without finding out.
+  Result<pid_t> spawn(const std::string& dir, int log_fd, int notify_fd, bool* sent);
   pid_t pid() const { return pid_; }
 
  private:

@@ -48,6 +48,23 @@ std::string tail_of(const std::string& path) {
   return last;
 }
 
+// The step daemon's word on its notify pipe ("ok", "failed"), within
+// `timeout_ms`; "" when it closed the pipe without one or said nothing in
+// time (`*timed_out`). Closes the pipe.
+std::string read_notify_word(int fd, int timeout_ms, bool* timed_out) {
+  std::string word;
+  pollfd p{fd, POLLIN, 0};
+  const bool late = poll(&p, 1, timeout_ms) == 0;
+  if (!late) {
+    char buf[16] = {};
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    if (n > 0) word.assign(buf, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  if (timed_out) *timed_out = late;
+  return word;
+}
+
 }  // namespace
 
 std::vector<std::string> default_stepd_command() {
@@ -286,8 +303,25 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
   if (pipe2(notify, O_CLOEXEC) != 0) return make_error(std::string("pipe: ") + std::strerror(errno));
   pid_t pid = -1;
   int rc = 0;
-  if (auto forked = pmix ? Result<pid_t>(make_error("")) : fork_stepd(t.dir, log, notify[1])) {
+  bool sent = false;
+  auto forked = pmix ? Result<pid_t>(make_error("")) : fork_stepd(t.dir, log, notify[1], &sent);
+  if (forked) {
     pid = *forked;
+  } else if (sent) {
+    // The fork server took the request and then failed: a daemon may run.
+    // Its word on the pipe and the pid in its record tell; never a second one.
+    close(notify[1]);
+    std::string word = read_notify_word(notify[0], opts_.launch_timeout_ms, nullptr);
+    StepStatus st;
+    if (auto state = read_json_file(t.dir + "/" + kStateFile)) {
+      if (auto s = step_status_from_json(*state)) st = *s;
+    }
+    if (st.stepd_pid <= 0) {
+      return make_error(req.key.str() + ": the step daemon fork server failed while starting the step (" +
+                        forked.error().message + ") and no step daemon reported; see " + log);
+    }
+    track(t, st.stepd_pid);
+    return launch_result(req, t, word, log);
   } else {
     // posix_spawn, not fork: the agent is a large multi-threaded process, and
     // copying its page tables for every launch cost more CPU than the rest of
@@ -313,20 +347,9 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
     return make_error(fmt::format("{}: the step daemon '{}' could not start: {}", req.key.str(), args[0],
                                   std::strerror(rc)));
   }
-  t.pid = pid;
-  t.start_ticks = process_start_ticks(pid).value_or(0);
-  t.pidfd = open_pidfd(pid);
-  (void)write_file_atomic(t.dir + "/" + kStepdFile,
-                          nlohmann::json{{"pid", pid}, {"start_ticks", t.start_ticks}}.dump());
-  std::string word;
-  pollfd p{notify[0], POLLIN, 0};
-  const bool timed_out = poll(&p, 1, opts_.launch_timeout_ms) == 0;
-  if (!timed_out) {
-    char buf[16] = {};
-    ssize_t n = read(notify[0], buf, sizeof buf - 1);
-    if (n > 0) word.assign(buf, static_cast<std::size_t>(n));
-  }
-  close(notify[0]);
+  track(t, pid);
+  bool timed_out = false;
+  const std::string word = read_notify_word(notify[0], opts_.launch_timeout_ms, &timed_out);
   if (word.empty() && access((t.dir + "/" + kStateFile).c_str(), F_OK) != 0) {
     // No word and no record: the daemon never got going (exec failed, or it hangs).
     if (timed_out) {
@@ -340,6 +363,19 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
     return make_error(req.key.str() + ": the step daemon '" + argv[0] + "' could not start" +
                       (why.empty() ? "" : ": " + why));
   }
+  return launch_result(req, t, word, log);
+}
+
+void Supervisor::track(Tracked& t, pid_t pid) {
+  t.pid = pid;
+  t.start_ticks = process_start_ticks(pid).value_or(0);
+  t.pidfd = open_pidfd(pid);
+  (void)write_file_atomic(t.dir + "/" + kStepdFile,
+                          nlohmann::json{{"pid", pid}, {"start_ticks", t.start_ticks}}.dump());
+}
+
+LaunchResult Supervisor::launch_result(const LaunchRequest& req, Tracked& t, const std::string& word,
+                                       const std::string& log) {
   refresh(t);
   LaunchResult r;
   r.key = req.key;
@@ -372,8 +408,9 @@ std::optional<UserInfo> Supervisor::cached_user(const std::string& name, uid_t u
   return *user;
 }
 
-Result<pid_t> Supervisor::fork_stepd(const std::string& dir, const std::string& log, int notify_fd) {
+Result<pid_t> Supervisor::fork_stepd(const std::string& dir, const std::string& log, int notify_fd, bool* sent) {
   constexpr int kMaxStarts = 10;
+  *sent = false;
   if (!opts_.fork_server) return make_error("no fork server");
   std::lock_guard lock(fork_mu_);
   if (!fork_server_) {
@@ -385,7 +422,7 @@ Result<pid_t> Supervisor::fork_stepd(const std::string& dir, const std::string& 
   }
   const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log_fd < 0) return make_error("cannot open " + log + ": " + std::strerror(errno));
-  auto pid = fork_server_->spawn(dir, log_fd, notify_fd);
+  auto pid = fork_server_->spawn(dir, log_fd, notify_fd, sent);
   close(log_fd);
   if (!pid) fork_server_.reset();  // gone or broken: the next launch starts another
   return pid;

@@ -132,11 +132,17 @@ class Supervisor {
   void reap(Tracked& t, int wait_ms);
   void handle_vanished(Tracked& t);
   Result<LaunchResult> start_stepd(const LaunchRequest& req, Tracked& t);
+  // Follows the step daemon `pid` (pidfd, and stepd.json for a restarted agent).
+  void track(Tracked& t, pid_t pid);
+  // What launch() answers once the daemon gave its word (or did not).
+  LaunchResult launch_result(const LaunchRequest& req, Tracked& t, const std::string& word, const std::string& log);
   Status prepare_record(const LaunchRequest& req, const std::string& dir);
   Status control(const StepKey& key, const std::string& line);
   // A step daemon forked by the fork server (started, or restarted, here); an
-  // Error when there is none to be had: the caller executes one instead.
-  Result<pid_t> fork_stepd(const std::string& dir, const std::string& log, int notify_fd);
+  // Error when there is none to be had: the caller executes one instead,
+  // unless `*sent` (the request reached a server that then failed: a daemon
+  // may run, and only its report on the notify pipe can tell).
+  Result<pid_t> fork_stepd(const std::string& dir, const std::string& log, int notify_fd, bool* sent);
   // lookup_user(), remembered for a few seconds per account; nullopt when it fails.
   std::optional<UserInfo> cached_user(const std::string& name, uid_t uid, gid_t gid);
 

@@ -727,6 +727,34 @@ TEST_F(SupervisorTest, StepDaemonsComeFromAForkServerThatMayBeLost) {
   EXPECT_EQ(parent_of(next_server), 0) << "fork server " << next_server << " still there";
 }
 
+// A server that takes a request and never answers (here: stopped) may or may
+// not have forked a daemon: the launch fails, nothing runs twice, and the next
+// launch gets a new server. Takes ~7 s (the answer's 5 s, the old server's 2 s).
+TEST_F(SupervisorTest, AForkServerThatStopsAnsweringNeverStartsASecondDaemon) {
+  SupervisorOptions o = test_options(spool_, node_);
+  o.launch_timeout_ms = 1000;
+  open_supervisor(o);
+  auto first = batch("sleep 300\n");
+  ASSERT_TRUE(sup_->launch(first).ok());
+  const pid_t server = parent_of(sup_->status(first.key)->stepd_pid);
+  ASSERT_NE(server, getpid());
+  ASSERT_EQ(::kill(server, SIGSTOP), 0);
+  auto second = batch("echo ran >> " + work_ + "/second.txt\n");
+  auto res = sup_->launch(second);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.error().message.find("fork server failed while starting the step"), std::string::npos)
+      << res.error().message;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(access((work_ + "/second.txt").c_str(), F_OK), -1) << "the refused launch ran anyway";
+  EXPECT_EQ(parent_of(server), 0) << "the stopped server was ended";
+  auto third = batch("echo third\n");
+  StepStatus st = run(third);
+  EXPECT_EQ(st.state, JobState::kCompleted);
+  EXPECT_EQ(out_of(third), "third\n");
+  ASSERT_TRUE(sup_->terminate(first.key, JobState::kCancelled, "done").ok());
+  EXPECT_EQ(sup_->wait(first.key, 5000)->state, JobState::kCancelled);
+}
+
 TEST_F(SupervisorTest, TheFullBinaryServesAsForkServerToo) {
   SupervisorOptions o = test_options(spool_, node_);
   o.stepd_command = o.pmix_stepd_command;  // `drover agent --stepd`, what an agent without drover-stepd beside it uses
