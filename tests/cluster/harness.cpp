@@ -272,8 +272,11 @@ CmdResult TestCluster::run(const std::string& command, const std::vector<std::st
 
 CmdResult TestCluster::run_program(const std::string& path, const std::vector<std::string>& args, const RunAs& as,
                                    const std::string& stdin_text, const std::string& cwd) const {
+  // Close-on-exec: a command another thread starts meanwhile must not inherit
+  // these (its copy of `out` would keep this read open until it exits; that
+  // made Steps.AStepSurvivesAControllerKill miss its job's RUNNING once).
   int out[2], err[2], in[2];
-  if (pipe(out) || pipe(err) || pipe(in)) return {};
+  if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(in, O_CLOEXEC)) return {};
   pid_t pid = fork();
   if (pid == 0) {
     dup2(in[0], 0);
