@@ -17,37 +17,58 @@ const char* const kPassiveGlobals[] = {
       "AccountingStorageHost", "AccountingStorageParameters", "AccountingStoragePass",
       "AccountingStoragePort", "AccountingStorageType", "AccountingStorageUser", "AccountingStoreFlags",
       "AcctGatherEnergyType", "AcctGatherFilesystemType", "AcctGatherInterconnectType", "AcctGatherNodeFreq",
-      "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes", "AuthInfo",
+      "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes",
       "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
       "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags", "DefCpuPerGPU", "DependencyParameters",
-      "DisableRootJobs", "EioTimeout", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
+      "EioTimeout", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime", "HealthCheckInterval",
       "HealthCheckNodeState", "HealthCheckProgram", "InactiveLimit", "InteractiveStepOptions",
       "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
-      "JobFileAppend", "JobRequeue", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
+      "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
       "Licenses", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
       "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MessageTimeout", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
-      "ProctrackType", "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",
+      "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
       "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
-      "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "ReturnToService", "RoutePlugin",
+      "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
       "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldDebug", "SlurmctldLogFile",
-      "SlurmctldParameters", "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
+      "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
       "SlurmctldPrimaryOnProg", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug", "SlurmdLogFile",
-      "SlurmdParameters", "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdTimeout", "SlurmdUser",
+      "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdUser",
       "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunEpilog", "SrunPortRange", "SrunProlog",
       "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
-      "SwitchParameters", "SwitchType", "TaskEpilog", "TaskPlugin", "TaskPluginParam", "TaskProlog",
+      "SwitchParameters", "SwitchType", "TaskEpilog", "TaskPluginParam", "TaskProlog",
       "TCPTimeout", "TmpFS", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
       "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "WaitTime", "X11Parameters",
 };
+
+// Slurm keys the configuration model keeps as written for the daemons, which
+// act on them (docs/cluster.md): not reported as having no effect.
+std::vector<PassiveKey> passive_globals() {
+  std::vector<PassiveKey> out = passive_keys(kPassiveGlobals);
+  const std::pair<const char*, const char*> daemons[] = {
+      {"AuthInfo", "its `key=PATH` is the cluster key that signs requests over TCP (controller, agents, commands)"},
+      {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
+      {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
+      {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "
+                        "cgroup at all"},
+      {"ReturnToService", "the controller: 1 or more brings a node that was DOWN for not responding back when its "
+                          "agent reports"},
+      {"SlurmctldParameters", "the controller: `drover_operators=a:b` may act on every job and node"},
+      {"SlurmdParameters", "the agents: `config_overrides` takes CPUs and memory as slurm.conf declares them"},
+      {"SlurmdTimeout", "the controller marks a node DOWN after this many silent seconds (300)"},
+      {"TaskPlugin", "the agents: without task/cgroup, cores, memory and GPUs are not confined"},
+  };
+  for (const auto& [name, what] : daemons) out.push_back(PassiveKey{name, {}, what});
+  return out;
+}
 
 // "name" or "name(addr)", as SlurmctldHost takes it.
 Status parse_ctld_host(std::string_view s) {
@@ -218,15 +239,15 @@ std::vector<KeyDef<C>> make_global_keys() {
 const KeyTable<ClusterConfig>& global_keys() {
   // Never destroyed: a command would otherwise spend its exit taking it apart.
   static const KeyTable<ClusterConfig>& table =
-      *new KeyTable<ClusterConfig>("slurm.conf", make_global_keys(), passive_keys(kPassiveGlobals));
+      *new KeyTable<ClusterConfig>("slurm.conf", make_global_keys(), passive_globals());
   return table;
 }
 
 const std::vector<PassiveKey>& passive_line_kinds() {
   static const std::vector<PassiveKey> kinds = {
-      {"DownNodes", "node states come from the agents and scontrol"},
-      {"FrontendName", "front-end nodes are not supported"},
-      {"NodeSet", "node sets are not expanded; name the nodes in Nodes="},
+      {"DownNodes", "node states come from the agents and scontrol", {}},
+      {"FrontendName", "front-end nodes are not supported", {}},
+      {"NodeSet", "node sets are not expanded; name the nodes in Nodes=", {}},
   };
   return kinds;
 }

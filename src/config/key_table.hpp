@@ -44,17 +44,20 @@ struct KeyDef {
   bool repeatable = false;           // may appear several times without a warning
 };
 
-// A key Slurm documents that Drover accepts without acting on it.
+// A key Slurm documents that the configuration model does not act on: kept
+// as written (ClusterConfig::passive_values). Most have no effect in Drover;
+// those with `daemons` set are read by the controller or the agents.
 struct PassiveKey {
   std::string name;
-  std::string note;  // why / what Drover does instead (may be empty)
+  std::string note;     // why / what Drover does instead (may be empty)
+  std::string daemons;  // non-empty: what the controller or the agents do with it
 };
 
 // PassiveKeys from a plain list of names.
 template <std::size_t N>
 std::vector<PassiveKey> passive_keys(const char* const (&names)[N]) {
   std::vector<PassiveKey> out;
-  for (const char* n : names) out.push_back(PassiveKey{n, {}});
+  for (const char* n : names) out.push_back(PassiveKey{n, {}, {}});
   return out;
 }
 

@@ -65,7 +65,7 @@ Applied apply_word(const KeyTable<T>& table, T& target, const Word& w, const std
   const KeyDef<T>* def = table.find(w.key);
   if (!def) {
     if (const auto* p = table.find_passive(w.key)) {
-      passive.add(p->name, w.key_loc);
+      if (p->daemons.empty()) passive.add(p->name, w.key_loc);  // reported as having no effect
       return Applied::kPassive;
     }
     if (auto o = other(w.key)) {

@@ -30,9 +30,15 @@ std::string table_md(const std::string& title, const std::string& intro, const K
     out += "| `" + def.name + "` | " + cell(join(def.aliases, ", "), "") + " | " + cell(def.values) + " | " +
            cell(table.default_of(def)) + " | " + cell(def.doc) + (def.repeatable ? " May be repeated." : "") + " |\n";
   }
-  if (!table.passive().empty()) {
+  std::vector<PassiveKey> none, daemons;
+  for (const auto& p : table.passive()) (p.daemons.empty() ? none : daemons).push_back(p);
+  if (!daemons.empty()) {
+    out += "\nKept as written for the controller and the agents, which act on them:\n\n";
+    for (const auto& p : daemons) out += "- `" + p.name + "`: " + p.daemons + "\n";
+  }
+  if (!none.empty()) {
     out += "\nAccepted with no effect in Drover (reported once per file as `key-no-effect` info): " +
-           code_list(table.passive()) + ".\n";
+           code_list(none) + ".\n";
   }
   return out + "\n";
 }
