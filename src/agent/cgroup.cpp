@@ -277,13 +277,7 @@ std::vector<std::string> explain_limits(const CgroupOptions& opts, const CgroupP
 }  // namespace
 
 void set_slurm_plugins(CgroupOptions& o, const std::string* task_plugin, const std::string* proctrack) {
-  auto names = [](const std::string& list, std::string_view plugin) {
-    for (const auto& p : split(list, ',')) {
-      if (iequals(trim(p), plugin)) return true;
-    }
-    return false;
-  };
-  const bool task_cgroup = !task_plugin || names(*task_plugin, "task/cgroup");
+  const bool task_cgroup = !task_plugin || list_has(*task_plugin, "task/cgroup");
   const bool track_cgroup = !proctrack || iequals(trim(*proctrack), "proctrack/cgroup");
   if (task_cgroup) return;
   o.constrain_ram = o.constrain_cores = o.constrain_devices = false;

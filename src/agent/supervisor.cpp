@@ -48,6 +48,16 @@ std::string tail_of(const std::string& path) {
   return last;
 }
 
+// The step's record (state.json) as its daemon last wrote it; nullopt when
+// there is none yet or it does not parse.
+std::optional<StepStatus> read_status(const std::string& dir) {
+  auto state = read_json_file(dir + "/" + kStateFile);
+  if (!state) return std::nullopt;
+  auto status = step_status_from_json(*state);
+  if (!status) return std::nullopt;
+  return *status;
+}
+
 // The step daemon's word on its notify pipe ("ok", "failed"), within
 // `timeout_ms`; "" when it closed the pipe without one or said nothing in
 // time (`*timed_out`). Closes the pipe.
@@ -144,13 +154,11 @@ void Supervisor::adopt_existing() {
       t.pid = sj->value("pid", 0);
       t.start_ticks = sj->value("start_ticks", uint64_t{0});
     }
-    if (auto state = read_json_file(t.dir + "/" + kStateFile)) {
-      if (auto s = step_status_from_json(*state)) {
-        t.last = *s;
-        if (t.pid == 0) {
-          t.pid = s->stepd_pid;
-          t.start_ticks = s->stepd_start_ticks;
-        }
+    if (auto s = read_status(t.dir)) {
+      t.last = *s;
+      if (t.pid == 0) {
+        t.pid = s->stepd_pid;
+        t.start_ticks = s->stepd_start_ticks;
       }
     }
     if (!t.last.ended() && t.pid > 0 && process_alive(t.pid, t.start_ticks)) {
@@ -191,14 +199,10 @@ void Supervisor::refresh(Tracked& t) {
   } else {
     gone = t.pid <= 0 || !process_alive(t.pid, t.start_ticks);
   }
-  if (auto state = read_json_file(t.dir + "/" + kStateFile)) {
-    if (auto s = step_status_from_json(*state)) t.last = *s;
-  }
+  if (auto s = read_status(t.dir)) t.last = *s;
   if (!gone) return;
   reap(t, 0);
-  if (auto state = read_json_file(t.dir + "/" + kStateFile)) {
-    if (auto s = step_status_from_json(*state)) t.last = *s;
-  }
+  if (auto s = read_status(t.dir)) t.last = *s;
   if (!t.last.ended()) handle_vanished(t);
 }
 
@@ -312,15 +316,12 @@ Result<LaunchResult> Supervisor::start_stepd(const LaunchRequest& req, Tracked& 
     // Its word on the pipe and the pid in its record tell; never a second one.
     close(notify[1]);
     std::string word = read_notify_word(notify[0], opts_.launch_timeout_ms, nullptr);
-    StepStatus st;
-    if (auto state = read_json_file(t.dir + "/" + kStateFile)) {
-      if (auto s = step_status_from_json(*state)) st = *s;
-    }
-    if (st.stepd_pid <= 0) {
+    auto st = read_status(t.dir);
+    if (!st || st->stepd_pid <= 0) {
       return make_error(req.key.str() + ": the step daemon fork server failed while starting the step (" +
                         forked.error().message + ") and no step daemon reported; see " + log);
     }
-    track(t, st.stepd_pid);
+    track(t, st->stepd_pid);
     return launch_result(req, t, word, log);
   } else {
     // posix_spawn, not fork: the agent is a large multi-threaded process, and

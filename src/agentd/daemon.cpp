@@ -29,14 +29,6 @@ const std::string* written(const config::ClusterConfig& cfg, const char* key) {
   return it == cfg.passive_values.end() ? nullptr : &it->second;
 }
 
-bool list_has(const std::string* list, std::string_view item) {
-  if (!list) return false;
-  for (const auto& p : split(*list, ',')) {
-    if (iequals(trim(p), item)) return true;
-  }
-  return false;
-}
-
 std::string list_value(const std::string* list, std::string_view item) {
   if (!list) return "";
   for (const auto& p : split(*list, ',')) {
@@ -162,7 +154,7 @@ Status AgentDaemon::detect() {
   // SlurmdParameters=config_overrides (Slurm's switch for emulated nodes): the
   // node is taken to have the CPUs and memory slurm.conf declares. GPUs are
   // still compared, so that a node short of GPUs is drained with the reason.
-  if (list_has(written(cfg_, "SlurmdParameters"), "config_overrides")) {
+  if (const std::string* p = written(cfg_, "SlurmdParameters"); p && list_has(*p, "config_overrides")) {
     compared.cpus = node_cfg_->cpus;
     compared.sockets = node_cfg_->sockets * node_cfg_->boards;
     compared.cores_per_socket = node_cfg_->cores_per_socket;

@@ -50,6 +50,13 @@ std::vector<std::string> split(std::string_view s, char sep) {
   return out;
 }
 
+bool list_has(std::string_view list, std::string_view item) {
+  for (const auto& p : split(list, ',')) {
+    if (iequals(trim(p), item)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> split_outside_brackets(std::string_view s, char sep) {
   std::vector<std::string> out;
   int depth = 0;

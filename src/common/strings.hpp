@@ -19,6 +19,9 @@ std::vector<std::string> split(std::string_view s, char sep);
 // Split on `sep` but not inside [...] brackets ("a[1,2],b" -> {"a[1,2]","b"}).
 std::vector<std::string> split_outside_brackets(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Whether the comma list `list` names `item` (fields trimmed, case ignored):
+// "task/affinity, task/cgroup" has "task/cgroup".
+bool list_has(std::string_view list, std::string_view item);
 // "4,4,4,2" -> "4(x3),2"; "1,1" -> "1(x2)"; "" -> "". Slurm's compressed
 // per-node counts (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE).
 std::string compress_counts(const std::vector<int>& counts);

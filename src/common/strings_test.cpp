@@ -13,6 +13,13 @@ TEST(Strings, SplitOutsideBrackets) {
   EXPECT_EQ(split_outside_brackets("a[1,2],b", ','), (std::vector<std::string>{"a[1,2]", "b"}));
 }
 
+TEST(Strings, ListHasTrimmedCaseInsensitiveFields) {
+  EXPECT_TRUE(list_has("task/affinity, task/cgroup", "task/cgroup"));
+  EXPECT_TRUE(list_has("Config_Overrides", "config_overrides"));
+  EXPECT_FALSE(list_has("task/cgroupx,task/none", "task/cgroup"));
+  EXPECT_FALSE(list_has("", "task/cgroup"));
+}
+
 TEST(Strings, ParseIntIsStrict) {
   EXPECT_EQ(parse_int("42"), 42);
   EXPECT_FALSE(parse_int("42x"));

@@ -49,15 +49,9 @@ Store::Impl::~Impl() { close(); }
 void Store::Impl::start() { thread_ = std::thread([this] { run(); }); }
 
 void Store::Impl::submit(Batch batch, Completion done) {
-  {
-    std::lock_guard lock(mu_);
-    if (!closing_) {
-      queue_.push_back(Pending{std::move(batch), std::move(done)});
-      cv_.notify_one();
-      return;
-    }
-  }
-  done(make_error("store: closed; the change was not saved"));
+  std::vector<std::pair<Batch, Completion>> one;
+  one.emplace_back(std::move(batch), std::move(done));
+  submit_all(std::move(one));
 }
 
 void Store::Impl::submit_all(std::vector<std::pair<Batch, Completion>> batches) {
