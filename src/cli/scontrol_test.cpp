@@ -57,6 +57,8 @@ Outcome scontrol(const std::vector<std::string>& args, const std::vector<std::st
   fd = open(err_path.c_str(), O_RDONLY);
   r.err = read_all(fd);
   close(fd);
+  unlink(out_path.c_str());  // read: not left behind in the temp directory
+  unlink(err_path.c_str());
   return r;
 }
 
