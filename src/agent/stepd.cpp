@@ -223,7 +223,8 @@ void StepDaemon::reap_children() {
       if (t.pid != pid || t.ended) continue;
       t.ended = true;
       t.exit = ExitStatus::from_wait_status(wstatus);
-      write_state();
+      // When the last task ends, finish() writes the state next.
+      if (!all_tasks_ended()) write_state();
       if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && !all_tasks_ended()) {
         // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED).
         status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
@@ -321,6 +322,7 @@ void StepDaemon::finish() {
   for (int round = 0; round < 500; ++round) {
     left = step_processes();
     if (left.empty()) break;
+    if (round == 0) write_state();  // the tasks' ends, while what they left behind is killed
     cgroup_.kill_all();
     for (pid_t pid : left) ::kill(pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
