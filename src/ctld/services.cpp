@@ -2,8 +2,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <chrono>
-
 #include "ctld/controller.hpp"
 #include "ctld/methods.hpp"
 #include "drover/v1/accounting.grpc.pb.h"
@@ -17,9 +15,6 @@ namespace drover::ctld {
 namespace {
 
 using methods::kServerName;
-
-// How long a heartbeat's changes may wait for another commit to share.
-constexpr std::chrono::milliseconds kReportMayWait{10};
 
 grpc::Status status(grpc::StatusCode code, const std::string& message) { return grpc::Status(code, message); }
 
@@ -184,10 +179,6 @@ class AgentServiceImpl final : public v1::AgentService::CallbackService {
           }
           *rep = std::move(*reply);
           header(req, rep);
-          // What a heartbeat changes (jobs that ended) is acknowledged by
-          // this reply alone, and the agent reports the steps again until it
-          // is: its commit may wait a little to share the next one.
-          if (!registering) fx.batch.may_wait = kReportMayWait;
           ctl_.commit(std::move(fx), [r](const drover::Status& st) {
             r->Finish(st ? grpc::Status::OK : status(grpc::StatusCode::INTERNAL, st.error().message));
           });

@@ -1,6 +1,5 @@
 // The writer side of the store: one thread that applies queued batches and
 // commits them in groups (see store.hpp for the contract).
-#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -59,17 +58,8 @@ void Store::Impl::submit_all(std::vector<std::pair<Batch, Completion>> batches) 
   {
     std::lock_guard lock(mu_);
     if (!closing_) {
-      const auto now = std::chrono::steady_clock::now();
-      const bool was_empty = queue_.empty();
-      auto due = was_empty ? std::chrono::steady_clock::time_point::max() : due_;
-      for (auto& [batch, done] : batches) {
-        due = std::min(due, now + batch.may_wait);
-        queue_.push_back(Pending{std::move(batch), std::move(done)});
-      }
-      // The writer needs waking only when its wait ends sooner.
-      const bool sooner = was_empty || due < due_;
-      due_ = due;
-      if (sooner) cv_.notify_one();
+      for (auto& [batch, done] : batches) queue_.push_back(Pending{std::move(batch), std::move(done)});
+      cv_.notify_one();
       return;
     }
   }
@@ -100,14 +90,8 @@ void Store::Impl::run() {
     std::vector<Pending> group;
     {
       std::unique_lock lock(mu_);
-      for (;;) {
-        cv_.wait(lock, [this] { return !queue_.empty() || closing_; });
-        if (queue_.empty()) return;  // closing, and everything is committed
-        // Batches that may wait (a job's end) wait for one that may not (a
-        // submission), or for their time: one commit and one fsync for both.
-        if (closing_ || std::chrono::steady_clock::now() >= due_) break;
-        cv_.wait_until(lock, due_);
-      }
+      cv_.wait(lock, [this] { return !queue_.empty() || closing_; });
+      if (queue_.empty()) return;  // closing, and everything is committed
       const std::size_t n = std::min(queue_.size(), options_.max_group_batches);
       group.reserve(n);
       for (std::size_t i = 0; i < n; ++i) {

@@ -3,7 +3,6 @@
 // + an accounting row).
 #pragma once
 
-#include <chrono>
 #include <string>
 #include <utility>
 #include <variant>
@@ -46,10 +45,6 @@ using Mutation = std::variant<Put, Erase, SetMeta>;
 
 struct Batch {
   std::vector<Mutation> mutations;
-  // How long the batch's commit may wait for other batches to share it (its
-  // `done` runs that much later at most). Zero: committed at once. Any batch
-  // that may not wait takes every one queued before it into its commit.
-  std::chrono::milliseconds may_wait{0};
 
   Batch& put(Put p) { mutations.emplace_back(std::move(p)); return *this; }
   Batch& erase(Erase e) { mutations.emplace_back(std::move(e)); return *this; }

@@ -11,10 +11,7 @@
 //   (submitting more from it is fine).
 // - Group commit: one writer thread takes everything queued while the
 //   previous commit was syncing and commits it in one transaction, so the
-//   fsync cost is shared by all callers waiting at that moment. A batch
-//   with may_wait > 0 may be held that long for a later one to share its
-//   commit; the first batch that may not wait (or the end of its time, or
-//   close()) commits it.
+//   fsync cost is shared by all callers waiting at that moment.
 // - Reads (get, scan, load_all, get_meta) see every batch whose `done` has
 //   run, use their own connection and never wait for a commit.
 // - If a commit itself fails (disk full, I/O error), the store stops: that

@@ -2,7 +2,6 @@
 // (the writer thread). Not part of the interface.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -78,9 +77,6 @@ class Store::Impl {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Pending> queue_;
-  // When the queued batches' commit is due: the earliest of their
-  // submission time plus may_wait (now, for one that may not wait).
-  std::chrono::steady_clock::time_point due_;
   bool closing_ = false;
   bool closed_ = false;
   std::optional<Error> failed_;  // set by the writer after a failed commit

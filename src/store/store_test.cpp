@@ -293,48 +293,6 @@ TEST(StoreWrite, SubmitAllSharesOneCommitAndKeepsEachBatchApart) {
   EXPECT_NE(refused.get_future().get().find("closed"), std::string::npos);
 }
 
-// A job's end, as a batch that may wait `wait` for another to share its commit.
-Batch job_end(int64_t id, std::chrono::milliseconds wait) {
-  Batch b;
-  b.put(job(id, "ended", "COMPLETED"));
-  b.may_wait = wait;
-  return b;
-}
-
-// A batch that may wait is not committed on its own while its time runs; the
-// next one that may not wait takes it into its commit, in order.
-TEST(StoreWrite, ABatchThatMayWaitSharesTheNextUrgentCommit) {
-  TempDir dir;
-  auto store = open_ok(dir.file("state.db"));
-  ASSERT_TRUE(store);
-  const uint64_t commits_before = store->stats().commits;
-  auto waiting = store->submit(job_end(1, std::chrono::hours(1)));
-  EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
-      << "committed at once although it may wait an hour";
-  EXPECT_EQ(store->stats().commits, commits_before);
-  auto urgent = store->submit(Batch().put(job(2, "submitted")));
-  EXPECT_TRUE(urgent.get().ok());
-  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-  EXPECT_TRUE(waiting.get().ok());
-  EXPECT_EQ(store->stats().commits, commits_before + 1) << "one commit, one fsync, for both";
-  EXPECT_EQ(*store->count("jobs"), 2);
-}
-
-// Its time up, a batch that may wait is committed alone; closing commits it
-// without waiting.
-TEST(StoreWrite, ABatchThatMayWaitIsCommittedWhenItsTimeIsUpOrAtClose) {
-  TempDir dir;
-  auto store = open_ok(dir.file("state.db"));
-  ASSERT_TRUE(store);
-  EXPECT_TRUE(store->submit(job_end(1, std::chrono::milliseconds(20))).get().ok());
-  auto pending = store->submit(job_end(2, std::chrono::hours(1)));
-  store->close();
-  ASSERT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::ready) << "close() returned first";
-  EXPECT_TRUE(pending.get().ok());
-  auto reopened = open_ok(dir.file("state.db"));
-  EXPECT_EQ(*reopened->count("jobs"), 2);
-}
-
 TEST(StoreWrite, SubmitAfterCloseFails) {
   TempDir dir;
   auto store = open_ok(dir.file("state.db"));
