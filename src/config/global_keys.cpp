@@ -49,12 +49,17 @@ const char* const kPassiveGlobals[] = {
       "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "WaitTime", "X11Parameters",
 };
 
+// AuthInfo: kept as written; the commands read it too.
+PassiveKey auth_info() {
+  return PassiveKey{"AuthInfo", {}, "its `key=PATH` is the cluster key that signs requests over TCP (controller, agents, commands)"};
+}
+
 // Slurm keys the configuration model keeps as written for the daemons, which
 // act on them (docs/cluster.md): not reported as having no effect.
 std::vector<PassiveKey> passive_globals() {
   std::vector<PassiveKey> out = passive_keys(kPassiveGlobals);
+  out.push_back(auth_info());
   const std::pair<const char*, const char*> daemons[] = {
-      {"AuthInfo", "its `key=PATH` is the cluster key that signs requests over TCP (controller, agents, commands)"},
       {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "
@@ -101,6 +106,14 @@ KeyDef<C> slurmctld_host() {
   return d;
 }
 
+KeyDef<C> cluster_name() {
+  return text<C>("ClusterName", &C::cluster_name, "Name of the cluster, shown by the commands and used for %c in Include.");
+}
+
+KeyDef<C> state_save_location() {
+  return text<C>("StateSaveLocation", &C::state_save_location, "Directory where the controller keeps its state.", "directory");
+}
+
 // SlurmctldPort may be a range ("6817-6820") for several controller ports; the first is used.
 KeyDef<C> port_key(std::string name, int C::*field, std::string doc) {
   KeyDef<C> d;
@@ -123,6 +136,8 @@ KeyDef<C> port_key(std::string name, int C::*field, std::string doc) {
   d.show = [field](const C& c) { return std::to_string(c.*field); };
   return d;
 }
+
+KeyDef<C> slurmctld_port() { return port_key("SlurmctldPort", &C::slurmctld_port, "Port the controller listens on."); }
 
 const std::vector<std::string> kSelectTypeParams = {
     "CR_CPU", "CR_CPU_Memory", "CR_Core", "CR_Core_Memory", "CR_Socket", "CR_Socket_Memory",
@@ -191,11 +206,11 @@ const uint32_t kMaxWeight = 4294967295u;
 
 std::vector<KeyDef<C>> make_global_keys() {
   return key_defs<C>(
-      text<C>("ClusterName", &C::cluster_name, "Name of the cluster, shown by the commands and used for %c in Include."),
+      cluster_name(),
       slurmctld_host(),
-      port_key("SlurmctldPort", &C::slurmctld_port, "Port the controller listens on."),
+      slurmctld_port(),
       port_key("SlurmdPort", &C::slurmd_port, "Port the node agents listen on (NodeName Port= overrides it per node)."),
-      text<C>("StateSaveLocation", &C::state_save_location, "Directory where the controller keeps its state.", "directory"),
+      state_save_location(),
       text<C>("SlurmdSpoolDir", &C::slurmd_spool_dir, "Directory where node agents keep job files (%n: node name).", "directory"),
       text<C>("SlurmUser", &C::slurm_user, "User the controller runs as.", "user name"),
       text<C>("AuthType", &C::auth_type, "Authentication plugin; Drover authenticates its own way and records the value.", "plugin name"),
@@ -240,6 +255,15 @@ const KeyTable<ClusterConfig>& global_keys() {
   // Never destroyed: a command would otherwise spend its exit taking it apart.
   static const KeyTable<ClusterConfig>& table =
       *new KeyTable<ClusterConfig>("slurm.conf", make_global_keys(), passive_globals());
+  return table;
+}
+
+const KeyTable<ClusterConfig>& command_keys() {
+  // The same definitions as global_keys(), without building that table (the
+  // larger part of a command's start-up when every command did).
+  static const KeyTable<ClusterConfig>& table = *new KeyTable<ClusterConfig>(
+      "slurm.conf (commands)", key_defs<C>(cluster_name(), slurmctld_host(), slurmctld_port(), state_save_location()),
+      {auth_info()});
   return table;
 }
 

@@ -6,6 +6,7 @@
 // reported and skipped.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ inline constexpr std::size_t kMaxLogicalLine = 1u << 20;
 // Splits `text` into logical lines; blank and comment-only lines are dropped.
 // Problems (unterminated quote, over-long line) go to `diags` as errors with
 // code "bad-syntax".
-std::vector<LogicalLine> lex_config(std::string_view text, std::string_view file, Diagnostics& diags);
+//
+// `skip_kinds`: logical lines whose first word is one of these keys with a
+// value ("NodeName=..." for "NodeName") are dropped unread, continuations
+// included, and nothing is reported about them. A reader that needs only the
+// global options (the commands) passes the kinds of line it ignores.
+std::vector<LogicalLine> lex_config(std::string_view text, std::string_view file, Diagnostics& diags,
+                                    std::span<const std::string_view> skip_kinds = {});
 
 }  // namespace drover::config

@@ -73,6 +73,34 @@ TEST(Lexer, UnterminatedQuoteIsAnErrorAtTheQuote) {
   EXPECT_EQ(r.lines[0].words[0].value, "never closed");
 }
 
+// A reader of the global options alone (the commands) skips the lines of
+// the kinds it names, with their continuations, and reports nothing on them.
+TEST(Lexer, SkippedKindsOfLineAreDroppedWithTheirContinuations) {
+  const std::string_view kinds[] = {"NodeName", "PartitionName"};
+  Diagnostics diags;
+  auto lines = lex_config(
+      "A=1\n"
+      "  nodename=n[1-2] \\\n"
+      "     CPUs=4 Reason=\"never closed\n"
+      "B=2\n"
+      "PartitionName=p Nodes=n1 # a comment that ends in a backslash \\\n"
+      "C=3\n"
+      "PartitionName=q Reason=\"a#b \\\n"
+      "  X=1\n"
+      "D=4 NodeName=n3\n"
+      "NodeNameX=5\n"
+      "NodeName\n"
+      "PartitionName=last \\",
+      "t.conf", diags, kinds);
+  std::vector<std::string> got;
+  for (const auto& l : lines) got.push_back(words_of(l));
+  EXPECT_EQ(got, (std::vector<std::string>{"[A=1@1:1/1:3]", "[B=2@4:1/4:3]", "[C=3@6:1/6:3]",
+                                           "[D=4@9:1/9:3][NodeName=n3@9:5/9:14]", "[NodeNameX=5@10:1/10:11]",
+                                           "[NodeName@11:1]"}));
+  EXPECT_TRUE(diags.empty()) << diags.items().front().format();
+  EXPECT_EQ(lex_config("NodeName=n1 \\\n  CPUs=4\nB=2\n", "t.conf", diags).size(), 2u) << "nothing skipped by default";
+}
+
 TEST(Lexer, BinaryGarbageDoesNotCrash) {
   std::string junk;
   for (int i = 0; i < 256; ++i) junk += static_cast<char>(i);

@@ -9,6 +9,7 @@
 #include "config/model.hpp"
 #include "config/parse.hpp"
 #include "config/report.hpp"
+#include "config/tables.hpp"
 #include "config/test_files.hpp"
 
 namespace drover::config {
@@ -87,6 +88,45 @@ TEST(LoadConfig, GlobalsOnlyReadsTheGlobalOptionsAndNothingElse) {
   ASSERT_TRUE(full.ok());
   EXPECT_EQ(full->nodes.size(), 2u);
   EXPECT_GE(not_info(full->diags).size(), 3u) << "CPUs=lots, MaxTime=bogus and Bogus=1 are reported in full";
+}
+
+// A command's reading gives the controller's address as the full reading
+// does: aliases, repeats, AuthInfo, Include with %c, keys among others on a
+// line; a NodeName line's continuation is not read as global options.
+TEST(LoadConfig, GlobalsOnlyFindsTheControllerAsTheFullReadingDoes) {
+  testing::ScratchDir dir;
+  dir.write("c1-ctld.conf", "SlurmctldPort=6900-6903 StateSaveLocation=\"/var/spool/c 1\"\n");
+  std::string conf = dir.write(
+      "slurm.conf",
+      "ClusterName=c1 SlurmUser=slurm\n"
+      "ControlMachine=head(10.0.0.1)\n"
+      "SlurmctldHost=backup\n"
+      "AuthInfo=socket=/run/x,key=/etc/k.key  # the cluster key\n"
+      "Include %c-ctld.conf\n"
+      "NodeName=n[1-2] CPUs=4 \\\n"
+      "   ClusterName=not-this-one\n"
+      "nodename=n3 CPUs=4\n"
+      "PartitionName=p Nodes=n[1-3] Default=YES\n");
+  LoadOptions globals{conf, {}, {}};
+  globals.globals_only = true;
+  auto g = load_config(globals);
+  auto full = load_config({conf, {}, {}});
+  ASSERT_TRUE(g.ok() && full.ok());
+  EXPECT_EQ(g->cluster_name, "c1");
+  EXPECT_EQ(g->slurmctld_hosts, (std::vector<std::string>{"head(10.0.0.1)", "backup"}));
+  EXPECT_EQ(g->slurmctld_port, 6900);
+  EXPECT_EQ(g->state_save_location, "/var/spool/c 1");
+  EXPECT_EQ(g->passive_values.at("AuthInfo"), "socket=/run/x,key=/etc/k.key");
+  EXPECT_EQ(g->cluster_name, full->cluster_name);
+  EXPECT_EQ(g->slurmctld_hosts, full->slurmctld_hosts);
+  EXPECT_EQ(g->slurmctld_port, full->slurmctld_port);
+  EXPECT_EQ(g->state_save_location, full->state_save_location);
+  EXPECT_EQ(g->passive_values.at("AuthInfo"), full->passive_values.at("AuthInfo"));
+  EXPECT_EQ(full->nodes.size(), 3u);
+  EXPECT_TRUE(g->nodes.empty());
+  EXPECT_EQ(g->slurm_user, ClusterConfig{}.slurm_user) << "keys a command does not need are not applied";
+  EXPECT_EQ(full->slurm_user, "slurm");
+  EXPECT_TRUE(not_info(g->diags).empty()) << g->diags.items().front().format();
 }
 
 TEST(LoadConfig, MissingSlurmConfIsAnError) {
@@ -179,6 +219,26 @@ TEST(ConfigReference, CommittedDocMatchesTheKeyTables) {
   EXPECT_TRUE(committed.str() == config_reference_markdown())
       << "docs/config-reference.md is out of date with the key tables in src/config/*_keys.cpp; regenerate it:\n"
          "  build/bin/drover config reference > docs/config-reference.md";
+}
+
+// The commands' keys are the global table's own definitions, not copies
+// that could drift from them.
+TEST(CommandKeys, AreTheGlobalKeysOfTheSameNames) {
+  const auto& cmd = command_keys();
+  ASSERT_EQ(cmd.keys().size(), 4u);
+  for (const auto& k : cmd.keys()) {
+    const auto* g = global_keys().find(k.name);
+    ASSERT_NE(g, nullptr) << k.name;
+    EXPECT_EQ(k.name, g->name);
+    EXPECT_EQ(k.aliases, g->aliases) << k.name;
+    EXPECT_EQ(k.values, g->values) << k.name;
+    EXPECT_EQ(k.doc, g->doc) << k.name;
+    EXPECT_EQ(k.repeatable, g->repeatable) << k.name;
+  }
+  ASSERT_EQ(cmd.passive().size(), 1u);
+  const auto* auth = global_keys().find_passive("AuthInfo");
+  ASSERT_NE(auth, nullptr);
+  EXPECT_EQ(cmd.passive()[0].daemons, auth->daemons);
 }
 
 TEST(ConfigReference, ListsEveryTable) {

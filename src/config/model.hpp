@@ -217,8 +217,9 @@ struct LoadOptions {
   // Empty: look for gres.conf / qos.conf beside slurm.conf; absent files are fine.
   std::string gres_conf;
   std::string qos_conf;
-  // slurm.conf's global options only (ParseOptions::globals_only): no
-  // nodes, partitions, gres.conf or qos.conf.
+  // What a command reads (ParseOptions::globals_only): the global options
+  // that say where the controller is (command_keys()); no nodes,
+  // partitions, gres.conf or qos.conf.
   bool globals_only = false;
 };
 

@@ -21,9 +21,11 @@ struct ParseOptions {
   // the parser's logic rather than into expanding huge host lists.
   std::size_t max_nodes = 0;              // 0: kMaxNodes
   std::size_t max_partition_members = 0;  // 0: kMaxPartitionMembers
-  // The global options alone: NodeName and PartitionName lines are read
-  // (Include followed) but not applied, nor checked. What a command needs
-  // to find the controller; the controller checks the whole file.
+  // What a command needs to find the controller: the global options of
+  // command_keys() (tables.hpp), Include followed. NodeName, PartitionName,
+  // NodeSet, DownNodes and FrontendName lines are skipped unread, and other
+  // keys are neither applied nor checked; the controller and `drover config
+  // check` read the whole file.
   bool globals_only = false;
 };
 

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
@@ -53,7 +54,11 @@ class SlurmConfParser {
   void parse_file_text(std::string_view text, const std::string& file, int depth) {
     cfg_.files_read.push_back(file);
     include_stack_.push_back(canonical(file));
-    for (const auto& line : lex_config(text, file, cfg_.diags)) handle_line(line, file, depth);
+    static constexpr std::string_view kOtherLines[] = {"NodeName", "PartitionName", "NodeSet", "DownNodes",
+                                                        "FrontendName"};
+    std::span<const std::string_view> skip;
+    if (opts_.globals_only) skip = kOtherLines;
+    for (const auto& line : lex_config(text, file, cfg_.diags, skip)) handle_line(line, file, depth);
     include_stack_.pop_back();
   }
 
@@ -81,6 +86,7 @@ class SlurmConfParser {
 
   // --- globals ---
   void handle_global_line(const LogicalLine& line) {
+    if (opts_.globals_only) return handle_command_keys(line);
     for (const auto& w : line.words) {
       if (misplaced_line_start(w)) continue;
       std::set<std::string> seen;  // duplicates across lines are found through globals_written
@@ -89,6 +95,24 @@ class SlurmConfParser {
       auto r = apply_word(global_keys(), cfg_, w, kGlobalWhere, seen, cfg_.diags, passive_[w.key_loc.file], other, &def);
       if (r == Applied::kStored) record_global(*def, w);
       if (r == Applied::kPassive) cfg_.passive_values[global_keys().find_passive(w.key)->name] = w.value;
+    }
+  }
+
+  // A command's reading: the keys of command_keys(), the others unchecked.
+  void handle_command_keys(const LogicalLine& line) {
+    const auto& table = command_keys();
+    for (const auto& w : line.words) {
+      if (!w.has_value) continue;
+      if (const auto* def = table.find(w.key)) {
+        ValueContext ctx{cfg_.diags, w.value_loc, def->name};
+        if (auto st = def->parse(cfg_, w.value, ctx); !st) {
+          report_bad_value(cfg_.diags, w, def->name, st.error().message);
+        } else {
+          record_global(*def, w);
+        }
+      } else if (const auto* p = table.find_passive(w.key)) {
+        cfg_.passive_values[p->name] = w.value;
+      }
     }
   }
 

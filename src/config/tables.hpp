@@ -12,6 +12,10 @@
 namespace drover::config {
 
 const KeyTable<ClusterConfig>& global_keys();      // slurm.conf, outside NodeName/PartitionName lines
+// The global options a command reads to reach the controller (ClusterName,
+// SlurmctldHost, SlurmctldPort, StateSaveLocation; AuthInfo kept as written):
+// the same definitions as global_keys() has for them.
+const KeyTable<ClusterConfig>& command_keys();
 const KeyTable<NodeConfig>& node_keys();           // NodeName= lines
 const KeyTable<PartitionConfig>& partition_keys(); // PartitionName= lines
 const KeyTable<SchedulerParams>& scheduler_parameter_keys();  // SchedulerParameters= items
