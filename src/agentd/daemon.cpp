@@ -95,6 +95,36 @@ int64_t available_memory_mb() {
   return -1;
 }
 
+// The load and free memory a report carries, read at most once a second: a
+// report goes out for nearly every job that ends, and the kernel composes
+// all of /proc/meminfo for each read (sinfo's CPU_LOAD and FREE_MEM do not
+// need them fresher; Slurm's slurmd sends them with its pings).
+struct HostLoad {
+  double cpu_load = -1;
+  int64_t free_memory_mb = -1;
+};
+
+HostLoad host_load() {
+  static HostLoad last;
+  static std::chrono::steady_clock::time_point read_at;
+  auto now = std::chrono::steady_clock::now();
+  if (read_at == std::chrono::steady_clock::time_point{} || now - read_at >= std::chrono::seconds(1)) {
+    last = HostLoad{load_average(), available_memory_mb()};
+    read_at = now;
+  }
+  return last;
+}
+
+// uname's answer, which does not change while the agent runs.
+const std::pair<std::string, std::string>& os_and_arch() {
+  static const std::pair<std::string, std::string> os = [] {
+    struct utsname u {};
+    if (uname(&u) != 0) return std::pair<std::string, std::string>{};
+    return std::pair<std::string, std::string>{std::string(u.sysname) + " " + u.release + " " + u.version, u.machine};
+  }();
+  return os;
+}
+
 // The step daemon: the small drover-stepd beside this executable when it is
 // there (it starts in a fraction of the full binary's time, which bounds how
 // fast a node launches jobs), else `<this executable> agent --stepd`, which
@@ -258,12 +288,12 @@ v1::NodeReport AgentDaemon::report(bool registering) {
   r.set_drain_reason(drain_reason_);
   for (const auto& s : supervisor_->steps()) *r.add_steps() = report_from_status(s);
   r.set_boot_time(boot_time());
-  r.set_cpu_load(load_average());
-  r.set_free_memory_mb(available_memory_mb());
-  struct utsname u {};
-  if (uname(&u) == 0) {
-    r.set_os(std::string(u.sysname) + " " + u.release + " " + u.version);
-    r.set_arch(u.machine);
+  HostLoad load = host_load();
+  r.set_cpu_load(load.cpu_load);
+  r.set_free_memory_mb(load.free_memory_mb);
+  if (const auto& [os, arch] = os_and_arch(); !os.empty()) {
+    r.set_os(os);
+    r.set_arch(arch);
   }
   r.set_hostname(hw_.hostname);
   return r;
