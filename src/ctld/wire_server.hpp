@@ -1,13 +1,14 @@
 // The local fast path (proto/drover/v1/wire.proto) on
-// <StateSaveLocation>/ctld.wire.sock: a worker thread per connection (kept
-// a while for the next one) reads a frame, runs the method on the state
-// thread (methods.hpp) and writes the reply once it is durable. The caller
-// is who the kernel says (SO_PEERCRED).
+// <StateSaveLocation>/ctld.wire.sock: a worker thread per connection, which
+// accepts it itself (workers are kept a while for the next one), reads a
+// frame, runs the method on the state thread (methods.hpp); the reply goes
+// out once it is durable, from the thread that makes it so. The caller is
+// who the kernel says (SO_PEERCRED).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -37,7 +38,7 @@ class WireServer {
 
  private:
   WireServer(Controller& ctl, Identify identify);
-  void hand_off(int fd, Caller who);
+  void add_worker();  // with mu_ held
   void work();
   void serve(int fd, Caller who);
 
@@ -46,9 +47,9 @@ class WireServer {
   std::unique_ptr<rpc::UnixListener> listener_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::set<int> active_;                          // connections taken (waiting or being served)
-  std::deque<std::pair<int, Caller>> waiting_;  // taken, for the next idle worker
-  int workers_ = 0, idle_ = 0;
+  std::set<int> active_;  // connections being served
+  int workers_ = 0, idle_ = 0;  // idle: waiting in accept
+  static constexpr std::chrono::milliseconds kIdleWorker{10000};
   std::atomic<bool> stopping_{false};
 };
 

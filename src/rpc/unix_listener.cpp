@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -139,12 +140,54 @@ void UnixListener::accept_loop() {
   }
 }
 
+void UnixListener::accept_in_callers(std::chrono::milliseconds idle) {
+  int flags = ::fcntl(listen_fd_, F_GETFL);
+  ::fcntl(listen_fd_, F_SETFL, flags & ~O_NONBLOCK);
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(idle.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((idle.count() % 1000) * 1000);
+  ::setsockopt(listen_fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);  // accept() honours it
+}
+
+UnixListener::Taken UnixListener::accept_one(Connection& out) {
+  for (;;) {
+    if (interrupted_) return Taken::kStopped;
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (interrupted_) return Taken::kStopped;  // a shut-down listening socket answers EINVAL
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return Taken::kIdle;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        std::fprintf(stderr, "drover: accept on %s: %s; retrying in 100 ms\n", path_.c_str(),
+                     std::strerror(errno));
+        ::poll(nullptr, 0, 100);
+        continue;
+      }
+      return Taken::kStopped;
+    }
+    auto peer = peer_credentials(fd);
+    if (!peer) {
+      ::close(fd);
+      continue;
+    }
+    accepted_.fetch_add(1);
+    out = Connection{fd, *peer};
+    return Taken::kConnection;
+  }
+}
+
+void UnixListener::interrupt() {
+  if (interrupted_.exchange(true)) return;
+  ::shutdown(listen_fd_, SHUT_RDWR);  // wakes every accept() blocked on it
+}
+
 void UnixListener::stop() {
   if (stopped_) return;
   stopped_ = true;
   uint64_t one = 1;
   [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof one);
   if (thread_.joinable()) thread_.join();
+  interrupt();
   ::close(listen_fd_);
   struct stat st {};
   if (::stat(path_.c_str(), &st) == 0 && st.st_ino == inode_) ::unlink(path_.c_str());

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,6 +45,23 @@ class UnixListener {
 
   // Starts the accept thread. Call once.
   void start(OnAccept on_accept);
+
+  // Instead of start(): the caller's own threads take the connections, each
+  // blocking in accept() (the kernel hands a connection to one waiter), so
+  // that the thread that takes a connection can serve it without a handoff.
+  // `idle`: how long one accept_one() waits before it answers kIdle.
+  void accept_in_callers(std::chrono::milliseconds idle);
+  struct Connection {
+    int fd = -1;  // blocking, close-on-exec; the caller owns it
+    PeerCredentials peer;
+  };
+  enum class Taken { kConnection, kIdle, kStopped };
+  // One connection, or kIdle after the idle time, or kStopped once stop() or
+  // interrupt() has been called (at once for every thread waiting).
+  Taken accept_one(Connection& out);
+  // Wakes every thread in accept_one() with kStopped; new connections are
+  // refused. stop() does this too, then closes the socket.
+  void interrupt();
   // Stops accepting, closes the socket and removes its file. Idempotent.
   void stop();
   const std::string& path() const { return path_; }
@@ -62,6 +80,7 @@ class UnixListener {
   std::thread thread_;
   std::atomic<uint64_t> accepted_{0};
   bool stopped_ = false;
+  std::atomic<bool> interrupted_{false};
 };
 
 // The kernel's credentials of the process at the other end of a Unix socket,

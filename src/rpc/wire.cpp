@@ -46,13 +46,36 @@ uint32_t get_u32(const char* p) {
 
 }  // namespace
 
-Status write_frame(int fd, uint16_t kind, const std::string& payload) {
-  std::string buf(8, '\0');
+std::string encode_frame(uint16_t kind, const std::string& payload) {
+  std::string buf;
+  buf.reserve(8 + payload.size());
+  buf.resize(8, '\0');
   put_u32(buf.data(), static_cast<uint32_t>(payload.size() + 4));
   buf[4] = static_cast<char>(kind & 0xff);
   buf[5] = static_cast<char>(kind >> 8);
   buf += payload;
+  return buf;
+}
+
+Status write_frame(int fd, uint16_t kind, const std::string& payload) {
+  std::string buf = encode_frame(kind, payload);
   return write_all(fd, buf.data(), buf.size());
+}
+
+std::size_t send_now(int fd, const std::string& bytes) {
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    ssize_t w = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    sent += static_cast<std::size_t>(w);
+  }
+  return sent;
+}
+
+Status send_rest(int fd, const std::string& bytes, std::size_t from) {
+  if (from >= bytes.size()) return {};
+  return write_all(fd, bytes.data() + from, bytes.size() - from);
 }
 
 Result<WireFrame> read_frame(int fd, std::size_t max_bytes) {
