@@ -49,8 +49,7 @@ struct Logical {
   // Drops characters from the end, and the runs left with none.
   void truncate(std::size_t size) {
     text.resize(size);
-    while (!runs.empty() && runs.back().at >= size && runs.back().at > 0) runs.pop_back();
-    if (size == 0) runs.clear();
+    while (!runs.empty() && runs.back().at >= size) runs.pop_back();
   }
   const Run& run_of(std::size_t pos) const {
     for (std::size_t i = runs.size(); i-- > 1;) {
@@ -65,25 +64,37 @@ struct Logical {
   }
 };
 
+// Where a physical line's comment starts (its size when it has none): the
+// first '#' outside quotes that is not written "\#".
+std::size_t comment_at(std::string_view line) {
+  bool in_quote = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '\\' && i + 1 < line.size() && line[i + 1] == '#') {
+      ++i;
+      continue;
+    }
+    if (c == '"') in_quote = !in_quote;
+    if (c == '#' && !in_quote) return i;
+  }
+  return line.size();
+}
+
 // Appends one physical line (comment removed) to `out`. Returns true when the
 // line ends in a continuation backslash (which is dropped).
 bool append_physical(std::string_view line, int line_no, Logical& out) {
-  bool in_quote = false;
   std::size_t first = out.text.size();
+  const std::size_t cut = comment_at(line);
   out.start_run(line_no, 1);
-  std::size_t i = 0;
-  for (; i < line.size(); ++i) {
-    char c = line[i];
-    if (c == '\\' && i + 1 < line.size() && line[i + 1] == '#') {
+  for (std::size_t i = 0; i < cut; ++i) {
+    if (line[i] == '\\' && i + 1 < cut && line[i + 1] == '#') {
       out.start_run(line_no, static_cast<int>(i) + 2);  // the '#' stands where it was written
       out.text += '#';
       out.start_run(line_no, static_cast<int>(i) + 3);
       ++i;
       continue;
     }
-    if (c == '"') in_quote = !in_quote;
-    if (c == '#' && !in_quote) break;
-    out.text += c;
+    out.text += line[i];
   }
   std::size_t end = out.text.size();
   while (end > first && is_space(out.text[end - 1])) --end;
@@ -167,20 +178,7 @@ class WordReader {
 // Whether a physical line ends in a continuation backslash once its comment
 // and trailing whitespace are removed (append_physical's rules, nothing kept).
 bool continues(std::string_view line) {
-  bool in_quote = false;
-  std::size_t end = line.size();
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (c == '\\' && i + 1 < line.size() && line[i + 1] == '#') {
-      ++i;
-      continue;
-    }
-    if (c == '"') in_quote = !in_quote;
-    if (c == '#' && !in_quote) {
-      end = i;
-      break;
-    }
-  }
+  std::size_t end = comment_at(line);
   while (end > 0 && is_space(line[end - 1])) --end;
   return end > 0 && line[end - 1] == '\\';
 }
@@ -211,10 +209,7 @@ std::vector<LogicalLine> lex_config(std::string_view text, std::string_view file
       while (i + 1 < lines.size() && continues(lines[i])) ++i;
       continue;
     }
-    if (logical.text.empty()) {
-      start_line = static_cast<int>(i) + 1;
-      logical.runs.clear();
-    }
+    if (logical.text.empty()) start_line = static_cast<int>(i) + 1;
     bool more = append_physical(lines[i], static_cast<int>(i) + 1, logical);
     if (logical.text.size() > kMaxLogicalLine) {
       diags.add(Severity::kError, "bad-syntax", SourceLoc{std::string(file), start_line, 1}, "",

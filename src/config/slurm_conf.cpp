@@ -85,34 +85,19 @@ class SlurmConfParser {
   }
 
   // --- globals ---
+  // A command (globals_only) applies the keys of command_keys() and leaves
+  // the others unread and unchecked.
   void handle_global_line(const LogicalLine& line) {
-    if (opts_.globals_only) return handle_command_keys(line);
+    const auto& table = opts_.globals_only ? command_keys() : global_keys();
     for (const auto& w : line.words) {
+      if (opts_.globals_only && !table.find(w.key) && !table.find_passive(w.key)) continue;
       if (misplaced_line_start(w)) continue;
       std::set<std::string> seen;  // duplicates across lines are found through globals_written
       const KeyDef<ClusterConfig>* def = nullptr;
       auto other = [](std::string_view k) { return find_elsewhere(k, "global"); };
-      auto r = apply_word(global_keys(), cfg_, w, kGlobalWhere, seen, cfg_.diags, passive_[w.key_loc.file], other, &def);
+      auto r = apply_word(table, cfg_, w, kGlobalWhere, seen, cfg_.diags, passive_[w.key_loc.file], other, &def);
       if (r == Applied::kStored) record_global(*def, w);
-      if (r == Applied::kPassive) cfg_.passive_values[global_keys().find_passive(w.key)->name] = w.value;
-    }
-  }
-
-  // A command's reading: the keys of command_keys(), the others unchecked.
-  void handle_command_keys(const LogicalLine& line) {
-    const auto& table = command_keys();
-    for (const auto& w : line.words) {
-      if (!w.has_value) continue;
-      if (const auto* def = table.find(w.key)) {
-        ValueContext ctx{cfg_.diags, w.value_loc, def->name};
-        if (auto st = def->parse(cfg_, w.value, ctx); !st) {
-          report_bad_value(cfg_.diags, w, def->name, st.error().message);
-        } else {
-          record_global(*def, w);
-        }
-      } else if (const auto* p = table.find_passive(w.key)) {
-        cfg_.passive_values[p->name] = w.value;
-      }
+      if (r == Applied::kPassive) cfg_.passive_values[table.find_passive(w.key)->name] = w.value;
     }
   }
 

@@ -69,6 +69,17 @@ Result<int> bind_and_listen(const std::string& path, mode_t mode, int backlog) {
   return fd;
 }
 
+// After a failed accept(): when the process or system is out of descriptors
+// or memory, the pending connection stays queued; says so and waits 100 ms
+// (instead of spinning on a listening socket that stays readable). Whether
+// it was that.
+bool back_off_when_out_of_descriptors(const std::string& path) {
+  if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM) return false;
+  std::fprintf(stderr, "drover: accept on %s: %s; retrying in 100 ms\n", path.c_str(), std::strerror(errno));
+  ::poll(nullptr, 0, 100);
+  return true;
+}
+
 }  // namespace
 
 std::optional<PeerCredentials> peer_credentials(int fd) {
@@ -121,13 +132,7 @@ void UnixListener::accept_loop() {
     if (n < 0 || (fds[1].revents & POLLIN) != 0) return;
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        // Out of descriptors: the pending connection stays queued; back off
-        // instead of spinning on a listening socket that stays readable.
-        std::fprintf(stderr, "drover: accept on %s: %s; retrying in 100 ms\n", path_.c_str(),
-                     std::strerror(errno));
-        ::poll(nullptr, 0, 100);
-      }
+      back_off_when_out_of_descriptors(path_);
       continue;
     }
     auto peer = peer_credentials(fd);
@@ -157,12 +162,7 @@ UnixListener::Taken UnixListener::accept_one(Connection& out) {
       if (interrupted_) return Taken::kStopped;  // a shut-down listening socket answers EINVAL
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return Taken::kIdle;
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        std::fprintf(stderr, "drover: accept on %s: %s; retrying in 100 ms\n", path_.c_str(),
-                     std::strerror(errno));
-        ::poll(nullptr, 0, 100);
-        continue;
-      }
+      if (back_off_when_out_of_descriptors(path_)) continue;
       return Taken::kStopped;
     }
     auto peer = peer_credentials(fd);
