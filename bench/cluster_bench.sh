@@ -12,7 +12,8 @@
 # (b)  CONC concurrent submitters, N jobs in all
 # (c)  submit -> RUNNING on an idle cluster (poll squeue every ~10 ms), LAT samples; a `true` job's turnaround
 # (d)  drain N held `sleep 1` jobs released at once (scontrol release), then (d2) one --array=0-(N-1) `sleep 1`
-# (m)  controller RSS after the jobs above (the anchor: slurmctld 323 MB after ~18,000 jobs)
+# (m)  controller RSS after the jobs above (the anchor: slurmctld 323 MB after ~18,000 jobs),
+#      then (m') restarted over the store: its RSS, the jobs it recovered of those stored, `drover up`'s time
 # Submissions are made as a plain user (BENCH_USER, created when running as
 # root), with an empty environment, as the anchor did with alice.
 set -u
@@ -165,6 +166,20 @@ if [[ " $ONLY " == *" m "* ]]; then
   rec m_controller_rss_mb 1 "$(awk '/VmRSS/{printf "%.1f", $2/1024}' /proc/$pid/status)"
   rec m_jobs_submitted_since_start 1 "$(scontrol show config >/dev/null; squeue -h -t all -o %i | wc -l) in memory (MinJobAge)"
   rec m_agent_rss_mb_max 1 "$(for f in "$STATE"/pids/agent-*.pid; do awk '/VmRSS/{print $2/1024}' /proc/$(cat $f)/status; done | sort -g | tail -1)"
+  # (m') the controller restarted (SIGTERM, then `drover up` starts it again)
+  # over the store these runs and earlier ones left: every job since the
+  # state directory was made stays there for sacct, and memory holds only what
+  # MinJobAge keeps.
+  kill -TERM "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  t0=$(ms_now); "$BIN/drover" up --config "$CONF" --state "$STATE" >/dev/null; t1=$(ms_now)
+  pid=$(cat "$STATE/pids/controller.pid")
+  read -r kept next <<< "$(grep 'recovered .* jobs from' "$STATE/logs/controller.log" | tail -1 |
+                           sed -E 's/.*recovered ([0-9]+) jobs from .*next job id ([0-9]+).*/\1 \2/')"
+  rec m_restart_up_s 1 "$(awk -v d=$((t1-t0)) 'BEGIN{printf "%.2f", d/1000}')"
+  rec m_restart_jobs_in_store 1 "$((next - 1))"
+  rec m_restart_jobs_recovered 1 "$kept"
+  rec m_controller_rss_after_restart_mb 1 "$(awk '/VmRSS/{printf "%.1f", $2/1024}' /proc/$pid/status)"
+  rec m_controller_peak_rss_after_restart_mb 1 "$(awk '/VmHWM/{printf "%.1f", $2/1024}' /proc/$pid/status)"
 fi
 echo "=== summary: each measurement's repetitions, then their median ==="
 for k in $(cut -f1 "$TSV" | sort -u); do

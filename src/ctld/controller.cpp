@@ -143,24 +143,32 @@ Status Controller::open(const ControllerOptions& opts) {
 }
 
 Status Controller::recover() {
-  auto jobs = store_->load_all(kJobsTable);
-  if (!jobs) return jobs.error();
   auto nodes = store_->load_all(kNodesTable);
   if (!nodes) return nodes.error();
-  auto next = store_->get_meta(kNextJobIdMeta);
-  if (!next) return next.error();
-  std::vector<std::pair<int64_t, std::string>> job_payloads;
-  for (auto& r : *jobs) job_payloads.emplace_back(std::get<int64_t>(r.key), std::move(r.payload));
   std::vector<std::pair<std::string, std::string>> node_payloads;
   for (auto& r : *nodes) node_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
+  if (auto st = state_->recover_nodes(node_payloads); !st) return st;
+  // Jobs and steps are streamed: the store keeps every finished job for
+  // sacct, and only what MinJobAge keeps in memory is held here.
+  const int64_t t = now();
+  Status failed;
+  Status read = store_->scan(kJobsTable, [&](store::Record&& r) {
+    failed = state_->recover_job(std::get<int64_t>(r.key), r.payload, t);
+    return static_cast<bool>(failed);
+  });
+  if (!read) return read;
+  if (!failed) return failed;
+  auto next = store_->get_meta(kNextJobIdMeta);
+  if (!next) return next.error();
   std::optional<int64_t> next_id;
   if (*next && std::holds_alternative<int64_t>(**next)) next_id = std::get<int64_t>(**next);
-  if (auto st = state_->recover(job_payloads, node_payloads, next_id, now()); !st) return st;
-  auto steps = store_->load_all(kStepsTable);
-  if (!steps) return steps.error();
-  std::vector<std::pair<std::string, std::string>> step_payloads;
-  for (auto& r : *steps) step_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
-  if (auto st = state_->recover_steps(step_payloads); !st) return st;
+  state_->recover_next_job_id(next_id);
+  read = store_->scan(kStepsTable, [&](store::Record&& r) {
+    failed = state_->recover_step(std::get<std::string>(r.key), r.payload);
+    return static_cast<bool>(failed);
+  });
+  if (!read) return read;
+  if (!failed) return failed;
   if (auto st = recover_accounting(); !st) return st;
   if (auto st = recover_usage(); !st) return st;
   log_line("recovered " + std::to_string(state_->jobs().size()) + " jobs from " + store_->path() +

@@ -91,6 +91,15 @@ void ControllerState::put_node(core::NodeIndex i, Effects& fx) const {
 Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,
                                 const std::vector<std::pair<std::string, std::string>>& node_payloads,
                                 std::optional<int64_t> next_job_id, int64_t now) {
+  if (auto st = recover_nodes(node_payloads); !st) return st;
+  for (const auto& [id, payload] : job_payloads) {
+    if (auto st = recover_job(id, payload, now); !st) return st;
+  }
+  recover_next_job_id(next_job_id);
+  return {};
+}
+
+Status ControllerState::recover_nodes(const std::vector<std::pair<std::string, std::string>>& node_payloads) {
   for (const auto& [name, payload] : node_payloads) {
     v1::NodeInfo info;
     if (!info.ParseFromString(payload)) return make_error("state store: node record '" + name + "' is unreadable");
@@ -105,26 +114,30 @@ Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string
     n.reason_uid = info.reason_uid();
     n.reason_user = info.reason_user();
   }
-  int64_t highest = 0;
-  for (const auto& [id, payload] : job_payloads) {
-    highest = std::max(highest, id);
-    Job j;
-    if (!j.rec.ParseFromString(payload)) {
-      return make_error("state store: job record " + std::to_string(id) + " is unreadable");
-    }
-    bool old = is_final(j.rec.state()) && !j.rec.completing() && j.rec.end_time() + settings_.min_job_age_s < now;
-    if (old) continue;
-    refresh_spec(j);
-    if (holds_resources(j)) {
-      j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
-      j.awaiting_node = j.rec.state() == v1::RUNNING;
-    }
-    auto [it, _] = jobs_.emplace(id, std::move(j));
-    index_array(it->second);
-    if (is_pending(it->second) || holds_resources(it->second)) active_.insert(id);
-  }
-  next_job_id_ = std::max(next_job_id.value_or(1), highest + 1);
   return {};
+}
+
+Status ControllerState::recover_job(int64_t id, const std::string& payload, int64_t now) {
+  recovered_highest_id_ = std::max(recovered_highest_id_, id);
+  Job j;
+  if (!j.rec.ParseFromString(payload)) {
+    return make_error("state store: job record " + std::to_string(id) + " is unreadable");
+  }
+  bool old = is_final(j.rec.state()) && !j.rec.completing() && j.rec.end_time() + settings_.min_job_age_s < now;
+  if (old) return {};
+  refresh_spec(j);
+  if (holds_resources(j)) {
+    j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
+    j.awaiting_node = j.rec.state() == v1::RUNNING;
+  }
+  auto [it, _] = jobs_.emplace(id, std::move(j));
+  index_array(it->second);
+  if (is_pending(it->second) || holds_resources(it->second)) active_.insert(id);
+  return {};
+}
+
+void ControllerState::recover_next_job_id(std::optional<int64_t> stored) {
+  next_job_id_ = std::max(stored.value_or(1), recovered_highest_id_ + 1);
 }
 
 }  // namespace drover::ctld

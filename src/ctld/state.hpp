@@ -144,7 +144,14 @@ class ControllerState {
   int64_t start_time() const { return start_time_; }
 
   // ---- recovery (persist.cpp) ----
-  // Reads every job, node and counter from the store's records.
+  // Record by record, as the store streams them, so that a long history is
+  // never held in memory at once: the nodes first, then every job record (a
+  // finished job that MinJobAge has forgotten is read and dropped), then the
+  // next job id (after the highest id seen), then the steps (steps.cpp).
+  Status recover_nodes(const std::vector<std::pair<std::string, std::string>>& node_payloads);
+  Status recover_job(int64_t id, const std::string& payload, int64_t now);
+  void recover_next_job_id(std::optional<int64_t> stored);
+  // The same from records in hand.
   Status recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,
                  const std::vector<std::pair<std::string, std::string>>& node_payloads,
                  std::optional<int64_t> next_job_id, int64_t now);
@@ -203,7 +210,8 @@ class ControllerState {
   void step_launch_result(int64_t job_id, int64_t step_id, const std::string& node,
                           const std::optional<v1::LaunchReply>& reply,
                           const std::string& error, int64_t now, Effects& fx);
-  Status recover_steps(const std::vector<std::pair<std::string, std::string>>& payloads);
+  // One stored step (recovery, after the jobs): kept when its job is in memory.
+  Status recover_step(const std::string& key, const std::string& payload);
   const std::map<core::JobId, JobSteps>& steps() const { return steps_; }
 
   // ---- displays (display.cpp) ----
@@ -264,6 +272,7 @@ class ControllerState {
   std::set<core::JobId> active_;  // pending or holding resources: what cycles and node views look at
   std::vector<NodeRt> nodes_;
   int64_t next_job_id_ = 1;
+  int64_t recovered_highest_id_ = 0;  // the highest job id recovery has read
   int64_t start_time_ = 0;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;

@@ -192,6 +192,48 @@ TEST(ControllerState, RecoveredRunningJobsAreRelaunchedOrFailedByTheNodesFirstRe
   EXPECT_EQ(after->jobs().at(2).rec.state(), v1::NODE_FAIL);
 }
 
+TEST(ControllerState, RecoveryKeepsWhatMinJobAgeKeepsAndCountsIdsPastWhatItForgot) {
+  auto before = make_state();
+  Effects fx;
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(before->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
+  std::map<int64_t, v1::JobRecord> recs;
+  for (const auto& [id, j] : before->jobs()) recs[id] = j.rec;
+  recs[1].set_state(v1::COMPLETED);  // ended 1,100 s before the restart (MinJobAge=600): forgotten
+  recs[1].set_end_time(900);
+  recs[2].set_state(v1::CANCELLED);  // as old, but still completing: kept
+  recs[2].set_end_time(900);
+  recs[2].set_completing(true);
+  recs[3].set_state(v1::COMPLETED);  // ended 100 s before: kept
+  recs[3].set_end_time(1900);
+  // job 4 is still pending
+
+  auto after = make_state();
+  ASSERT_TRUE(after->recover_nodes({}));
+  for (const auto& [id, r] : recs) ASSERT_TRUE(after->recover_job(id, r.SerializeAsString(), 2000));
+  after->recover_next_job_id(2);  // a stored counter behind the records: the records win
+  for (int64_t id : {1, 3}) {
+    v1::StepInfo s;
+    s.set_job_id(id);
+    s.set_step_id(kBatchStepId);
+    s.set_name("batch");
+    ASSERT_TRUE(after->recover_step(std::to_string(id) + ".batch", s.SerializeAsString()));
+  }
+  std::vector<int64_t> kept;
+  for (const auto& [id, j] : after->jobs()) kept.push_back(id);
+  EXPECT_EQ(kept, (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(after->next_job_id(), 5);
+  EXPECT_EQ(after->steps().count(1), 0u) << "the forgotten job's step stays in the store only";
+  EXPECT_EQ(after->steps().count(3), 1u);
+  EXPECT_EQ(after->active(), (std::set<core::JobId>{2, 4}));
+
+  auto bad = after->recover_job(9, "\xff\xff\xff", 2000);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "state store: job record 9 is unreadable");
+  auto bad_step = after->recover_step("3.0", "\xff\xff\xff");
+  ASSERT_FALSE(bad_step);
+  EXPECT_EQ(bad_step.error().message, "state store: step record 3.0 is unreadable");
+}
+
 TEST(ControllerState, AReportedStepIsAdoptedNotRelaunched) {
   auto st = make_state();
   Effects fx;

@@ -74,15 +74,13 @@ void ControllerState::put_step(const v1::StepInfo& s, Effects& fx) const {
                            {"exit_signal", static_cast<int64_t>(s.exit_signal())}}});
 }
 
-Status ControllerState::recover_steps(const std::vector<std::pair<std::string, std::string>>& payloads) {
-  for (const auto& [key, payload] : payloads) {
-    v1::StepInfo s;
-    if (!s.ParseFromString(payload)) return make_error("state store: step record " + key + " is unreadable");
-    if (!jobs_.count(s.job_id())) continue;  // the job left memory (MinJobAge): its steps stay in the store
-    JobSteps& js = steps_[s.job_id()];
-    if (s.step_id() >= 0) js.next_id = std::max(js.next_id, s.step_id() + 1);
-    js.steps[s.step_id()] = std::move(s);
-  }
+Status ControllerState::recover_step(const std::string& key, const std::string& payload) {
+  v1::StepInfo s;
+  if (!s.ParseFromString(payload)) return make_error("state store: step record " + key + " is unreadable");
+  if (!jobs_.count(s.job_id())) return {};  // the job left memory (MinJobAge): its steps stay in the store
+  JobSteps& js = steps_[s.job_id()];
+  if (s.step_id() >= 0) js.next_id = std::max(js.next_id, s.step_id() + 1);
+  js.steps[s.step_id()] = std::move(s);
   return {};
 }
 
