@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+#include <grpcpp/support/status_code_enum.h>
+
 #include "agent/node_check.hpp"
 #include "agentd/convert.hpp"
 #include "agentd/node_service.hpp"
@@ -311,18 +313,25 @@ void AgentDaemon::apply(const v1::NodeReportReply& reply) {
 
 void AgentDaemon::run(const std::atomic<bool>& stop) {
   bool registered = false;
+  bool unreachable = false;  // the last report found no controller
   std::string last_error;
   while (!stop) {
-    if (registered) {
+    // Between heartbeats. Not after a report that found no controller: that
+    // one is tried again after the pause below (gRPC's reconnection backoff
+    // spaces the attempts while the controller is down), so that the agent
+    // is back with the controller soon after it is.
+    if (registered && !unreachable) {
       auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(heartbeat_ms_);
       while (!stop && !poked_ && std::chrono::steady_clock::now() < until) {
         if (!supervisor_->wait_any(100).empty()) break;
+        if (reporter_->connection_lost()) break;  // the controller went away: tell it (or its successor) at once
       }
       if (stop) break;
     }
     poked_ = false;
     int code = 0;
     auto reply = reporter_->send(report(!registered), !registered, &code);
+    unreachable = !reply && (code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED);
     if (!reply) {
       if (reply.error().message != last_error) log("controller " + opts_.controller + ": " + reply.error().message);
       last_error = reply.error().message;

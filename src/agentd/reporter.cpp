@@ -11,6 +11,7 @@ namespace drover::agentd {
 struct Reporter::Impl {
   rpc::RpcClient client;
   std::unique_ptr<v1::AgentService::Stub> stub;
+  bool connected = false;  // the last send succeeded, and its connection has not been seen gone since
 };
 
 Reporter::Reporter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -25,7 +26,7 @@ Result<std::unique_ptr<Reporter>> Reporter::create(const std::string& target, co
   if (!client->is_unix() && !client->signs_requests()) {
     return make_error("cannot sign requests to the controller at " + target + ": " + client->unsigned_reason());
   }
-  auto impl = std::make_unique<Impl>(Impl{std::move(*client), nullptr});
+  auto impl = std::make_unique<Impl>(Impl{std::move(*client), nullptr, false});
   impl->stub = v1::AgentService::NewStub(impl->client.channel());
   return std::unique_ptr<Reporter>(new Reporter(std::move(impl)));
 }
@@ -38,10 +39,21 @@ Result<v1::NodeReportReply> Reporter::send(const v1::NodeReport& report, bool re
   v1::NodeReportReply reply;
   grpc::Status st = registering ? impl_->stub->Register(&ctx, req, &reply) : impl_->stub->Heartbeat(&ctx, req, &reply);
   if (!st.ok()) {
+    impl_->connected = false;
     *code = st.error_code();
     return make_error(impl_->client.explain_failure(st.error_code(), st.error_message()));
   }
+  impl_->connected = true;
   return reply;
+}
+
+bool Reporter::connection_lost() {
+  if (!impl_->connected) return false;
+  // READY while the connection lasts; IDLE (or another state) once the
+  // controller's end closed it.
+  if (impl_->client.channel()->GetState(false) == GRPC_CHANNEL_READY) return false;
+  impl_->connected = false;
+  return true;
 }
 
 }  // namespace drover::agentd

@@ -57,6 +57,30 @@ TEST(Recovery, ControllerKilledWhileJobsRunAndWaitLosesAndRepeatsNothing) {
   EXPECT_EQ(next, std::stoll(ids.back()) + 1);
 }
 
+TEST(Recovery, AgentsReportToARestartedControllerWithoutWaitingForTheirHeartbeat) {
+  ClusterDef def = small_cluster();
+  def.extra = {"SlurmdTimeout=300"};  // Slurm's default: the agents' heartbeats are 30 s apart
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto cfg = c.run("scontrol", {"show", "config"});
+  ASSERT_NE(cfg.out.find("SlurmdTimeout           = 300 sec"), std::string::npos) << cfg.out;
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  // The agents saw their connection close and report again as soon as the
+  // new controller answers, not at their next heartbeat.
+  EXPECT_TRUE(c.wait_nodes_responding(10s)) << c.run("sinfo", {"-N"}).out;
+  int64_t id = c.submit({"-w", "cpu2", "-o", "/dev/null", "--wrap", "true"});
+  ASSERT_GT(id, 0) << c.last_error();
+  EXPECT_TRUE(c.wait_done(std::to_string(id), 10s)) << c.state(std::to_string(id));
+  EXPECT_EQ(c.state(std::to_string(id)), "COMPLETED");
+  // Down for a while: the agents keep trying (spaced by gRPC's reconnection
+  // backoff) rather than waiting out a heartbeat after each failure.
+  c.kill_controller(SIGKILL);
+  std::this_thread::sleep_for(3s);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  EXPECT_TRUE(c.wait_nodes_responding(10s)) << c.run("sinfo", {"-N"}).out;
+}
+
 TEST(Recovery, AgentRestartReadoptsItsRunningJob) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
