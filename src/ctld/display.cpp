@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <map>
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
@@ -265,6 +267,37 @@ std::vector<v1::PartitionInfo> ControllerState::partitions() const {
   return out;
 }
 
+namespace {
+
+// The unit Slurm's `scontrol show config` writes after a key's number
+// ("MinJobAge = 300 sec"; golden scontrol_show_config.txt); none for others.
+const char* config_unit(const std::string& key) {
+  static const std::map<std::string, const char*, std::less<>> units = {
+      {"AcctGatherNodeFreq", "sec"}, {"BatchStartTimeout", "sec"},  {"CompleteWait", "sec"},
+      {"EpilogMsgTime", "usec"},     {"ExtSensorsFreq", "sec"},     {"GetEnvTimeout", "sec"},
+      {"GroupUpdateTime", "sec"},    {"HealthCheckInterval", "sec"}, {"InactiveLimit", "sec"},
+      {"KillWait", "sec"},           {"MessageTimeout", "sec"},     {"MinJobAge", "sec"},
+      {"OverTimeLimit", "min"},      {"ResumeRate", "nodes/min"},   {"ResumeTimeout", "sec"},
+      {"ResvOverRun", "min"},        {"SchedulerTimeSlice", "sec"}, {"SlurmctldTimeout", "sec"},
+      {"SlurmdTimeout", "sec"},      {"SuspendRate", "nodes/min"},  {"SuspendTimeout", "sec"},
+      {"TCPTimeout", "sec"},         {"UnkillableStepTimeout", "sec"}, {"WaitTime", "sec"},
+  };
+  auto it = units.find(key);
+  return it == units.end() ? nullptr : it->second;
+}
+
+// A value as Slurm shows it: a plain number of a key with a unit gets the unit.
+std::string config_value(const std::string& key, const std::string& value) {
+  if (value.empty()) return "(null)";
+  const char* unit = config_unit(key);
+  if (!unit || !std::all_of(value.begin(), value.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
+    return value;
+  }
+  return value + " " + unit;
+}
+
+}  // namespace
+
 std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
   std::vector<std::pair<std::string, std::string>> rows;
   std::set<std::string> seen;
@@ -280,7 +313,7 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
   for (const auto& [k, v] : rows) {
     v1::ConfigEntry e;
     e.set_key(k);
-    e.set_value(v.empty() ? "(null)" : v);
+    e.set_value(config_value(k, v));
     out.push_back(std::move(e));
   }
   return out;

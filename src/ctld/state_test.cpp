@@ -768,3 +768,29 @@ TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
 
 }  // namespace
 }  // namespace drover::ctld
+
+namespace drover::ctld {
+namespace {
+
+// scontrol show config: numbers of time keys carry Slurm's unit (golden
+// scontrol_show_config.txt: "MinJobAge = 300 sec", "OverTimeLimit = 0 min"),
+// whether the key is one the controller acts on or one it keeps as written.
+TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
+  auto st = make_state("KillWait=30\nSlurmdTimeout=300\nSlurmctldTimeout=120\nInactiveLimit=0\nWaitTime=0\n"
+                       "OverTimeLimit=UNLIMITED\nMessageTimeout=10\nSchedulerParameters=bf_interval=30\n");
+  std::map<std::string, std::string> v;
+  for (const auto& e : st->config_entries()) v[e.key()] = e.value();
+  EXPECT_EQ(v["MinJobAge"], "600 sec");
+  EXPECT_EQ(v["KillWait"], "30 sec");
+  EXPECT_EQ(v["SlurmdTimeout"], "300 sec");
+  EXPECT_EQ(v["SlurmctldTimeout"], "120 sec");
+  EXPECT_EQ(v["InactiveLimit"], "0 sec");
+  EXPECT_EQ(v["WaitTime"], "0 sec");
+  EXPECT_EQ(v["MessageTimeout"], "10 sec");
+  EXPECT_EQ(v["OverTimeLimit"], "UNLIMITED") << "a word keeps no unit";
+  EXPECT_EQ(v["SchedulerParameters"].rfind("bf_interval=30,", 0), 0u) << "no unit in a list";
+  EXPECT_EQ(v["ClusterName"], "t");
+}
+
+}  // namespace
+}  // namespace drover::ctld
