@@ -841,6 +841,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       sd.alloc = allocate(*now_pc, *now_fit);
       sd.time_limit = now_pc->demand.time_limit;
       sd.end = sat_add(now, d);
+      sd.priority = qe.priority;
       bool backfilled = false;
       for (NodeIndex n : now_fit->nodes) backfilled = backfilled || class_waiting[class_of[n]];
       sd.kind = backfilled && !fcfs ? StartKind::kBackfilled : StartKind::kImmediate;

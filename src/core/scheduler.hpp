@@ -109,6 +109,7 @@ struct StartDecision {
   Time end = kForever;  // now + time limit
   Seconds time_limit = 0;
   StartKind kind = StartKind::kImmediate;
+  int64_t priority = 0;  // its priority in this cycle (a running job's Priority=, as Slurm keeps it)
 };
 
 inline constexpr Time kNoPlan = -1;

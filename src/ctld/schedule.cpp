@@ -161,13 +161,22 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     j->rec.set_reason(CoreBridge::reason_name(p.reason));
     j->rec.set_priority(p.priority);
     j->rec.set_last_sched_eval(now);
-    j->planned_start = p.start == core::kNoPlan ? 0 : p.start;
     j->never = p.never;
-    std::vector<std::string> names;
-    for (auto ni : p.nodes) names.push_back(bridge_->cluster().nodes[ni].name);
-    j->sched_nodes = hostlist_compress(names);
     bool waiting = p.reason == core::Reason::kDependency || p.reason == core::Reason::kBeginTime ||
                    p.reason == core::Reason::kDependencyNeverSatisfied;
+    // A quick pass plans nothing: the full pass's planned start and nodes
+    // (squeue --start, SchedNodeList) stand until the next full pass, as
+    // Slurm's main scheduler leaves the backfill's, unless the job can no
+    // longer start on resources alone (held, waiting on another job, never).
+    bool held = p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin;
+    bool keep_plan = pass == core::PassKind::kQuick && p.start == core::kNoPlan && !p.never && !held &&
+                     p.reason != core::Reason::kDependency && p.reason != core::Reason::kDependencyNeverSatisfied;
+    if (!keep_plan) {
+      j->planned_start = p.start == core::kNoPlan ? 0 : p.start;
+      std::vector<std::string> names;
+      for (auto ni : p.nodes) names.push_back(bridge_->cluster().nodes[ni].name);
+      j->sched_nodes = hostlist_compress(names);
+    }
     if (!waiting && j->rec.eligible_time() == 0) {
       j->rec.set_eligible_time(now);
       j->spec.eligible_time = now;
@@ -192,6 +201,8 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   *r.mutable_alloc() = allocation_to_proto(c, d.alloc);
   r.set_batch_host(c.nodes[d.alloc.nodes.front().node].name);
   r.set_scheduler(d.kind == core::StartKind::kBackfilled ? "Backfill" : "Main");
+  r.set_last_sched_eval(now);
+  r.set_priority(d.priority);
   r.set_launched(false);
   if (r.eligible_time() == 0) r.set_eligible_time(now);
   j->planned_start = 0;

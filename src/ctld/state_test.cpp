@@ -728,25 +728,32 @@ TEST(ControllerState, FairShareUsageIsChargedDecayedAndStored) {
   EXPECT_DOUBLE_EQ(usage(*after, account), 150.0 + 600.0);
 }
 
+// Job 1 takes both 4-CPU nodes of partition cpu for 1,800 s from 1001 (the
+// pass `first` starts it); job 2 (4 CPUs for 600 s, submitted at 1002) waits.
+std::unique_ptr<ControllerState> wide_job_and_one_behind(core::PassKind first) {
+  auto st = make_state("SchedulerParameters=bf_resolution=1\n");
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor wide = wrap("sleep 100");
+  wide.set_ntasks(8);
+  wide.set_time_limit_s(1800);
+  EXPECT_TRUE(st->submit(user(1000, "alice"), wide, false, 1000, fx));
+  Effects go;
+  st->schedule(first, 1001, go);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  v1::JobDescriptor next = wrap("true");
+  next.set_ntasks(4);
+  next.set_time_limit_s(600);
+  EXPECT_TRUE(st->submit(user(1000, "alice"), next, false, 1002, fx));
+  return st;
+}
+
 // The scheduler keeps what running jobs hold from one cycle to the next
 // (RunningJob::stamp); a running job whose record changes must be counted
 // again. Lowering a running job's time limit moves the planned start of
 // the job waiting for its nodes, cycle after cycle.
 TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
-  auto st = make_state("SchedulerParameters=bf_resolution=1\n");
-  register_all(*st, 1000);
-  Effects fx;
-  v1::JobDescriptor wide = wrap("sleep 100");
-  wide.set_ntasks(8);  // both 4-CPU nodes of partition cpu
-  wide.set_time_limit_s(1800);
-  ASSERT_TRUE(st->submit(user(1000, "alice"), wide, false, 1000, fx));
-  Effects go;
-  st->schedule(core::PassKind::kFull, 1001, go);
-  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
-  v1::JobDescriptor next = wrap("true");
-  next.set_ntasks(4);
-  next.set_time_limit_s(600);
-  ASSERT_TRUE(st->submit(user(1000, "alice"), next, false, 1002, fx));
+  auto st = wide_job_and_one_behind(core::PassKind::kFull);
   for (int64_t now : {1003, 1004}) {  // the second cycle starts from what the first kept
     Effects e;
     st->schedule(core::PassKind::kFull, now, e);
@@ -764,6 +771,34 @@ TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
     st->schedule(core::PassKind::kFull, now, e);
     EXPECT_EQ(st->jobs().at(2).planned_start, 1001 + 600) << "cycle at " << now;
   }
+}
+
+// squeue --start and SchedNodeList show the full pass's plan: the quick
+// passes that every event runs (an agent's heartbeat, a submission) plan
+// nothing and leave it, as Slurm's main scheduler leaves the backfill's; a
+// job that is then held loses it. A job that starts keeps its priority and
+// the time of the pass that started it (scontrol show job: Priority=,
+// LastSchedEval=).
+TEST(ControllerState, QuickPassesKeepTheFullPassesPlan) {
+  auto st = wide_job_and_one_behind(core::PassKind::kQuick);
+  EXPECT_EQ(st->jobs().at(1).rec.last_sched_eval(), 1001);
+  EXPECT_GT(st->jobs().at(1).rec.priority(), 0);
+  Effects e1, e2, e3, e4;
+  st->schedule(core::PassKind::kFull, 1003, e1);
+  ASSERT_EQ(st->jobs().at(2).planned_start, 1001 + 1800);
+  const std::string nodes = st->jobs().at(2).sched_nodes;
+  ASSERT_FALSE(nodes.empty());
+  st->schedule(core::PassKind::kQuick, 1004, e2);
+  EXPECT_EQ(st->jobs().at(2).planned_start, 1001 + 1800);
+  EXPECT_EQ(st->jobs().at(2).sched_nodes, nodes);
+  EXPECT_EQ(st->jobs().at(2).rec.reason(), "Resources");
+  v1::ControlRequest hold;
+  hold.set_action(v1::HOLD);
+  hold.add_targets()->set_job_id(2);
+  ASSERT_EQ(st->control(user(1000, "alice"), hold, 1005, e3).size(), 1u);
+  st->schedule(core::PassKind::kQuick, 1006, e4);
+  EXPECT_EQ(st->jobs().at(2).planned_start, 0) << "held: no plan";
+  EXPECT_EQ(st->jobs().at(2).sched_nodes, "");
 }
 
 }  // namespace
@@ -794,3 +829,4 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
 
 }  // namespace
 }  // namespace drover::ctld
+
