@@ -227,12 +227,26 @@ void ControllerState::refresh_fairshare(int64_t now, Effects& fx) {
   fairshare_dirty_ = false;
 }
 
+namespace {
+
+// Slurm's sprio lists the pending jobs that compete for resources: not a
+// held one, nor one that waits for another job, for its begin time or for
+// its array's throttle (golden sprio.txt leaves those out).
+bool competes(const Job& j) {
+  if (j.spec.hold != core::Hold::kNone) return false;
+  const std::string& r = j.rec.reason();
+  return r != "Dependency" && r != "DependencyNeverSatisfied" && r != "BeginTime" && r != "JobHeldUser" &&
+         r != "JobHeldAdmin" && r != "JobArrayTaskLimit";
+}
+
+}  // namespace
+
 v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
   v1::GetPrioritiesReply rep;
   const core::Cluster& c = bridge_->cluster();
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
-    if (!is_pending(j)) continue;
+    if (!is_pending(j) || !competes(j)) continue;
     int32_t part = std::max(0, bridge_->find_partition(j.rec.partition()));
     core::PriorityBreakdown b =
         core::job_priority(c, j.spec, part, &fairshare_, now, j.rec.eligible_time() ? j.rec.eligible_time() : now);
@@ -242,7 +256,7 @@ v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
     f->set_user(j.rec.user());
     f->set_account(j.rec.account());
     f->set_qos(j.rec.qos());
-    f->set_priority(b.total);  // what the core orders by now (a held job too)
+    f->set_priority(b.total);  // what the core orders by now
     f->set_age(b.age);
     f->set_fairshare(b.fairshare);
     f->set_job_size(b.job_size);

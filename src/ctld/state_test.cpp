@@ -773,6 +773,31 @@ TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
   }
 }
 
+// sprio: the pending jobs that compete for resources; held ones, those that
+// wait for another job or for their begin time are left out, as Slurm does.
+TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {
+  auto st = wide_job_and_one_behind(core::PassKind::kQuick);  // job 2 waits for resources
+  Effects fx;
+  v1::JobDescriptor held = wrap("true");
+  held.set_hold(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), held, false, 1003, fx));  // 3
+  v1::JobDescriptor dep = wrap("true");
+  v1::DepItem* d = dep.mutable_dependency()->add_items();
+  d->set_type(v1::DEP_AFTER_OK);
+  d->set_job_id(1);
+  d->set_array_task(-1);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), dep, false, 1003, fx));  // 4
+  v1::JobDescriptor later = wrap("true");
+  later.set_begin_time(5000);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), later, false, 1003, fx));  // 5
+  Effects e;
+  st->schedule(core::PassKind::kQuick, 1004, e);
+  std::vector<int64_t> listed;
+  v1::GetPrioritiesReply sprio = st->priorities(1004);
+  for (const auto& f : sprio.jobs()) listed.push_back(f.job_id());
+  EXPECT_EQ(listed, (std::vector<int64_t>{2}));
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a

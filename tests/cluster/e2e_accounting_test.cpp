@@ -240,8 +240,17 @@ TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
   int64_t ran = c.submit({"-c", "2", "--wrap", "sleep 2"});
   ASSERT_GT(ran, 0);
   ASSERT_TRUE(c.wait_done(std::to_string(ran)));
-  int64_t a = c.submit({"--begin=now+1hour", "-p", "gpu", "--gres=gpu:h100:2", "-c", "2", "--qos=training", "--wrap", "true"});
-  int64_t b = c.submit({"--begin=now+1hour", "-c", "4", "--wrap", "true"});
+  // Every node busy, so that the two jobs below wait for resources: sprio
+  // lists the pending jobs that compete for them, as Slurm's (not a held
+  // job, nor one waiting for its begin time or another job).
+  for (const char* node : {"hgpu1", "lgpu1", "cpu1", "cpu2"}) {
+    int64_t busy = c.submit({"-p", std::string(node) == "hgpu1" ? "gpu" : "compute", "-w", node, "--exclusive",
+                             "-o", "/dev/null", "--wrap", "sleep 60"});
+    ASSERT_GT(busy, 0) << c.last_error();
+    ASSERT_TRUE(c.wait_state(std::to_string(busy), {"RUNNING"})) << node;
+  }
+  int64_t a = c.submit({"-p", "gpu", "--gres=gpu:h100:2", "-c", "2", "--qos=training", "--wrap", "true"});
+  int64_t b = c.submit({"-c", "4", "--wrap", "true"});
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
   auto sp = c.run("sprio", {});
