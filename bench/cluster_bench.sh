@@ -69,6 +69,10 @@ median() { sort -g | awk '{a[NR]=$1} END{if(NR==0)print "NA"; else if(NR%2)print
 
 echo "=== cluster_bench.sh $STAMP N=$N REPS=$REPS CONC=$CONC LAT=$LAT user=$U conf=$CONF load $(load)"
 "$BIN/drover" up --config "$CONF" --state "$STATE" || exit 1
+# The anchor's slurm.conf enforces associations (AccountingStorageEnforce):
+# the bench user gets one, as the anchor's setup.sh gives alice hers.
+sacctmgr -i add account research Description=research Organization=anchor >/dev/null 2>&1
+sacctmgr -i add user "$U" Account=research >/dev/null 2>&1
 sinfo
 scancel -u "$U" 2>/dev/null; wait_idle
 

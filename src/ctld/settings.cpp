@@ -1,6 +1,7 @@
 // Controller settings from slurm.conf. Keys the config module keeps only as
 // written (SlurmdTimeout, ReturnToService, JobRequeue, AuthInfo,
-// SlurmctldParameters) are read from ClusterConfig::passive_values.
+// SlurmctldParameters, AccountingStorageEnforce) are read from
+// ClusterConfig::passive_values.
 #include <grp.h>
 #include <pwd.h>
 
@@ -100,6 +101,13 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.max_array_size = cfg.max_array_size;
   s.max_job_count = cfg.max_job_count;
   s.bf_interval_s = std::max<int64_t>(cfg.sched.bf_interval, 1);
+  if (const std::string* enforce = written(cfg, "AccountingStorageEnforce")) {
+    for (const auto& word : split(*enforce, ',')) {
+      for (const char* implies : {"associations", "limits", "qos", "safe", "wckeys", "all"}) {
+        if (iequals(trim(word), implies)) s.enforce_associations = true;
+      }
+    }
+  }
   return s;
 }
 

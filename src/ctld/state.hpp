@@ -48,6 +48,10 @@ struct Settings {
   int64_t bf_interval_s = 30;       // full scheduling pass
   bool return_to_service = false;   // ReturnToService >= 1
   bool job_requeue = true;          // JobRequeue (default requeue on node failure)
+  // AccountingStorageEnforce names associations (or limits, qos, safe,
+  // wckeys or all, which imply it): a job's user needs an association
+  // (sacctmgr add user), and its account must be one of the user's.
+  bool enforce_associations = false;
 };
 
 // Settings from a loaded configuration; errors for values the controller cannot use.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <tuple>
 #include <unistd.h>
 
 #include "config/parse.hpp"
@@ -796,6 +797,43 @@ TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {
   v1::GetPrioritiesReply sprio = st->priorities(1004);
   for (const auto& f : sprio.jobs()) listed.push_back(f.job_id());
   EXPECT_EQ(listed, (std::vector<int64_t>{2}));
+}
+
+// AccountingStorageEnforce=associations (or limits, qos, ...): a user needs an
+// association to submit, and may use only the accounts it has (Slurm's
+// "Invalid account or account/partition combination specified").
+TEST(ControllerState, EnforcedAssociationsGateSubmissions) {
+  const std::string enforce = "AccountingStorageEnforce=limits,qos\n";
+  auto st = make_state(enforce);
+  st->set_accounting(AccountingDb::seed(config::parse_slurm_conf_text(kConf + enforce, "test.conf")));
+  Effects fx;
+  auto refused = st->submit(user(1000, "alice"), wrap("true"), false, 1000, fx);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            "Batch job submission failed: Invalid account or account/partition combination specified\n"
+            "drover: user alice has no association (add one with sacctmgr add user)");
+  Caller root{0, 0, "root", true};
+  for (auto [entity, name, key, value] : {std::tuple{"account", "research", "Description", "research"},
+                                          std::tuple{"user", "alice", "Account", "research"}}) {
+    v1::ModifyAssociationsRequest add;
+    add.set_verb("add");
+    add.set_entity(entity);
+    add.add_names(name);
+    (*add.mutable_set())[key] = value;
+    ASSERT_TRUE(st->modify_associations(root, add, 1000, fx)) << entity;
+  }
+  auto ok = st->submit(user(1000, "alice"), wrap("true"), false, 1001, fx);
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(st->jobs().at(ok->job_id()).rec.account(), "research");
+  v1::JobDescriptor other = wrap("true");
+  other.set_account("root");
+  auto not_hers = st->submit(user(1000, "alice"), other, false, 1002, fx);
+  ASSERT_FALSE(not_hers);
+  EXPECT_NE(not_hers.error().message.find("Invalid account or account/partition combination specified"),
+            std::string::npos);
+  EXPECT_TRUE(st->submit(root, wrap("true"), false, 1003, fx)) << "root's association comes with the cluster";
+  auto plain = make_state();  // not enforced: anyone submits
+  EXPECT_TRUE(plain->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
 }
 
 // squeue --start and SchedNodeList show the full pass's plan: the quick

@@ -88,10 +88,20 @@ bool has_submit_limits(const core::Cluster& c) {
 
 }  // namespace
 
-// Jobs per QOS (all, and the caller's) for GrpSubmitJobs / MaxSubmitJobsPerUser,
-// counted only when some QOS has such a limit.
+// The caller's accounts when associations are enforced (the default one
+// first), and the jobs per QOS (all, and the caller's) for GrpSubmitJobs /
+// MaxSubmitJobsPerUser, counted only when some QOS has such a limit.
 core::SubmitContext ControllerState::submit_context(const Caller& who) const {
   core::SubmitContext ctx;
+  if (settings_.enforce_associations) {
+    ctx.enforce_accounts = true;
+    if (const auto* u = acct_.user(who.user)) {
+      if (!u->default_account().empty()) ctx.user_accounts.push_back(u->default_account());
+      for (const auto& a : u->assocs()) {
+        if (a.account() != u->default_account()) ctx.user_accounts.push_back(a.account());
+      }
+    }
+  }
   if (!has_submit_limits(bridge_->cluster())) return ctx;
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
