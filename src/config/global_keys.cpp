@@ -13,7 +13,7 @@ using namespace keys;
 // they configure daemons, plugins or logging that Drover replaces or has no
 // counterpart for. Accepted so that a site's own slurm.conf loads cleanly.
 const char* const kPassiveGlobals[] = {
-      "AccountingStorageBackupHost", "AccountingStorageEnforce", "AccountingStorageExternalHost",
+      "AccountingStorageBackupHost", "AccountingStorageExternalHost",
       "AccountingStorageHost", "AccountingStorageParameters", "AccountingStoragePass",
       "AccountingStoragePort", "AccountingStorageType", "AccountingStorageUser", "AccountingStoreFlags",
       "AcctGatherEnergyType", "AcctGatherFilesystemType", "AcctGatherInterconnectType", "AcctGatherNodeFreq",
@@ -60,6 +60,8 @@ std::vector<PassiveKey> passive_globals() {
   std::vector<PassiveKey> out = passive_keys(kPassiveGlobals);
   out.push_back(auth_info());
   const std::pair<const char*, const char*> daemons[] = {
+      {"AccountingStorageEnforce", "the controller: `associations` (or limits, qos, safe, wckeys, all) admits only "
+                                   "jobs of users with an association (sacctmgr add user), on one of their accounts"},
       {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "
