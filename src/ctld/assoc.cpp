@@ -91,6 +91,15 @@ Result<config::QosConfig> qos_config(const v1::QosRecord& q) {
 
 AccountingDb AccountingDb::seed(const config::ClusterConfig& cfg) {
   AccountingDb db;
+  // Slurm's accounting database starts with a QOS named normal, without
+  // limits, which new associations default to; qos.conf may define it.
+  bool has_normal = std::any_of(cfg.qos.begin(), cfg.qos.end(), [](const auto& q) { return q.name == "normal"; });
+  if (!has_normal) {
+    v1::QosRecord r;
+    r.set_id(db.next_qos_id_++);
+    r.set_name("normal");
+    db.qos_["normal"] = std::move(r);
+  }
   for (const auto& q : cfg.qos) {
     v1::QosRecord r;
     r.set_id(db.next_qos_id_++);
@@ -338,7 +347,7 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
     }
     return lines;
   }
-  std::string account, default_account, admin;
+  std::string account, default_account, admin, default_qos;
   std::optional<int64_t> shares;
   std::optional<std::vector<std::string>> qos;
   for (const auto& [k0, v] : req.set()) {
@@ -355,8 +364,11 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
       admin = v;
     } else if (k == "qos") {
       qos = qos_list(v);
+    } else if (k == "defaultqos") {
+      default_qos = v;
     } else {
-      return make_error("Unknown option: " + k0 + " (a user takes Account, DefaultAccount, Fairshare, QOS, AdminLevel)");
+      return make_error("Unknown option: " + k0 +
+                        " (a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel)");
     }
   }
   if (!where_account.empty()) account = where_account;
@@ -368,6 +380,7 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
       if (!qos_.count(q)) return make_error("QOS " + q + " does not exist");
     }
   }
+  if (!default_qos.empty() && !qos_.count(default_qos)) return make_error("QOS " + default_qos + " does not exist");
   lines.push_back(req.verb() == "add" ? " Adding User(s)" : " Modified user associations...");
   for (const auto& n : req.names()) {
     bool exists = users_.count(n) != 0;
@@ -392,6 +405,7 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
         a->clear_qos();
         for (const auto& q : *qos) a->add_qos(q);
       }
+      if (!default_qos.empty()) a->set_default_qos(default_qos);
       if (u.default_account().empty()) u.set_default_account(default_account.empty() ? acc : default_account);
     } else {
       // modify: the named account's association (or every one), and the user's defaults.
@@ -402,6 +416,7 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
           a.clear_qos();
           for (const auto& q : *qos) a.add_qos(q);
         }
+        if (!default_qos.empty()) a.set_default_qos(default_qos);
       }
     }
     if (!default_account.empty()) {

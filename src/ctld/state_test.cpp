@@ -836,6 +836,40 @@ TEST(ControllerState, EnforcedAssociationsGateSubmissions) {
   EXPECT_TRUE(plain->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
 }
 
+// As Slurm's accounting database, Drover's starts with a QOS named normal
+// (when qos.conf does not define one), which associations default to; the
+// anchor's setup.sh then sets a user's DefaultQOS with sacctmgr.
+TEST(ControllerState, AccountingStartsWithQosNormalAndUsersTakeADefaultQos) {
+  auto st = make_state();
+  st->set_accounting(AccountingDb::seed(config::parse_slurm_conf_text(kConf, "test.conf")));
+  std::vector<std::string> qos;
+  for (const auto& q : st->accounting().qos_specs()) qos.push_back(q.name);
+  EXPECT_EQ(qos, (std::vector<std::string>{"normal"}));
+  ASSERT_NE(st->accounting().user("root"), nullptr);
+  EXPECT_EQ(st->accounting().user("root")->assocs(0).default_qos(), "normal");
+  Caller root{0, 0, "root", true};
+  Effects fx;
+  auto change = [&](const std::string& verb, const std::string& entity, const std::string& name,
+                    std::map<std::string, std::string> set) {
+    v1::ModifyAssociationsRequest r;
+    r.set_verb(verb);
+    r.set_entity(entity);
+    r.add_names(name);
+    for (const auto& [k, v] : set) (*r.mutable_set())[k] = v;
+    return st->modify_associations(root, r, 1000, fx);
+  };
+  ASSERT_TRUE(change("add", "qos", "debug", {}));
+  ASSERT_TRUE(change("add", "account", "research", {{"Description", "research"}}));
+  ASSERT_TRUE(change("add", "user", "alice", {{"Account", "research"}, {"DefaultQOS", "normal"}}));
+  EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "normal");
+  ASSERT_TRUE(change("modify", "user", "alice", {{"QOS", "normal,debug"}, {"DefaultQOS", "debug"}}));
+  EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "debug");
+  auto bad = change("modify", "user", "alice", {{"DefaultQOS", "nosuch"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "QOS nosuch does not exist");
+  EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "debug") << "a refused change changes nothing";
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a
