@@ -870,6 +870,16 @@ TEST(ControllerState, AccountingStartsWithQosNormalAndUsersTakeADefaultQos) {
   EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "debug") << "a refused change changes nothing";
 }
 
+// scontrol show partition: a partition shows its own DefMemPerCPU; under
+// only a global one it reads DefMemPerNode=UNLIMITED, as Slurm's.
+TEST(ControllerState, PartitionsShowTheirOwnMemoryDefaults) {
+  auto st = make_state("PartitionName=big Nodes=c[1-2] DefMemPerCPU=2048\n");
+  std::map<std::string, int64_t> def;
+  for (const auto& p : st->partitions()) def[p.name()] = p.def_mem_per_cpu_mb();
+  EXPECT_EQ(def["cpu"], 0) << "the global DefMemPerCPU=100 is not the partition's";
+  EXPECT_EQ(def["big"], 2048);
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a
