@@ -138,17 +138,20 @@ void fill_config(const config::NodeConfig* nc, const core::NodeSpec& n, v1::Node
   }
 }
 
-void fill_usage(const core::NodeSpec& n, const NodeUsage& u, v1::NodeInfo& info) {
+// `gres_types`: slurm.conf's GresTypes, of which a node without GRES shows
+// none in use ("gpu:0", as Slurm's GresUsed).
+void fill_usage(const core::NodeSpec& n, const NodeUsage& u, const std::vector<std::string>& gres_types,
+                v1::NodeInfo& info) {
   info.set_alloc_cpus(u.cpus);
   info.set_alloc_memory_mb(u.mem);
   info.set_running_jobs(u.jobs);
   info.set_completing(u.completing);
-  auto& at = *info.mutable_alloc_tres();
-  if (u.cpus) {
-    at["cpu"] = u.cpus;
-    at["billing"] = u.cpus;
-  }
+  auto& at = *info.mutable_alloc_tres();  // no billing: Slurm's node AllocTRES has none (its CfgTRES has)
+  if (u.cpus) at["cpu"] = u.cpus;
   if (u.mem) at["mem"] = u.mem;
+  if (n.gres.empty()) {
+    for (const auto& t : gres_types) info.add_gres_used()->set_name(t);
+  }
   for (const auto& g : n.gres) {
     v1::GresUsed* gu = info.add_gres_used();
     gu->set_name(g.name);
@@ -197,7 +200,7 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     v1::NodeInfo info;
     fill_config(cfg_.find_node(n.name), n, info);
     for (int32_t p : n.partitions) info.add_partitions(c.partitions[p].name);
-    fill_usage(n, use[i], info);
+    fill_usage(n, use[i], cfg_.gres_types, info);
     info.set_base(base_state(rt, use[i], n.cpus));
     info.set_drain(rt.drain);
     info.set_not_responding(!rt.responding);

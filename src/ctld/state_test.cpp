@@ -880,6 +880,22 @@ TEST(ControllerState, PartitionsShowTheirOwnMemoryDefaults) {
   EXPECT_EQ(def["big"], 2048);
 }
 
+// scontrol show node / sinfo -O GresUsed, as Slurm's: a node's AllocTRES has
+// no billing (its CfgTRES has), and a node without GRES shows "gpu:0" used
+// when GresTypes=gpu.
+TEST(ControllerState, NodeUsageShowsWhatSlurmsDoes) {
+  auto st = wide_job_and_one_behind(core::PassKind::kQuick);  // job 1 holds c1 and c2
+  for (const auto& n : st->node_infos(1003)) {
+    if (n.name() != "c1") continue;
+    EXPECT_EQ(n.alloc_tres().count("billing"), 0u);
+    EXPECT_EQ(n.alloc_tres().at("cpu"), 4);
+    ASSERT_EQ(n.gres_used_size(), 1);
+    EXPECT_EQ(n.gres_used(0).name(), "gpu");
+    EXPECT_EQ(n.gres_used(0).count(), 0);
+    EXPECT_EQ(n.cfg_tres().at("billing"), 4);
+  }
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a
