@@ -347,7 +347,23 @@ bool confirm() {
   return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
 }
 
+// One controller serves one cluster, slurm.conf's ClusterName, which its
+// accounting database has from the start: a setup script's `sacctmgr add
+// cluster NAME` (the first step with Slurm's database) changes nothing.
+int add_cluster(const Command& c, const ControllerApi& api) {
+  const std::string& mine = api.endpoint().cluster;
+  if (c.names.size() == 1 && c.names[0] == mine) {
+    write_out(" Cluster " + mine + " is this controller's ClusterName; nothing to add\n", stdout);
+    return 0;
+  }
+  write_out("sacctmgr: error: Drover's controller serves one cluster, " + mine +
+                " (ClusterName in slurm.conf); it cannot add " + join(c.names, ",") + "\n",
+            stderr);
+  return 1;
+}
+
 int change(const Command& c, const Options& o, ControllerApi& api, const Invocation& inv) {
+  if (c.entity == "cluster" && c.verb == "add") return add_cluster(c, api);
   if (c.entity != "qos" && c.entity != "account" && c.entity != "user") {
     write_out("sacctmgr: error: " + c.verb + " " + c.entity + " is not built in Drover (qos, account, user)\n", stderr);
     return 1;

@@ -129,6 +129,12 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
             "    normal       1000                   cpu=16000,gres/gpu=256                                  \n"
             "  training       3000                             gres/gpu=128                                  \n"
             "     debug       5000                                             04:00:00                      \n");
+  // The anchor's setup.sh starts with its cluster: this controller's is there already.
+  auto mine = c.run("sacctmgr", {"-i", "add", "cluster", cluster_of(c)});
+  EXPECT_EQ(mine.rc, 0) << mine.err;
+  auto other = c.run("sacctmgr", {"-i", "add", "cluster", "elsewhere"});
+  EXPECT_EQ(other.rc, 1);
+  EXPECT_NE(other.err.find("serves one cluster, " + cluster_of(c)), std::string::npos) << other.err;
   // The anchor's accounts and users, made with sacctmgr -i (alice need not exist here).
   for (const auto& args : std::vector<std::vector<std::string>>{{"-i", "add", "account", "research", "Fairshare=1"},
                                                                 {"-i", "add", "user", "alice", "Account=research"},
