@@ -331,7 +331,9 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
     poked_ = false;
     int code = 0;
     auto reply = reporter_->send(report(!registered), !registered, &code);
-    unreachable = !reply && (code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED);
+    // UNAVAILABLE: no controller listening (stopped, restarting). A slow one
+    // (DEADLINE_EXCEEDED) is not asked again before the next heartbeat.
+    unreachable = !reply && code == grpc::StatusCode::UNAVAILABLE;
     if (!reply) {
       if (reply.error().message != last_error) log("controller " + opts_.controller + ": " + reply.error().message);
       last_error = reply.error().message;
