@@ -61,7 +61,8 @@ std::vector<PassiveKey> passive_globals() {
   out.push_back(auth_info());
   const std::pair<const char*, const char*> daemons[] = {
       {"AccountingStorageEnforce", "the controller: `associations` (or limits, qos, safe, wckeys, all) admits only "
-                                   "jobs of users with an association (sacctmgr add user), on one of their accounts"},
+                                   "jobs of users with an association (sacctmgr add user), on one of their accounts; "
+                                   "`qos` (or all) only with a QOS their association allows"},
       {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "

@@ -106,6 +106,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
       for (const char* implies : {"associations", "limits", "qos", "safe", "wckeys", "all"}) {
         if (iequals(trim(word), implies)) s.enforce_associations = true;
       }
+      if (iequals(trim(word), "qos") || iequals(trim(word), "all")) s.enforce_qos = true;
     }
   }
   return s;

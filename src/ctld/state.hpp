@@ -52,6 +52,8 @@ struct Settings {
   // wckeys or all, which imply it): a job's user needs an association
   // (sacctmgr add user), and its account must be one of the user's.
   bool enforce_associations = false;
+  // ... names qos (or all): a job's QOS must be one its association allows.
+  bool enforce_qos = false;
 };
 
 // Settings from a loaded configuration; errors for values the controller cannot use.
@@ -243,6 +245,9 @@ class ControllerState {
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
   void plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply);
   core::SubmitContext submit_context(const Caller& who) const;
+  // A job that names no QOS takes its association's DefaultQOS; with
+  // enforce_qos the QOS must be in the association's list (submit.cpp).
+  Status association_qos(const Caller& who, v1::JobRecord& rec) const;
   struct CycleInputs;
   CycleInputs cycle_inputs(int64_t now) const;
   mutable uint64_t run_stamps_ = 0;  // the last RunningJob::stamp given (cycle_inputs)

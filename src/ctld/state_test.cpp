@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <tuple>
 #include <unistd.h>
 
 #include "config/parse.hpp"
@@ -799,13 +798,31 @@ TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {
   EXPECT_EQ(listed, (std::vector<int64_t>{2}));
 }
 
+// A controller whose accounting database is the first start's (QOS normal,
+// account and user root), with `extra` slurm.conf lines.
+std::unique_ptr<ControllerState> state_with_accounting(const std::string& extra = "") {
+  auto st = make_state(extra);
+  st->set_accounting(AccountingDb::seed(config::parse_slurm_conf_text(kConf + extra, "test.conf")));
+  return st;
+}
+
+// One sacctmgr change, made by root.
+Result<std::vector<std::string>> sacctmgr(ControllerState& st, const std::string& verb, const std::string& entity,
+                                          const std::string& name, const std::map<std::string, std::string>& set) {
+  v1::ModifyAssociationsRequest r;
+  r.set_verb(verb);
+  r.set_entity(entity);
+  r.add_names(name);
+  for (const auto& [k, v] : set) (*r.mutable_set())[k] = v;
+  Effects fx;
+  return st.modify_associations(Caller{0, 0, "root", true}, r, 1000, fx);
+}
+
 // AccountingStorageEnforce=associations (or limits, qos, ...): a user needs an
 // association to submit, and may use only the accounts it has (Slurm's
 // "Invalid account or account/partition combination specified").
 TEST(ControllerState, EnforcedAssociationsGateSubmissions) {
-  const std::string enforce = "AccountingStorageEnforce=limits,qos\n";
-  auto st = make_state(enforce);
-  st->set_accounting(AccountingDb::seed(config::parse_slurm_conf_text(kConf + enforce, "test.conf")));
+  auto st = state_with_accounting("AccountingStorageEnforce=limits,qos\n");
   Effects fx;
   auto refused = st->submit(user(1000, "alice"), wrap("true"), false, 1000, fx);
   ASSERT_FALSE(refused);
@@ -813,15 +830,8 @@ TEST(ControllerState, EnforcedAssociationsGateSubmissions) {
             "Batch job submission failed: Invalid account or account/partition combination specified\n"
             "drover: user alice has no association (add one with sacctmgr add user)");
   Caller root{0, 0, "root", true};
-  for (auto [entity, name, key, value] : {std::tuple{"account", "research", "Description", "research"},
-                                          std::tuple{"user", "alice", "Account", "research"}}) {
-    v1::ModifyAssociationsRequest add;
-    add.set_verb("add");
-    add.set_entity(entity);
-    add.add_names(name);
-    (*add.mutable_set())[key] = value;
-    ASSERT_TRUE(st->modify_associations(root, add, 1000, fx)) << entity;
-  }
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "research", {{"Description", "research"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}}));
   auto ok = st->submit(user(1000, "alice"), wrap("true"), false, 1001, fx);
   ASSERT_TRUE(ok) << ok.error().message;
   EXPECT_EQ(st->jobs().at(ok->job_id()).rec.account(), "research");
@@ -836,35 +846,51 @@ TEST(ControllerState, EnforcedAssociationsGateSubmissions) {
   EXPECT_TRUE(plain->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
 }
 
+// A job that names no QOS takes its association's DefaultQOS (as Slurm's);
+// with AccountingStorageEnforce=qos its QOS must be one the association
+// allows ("Invalid qos specification").
+TEST(ControllerState, AssociationsGiveTheDefaultQosAndEnforceTheirList) {
+  auto st = state_with_accounting("AccountingStorageEnforce=associations,limits,qos\n");
+  Effects fx;
+  ASSERT_TRUE(sacctmgr(*st, "add", "qos", "debug", {}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "qos", "long", {}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "research", {{"Description", "research"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}, {"QOS", "normal,debug"}, {"DefaultQOS", "debug"}}));
+  auto plain = st->submit(user(1000, "alice"), wrap("true"), false, 1001, fx);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(st->jobs().at(plain->job_id()).rec.qos(), "debug") << "the association's DefaultQOS";
+  v1::JobDescriptor normal = wrap("true");
+  normal.set_qos("normal");
+  auto asked = st->submit(user(1000, "alice"), normal, false, 1002, fx);
+  ASSERT_TRUE(asked) << asked.error().message;
+  EXPECT_EQ(st->jobs().at(asked->job_id()).rec.qos(), "normal");
+  v1::JobDescriptor other = wrap("true");
+  other.set_qos("long");
+  auto refused = st->submit(user(1000, "alice"), other, false, 1003, fx);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            "Batch job submission failed: Invalid qos specification\n"
+            "drover: user alice's association with account research allows QOS debug,normal, not long "
+            "(sacctmgr modify user ... set QOS=)");
+}
+
 // As Slurm's accounting database, Drover's starts with a QOS named normal
 // (when qos.conf does not define one), which associations default to; the
 // anchor's setup.sh then sets a user's DefaultQOS with sacctmgr.
 TEST(ControllerState, AccountingStartsWithQosNormalAndUsersTakeADefaultQos) {
-  auto st = make_state();
-  st->set_accounting(AccountingDb::seed(config::parse_slurm_conf_text(kConf, "test.conf")));
+  auto st = state_with_accounting();
   std::vector<std::string> qos;
   for (const auto& q : st->accounting().qos_specs()) qos.push_back(q.name);
   EXPECT_EQ(qos, (std::vector<std::string>{"normal"}));
   ASSERT_NE(st->accounting().user("root"), nullptr);
   EXPECT_EQ(st->accounting().user("root")->assocs(0).default_qos(), "normal");
-  Caller root{0, 0, "root", true};
-  Effects fx;
-  auto change = [&](const std::string& verb, const std::string& entity, const std::string& name,
-                    std::map<std::string, std::string> set) {
-    v1::ModifyAssociationsRequest r;
-    r.set_verb(verb);
-    r.set_entity(entity);
-    r.add_names(name);
-    for (const auto& [k, v] : set) (*r.mutable_set())[k] = v;
-    return st->modify_associations(root, r, 1000, fx);
-  };
-  ASSERT_TRUE(change("add", "qos", "debug", {}));
-  ASSERT_TRUE(change("add", "account", "research", {{"Description", "research"}}));
-  ASSERT_TRUE(change("add", "user", "alice", {{"Account", "research"}, {"DefaultQOS", "normal"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "qos", "debug", {}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "research", {{"Description", "research"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}, {"DefaultQOS", "normal"}}));
   EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "normal");
-  ASSERT_TRUE(change("modify", "user", "alice", {{"QOS", "normal,debug"}, {"DefaultQOS", "debug"}}));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"QOS", "normal,debug"}, {"DefaultQOS", "debug"}}));
   EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "debug");
-  auto bad = change("modify", "user", "alice", {{"DefaultQOS", "nosuch"}});
+  auto bad = sacctmgr(*st, "modify", "user", "alice", {{"DefaultQOS", "nosuch"}});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "QOS nosuch does not exist");
   EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "debug") << "a refused change changes nothing";

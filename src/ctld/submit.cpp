@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/duration.hpp"
+#include "common/strings.hpp"
 #include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 
@@ -111,12 +112,30 @@ core::SubmitContext ControllerState::submit_context(const Caller& who) const {
   return ctx;
 }
 
+Status ControllerState::association_qos(const Caller& who, v1::JobRecord& rec) const {
+  const v1::UserRecord* u = acct_.user(who.user);
+  if (!u) return {};  // no association: resolve_account refuses the job when associations are enforced
+  const std::string& account = rec.desc().account().empty() ? u->default_account() : rec.desc().account();
+  auto a = std::find_if(u->assocs().begin(), u->assocs().end(),
+                        [&](const v1::UserAssoc& x) { return x.account() == account; });
+  if (a == u->assocs().end()) return {};
+  if (rec.desc().qos().empty() && !a->default_qos().empty()) rec.set_qos(a->default_qos());
+  if (!settings_.enforce_qos || a->qos().empty()) return {};
+  std::string qos = !rec.qos().empty() ? rec.qos() : !rec.desc().qos().empty() ? rec.desc().qos() : "normal";
+  if (std::find(a->qos().begin(), a->qos().end(), qos) != a->qos().end()) return {};
+  return make_error("Batch job submission failed: Invalid qos specification\ndrover: user " + who.user +
+                    "'s association with account " + account + " allows QOS " +
+                    join(std::vector<std::string>(a->qos().begin(), a->qos().end()), ",") +
+                    ", not " + qos + " (sacctmgr modify user ... set QOS=)");
+}
+
 Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::JobDescriptor& desc, bool test_only,
                                                 int64_t now, Effects& fx) {
   if (auto st = check_limits(desc, settings_, jobs_.size(), who); !st) return st.error();
   if (auto st = check_dependencies(desc.dependency()); !st) return st.error();
   v1::JobRecord rec = base_record(who, desc, now, settings_);
   rec.set_job_id(next_job_id_);
+  if (auto st = association_qos(who, rec); !st) return st.error();
   core::JobSpec spec = spec_from_record(rec);
   core::SubmitContext ctx = submit_context(who);
   ctx.new_jobs = desc.array().task_ids().empty() ? 1 : desc.array().task_ids_size();
