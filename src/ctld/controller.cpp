@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <mutex>
 
 #include "ctld/agent_link.hpp"
@@ -29,6 +30,17 @@ struct ControllerLock {
 };
 
 namespace {
+
+// Every record of `table`, one at a time, to `take`; stops at its first error.
+Status stream_records(const store::Store& store, const std::string& table,
+                      const std::function<Status(const store::Record&)>& take) {
+  Status failed;
+  Status read = store.scan(table, [&](store::Record&& r) {
+    failed = take(r);
+    return static_cast<bool>(failed);
+  });
+  return read ? failed : read;
+}
 
 Result<config::ClusterConfig> load(const std::string& path) {
   auto cfg = config::load_config(config::LoadOptions{path, "", ""});
@@ -151,24 +163,19 @@ Status Controller::recover() {
   // Jobs and steps are streamed: the store keeps every finished job for
   // sacct, and only what MinJobAge keeps in memory is held here.
   const int64_t t = now();
-  Status failed;
-  Status read = store_->scan(kJobsTable, [&](store::Record&& r) {
-    failed = state_->recover_job(std::get<int64_t>(r.key), r.payload, t);
-    return static_cast<bool>(failed);
+  Status jobs = stream_records(*store_, kJobsTable, [&](const store::Record& r) {
+    return state_->recover_job(std::get<int64_t>(r.key), r.payload, t);
   });
-  if (!read) return read;
-  if (!failed) return failed;
+  if (!jobs) return jobs;
   auto next = store_->get_meta(kNextJobIdMeta);
   if (!next) return next.error();
   std::optional<int64_t> next_id;
   if (*next && std::holds_alternative<int64_t>(**next)) next_id = std::get<int64_t>(**next);
   state_->recover_next_job_id(next_id);
-  read = store_->scan(kStepsTable, [&](store::Record&& r) {
-    failed = state_->recover_step(std::get<std::string>(r.key), r.payload);
-    return static_cast<bool>(failed);
+  Status steps = stream_records(*store_, kStepsTable, [&](const store::Record& r) {
+    return state_->recover_step(std::get<std::string>(r.key), r.payload);
   });
-  if (!read) return read;
-  if (!failed) return failed;
+  if (!steps) return steps;
   if (auto st = recover_accounting(); !st) return st;
   if (auto st = recover_usage(); !st) return st;
   log_line("recovered " + std::to_string(state_->jobs().size()) + " jobs from " + store_->path() +
