@@ -61,7 +61,7 @@ void add_job_times(Record& r, const JobView& j, UnixTime now) {
         j.pre_suspend_time, time_or(j.last_sched_eval, "Unknown"), j.scheduler);
 }
 
-void add_job_resources(Record& r, const JobView& j) {
+void add_job_resources(Record& r, const JobView& j, bool details) {
   r.add("Partition={} AllocNode:Sid={}:{}", j.partition, j.alloc_node, j.alloc_sid);
   r.add("ReqNodeList={} ExcNodeList={}", null_or(j.req_nodes), null_or(j.exc_nodes));
   bool sched = j.state == JobState::kPending && !j.sched_nodes.empty();
@@ -71,6 +71,11 @@ void add_job_resources(Record& r, const JobView& j) {
         j.num_tasks, j.cpus_per_task);
   r.add("TRES={}", format_tres(j.tres));
   r.add("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", j.ntasks_per_node);
+  if (details && !j.node_detail.empty()) {
+    r.add("JOB_GRES={}", null_or(j.job_gres));
+    for (const auto& n : j.node_detail)
+      r.add("  Nodes={} CPU_IDs={} Mem={} GRES={}", n.nodes, n.cpu_ids, n.mem_mb, n.gres);
+  }
   r.add("MinCPUsNode={} {} MinTmpDiskNode={}", j.min_cpus_per_node, memory_field(j), j.min_tmp_disk_mb);
   r.add("Features={} DelayBoot=00:00:00", null_or(j.features));
   r.add("OverSubscribe={} Contiguous={} Licenses={} Network={}", j.over_subscribe, j.contiguous ? 1 : 0,
@@ -79,7 +84,7 @@ void add_job_resources(Record& r, const JobView& j) {
 
 }  // namespace
 
-std::string render_job_detail(const JobView& j, UnixTime now, bool one_line) {
+std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, bool details) {
   Record r{one_line, {}};
   r.lines.push_back(job_id_line(j));
   r.add("UserId={}({}) GroupId={}({}) MCS_label={}", j.user, j.uid, j.group, j.gid, or_text(j.mcs_label, "N/A"));
@@ -87,8 +92,9 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line) {
   r.add("JobState={} Reason={} Dependency={}", job_state_long(j.state), j.reason, null_or(j.dependency));
   r.add("Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}:{}", j.requeue ? 1 : 0, j.restarts,
         j.batch ? 1 : 0, j.exit_code, j.exit_signal);
+  if (details) r.add("DerivedExitCode={}:0", j.derived_exit_code);
   add_job_times(r, j, now);
-  add_job_resources(r, j);
+  add_job_resources(r, j, details);
   r.add("Command={}", null_or(j.command));
   r.add("WorkDir={}", j.work_dir);
   if (!j.comment.empty()) r.add("Comment={} ", j.comment);

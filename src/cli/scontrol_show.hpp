@@ -12,7 +12,10 @@
 namespace drover::cli {
 
 // One record each, including the record's terminating newline(s).
-std::string render_job_detail(const JobView& job, UnixTime now, bool one_line);
+// `details` (scontrol -d): DerivedExitCode, and for a job that holds or held
+// resources, JOB_GRES and one "Nodes= CPU_IDs= Mem= GRES=" line per run of
+// nodes alike (from job.node_detail).
+std::string render_job_detail(const JobView& job, UnixTime now, bool one_line, bool details = false);
 std::string render_node_detail(const NodeView& node, bool one_line);
 std::string render_partition_detail(const PartitionView& part, bool one_line);
 

@@ -69,6 +69,15 @@ TEST_F(ScontrolShow, RunningJobMatchesGolden) {
             test::read_golden("scontrol_show_job_running_gpu.txt").output);
 }
 
+// A capture from real Slurm in testdata/oracle.
+test::Golden oracle(const char* file) {
+  std::string dir = std::string(DROVER_SOURCE_DIR) + "/src/cli/testdata/oracle";
+  setenv("DROVER_GOLDEN_DIR", dir.c_str(), 1);
+  test::Golden g = test::read_golden(file);
+  unsetenv("DROVER_GOLDEN_DIR");
+  return g;
+}
+
 // Job 97 of the private instance: a held array with most options set.
 JobView oracle_array_job() {
   JobView j;
@@ -113,13 +122,85 @@ JobView oracle_array_job() {
 
 TEST_F(ScontrolShow, ArrayJobWithCommentAndMailMatchesRealSlurm) {
   JobView j = oracle_array_job();
-  std::string dir = std::string(DROVER_SOURCE_DIR) + "/src/cli/testdata/oracle";
-  setenv("DROVER_GOLDEN_DIR", dir.c_str(), 1);
-  test::Golden multi = test::read_golden("scontrol_show_job_array_held.txt");
-  test::Golden one = test::read_golden("scontrol_show_job_o_array_held.txt");
-  unsetenv("DROVER_GOLDEN_DIR");
+  test::Golden multi = oracle("scontrol_show_job_array_held.txt");
+  test::Golden one = oracle("scontrol_show_job_o_array_held.txt");
   EXPECT_EQ(render_job_detail(j, utc("2026-11-29T23:56:00"), false), multi.output);
   EXPECT_EQ(render_job_detail(j, utc("2026-11-29T23:56:00"), true), one.output);
+}
+
+// `scontrol -d show job` on the anchor cluster (testdata/oracle/scontrol_show_job_d_*).
+JobView detail_job(int64_t id, const char* name, const char* partition, const char* submit, const char* start) {
+  JobView j = golden_job(id, name);
+  j.partition = partition;
+  j.state = JobState::kRunning;
+  j.submit_time = j.eligible_time = j.accrue_time = utc(submit);
+  j.start_time = j.last_sched_eval = utc(start);
+  j.alloc_sid = 28766;
+  j.time_limit = kInfinite;
+  j.work_dir = "/home/alice";
+  return j;
+}
+
+TEST_F(ScontrolShow, DetailsShowJobGresAndOneLinePerNodeOfDifferentGpus) {
+  JobView j = detail_job(28008, "dd8", "training", "2026-12-03T15:15:57", "2026-12-03T15:16:05");
+  j.priority = 7074;
+  j.nodes = "gpu[02-03]";
+  j.batch_host = "gpu02";
+  j.num_nodes = 2;
+  j.num_cpus = j.num_tasks = 2;
+  j.tres = {{"cpu", 2}, {"mem", 8192}, {"node", 2}, {"billing", 2}, {"gres/gpu", 4}, {"gres/gpu:a100", 2},
+            {"gres/gpu:h100", 2}};
+  j.tres_per_node = "gres:gpu:2";
+  j.job_gres = "gpu:h100:2,gpu:a100:2";
+  j.node_detail = {{"gpu02", "0", 4096, "gpu:h100:2(IDX:0-1)"}, {"gpu03", "0", 4096, "gpu:a100:2(IDX:0-1)"}};
+  const UnixTime now = utc("2026-12-03T15:17:06");
+  EXPECT_EQ(render_job_detail(j, now, false, true), oracle("scontrol_show_job_d_two_gpu_nodes.txt").output);
+  EXPECT_EQ(render_job_detail(j, now, true, true), oracle("scontrol_show_job_d_o_two_gpu_nodes.txt").output);
+  // Without -d: neither DerivedExitCode nor the allocation's lines.
+  std::string plain = render_job_detail(j, now, false);
+  EXPECT_EQ(plain.find("DerivedExitCode"), std::string::npos);
+  EXPECT_EQ(plain.find("JOB_GRES"), std::string::npos);
+  EXPECT_EQ(plain.find("CPU_IDs"), std::string::npos);
+}
+
+TEST_F(ScontrolShow, DetailsOfCpuJobsSayNullGresAndGroupNodesAlike) {
+  JobView j = detail_job(28007, "dd7", "compute", "2026-12-03T15:14:58", "2026-12-03T15:14:59");
+  j.priority = 6471;
+  j.time_limit = 7 * 24 * 3600;
+  j.nodes = j.batch_host = "cpu01";
+  j.num_cpus = j.cpus_per_task = j.min_cpus_per_node = 3;
+  j.mem_per_cpu_mb = 0;
+  j.mem_per_node_mb = 1000;
+  j.tres = {{"cpu", 3}, {"mem", 1000}, {"node", 1}, {"billing", 3}};
+  j.node_detail = {{"cpu01", "3-5", 1000, ""}};
+  test::Golden running = oracle("scontrol_show_job_d_cpu.txt");
+  // Compare every line but the ones that carry times (RunTime, the clock of the capture).
+  auto without_times = [](const std::string& s) {
+    std::string out;
+    for (const auto& line : split(s, '\n'))
+      if (line.find("RunTime=") == std::string::npos && line.find("SubmitTime=") == std::string::npos &&
+          line.find("AccrueTime=") == std::string::npos && line.find("StartTime=") == std::string::npos &&
+          line.find("LastSchedEval=") == std::string::npos && line.find("Priority=") == std::string::npos)
+        out += line + "\n";
+    return out;
+  };
+  EXPECT_EQ(without_times(render_job_detail(j, utc("2026-12-03T15:17:00"), false, true)),
+            without_times(running.output));
+
+  JobView done = detail_job(28002, "dd2", "compute", "2026-12-03T15:14:58", "2026-12-03T15:14:59");
+  done.priority = 6471;
+  done.state = JobState::kCompleted;
+  done.end_time = utc("2026-12-03T15:16:59");
+  done.time_limit = 7 * 24 * 3600;
+  done.nodes = "cpu[01-02]";
+  done.batch_host = "cpu01";
+  done.num_nodes = 2;
+  done.num_cpus = done.num_tasks = 6;
+  done.ntasks_per_node = done.min_cpus_per_node = 3;
+  done.tres = {{"cpu", 6}, {"mem", 24576}, {"node", 2}, {"billing", 6}};
+  done.node_detail = {{"cpu[01-02]", "0-1,32", 12288, ""}};
+  EXPECT_EQ(render_job_detail(done, utc("2026-12-03T15:18:00"), false, true),
+            oracle("scontrol_show_job_d_two_cpu_nodes_done.txt").output);
 }
 
 NodeView node_of(const std::vector<NodeView>& nodes, const std::string& name) {
@@ -156,11 +237,8 @@ TEST_F(ScontrolShow, DrainedNodeShowsStateFlagsAndReason) {
   n.reason = "disk bad";
   n.reason_user = "root";
   n.reason_time = utc("2026-11-29T23:55:37");
-  std::string dir = std::string(DROVER_SOURCE_DIR) + "/src/cli/testdata/oracle";
-  setenv("DROVER_GOLDEN_DIR", dir.c_str(), 1);
-  test::Golden multi = test::read_golden("scontrol_show_node_drained.txt");
-  test::Golden one = test::read_golden("scontrol_show_node_o_drained.txt");
-  unsetenv("DROVER_GOLDEN_DIR");
+  test::Golden multi = oracle("scontrol_show_node_drained.txt");
+  test::Golden one = oracle("scontrol_show_node_o_drained.txt");
   EXPECT_EQ(render_node_detail(n, false), multi.output);
   EXPECT_EQ(render_node_detail(n, true), one.output);
 }

@@ -92,6 +92,15 @@ struct JobView {
   std::string features, licenses, network;
   std::string over_subscribe = "OK";       // OK, NO, YES, USER, MCS
   bool contiguous = false;
+  // scontrol -d: what a job that holds (or held) resources holds, per run of
+  // nodes alike; empty when the controller did not send it.
+  struct NodeDetail {
+    std::string nodes, cpu_ids;
+    int64_t mem_mb = 0;
+    std::string gres;  // "gpu:h100:2(IDX:0-1)"; "" = none
+  };
+  std::string job_gres;                    // "gpu:h100:2,gpu:a100:2"; "" = none
+  std::vector<NodeDetail> node_detail;
 
   // ---- files ----
   std::string command, work_dir, std_in, std_out, std_err;

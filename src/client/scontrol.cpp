@@ -76,7 +76,7 @@ int show_jobs(ControllerApi& api, const Invocation& inv, const Opts& o, const st
     if (!ids.empty() && ids[0].find('_') != std::string::npos && v.array_task_id) {
       wanted = ids[0] == std::to_string(v.array_job_id) + "_" + std::to_string(*v.array_task_id);
     }
-    if (wanted) blocks.push_back(cli::render_job_detail(v, reply->now(), o.one_line));
+    if (wanted) blocks.push_back(cli::render_job_detail(v, reply->now(), o.one_line, o.details > 0));
   }
   if (blocks.empty() && !ids.empty()) {
     std::fprintf(stderr, "slurm_load_jobs error: Invalid job id specified\n");

@@ -148,6 +148,9 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.alloc_node = d.submit_host();
   v.mail_user = d.mail_user();
   v.mail_type = d.mail_type();
+  v.job_gres = r.display().job_gres();
+  for (const auto& n : r.display().node_detail())
+    v.node_detail.push_back(cli::JobView::NodeDetail{n.nodes(), n.cpu_ids(), n.mem_mb(), n.gres()});
   return v;
 }
 

@@ -148,6 +148,19 @@ std::string compress_counts(const std::vector<int>& counts) {
   return out;
 }
 
+std::string compress_ranges(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 bool take_flag_value(const std::vector<std::string>& args, std::size_t& i, const char* name, std::string& out) {
   const std::string& a = args[i];
   std::string prefix = std::string(name) + "=";

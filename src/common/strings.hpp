@@ -25,6 +25,9 @@ bool list_has(std::string_view list, std::string_view item);
 // "4,4,4,2" -> "4(x3),2"; "1,1" -> "1(x2)"; "" -> "". Slurm's compressed
 // per-node counts (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE).
 std::string compress_counts(const std::vector<int>& counts);
+// Ascending ids as ranges: {0,1,2,5,7,8} -> "0-2,5,7-8"; {} -> "". Slurm's
+// form for device indexes (IDX:0-1) and CPU ids (CPU_IDs=0-1,32).
+std::string compress_ranges(const std::vector<int64_t>& sorted_ids);
 // Strict decimal parse of the whole string (no sign unless allowed, no spaces).
 std::optional<int64_t> parse_int(std::string_view s, bool allow_negative = false);
 std::optional<double> parse_double(std::string_view s);

@@ -28,6 +28,13 @@ TEST(Strings, ParseIntIsStrict) {
   EXPECT_FALSE(parse_int(""));
 }
 
+TEST(Strings, CompressRangesJoinsRunsOfConsecutiveIds) {
+  EXPECT_EQ(compress_ranges({0, 1, 32}), "0-1,32");
+  EXPECT_EQ(compress_ranges({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+  EXPECT_EQ(compress_ranges({3}), "3");
+  EXPECT_EQ(compress_ranges({}), "");
+}
+
 TEST(Strings, NearestSuggestsTypos) {
   std::vector<std::string> keys{"RealMemory", "CoresPerSocket", "Gres"};
   EXPECT_EQ(nearest("RealMemroy", keys), "RealMemory");

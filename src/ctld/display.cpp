@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "config/tables.hpp"
@@ -60,6 +62,60 @@ std::string ControllerState::dependency_display(const Job& j) const {
   return join(parts, j.rec.desc().dependency().any() ? "?" : ",");
 }
 
+namespace {
+
+std::string gres_take_text(const v1::GresTake& g, int64_t count) {
+  return g.type().empty() ? fmt::format("{}:{}", g.name(), count) : fmt::format("{}:{}:{}", g.name(), g.type(), count);
+}
+
+// scontrol -d show job: the job's GRES in all, in the order its nodes first
+// hold them, and one line per run of consecutive nodes that hold the same
+// CPUs, memory and devices.
+void node_detail(const CoreBridge& bridge, const v1::JobAllocation& alloc, v1::JobDisplay& d) {
+  std::vector<std::pair<const v1::GresTake*, int64_t>> total;
+  std::vector<std::string> names;
+  v1::JobNodeDetail cur;
+  auto flush = [&] {
+    if (names.empty()) return;
+    cur.set_nodes(hostlist_compress(names));
+    *d.add_node_detail() = cur;
+    names.clear();
+  };
+  for (const v1::NodeTake& t : alloc.nodes()) {
+    int64_t threads = 1;
+    if (core::NodeIndex ni = bridge.find_node(t.node()); ni >= 0) threads = bridge.cluster().nodes[ni].threads_per_core;
+    std::vector<int64_t> cpus;
+    for (int32_t c : t.cores())
+      for (int64_t k = 0; k < threads; ++k) cpus.push_back(c * threads + k);
+    std::sort(cpus.begin(), cpus.end());
+    std::vector<std::string> gres;
+    for (const v1::GresTake& g : t.gres()) {
+      std::vector<int64_t> idx(g.indexes().begin(), g.indexes().end());
+      std::sort(idx.begin(), idx.end());
+      gres.push_back(gres_take_text(g, g.count()) + (idx.empty() ? "" : "(IDX:" + compress_ranges(idx) + ")"));
+      auto it = std::find_if(total.begin(), total.end(), [&](const auto& e) {
+        return e.first->name() == g.name() && e.first->type() == g.type();
+      });
+      if (it == total.end()) total.emplace_back(&g, g.count());
+      else it->second += g.count();
+    }
+    v1::JobNodeDetail next;
+    next.set_cpu_ids(compress_ranges(cpus));
+    next.set_mem_mb(t.mem_mb());
+    next.set_gres(join(gres, ","));
+    if (!names.empty() && (next.cpu_ids() != cur.cpu_ids() || next.mem_mb() != cur.mem_mb() || next.gres() != cur.gres()))
+      flush();
+    if (names.empty()) cur = next;
+    names.push_back(t.node());
+  }
+  flush();
+  std::vector<std::string> parts;
+  for (const auto& [g, n] : total) parts.push_back(gres_take_text(*g, n));
+  d.set_job_gres(join(parts, ","));
+}
+
+}  // namespace
+
 v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, int64_t now) const {
   (void)now;
   v1::JobRecord r = j.rec;
@@ -85,6 +141,7 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, int64_
   if (j.rec.alloc().nodes_size() > 0 && j.rec.state() != v1::PENDING) {
     d.mutable_tres()->clear();
     alloc_tres(j.rec.alloc(), d);
+    if (detail) node_detail(*bridge_, j.rec.alloc(), d);
   }
   d.set_dependency(dependency_display(j));
   d.set_planned_start(j.planned_start);
@@ -158,15 +215,10 @@ void fill_usage(const core::NodeSpec& n, const NodeUsage& u, const std::vector<s
     gu->set_type(g.type);
     auto it = u.gpus.find({g.name, g.type});
     if (it == u.gpus.end()) continue;
-    std::vector<int32_t> idx = it->second;
+    std::vector<int64_t> idx(it->second.begin(), it->second.end());
     std::sort(idx.begin(), idx.end());
     gu->set_count(static_cast<int64_t>(idx.size()));
-    std::vector<std::string> words;
-    for (int32_t i : idx) words.push_back(std::to_string(i));
-    auto ranged = hostlist_canonical("[" + join(words, ",") + "]");
-    std::string text = ranged ? *ranged : join(words, ",");
-    if (!text.empty() && text.front() == '[') text = text.substr(1, text.size() - 2);
-    gu->set_indexes(text);
+    gu->set_indexes(compress_ranges(idx));
     at["gres/" + g.name] += gu->count();
     if (!g.type.empty()) at["gres/" + g.name + ":" + g.type] += gu->count();
   }

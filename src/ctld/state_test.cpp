@@ -6,6 +6,7 @@
 #include <csignal>
 #include <unistd.h>
 
+#include "common/strings.hpp"
 #include "config/parse.hpp"
 #include "ctld/persist.hpp"
 
@@ -920,6 +921,76 @@ TEST(ControllerState, NodeUsageShowsWhatSlurmsDoes) {
     EXPECT_EQ(n.gres_used(0).count(), 0);
     EXPECT_EQ(n.cfg_tres().at("billing"), 4);
   }
+}
+
+// scontrol -d show job: a running job's GRES in all and what it holds per
+// run of nodes alike; only detailed queries carry them, and never for a
+// pending job.
+TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
+  auto st = make_state("NodeName=g2 CPUs=8 RealMemory=8000 Gres=gpu:h100:2 Feature=h100 ThreadsPerCore=2 "
+                       "CoresPerSocket=4 Sockets=1\nPartitionName=gpu2 Nodes=g2\n");
+  register_all(*st, 1000);
+  Effects reg;
+  ASSERT_TRUE(st->node_report(report("g2"), true, 1000, reg));
+  Effects fx;
+  v1::JobDescriptor gpu = wrap("sleep 60");
+  gpu.add_partitions("gpu");
+  gpu.add_gres("gpu:2");
+  gpu.set_cpus_per_task(3);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), gpu, false, 1000, fx));
+  v1::JobDescriptor cpus = wrap("sleep 60");
+  cpus.set_min_nodes(2);
+  cpus.set_ntasks(4);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), cpus, false, 1000, fx));
+  v1::JobDescriptor smt = wrap("sleep 60");
+  smt.add_partitions("gpu2");
+  smt.set_ntasks(3);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), smt, false, 1000, fx));
+  v1::JobDescriptor waits = wrap("sleep 60");
+  waits.add_partitions("gpu");
+  waits.add_gres("gpu:1");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), waits, false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1001, fx);
+
+  v1::JobDisplay g = st->job_for_display(st->jobs().at(1), true, 1002).display();
+  EXPECT_EQ(g.job_gres(), "gpu:h100:2");
+  ASSERT_EQ(g.node_detail_size(), 1);
+  EXPECT_EQ(g.node_detail(0).nodes(), "g1");
+  // The node's CPU ids of the cores the allocation took (the core picks them).
+  auto ids_of = [](const v1::NodeTake& t, int threads) {
+    std::vector<int64_t> ids;
+    for (int32_t c : t.cores())
+      for (int k = 0; k < threads; ++k) ids.push_back(int64_t{c} * threads + k);
+    std::sort(ids.begin(), ids.end());
+    return compress_ranges(ids);
+  };
+  ASSERT_EQ(st->jobs().at(1).rec.alloc().nodes(0).cores_size(), 3);
+  EXPECT_EQ(g.node_detail(0).cpu_ids(), ids_of(st->jobs().at(1).rec.alloc().nodes(0), 1));
+  EXPECT_EQ(g.node_detail(0).mem_mb(), 300);
+  EXPECT_EQ(g.node_detail(0).gres(), "gpu:h100:2(IDX:0-1)");
+
+  v1::JobDisplay c = st->job_for_display(st->jobs().at(2), true, 1002).display();
+  EXPECT_EQ(c.job_gres(), "");
+  ASSERT_EQ(c.node_detail_size(), 1) << "c1 and c2 hold the same: one line";
+  EXPECT_EQ(c.node_detail(0).nodes(), "c[1-2]");
+  EXPECT_EQ(c.node_detail(0).cpu_ids(), ids_of(st->jobs().at(2).rec.alloc().nodes(0), 1));
+  EXPECT_EQ(c.node_detail(0).cpu_ids(), ids_of(st->jobs().at(2).rec.alloc().nodes(1), 1));
+  EXPECT_EQ(c.node_detail(0).gres(), "");
+
+  // Two threads per core: whole cores, each core's CPUs numbered together.
+  v1::JobDisplay t = st->job_for_display(st->jobs().at(3), true, 1002).display();
+  ASSERT_EQ(t.node_detail_size(), 1);
+  ASSERT_EQ(st->jobs().at(3).rec.alloc().nodes(0).cores_size(), 2) << "3 CPUs are 2 whole cores";
+  EXPECT_EQ(t.node_detail(0).cpu_ids(), ids_of(st->jobs().at(3).rec.alloc().nodes(0), 2));
+  int64_t listed = 0;
+  for (const auto& r : split(t.node_detail(0).cpu_ids(), ',')) {
+    auto dash = r.find('-');
+    listed += dash == std::string::npos ? 1 : std::stoll(r.substr(dash + 1)) - std::stoll(r.substr(0, dash)) + 1;
+  }
+  EXPECT_EQ(listed, 4) << t.node_detail(0).cpu_ids();
+
+  EXPECT_EQ(st->job_for_display(st->jobs().at(4), true, 1002).display().node_detail_size(), 0) << "pending";
+  EXPECT_EQ(st->job_for_display(st->jobs().at(1), false, 1002).display().node_detail_size(), 0) << "not asked";
 }
 
 // squeue --start and SchedNodeList show the full pass's plan: the quick
