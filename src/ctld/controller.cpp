@@ -13,6 +13,7 @@
 #include <functional>
 #include <mutex>
 
+#include "common/strings.hpp"
 #include "ctld/agent_link.hpp"
 #include "ctld/log.hpp"
 #include "ctld/persist.hpp"
@@ -337,9 +338,24 @@ void Controller::on_tick() {
 Result<std::vector<std::string>> Controller::reconfigure() {
   auto cfg = load(opts_.conf_path);
   if (!cfg) return cfg.error();
-  return make_error("scontrol reconfigure: " + opts_.conf_path +
-                    " reads cleanly, but applying a changed configuration to a running controller is not built "
-                    "yet; restart the controller (drover down; drover up), which recovers every job");
+  auto settings = settings_from_config(*cfg, opts_.conf_path);
+  if (!settings) return settings.error();
+  if (!opts_.tcp_address.empty()) settings->tcp_address = opts_.tcp_address;
+  std::vector<std::string> warnings;
+  for (const auto& d : cfg->diags.items()) {
+    if (d.severity == Severity::kWarning) warnings.push_back(d.format());
+  }
+  Effects fx;
+  auto changes = state_->reconfigure(std::move(*cfg), std::move(*settings), now(), fx);
+  if (!changes) {
+    log_line("scontrol reconfigure refused: " + changes.error().message);
+    return changes.error();
+  }
+  log_line("reconfigured from " + opts_.conf_path + (changes->empty() ? "" : ": " + join(*changes, "; ")));
+  for (const auto& w : warnings) log_line("reconfigure: " + w);
+  last_full_pass_ = 0;  // the next tick plans the whole queue with the new configuration
+  commit(std::move(fx), [](const Status&) {});
+  return std::vector<std::string>{};
 }
 
 void Controller::request_stop() { stop_requested_ = true; }

@@ -197,6 +197,17 @@ class ControllerState {
   // The Launch RPC itself failed (agent unreachable).
   void launch_unreachable(int64_t job_id, int32_t restart_count, const std::string& why, int64_t now, Effects& fx);
 
+  // ---- scontrol reconfigure (reconfigure.cpp) ----
+  // Applies a newly read slurm.conf: partitions (added, removed, changed),
+  // node Features and Weight, scheduling and priority parameters, and the
+  // settings derived from slurm.conf; the next pass plans with them. Refuses
+  // the whole change, naming each difference, when it touches what the
+  // agents or the controller's sockets started with (the node list, a node's
+  // address, CPUs, memory or GRES, ClusterName, SlurmctldHost/Port,
+  // StateSaveLocation, the key, SlurmUser) or removes a partition a pending or
+  // running job is in. Returns the changes worth logging.
+  Result<std::vector<std::string>> reconfigure(config::ClusterConfig cfg, Settings settings, int64_t now, Effects& fx);
+
   // ---- nodes (nodes.cpp) ----
   Result<v1::NodeReportReply> node_report(const v1::NodeReport& report, bool registering, int64_t now, Effects& fx);
   Result<std::vector<std::string>> update_node(const Caller& who, const v1::UpdateNodeRequest& req, int64_t now,

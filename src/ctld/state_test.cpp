@@ -993,6 +993,97 @@ TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
   EXPECT_EQ(st->job_for_display(st->jobs().at(1), false, 1002).display().node_detail_size(), 0) << "not asked";
 }
 
+// scontrol reconfigure: what the running state can take is applied (the
+// next pass plans with it); what the agents or the sockets started with is
+// refused whole, naming each difference, and nothing changes.
+Result<std::vector<std::string>> reconfigure_to(ControllerState& st, const std::string& conf, Effects& fx) {
+  config::ClusterConfig cfg = config::parse_slurm_conf_text(conf, "test.conf");
+  auto settings = settings_from_config(cfg, "test.conf");
+  EXPECT_TRUE(settings) << settings.error().message;
+  return st.reconfigure(std::move(cfg), std::move(*settings), 2000, fx);
+}
+
+TEST(ControllerState, ReconfigureAppliesPartitionsFeaturesAndSettings) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor running = wrap("sleep 60");
+  running.set_min_nodes(2);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), running, false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1001, fx);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  v1::JobDescriptor long_job = wrap("true");
+  long_job.set_time_limit_s(2 * 3600);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), long_job, false, 1001, fx));
+  st->schedule(core::PassKind::kFull, 1002, fx);
+  EXPECT_EQ(st->jobs().at(2).rec.state(), v1::PENDING);
+  EXPECT_EQ(st->jobs().at(2).rec.reason(), "PartitionTimeLimit");
+  v1::JobDescriptor fresh = wrap("true");
+  fresh.add_partitions("debug");
+  v1::JobDescriptor a100 = wrap("true");
+  a100.add_partitions("gpu");
+  a100.set_constraint("a100");
+  Effects refused;
+  EXPECT_FALSE(st->submit(user(1000, "alice"), fresh, false, 1002, refused)) << "no debug partition yet";
+  EXPECT_FALSE(st->submit(user(1000, "alice"), a100, false, 1002, refused)) << "no node has a100 yet";
+
+  std::string conf = kConf;
+  conf.replace(conf.find("Feature=h100"), 12, "Feature=a100");
+  conf.replace(conf.find("MinJobAge=600"), 13, "MinJobAge=900");
+  conf.replace(conf.find("MaxTime=1:00:00"), 15, "MaxTime=3:00:00");
+  conf += "PartitionName=debug Nodes=c1 MaxTime=30\n";
+  Effects rfx;
+  auto changes = reconfigure_to(*st, conf, rfx);
+  ASSERT_TRUE(changes) << changes.error().message;
+  EXPECT_TRUE(rfx.reschedule);
+  std::string said = join(*changes, "\n");
+  EXPECT_NE(said.find("PartitionName=debug added"), std::string::npos) << said;
+  EXPECT_NE(said.find("NodeName=g1: Features h100 -> a100"), std::string::npos) << said;
+  EXPECT_EQ(st->settings().min_job_age_s, 900);
+
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING) << "a running job keeps its allocation";
+  for (const auto& n : st->node_infos(2000)) {
+    if (n.name() == "c1" || n.name() == "c2") EXPECT_GT(n.alloc_cpus(), 0) << n.name();
+  }
+  Effects after;
+  st->schedule(core::PassKind::kFull, 2001, after);
+  EXPECT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING) << "the cpu partition's MaxTime is 3 hours now";
+  EXPECT_TRUE(st->submit(user(1000, "alice"), fresh, false, 2001, after)) << "the debug partition exists";
+  EXPECT_TRUE(st->submit(user(1000, "alice"), a100, false, 2001, after)) << "g1 has the a100 feature";
+}
+
+TEST(ControllerState, ReconfigureRefusesWhatNeedsARestartAndChangesNothing) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor waiting = wrap("true");
+  waiting.add_partitions("gpu");
+  waiting.set_hold(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), waiting, false, 1000, fx));
+
+  std::string conf = kConf;
+  conf.replace(conf.find("NodeName=c[1-2] CPUs=4"), 22, "NodeName=c[1-2] CPUs=8");
+  conf.replace(conf.find("PartitionName=gpu Nodes=g1\n"), 26, "");
+  conf += "NodeName=c3 CPUs=4 RealMemory=4000\n";
+  Effects rfx;
+  auto changes = reconfigure_to(*st, conf, rfx);
+  ASSERT_FALSE(changes);
+  const std::string& why = changes.error().message;
+  EXPECT_NE(why.find("the node list changed (added: c3; removed: none)"), std::string::npos) << why;
+  EXPECT_NE(why.find("PartitionName=gpu is gone, but job 1 (pending) is in it"), std::string::npos) << why;
+  EXPECT_NE(why.find("drover down; drover up"), std::string::npos) << why;
+  EXPECT_TRUE(rfx.batch.empty());
+  EXPECT_GE(st->bridge().find_partition("gpu"), 0) << "the running configuration stays";
+
+  // Without the added node: a node's CPUs are what its agent started with.
+  conf.replace(conf.find("NodeName=c3 CPUs=4 RealMemory=4000\n"), 35, "");
+  auto cpus = reconfigure_to(*st, conf, rfx);
+  ASSERT_FALSE(cpus);
+  EXPECT_NE(cpus.error().message.find("NodeName=c1: CPUs 4 -> 8"), std::string::npos) << cpus.error().message;
+  EXPECT_NE(cpus.error().message.find("NodeName=c2: CPUs 4 -> 8"), std::string::npos) << cpus.error().message;
+  EXPECT_EQ(st->bridge().cluster().nodes[0].cpus, 4);
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a

@@ -212,6 +212,51 @@ TEST(Nodes, DrainAndResume) {
   EXPECT_NE(no_reason.err.find("You must specify a reason"), std::string::npos) << no_reason.err;
 }
 
+// An admin edits slurm.conf and runs `scontrol reconfigure`: a new partition
+// and a node's new feature take effect at once, silently as in Slurm; a
+// change the agents started with is refused with each difference named, and
+// the cluster keeps running as it was.
+TEST(Config, ReconfigureAppliesAnEditedSlurmConfOrSaysWhatNeedsARestart) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string running = std::to_string(c.submit({"-p", "gpu", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(c.wait_state(running, {"RUNNING"}));
+  EXPECT_EQ(c.run("sbatch", {"-p", "debug", "--wrap", "true"}).rc, 1);
+  std::string original = read_file(c.conf());
+  std::string edited = original;
+  auto f = edited.find("Feature=h100");
+  ASSERT_NE(f, std::string::npos) << edited;
+  edited.replace(f, 12, "Feature=h100,nvlink");
+  edited += "PartitionName=debug Nodes=cpu1 MaxTime=30\n";
+  std::ofstream(c.conf()) << edited;
+  auto r = c.run("scontrol", {"reconfigure"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+  EXPECT_EQ(c.run("sinfo", {"-h", "-p", "debug", "-o", "%P %N %l"}).out, "debug cpu1 30:00\n");
+  EXPECT_EQ(c.node_fields("hgpu1")["AvailableFeatures"], "h100,nvlink");
+  std::string debug = std::to_string(c.submit({"-p", "debug", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(debug)) << c.last_error();
+  EXPECT_EQ(c.state(debug), "COMPLETED");
+  EXPECT_NE(c.log("controller").find("PartitionName=debug added"), std::string::npos);
+
+  auto cpus = edited.find("CPUs=", edited.find("NodeName=cpu1"));
+  edited.replace(cpus, edited.find(' ', cpus) - cpus, "CPUs=32");
+  std::ofstream(c.conf()) << edited;
+  auto refused = c.run("scontrol", {"reconfigure"});
+  EXPECT_EQ(refused.rc, 1);
+  EXPECT_NE(refused.err.find("slurm_reconfigure error: "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("NodeName=cpu1: CPUs 16 -> 32"), std::string::npos) << refused.err;
+  EXPECT_EQ(c.state(running), "RUNNING");
+  EXPECT_EQ(c.node_fields("cpu1")["CPUTot"], "16");
+
+  auto user = ensure_user("droveruser");
+  if (user) {
+    auto denied = c.run("scontrol", {"reconfigure"}, user->as());
+    EXPECT_EQ(denied.rc, 1);
+    EXPECT_NE(denied.err.find("only root, SlurmUser or an operator may reconfigure"), std::string::npos) << denied.err;
+  }
+}
+
 // Commands that connect at once, more of them than the controller has
 // threads waiting: every one is answered, and no id is given twice.
 TEST(Submit, ConcurrentCommandsAreAllAnswered) {
