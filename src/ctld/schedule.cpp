@@ -172,6 +172,9 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     bool keep_plan = pass == core::PassKind::kQuick && p.start == core::kNoPlan && !p.never && !held &&
                      p.reason != core::Reason::kDependency && p.reason != core::Reason::kDependencyNeverSatisfied;
     if (!keep_plan) {
+      // scontrol show job's Scheduler=: the full pass is Drover's backfill
+      // (Slurm marks a pending job its backfill evaluated "Backfill:*").
+      j->rec.set_scheduler(pass == core::PassKind::kFull ? "Backfill:*" : "Main");
       j->planned_start = p.start == core::kNoPlan ? 0 : p.start;
       std::vector<std::string> names;
       for (auto ni : p.nodes) names.push_back(bridge_->cluster().nodes[ni].name);

@@ -1099,10 +1099,12 @@ TEST(ControllerState, QuickPassesKeepTheFullPassesPlan) {
   ASSERT_EQ(st->jobs().at(2).planned_start, 1001 + 1800);
   const std::string nodes = st->jobs().at(2).sched_nodes;
   ASSERT_FALSE(nodes.empty());
+  EXPECT_EQ(st->jobs().at(2).rec.scheduler(), "Backfill:*") << "the golden's pending job planned by backfill";
   st->schedule(core::PassKind::kQuick, 1004, e2);
   EXPECT_EQ(st->jobs().at(2).planned_start, 1001 + 1800);
   EXPECT_EQ(st->jobs().at(2).sched_nodes, nodes);
   EXPECT_EQ(st->jobs().at(2).rec.reason(), "Resources");
+  EXPECT_EQ(st->jobs().at(2).rec.scheduler(), "Backfill:*") << "the quick pass leaves the backfill's mark";
   v1::ControlRequest hold;
   hold.set_action(v1::HOLD);
   hold.add_targets()->set_job_id(2);
@@ -1110,6 +1112,7 @@ TEST(ControllerState, QuickPassesKeepTheFullPassesPlan) {
   st->schedule(core::PassKind::kQuick, 1006, e4);
   EXPECT_EQ(st->jobs().at(2).planned_start, 0) << "held: no plan";
   EXPECT_EQ(st->jobs().at(2).sched_nodes, "");
+  EXPECT_EQ(st->jobs().at(2).rec.scheduler(), "Main");
 }
 
 }  // namespace
