@@ -146,6 +146,7 @@ SubmitterContext current_submitter() {
   c.host = short_host();
   errno = 0;
   c.nice = getpriority(PRIO_PROCESS, 0);
+  c.sid = getsid(0);
   return c;
 }
 
@@ -189,6 +190,7 @@ v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const Submit
   set_files(r, who, d);
   d.set_submit_host(who.host);
   d.set_prio_process(who.nice);
+  d.set_submit_sid(who.sid > 0 ? who.sid : 0);
   return d;
 }
 

@@ -16,6 +16,7 @@ struct SubmitterContext {
   std::string cwd;
   std::string host;
   int nice = 0;
+  int64_t sid = 0;  // getsid(0): scontrol's AllocNode:Sid, squeue's AllocSID
 };
 
 SubmitterContext current_submitter();

@@ -146,6 +146,7 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.std_err = output_path(r, d.std_err().empty() ? d.std_out() : d.std_err());
   v.std_in = d.std_in().empty() ? "/dev/null" : d.std_in();
   v.alloc_node = d.submit_host();
+  v.alloc_sid = d.submit_sid();
   v.mail_user = d.mail_user();
   v.mail_type = d.mail_type();
   v.job_gres = r.display().job_gres();

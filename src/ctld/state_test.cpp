@@ -1043,7 +1043,9 @@ TEST(ControllerState, ReconfigureAppliesPartitionsFeaturesAndSettings) {
 
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING) << "a running job keeps its allocation";
   for (const auto& n : st->node_infos(2000)) {
-    if (n.name() == "c1" || n.name() == "c2") EXPECT_GT(n.alloc_cpus(), 0) << n.name();
+    if (n.name() == "c1" || n.name() == "c2") {
+      EXPECT_GT(n.alloc_cpus(), 0) << n.name();
+    }
   }
   Effects after;
   st->schedule(core::PassKind::kFull, 2001, after);

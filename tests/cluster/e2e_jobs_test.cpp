@@ -89,6 +89,15 @@ TEST(Jobs, RunAndReportEnvironmentAndExitCodes) {
   EXPECT_EQ(c.state(std::to_string(ok)), "COMPLETED");
   EXPECT_EQ(c.state(std::to_string(bad)), "FAILED");
   EXPECT_EQ(c.job_fields(std::to_string(bad))["ExitCode"], "3:0");
+  // AllocNode:Sid= names the submitting host and the submitter's session.
+  auto sid = c.run("/bin/bash", {"-c", "echo $(sbatch --parsable -H -o /dev/null --wrap true) $(cut -d' ' -f6 /proc/$$/stat)"});
+  ASSERT_EQ(sid.rc, 0) << sid.err;
+  std::istringstream words(sid.out);
+  std::string held, session;
+  words >> held >> session;
+  std::string alloc = c.job_fields(held)["AllocNode:Sid"];
+  EXPECT_EQ(alloc.substr(alloc.find(':') + 1), session) << alloc;
+  EXPECT_NE(session, "0");
   std::string env = read_file(c.work() + "/env-" + std::to_string(ok) + ".out");
   EXPECT_EQ(env, "CUDA_VISIBLE_DEVICES=0,1\nSLURMD_NODENAME=hgpu1\nSLURM_CPUS_ON_NODE=4\nSLURM_JOB_ID=" +
                      std::to_string(ok) + "\nSLURM_JOB_NAME=envjob\nSLURM_JOB_PARTITION=gpu\n");
