@@ -125,7 +125,7 @@ void update_node(Controller& c, const Caller& who, const v1::UpdateNodeRequest& 
 
 void get_config(Controller& c, const Caller&, const v1::GetConfigRequest& req, v1::GetConfigReply* rep, Done done) {
   for (auto& e : c.state().config_entries()) *rep->add_entries() = std::move(e);
-  rep->set_as_of(c.state().start_time());
+  rep->set_as_of(c.state().config_time());
   rep->set_controller_host(c.settings().host);
   rep->set_slurm_conf_path(c.settings().conf_path);
   header(req, rep);

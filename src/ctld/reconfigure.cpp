@@ -155,7 +155,7 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   }
   fairshare_dirty_ = true;
   fx.reschedule = true;
-  (void)now;
+  config_time_ = now;
   return changes;
 }
 

@@ -148,6 +148,9 @@ class ControllerState {
   const Counters& counters() const { return counters_; }
   int64_t next_job_id() const { return next_job_id_; }
   int64_t start_time() const { return start_time_; }
+  // When the running configuration was read: the start, or the last
+  // reconfigure (scontrol show config's "Configuration data as of").
+  int64_t config_time() const { return config_time_ ? config_time_ : start_time_; }
 
   // ---- recovery (persist.cpp) ----
   // Record by record, as the store streams them, so that a long history is
@@ -294,6 +297,7 @@ class ControllerState {
   int64_t next_job_id_ = 1;
   int64_t recovered_highest_id_ = 0;  // the highest job id recovery has read
   int64_t start_time_ = 0;
+  int64_t config_time_ = 0;  // the last reconfigure; 0: none since the start
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
   AccountingDb acct_;

@@ -1040,6 +1040,7 @@ TEST(ControllerState, ReconfigureAppliesPartitionsFeaturesAndSettings) {
   EXPECT_NE(said.find("PartitionName=debug added"), std::string::npos) << said;
   EXPECT_NE(said.find("NodeName=g1: Features h100 -> a100"), std::string::npos) << said;
   EXPECT_EQ(st->settings().min_job_age_s, 900);
+  EXPECT_EQ(st->config_time(), 2000) << "scontrol show config: Configuration data as of the reconfigure";
 
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING) << "a running job keeps its allocation";
   for (const auto& n : st->node_infos(2000)) {
