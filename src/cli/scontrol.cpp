@@ -21,7 +21,7 @@ namespace drover::cli {
 namespace {
 
 constexpr std::string_view kNeedsController =
-    "Drover's scontrol has show job|node|partition|config, update NodeName=/JobId=, hold, uhold, release, "
+    "Drover's scontrol has show job|node|partition|config, update NodeName=/PartitionName=/JobId=, hold, uhold, release, "
     "requeue, requeuehold, ping and reconfigure so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
@@ -246,7 +246,8 @@ void usage(FILE* out) {
                "  show hostlistsorted LIST  the same, sorted (duplicates kept)\n"
                "  LIST is an expression such as gpu[01-32],cpu[1-4] or /path/to/a/file of host names.\n\n"
                "With the controller (DROVER_CONF, or --config PATH first): show job|jobid|node|partition|config,\n"
-               "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update JobId=... Key=Value,\n"
+               "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update PartitionName=... Key=Value,\n"
+               "  update JobId=... Key=Value,\n"
                "  hold, uhold, release, requeue, requeuehold, ping, reconfigure. Other commands are not built yet.\n"
                "Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"
                "--details, --future, --help, --hide, --local, --oneliner, --quiet, --sibling,\n"

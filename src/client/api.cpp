@@ -244,6 +244,10 @@ ApiResult<v1::UpdateNodeReply> ControllerApi::update_node(const v1::UpdateNodeRe
   return call<v1::UpdateNodeReply>(v1::WIRE_UPDATE_NODE, req);
 }
 
+ApiResult<v1::UpdatePartitionReply> ControllerApi::update_partition(const v1::UpdatePartitionRequest& req) {
+  return call<v1::UpdatePartitionReply>(v1::WIRE_UPDATE_PARTITION, req);
+}
+
 ApiResult<v1::GetConfigReply> ControllerApi::get_config() {
   return call<v1::GetConfigReply>(v1::WIRE_GET_CONFIG, v1::GetConfigRequest{});
 }

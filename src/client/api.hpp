@@ -74,6 +74,7 @@ class ControllerApi {
   ApiResult<v1::GetNodesReply> get_nodes(const std::vector<std::string>& names);
   ApiResult<v1::GetPartitionsReply> get_partitions();
   ApiResult<v1::UpdateNodeReply> update_node(const v1::UpdateNodeRequest& req);
+  ApiResult<v1::UpdatePartitionReply> update_partition(const v1::UpdatePartitionRequest& req);
   ApiResult<v1::GetConfigReply> get_config();
   ApiResult<v1::ReconfigureReply> reconfigure();
   ApiResult<v1::StatusReply> status();

@@ -36,6 +36,9 @@ class GrpcTransport final : public Transport {
         return invoke<v1::GetPartitionsRequest, v1::GetPartitionsReply>(request, cluster_.get(), &C::GetPartitions);
       case v1::WIRE_UPDATE_NODE:
         return invoke<v1::UpdateNodeRequest, v1::UpdateNodeReply>(request, cluster_.get(), &C::UpdateNode);
+      case v1::WIRE_UPDATE_PARTITION:
+        return invoke<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(request, cluster_.get(),
+                                                                             &C::UpdatePartition);
       case v1::WIRE_GET_CONFIG: return invoke<v1::GetConfigRequest, v1::GetConfigReply>(request, cluster_.get(), &C::GetConfig);
       case v1::WIRE_RECONFIGURE:
         return invoke<v1::ReconfigureRequest, v1::ReconfigureReply>(request, cluster_.get(), &C::Reconfigure);

@@ -187,6 +187,15 @@ int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& resul
   return rc;
 }
 
+// An update's outcome as scontrol prints it: nothing, or "slurm_update error: ...".
+template <class Reply>
+int update_outcome(ControllerApi& api, const Invocation& inv, const ApiResult<Reply>& reply) {
+  if (reply) return 0;
+  if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+  std::fprintf(stderr, "slurm_update error: %s\n", reply.error().message.c_str());
+  return 1;
+}
+
 int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
   v1::UpdateNodeRequest req;
   for (const auto& [k, v] : kv) {
@@ -195,13 +204,22 @@ int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std
     else if (iequals(k, "Reason")) req.set_reason(v);
     else (*req.mutable_other())[k] = v;
   }
-  auto reply = api.update_node(req);
-  if (!reply) {
-    if (reply.error().unreachable) return report_failure(inv, api, reply.error());
-    std::fprintf(stderr, "slurm_update error: %s\n", reply.error().message.c_str());
-    return 1;
+  return update_outcome(api, inv, api.update_node(req));
+}
+
+int update_partition(ControllerApi& api, const Invocation& inv,
+                     const std::vector<std::pair<std::string, std::string>>& kv) {
+  v1::UpdatePartitionRequest req;
+  for (const auto& [k, v] : kv) {
+    if (iequals(k, "PartitionName")) {
+      req.set_name(v);
+      continue;
+    }
+    v1::PartitionSetting* s = req.add_settings();
+    s->set_key(k);
+    s->set_value(v);
   }
-  return 0;
+  return update_outcome(api, inv, api.update_partition(req));
 }
 
 int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
@@ -241,7 +259,10 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
   const std::string& first = kv[0].first;
   if (iequals(first, "NodeName") || iequals(first, "Node")) return update_node(api, inv, kv);
   if (iequals(first, "JobId") || iequals(first, "Job")) return update_job(api, inv, kv);
-  std::fprintf(stderr, "scontrol: error: update of %s is not supported by Drover yet (NodeName= and JobId= are)\n",
+  if (iequals(first, "PartitionName")) return update_partition(api, inv, kv);
+  std::fprintf(stderr,
+               "scontrol: error: update of %s is not supported by Drover yet (NodeName=, PartitionName= and JobId= "
+               "are)\n",
                first.c_str());
   return 1;
 }

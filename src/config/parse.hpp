@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -53,6 +55,12 @@ void parse_qos_conf_text(std::string_view text, std::string_view file_name, Clus
 // One QOS from its settings in qos.conf's spelling (sacctmgr keeps QOS this
 // way); the error is the parser's first error, naming the QOS.
 Result<QosConfig> parse_qos_settings(const std::string& name, const std::map<std::string, std::string>& settings);
+
+// scontrol update PartitionName=NAME Key=Value...: `p` with the settings
+// applied as on its PartitionName line (Nodes= expanded against cfg's nodes,
+// ALL for every node). The error is the first problem, naming the key.
+Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const PartitionConfig& p,
+                                                const std::vector<std::pair<std::string, std::string>>& settings);
 
 // A configuration file's contents: regular files only, at most
 // kMaxConfigFileBytes. Errors: "cannot read PATH: REASON".

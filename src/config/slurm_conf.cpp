@@ -387,4 +387,48 @@ ClusterConfig parse_slurm_conf_text(std::string_view text, std::string_view file
   return cfg;
 }
 
+Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const PartitionConfig& p,
+                                                const std::vector<std::pair<std::string, std::string>>& settings) {
+  PartitionConfig out = p;
+  Diagnostics diags;
+  PassiveSeen passive;
+  std::set<std::string> seen{"PartitionName"};
+  auto other = [](std::string_view k) { return find_elsewhere(k, "partition"); };
+  const std::string where = "in scontrol update PartitionName=" + p.name;
+  bool nodes_given = false;
+  for (const auto& [k, v] : settings) {
+    SourceLoc loc{"scontrol update", 1, 1};
+    Word w{k, loc, true, v, loc};
+    const KeyDef<PartitionConfig>* def = nullptr;
+    std::size_t before = diags.items().size();
+    Applied a = apply_word(partition_keys(), out, w, where, seen, diags, passive, other, &def);
+    if (a == Applied::kPassive) return make_error(k + " has no effect in Drover; nothing was changed");
+    if (a == Applied::kRejected) {
+      std::string why = diags.items().size() > before ? diags.items()[before].message : k + " is not a partition setting";
+      if (auto pos = why.find(" (ignored)"); pos != std::string::npos) why.erase(pos, 10);
+      return make_error(why + "; nothing was changed");
+    }
+    if (def->name == "Nodes") nodes_given = true;
+  }
+  for (const auto& d : diags.items()) {
+    if (d.severity == Severity::kError) return make_error(d.message);
+  }
+  if (nodes_given) {
+    out.nodes.clear();
+    if (iequals(out.nodes_expr, "ALL")) {
+      for (const auto& n : cfg.nodes) out.nodes.push_back(n.name);
+    } else if (!out.nodes_expr.empty()) {
+      auto names = hostlist_expand(out.nodes_expr);
+      if (!names) return make_error("Nodes=" + out.nodes_expr + ": " + names.error().message);
+      for (const auto& n : *names) {
+        bool known = false;
+        for (const auto& c : cfg.nodes) known = known || c.name == n;
+        if (!known) return make_error("Nodes=" + out.nodes_expr + ": node " + n + " is not in slurm.conf");
+      }
+      out.nodes = std::move(*names);
+    }
+  }
+  return out;
+}
+
 }  // namespace drover::config

@@ -161,6 +161,20 @@ Status Controller::recover() {
   std::vector<std::pair<std::string, std::string>> node_payloads;
   for (auto& r : *nodes) node_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
   if (auto st = state_->recover_nodes(node_payloads); !st) return st;
+  auto partition_updates = store_->get_meta(kPartitionUpdatesMeta);
+  if (!partition_updates) return partition_updates.error();
+  if (*partition_updates && std::holds_alternative<std::string>(**partition_updates)) {
+    const std::string& text = std::get<std::string>(**partition_updates);
+    if (auto st = state_->restore_partition_updates(text); !st) {
+      return make_error("state database " + store_->path() + ": the scontrol update PartitionName= changes it keeps "
+                        "no longer apply to " + opts_.conf_path + ": " + st.error().message);
+    }
+    if (!text.empty()) {
+      std::string shown = text.substr(0, text.size() - 1);
+      for (char& ch : shown) ch = ch == '\t' ? ' ' : ch == '\n' ? ';' : ch;
+      log_line("partition updates from scontrol laid over slurm.conf: " + shown);
+    }
+  }
   // Jobs and steps are streamed: the store keeps every finished job for
   // sacct, and only what MinJobAge keeps in memory is held here.
   const int64_t t = now();

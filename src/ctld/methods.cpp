@@ -123,6 +123,16 @@ void update_node(Controller& c, const Caller& who, const v1::UpdateNodeRequest& 
   finish_after(c, std::move(fx), std::move(done));
 }
 
+void update_partition(Controller& c, const Caller& who, const v1::UpdatePartitionRequest& req,
+                      v1::UpdatePartitionReply* rep, Done done) {
+  Effects fx;
+  if (auto st = c.state().update_partition(who, req, c.now(), fx); !st) {
+    return done(who.privileged ? kInvalidArgument : kPermissionDenied, st.error().message);
+  }
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
 void get_config(Controller& c, const Caller&, const v1::GetConfigRequest& req, v1::GetConfigReply* rep, Done done) {
   for (auto& e : c.state().config_entries()) *rep->add_entries() = std::move(e);
   rep->set_as_of(c.state().config_time());

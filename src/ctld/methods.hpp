@@ -34,6 +34,8 @@ void get_partitions(Controller& c, const Caller& who, const v1::GetPartitionsReq
                     v1::GetPartitionsReply* rep, Done done);
 void update_node(Controller& c, const Caller& who, const v1::UpdateNodeRequest& req, v1::UpdateNodeReply* rep,
                  Done done);
+void update_partition(Controller& c, const Caller& who, const v1::UpdatePartitionRequest& req,
+                      v1::UpdatePartitionReply* rep, Done done);
 void get_config(Controller& c, const Caller& who, const v1::GetConfigRequest& req, v1::GetConfigReply* rep,
                 Done done);
 void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,

@@ -21,6 +21,8 @@ inline constexpr const char* kNextJobIdMeta = "next_job_id";
 inline constexpr const char* kUsageTable = "usage";
 inline constexpr const char* kUsageChargedMeta = "usage_charged_until";
 inline constexpr const char* kUsageDecayMeta = "usage_last_decay";
+// scontrol update PartitionName= changes: a line per partition, NAME<TAB>KEY=VALUE...
+inline constexpr const char* kPartitionUpdatesMeta = "partition_updates";
 
 store::Schema controller_schema();
 

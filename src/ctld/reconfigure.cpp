@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/strings.hpp"
+#include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -64,6 +65,11 @@ const config::NodeConfig* node_config(const config::ClusterConfig& cfg, const st
 
 Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterConfig cfg, Settings settings,
                                                               int64_t now, Effects& fx) {
+  // scontrol update PartitionName= changes outlive a reconfigure, as Slurm's do.
+  std::vector<std::string> changes;
+  auto updated = with_partition_updates(std::move(cfg), &changes);
+  if (!updated) return updated.error();
+  cfg = std::move(*updated);
   auto bridge = CoreBridge::create(cfg);
   if (!bridge) return bridge.error();
   const core::Cluster& was = bridge_->cluster();
@@ -124,7 +130,6 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   }
 
   // What changes, for the log.
-  std::vector<std::string> changes;
   for (const auto& p : next.partitions) {
     if (bridge_->find_partition(p.name) < 0) changes.push_back("PartitionName=" + p.name + " added");
   }
@@ -138,15 +143,33 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
                                     next.nodes[i].weight));
   }
 
-  (*bridge)->set_qos(acct_.qos_specs());
-  if (ledger_ && was.priority.decay_half_life != next.priority.decay_half_life) {
-    core::UsageLedger fresh(next.priority.decay_half_life);
+  settings.conf_path = settings_.conf_path;
+  bool dropped = false;
+  for (auto it = partition_updates_.begin(); it != partition_updates_.end();) {
+    if (!cfg.find_partition(it->first)) {
+      it = partition_updates_.erase(it);
+      dropped = true;
+    } else {
+      ++it;
+    }
+  }
+  if (dropped) fx.batch.set_meta(kPartitionUpdatesMeta, partition_updates_text());
+  install_config(std::move(cfg), std::move(*bridge), std::move(settings));
+  fx.reschedule = true;
+  config_time_ = now;
+  return changes;
+}
+
+void ControllerState::install_config(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings) {
+  bridge->set_qos(acct_.qos_specs());
+  const Seconds half_life = bridge->cluster().priority.decay_half_life;
+  if (ledger_ && bridge_->cluster().priority.decay_half_life != half_life) {
+    core::UsageLedger fresh(half_life);
     fresh.restore(ledger_->all(), ledger_->last_decay());
     ledger_ = std::move(fresh);
   }
-  settings.conf_path = settings_.conf_path;
   cfg_ = std::move(cfg);
-  bridge_ = std::move(*bridge);
+  bridge_ = std::move(bridge);
   settings_ = std::move(settings);
   for (auto& [_, j] : jobs_) {
     if (holds_resources(j)) j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
@@ -154,9 +177,6 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
     j.counted_revision = 0;
   }
   fairshare_dirty_ = true;
-  fx.reschedule = true;
-  config_time_ = now;
-  return changes;
 }
 
 }  // namespace drover::ctld

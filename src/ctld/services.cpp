@@ -102,6 +102,10 @@ class ClusterServiceImpl final : public v1::ClusterService::CallbackService {
                                        v1::UpdateNodeReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::update_node);
   }
+  grpc::ServerUnaryReactor* UpdatePartition(grpc::CallbackServerContext* ctx, const v1::UpdatePartitionRequest* req,
+                                            v1::UpdatePartitionReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::update_partition);
+  }
   grpc::ServerUnaryReactor* GetConfig(grpc::CallbackServerContext* ctx, const v1::GetConfigRequest* req,
                                       v1::GetConfigReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::get_config);

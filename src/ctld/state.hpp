@@ -211,6 +211,16 @@ class ControllerState {
   // running job is in. Returns the changes worth logging.
   Result<std::vector<std::string>> reconfigure(config::ClusterConfig cfg, Settings settings, int64_t now, Effects& fx);
 
+  // ---- scontrol update PartitionName= (partition_update.cpp) ----
+  // Root, SlurmUser and operators. Applies Key=Value as on the partition's
+  // slurm.conf line (State, MaxTime, Nodes, Default, PriorityTier, ...);
+  // durable (kPartitionUpdatesMeta) and laid over slurm.conf at every start
+  // and reconfigure. Refusals change nothing.
+  Status update_partition(const Caller& who, const v1::UpdatePartitionRequest& req, int64_t now, Effects& fx);
+  // Recovery: the stored updates, laid over the configuration read at start.
+  Status restore_partition_updates(const std::string& text);
+  std::string partition_updates_text() const;
+
   // ---- nodes (nodes.cpp) ----
   Result<v1::NodeReportReply> node_report(const v1::NodeReport& report, bool registering, int64_t now, Effects& fx);
   Result<std::vector<std::string>> update_node(const Caller& who, const v1::UpdateNodeRequest& req, int64_t now,
@@ -282,6 +292,12 @@ class ControllerState {
   void allocation_timeouts(int64_t now, Effects& fx);
   v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepInfo& s,
                                       const v1::CreateStepRequest& req, int node_index, int first_rank) const;
+  // Makes cfg (with its bridge and settings) the running configuration;
+  // jobs' allocations and specs are resolved against it (reconfigure.cpp).
+  void install_config(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings);
+  // cfg with partition_updates_ applied; `notes` gets the updates of
+  // partitions cfg no longer has (partition_update.cpp).
+  Result<config::ClusterConfig> with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>* notes) const;
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::string dependency_display(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
@@ -298,6 +314,8 @@ class ControllerState {
   int64_t recovered_highest_id_ = 0;  // the highest job id recovery has read
   int64_t start_time_ = 0;
   int64_t config_time_ = 0;  // the last reconfigure; 0: none since the start
+  // scontrol update PartitionName= settings per partition, in the order given (a later one of a key replaces it).
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> partition_updates_;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
   AccountingDb acct_;

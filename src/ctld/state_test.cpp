@@ -1087,6 +1087,79 @@ TEST(ControllerState, ReconfigureRefusesWhatNeedsARestartAndChangesNothing) {
   EXPECT_EQ(st->bridge().cluster().nodes[0].cpus, 4);
 }
 
+// scontrol update PartitionName=: operators change a partition while the
+// cluster runs; the change is durable (one meta value) and laid over
+// slurm.conf again at a restart and at a reconfigure.
+v1::UpdatePartitionRequest partition_update(const std::string& name,
+                                            const std::vector<std::pair<std::string, std::string>>& kv) {
+  v1::UpdatePartitionRequest req;
+  req.set_name(name);
+  for (const auto& [k, v] : kv) {
+    auto* s = req.add_settings();
+    s->set_key(k);
+    s->set_value(v);
+  }
+  return req;
+}
+
+std::string stored_partition_updates(const Effects& fx) {
+  for (const auto& m : fx.batch.mutations) {
+    if (const auto* meta = std::get_if<store::SetMeta>(&m); meta && meta->key == kPartitionUpdatesMeta)
+      return std::get<std::string>(meta->value);
+  }
+  return "(not stored)";
+}
+
+TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigure) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  Effects fx;
+  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"state", "DOWN"}, {"MaxTime", "2:00:00"}}), 1000, fx));
+  EXPECT_TRUE(fx.reschedule);
+  EXPECT_EQ(stored_partition_updates(fx), "cpu\tState=DOWN\tMaxTime=2:00:00\n");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1001, fx));
+  st->schedule(core::PassKind::kFull, 1002, fx);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::PENDING);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "PartitionDown");
+
+  // Refusals change nothing.
+  Effects no;
+  EXPECT_FALSE(st->update_partition(user(1000, "alice"), partition_update("cpu", {{"State", "UP"}}), 1003, no));
+  auto unknown = st->update_partition(root, partition_update("nosuch", {{"State", "UP"}}), 1003, no);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message, "Invalid partition name specified");
+  auto typo = st->update_partition(root, partition_update("cpu", {{"State", "UP"}, {"MaxTim", "10"}}), 1003, no);
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message.find("did you mean MaxTime?"), std::string::npos) << typo.error().message;
+  EXPECT_NE(typo.error().message.find("nothing was changed"), std::string::npos) << typo.error().message;
+  EXPECT_TRUE(no.batch.empty());
+  EXPECT_EQ(st->config().find_partition("cpu")->state, "DOWN");
+
+  // Default=YES moves the default partition; the old one is recorded as Default=NO.
+  Effects d;
+  ASSERT_TRUE(st->update_partition(root, partition_update("gpu", {{"Default", "YES"}}), 1004, d));
+  EXPECT_EQ(stored_partition_updates(d), "cpu\tState=DOWN\tMaxTime=2:00:00\tDefault=NO\ngpu\tDefault=YES\n");
+  EXPECT_EQ(st->bridge().default_partition(), st->bridge().find_partition("gpu"));
+
+  // A restarted controller reads slurm.conf, then the stored updates.
+  auto again = make_state();
+  ASSERT_TRUE(again->restore_partition_updates(stored_partition_updates(d)));
+  EXPECT_EQ(again->config().find_partition("cpu")->state, "DOWN");
+  EXPECT_EQ(again->config().find_partition("cpu")->max_time, 7200);
+  EXPECT_EQ(again->bridge().default_partition(), again->bridge().find_partition("gpu"));
+
+  // A reconfigure keeps them; State=UP lets the job start.
+  Effects r;
+  ASSERT_TRUE(reconfigure_to(*st, kConf, r));
+  EXPECT_EQ(st->config().find_partition("cpu")->state, "DOWN");
+  Effects up;
+  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"State", "UP"}}), 2001, up));
+  EXPECT_EQ(stored_partition_updates(up), "cpu\tState=UP\tMaxTime=2:00:00\tDefault=NO\ngpu\tDefault=YES\n");
+  st->schedule(core::PassKind::kFull, 2002, up);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a

@@ -65,6 +65,8 @@ Outcome dispatch(Controller& c, int fd, const Caller& who, uint16_t method, cons
     case v1::WIRE_GET_PARTITIONS:
       return call<v1::GetPartitionsRequest, v1::GetPartitionsReply>(c, fd, who, p, m::get_partitions);
     case v1::WIRE_UPDATE_NODE: return call<v1::UpdateNodeRequest, v1::UpdateNodeReply>(c, fd, who, p, m::update_node);
+    case v1::WIRE_UPDATE_PARTITION:
+      return call<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(c, fd, who, p, m::update_partition);
     case v1::WIRE_GET_CONFIG: return call<v1::GetConfigRequest, v1::GetConfigReply>(c, fd, who, p, m::get_config);
     case v1::WIRE_RECONFIGURE: return call<v1::ReconfigureRequest, v1::ReconfigureReply>(c, fd, who, p, m::reconfigure);
     case v1::WIRE_STATUS: return call<v1::StatusRequest, v1::StatusReply>(c, fd, who, p, m::status);

@@ -266,6 +266,38 @@ TEST(Config, ReconfigureAppliesAnEditedSlurmConfOrSaysWhatNeedsARestart) {
   }
 }
 
+// scontrol update PartitionName=: a partition taken DOWN keeps its jobs
+// pending (PartitionDown) and stays down across a kill -9 of the
+// controller; State=UP lets them run. A plain user may not do it.
+TEST(Config, PartitionUpdateIsDurableAndAppliesAtOnce) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto down = c.run("scontrol", {"update", "PartitionName=compute", "State=DOWN", "MaxTime=1-00:00:00"});
+  ASSERT_EQ(down.rc, 0) << down.err;
+  EXPECT_EQ(down.out + down.err, "");
+  EXPECT_EQ(c.run("sinfo", {"-h", "-p", "compute", "-o", "%P %a %l"}).out, "compute* down 1-00:00:00\n");
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(eventually([&] { return c.reason(id) == "PartitionDown"; }, 5s)) << c.reason(id);
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  EXPECT_EQ(c.run("sinfo", {"-h", "-p", "compute", "-o", "%P %a %l"}).out, "compute* down 1-00:00:00\n");
+  EXPECT_EQ(c.state(id), "PENDING");
+  auto bad = c.run("scontrol", {"update", "PartitionName=compute", "MaxTim=10"});
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("slurm_update error: unknown key \"MaxTim\""), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("did you mean MaxTime?"), std::string::npos) << bad.err;
+  auto user = ensure_user("droveruser");
+  if (user) {
+    auto denied = c.run("scontrol", {"update", "PartitionName=compute", "State=UP"}, user->as());
+    EXPECT_EQ(denied.rc, 1);
+    EXPECT_NE(denied.err.find("only root, SlurmUser or an operator may update a partition"), std::string::npos)
+        << denied.err;
+  }
+  ASSERT_EQ(c.run("scontrol", {"update", "PartitionName=compute", "State=UP"}).rc, 0);
+  ASSERT_TRUE(c.wait_done(id));
+  EXPECT_EQ(c.state(id), "COMPLETED");
+}
+
 // Commands that connect at once, more of them than the controller has
 // threads waiting: every one is answered, and no id is given twice.
 TEST(Submit, ConcurrentCommandsAreAllAnswered) {
