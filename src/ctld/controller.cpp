@@ -165,10 +165,12 @@ Status Controller::recover() {
   if (!partition_updates) return partition_updates.error();
   if (*partition_updates && std::holds_alternative<std::string>(**partition_updates)) {
     const std::string& text = std::get<std::string>(**partition_updates);
-    if (auto st = state_->restore_partition_updates(text); !st) {
+    auto notes = state_->restore_partition_updates(text);
+    if (!notes) {
       return make_error("state database " + store_->path() + ": the scontrol update PartitionName= changes it keeps "
-                        "no longer apply to " + opts_.conf_path + ": " + st.error().message);
+                        "do not apply to " + opts_.conf_path + ": " + notes.error().message);
     }
+    for (const auto& n : *notes) log_line(n);
     if (!text.empty()) {
       std::string shown = text.substr(0, text.size() - 1);
       for (char& ch : shown) ch = ch == '\t' ? ' ' : ch == '\n' ? ';' : ch;

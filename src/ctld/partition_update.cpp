@@ -34,18 +34,24 @@ void merge(std::vector<std::pair<std::string, std::string>>& list, const std::st
 
 }  // namespace
 
-Result<config::ClusterConfig> ControllerState::with_partition_updates(config::ClusterConfig cfg,
-                                                                      std::vector<std::string>* notes) const {
+config::ClusterConfig ControllerState::with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
+                                                              std::vector<std::string>& dropped) const {
   for (const auto& [name, settings] : partition_updates_) {
     config::PartitionConfig* p = nullptr;
     for (auto& q : cfg.partitions)
       if (q.name == name) p = &q;
     if (!p) {
-      if (notes) notes->push_back("scontrol update of PartitionName=" + name + " dropped: slurm.conf has no such partition");
+      notes.push_back("scontrol update of PartitionName=" + name + " dropped: slurm.conf has no such partition");
+      dropped.push_back(name);
       continue;
     }
     auto updated = config::update_partition_config(cfg, *p, settings);
-    if (!updated) return make_error("PartitionName=" + name + " as scontrol update left it: " + updated.error().message);
+    if (!updated) {
+      notes.push_back("scontrol update of PartitionName=" + name + " dropped: it no longer applies to slurm.conf (" +
+                      updated.error().message + ")");
+      dropped.push_back(name);
+      continue;
+    }
     *p = std::move(*updated);
   }
   return cfg;
@@ -61,7 +67,7 @@ std::string ControllerState::partition_updates_text() const {
   return out;
 }
 
-Status ControllerState::restore_partition_updates(const std::string& text) {
+Result<std::vector<std::string>> ControllerState::restore_partition_updates(const std::string& text) {
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> updates;
   for (const auto& line : split(text, '\n')) {
     if (line.empty()) continue;
@@ -74,19 +80,16 @@ Status ControllerState::restore_partition_updates(const std::string& text) {
   }
   auto saved = std::move(partition_updates_);
   partition_updates_ = std::move(updates);
-  std::vector<std::string> notes;
-  auto cfg = with_partition_updates(cfg_, &notes);
-  if (!cfg) {
-    partition_updates_ = std::move(saved);
-    return cfg.error();
-  }
-  auto bridge = CoreBridge::create(*cfg);
+  std::vector<std::string> notes, dropped;
+  config::ClusterConfig cfg = with_partition_updates(cfg_, notes, dropped);
+  auto bridge = CoreBridge::create(cfg);
   if (!bridge) {
     partition_updates_ = std::move(saved);
     return bridge.error();
   }
-  install_config(std::move(*cfg), std::move(*bridge), settings_);
-  return {};
+  for (const auto& name : dropped) partition_updates_.erase(name);
+  install_config(std::move(cfg), std::move(*bridge), settings_);
+  return notes;
 }
 
 Status ControllerState::update_partition(const Caller& who, const v1::UpdatePartitionRequest& req, int64_t now,

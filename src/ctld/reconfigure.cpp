@@ -66,10 +66,8 @@ const config::NodeConfig* node_config(const config::ClusterConfig& cfg, const st
 Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterConfig cfg, Settings settings,
                                                               int64_t now, Effects& fx) {
   // scontrol update PartitionName= changes outlive a reconfigure, as Slurm's do.
-  std::vector<std::string> changes;
-  auto updated = with_partition_updates(std::move(cfg), &changes);
-  if (!updated) return updated.error();
-  cfg = std::move(*updated);
+  std::vector<std::string> changes, dropped;
+  cfg = with_partition_updates(std::move(cfg), changes, dropped);
   auto bridge = CoreBridge::create(cfg);
   if (!bridge) return bridge.error();
   const core::Cluster& was = bridge_->cluster();
@@ -144,16 +142,8 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   }
 
   settings.conf_path = settings_.conf_path;
-  bool dropped = false;
-  for (auto it = partition_updates_.begin(); it != partition_updates_.end();) {
-    if (!cfg.find_partition(it->first)) {
-      it = partition_updates_.erase(it);
-      dropped = true;
-    } else {
-      ++it;
-    }
-  }
-  if (dropped) fx.batch.set_meta(kPartitionUpdatesMeta, partition_updates_text());
+  for (const auto& name : dropped) partition_updates_.erase(name);
+  if (!dropped.empty()) fx.batch.set_meta(kPartitionUpdatesMeta, partition_updates_text());
   install_config(std::move(cfg), std::move(*bridge), std::move(settings));
   fx.reschedule = true;
   config_time_ = now;

@@ -217,8 +217,9 @@ class ControllerState {
   // durable (kPartitionUpdatesMeta) and laid over slurm.conf at every start
   // and reconfigure. Refusals change nothing.
   Status update_partition(const Caller& who, const v1::UpdatePartitionRequest& req, int64_t now, Effects& fx);
-  // Recovery: the stored updates, laid over the configuration read at start.
-  Status restore_partition_updates(const std::string& text);
+  // Recovery: the stored updates, laid over the configuration read at start;
+  // those that no longer apply to slurm.conf are dropped, each with a note.
+  Result<std::vector<std::string>> restore_partition_updates(const std::string& text);
   std::string partition_updates_text() const;
 
   // ---- nodes (nodes.cpp) ----
@@ -295,9 +296,11 @@ class ControllerState {
   // Makes cfg (with its bridge and settings) the running configuration;
   // jobs' allocations and specs are resolved against it (reconfigure.cpp).
   void install_config(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings);
-  // cfg with partition_updates_ applied; `notes` gets the updates of
-  // partitions cfg no longer has (partition_update.cpp).
-  Result<config::ClusterConfig> with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>* notes) const;
+  // cfg with partition_updates_ applied; the updates of partitions cfg no
+  // longer has, or that no longer apply to it, are skipped: named in
+  // `dropped`, with a line each in `notes` (partition_update.cpp).
+  config::ClusterConfig with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
+                                               std::vector<std::string>& dropped) const;
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::string dependency_display(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;

@@ -1144,10 +1144,22 @@ TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigur
 
   // A restarted controller reads slurm.conf, then the stored updates.
   auto again = make_state();
-  ASSERT_TRUE(again->restore_partition_updates(stored_partition_updates(d)));
+  auto notes = again->restore_partition_updates(stored_partition_updates(d));
+  ASSERT_TRUE(notes);
+  EXPECT_TRUE(notes->empty());
   EXPECT_EQ(again->config().find_partition("cpu")->state, "DOWN");
   EXPECT_EQ(again->config().find_partition("cpu")->max_time, 7200);
   EXPECT_EQ(again->bridge().default_partition(), again->bridge().find_partition("gpu"));
+  // Updates slurm.conf no longer takes are dropped with a note; the rest apply.
+  auto other = make_state();
+  auto dropped = other->restore_partition_updates("gone\tState=DOWN\ncpu\tNodes=c9\ngpu\tMaxTime=10\n");
+  ASSERT_TRUE(dropped);
+  ASSERT_EQ(dropped->size(), 2u);
+  EXPECT_NE((*dropped)[0].find("PartitionName=cpu dropped"), std::string::npos) << (*dropped)[0];
+  EXPECT_NE((*dropped)[0].find("node c9 is not in slurm.conf"), std::string::npos) << (*dropped)[0];
+  EXPECT_NE((*dropped)[1].find("PartitionName=gone dropped: slurm.conf has no such partition"), std::string::npos);
+  EXPECT_EQ(other->config().find_partition("gpu")->max_time, 600);
+  EXPECT_EQ(other->partition_updates_text(), "gpu\tMaxTime=10\n");
 
   // A reconfigure keeps them; State=UP lets the job start.
   Effects r;
