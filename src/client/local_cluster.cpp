@@ -35,6 +35,14 @@
 namespace drover::client {
 namespace {
 
+// A file's contents; "" when it cannot be read.
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
 namespace fs = std::filesystem;
 
 struct UpOptions {
@@ -265,12 +273,16 @@ int up_main(const Args& args) {
   if (!fs::exists(key, ec)) {
     if (auto st = rpc::create_cluster_key(key); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
   }
-  if (auto st = write_config(*o, *src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
   std::string conf = o->dir + "/slurm.conf";
+  auto written = [&] { return read_text(conf) + "\n--- gres.conf\n" + read_text(o->dir + "/gres.conf"); };
+  const std::string before = written();
+  if (auto st = write_config(*o, *src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
   std::string exe = self_exe();
   int started = 0;
+  int rc = 0;
   std::string pidfile = o->dir + "/pids/controller.pid";
-  if (!alive(read_pid(pidfile), "controller --config " + conf)) {
+  const bool running = alive(read_pid(pidfile), "controller --config " + conf);
+  if (!running) {
     auto pid = spawn({exe, "controller", "--config", conf}, o->dir + "/logs/controller.log");
     if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
     std::ofstream(pidfile) << *pid << "\n";
@@ -280,6 +292,18 @@ int up_main(const Args& args) {
   if (!api) {
     std::fprintf(stderr, "drover up: %s; see %s/logs/controller.log\n", api.error().message.c_str(), o->dir.c_str());
     return 1;
+  }
+  // A running cluster whose source changed: the controller takes what it can
+  // take while running (scontrol reconfigure), or says what needs a restart.
+  if (running && written() != before) {
+    auto re = (*api)->reconfigure();
+    if (re) {
+      std::printf("drover up: %s changed; the running controller applied it (scontrol reconfigure)\n", conf.c_str());
+    } else {
+      std::fprintf(stderr, "drover up: %s changed, but the running controller did not take it: %s\n", conf.c_str(),
+                   re.error().message.c_str());
+      rc = 1;
+    }
   }
   for (const auto& n : src->nodes) {
     std::string apid = o->dir + "/pids/agent-" + n.name + ".pid";
@@ -295,7 +319,7 @@ int up_main(const Args& args) {
               src->cluster_name.c_str(), o->dir.c_str(), src->nodes.size(), started, up, src->nodes.size());
   std::printf("logs in %s/logs; stop it with: drover down --state %s\n", o->dir.c_str(), o->dir.c_str());
   std::printf("export DROVER_CONF=%s\n", conf.c_str());
-  return up == static_cast<int>(src->nodes.size()) ? 0 : 1;
+  return up == static_cast<int>(src->nodes.size()) ? rc : 1;
 }
 
 namespace {

@@ -4,17 +4,20 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "harness.hpp"
+#include "rpc/testing.hpp"
 
 namespace drover::e2e {
 namespace {
@@ -296,6 +299,51 @@ TEST(Config, PartitionUpdateIsDurableAndAppliesAtOnce) {
   ASSERT_EQ(c.run("scontrol", {"update", "PartitionName=compute", "State=UP"}).rc, 0);
   ASSERT_TRUE(c.wait_done(id));
   EXPECT_EQ(c.state(id), "COMPLETED");
+}
+
+// `drover up` run again on a running cluster whose source slurm.conf
+// changed rewrites DIR/slurm.conf and has the controller take it (as
+// scontrol reconfigure would), or says what needs a restart.
+TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
+  char tmpl[] = "/tmp/drover-up-e2e-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  auto ctld = rpc::testing::reserve_tcp_port("127.0.0.1");
+  auto agent = rpc::testing::reserve_tcp_port("127.0.0.1");
+  ASSERT_TRUE(ctld && agent);
+  const std::string bin = std::string(std::getenv("DROVER_BINARY_DIR") ? std::getenv("DROVER_BINARY_DIR")
+                                                                         : DROVER_BINARY_DIR) + "/bin";
+  const std::string source = dir + "/source.conf";
+  const std::string base = "ClusterName=up" + std::to_string(*ctld) + "\nSlurmctldHost=localhost(127.0.0.1)\n"
+                           "SlurmctldPort=" + std::to_string(*ctld) + "\n"
+                           "NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=" + std::to_string(*agent) +
+                           " CPUs=2 RealMemory=2000\nPartitionName=p Nodes=n1 Default=YES\n";
+  std::ofstream(source) << base;
+  auto sh = [&](const std::string& cmd) {
+    std::string out;
+    FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+    char buf[4096];
+    while (f && fgets(buf, sizeof buf, f)) out += buf;
+    int rc = f ? pclose(f) : -1;
+    return std::make_pair(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out);
+  };
+  const std::string up = bin + "/drover up --config " + source + " --state " + dir + "/c";
+  auto first = sh(up);
+  ASSERT_EQ(first.first, 0) << first.second;
+  const std::string env = "DROVER_CONF=" + dir + "/c/slurm.conf ";
+  std::ofstream(source) << base << "PartitionName=q Nodes=n1 MaxTime=10\n";
+  auto again = sh(up);
+  EXPECT_EQ(again.first, 0) << again.second;
+  EXPECT_NE(again.second.find("the running controller applied it"), std::string::npos) << again.second;
+  EXPECT_NE(again.second.find("(0 started now)"), std::string::npos) << again.second;
+  EXPECT_EQ(sh(env + bin + "/sinfo -h -p q -o '%P %l'").second, "q 10:00\n");
+  std::ofstream(source) << base.substr(0, base.find("CPUs=2")) << "CPUs=1 RealMemory=2000\nPartitionName=p Nodes=n1\n";
+  auto refused = sh(up);
+  EXPECT_EQ(refused.first, 1) << refused.second;
+  EXPECT_NE(refused.second.find("NodeName=n1: CPUs 2 -> 1"), std::string::npos) << refused.second;
+  auto down = sh(bin + "/drover down --state " + dir + "/c");
+  EXPECT_EQ(down.first, 0) << down.second;
+  std::filesystem::remove_all(dir);
 }
 
 // Commands that connect at once, more of them than the controller has
