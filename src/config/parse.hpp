@@ -56,6 +56,11 @@ void parse_qos_conf_text(std::string_view text, std::string_view file_name, Clus
 // way); the error is the parser's first error, naming the QOS.
 Result<QosConfig> parse_qos_settings(const std::string& name, const std::map<std::string, std::string>& settings);
 
+// A PartitionName line's key as its table spells it, from the key typed in
+// any case or (as scontrol accepts) an unambiguous abbreviation of at least
+// three letters: "maxtim" -> "MaxTime". Anything else comes back as typed.
+std::string partition_key_name(const std::string& typed);
+
 // scontrol update PartitionName=NAME Key=Value...: `p` with the settings
 // applied as on its PartitionName line (Nodes= expanded against cfg's nodes,
 // ALL for every node). The error is the first problem, naming the key.

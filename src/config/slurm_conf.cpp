@@ -387,6 +387,19 @@ ClusterConfig parse_slurm_conf_text(std::string_view text, std::string_view file
   return cfg;
 }
 
+std::string partition_key_name(const std::string& typed) {
+  const auto& table = partition_keys();
+  if (const auto* def = table.find(typed)) return def->name;
+  if (typed.size() < 3 || table.find_passive(typed)) return typed;
+  std::set<std::string> matches;
+  for (const auto& s : table.spellings()) {
+    if (istarts_with(s, typed)) {
+      if (const auto* def = table.find(s)) matches.insert(def->name);
+    }
+  }
+  return matches.size() == 1 ? *matches.begin() : typed;
+}
+
 Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const PartitionConfig& p,
                                                 const std::vector<std::pair<std::string, std::string>>& settings) {
   PartitionConfig out = p;
@@ -396,7 +409,8 @@ Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const 
   auto other = [](std::string_view k) { return find_elsewhere(k, "partition"); };
   const std::string where = "in scontrol update PartitionName=" + p.name;
   bool nodes_given = false;
-  for (const auto& [k, v] : settings) {
+  for (const auto& [typed, v] : settings) {
+    const std::string k = partition_key_name(typed);
     SourceLoc loc{"scontrol update", 1, 1};
     Word w{k, loc, true, v, loc};
     const KeyDef<PartitionConfig>* def = nullptr;

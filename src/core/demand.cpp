@@ -510,7 +510,8 @@ Reason qos_per_job_reason(const QosSpec& q, const TresMap& tres) {
 
 Reason static_limit_reason(const Cluster& c, const Demand& d) {
   const PartitionSpec& part = c.partitions[d.partition];
-  if (part.state == PartitionState::kDown || part.state == PartitionState::kDrain) return Reason::kPartitionDown;
+  // DRAIN takes no new jobs (check_submit) but runs those already queued.
+  if (part.state == PartitionState::kDown) return Reason::kPartitionDown;
   if (part.state == PartitionState::kInactive) return Reason::kPartitionInactive;
   if (d.time_limit > part.max_time) return Reason::kPartitionTimeLimit;
   int64_t part_nodes = static_cast<int64_t>(part.nodes.size());

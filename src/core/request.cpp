@@ -152,6 +152,17 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
   if (!check_licenses(c, job, v)) return v;
   std::optional<Refusal> first_refusal;
   for (int32_t p : parts) {
+    const PartitionSpec& part = c.partitions[p];
+    if (part.state == PartitionState::kDrain || part.state == PartitionState::kInactive) {
+      if (!first_refusal) {
+        first_refusal = Refusal{{}, "Required partition not available (inactive or drain)",
+                                "drover: partition " + part.name + " is " +
+                                    (part.state == PartitionState::kDrain ? "DRAIN" : "INACTIVE") +
+                                    ": it takes no new jobs (scontrol update PartitionName=" + part.name +
+                                    " State=UP opens it)"};
+      }
+      continue;
+    }
     auto d = resolve_demand(c, job, p);
     if (!d) {
       if (!first_refusal) first_refusal = d.error();

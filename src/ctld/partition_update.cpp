@@ -7,22 +7,15 @@
 
 #include "common/strings.hpp"
 #include "config/parse.hpp"
-#include "config/tables.hpp"
 #include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
 namespace {
 
-// The key as the partition key table spells it ("maxtime" -> "MaxTime").
-std::string canonical_key(const std::string& key) {
-  const auto* def = config::partition_keys().find(key);
-  return def ? def->name : key;
-}
-
 // Adds `kv` to `list`, replacing an earlier value of the same key.
 void merge(std::vector<std::pair<std::string, std::string>>& list, const std::string& key, const std::string& value) {
-  std::string k = canonical_key(key);
+  std::string k = config::partition_key_name(key);
   for (auto& [lk, lv] : list) {
     if (iequals(lk, k)) {
       lv = value;

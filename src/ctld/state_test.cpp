@@ -1115,7 +1115,8 @@ TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigur
   register_all(*st, 1000);
   const Caller root{0, 0, "root", true};
   Effects fx;
-  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"state", "DOWN"}, {"MaxTime", "2:00:00"}}), 1000, fx));
+  // Keys in any case, or abbreviated as scontrol allows ("MaxTim").
+  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"state", "DOWN"}, {"MaxTim", "2:00:00"}}), 1000, fx));
   EXPECT_TRUE(fx.reschedule);
   EXPECT_EQ(stored_partition_updates(fx), "cpu\tState=DOWN\tMaxTime=2:00:00\n");
   ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1001, fx));
@@ -1129,7 +1130,7 @@ TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigur
   auto unknown = st->update_partition(root, partition_update("nosuch", {{"State", "UP"}}), 1003, no);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().message, "Invalid partition name specified");
-  auto typo = st->update_partition(root, partition_update("cpu", {{"State", "UP"}, {"MaxTim", "10"}}), 1003, no);
+  auto typo = st->update_partition(root, partition_update("cpu", {{"State", "UP"}, {"MaxTme", "10"}}), 1003, no);
   ASSERT_FALSE(typo);
   EXPECT_NE(typo.error().message.find("did you mean MaxTime?"), std::string::npos) << typo.error().message;
   EXPECT_NE(typo.error().message.find("nothing was changed"), std::string::npos) << typo.error().message;
@@ -1161,15 +1162,27 @@ TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigur
   EXPECT_EQ(other->config().find_partition("gpu")->max_time, 600);
   EXPECT_EQ(other->partition_updates_text(), "gpu\tMaxTime=10\n");
 
-  // A reconfigure keeps them; State=UP lets the job start.
+  // A reconfigure keeps them. DRAIN (as in Slurm) refuses new jobs but
+  // runs the queued ones; INACTIVE refuses new jobs too.
   Effects r;
   ASSERT_TRUE(reconfigure_to(*st, kConf, r));
   EXPECT_EQ(st->config().find_partition("cpu")->state, "DOWN");
-  Effects up;
-  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"State", "UP"}}), 2001, up));
-  EXPECT_EQ(stored_partition_updates(up), "cpu\tState=UP\tMaxTime=2:00:00\tDefault=NO\ngpu\tDefault=YES\n");
-  st->schedule(core::PassKind::kFull, 2002, up);
-  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  Effects drain;
+  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"State", "DRAIN"}}), 2001, drain));
+  EXPECT_EQ(stored_partition_updates(drain), "cpu\tState=DRAIN\tMaxTime=2:00:00\tDefault=NO\ngpu\tDefault=YES\n");
+  v1::JobDescriptor to_cpu = wrap("true");
+  to_cpu.add_partitions("cpu");
+  auto refused = st->submit(user(1000, "alice"), to_cpu, false, 2001, drain);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("Required partition not available (inactive or drain)"), std::string::npos)
+      << refused.error().message;
+  st->schedule(core::PassKind::kFull, 2002, drain);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING) << "a job queued before the drain runs";
+  Effects inactive;
+  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"State", "INACTIVE"}}), 2003, inactive));
+  EXPECT_FALSE(st->submit(user(1000, "alice"), to_cpu, false, 2003, inactive));
+  ASSERT_TRUE(st->update_partition(root, partition_update("cpu", {{"State", "UP"}}), 2004, inactive));
+  EXPECT_TRUE(st->submit(user(1000, "alice"), to_cpu, false, 2004, inactive));
 }
 
 // squeue --start and SchedNodeList show the full pass's plan: the quick

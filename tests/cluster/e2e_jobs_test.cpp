@@ -285,9 +285,9 @@ TEST(Config, PartitionUpdateIsDurableAndAppliesAtOnce) {
   ASSERT_TRUE(c.start_controller()) << c.error();
   EXPECT_EQ(c.run("sinfo", {"-h", "-p", "compute", "-o", "%P %a %l"}).out, "compute* down 1-00:00:00\n");
   EXPECT_EQ(c.state(id), "PENDING");
-  auto bad = c.run("scontrol", {"update", "PartitionName=compute", "MaxTim=10"});
+  auto bad = c.run("scontrol", {"update", "PartitionName=compute", "MaxTme=10"});
   EXPECT_EQ(bad.rc, 1);
-  EXPECT_NE(bad.err.find("slurm_update error: unknown key \"MaxTim\""), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("slurm_update error: unknown key \"MaxTme\""), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("did you mean MaxTime?"), std::string::npos) << bad.err;
   auto user = ensure_user("droveruser");
   if (user) {
