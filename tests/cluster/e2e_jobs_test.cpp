@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -328,6 +329,11 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
     return std::make_pair(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out);
   };
   const std::string up = bin + "/drover up --config " + source + " --state " + dir + "/c";
+  // The daemons stop however the test ends.
+  struct Down {
+    std::string cmd;
+    ~Down() { (void)std::system((cmd + " >/dev/null 2>&1").c_str()); }
+  } stop{bin + "/drover down --state " + dir + "/c"};
   auto first = sh(up);
   ASSERT_EQ(first.first, 0) << first.second;
   const std::string env = "DROVER_CONF=" + dir + "/c/slurm.conf ";
