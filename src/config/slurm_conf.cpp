@@ -435,9 +435,7 @@ Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const 
       auto names = hostlist_expand(out.nodes_expr);
       if (!names) return make_error("Nodes=" + out.nodes_expr + ": " + names.error().message);
       for (const auto& n : *names) {
-        bool known = false;
-        for (const auto& c : cfg.nodes) known = known || c.name == n;
-        if (!known) return make_error("Nodes=" + out.nodes_expr + ": node " + n + " is not in slurm.conf");
+        if (!cfg.find_node(n)) return make_error("Nodes=" + out.nodes_expr + ": node " + n + " is not in slurm.conf");
       }
       out.nodes = std::move(*names);
     }

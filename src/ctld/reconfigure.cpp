@@ -55,12 +55,6 @@ void node_differences(const config::ClusterConfig& was, const config::NodeConfig
        b.mem_spec_limit_mb ? std::to_string(*b.mem_spec_limit_mb) : "(none)");
 }
 
-const config::NodeConfig* node_config(const config::ClusterConfig& cfg, const std::string& name) {
-  for (const auto& n : cfg.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 }  // namespace
 
 Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterConfig cfg, Settings settings,
@@ -97,8 +91,8 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
                                   added.empty() && removed.empty() ? "; the same nodes in another order" : ""));
   } else {
     for (std::size_t i = 0; i < was.nodes.size(); ++i) {
-      const config::NodeConfig* a = node_config(cfg_, was.nodes[i].name);
-      const config::NodeConfig* b = node_config(cfg, next.nodes[i].name);
+      const config::NodeConfig* a = cfg_.find_node(was.nodes[i].name);
+      const config::NodeConfig* b = cfg.find_node(next.nodes[i].name);
       if (a && b) node_differences(cfg_, *a, was.nodes[i], cfg, *b, next.nodes[i], refused);
     }
   }
