@@ -93,8 +93,10 @@ TEST(Jobs, RunAndReportEnvironmentAndExitCodes) {
   EXPECT_EQ(c.state(std::to_string(ok)), "COMPLETED");
   EXPECT_EQ(c.state(std::to_string(bad)), "FAILED");
   EXPECT_EQ(c.job_fields(std::to_string(bad))["ExitCode"], "3:0");
-  // AllocNode:Sid= names the submitting host and the submitter's session.
-  auto sid = c.run("/bin/bash", {"-c", "echo $(sbatch --parsable -H -o /dev/null --wrap true) $(cut -d' ' -f6 /proc/$$/stat)"});
+  // AllocNode:Sid= names the submitting host and the submitter's session. setsid gives the submitter a
+  // session of its own: under a container's PID namespace the inherited one may read as 0.
+  auto sid = c.run_program("setsid", {"--wait", "/bin/bash", "-c",
+                              "echo $(sbatch --parsable -H -o /dev/null --wrap true) $(cut -d' ' -f6 /proc/$$/stat)"});
   ASSERT_EQ(sid.rc, 0) << sid.err;
   std::istringstream words(sid.out);
   std::string held, session;
