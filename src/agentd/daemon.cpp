@@ -1,5 +1,6 @@
 #include "agentd/daemon.hpp"
 
+#include <algorithm>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -311,6 +312,12 @@ void AgentDaemon::apply(const v1::NodeReportReply& reply) {
   if (reply.heartbeat_interval_s() > 0) heartbeat_ms_ = reply.heartbeat_interval_s() * 1000;
 }
 
+bool worth_reporting_again_now(const v1::NodeReport& sent, const v1::NodeReportReply& reply) {
+  const bool reported_ends = std::any_of(sent.steps().begin(), sent.steps().end(),
+                                         [](const v1::StepReport& s) { return s.ended(); });
+  return !reported_ends || !reply.acknowledged().empty();
+}
+
 void AgentDaemon::run(const std::atomic<bool>& stop) {
   bool registered = false;
   bool unreachable = false;  // the last report found no controller
@@ -330,7 +337,8 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
     }
     poked_ = false;
     int code = 0;
-    auto reply = reporter_->send(report(!registered), !registered, &code);
+    const v1::NodeReport sent = report(!registered);
+    auto reply = reporter_->send(sent, !registered, &code);
     // UNAVAILABLE: no controller listening (stopped, restarting). A slow one
     // (DEADLINE_EXCEEDED) is not asked again before the next heartbeat.
     unreachable = !reply && code == grpc::StatusCode::UNAVAILABLE;
@@ -344,9 +352,7 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
     last_error.clear();
     registered = true;
     apply(*reply);
-    if (reply->acknowledged().empty() && !supervisor_->finished().empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));  // nothing to gain from asking again at once
-    }
+    if (!worth_reporting_again_now(sent, *reply)) std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   server_->shutdown(std::chrono::milliseconds(1000));
   supervisor_->release_cgroups();  // empty ones only: running jobs keep theirs

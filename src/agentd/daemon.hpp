@@ -40,6 +40,13 @@ struct AgentOptions {
 
 class Reporter;
 
+// After a report: false when it listed ended steps and the controller took
+// none of them (nothing to gain from asking again at once). A step that
+// ended after the report was made is news, reported at once: its job must
+// not show RUNNING for the pause (before, every job ending while a report was
+// in flight waited half a second to be reported).
+bool worth_reporting_again_now(const v1::NodeReport& sent, const v1::NodeReportReply& reply);
+
 class AgentDaemon {
  public:
   static Result<std::unique_ptr<AgentDaemon>> start(const AgentOptions& opts);

@@ -120,6 +120,7 @@ Status Controller::open(const ControllerOptions& opts) {
             log_line("launch of job " + std::to_string(job) + " failed: " + error);
             state_->launch_unreachable(job, restarts, error, now(), fx);
           }
+          fx.batch.may_wait = kAgentNewsMayWait;
           commit(std::move(fx), [](const Status&) {});
         });
       },

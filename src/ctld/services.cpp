@@ -183,6 +183,7 @@ class AgentServiceImpl final : public v1::AgentService::CallbackService {
           }
           *rep = std::move(*reply);
           header(req, rep);
+          fx.batch.may_wait = kAgentNewsMayWait;
           ctl_.commit(std::move(fx), [r](const drover::Status& st) {
             r->Finish(st ? grpc::Status::OK : status(grpc::StatusCode::INTERNAL, st.error().message));
           });

@@ -5,6 +5,7 @@
 // that batch is durable. The controller (controller.hpp) executes effects.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -87,6 +88,12 @@ struct Effects {
   std::vector<AgentCommand> commands;
   bool reschedule = false;
 };
+
+// How long what an agent tells the controller (a job's end, a launch's
+// result) may wait for its commit: nobody is waiting on it but the agent, and
+// the next submission, whose client does wait, carries it in the same commit
+// and fsync.
+inline constexpr std::chrono::milliseconds kAgentNewsMayWait{10};
 
 // Node state the controller keeps beside the configuration.
 struct NodeRt {

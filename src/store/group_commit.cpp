@@ -58,7 +58,8 @@ void Store::Impl::submit_all(std::vector<std::pair<Batch, Completion>> batches) 
   {
     std::lock_guard lock(mu_);
     if (!closing_) {
-      for (auto& [batch, done] : batches) queue_.push_back(Pending{std::move(batch), std::move(done)});
+      const auto now = std::chrono::steady_clock::now();
+      for (auto& [batch, done] : batches) queue_.push_back(Pending{std::move(batch), std::move(done), now});
       cv_.notify_one();
       return;
     }
@@ -92,6 +93,19 @@ void Store::Impl::run() {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [this] { return !queue_.empty() || closing_; });
       if (queue_.empty()) return;  // closing, and everything is committed
+      // Batches that may wait are committed with the next one in a hurry, or
+      // when the first of them has waited its time.
+      auto deadline = std::chrono::steady_clock::time_point::max();
+      auto all_may_wait = [this, &deadline] {
+        for (const auto& p : queue_) {
+          if (p.batch.may_wait.count() <= 0) return false;
+          deadline = std::min(deadline, p.queued + p.batch.may_wait);
+        }
+        return true;
+      };
+      while (!closing_ && all_may_wait() && std::chrono::steady_clock::now() < deadline) {
+        cv_.wait_until(lock, deadline);
+      }
       const std::size_t n = std::min(queue_.size(), options_.max_group_batches);
       group.reserve(n);
       for (std::size_t i = 0; i < n; ++i) {

@@ -3,6 +3,7 @@
 // + an accounting row).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <utility>
 #include <variant>
@@ -45,6 +46,11 @@ using Mutation = std::variant<Put, Erase, SetMeta>;
 
 struct Batch {
   std::vector<Mutation> mutations;
+  // How long the batch may wait for others to share its commit (and fsync)
+  // when nothing queued beside it is in a hurry. 0: commit at once. For
+  // changes whose sender can wait a little (an agent's report): a sequential
+  // client's next change then carries them in its own commit.
+  std::chrono::milliseconds may_wait{0};
 
   Batch& put(Put p) { mutations.emplace_back(std::move(p)); return *this; }
   Batch& erase(Erase e) { mutations.emplace_back(std::move(e)); return *this; }

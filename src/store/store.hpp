@@ -11,7 +11,9 @@
 //   (submitting more from it is fine).
 // - Group commit: one writer thread takes everything queued while the
 //   previous commit was syncing and commits it in one transaction, so the
-//   fsync cost is shared by all callers waiting at that moment.
+//   fsync cost is shared by all callers waiting at that moment. A batch with
+//   may_wait > 0 is held until a batch without it arrives (they then share a
+//   commit), until its wait is over, or until close().
 // - Reads (get, scan, load_all, get_meta) see every batch whose `done` has
 //   run, use their own connection and never wait for a commit.
 // - If a commit itself fails (disk full, I/O error), the store stops: that

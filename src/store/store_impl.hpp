@@ -51,6 +51,7 @@ class Store::Impl {
   struct Pending {
     Batch batch;
     Completion done;
+    std::chrono::steady_clock::time_point queued;
   };
 
   struct GroupCounts {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -291,6 +292,41 @@ TEST(StoreWrite, SubmitAllSharesOneCommitAndKeepsEachBatchApart) {
   late.emplace_back(Batch().put(job(2, "late")), [&](const Status& st) { refused.set_value(st.ok() ? "" : st.error().message); });
   store->submit_all(std::move(late));
   EXPECT_NE(refused.get_future().get().find("closed"), std::string::npos);
+}
+
+TEST(StoreWrite, ABatchThatMayWaitRidesWithTheNextOneInAHurry) {
+  TempDir dir;
+  auto store = open_ok(dir.file("state.db"));
+  ASSERT_TRUE(store);
+  const uint64_t commits_before = store->stats().commits;
+  // An agent's news: may wait a long time here, so that only the next batch
+  // (or close) can commit it.
+  Batch news;
+  news.put(job(1, "ended", "COMPLETED"));
+  news.may_wait = std::chrono::minutes(10);
+  auto news_done = store->submit(std::move(news));
+  EXPECT_EQ(news_done.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "committed before its company came";
+  EXPECT_TRUE(store->apply(Batch().put(job(2, "submitted"))).ok());  // a client waits for this one
+  ASSERT_EQ(news_done.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_TRUE(news_done.get().ok());
+  EXPECT_EQ(store->stats().commits, commits_before + 1) << "both in one transaction, one fsync";
+  EXPECT_EQ(store->stats().largest_group, 2u);
+
+  // Alone, it is committed once its time is up; and close() commits one still waiting.
+  Batch soon;
+  soon.put(job(3, "ended"));
+  soon.may_wait = std::chrono::milliseconds(20);
+  EXPECT_TRUE(store->submit(std::move(soon)).get().ok());
+  Batch last;
+  last.put(job(4, "ended"));
+  last.may_wait = std::chrono::minutes(10);
+  auto last_done = store->submit(std::move(last));
+  store->close();
+  ASSERT_EQ(last_done.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_TRUE(last_done.get().ok());
+  auto reopened = open_ok(dir.file("state.db"));
+  EXPECT_EQ(*reopened->count("jobs"), 4);
 }
 
 TEST(StoreWrite, SubmitAfterCloseFails) {
