@@ -183,6 +183,13 @@ CliResult<bool> apply_signal(Ctx& c) {
   return true;
 }
 
+CliResult<bool> apply_kill_command(Ctx& c) {
+  int sig = c.has_value() ? signal_number(c.value()) : 0;
+  if (c.has_value() && sig == 0) return invalid_spec(c, "not a signal; use a name (TERM, SIGHUP, USR1) or a number");
+  c.req.kill_command_signal = sig;
+  return true;
+}
+
 CliResult<bool> apply_export(Ctx& c) {
   auto e = parse_export_spec(c.value());
   if (!e) return invalid_spec(c, e.error().message + "; use ALL, NONE, or [ALL,]VAR[=value],...");
@@ -472,7 +479,7 @@ const std::vector<OptionDef>& option_table() {
       {"input", 'i', ArgKind::kRequired, SR, set_str(&J::stdin_path)},
       {"jobid", 0, ArgKind::kRequired, R, apply_jobid},
       {"job-name", 'J', ArgKind::kRequired, SRA, set_str(&J::job_name)},
-      {"kill-command", 'K', ArgKind::kOptional, A, uninterpreted()},
+      {"kill-command", 'K', ArgKind::kOptional, A, apply_kill_command},
       {"kill-on-bad-exit", 'K', ArgKind::kOptional, R, apply_kill_on_bad_exit},
       {"kill-on-invalid-dep", 0, ArgKind::kRequired, S, apply_kill_on_invalid_dep},
       {"label", 'l', ArgKind::kNone, R, set_flag(&J::label)},

@@ -135,6 +135,9 @@ struct JobRequest {
   bool label = false;                      // srun -l
   bool unbuffered = false;                 // srun -u
   std::optional<bool> kill_on_bad_exit;    // srun -K[=0|1]
+  // salloc -K/--kill-command[=signal]: signal the command when the allocation is
+  // revoked; 0 = the default (SIGHUP when stdin is a terminal, else SIGTERM)
+  std::optional<int> kill_command_signal;
   bool no_kill = false;                    // -k/--no-kill (--no-kill=off clears it)
   std::optional<std::string> cpu_bind;     // srun --cpu-bind / --cpu_bind
   std::optional<std::string> mpi;          // srun --mpi

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <sstream>
 
 #include "cli/cli_test_support.hpp"
@@ -358,6 +360,10 @@ TEST(Grammar, EveryArgumentForm) {
   EXPECT_TRUE(r.immediate);
   EXPECT_EQ(r.immediate_timeout, 5);
   EXPECT_TRUE(r.no_shell);
+  EXPECT_EQ(r.kill_command_signal, std::nullopt);
+  EXPECT_EQ(command_ok(SubmitCommand::kSalloc, {"-K"}).kill_command_signal, 0);  // the default signal
+  EXPECT_EQ(command_ok(SubmitCommand::kSalloc, {"-KUSR1"}).kill_command_signal, SIGUSR1);
+  EXPECT_EQ(command_ok(SubmitCommand::kSalloc, {"--kill-command=9"}).kill_command_signal, 9);
   EXPECT_EQ(r.nice, 100);
   JobRequest opt = command_ok(SubmitCommand::kSrun, {"-I", "-K", "-l", "-u", "hostname"});
   EXPECT_TRUE(opt.immediate);
@@ -405,6 +411,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{S, {"--signal=FOO@10"}, "sbatch: error: Invalid --signal specification\n", 255},
         Refusal{S, {"--signal=USR1@-1"}, "sbatch: error: Invalid --signal specification\n", 255},
         Refusal{S, {"--open-mode=bogus"}, "sbatch: error: Invalid --open-mode specification\n", 255},
+        Refusal{A, {"--kill-command=bogus"}, "salloc: error: Invalid --kill-command specification\n", 255},
+        Refusal{A, {"-K=USR1"}, "salloc: error: Invalid --kill-command specification\n", 255},
         Refusal{S, {"--gres=gpu:x:y:z"}, "sbatch: error: Invalid generic resource (gres) specification\n", 1},
         Refusal{S, {"-N", "abc"}, "sbatch: error: \"abc\" is not a valid node count\n", 255},
         Refusal{S, {"-N", "2-1"}, "sbatch: error: Maximum node count 1 is less than minimum node count 2\n", 255},

@@ -4,7 +4,9 @@
 // user's shell) with the allocation's environment and releases it on exit.
 #include <libgen.h>
 #include <pwd.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +18,8 @@
 #include <iterator>
 #include <sstream>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "cli/job_options.hpp"
 #include "client/commands.hpp"
@@ -186,6 +190,50 @@ void release(const std::string& program, ControllerApi& api, int64_t job_id, int
     std::fprintf(stderr, "%s: error: Unable to release job allocation %lld: %s\n", program.c_str(),
                  static_cast<long long>(job_id), r.error().message.c_str());
   }
+}
+
+// What salloc tells its user when the allocation ends under its command
+// (scancel, the time limit, a failed node), as Slurm's salloc words it.
+std::string revoked_text(const v1::JobRecord* rec, int64_t job_id) {
+  if (rec && rec->state() == v1::TIMEOUT) {
+    return fmt::format("salloc: Job {} has exceeded its time limit and its allocation has been revoked.\n", job_id);
+  }
+  return fmt::format("salloc: Job allocation {} has been revoked.\n", job_id);
+}
+
+struct CommandEnd {
+  int status = 0;        // waitpid's
+  bool revoked = false;  // the allocation ended first
+};
+
+// Waits for salloc's command; meanwhile asks the controller once a second
+// whether the allocation still stands. When it is revoked, says so and, with
+// -K, signals the command (as Slurm's salloc does, it otherwise waits for it).
+CommandEnd wait_for_command(ControllerApi& api, int64_t job_id, pid_t pid, std::optional<int> kill_signal) {
+  CommandEnd end;
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  auto next_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    pid_t w = waitpid(pid, &end.status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    if (pidfd >= 0) {
+      pollfd fd{pidfd, POLLIN, 0};
+      (void)poll(&fd, 1, 1000);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (end.revoked || std::chrono::steady_clock::now() < next_check) continue;
+    next_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    auto r = api.get_jobs({job_id}, false);
+    if (!r) continue;  // the controller is away (restarting): ask again later
+    const v1::JobRecord* rec = r->jobs_size() > 0 ? &r->jobs(0) : nullptr;
+    if (rec && rec->state() == v1::RUNNING && !rec->completing()) continue;
+    end.revoked = true;
+    write_out(revoked_text(rec, job_id), stderr);
+    if (kill_signal) kill(pid, *kill_signal != 0 ? *kill_signal : isatty(STDIN_FILENO) ? SIGHUP : SIGTERM);
+  }
+  if (pidfd >= 0) close(pidfd);
+  return end;
 }
 
 }  // namespace
@@ -376,10 +424,10 @@ int salloc_main(const Args& args) {
     std::fprintf(stderr, "salloc: error: %s: %s\n", req.argv[0].c_str(), std::strerror(errno));
     _exit(127);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  CommandEnd end = wait_for_command(*api, a.job_id, pid, req.kill_command_signal);
+  const int status = end.status;
   int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (end.revoked) return rc;  // nothing left to give back
   if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
   release("salloc", *api, a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return rc;

@@ -238,6 +238,44 @@ TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
   EXPECT_EQ(q.out, "");
 }
 
+// scancel of an allocation under salloc's command: salloc says it was
+// revoked and, as Slurm's, waits for the command unless -K asks it to signal
+// it (SIGTERM when stdin is not a terminal); nothing is given back after.
+TEST(Steps, SallocSaysWhenItsAllocationIsRevokedAndSignalsTheCommandWithKillCommand) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  for (bool kill_command : {false, true}) {
+    const std::string ready = c.work() + "/ready" + (kill_command ? "K" : "");
+    std::vector<std::string> args = {"-p", "compute", "-w", "cpu1", "bash", "-c",
+                                     "trap 'echo got TERM; exit 6' TERM; touch " + ready +
+                                         "; while squeue -h -j $SLURM_JOB_ID -t R | grep -q .; do sleep 0.2; done; "
+                                         "sleep 4 & wait; echo after"};
+    if (kill_command) args.insert(args.begin(), "-K");
+    CmdResult r;
+    std::thread salloc([&] { r = c.run("salloc", args); });
+    bool started = eventually([&] { return access(ready.c_str(), F_OK) == 0; }, 20s);
+    std::string job;
+    if (started) {
+      job = c.run("squeue", {"-h", "-o", "%i", "-t", "R"}).out;
+      job = job.substr(0, job.find('\n'));
+      EXPECT_EQ(c.run("scancel", {job}).rc, 0);
+    }
+    salloc.join();
+    ASSERT_TRUE(started) << r.err;
+    EXPECT_NE(r.err.find("salloc: Job allocation " + job + " has been revoked.\n"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("Relinquishing"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("error"), std::string::npos) << r.err;
+    if (kill_command) {
+      EXPECT_EQ(r.rc, 6) << r.err;
+      EXPECT_EQ(r.out, "got TERM\n");
+    } else {
+      EXPECT_EQ(r.rc, 0) << r.err;
+      EXPECT_EQ(r.out, "after\n");
+    }
+    EXPECT_EQ(c.state(job), "CANCELLED");
+  }
+}
+
 TEST(Steps, ImmediateFailsFastWhenBusyAndSrunWaitsOtherwise) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
