@@ -258,12 +258,16 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
     }
     node_lost(i, "not responding", now, fx);
   }
+  settle_steps_after_end(now, fx);
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Job& j = it->second;
     bool old = is_final(j.rec.state()) && !j.rec.completing() && j.rec.end_time() + settings_.min_job_age_s < now;
     if (!old) {
       ++it;
       continue;
+    }
+    if (steps_after_end_.erase(j.rec.job_id())) {
+      close_open_steps(j.rec.job_id(), "no report of the step's end from the node before the job left memory", now, fx);
     }
     steps_.erase(j.rec.job_id());
     if (j.rec.array_job_id()) {

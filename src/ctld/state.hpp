@@ -292,6 +292,13 @@ class ControllerState {
   void put_step(const v1::StepInfo& s, Effects& fx) const;
   void start_batch_step(const Job& j, int64_t now, Effects& fx);
   void end_job_steps(const Job& j, int64_t now, Effects& fx);
+  // Steps of a finished job that some node has not reported ended (the
+  // script ended on its own while the agents' reports of a step that ended
+  // before it were still on their way): settled by those reports, or closed
+  // CANCELLED when none came within KillWait + SlurmdTimeout, or when the job
+  // leaves memory.
+  void settle_steps_after_end(int64_t now, Effects& fx);
+  void close_open_steps(int64_t job_id, const std::string& why, int64_t now, Effects& fx);
   void apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                               v1::NodeReportReply& reply);
   void step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx);
@@ -328,6 +335,7 @@ class ControllerState {
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> partition_updates_;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
+  std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)
   AccountingDb acct_;
   core::FairShareFactors fairshare_;
   // Decayed usage per (account, user): CPU-seconds times the QOS

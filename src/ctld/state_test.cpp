@@ -442,6 +442,48 @@ void end_step_on(ControllerState& st, int64_t step_id, const std::string& node, 
   ASSERT_TRUE(st.node_report(r, false, now, e));
 }
 
+// A batch job's script ends right after an srun step did: the report of the
+// script's end can reach the controller before another node's report of the
+// step's end (each agent reports on its own). The step waits for that report
+// and ends COMPLETED, not CANCELLED; a node that never reports has its part
+// closed CANCELLED after KillWait + SlurmdTimeout.
+TEST(StepEnds, AStepThatEndedBeforeTheScriptIsSettledByTheLateReport) {
+  for (bool late_report : {true, false}) {
+    auto st = make_state();
+    Effects fx;
+    v1::JobDescriptor d = wrap("srun hostname");
+    d.set_min_nodes(2);
+    d.set_ntasks(2);
+    ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+    register_all(*st, 1000);
+    Effects go;
+    st->schedule(core::PassKind::kQuick, 1000, go);
+    ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+    Effects e;
+    ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(2), 1001, e));
+    const std::string host = st->jobs().at(1).rec.batch_host();
+    const std::string other = host == "c1" ? "c2" : "c1";
+    end_step_on(*st, 0, host, 1002);
+    v1::NodeReport r = report(host);
+    *r.add_steps() = step(1, true, "COMPLETED", 0);
+    Effects end;
+    ASSERT_TRUE(st->node_report(r, false, 1002, end));
+    EXPECT_EQ(st->jobs().at(1).rec.state(), v1::COMPLETED);
+    EXPECT_EQ(st->steps().at(1).steps.at(0).state(), "RUNNING") << "decided before its last node reported";
+    if (late_report) {
+      end_step_on(*st, 0, other, 1003);
+      EXPECT_EQ(st->steps().at(1).steps.at(0).state(), "COMPLETED");
+    } else {
+      Effects hk;
+      st->housekeeping(1002 + 29, hk);  // within KillWait (30 s) + SlurmdTimeout: still waiting
+      EXPECT_EQ(st->steps().at(1).steps.at(0).state(), "RUNNING");
+      st->housekeeping(1002 + 30 + 300, hk);
+      EXPECT_EQ(st->steps().at(1).steps.at(0).state(), "CANCELLED");
+      EXPECT_FALSE(hk.batch.empty());
+    }
+  }
+}
+
 // Slurm 22.05 (srun(1) --exact, --overlap, --exclusive): a step holds every
 // CPU of the job still free on its nodes unless --exact; a step that needs
 // held CPUs waits; --overlap neither holds nor waits.

@@ -78,6 +78,9 @@ Status ControllerState::recover_step(const std::string& key, const std::string& 
   v1::StepInfo s;
   if (!s.ParseFromString(payload)) return make_error("state store: step record " + key + " is unreadable");
   if (!jobs_.count(s.job_id())) return {};  // the job left memory (MinJobAge): its steps stay in the store
+  if (s.step_id() >= 0 && !step_final(s) && is_final(jobs_.at(s.job_id()).rec.state())) {
+    steps_after_end_.insert(s.job_id());  // its nodes' reports (or the grace) settle it
+  }
   JobSteps& js = steps_[s.job_id()];
   if (s.step_id() >= 0) js.next_id = std::max(js.next_id, s.step_id() + 1);
   js.steps[s.step_id()] = std::move(s);
@@ -109,28 +112,38 @@ void ControllerState::start_batch_step(const Job& j, int64_t now, Effects& fx) {
 }
 
 // The job has ended: its batch step ends with it (state and exit code of the
-// script), steps still running are ended on their nodes and recorded with the
-// job's end (CANCELLED unless the job timed out or lost a node).
+// script), steps still running are ended on their nodes. When the job was
+// cancelled, timed out or lost a node, they are recorded with the job's end
+// state. When the script ended on its own, a step's part on a node may have
+// ended before it with the agent's report still on its way (agents report
+// on their own, so another node's report of the script's end can come
+// first): the nodes' reports settle such a step, COMPLETED if every part
+// was, CANCELLED for a part the Terminate below ended.
 void ControllerState::end_job_steps(const Job& j, int64_t now, Effects& fx) {
   auto it = steps_.find(j.rec.job_id());
   if (it == steps_.end()) return;
   std::set<std::string> to_clean;
+  const v1::JobState js = j.rec.state();
+  const bool decided = js == v1::TIMEOUT || js == v1::NODE_FAIL || js == v1::CANCELLED;
   for (auto& [id, s] : it->second.steps) {
     if (step_final(s)) continue;
     if (id == kBatchStepId) {
-      s.set_state(state_name(j.rec.state()));
+      s.set_state(state_name(js));
       s.set_exit_code(j.rec.exit_code());
       s.set_exit_signal(j.rec.exit_signal());
       s.set_end_time(now);
     } else {
-      v1::JobState js = j.rec.state();
-      bool keep = js == v1::TIMEOUT || js == v1::NODE_FAIL || js == v1::CANCELLED;
-      s.set_state(keep ? state_name(js) : "CANCELLED");
-      s.set_end_time(now);
-      if (s.reason().empty()) s.set_reason("the job ended while the step ran");
       for (const auto& n : s.nodes()) {
         if (!n.ended()) to_clean.insert(n.node());
       }
+      if (!decided) {
+        s.set_kill_requested(true);  // a part still reported running is told to end
+        steps_after_end_.insert(j.rec.job_id());
+        continue;
+      }
+      s.set_state(state_name(js));
+      s.set_end_time(now);
+      if (s.reason().empty()) s.set_reason("the job ended while the step ran");
     }
     put_step(s, fx);
   }
@@ -142,6 +155,38 @@ void ControllerState::end_job_steps(const Job& j, int64_t now, Effects& fx) {
     cmd.state = "CANCELLED";
     cmd.reason = "job " + std::to_string(j.rec.job_id()) + " ended";
     fx.commands.push_back(std::move(cmd));
+  }
+}
+
+void ControllerState::close_open_steps(int64_t job_id, const std::string& why, int64_t now, Effects& fx) {
+  auto it = steps_.find(job_id);
+  if (it == steps_.end()) return;
+  for (auto& [id, s] : it->second.steps) {
+    if (id == kBatchStepId || step_final(s)) continue;
+    for (auto& n : *s.mutable_nodes()) {
+      if (n.ended()) continue;
+      n.set_ended(true);
+      n.set_state("CANCELLED");
+      n.set_reason(why);
+    }
+    settle_step(s, now);
+    put_step(s, fx);
+  }
+}
+
+void ControllerState::settle_steps_after_end(int64_t now, Effects& fx) {
+  for (auto it = steps_after_end_.begin(); it != steps_after_end_.end();) {
+    const Job* j = find_job(*it);
+    auto js = steps_.find(*it);
+    bool open = false;
+    if (j && js != steps_.end()) {
+      for (const auto& [id, s] : js->second.steps) open = open || (id != kBatchStepId && !step_final(s));
+    }
+    if (open && now >= j->rec.end_time() + settings_.kill_wait_s + settings_.slurmd_timeout_s) {
+      close_open_steps(*it, "no report of the step's end from the node after the job ended", now, fx);
+      open = false;
+    }
+    it = open ? std::next(it) : steps_after_end_.erase(it);
   }
 }
 

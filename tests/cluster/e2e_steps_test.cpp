@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -38,7 +39,7 @@ std::map<std::string, std::string> env_of(const std::string& text) {
 }
 
 // The steps table as sacct reads it: "key|nodes|ntasks|state|exit_code" per step of a job.
-std::vector<std::string> step_rows(const TestCluster& c, int64_t job) {
+std::vector<std::string> read_step_rows(const TestCluster& c, int64_t job) {
   sqlite3* db = nullptr;
   std::vector<std::string> rows;
   if (sqlite3_open_v2((c.dir() + "/state/state.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
@@ -56,6 +57,19 @@ std::vector<std::string> step_rows(const TestCluster& c, int64_t job) {
   }
   sqlite3_finalize(q);
   sqlite3_close(db);
+  return rows;
+}
+
+// The rows of a finished job's steps once none is RUNNING: a step whose
+// nodes' reports come after the script's end is settled by them a few
+// milliseconds later (ControllerState::end_job_steps).
+std::vector<std::string> step_rows(const TestCluster& c, int64_t job) {
+  std::vector<std::string> rows;
+  auto settled = [&] {
+    rows = read_step_rows(c, job);
+    return std::none_of(rows.begin(), rows.end(), [](const std::string& r) { return r.find("|RUNNING|") != std::string::npos; });
+  };
+  (void)eventually(settled, 10s);
   return rows;
 }
 
