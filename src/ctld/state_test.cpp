@@ -411,19 +411,24 @@ TEST(ControllerState, ABatchJobHasABatchStepThatEndsWithIt) {
 }
 
 
-// Runs a salloc-like allocation of `nodes` nodes and `tasks` tasks (CPUs).
-std::unique_ptr<ControllerState> running_allocation(int nodes, int tasks, bool no_kill = false) {
+// Job 1 (`d`), submitted at 1000 by alice and started on the registered nodes.
+std::unique_ptr<ControllerState> running_job(const v1::JobDescriptor& d) {
   auto st = make_state();
   Effects fx;
-  v1::JobDescriptor d = allocation(nodes);
-  d.set_ntasks(tasks);
-  d.set_no_kill(no_kill);
   EXPECT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
   register_all(*st, 1000);
   Effects go;
   st->schedule(core::PassKind::kQuick, 1000, go);
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
   return st;
+}
+
+// Runs a salloc-like allocation of `nodes` nodes and `tasks` tasks (CPUs).
+std::unique_ptr<ControllerState> running_allocation(int nodes, int tasks, bool no_kill = false) {
+  v1::JobDescriptor d = allocation(nodes);
+  d.set_ntasks(tasks);
+  d.set_no_kill(no_kill);
+  return running_job(d);
 }
 
 v1::CreateStepRequest step_req(int ntasks, int nodes = 0) {
@@ -449,15 +454,10 @@ void end_step_on(ControllerState& st, int64_t step_id, const std::string& node, 
 // closed CANCELLED after KillWait + SlurmdTimeout.
 TEST(StepEnds, AStepThatEndedBeforeTheScriptIsSettledByTheLateReport) {
   for (bool late_report : {true, false}) {
-    auto st = make_state();
-    Effects fx;
     v1::JobDescriptor d = wrap("srun hostname");
     d.set_min_nodes(2);
     d.set_ntasks(2);
-    ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
-    register_all(*st, 1000);
-    Effects go;
-    st->schedule(core::PassKind::kQuick, 1000, go);
+    auto st = running_job(d);
     ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
     Effects e;
     ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(2), 1001, e));
@@ -686,16 +686,11 @@ TEST(NoKill, ANodeFailureEndsTheJobUnlessNoKill) {
 // nodes (terminate, then NODE_FAIL) unless --no-kill.
 TEST(NoKill, ABatchJobLosingAnotherNode) {
   for (bool no_kill : {false, true}) {
-    auto st = make_state();
-    Effects fx;
     v1::JobDescriptor d = wrap("srun sleep 60");
     d.set_min_nodes(2);
     d.add_partitions("cpu");
     d.set_no_kill(no_kill);
-    ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
-    register_all(*st, 1000);
-    Effects go;
-    st->schedule(core::PassKind::kQuick, 1000, go);
+    auto st = running_job(d);
     const v1::JobRecord& rec = st->jobs().at(1).rec;
     ASSERT_EQ(rec.state(), v1::RUNNING);
     ASSERT_EQ(rec.batch_host(), "c1");
