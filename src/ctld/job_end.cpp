@@ -27,9 +27,11 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   bool was_running = r.state() == v1::RUNNING;
   if (was_running) {
     r.set_state(st);
-    r.set_reason(end_reason(st));
     r.set_end_time(now);
   }
+  // Also for a job end_running already moved to its final state (an
+  // allocation past its time limit: Reason=TimeLimit, as Slurm's).
+  r.set_reason(end_reason(r.state()));
   r.set_completing(false);
   r.set_exit_code(exit_code);
   r.set_exit_signal(exit_signal);

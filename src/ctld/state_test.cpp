@@ -484,6 +484,19 @@ TEST(StepEnds, AStepThatEndedBeforeTheScriptIsSettledByTheLateReport) {
   }
 }
 
+// An allocation (salloc) past its time limit ends TIMEOUT with Slurm's
+// Reason=TimeLimit (squeue's %R shows "(TimeLimit)"), as a batch job does.
+TEST(StepEnds, AnAllocationPastItsTimeLimitEndsWithReasonTimeLimit) {
+  auto st = running_allocation(1, 1);
+  const int64_t end = st->jobs().at(1).rec.end_time();
+  ASSERT_GT(end, 1000);
+  register_all(*st, end);
+  Effects fx;
+  st->housekeeping(end, fx);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::TIMEOUT);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "TimeLimit");
+}
+
 // Slurm 22.05 (srun(1) --exact, --overlap, --exclusive): a step holds every
 // CPU of the job still free on its nodes unless --exact; a step that needs
 // held CPUs waits; --overlap neither holds nor waits.
