@@ -226,10 +226,31 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
   return {};
 }
 
-Result<std::unique_ptr<ControllerApi>> wait_for_controller(const std::string& conf, int seconds) {
+// What a controller that failed to start said last ("drover controller: ..."
+// in its log, from `from` on), without the prefix; empty if nothing.
+std::string start_error(const std::string& log, std::streamoff from) {
+  std::ifstream in(log);
+  in.seekg(from);
+  std::string line, said;
+  const std::string prefix = "drover controller: ";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) said = line.substr(prefix.size());
+  }
+  return said;
+}
+
+// `child`: the controller this run started (0: one already running), whose
+// early exit ends the wait with what it wrote to `log` after `log_from`.
+Result<std::unique_ptr<ControllerApi>> wait_for_controller(const std::string& conf, int seconds, pid_t child,
+                                                           const std::string& log, std::streamoff log_from) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   std::string last = "not started";
   while (std::chrono::steady_clock::now() < until) {
+    int status = 0;
+    if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+      std::string said = start_error(log, log_from);
+      return make_error("the controller exited at start" + (said.empty() ? std::string() : ": " + said));
+    }
     auto ep = find_controller(conf);
     if (ep) {
       if (auto api = ControllerApi::connect(*ep, "drover up")) {
@@ -282,13 +303,17 @@ int up_main(const Args& args) {
   int rc = 0;
   std::string pidfile = o->dir + "/pids/controller.pid";
   const bool running = alive(read_pid(pidfile), "controller --config " + conf);
+  const std::string ctl_log = o->dir + "/logs/controller.log";
+  const std::streamoff log_from = static_cast<std::streamoff>(fs::exists(ctl_log, ec) ? fs::file_size(ctl_log, ec) : 0);
+  pid_t child = 0;
   if (!running) {
-    auto pid = spawn({exe, "controller", "--config", conf}, o->dir + "/logs/controller.log");
+    auto pid = spawn({exe, "controller", "--config", conf}, ctl_log);
     if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
     std::ofstream(pidfile) << *pid << "\n";
+    child = *pid;
     ++started;
   }
-  auto api = wait_for_controller(conf, 15);
+  auto api = wait_for_controller(conf, 15, child, ctl_log, log_from);
   if (!api) {
     std::fprintf(stderr, "drover up: %s; see %s/logs/controller.log\n", api.error().message.c_str(), o->dir.c_str());
     return 1;
@@ -324,15 +349,18 @@ int up_main(const Args& args) {
 
 namespace {
 
-void stop_pid(const std::string& pidfile, const std::string& must_contain) {
+// True if the process was running (and is now stopped).
+bool stop_pid(const std::string& pidfile, const std::string& must_contain) {
   pid_t pid = read_pid(pidfile);
-  if (alive(pid, must_contain)) {
+  const bool was = alive(pid, must_contain);
+  if (was) {
     kill(pid, SIGTERM);
     for (int i = 0; i < 50 && alive(pid, must_contain); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (alive(pid, must_contain)) kill(pid, SIGKILL);
   }
   std::error_code ec;
   fs::remove(pidfile, ec);
+  return was;
 }
 
 // Cancels every job and waits (up to `seconds`) until none is left running.
@@ -376,12 +404,12 @@ int down_main(const Args& args) {
     std::string name = entry.path().filename().string();
     if (name.rfind("agent-", 0) != 0) continue;
     std::string node = name.substr(6, name.size() - 6 - 4);
-    stop_pid(entry.path().string(), "--node " + node + " --config " + conf);
-    ++stopped;
+    stopped += stop_pid(entry.path().string(), "--node " + node + " --config " + conf);
   }
-  stop_pid(o->dir + "/pids/controller.pid", "controller --config " + conf);
-  std::printf("drover down: stopped the controller and %d agents of %s%s\n", stopped, o->dir.c_str(),
-              o->keep_jobs ? " (running jobs keep running; the next drover up re-adopts them)" : "");
+  const bool controller = stop_pid(o->dir + "/pids/controller.pid", "controller --config " + conf);
+  std::printf("drover down: %s %d agents of %s%s\n",
+              controller ? "stopped the controller and" : "the controller was not running; stopped", stopped,
+              o->dir.c_str(), o->keep_jobs ? " (running jobs keep running; the next drover up re-adopts them)" : "");
   return 0;
 }
 

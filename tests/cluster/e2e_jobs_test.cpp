@@ -1,6 +1,7 @@
 // End to end: the seed's job templates, arrays, dependencies, cancel,
 // timeout, drain/resume and refused submissions on a live cluster.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -351,6 +352,28 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
   EXPECT_NE(refused.second.find("NodeName=n1: CPUs 2 -> 1"), std::string::npos) << refused.second;
   auto down = sh(bin + "/drover down --state " + dir + "/c");
   EXPECT_EQ(down.first, 0) << down.second;
+  EXPECT_EQ(down.second, "drover down: stopped the controller and 1 agents of " + dir + "/c\n");
+  // Another program holds the controller's port: drover up says so at once,
+  // in the controller's words, instead of waiting for an answer.
+  int holder = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_port = htons(static_cast<uint16_t>(*ctld));
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int one = 1;
+  setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  ASSERT_EQ(bind(holder, reinterpret_cast<sockaddr*>(&at), sizeof at), 0) << std::strerror(errno);
+  ASSERT_EQ(listen(holder, 1), 0);
+  std::ofstream(source) << base;
+  auto busy = sh(up);
+  close(holder);
+  EXPECT_EQ(busy.first, 1) << busy.second;
+  EXPECT_NE(busy.second.find("drover up: the controller exited at start: cannot listen on TCP 127.0.0.1:" +
+                             std::to_string(*ctld) + ": port " + std::to_string(*ctld) + " is already in use"),
+            std::string::npos)
+      << busy.second;
+  EXPECT_EQ(sh(bin + "/drover down --state " + dir + "/c").second,
+            "drover down: the controller was not running; stopped 0 agents of " + dir + "/c\n");
   std::filesystem::remove_all(dir);
 }
 
