@@ -19,10 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -226,13 +228,13 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
   return {};
 }
 
-// What a controller that failed to start said last ("drover controller: ..."
-// in its log, from `from` on), without the prefix; empty if nothing.
-std::string start_error(const std::string& log, std::streamoff from) {
+// What a daemon that failed to start said last (`prefix`, "drover controller: "
+// or "drover agent NODE: ", in its log from `from` on), without the prefix;
+// empty if nothing.
+std::string start_error(const std::string& log, std::streamoff from, const std::string& prefix) {
   std::ifstream in(log);
   in.seekg(from);
   std::string line, said;
-  const std::string prefix = "drover controller: ";
   while (std::getline(in, line)) {
     if (line.rfind(prefix, 0) == 0) said = line.substr(prefix.size());
   }
@@ -248,7 +250,7 @@ Result<std::unique_ptr<ControllerApi>> wait_for_controller(const std::string& co
   while (std::chrono::steady_clock::now() < until) {
     int status = 0;
     if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-      std::string said = start_error(log, log_from);
+      std::string said = start_error(log, log_from, "drover controller: ");
       return make_error("the controller exited at start" + (said.empty() ? std::string() : ": " + said));
     }
     auto ep = find_controller(conf);
@@ -264,19 +266,41 @@ Result<std::unique_ptr<ControllerApi>> wait_for_controller(const std::string& co
   return make_error("the controller did not answer within " + std::to_string(seconds) + " s (" + last + ")");
 }
 
-int wait_for_nodes(ControllerApi& api, std::size_t expected, int seconds) {
+// An agent this run started.
+struct Started {
+  std::string node, log;
+  pid_t pid = 0;
+  std::streamoff log_from = 0;
+  std::string exited;  // set once it exited: what it said
+  bool gone = false;
+};
+
+// Waits until every node responds, or until those that do not have agents
+// that exited; `responding` gets the nodes that answer.
+int wait_for_nodes(ControllerApi& api, std::size_t expected, int seconds, std::vector<Started>& agents,
+                   std::set<std::string>& responding) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  std::size_t up = 0;
   while (std::chrono::steady_clock::now() < until) {
-    auto nodes = api.get_nodes({});
-    up = 0;
-    if (nodes) {
-      for (const auto& n : nodes->nodes()) up += !n.not_responding();
+    std::size_t gone = 0;
+    for (auto& a : agents) {
+      int status = 0;
+      if (!a.gone && waitpid(a.pid, &status, WNOHANG) == a.pid) {
+        a.gone = true;
+        a.exited = start_error(a.log, a.log_from, "drover agent " + a.node + ": ");
+      }
+      gone += a.gone;
     }
-    if (up >= expected) return static_cast<int>(up);
+    auto nodes = api.get_nodes({});
+    responding.clear();
+    if (nodes) {
+      for (const auto& n : nodes->nodes()) {
+        if (!n.not_responding()) responding.insert(n.name());
+      }
+    }
+    if (responding.size() + gone >= expected) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return static_cast<int>(up);
+  return static_cast<int>(responding.size());
 }
 
 }  // namespace
@@ -330,18 +354,40 @@ int up_main(const Args& args) {
       rc = 1;
     }
   }
+  std::vector<Started> agents;
   for (const auto& n : src->nodes) {
     std::string apid = o->dir + "/pids/agent-" + n.name + ".pid";
     if (alive(read_pid(apid), "--node " + n.name + " --config " + conf)) continue;
-    auto pid = spawn({exe, "agent", "--node", n.name, "--config", conf, "--fake-gpus=config"},
-                     o->dir + "/logs/agent-" + n.name + ".log");
+    Started a;
+    a.node = n.name;
+    a.log = o->dir + "/logs/agent-" + n.name + ".log";
+    a.log_from = static_cast<std::streamoff>(fs::exists(a.log, ec) ? fs::file_size(a.log, ec) : 0);
+    auto pid = spawn({exe, "agent", "--node", n.name, "--config", conf, "--fake-gpus=config"}, a.log);
     if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
     std::ofstream(apid) << *pid << "\n";
+    a.pid = *pid;
+    agents.push_back(std::move(a));
     ++started;
   }
-  int up = wait_for_nodes(**api, src->nodes.size(), 20);
+  std::set<std::string> responding;
+  int up = wait_for_nodes(**api, src->nodes.size(), 20, agents, responding);
   std::printf("drover up: cluster %s in %s: controller and %zu agents (%d started now), %d of %zu nodes responding\n",
               src->cluster_name.c_str(), o->dir.c_str(), src->nodes.size(), started, up, src->nodes.size());
+  std::vector<std::string> silent;
+  for (const auto& n : src->nodes) {
+    if (responding.count(n.name)) continue;
+    auto a = std::find_if(agents.begin(), agents.end(), [&](const Started& x) { return x.node == n.name; });
+    if (a != agents.end() && a->gone) {
+      std::fprintf(stderr, "drover up: the agent of %s exited at start%s%s; see %s\n", n.name.c_str(),
+                   a->exited.empty() ? "" : ": ", a->exited.c_str(), a->log.c_str());
+    } else {
+      silent.push_back(n.name);
+    }
+  }
+  if (!silent.empty()) {
+    std::fprintf(stderr, "drover up: not responding yet: %s; see %s/logs/agent-NODE.log\n", join(silent, ",").c_str(),
+                 o->dir.c_str());
+  }
   std::printf("logs in %s/logs; stop it with: drover down --state %s\n", o->dir.c_str(), o->dir.c_str());
   std::printf("export DROVER_CONF=%s\n", conf.c_str());
   return up == static_cast<int>(src->nodes.size()) ? rc : 1;

@@ -353,27 +353,41 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
   auto down = sh(bin + "/drover down --state " + dir + "/c");
   EXPECT_EQ(down.first, 0) << down.second;
   EXPECT_EQ(down.second, "drover down: stopped the controller and 1 agents of " + dir + "/c\n");
-  // Another program holds the controller's port: drover up says so at once,
-  // in the controller's words, instead of waiting for an answer.
-  int holder = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_port = htons(static_cast<uint16_t>(*ctld));
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  int one = 1;
-  setsockopt(holder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  ASSERT_EQ(bind(holder, reinterpret_cast<sockaddr*>(&at), sizeof at), 0) << std::strerror(errno);
-  ASSERT_EQ(listen(holder, 1), 0);
+  // Another program holds the controller's port, then the agent's: drover up
+  // says so at once, in the daemon's words, instead of waiting for an answer.
+  auto hold = [](int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in at{};
+    at.sin_family = AF_INET;
+    at.sin_port = htons(static_cast<uint16_t>(port));
+    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof at), 0) << std::strerror(errno);
+    EXPECT_EQ(listen(fd, 1), 0);
+    return fd;
+  };
+  auto in_use = [](const std::string& who, int port) {
+    return who + " exited at start: cannot listen on TCP 127.0.0.1:" + std::to_string(port) + ": port " +
+           std::to_string(port) + " is already in use";
+  };
   std::ofstream(source) << base;
+  int holder = hold(*ctld);
   auto busy = sh(up);
   close(holder);
   EXPECT_EQ(busy.first, 1) << busy.second;
-  EXPECT_NE(busy.second.find("drover up: the controller exited at start: cannot listen on TCP 127.0.0.1:" +
-                             std::to_string(*ctld) + ": port " + std::to_string(*ctld) + " is already in use"),
-            std::string::npos)
-      << busy.second;
+  EXPECT_NE(busy.second.find("drover up: " + in_use("the controller", *ctld)), std::string::npos) << busy.second;
   EXPECT_EQ(sh(bin + "/drover down --state " + dir + "/c").second,
             "drover down: the controller was not running; stopped 0 agents of " + dir + "/c\n");
+  holder = hold(*agent);
+  auto agent_busy = sh(up);
+  close(holder);
+  EXPECT_EQ(agent_busy.first, 1) << agent_busy.second;
+  EXPECT_NE(agent_busy.second.find("0 of 1 nodes responding"), std::string::npos) << agent_busy.second;
+  EXPECT_NE(agent_busy.second.find("drover up: " + in_use("the agent of n1", *agent)), std::string::npos)
+      << agent_busy.second;
+  EXPECT_EQ(sh(bin + "/drover down --state " + dir + "/c").second,
+            "drover down: stopped the controller and 0 agents of " + dir + "/c\n");
   std::filesystem::remove_all(dir);
 }
 
