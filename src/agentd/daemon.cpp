@@ -26,11 +26,6 @@
 namespace drover::agentd {
 namespace {
 
-// A key the config module keeps as written (SlurmdTimeout, AuthInfo, ...).
-const std::string* written(const config::ClusterConfig& cfg, const char* key) {
-  auto it = cfg.passive_values.find(key);
-  return it == cfg.passive_values.end() ? nullptr : &it->second;
-}
 
 std::string list_value(const std::string* list, std::string_view item) {
   if (!list) return "";
@@ -187,7 +182,7 @@ Status AgentDaemon::detect() {
   // SlurmdParameters=config_overrides (Slurm's switch for emulated nodes): the
   // node is taken to have the CPUs and memory slurm.conf declares. GPUs are
   // still compared, so that a node short of GPUs is drained with the reason.
-  if (const std::string* p = written(cfg_, "SlurmdParameters"); p && list_has(*p, "config_overrides")) {
+  if (const std::string* p = cfg_.passive("SlurmdParameters"); p && list_has(*p, "config_overrides")) {
     compared.cpus = node_cfg_->cpus;
     compared.sockets = node_cfg_->sockets * node_cfg_->boards;
     compared.cores_per_socket = node_cfg_->cores_per_socket;
@@ -221,7 +216,7 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   }
   if (opts_.controller.empty()) opts_.controller = controller_target(cfg_);
   if (opts_.key_path.empty()) {
-    std::string k = list_value(written(cfg_, "AuthInfo"), "key");
+    std::string k = list_value(cfg_.passive("AuthInfo"), "key");
     opts_.key_path = k.empty() ? "/etc/drover/drover.key" : k;
   }
   if (struct passwd* pw = getpwnam(cfg_.slurm_user.c_str())) slurm_user_uid_ = pw->pw_uid;
@@ -237,8 +232,8 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   // One cgroup subtree per cluster, so that two clusters on one host (tests,
   // several local clusters) never share a node_<NAME>/job_<ID> directory.
   if (!cfg_.cluster_name.empty()) so.cgroups.subdir = "drover_" + cfg_.cluster_name;
-  agent::set_slurm_plugins(so.cgroups, written(cfg_, "TaskPlugin"), written(cfg_, "ProctrackType"));
-  const std::string* root_jobs = written(cfg_, "DisableRootJobs");
+  agent::set_slurm_plugins(so.cgroups, cfg_.passive("TaskPlugin"), cfg_.passive("ProctrackType"));
+  const std::string* root_jobs = cfg_.passive("DisableRootJobs");
   so.allow_root_jobs = root_jobs && iequals(*root_jobs, "NO");
   for (const auto& [idx, file] : gpu_files_) {
     if (!file.empty()) so.node_gpu_files.push_back(file);

@@ -22,9 +22,9 @@ namespace {
 TransportFactory g_remote = nullptr;
 
 std::string list_value(const config::ClusterConfig& cfg, const char* key, std::string_view item) {
-  auto it = cfg.passive_values.find(key);
-  if (it == cfg.passive_values.end()) return "";
-  for (const auto& p : split(it->second, ',')) {
+  const std::string* value = cfg.passive(key);
+  if (!value) return "";
+  for (const auto& p : split(*value, ',')) {
     auto eq = p.find('=');
     if (eq != std::string::npos && iequals(p.substr(0, eq), item)) return p.substr(eq + 1);
   }

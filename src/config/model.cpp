@@ -21,6 +21,11 @@ const T* find_by_name(const std::vector<T>& items, std::string_view name) {
 }  // namespace
 
 const NodeConfig* ClusterConfig::find_node(std::string_view name) const { return find_by_name(nodes, name); }
+
+const std::string* ClusterConfig::passive(const std::string& key) const {
+  auto it = passive_values.find(key);
+  return it == passive_values.end() ? nullptr : &it->second;
+}
 const PartitionConfig* ClusterConfig::find_partition(std::string_view name) const {
   return find_by_name(partitions, name);
 }

@@ -204,6 +204,8 @@ struct ClusterConfig {
   Diagnostics diags;
 
   const NodeConfig* find_node(std::string_view name) const;
+  // A passive key's value as written (`passive_values`), or nullptr.
+  const std::string* passive(const std::string& key) const;
   const PartitionConfig* find_partition(std::string_view name) const;
   const QosConfig* find_qos(std::string_view name) const;
   const PartitionConfig* default_partition() const;  // first Default=YES, else nullptr

@@ -77,6 +77,14 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   fixed("StateSaveLocation", settings_.state_dir, settings.state_dir);
   fixed("AuthInfo key", settings_.key_path, settings.key_path);
   fixed("SlurmUser (uid)", std::to_string(settings_.slurm_user_uid), std::to_string(settings.slurm_user_uid));
+  // What the agents read when they start (they are not told to read slurm.conf again).
+  fixed("KillWait", std::to_string(cfg_.kill_wait), std::to_string(cfg.kill_wait));
+  fixed("SlurmdSpoolDir", cfg_.slurmd_spool_dir, cfg.slurmd_spool_dir);
+  for (const char* key : {"TaskPlugin", "ProctrackType", "DisableRootJobs", "SlurmdParameters"}) {
+    const std::string* a = cfg_.passive(key);
+    const std::string* b = cfg.passive(key);
+    fixed(key, a ? *a : "", b ? *b : "");
+  }
   std::vector<std::string> old_names, new_names;
   for (const auto& n : was.nodes) old_names.push_back(n.name);
   for (const auto& n : next.nodes) new_names.push_back(n.name);

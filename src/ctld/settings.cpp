@@ -13,14 +13,9 @@
 namespace drover::ctld {
 namespace {
 
-// A key the config module keeps as written (SlurmdTimeout, AuthInfo, ...).
-const std::string* written(const config::ClusterConfig& cfg, const char* key) {
-  auto it = cfg.passive_values.find(key);
-  return it == cfg.passive_values.end() ? nullptr : &it->second;
-}
 
 Result<int64_t> int_key(const config::ClusterConfig& cfg, const char* key, int64_t fallback) {
-  const std::string* v = written(cfg, key);
+  const std::string* v = cfg.passive(key);
   if (!v) return fallback;
   auto n = parse_int(*v);
   if (!n) return make_error(std::string(key) + "=" + *v + " in " + cfg.slurm_conf_path + ": expected a whole number");
@@ -39,7 +34,7 @@ std::optional<std::string> list_item(const std::string* list, std::string_view i
 
 Result<std::set<uint32_t>> operator_uids(const config::ClusterConfig& cfg) {
   std::set<uint32_t> out;
-  auto names = list_item(written(cfg, "SlurmctldParameters"), "drover_operators");
+  auto names = list_item(cfg.passive("SlurmctldParameters"), "drover_operators");
   if (!names) return out;
   for (const auto& name : split(*names, ':')) {
     if (name.empty()) continue;
@@ -76,7 +71,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
     s.host = listen_host(cfg.slurmctld_hosts.front());
     s.tcp_address = s.host + ":" + std::to_string(cfg.slurmctld_port);
   }
-  s.key_path = list_item(written(cfg, "AuthInfo"), "key").value_or("/etc/drover/drover.key");
+  s.key_path = list_item(cfg.passive("AuthInfo"), "key").value_or("/etc/drover/drover.key");
   struct passwd* pw = getpwnam(cfg.slurm_user.c_str());
   if (!pw) {
     return make_error("SlurmUser=" + cfg.slurm_user + " in " + conf_path +
@@ -101,7 +96,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.max_array_size = cfg.max_array_size;
   s.max_job_count = cfg.max_job_count;
   s.bf_interval_s = std::max<int64_t>(cfg.sched.bf_interval, 1);
-  if (const std::string* enforce = written(cfg, "AccountingStorageEnforce")) {
+  if (const std::string* enforce = cfg.passive("AccountingStorageEnforce")) {
     for (const auto& word : split(*enforce, ',')) {
       for (const char* implies : {"associations", "limits", "qos", "safe", "wckeys", "all"}) {
         if (iequals(trim(word), implies)) s.enforce_associations = true;

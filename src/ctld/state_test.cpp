@@ -1135,6 +1135,15 @@ TEST(ControllerState, ReconfigureRefusesWhatNeedsARestartAndChangesNothing) {
   EXPECT_NE(cpus.error().message.find("NodeName=c1: CPUs 4 -> 8"), std::string::npos) << cpus.error().message;
   EXPECT_NE(cpus.error().message.find("NodeName=c2: CPUs 4 -> 8"), std::string::npos) << cpus.error().message;
   EXPECT_EQ(st->bridge().cluster().nodes[0].cpus, 4);
+
+  // What the agents read when they start: KillWait, the task and process
+  // tracking plugins, DisableRootJobs.
+  auto agents = reconfigure_to(*st, std::string(kConf) + "KillWait=60\nTaskPlugin=task/cgroup\nDisableRootJobs=NO\n", rfx);
+  ASSERT_FALSE(agents);
+  for (const char* line : {"KillWait 30 -> 60", "TaskPlugin (none) -> task/cgroup", "DisableRootJobs (none) -> NO"}) {
+    EXPECT_NE(agents.error().message.find(line), std::string::npos) << agents.error().message;
+  }
+  EXPECT_TRUE(rfx.batch.empty());
 }
 
 // scontrol update PartitionName=: operators change a partition while the
