@@ -79,6 +79,7 @@ Status ControllerState::recover_step(const std::string& key, const std::string& 
   if (!s.ParseFromString(payload)) return make_error("state store: step record " + key + " is unreadable");
   if (!jobs_.count(s.job_id())) return {};  // the job left memory (MinJobAge): its steps stay in the store
   if (s.step_id() >= 0 && !step_final(s) && is_final(jobs_.at(s.job_id()).rec.state())) {
+    s.set_kill_requested(true);            // as end_job_steps left it: a part still running is told to end
     steps_after_end_.insert(s.job_id());  // its nodes' reports (or the grace) settle it
   }
   JobSteps& js = steps_[s.job_id()];
