@@ -26,23 +26,6 @@
 namespace drover::agentd {
 namespace {
 
-
-std::string list_value(const std::string* list, std::string_view item) {
-  if (!list) return "";
-  for (const auto& p : split(*list, ',')) {
-    auto eq = p.find('=');
-    if (eq != std::string::npos && iequals(p.substr(0, eq), item)) return p.substr(eq + 1);
-  }
-  return "";
-}
-
-std::string controller_target(const config::ClusterConfig& cfg) {
-  std::string host = cfg.slurmctld_hosts.empty() ? "localhost" : cfg.slurmctld_hosts.front();
-  auto open = host.find('(');
-  if (open != std::string::npos) host = host.substr(open + 1, host.size() - open - 2);
-  return host + ":" + std::to_string(cfg.slurmctld_port);
-}
-
 std::string spool_for(const config::ClusterConfig& cfg, const std::string& node) {
   std::string dir = cfg.slurmd_spool_dir;
   auto pos = dir.find("%n");
@@ -211,14 +194,10 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   }
   if (opts_.spool_dir.empty()) opts_.spool_dir = spool_for(cfg_, opts.node);
   if (opts_.listen.empty()) {
-    int port = node_cfg_->port ? node_cfg_->port : cfg_.slurmd_port;
-    opts_.listen = node_cfg_->addr + ":" + std::to_string(port);
+    opts_.listen = node_cfg_->addr + ":" + std::to_string(cfg_.node_port(*node_cfg_));
   }
-  if (opts_.controller.empty()) opts_.controller = controller_target(cfg_);
-  if (opts_.key_path.empty()) {
-    std::string k = list_value(cfg_.passive("AuthInfo"), "key");
-    opts_.key_path = k.empty() ? "/etc/drover/drover.key" : k;
-  }
+  if (opts_.controller.empty()) opts_.controller = cfg_.controller_host() + ":" + std::to_string(cfg_.slurmctld_port);
+  if (opts_.key_path.empty()) opts_.key_path = cfg_.auth_key_path();
   if (struct passwd* pw = getpwnam(cfg_.slurm_user.c_str())) slurm_user_uid_ = pw->pw_uid;
   if (auto st = detect(); !st) return st;
   std::error_code ec;

@@ -80,17 +80,6 @@ std::string format_array_spec(const ArraySpec& a) {
   return out;
 }
 
-std::string compress_task_ids(const std::vector<int64_t>& ids) {
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i < ids.size();) {
-    std::size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    parts.push_back(j == i ? std::to_string(ids[i]) : fmt::format("{}-{}", ids[i], ids[j]));
-    i = j + 1;
-  }
-  return join(parts, ",");
-}
-
 // ---- signals ------------------------------------------------------------------
 
 namespace {

@@ -39,9 +39,9 @@ struct ArraySpec {
 Result<ArraySpec> parse_array_spec(std::string_view s, int64_t max_task_id = 0);
 // Canonical text: ranges joined by ",", "%N" appended ("0-15%4").
 std::string format_array_spec(const ArraySpec& a);
-// Compresses ascending task ids into Slurm's display form: "2-9", "1,3,5-7".
-// (Strided sets print element-wise runs, as squeue does: "0,2,4".)
-std::string compress_task_ids(const std::vector<int64_t>& ids);
+// Array task ids in Slurm's display form ("2-9", "1,3,5-7"; strided sets
+// element-wise, as squeue prints them: "0,2,4"): compress_ranges
+// (common/strings.hpp).
 
 // ---- --dependency: the syntax lives in common/dependency.hpp -----------------
 using drover::DependencyClause;

@@ -20,7 +20,7 @@ std::string sacct_job_id(const AccountingRecord& r) {
   } else if (r.array_task_id) {
     id = fmt::format("{}_{}", r.array_job_id, *r.array_task_id);
   } else {
-    std::string tasks = compress_task_ids(r.array_pending_tasks);
+    std::string tasks = compress_ranges(r.array_pending_tasks);
     if (r.array_max_running > 0) tasks += fmt::format("%{}", r.array_max_running);
     id = fmt::format("{}_[{}]", r.array_job_id, tasks);
   }

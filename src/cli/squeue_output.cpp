@@ -21,7 +21,7 @@ namespace drover::cli {
 std::string squeue_job_id(const JobView& j) {
   if (j.array_job_id == 0) return std::to_string(j.job_id);
   if (j.array_task_id) return fmt::format("{}_{}", j.array_job_id, *j.array_task_id);
-  std::string tasks = compress_task_ids(j.array_pending_tasks);
+  std::string tasks = compress_ranges(j.array_pending_tasks);
   if (j.array_max_running > 0) tasks += fmt::format("%{}", j.array_max_running);
   return fmt::format("{}_[{}]", j.array_job_id, tasks);
 }
@@ -29,7 +29,7 @@ std::string squeue_job_id(const JobView& j) {
 std::string squeue_array_task(const JobView& j) {
   if (j.array_job_id == 0) return "N/A";
   if (j.array_task_id) return std::to_string(*j.array_task_id);
-  std::string tasks = compress_task_ids(j.array_pending_tasks);
+  std::string tasks = compress_ranges(j.array_pending_tasks);
   if (j.array_max_running > 0) tasks += fmt::format("%{}", j.array_max_running);
   return tasks;
 }

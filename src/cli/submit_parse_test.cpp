@@ -13,6 +13,7 @@
 
 #include "cli/cli_test_support.hpp"
 #include "cli/sbatch_script.hpp"
+#include "common/strings.hpp"
 
 namespace drover::cli {
 namespace {
@@ -520,7 +521,7 @@ TEST(Values, ArraySpecs) {
   EXPECT_EQ(parse_array_spec("0-15%4")->max_running, 4);
   EXPECT_EQ(format_array_spec(*parse_array_spec("0-15%4")), "0-15%4");
   EXPECT_EQ(format_array_spec(*parse_array_spec("1,3,5-7")), "1,3,5-7");
-  EXPECT_EQ(compress_task_ids({2, 3, 4, 6, 8, 9}), "2-4,6,8-9");
+  EXPECT_EQ(compress_ranges({2, 3, 4, 6, 8, 9}), "2-4,6,8-9");
   EXPECT_FALSE(parse_array_spec("0-2000", 1000).ok());
   EXPECT_FALSE(parse_array_spec("1,,2").ok());
   EXPECT_FALSE(parse_array_spec("0-9:0").ok());

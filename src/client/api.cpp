@@ -21,16 +21,6 @@ namespace {
 
 TransportFactory g_remote = nullptr;
 
-std::string list_value(const config::ClusterConfig& cfg, const char* key, std::string_view item) {
-  const std::string* value = cfg.passive(key);
-  if (!value) return "";
-  for (const auto& p : split(*value, ',')) {
-    auto eq = p.find('=');
-    if (eq != std::string::npos && iequals(p.substr(0, eq), item)) return p.substr(eq + 1);
-  }
-  return "";
-}
-
 bool is_socket(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
@@ -139,14 +129,11 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   ep.cluster = cfg->cluster_name;
   c.wire = cfg->state_save_location + "/ctld.wire.sock";
   c.socket = cfg->state_save_location + "/ctld.sock";
-  std::string key = list_value(*cfg, "AuthInfo", "key");
-  ep.key_path = key.empty() ? "/etc/drover/drover.key" : key;
-  std::string host = cfg->slurmctld_hosts.empty() ? "localhost" : cfg->slurmctld_hosts.front();
-  c.name = host.substr(0, host.find('('));
-  auto open = host.find('(');
-  if (open != std::string::npos) host = host.substr(open + 1, host.size() - open - 2);
-  c.host = host;
-  ep.target = host + ":" + std::to_string(cfg->slurmctld_port);
+  ep.key_path = cfg->auth_key_path();
+  const std::string entry = cfg->slurmctld_hosts.empty() ? "localhost" : cfg->slurmctld_hosts.front();
+  c.name = entry.substr(0, entry.find('('));
+  c.host = cfg->controller_host();
+  ep.target = c.host + ":" + std::to_string(cfg->slurmctld_port);
   return c;
 }
 

@@ -228,6 +228,13 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
   return {};
 }
 
+// Where what a daemon writes next to its log begins (0: no log yet).
+std::streamoff log_size(const std::string& log) {
+  std::error_code ec;
+  auto size = fs::file_size(log, ec);
+  return ec ? 0 : static_cast<std::streamoff>(size);
+}
+
 // What a daemon that failed to start said last (`prefix`, "drover controller: "
 // or "drover agent NODE: ", in its log from `from` on), without the prefix;
 // empty if nothing.
@@ -328,7 +335,7 @@ int up_main(const Args& args) {
   std::string pidfile = o->dir + "/pids/controller.pid";
   const bool running = alive(read_pid(pidfile), "controller --config " + conf);
   const std::string ctl_log = o->dir + "/logs/controller.log";
-  const std::streamoff log_from = static_cast<std::streamoff>(fs::exists(ctl_log, ec) ? fs::file_size(ctl_log, ec) : 0);
+  const std::streamoff log_from = log_size(ctl_log);
   pid_t child = 0;
   if (!running) {
     auto pid = spawn({exe, "controller", "--config", conf}, ctl_log);
@@ -361,7 +368,7 @@ int up_main(const Args& args) {
     Started a;
     a.node = n.name;
     a.log = o->dir + "/logs/agent-" + n.name + ".log";
-    a.log_from = static_cast<std::streamoff>(fs::exists(a.log, ec) ? fs::file_size(a.log, ec) : 0);
+    a.log_from = log_size(a.log);
     auto pid = spawn({exe, "agent", "--node", n.name, "--config", conf, "--fake-gpus=config"}, a.log);
     if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
     std::ofstream(apid) << *pid << "\n";

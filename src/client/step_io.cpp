@@ -28,6 +28,7 @@
 #include "client/launch.hpp"
 #include "client/session.hpp"
 #include "common/pmix_relay.hpp"
+#include "common/strings.hpp"
 
 namespace drover::client {
 namespace {
@@ -477,16 +478,7 @@ bool StepIo::poll_step() {
 
 std::string task_range(const std::vector<int>& ranks) {
   if (ranks.size() == 1) return "task " + std::to_string(ranks[0]);
-  std::string s = "tasks ";
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (i) s += ",";
-    s += std::to_string(ranks[i]);
-    if (j > i) s += "-" + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return s;
+  return "tasks " + compress_ranges(std::vector<int64_t>(ranks.begin(), ranks.end()));
 }
 
 // Slurm's lines for tasks that did not end well, and the exit status.

@@ -26,6 +26,30 @@ const std::string* ClusterConfig::passive(const std::string& key) const {
   auto it = passive_values.find(key);
   return it == passive_values.end() ? nullptr : &it->second;
 }
+
+std::optional<std::string> ClusterConfig::passive_item(const std::string& key, std::string_view item) const {
+  const std::string* list = passive(key);
+  if (!list) return std::nullopt;
+  for (const auto& part : split(*list, ',')) {
+    auto eq = part.find('=');
+    if (eq != std::string::npos && iequals(part.substr(0, eq), item)) return part.substr(eq + 1);
+  }
+  return std::nullopt;
+}
+
+std::string ClusterConfig::auth_key_path() const {
+  auto key = passive_item("AuthInfo", "key");
+  return key && !key->empty() ? *key : "/etc/drover/drover.key";
+}
+
+std::string ClusterConfig::controller_host() const {
+  if (slurmctld_hosts.empty()) return "localhost";
+  const std::string& entry = slurmctld_hosts.front();
+  auto open = entry.find('(');
+  if (open == std::string::npos) return entry;
+  return entry.substr(open + 1, entry.size() - open - 2);
+}
+
 const PartitionConfig* ClusterConfig::find_partition(std::string_view name) const {
   return find_by_name(partitions, name);
 }

@@ -206,6 +206,15 @@ struct ClusterConfig {
   const NodeConfig* find_node(std::string_view name) const;
   // A passive key's value as written (`passive_values`), or nullptr.
   const std::string* passive(const std::string& key) const;
+  // The value of `item=` in a passive key's comma list
+  // (AuthInfo=key=/etc/drover/drover.key,ttl=60), or nullopt.
+  std::optional<std::string> passive_item(const std::string& key, std::string_view item) const;
+  // AuthInfo's key= file, else /etc/drover/drover.key.
+  std::string auth_key_path() const;
+  // The first SlurmctldHost's address ("name(addr)": addr), else "localhost".
+  std::string controller_host() const;
+  // The port node `n`'s agent listens on: its Port=, else SlurmdPort.
+  int node_port(const NodeConfig& n) const { return n.port ? n.port : slurmd_port; }
   const PartitionConfig* find_partition(std::string_view name) const;
   const QosConfig* find_qos(std::string_view name) const;
   const PartitionConfig* default_partition() const;  // first Default=YES, else nullptr

@@ -54,7 +54,7 @@ std::string nodes_block(const ClusterConfig& cfg) {
     if (n.hostname == n.name) skip.push_back("NodeHostname");
     if (n.addr == n.hostname) skip.push_back("NodeAddr");
     NodeConfig shown = n;
-    if (shown.port == 0) shown.port = cfg.slurmd_port;
+    shown.port = cfg.node_port(n);
     std::string words = words_of(node_keys(), shown, skip);
     if (words != group_words) flush();
     group_words = words;

@@ -54,10 +54,7 @@ struct Call {
 
 AgentLink::AgentLink(const config::ClusterConfig& cfg, std::string key_path, LaunchDone on_launch, Log log)
     : impl_(std::make_unique<Impl>()) {
-  for (const auto& n : cfg.nodes) {
-    int port = n.port ? n.port : cfg.slurmd_port;
-    impl_->targets[n.name] = n.addr + ":" + std::to_string(port);
-  }
+  for (const auto& n : cfg.nodes) impl_->targets[n.name] = n.addr + ":" + std::to_string(cfg.node_port(n));
   impl_->key_path = std::move(key_path);
   impl_->on_launch = std::move(on_launch);
   impl_->log = std::move(log);

@@ -54,6 +54,23 @@ Result<config::ClusterConfig> load(const std::string& path) {
   return cfg;
 }
 
+// slurm.conf read and checked, with the settings derived from it (a given
+// TCP address replacing SlurmctldHost/SlurmctldPort): at start and at every
+// scontrol reconfigure.
+struct ReadConfig {
+  config::ClusterConfig cfg;
+  Settings settings;
+};
+
+Result<ReadConfig> read_config(const ControllerOptions& opts) {
+  auto cfg = load(opts.conf_path);
+  if (!cfg) return cfg.error();
+  auto settings = settings_from_config(*cfg, opts.conf_path);
+  if (!settings) return settings.error();
+  if (!opts.tcp_address.empty()) settings->tcp_address = opts.tcp_address;
+  return ReadConfig{std::move(*cfg), std::move(*settings)};
+}
+
 Status make_state_dir(const std::string& dir) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return make_error("cannot create StateSaveLocation " + dir + ": " + std::strerror(errno));
@@ -79,16 +96,13 @@ Result<std::unique_ptr<Controller>> Controller::start(const ControllerOptions& o
 
 Status Controller::open(const ControllerOptions& opts) {
   opts_ = opts;
-  auto cfg = load(opts.conf_path);
-  if (!cfg) return cfg.error();
-  auto settings = settings_from_config(*cfg, opts.conf_path);
-  if (!settings) return settings.error();
-  if (!opts.tcp_address.empty()) settings->tcp_address = opts.tcp_address;
-  auto bridge = CoreBridge::create(*cfg);
+  auto read = read_config(opts);
+  if (!read) return read.error();
+  auto bridge = CoreBridge::create(read->cfg);
   if (!bridge) return bridge.error();
-  if (auto st = make_state_dir(settings->state_dir); !st) return st;
-  std::string store_path = settings->state_dir + "/state.db";
-  state_ = std::make_unique<ControllerState>(std::move(*cfg), std::move(*bridge), std::move(*settings));
+  if (auto st = make_state_dir(read->settings.state_dir); !st) return st;
+  std::string store_path = read->settings.state_dir + "/state.db";
+  state_ = std::make_unique<ControllerState>(std::move(read->cfg), std::move(*bridge), std::move(read->settings));
   const Settings& s = state_->settings();
 
   rpc::ServerOptions so;
@@ -353,17 +367,14 @@ void Controller::on_tick() {
 }
 
 Result<std::vector<std::string>> Controller::reconfigure() {
-  auto cfg = load(opts_.conf_path);
-  if (!cfg) return cfg.error();
-  auto settings = settings_from_config(*cfg, opts_.conf_path);
-  if (!settings) return settings.error();
-  if (!opts_.tcp_address.empty()) settings->tcp_address = opts_.tcp_address;
+  auto read = read_config(opts_);
+  if (!read) return read.error();
   std::vector<std::string> warnings;
-  for (const auto& d : cfg->diags.items()) {
+  for (const auto& d : read->cfg.diags.items()) {
     if (d.severity == Severity::kWarning) warnings.push_back(d.format());
   }
   Effects fx;
-  auto changes = state_->reconfigure(std::move(*cfg), std::move(*settings), now(), fx);
+  auto changes = state_->reconfigure(std::move(read->cfg), std::move(read->settings), now(), fx);
   if (!changes) {
     log_line("scontrol reconfigure refused: " + changes.error().message);
     return changes.error();

@@ -11,10 +11,6 @@
 namespace drover::ctld {
 namespace {
 
-int effective_port(const config::ClusterConfig& cfg, const config::NodeConfig& n) {
-  return n.port ? n.port : cfg.slurmd_port;
-}
-
 std::string gres_text(const std::vector<GresSpec>& list) {
   std::vector<std::string> parts;
   for (const auto& g : list) parts.push_back(g.str());
@@ -41,7 +37,7 @@ void node_differences(const config::ClusterConfig& was, const config::NodeConfig
   };
   diff("NodeAddr", a.addr, b.addr);
   diff("NodeHostname", a.hostname, b.hostname);
-  diff("Port", std::to_string(effective_port(was, a)), std::to_string(effective_port(now, b)));
+  diff("Port", std::to_string(was.node_port(a)), std::to_string(now.node_port(b)));
   diff("CPUs", std::to_string(a.cpus), std::to_string(b.cpus));
   diff("Boards", std::to_string(a.boards), std::to_string(b.boards));
   diff("Sockets", std::to_string(a.sockets), std::to_string(b.sockets));

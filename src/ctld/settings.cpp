@@ -13,7 +13,6 @@
 namespace drover::ctld {
 namespace {
 
-
 Result<int64_t> int_key(const config::ClusterConfig& cfg, const char* key, int64_t fallback) {
   const std::string* v = cfg.passive(key);
   if (!v) return fallback;
@@ -22,19 +21,9 @@ Result<int64_t> int_key(const config::ClusterConfig& cfg, const char* key, int64
   return *n;
 }
 
-// The value of `item=` in a comma list such as AuthInfo=key=/etc/drover/drover.key,ttl=60.
-std::optional<std::string> list_item(const std::string* list, std::string_view item) {
-  if (!list) return std::nullopt;
-  for (const auto& part : split(*list, ',')) {
-    auto eq = part.find('=');
-    if (eq != std::string::npos && iequals(part.substr(0, eq), item)) return part.substr(eq + 1);
-  }
-  return std::nullopt;
-}
-
 Result<std::set<uint32_t>> operator_uids(const config::ClusterConfig& cfg) {
   std::set<uint32_t> out;
-  auto names = list_item(cfg.passive("SlurmctldParameters"), "drover_operators");
+  auto names = cfg.passive_item("SlurmctldParameters", "drover_operators");
   if (!names) return out;
   for (const auto& name : split(*names, ':')) {
     if (name.empty()) continue;
@@ -52,13 +41,6 @@ Result<std::set<uint32_t>> operator_uids(const config::ClusterConfig& cfg) {
   return out;
 }
 
-// SlurmctldHost=name or name(addr): the address to listen on.
-std::string listen_host(const std::string& entry) {
-  auto open = entry.find('(');
-  if (open == std::string::npos) return entry;
-  return entry.substr(open + 1, entry.size() - open - 2);
-}
-
 }  // namespace
 
 Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const std::string& conf_path) {
@@ -68,10 +50,10 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.state_dir = cfg.state_save_location;
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {
-    s.host = listen_host(cfg.slurmctld_hosts.front());
+    s.host = cfg.controller_host();
     s.tcp_address = s.host + ":" + std::to_string(cfg.slurmctld_port);
   }
-  s.key_path = list_item(cfg.passive("AuthInfo"), "key").value_or("/etc/drover/drover.key");
+  s.key_path = cfg.auth_key_path();
   struct passwd* pw = getpwnam(cfg.slurm_user.c_str());
   if (!pw) {
     return make_error("SlurmUser=" + cfg.slurm_user + " in " + conf_path +

@@ -214,8 +214,10 @@ class ControllerState {
   // the whole change, naming each difference, when it touches what the
   // agents or the controller's sockets started with (the node list, a node's
   // address, CPUs, memory or GRES, ClusterName, SlurmctldHost/Port,
-  // StateSaveLocation, the key, SlurmUser) or removes a partition a pending or
-  // running job is in. Returns the changes worth logging.
+  // StateSaveLocation, the key, SlurmUser, and the keys the agents read:
+  // KillWait, SlurmdSpoolDir, TaskPlugin, ProctrackType, DisableRootJobs,
+  // SlurmdParameters) or removes a partition a pending or running job is in.
+  // Returns the changes worth logging.
   Result<std::vector<std::string>> reconfigure(config::ClusterConfig cfg, Settings settings, int64_t now, Effects& fx);
 
   // ---- scontrol update PartitionName= (partition_update.cpp) ----

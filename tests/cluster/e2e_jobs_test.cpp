@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -309,9 +308,9 @@ TEST(Config, PartitionUpdateIsDurableAndAppliesAtOnce) {
 // changed rewrites DIR/slurm.conf and has the controller take it (as
 // scontrol reconfigure would), or says what needs a restart.
 TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
-  char tmpl[] = "/tmp/drover-up-e2e-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  auto tmp = rpc::testing::TempDir::create("drover-up-e2e");
+  ASSERT_TRUE(tmp) << tmp.error().message;
+  const std::string dir = tmp->path();
   auto ctld = rpc::testing::reserve_tcp_port("127.0.0.1");
   auto agent = rpc::testing::reserve_tcp_port("127.0.0.1");
   ASSERT_TRUE(ctld && agent);
@@ -388,7 +387,6 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
       << agent_busy.second;
   EXPECT_EQ(sh(bin + "/drover down --state " + dir + "/c").second,
             "drover down: stopped the controller and 0 agents of " + dir + "/c\n");
-  std::filesystem::remove_all(dir);
 }
 
 // Commands that connect at once, more of them than the controller has
