@@ -9,7 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <random>
+#include <thread>
 
 #include "common/strings.hpp"
 #include "config/model.hpp"
@@ -66,17 +68,17 @@ class WireTransport final : public Transport {
     last_used_ = now;
     if (fd_ < 0) {
       auto fd = rpc::connect_unix(path_);
-      if (!fd) return ApiError{14, fd.error().message, true};
+      if (!fd) return ApiError{14, fd.error().message, true, false};
       fd_ = *fd;
     }
     if (auto st = rpc::write_frame(fd_, static_cast<uint16_t>(method), request); !st) {
       drop();
-      return ApiError{14, st.error().message, true};
+      return ApiError{14, st.error().message, true, true};
     }
     auto reply = rpc::read_frame(fd_);
     if (!reply) {
       drop();
-      return ApiError{14, "the controller closed the connection: " + reply.error().message, true};
+      return ApiError{14, "the controller closed the connection: " + reply.error().message, true, true};
     }
     if (reply->kind != 0) return ApiError{reply->kind, reply->payload, false};
     return std::move(reply->payload);
@@ -134,6 +136,7 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   c.name = entry.substr(0, entry.find('('));
   c.host = cfg->controller_host();
   ep.target = c.host + ":" + std::to_string(cfg->slurmctld_port);
+  ep.retry_s = static_cast<int>(cfg->message_timeout);
   return c;
 }
 
@@ -178,12 +181,63 @@ Result<std::unique_ptr<ControllerApi>> ControllerApi::connect(const Endpoint& ep
   return std::unique_ptr<ControllerApi>(new ControllerApi(ep, std::move(client_name), std::move(t)));
 }
 
+namespace {
+
+// Whether a request that may have reached the controller can be sent again:
+// the reads, and a submission (the controller recognises its request id and
+// answers with the job it already made).
+bool may_send_again(int method) {
+  switch (method) {
+    case v1::WIRE_SUBMIT:
+    case v1::WIRE_GET_JOBS:
+    case v1::WIRE_GET_NODES:
+    case v1::WIRE_GET_PARTITIONS:
+    case v1::WIRE_GET_CONFIG:
+    case v1::WIRE_STATUS:
+    case v1::WIRE_GET_STEP:
+    case v1::WIRE_GET_STEPS:
+    case v1::WIRE_GET_JOB_HISTORY:
+    case v1::WIRE_DIAG:
+    case v1::WIRE_GET_ASSOCIATIONS:
+    case v1::WIRE_GET_PRIORITIES:
+    case v1::WIRE_GET_SHARES: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// A controller that cannot be reached is tried again once a second for the
+// endpoint's retry_s (MessageTimeout), as Slurm's commands do while a
+// controller restarts, with the same request (and request id).
 template <class Rep, class Req>
 ApiResult<Rep> ControllerApi::call(int method, Req req) {
   req.mutable_header()->set_request_id(request_id());
   req.mutable_header()->set_client(name_);
-  auto bytes = transport_->call(method, req.SerializeAsString());
-  if (!bytes) return bytes.error();
+  const std::string request = req.SerializeAsString();
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::seconds(ep_.retry_s);
+  auto bytes = transport_->call(method, request);
+  bool said = false;
+  while (!bytes && bytes.error().unreachable && (!bytes.error().maybe_sent || may_send_again(method)) &&
+         std::chrono::steady_clock::now() + std::chrono::seconds(1) <= until) {
+    if (!said && isatty(STDERR_FILENO)) {
+      std::fprintf(stderr, "%s: the controller at %s does not answer; trying again for up to %d s\n",
+                   name_.substr(0, name_.find(' ')).c_str(), ep_.describe().c_str(), ep_.retry_s - 1);
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    bytes = transport_->call(method, request);
+  }
+  if (!bytes) {
+    ApiError e = bytes.error();
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start);
+    if (e.unreachable && waited.count() > 0) e.message += " (tried for " + std::to_string(waited.count()) + " s)";
+    if (e.unreachable && e.maybe_sent && !may_send_again(method)) {
+      e.message += "; the request may have been carried out before the connection broke";
+    }
+    return e;
+  }
   Rep rep;
   if (!rep.ParseFromString(*bytes)) return ApiError{13, "the controller's reply could not be decoded", false};
   return rep;

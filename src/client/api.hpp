@@ -27,6 +27,10 @@ struct ApiError {
   int code = 0;
   std::string message;
   bool unreachable = false;  // the controller could not be contacted at all
+  // With unreachable: whether the request may have reached the controller
+  // (the connection broke after it was written) or certainly did not (no
+  // connection was made).
+  bool maybe_sent = false;
 };
 
 template <class T>
@@ -38,6 +42,10 @@ struct Endpoint {
   std::string target;    // gRPC: "unix:/path" or "host:port"
   std::string key_path;  // for TCP
   std::string cluster;
+  // How long (seconds) a call keeps trying, once a second, to reach a
+  // controller that does not answer: slurm.conf's MessageTimeout, as Slurm's
+  // commands wait through a controller's restart. 0: one attempt.
+  int retry_s = 0;
   bool local() const { return !wire_path.empty(); }
   std::string describe() const { return local() ? "unix:" + wire_path : target; }
 };
@@ -64,6 +72,8 @@ class ControllerApi {
   ~ControllerApi();
 
   const Endpoint& endpoint() const { return ep_; }
+  // Endpoint::retry_s for the calls from now on (0: one attempt each).
+  void set_retry_s(int seconds) { ep_.retry_s = seconds; }
 
   ApiResult<v1::SubmitReply> submit(const v1::JobDescriptor& job, bool test_only);
   // ids empty: every active job, and the finished ones still remembered with include_finished.

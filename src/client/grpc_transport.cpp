@@ -80,6 +80,9 @@ class GrpcTransport final : public Transport {
     ApiError e;
     e.code = st.error_code();
     e.unreachable = st.error_code() == grpc::StatusCode::UNAVAILABLE;
+    // gRPC says "failed to connect to all addresses" when no connection was
+    // made; any other UNAVAILABLE may have come after the request went out.
+    e.maybe_sent = e.unreachable && st.error_message().find("ailed to connect") == std::string::npos;
     e.message = client_.explain_failure(st.error_code(), st.error_message());
     return e;
   }

@@ -262,6 +262,7 @@ Result<std::unique_ptr<ControllerApi>> wait_for_controller(const std::string& co
     }
     auto ep = find_controller(conf);
     if (ep) {
+      ep->retry_s = 0;  // this loop is the wait
       if (auto api = ControllerApi::connect(*ep, "drover up")) {
         auto st = (*api)->status();
         if (st) return std::move(*api);
@@ -420,6 +421,7 @@ bool stop_pid(const std::string& pidfile, const std::string& must_contain) {
 void cancel_all(const std::string& conf, int seconds) {
   auto api_ep = find_controller(conf);
   if (!api_ep) return;
+  api_ep->retry_s = 0;  // a controller that does not answer has no jobs to cancel
   auto api = ControllerApi::connect(*api_ep, "drover down");
   if (!api) return;
   v1::CancelRequest req;

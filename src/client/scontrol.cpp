@@ -285,10 +285,13 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
 }
 
 int run_ping(ControllerApi& api) {
+  api.set_retry_s(0);  // a ping asks once, as Slurm's does
   auto reply = api.status();
   std::string host = api.endpoint().describe();
   if (!reply) {
     std::printf("Slurmctld(primary) at %s is DOWN\n", host.c_str());
+    std::printf("*****************************************\n** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+                "*****************************************\n");
     return 1;
   }
   std::printf("Slurmctld(primary) at %s is UP\n", reply->host().empty() ? host.c_str() : reply->host().c_str());

@@ -29,7 +29,7 @@ const char* const kPassiveGlobals[] = {
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
       "Licenses", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
-      "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MessageTimeout", "MpiDefault",
+      "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
@@ -205,6 +205,12 @@ KeyDef<C> seconds(std::string name, Seconds C::*field, int64_t max, std::string 
   return d;
 }
 
+KeyDef<C> message_timeout() {
+  return seconds("MessageTimeout", &C::message_timeout, 3600,
+                 "Seconds a command keeps trying to reach the controller (once a second) before it gives up; a "
+                 "submission sent again after a lost reply is recognised and not run twice.");
+}
+
 const uint32_t kMaxWeight = 4294967295u;
 
 std::vector<KeyDef<C>> make_global_keys() {
@@ -244,6 +250,7 @@ std::vector<KeyDef<C>> make_global_keys() {
       integer<C>("MaxArraySize", &C::max_array_size, 0, 4000001, "Largest array index plus one."),
       seconds("MinJobAge", &C::min_job_age, 100000000, "Seconds a finished job stays visible to squeue."),
       seconds("KillWait", &C::kill_wait, 65533, "Seconds between SIGTERM and SIGKILL when a job is stopped."),
+      message_timeout(),
       memory_mb<C>("DefMemPerCPU", &C::def_mem_per_cpu_mb, "Memory per allocated CPU for jobs that ask for none."),
       memory_mb<C>("DefMemPerGPU", &C::def_mem_per_gpu_mb, "Memory per allocated GPU for jobs that ask for none."),
       memory_mb<C>("DefMemPerNode", &C::def_mem_per_node_mb, "Memory per node for jobs that ask for none."),
@@ -265,7 +272,8 @@ const KeyTable<ClusterConfig>& command_keys() {
   // The same definitions as global_keys(), without building that table (the
   // larger part of a command's start-up when every command did).
   static const KeyTable<ClusterConfig>& table = *new KeyTable<ClusterConfig>(
-      "slurm.conf (commands)", key_defs<C>(cluster_name(), slurmctld_host(), slurmctld_port(), state_save_location()),
+      "slurm.conf (commands)",
+      key_defs<C>(cluster_name(), slurmctld_host(), slurmctld_port(), state_save_location(), message_timeout()),
       {auth_info()});
   return table;
 }

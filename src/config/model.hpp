@@ -177,6 +177,7 @@ struct ClusterConfig {
   int64_t max_array_size = 1001;
   Seconds min_job_age = 300;
   Seconds kill_wait = 30;
+  Seconds message_timeout = 10;  // the commands' window for reaching the controller
   std::optional<int64_t> def_mem_per_cpu_mb;
   std::optional<int64_t> def_mem_per_gpu_mb;
   std::optional<int64_t> max_mem_per_cpu_mb;

@@ -41,7 +41,7 @@ void copy_results(Results&& from, google::protobuf::RepeatedPtrField<v1::JobResu
 
 void submit(Controller& c, const Caller& who, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done) {
   Effects fx;
-  auto result = c.state().submit(who, req.job(), req.test_only(), c.now(), fx);
+  auto result = c.state().submit(who, req.job(), req.test_only(), c.now(), fx, req.header().request_id());
   if (!result) return done(kInvalidArgument, result.error().message);
   *rep = std::move(*result);
   header(req, rep);

@@ -270,6 +270,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
       close_open_steps(j.rec.job_id(), "no report of the step's end from the node before the job left memory", now, fx);
     }
     steps_.erase(j.rec.job_id());
+    forget_submit_request(j);
     if (j.rec.array_job_id()) {
       auto& ids = arrays_[j.rec.array_job_id()];
       ids.erase(std::remove(ids.begin(), ids.end(), j.rec.job_id()), ids.end());

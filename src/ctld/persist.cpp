@@ -132,6 +132,7 @@ Status ControllerState::recover_job(int64_t id, const std::string& payload, int6
   }
   auto [it, _] = jobs_.emplace(id, std::move(j));
   index_array(it->second);
+  index_submit_request(it->second);
   if (is_pending(it->second) || holds_resources(it->second)) active_.insert(id);
   return {};
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.hpp"
@@ -194,8 +195,12 @@ class ControllerState {
   // ---- jobs (submit.cpp, control.cpp) ----
   // Refusals come back as an Error whose lines are Slurm's (each printed as
   // "<command>: error: <line>"); nothing is changed then.
+  // `request_id` (the envelope's; may be empty): a submission that carries
+  // the id of one already made by the same user, still in memory, is
+  // answered with that job and makes none (the client sent it again after
+  // losing the reply).
   Result<v1::SubmitReply> submit(const Caller& who, const v1::JobDescriptor& desc, bool test_only, int64_t now,
-                                 Effects& fx);
+                                 Effects& fx, const std::string& request_id = "");
   std::vector<v1::JobResult> cancel(const Caller& who, const v1::CancelRequest& req, int64_t now, Effects& fx);
   std::vector<v1::JobResult> control(const Caller& who, const v1::ControlRequest& req, int64_t now, Effects& fx);
   std::vector<v1::JobResult> update(const Caller& who, const v1::UpdateJobRequest& req, int64_t now, Effects& fx);
@@ -327,6 +332,11 @@ class ControllerState {
   Settings settings_;
   std::map<core::JobId, Job> jobs_;
   std::map<core::JobId, std::vector<core::JobId>> arrays_;  // array id -> element job ids
+  // "uid/request id" of a submission -> the first job it made, for the jobs
+  // in memory that carry one (JobRecord.submit_request_id).
+  std::unordered_map<std::string, core::JobId> submit_requests_;
+  void index_submit_request(const Job& j);
+  void forget_submit_request(const Job& j);
   std::set<core::JobId> active_;  // pending or holding resources: what cycles and node views look at
   std::vector<NodeRt> nodes_;
   int64_t next_job_id_ = 1;

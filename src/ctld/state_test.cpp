@@ -93,6 +93,53 @@ TEST(ControllerState, SubmitRecordsDurablyAndArraysTakeConsecutiveIds) {
   EXPECT_EQ(j.rec.partition(), "cpu");
 }
 
+// A client that lost the reply sends the same submission again with the
+// same request id: it gets the job already made, and no second one, also
+// after a restart; another user's id, or none, makes a job as before.
+TEST(ControllerState, ASubmissionSentAgainWithItsRequestIdIsAnsweredWithTheJobItMade) {
+  const std::string id(32, 'a');
+  auto st = make_state();
+  v1::JobDescriptor arr = wrap("true");
+  for (int i : {0, 1, 2}) arr.mutable_array()->add_task_ids(i);
+  Effects fx;
+  auto first = st->submit(user(1000, "alice"), arr, false, 1000, fx, id);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->job_id(), 1);
+  Effects again;
+  auto second = st->submit(user(1000, "alice"), arr, false, 1001, again, id);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->job_id(), 1);
+  EXPECT_EQ(st->jobs().size(), 3u);
+  EXPECT_EQ(st->next_job_id(), 4);
+  // The answer waits for a commit of its own, behind the one that made the job.
+  EXPECT_FALSE(again.batch.empty());
+  EXPECT_FALSE(again.reschedule);
+  // --test-only makes nothing and is answered as always.
+  Effects t;
+  auto test_only = st->submit(user(1000, "alice"), wrap("true"), true, 1001, t, id);
+  ASSERT_TRUE(test_only);
+  EXPECT_EQ(test_only->job_id(), 4);
+  // The same id from another user, and a submission without one, are new jobs.
+  Effects other;
+  auto bob = st->submit(user(1001, "bob"), wrap("true"), false, 1001, other, id);
+  ASSERT_TRUE(bob);
+  EXPECT_EQ(bob->job_id(), 4);
+  auto plain = st->submit(user(1000, "alice"), wrap("true"), false, 1001, other, "");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->job_id(), 5);
+  // A restart recovers the id with the job.
+  std::vector<std::pair<int64_t, std::string>> jobs;
+  for (const auto& [jid, j] : st->jobs()) jobs.emplace_back(jid, j.rec.SerializeAsString());
+  auto after = make_state();
+  ASSERT_TRUE(after->recover(jobs, {}, 6, 1010));
+  Effects e;
+  auto retry = after->submit(user(1000, "alice"), arr, false, 1011, e, id);
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->job_id(), 1);
+  EXPECT_EQ(after->next_job_id(), 6);
+  EXPECT_EQ(after->jobs().size(), 5u);
+}
+
 TEST(ControllerState, RefusalsAreSlurmsLinesAndChangeNothing) {
   auto st = make_state();
   Effects fx;

@@ -80,6 +80,10 @@ void set_array_facts(v1::JobRecord& rec, const v1::ArrayRequest& a) {
   rec.set_array_task_step(array_step(ids));
 }
 
+std::string submit_request_key(uint32_t uid, const std::string& request_id) {
+  return std::to_string(uid) + "/" + request_id;
+}
+
 bool has_submit_limits(const core::Cluster& c) {
   for (const auto& q : c.qos) {
     if (q.grp_submit_jobs != core::kNoLimit || q.max_submit_jobs_per_user != core::kNoLimit) return true;
@@ -129,8 +133,32 @@ Status ControllerState::association_qos(const Caller& who, v1::JobRecord& rec) c
                     ", not " + qos + " (sacctmgr modify user ... set QOS=)");
 }
 
+void ControllerState::index_submit_request(const Job& j) {
+  if (!j.rec.submit_request_id().empty()) {
+    submit_requests_[submit_request_key(j.rec.uid(), j.rec.submit_request_id())] = j.rec.job_id();
+  }
+}
+
+void ControllerState::forget_submit_request(const Job& j) {
+  if (!j.rec.submit_request_id().empty()) {
+    submit_requests_.erase(submit_request_key(j.rec.uid(), j.rec.submit_request_id()));
+  }
+}
+
 Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::JobDescriptor& desc, bool test_only,
-                                                int64_t now, Effects& fx) {
+                                                int64_t now, Effects& fx, const std::string& request_id) {
+  if (!request_id.empty() && !test_only) {
+    auto seen = submit_requests_.find(submit_request_key(who.uid, request_id));
+    if (seen != submit_requests_.end()) {
+      v1::SubmitReply reply;
+      reply.set_cluster(settings_.cluster_name);
+      reply.set_job_id(seen->second);
+      // A write of its own, so that the answer goes out only after the
+      // commit that made the job durable (commits complete in order).
+      fx.batch.set_meta(kNextJobIdMeta, next_job_id_);
+      return reply;
+    }
+  }
   if (auto st = check_limits(desc, settings_, jobs_.size(), who); !st) return st.error();
   if (auto st = check_dependencies(desc.dependency()); !st) return st.error();
   v1::JobRecord rec = base_record(who, desc, now, settings_);
@@ -169,6 +197,7 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
     Job j;
     j.rec = rec;
     j.rec.set_job_id(next_job_id_ + k);
+    if (k == 0 && !request_id.empty()) j.rec.set_submit_request_id(request_id);
     if (!ids.empty()) {
       j.rec.set_array_job_id(next_job_id_);
       j.rec.set_array_task_id(static_cast<int32_t>(ids[k]));
@@ -178,6 +207,7 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
     put_job(j, fx, true);
     auto [it, _] = jobs_.emplace(j.rec.job_id(), std::move(j));
     index_array(it->second);
+    index_submit_request(it->second);
   }
   next_job_id_ += count;
   fx.batch.set_meta(kNextJobIdMeta, next_job_id_);

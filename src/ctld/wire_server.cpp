@@ -13,6 +13,7 @@
 #include "ctld/methods.hpp"
 #include "ctld/step_methods.hpp"
 #include "drover/v1/wire.pb.h"
+#include "rpc/call.hpp"
 #include "rpc/unix_listener.hpp"
 #include "rpc/wire.hpp"
 
@@ -40,6 +41,7 @@ template <class Req, class Rep, class Method>
 Outcome call(Controller& ctl, int fd, const Caller& who, const std::string& payload, Method method) {
   auto req = std::make_shared<Req>();
   if (!req->ParseFromString(payload)) return error_outcome(kInvalidArgument, "the request could not be decoded");
+  if (auto ok = rpc::check_request_header(req->header()); !ok) return error_outcome(kInvalidArgument, ok.error().message);
   auto rep = std::make_shared<Rep>();
   auto promise = std::make_shared<std::promise<Outcome>>();
   auto future = promise->get_future();

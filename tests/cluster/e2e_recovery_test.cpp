@@ -6,8 +6,10 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -55,6 +57,49 @@ TEST(Recovery, ControllerKilledWhileJobsRunAndWaitLosesAndRepeatsNothing) {
   // Job ids continue after the recovered ones.
   int64_t next = c.submit({"-o", "/dev/null", "--wrap", "true"});
   EXPECT_EQ(next, std::stoll(ids.back()) + 1);
+}
+
+// As Slurm's commands do, sbatch and squeue keep trying for MessageTimeout
+// (10 s) while the controller is away, and a restart within it loses nothing.
+TEST(Recovery, CommandsWaitForAControllerThatRestarts) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  c.kill_controller(SIGKILL);
+  int64_t id = -1;
+  CmdResult queue;
+  std::thread submitter([&] { id = c.submit({"-o", "/dev/null", "--wrap", "true"}); });
+  std::thread watcher([&] { queue = c.run("squeue", {"-h", "-o", "%i"}); });
+  std::this_thread::sleep_for(1500ms);
+  bool started = c.start_controller();
+  submitter.join();
+  watcher.join();
+  ASSERT_TRUE(started) << c.error();
+  ASSERT_GT(id, 0) << c.last_error();
+  EXPECT_EQ(queue.rc, 0) << queue.err;
+  EXPECT_TRUE(c.wait_done(std::to_string(id)));
+  EXPECT_EQ(c.state(std::to_string(id)), "COMPLETED");
+  // With MessageTimeout's wait spent, the refusal is Slurm's line.
+  c.kill_controller(SIGKILL);
+  {
+    std::ofstream(c.dir() + "/short.conf") << read_file(c.conf()) << "\nMessageTimeout=2\n";
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto down = c.run("sbatch", {"--config", c.dir() + "/short.conf", "--wrap", "true"});
+  EXPECT_EQ(down.rc, 1);
+  EXPECT_NE(down.err.find("sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect "
+                          "failure)"),
+            std::string::npos)
+      << down.err;
+  EXPECT_NE(down.err.find("(tried for 1 s)"), std::string::npos) << down.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  // scontrol ping asks once.
+  t0 = std::chrono::steady_clock::now();
+  auto ping = c.run("scontrol", {"ping"});
+  EXPECT_EQ(ping.rc, 1);
+  EXPECT_NE(ping.out.find(" is DOWN\n*****************************************\n** RESTORE SLURMCTLD DAEMON TO SERVICE **"),
+            std::string::npos)
+      << ping.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
 }
 
 TEST(Recovery, AgentsReportToARestartedControllerWithoutWaitingForTheirHeartbeat) {
