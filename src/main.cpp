@@ -49,6 +49,7 @@ const Command kDroverCommands[] = {
     {"sim", sim_main, "replay a workload against a configuration"},
     {"controller", drover::ctld::controller_main, "run the controller daemon"},
     {"agent", drover::agentd::agentd_main, "run the node agent"},
+    {"authd", drover::agentd::authd_main, "give this host's users tokens for the controller (login nodes)"},
     {"up", drover::client::up_main, "start a local cluster on this machine"},
     {"down", drover::client::down_main, "stop the local cluster"},
 };

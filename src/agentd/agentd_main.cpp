@@ -5,9 +5,10 @@
 #include <cstring>
 #include <thread>
 
-#include "common/strings.hpp"
 #include "agent/agent_main.hpp"
 #include "agentd/daemon.hpp"
+#include "common/stop_signals.hpp"
+#include "common/strings.hpp"
 
 namespace drover::agentd {
 namespace {
@@ -61,12 +62,7 @@ int agentd_main(const std::vector<std::string>& args) {
     return 2;
   }
   o.conf_path = config::resolve_config_path(conf);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t set = block_stop_signals();  // taken by sigwait below
   auto d = AgentDaemon::start(o);
   if (!d) {
     std::fprintf(stderr, "drover agent %s: %s\n", o.node.c_str(), d.error().message.c_str());

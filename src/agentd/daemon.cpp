@@ -21,6 +21,8 @@
 #include "agentd/node_service.hpp"
 #include "agentd/reporter.hpp"
 #include "common/strings.hpp"
+#include "rpc/cluster_key.hpp"
+#include "rpc/local_signer.hpp"
 #include "rpc/server.hpp"
 
 namespace drover::agentd {
@@ -230,6 +232,7 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   auto rep = Reporter::create(opts_.controller, opts_.key_path);
   if (!rep) return rep.error();
   reporter_ = std::move(*rep);
+  start_signer();
   log("serving on " + opts_.listen + ", spool " + opts_.spool_dir + ", controller " + opts_.controller + "; " +
       supervisor_->enforcement_summary());
   for (const auto& line : supervisor_->cannot_enforce()) log("cannot enforce: " + line);
@@ -238,6 +241,25 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   }
   if (!drain_reason_.empty()) log("has less than slurm.conf declares: " + drain_reason_);
   return {};
+}
+
+// Plain users' commands on this host sign their TCP requests through it.
+// Several agents on one host (emulated nodes): the first serves it.
+void AgentDaemon::start_signer() {
+  const std::string path = cfg_.auth_socket_path();
+  auto key = rpc::load_cluster_key(opts_.key_path, {slurm_user_uid_});
+  if (!key) return log("local signer not started: " + key.error().message);
+  bool elsewhere = false;
+  auto signer = rpc::LocalSigner::start(path, std::move(*key), &elsewhere);
+  if (!signer) {
+    log("local signer not started: " + signer.error().message +
+        " (plain users' commands on this host cannot reach a controller on another host)");
+  } else if (elsewhere) {
+    log("local signer at " + path + ": served by another process on this host");
+  } else {
+    signer_ = std::move(*signer);
+    log("local signer at " + path + " (plain users' tokens for TCP)");
+  }
 }
 
 v1::NodeReport AgentDaemon::report(bool registering) {

@@ -39,6 +39,11 @@ struct AgentOptions {
 };
 
 class Reporter;
+}  // namespace drover::agentd
+namespace drover::rpc {
+class LocalSigner;
+}  // namespace drover::rpc
+namespace drover::agentd {
 
 // After a report: false when it listed ended steps and the controller took
 // none of them (nothing to gain from asking again at once). A step that
@@ -74,6 +79,7 @@ class AgentDaemon {
   AgentDaemon() = default;
   Status open(const AgentOptions& opts);
   Status detect();
+  void start_signer();
   void apply(const v1::NodeReportReply& reply);
 
   AgentOptions opts_;
@@ -85,6 +91,7 @@ class AgentDaemon {
   std::unique_ptr<agent::Supervisor> supervisor_;
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<Reporter> reporter_;
+  std::unique_ptr<rpc::LocalSigner> signer_;  // this host's local signer, unless another agent serves it
   uint32_t slurm_user_uid_ = 0;
   int64_t start_time_ = 0;
   int heartbeat_ms_ = 5000;
@@ -93,5 +100,7 @@ class AgentDaemon {
 
 // `drover agent --node NAME [...]`; other forms go to agent::agent_main.
 int agentd_main(const std::vector<std::string>& args);
+// `drover authd`: the local signer alone, for hosts without an agent (login nodes).
+int authd_main(const std::vector<std::string>& args);
 
 }  // namespace drover::agentd

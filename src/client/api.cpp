@@ -113,7 +113,7 @@ namespace {
 struct ControllerConf {
   Endpoint ep;               // all but wire_path
   std::string wire, socket;  // the local sockets under StateSaveLocation
-  std::string name, host;    // SlurmctldHost's name and address
+  std::string name;          // SlurmctldHost's name (without its "(addr)")
 };
 
 Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
@@ -132,10 +132,10 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   c.wire = cfg->state_save_location + "/ctld.wire.sock";
   c.socket = cfg->state_save_location + "/ctld.sock";
   ep.key_path = cfg->auth_key_path();
+  ep.signer_path = cfg->auth_socket_path();
   const std::string entry = cfg->slurmctld_hosts.empty() ? "localhost" : cfg->slurmctld_hosts.front();
   c.name = entry.substr(0, entry.find('('));
-  c.host = cfg->controller_host();
-  ep.target = c.host + ":" + std::to_string(cfg->slurmctld_port);
+  ep.target = cfg->controller_host() + ":" + std::to_string(cfg->slurmctld_port);
   ep.retry_s = static_cast<int>(cfg->message_timeout);
   return c;
 }
@@ -155,8 +155,11 @@ Result<Endpoint> find_controller(const std::string& config_flag) {
   }
   Endpoint ep = last->ep;
   // The controller's host uses the local socket (also when the controller is
-  // down: the call then says it cannot be contacted there).
-  if (is_socket(last->wire) || is_socket(last->socket) || is_this_host(last->name) || is_this_host(last->host)) {
+  // down: the call then says it cannot be contacted there). SlurmctldHost's
+  // name says which host that is, not its address (name(addr)): a host that
+  // reaches the controller at a loopback address under another name (a
+  // login node emulated on one machine) goes over TCP like a remote one.
+  if (is_socket(last->wire) || is_socket(last->socket) || is_this_host(last->name)) {
     ep.wire_path = last->wire;
   }
   return ep;

@@ -41,6 +41,7 @@ struct Endpoint {
   std::string wire_path; // the local fast path's socket, when it is on this host
   std::string target;    // gRPC: "unix:/path" or "host:port"
   std::string key_path;  // for TCP
+  std::string signer_path;  // for TCP without the key: the host's local signer (AuthInfo socket=)
   std::string cluster;
   // How long (seconds) a call keeps trying, once a second, to reach a
   // controller that does not answer: slurm.conf's MessageTimeout, as Slurm's

@@ -6,6 +6,7 @@
 #include "drover/v1/accounting.grpc.pb.h"
 #include "drover/v1/cluster.grpc.pb.h"
 #include "drover/v1/jobs.grpc.pb.h"
+#include "drover/v1/steps.grpc.pb.h"
 #include "drover/v1/wire.pb.h"
 #include "rpc/call.hpp"
 #include "rpc/client.hpp"
@@ -19,12 +20,14 @@ class GrpcTransport final : public Transport {
       : client_(std::move(client)),
         jobs_(v1::JobService::NewStub(client_.channel())),
         cluster_(v1::ClusterService::NewStub(client_.channel())),
-        accounting_(v1::AccountingService::NewStub(client_.channel())) {}
+        accounting_(v1::AccountingService::NewStub(client_.channel())),
+        steps_(v1::StepService::NewStub(client_.channel())) {}
 
   ApiResult<std::string> call(int method, const std::string& request) override {
     using S = v1::JobService::Stub;
     using C = v1::ClusterService::Stub;
     using A = v1::AccountingService::Stub;
+    using T = v1::StepService::Stub;
     switch (method) {
       case v1::WIRE_SUBMIT: return invoke<v1::SubmitRequest, v1::SubmitReply>(request, jobs_.get(), &S::Submit);
       case v1::WIRE_GET_JOBS: return invoke<v1::GetJobsRequest, v1::GetJobsReply>(request, jobs_.get(), &S::GetJobs);
@@ -44,12 +47,14 @@ class GrpcTransport final : public Transport {
         return invoke<v1::ReconfigureRequest, v1::ReconfigureReply>(request, cluster_.get(), &C::Reconfigure);
       case v1::WIRE_STATUS: return invoke<v1::StatusRequest, v1::StatusReply>(request, cluster_.get(), &C::Status);
       case v1::WIRE_CREATE_STEP:
-      case v1::WIRE_GET_STEP:
+        return invoke<v1::CreateStepRequest, v1::CreateStepReply>(request, steps_.get(), &T::CreateStep);
+      case v1::WIRE_GET_STEP: return invoke<v1::GetStepRequest, v1::GetStepReply>(request, steps_.get(), &T::GetStep);
+      case v1::WIRE_GET_STEPS:
+        return invoke<v1::GetStepsRequest, v1::GetStepsReply>(request, steps_.get(), &T::GetSteps);
       case v1::WIRE_SIGNAL_STEP:
+        return invoke<v1::SignalStepRequest, v1::SignalStepReply>(request, steps_.get(), &T::SignalStep);
       case v1::WIRE_COMPLETE_JOB:
-        return ApiError{12, "job steps (srun, salloc) reach the controller only over its local socket so far; run "
-                            "them on the controller's host",
-                        false};
+        return invoke<v1::CompleteJobRequest, v1::CompleteJobReply>(request, steps_.get(), &T::CompleteJob);
       case v1::WIRE_GET_JOB_HISTORY:
         return invoke<v1::GetJobHistoryRequest, v1::GetJobHistoryReply>(request, accounting_.get(), &A::GetJobHistory);
       case v1::WIRE_GET_PRIORITIES:
@@ -91,12 +96,14 @@ class GrpcTransport final : public Transport {
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::ClusterService::Stub> cluster_;
   std::unique_ptr<v1::AccountingService::Stub> accounting_;
+  std::unique_ptr<v1::StepService::Stub> steps_;
 };
 
 Result<std::unique_ptr<Transport>> make(const Endpoint& ep, const std::string&) {
   rpc::ClientOptions o;
   o.target = ep.target;
   o.key_path = ep.key_path;
+  o.signer_socket = ep.signer_path;
   auto client = rpc::RpcClient::connect(o);
   if (!client) return client.error();
   return std::unique_ptr<Transport>(new GrpcTransport(std::move(*client)));

@@ -3,6 +3,7 @@
 // default), GPUs emulated, state and logs in one directory:
 //   DIR/slurm.conf (+ gres.conf, qos.conf)   the effective configuration
 //   DIR/drover.key                           the cluster key (0600)
+//   DIR/auth.sock                            the local signer (an agent serves it; for TCP)
 //   DIR/state/                               controller state
 //   DIR/spool -> /dev/shm/drover-spool-...   the agents' spools (<node>/), on tmpfs when there is one
 //   DIR/logs/controller.log, agent-NODE.log
@@ -205,7 +206,7 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
   out << "# Written by drover up from " << o.source << "; edit the source and run drover up again.\n"
       << "StateSaveLocation=" << o.dir << "/state\n"
       << "SlurmdSpoolDir=" << spool_dir(o) << "/%n\n"
-      << "AuthInfo=key=" << o.dir << "/drover.key\n"
+      << "AuthInfo=key=" << o.dir << "/drover.key,socket=" << o.dir << "/auth.sock\n"
       << "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n"
       << "SlurmdParameters=config_overrides\n"
       << "DisableRootJobs=NO\n"

@@ -51,7 +51,11 @@ const char* const kPassiveGlobals[] = {
 
 // AuthInfo: kept as written; the commands read it too.
 PassiveKey auth_info() {
-  return PassiveKey{"AuthInfo", {}, "its `key=PATH` is the cluster key that signs requests over TCP (controller, agents, commands)"};
+  return PassiveKey{"AuthInfo",
+                    {},
+                    "its `key=PATH` is the cluster key that signs requests over TCP (controller, agents, commands); "
+                    "its `socket=PATH` is where each host's local signer gives plain users tokens (agents, `drover "
+                    "authd`; default /run/drover/auth.sock)"};
 }
 
 // Slurm keys the configuration model keeps as written for the daemons, which

@@ -42,6 +42,11 @@ std::string ClusterConfig::auth_key_path() const {
   return key && !key->empty() ? *key : "/etc/drover/drover.key";
 }
 
+std::string ClusterConfig::auth_socket_path() const {
+  auto socket = passive_item("AuthInfo", "socket");
+  return socket && !socket->empty() ? *socket : "/run/drover/auth.sock";
+}
+
 std::string ClusterConfig::controller_host() const {
   if (slurmctld_hosts.empty()) return "localhost";
   const std::string& entry = slurmctld_hosts.front();

@@ -212,6 +212,9 @@ struct ClusterConfig {
   std::optional<std::string> passive_item(const std::string& key, std::string_view item) const;
   // AuthInfo's key= file, else /etc/drover/drover.key.
   std::string auth_key_path() const;
+  // AuthInfo's socket=: the host's local signer (rpc/local_signer.hpp),
+  // else /run/drover/auth.sock.
+  std::string auth_socket_path() const;
   // The first SlurmctldHost's address ("name(addr)": addr), else "localhost".
   std::string controller_host() const;
   // The port node `n`'s agent listens on: its Port=, else SlurmdPort.

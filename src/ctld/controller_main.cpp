@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/stop_signals.hpp"
 #include "common/strings.hpp"
 #include "config/model.hpp"
 #include "ctld/controller.hpp"
@@ -36,13 +37,7 @@ int controller_main(const std::vector<std::string>& args) {
     return 2;
   }
   opts.conf_path = config::resolve_config_path(conf);
-  // Signals are taken by sigwait below, so block them in every thread first.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t set = block_stop_signals();  // taken by sigwait below
   auto ctl = Controller::start(opts);
   if (!ctl) {
     std::fprintf(stderr, "drover controller: %s\n", ctl.error().message.c_str());

@@ -4,10 +4,12 @@
 
 #include "ctld/controller.hpp"
 #include "ctld/methods.hpp"
+#include "ctld/step_methods.hpp"
 #include "drover/v1/accounting.grpc.pb.h"
 #include "drover/v1/agent.grpc.pb.h"
 #include "drover/v1/cluster.grpc.pb.h"
 #include "drover/v1/jobs.grpc.pb.h"
+#include "drover/v1/steps.grpc.pb.h"
 #include "rpc/call.hpp"
 #include "rpc/ping_service.hpp"
 
@@ -156,6 +158,36 @@ class AccountingServiceImpl final : public v1::AccountingService::CallbackServic
   Controller& ctl_;
 };
 
+// srun and salloc on hosts other than the controller's (on its host they use
+// the local fast path).
+class StepServiceImpl final : public v1::StepService::CallbackService {
+ public:
+  explicit StepServiceImpl(Controller& ctl) : ctl_(ctl) {}
+  grpc::ServerUnaryReactor* CreateStep(grpc::CallbackServerContext* ctx, const v1::CreateStepRequest* req,
+                                       v1::CreateStepReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::create_step);
+  }
+  grpc::ServerUnaryReactor* GetStep(grpc::CallbackServerContext* ctx, const v1::GetStepRequest* req,
+                                    v1::GetStepReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_step);
+  }
+  grpc::ServerUnaryReactor* GetSteps(grpc::CallbackServerContext* ctx, const v1::GetStepsRequest* req,
+                                     v1::GetStepsReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_steps);
+  }
+  grpc::ServerUnaryReactor* SignalStep(grpc::CallbackServerContext* ctx, const v1::SignalStepRequest* req,
+                                       v1::SignalStepReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::signal_step);
+  }
+  grpc::ServerUnaryReactor* CompleteJob(grpc::CallbackServerContext* ctx, const v1::CompleteJobRequest* req,
+                                        v1::CompleteJobReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::complete_job);
+  }
+
+ private:
+  Controller& ctl_;
+};
+
 class AgentServiceImpl final : public v1::AgentService::CallbackService {
  public:
   explicit AgentServiceImpl(Controller& ctl) : ctl_(ctl) {}
@@ -201,6 +233,7 @@ std::vector<rpc::ServicePtr> make_services(Controller& ctl, const rpc::CallAuthe
   out.emplace_back(new JobServiceImpl(ctl));
   out.emplace_back(new ClusterServiceImpl(ctl));
   out.emplace_back(new AccountingServiceImpl(ctl));
+  out.emplace_back(new StepServiceImpl(ctl));
   out.emplace_back(new AgentServiceImpl(ctl));
   out.push_back(rpc::make_ping_service(auth, kServerName));
   return out;

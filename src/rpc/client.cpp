@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "rpc/cluster_key.hpp"
+#include "rpc/local_signer.hpp"
 #include "rpc/server.hpp"
 #include "rpc/token.hpp"
 
@@ -21,31 +22,37 @@ struct Signer {
   std::string token() const { return sign_token(key, new_claims(uid, gid, unix_now_s(), lifetime_s)); }
 };
 
+// Where each call's token comes from: signed here with the key, or asked of
+// the host's local signer (local_signer.hpp). Empty: the call goes unsigned
+// (the server then refuses it, and explain_failure says why).
+using TokenSource = std::function<std::string()>;
+
 // Adds a fresh token to every call's initial metadata.
 class TokenInterceptor final : public grpc::experimental::Interceptor {
  public:
-  explicit TokenInterceptor(std::shared_ptr<const Signer> signer) : signer_(std::move(signer)) {}
+  explicit TokenInterceptor(std::shared_ptr<const TokenSource> source) : source_(std::move(source)) {}
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     using grpc::experimental::InterceptionHookPoints;
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
-      methods->GetSendInitialMetadata()->insert({kTokenMetadataKey, signer_->token()});
+      std::string token = (*source_)();
+      if (!token.empty()) methods->GetSendInitialMetadata()->insert({kTokenMetadataKey, std::move(token)});
     }
     methods->Proceed();
   }
 
  private:
-  std::shared_ptr<const Signer> signer_;
+  std::shared_ptr<const TokenSource> source_;
 };
 
 class TokenInterceptorFactory final : public grpc::experimental::ClientInterceptorFactoryInterface {
  public:
-  explicit TokenInterceptorFactory(std::shared_ptr<const Signer> signer) : signer_(std::move(signer)) {}
+  explicit TokenInterceptorFactory(std::shared_ptr<const TokenSource> source) : source_(std::move(source)) {}
   grpc::experimental::Interceptor* CreateClientInterceptor(grpc::experimental::ClientRpcInfo*) override {
-    return new TokenInterceptor(signer_);
+    return new TokenInterceptor(source_);
   }
 
  private:
-  std::shared_ptr<const Signer> signer_;
+  std::shared_ptr<const TokenSource> source_;
 };
 
 grpc::ChannelArguments channel_args() {
@@ -71,32 +78,50 @@ Result<RpcClient> RpcClient::connect(const ClientOptions& options) {
   }
   if (auto hp = parse_host_port(t); !hp) return hp.error();
   c.target_ = t;
-  std::shared_ptr<Signer> signer;
+  std::shared_ptr<TokenSource> source;
   if (options.key_path.empty()) {
     c.unsigned_reason_ = "no cluster key configured on this host";
   } else if (auto key = load_cluster_key(options.key_path, options.key_owner_uids); !key) {
     c.unsigned_reason_ = key.error().message;
   } else {
-    signer = std::make_shared<Signer>();
+    auto signer = std::make_shared<Signer>();
     signer->key = std::move(*key);
     signer->uid = options.uid.value_or(::geteuid());
     signer->gid = options.gid.value_or(::getegid());
     signer->lifetime_s = options.token_lifetime.count();
+    source = std::make_shared<TokenSource>([signer] { return signer->token(); });
   }
-  if (!signer) {
+  // Without the key (a plain user): the host's local signer vouches for the
+  // uid and gid the kernel tells it, as munged does for Slurm.
+  if (!source && !options.signer_socket.empty() && !options.uid && !options.gid) {
+    auto why = std::make_shared<std::string>();
+    c.signer_failure_ = why;
+    source = std::make_shared<TokenSource>([path = options.signer_socket, why] {
+      auto token = fetch_local_token(path);
+      if (token) return std::move(*token);
+      *why = token.error().message;
+      return std::string();
+    });
+  }
+  if (!source) {
     c.channel_ = grpc::CreateCustomChannel(t, grpc::InsecureChannelCredentials(), channel_args());
     return c;
   }
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> interceptors;
-  interceptors.push_back(std::make_unique<TokenInterceptorFactory>(signer));
-  c.signs_ = true;
+  interceptors.push_back(std::make_unique<TokenInterceptorFactory>(source));
+  c.signs_ = c.signer_failure_ == nullptr;
   c.channel_ = grpc::experimental::CreateCustomChannelWithInterceptors(
       t, grpc::InsecureChannelCredentials(), channel_args(), std::move(interceptors));
   return c;
 }
 
 std::string RpcClient::explain_failure(int code, const std::string& message) const {
-  if (code == grpc::StatusCode::UNAUTHENTICATED && !is_unix_ && !signs_) {
+  if (code == grpc::StatusCode::UNAUTHENTICATED && !is_unix_ && signer_failure_ && !signer_failure_->empty()) {
+    return fmt::format("{} (this client cannot sign requests: {}, and the host's local signer gave no token: {}; is "
+                       "an agent or `drover authd` running on this host?)",
+                       message, unsigned_reason_, *signer_failure_);
+  }
+  if (code == grpc::StatusCode::UNAUTHENTICATED && !is_unix_ && !signs_ && !signer_failure_) {
     return fmt::format("{} (this client sends unsigned requests: {})", message, unsigned_reason_);
   }
   return message;

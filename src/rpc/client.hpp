@@ -7,8 +7,10 @@
 //   auto stub = drover::v1::PingService::NewStub(client->channel());
 //
 // Connecting never blocks; the first call connects. Plain users cannot read
-// the key, so over TCP their requests go unsigned and the server refuses
-// them; unsigned_reason() says why, for the message (see docs/rpc.md).
+// the key: over TCP their tokens come from the host's local signer when
+// signer_socket is set (an agent or `drover authd` serves it), else their
+// requests go unsigned and the server refuses them; unsigned_reason() says
+// why, for the message (see docs/rpc.md).
 // This header does not include grpcpp.
 #pragma once
 
@@ -41,6 +43,9 @@ struct ClientOptions {
   std::chrono::seconds token_lifetime{60};
   // Owners besides root and the effective uid that the key file may have.
   std::vector<uint32_t> key_owner_uids;
+  // TCP, when the key cannot be read: ask this host's local signer
+  // (local_signer.hpp) for a token for each call. Empty: never.
+  std::string signer_socket;
 };
 
 class RpcClient {
@@ -64,6 +69,8 @@ class RpcClient {
   bool is_unix_ = false;
   bool signs_ = false;
   std::string unsigned_reason_;
+  // With the local signer: why it last gave no token ("" while it does).
+  std::shared_ptr<std::string> signer_failure_;
 };
 
 }  // namespace drover::rpc

@@ -134,8 +134,9 @@ TokenVerdict TokenVerifier::verify(std::string_view token) {
   if (token.empty()) {
     return reject(TokenFailure::kMissing,
                   "missing authentication token: requests over TCP must carry a token signed with "
-                  "the cluster key (readable by root and SlurmUser); plain users connect through "
-                  "the controller's Unix socket (see docs/rpc.md)");
+                  "the cluster key (readable by root and SlurmUser); plain users get theirs from "
+                  "their host's local signer (AuthInfo socket=), or use the controller's Unix socket "
+                  "on its host (see docs/rpc.md)");
   }
   auto parsed = parse_token(token);
   if (!parsed) return reject(TokenFailure::kMalformed, parsed.error().message);

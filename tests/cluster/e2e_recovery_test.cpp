@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -177,6 +178,70 @@ TEST(Users, AnotherUserCannotCancelOrHoldTheJob) {
   auto own = c.run("scancel", {id}, alice->as());
   EXPECT_EQ(own.rc, 0) << own.err;
   EXPECT_TRUE(c.wait_state(id, {"CANCELLED"}));
+}
+
+// A login node: a host that is not the controller's (emulated here by a
+// slurm.conf that names the controller's host otherwise and keeps no state
+// locally), where the commands go over TCP and plain users, who cannot read
+// the cluster key, sign through the host's local signer (an agent serves it
+// at AuthInfo socket=; `drover authd` where no agent runs), as munged does
+// for Slurm. Their jobs and srun steps run as them; they still may not touch
+// another user's job.
+TEST(Users, PlainUsersOnALoginNodeReachTheControllerThroughTheLocalSigner) {
+  auto alice = ensure_user("drovere2ea");
+  auto bob = ensure_user("drovere2eb");
+  if (!alice || !bob) GTEST_SKIP() << "needs root to create test users";
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string conf = read_file(c.conf());
+  auto replace_line = [&](const std::string& key, const std::string& value) {
+    auto at = conf.find("\n" + key + "=");
+    ASSERT_NE(at, std::string::npos) << key;
+    auto end = conf.find('\n', at + 1);
+    conf.replace(at + 1, end - at - 1, key + "=" + value);
+  };
+  replace_line("SlurmctldHost", "ctl-elsewhere(127.0.0.1)");
+  replace_line("StateSaveLocation", c.dir() + "/login-state");
+  const std::string login = c.dir() + "/login.conf";
+  std::ofstream(login) << conf;
+  chmod(login.c_str(), 0644);
+  auto as_login = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> out{"--config", login};
+    out.insert(out.end(), args.begin(), args.end());
+    return out;
+  };
+  auto sub = c.run("sbatch", as_login({"-N2", "-p", "compute", "-o", "login-%j.out", "--wrap", "id -u; srun -l id -u"}),
+                   alice->as());
+  ASSERT_EQ(sub.rc, 0) << sub.err;
+  std::string id = sub.out.substr(sub.out.rfind(' ') + 1);
+  id.pop_back();
+  ASSERT_TRUE(c.wait_done(id, 30s));
+  EXPECT_EQ(c.state(id), "COMPLETED") << read_file(c.work() + "/login-" + id + ".out");
+  const std::string uid = std::to_string(alice->uid);
+  auto job_lines = lines_of(read_file(c.work() + "/login-" + id + ".out"));
+  std::sort(job_lines.begin(), job_lines.end());  // the two tasks' lines come in either order
+  EXPECT_EQ(job_lines, (std::vector<std::string>{"0: " + uid, "1: " + uid, uid}));
+  // squeue, srun (a step over TCP, its output streamed back) and sacct from the login node.
+  auto q = c.run("squeue", as_login({"-h", "-t", "all", "-j", id, "-o", "%i %u %T"}), alice->as());
+  EXPECT_EQ(q.out, id + " " + alice->name + " COMPLETED\n") << q.err;
+  auto run = c.run("srun", as_login({"-N2", "-p", "compute", "-l", "id", "-u"}), alice->as());
+  EXPECT_EQ(run.rc, 0) << run.err;
+  auto lines = lines_of(run.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: " + uid, "1: " + uid})) << run.err;
+  // Another user's job is still out of reach.
+  std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}, alice->as()));
+  auto cancel = c.run("scancel", as_login({held}), bob->as());
+  EXPECT_EQ(cancel.rc, 1);
+  EXPECT_EQ(cancel.err, "scancel: error: Kill job error on job id " + held + ": Access/permission denied\n");
+  EXPECT_EQ(c.state(held), "PENDING");
+  // Without a signer, the refusal says why.
+  replace_line("AuthInfo", "key=" + c.dir() + "/drover.key,socket=" + c.dir() + "/no-signer.sock");
+  std::ofstream(login) << conf;
+  auto refused = c.run("squeue", as_login({"-h"}), alice->as());
+  EXPECT_EQ(refused.rc, 1);
+  EXPECT_NE(refused.err.find("the host's local signer gave no token"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("no-signer.sock"), std::string::npos) << refused.err;
 }
 
 TEST(Users, JobRunsAsItsSubmitter) {

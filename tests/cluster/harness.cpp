@@ -150,7 +150,7 @@ bool TestCluster::write_config() {
   cluster_name_ = "e2e" + std::to_string(getpid()) + "x" + std::to_string(ctld_port_);
   c << "ClusterName=" << cluster_name_ << "\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << ctld_port_ << "\n"
     << "StateSaveLocation=" << dir_ << "/state\nSlurmdSpoolDir=" << dir_ << "/spool/%n\n"
-    << "AuthInfo=key=" << dir_ << "/drover.key\nSlurmdParameters=config_overrides\nDisableRootJobs=NO\n"
+    << "AuthInfo=key=" << dir_ << "/drover.key,socket=" << dir_ << "/auth.sock\nSlurmdParameters=config_overrides\nDisableRootJobs=NO\n"
     << "ReturnToService=2\nSlurmdTimeout=30\nKillWait=1\nMinJobAge=3600\nDefMemPerCPU=1024\nGresTypes=gpu\n"
     << "SchedulerParameters=bf_interval=2\n";
   for (const auto& line : def_.extra) c << line << "\n";
