@@ -169,19 +169,21 @@ ControllerApi::ControllerApi(Endpoint ep, std::string name, std::unique_ptr<Tran
     : ep_(std::move(ep)), name_(std::move(name)), transport_(std::move(t)) {}
 ControllerApi::~ControllerApi() = default;
 
+namespace {
+
+Result<std::unique_ptr<Transport>> make_transport(const Endpoint& ep, const std::string& client_name) {
+  if (ep.local()) return std::unique_ptr<Transport>(std::make_unique<WireTransport>(ep.wire_path));
+  if (g_remote) return g_remote(ep, client_name);
+  return make_error("the controller at " + ep.target + " is not on this host, and this command binary has no gRPC "
+                    "transport; run it through `drover " + client_name.substr(0, client_name.find(' ')) + " ...`");
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ControllerApi>> ControllerApi::connect(const Endpoint& ep, std::string client_name) {
-  std::unique_ptr<Transport> t;
-  if (ep.local()) {
-    t = std::make_unique<WireTransport>(ep.wire_path);
-  } else if (g_remote) {
-    auto made = g_remote(ep, client_name);
-    if (!made) return made.error();
-    t = std::move(*made);
-  } else {
-    return make_error("the controller at " + ep.target + " is not on this host, and this command binary has no gRPC "
-                      "transport; run it through `drover " + client_name.substr(0, client_name.find(' ')) + " ...`");
-  }
-  return std::unique_ptr<ControllerApi>(new ControllerApi(ep, std::move(client_name), std::move(t)));
+  auto t = make_transport(ep, client_name);
+  if (!t) return t.error();
+  return std::unique_ptr<ControllerApi>(new ControllerApi(ep, std::move(client_name), std::move(*t)));
 }
 
 namespace {
@@ -230,6 +232,11 @@ ApiResult<Rep> ControllerApi::call(int method, Req req) {
       said = true;
     }
     std::this_thread::sleep_for(std::chrono::seconds(1));
+    // A fresh connection: a gRPC channel that failed to connect waits out its
+    // own back-off (1 s, then 1.6 times longer each time) before trying again.
+    if (!ep_.local()) {
+      if (auto t = make_transport(ep_, name_)) transport_ = std::move(*t);
+    }
     bytes = transport_->call(method, request);
   }
   if (!bytes) {

@@ -60,6 +60,27 @@ TEST(Recovery, ControllerKilledWhileJobsRunAndWaitLosesAndRepeatsNothing) {
   EXPECT_EQ(next, std::stoll(ids.back()) + 1);
 }
 
+// A login node's view of the cluster: a slurm.conf that names the
+// controller's host otherwise (at the same loopback address) and keeps no
+// state here, so that the commands go over TCP as from another host;
+// `extra` is appended (a later line wins). DIR/login.conf.
+std::string write_login_conf(const TestCluster& c, const std::string& extra = "") {
+  std::string conf = read_file(c.conf());
+  auto replace_line = [&](const std::string& key, const std::string& value) {
+    auto at = conf.find("\n" + key + "=");
+    EXPECT_NE(at, std::string::npos) << key;
+    if (at == std::string::npos) return;
+    auto end = conf.find('\n', at + 1);
+    conf.replace(at + 1, end - at - 1, key + "=" + value);
+  };
+  replace_line("SlurmctldHost", "ctl-elsewhere(127.0.0.1)");
+  replace_line("StateSaveLocation", c.dir() + "/login-state");
+  const std::string login = c.dir() + "/login.conf";
+  std::ofstream(login) << conf << extra << "\n";
+  chmod(login.c_str(), 0644);
+  return login;
+}
+
 // As Slurm's commands do, sbatch and squeue keep trying for MessageTimeout
 // (10 s) while the controller is away, and a restart within it loses nothing.
 TEST(Recovery, CommandsWaitForAControllerThatRestarts) {
@@ -67,16 +88,24 @@ TEST(Recovery, CommandsWaitForAControllerThatRestarts) {
   REQUIRE_CLUSTER(c);
   c.kill_controller(SIGKILL);
   int64_t id = -1;
-  CmdResult queue;
+  CmdResult queue, remote;
+  const std::string login = write_login_conf(c);
   std::thread submitter([&] { id = c.submit({"-o", "/dev/null", "--wrap", "true"}); });
   std::thread watcher([&] { queue = c.run("squeue", {"-h", "-o", "%i"}); });
-  std::this_thread::sleep_for(1500ms);
+  // Over TCP too (a fresh gRPC channel for each attempt, not one waiting out its back-off).
+  std::thread remote_watcher([&] { remote = c.run("sinfo", {"--config", login, "-h", "-o", "%P"}); });
+  // Down for 5 s: past gRPC's third reconnection attempt (about 1, 2.6 and
+  // 5.2 s after the first failure; the fourth comes after the 9 s).
+  std::this_thread::sleep_for(5s);
   bool started = c.start_controller();
   submitter.join();
   watcher.join();
+  remote_watcher.join();
   ASSERT_TRUE(started) << c.error();
   ASSERT_GT(id, 0) << c.last_error();
   EXPECT_EQ(queue.rc, 0) << queue.err;
+  EXPECT_EQ(remote.rc, 0) << remote.err;
+  EXPECT_NE(remote.out.find("compute"), std::string::npos) << remote.out;
   EXPECT_TRUE(c.wait_done(std::to_string(id)));
   EXPECT_EQ(c.state(std::to_string(id)), "COMPLETED");
   // With MessageTimeout's wait spent, the refusal is Slurm's line.
@@ -193,18 +222,7 @@ TEST(Users, PlainUsersOnALoginNodeReachTheControllerThroughTheLocalSigner) {
   if (!alice || !bob) GTEST_SKIP() << "needs root to create test users";
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
-  std::string conf = read_file(c.conf());
-  auto replace_line = [&](const std::string& key, const std::string& value) {
-    auto at = conf.find("\n" + key + "=");
-    ASSERT_NE(at, std::string::npos) << key;
-    auto end = conf.find('\n', at + 1);
-    conf.replace(at + 1, end - at - 1, key + "=" + value);
-  };
-  replace_line("SlurmctldHost", "ctl-elsewhere(127.0.0.1)");
-  replace_line("StateSaveLocation", c.dir() + "/login-state");
-  const std::string login = c.dir() + "/login.conf";
-  std::ofstream(login) << conf;
-  chmod(login.c_str(), 0644);
+  const std::string login = write_login_conf(c);
   auto as_login = [&](const std::vector<std::string>& args) {
     std::vector<std::string> out{"--config", login};
     out.insert(out.end(), args.begin(), args.end());
@@ -236,8 +254,7 @@ TEST(Users, PlainUsersOnALoginNodeReachTheControllerThroughTheLocalSigner) {
   EXPECT_EQ(cancel.err, "scancel: error: Kill job error on job id " + held + ": Access/permission denied\n");
   EXPECT_EQ(c.state(held), "PENDING");
   // Without a signer, the refusal says why.
-  replace_line("AuthInfo", "key=" + c.dir() + "/drover.key,socket=" + c.dir() + "/no-signer.sock");
-  std::ofstream(login) << conf;
+  write_login_conf(c, "AuthInfo=key=" + c.dir() + "/drover.key,socket=" + c.dir() + "/no-signer.sock");
   auto refused = c.run("squeue", as_login({"-h"}), alice->as());
   EXPECT_EQ(refused.rc, 1);
   EXPECT_NE(refused.err.find("the host's local signer gave no token"), std::string::npos) << refused.err;
