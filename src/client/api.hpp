@@ -75,6 +75,20 @@ class ControllerApi {
   const Endpoint& endpoint() const { return ep_; }
   // Endpoint::retry_s for the calls from now on (0: one attempt each).
   void set_retry_s(int seconds) { ep_.retry_s = seconds; }
+  // For a loop that polls and asks again later when a call fails (srun's
+  // step, salloc's allocation): one attempt per call while it lives, so
+  // that the loop keeps serving its streams and its command meanwhile.
+  class OneAttempt {
+   public:
+    explicit OneAttempt(ControllerApi& api) : api_(api), saved_(api.ep_.retry_s) { api.ep_.retry_s = 0; }
+    ~OneAttempt() { api_.ep_.retry_s = saved_; }
+    OneAttempt(const OneAttempt&) = delete;
+    OneAttempt& operator=(const OneAttempt&) = delete;
+
+   private:
+    ControllerApi& api_;
+    int saved_;
+  };
 
   ApiResult<v1::SubmitReply> submit(const v1::JobDescriptor& job, bool test_only);
   // ids empty: every active job, and the finished ones still remembered with include_finished.

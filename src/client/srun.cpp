@@ -210,6 +210,7 @@ struct CommandEnd {
 // whether the allocation still stands. When it is revoked, says so and, with
 // -K, signals the command (as Slurm's salloc does, it otherwise waits for it).
 CommandEnd wait_for_command(ControllerApi& api, int64_t job_id, pid_t pid, std::optional<int> kill_signal) {
+  ControllerApi::OneAttempt polling(api);
   CommandEnd end;
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   auto next_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -254,6 +255,7 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
     return a;
   }
   a.job_id = sub->job_id();
+  ControllerApi::OneAttempt polling(api);  // the loop below asks again when the controller is away
   struct sigaction sa {}, old_int {}, old_term {};
   sa.sa_handler = on_wait_signal;
   sigemptyset(&sa.sa_mask);

@@ -549,6 +549,7 @@ int StepIo::run(v1::CreateStepRequest req) {
     }
   };
   if (!create(req)) return 1;
+  ControllerApi::OneAttempt polling(api_);  // the loop below asks again when the controller is away
   trace("step created");
   job_ = rec_.job_id();
   step_ = rec_.step_id();
