@@ -98,7 +98,10 @@ Result<RpcClient> RpcClient::connect(const ClientOptions& options) {
     c.signer_failure_ = why;
     source = std::make_shared<TokenSource>([path = options.signer_socket, why] {
       auto token = fetch_local_token(path);
-      if (token) return std::move(*token);
+      if (token) {
+        why->clear();
+        return std::move(*token);
+      }
       *why = token.error().message;
       return std::string();
     });
