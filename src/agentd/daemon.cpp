@@ -244,7 +244,8 @@ Status AgentDaemon::open(const AgentOptions& opts) {
 }
 
 // Plain users' commands on this host sign their TCP requests through it.
-// Several agents on one host (emulated nodes): the first serves it.
+// Several agents on one host (emulated nodes): the first serves it, and the
+// others look every few seconds (run()) so that one takes over when it stops.
 void AgentDaemon::start_signer() {
   const std::string path = cfg_.auth_socket_path();
   auto key = rpc::load_cluster_key(opts_.key_path, {slurm_user_uid_});
@@ -255,10 +256,12 @@ void AgentDaemon::start_signer() {
     log("local signer not started: " + signer.error().message +
         " (plain users' commands on this host cannot reach a controller on another host)");
   } else if (elsewhere) {
-    log("local signer at " + path + ": served by another process on this host");
+    if (!signer_elsewhere_) log("local signer at " + path + ": served by another process on this host");
+    signer_elsewhere_ = true;
   } else {
     signer_ = std::move(*signer);
-    log("local signer at " + path + " (plain users' tokens for TCP)");
+    log("local signer at " + path + (signer_elsewhere_ ? " taken over" : "") + " (plain users' tokens for TCP)");
+    signer_elsewhere_ = false;
   }
 }
 
@@ -318,6 +321,13 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
   bool registered = false;
   bool unreachable = false;  // the last report found no controller
   std::string last_error;
+  auto next_signer_check = std::chrono::steady_clock::now();
+  auto maybe_take_signer = [&] {
+    if (signer_elsewhere_ && std::chrono::steady_clock::now() >= next_signer_check) {
+      start_signer();  // the agent that served it may have stopped
+      next_signer_check = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    }
+  };
   while (!stop) {
     // Between heartbeats. Not after a report that found no controller: that
     // one is tried again after the pause below (gRPC's reconnection backoff
@@ -328,10 +338,12 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
       while (!stop && !poked_ && std::chrono::steady_clock::now() < until) {
         if (!supervisor_->wait_any(100).empty()) break;
         if (reporter_->connection_lost()) break;  // the controller went away: tell it (or its successor) at once
+        maybe_take_signer();
       }
       if (stop) break;
     }
     poked_ = false;
+    maybe_take_signer();
     int code = 0;
     const v1::NodeReport sent = report(!registered);
     auto reply = reporter_->send(sent, !registered, &code);

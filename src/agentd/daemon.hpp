@@ -92,6 +92,7 @@ class AgentDaemon {
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<Reporter> reporter_;
   std::unique_ptr<rpc::LocalSigner> signer_;  // this host's local signer, unless another agent serves it
+  bool signer_elsewhere_ = false;             // another process serves it: look again now and then
   uint32_t slurm_user_uid_ = 0;
   int64_t start_time_ = 0;
   int heartbeat_ms_ = 5000;

@@ -253,6 +253,14 @@ TEST(Users, PlainUsersOnALoginNodeReachTheControllerThroughTheLocalSigner) {
   EXPECT_EQ(cancel.rc, 1);
   EXPECT_EQ(cancel.err, "scancel: error: Kill job error on job id " + held + ": Access/permission denied\n");
   EXPECT_EQ(c.state(held), "PENDING");
+  // The agent that serves the signer is killed: another agent of the host takes it over.
+  std::string serving;
+  for (const char* node : {"hgpu1", "lgpu1", "cpu1", "cpu2"}) {
+    if (c.log(std::string("agent-") + node).find("(plain users' tokens for TCP)") != std::string::npos) serving = node;
+  }
+  ASSERT_FALSE(serving.empty());
+  c.kill_agent(serving, SIGKILL);
+  EXPECT_TRUE(eventually([&] { return c.run("squeue", as_login({"-h"}), alice->as()).rc == 0; }, 10s));
   // Without a signer, the refusal says why.
   write_login_conf(c, "AuthInfo=key=" + c.dir() + "/drover.key,socket=" + c.dir() + "/no-signer.sock");
   auto refused = c.run("squeue", as_login({"-h"}), alice->as());
