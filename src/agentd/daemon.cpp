@@ -248,10 +248,13 @@ Status AgentDaemon::open(const AgentOptions& opts) {
 // others look every few seconds (run()) so that one takes over when it stops.
 void AgentDaemon::start_signer() {
   const std::string path = cfg_.auth_socket_path();
-  auto key = rpc::load_cluster_key(opts_.key_path, {slurm_user_uid_});
-  if (!key) return log("local signer not started: " + key.error().message);
+  if (!signer_key_) {  // read once: the looks every 3 s need not read the file again
+    auto key = rpc::load_cluster_key(opts_.key_path, {slurm_user_uid_});
+    if (!key) return log("local signer not started: " + key.error().message);
+    signer_key_ = std::move(*key);
+  }
   bool elsewhere = false;
-  auto signer = rpc::LocalSigner::start(path, std::move(*key), &elsewhere);
+  auto signer = rpc::LocalSigner::start(path, *signer_key_, &elsewhere);
   if (!signer) {
     log("local signer not started: " + signer.error().message +
         " (plain users' commands on this host cannot reach a controller on another host)");

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "drover/v1/agent.pb.h"
+#include "rpc/cluster_key.hpp"
 
 namespace drover::rpc {
 class RpcServer;
@@ -93,6 +95,7 @@ class AgentDaemon {
   std::unique_ptr<Reporter> reporter_;
   std::unique_ptr<rpc::LocalSigner> signer_;  // this host's local signer, unless another agent serves it
   bool signer_elsewhere_ = false;             // another process serves it: look again now and then
+  std::optional<rpc::ClusterKey> signer_key_;   // what the signer signs with, once read
   uint32_t slurm_user_uid_ = 0;
   int64_t start_time_ = 0;
   int heartbeat_ms_ = 5000;

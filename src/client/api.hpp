@@ -73,11 +73,10 @@ class ControllerApi {
   ~ControllerApi();
 
   const Endpoint& endpoint() const { return ep_; }
-  // Endpoint::retry_s for the calls from now on (0: one attempt each).
-  void set_retry_s(int seconds) { ep_.retry_s = seconds; }
-  // For a loop that polls and asks again later when a call fails (srun's
-  // step, salloc's allocation): one attempt per call while it lives, so
-  // that the loop keeps serving its streams and its command meanwhile.
+  // One attempt per call while it lives (Endpoint::retry_s 0): for a loop
+  // that polls and asks again later when a call fails (srun's step,
+  // salloc's allocation), so that it keeps serving its streams and its
+  // command meanwhile, and for scontrol ping, which asks once.
   class OneAttempt {
    public:
     explicit OneAttempt(ControllerApi& api) : api_(api), saved_(api.ep_.retry_s) { api.ep_.retry_s = 0; }

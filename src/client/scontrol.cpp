@@ -285,7 +285,7 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
 }
 
 int run_ping(ControllerApi& api) {
-  api.set_retry_s(0);  // a ping asks once, as Slurm's does
+  ControllerApi::OneAttempt once(api);  // a ping asks once, as Slurm's does
   auto reply = api.status();
   std::string host = api.endpoint().describe();
   if (!reply) {
