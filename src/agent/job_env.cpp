@@ -127,6 +127,11 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
   if (L.launcher_port > 0) {
     env["SLURM_SRUN_COMM_PORT"] = env["SLURM_STEP_LAUNCHER_PORT"] = std::to_string(L.launcher_port);
   }
+  if (L.pty) {  // srun --pty: the terminal's size when the step started (and where srun sends its changes)
+    env["SLURM_PTY_PORT"] = std::to_string(L.launcher_port);
+    env["SLURM_PTY_WIN_ROW"] = std::to_string(L.pty_rows);
+    env["SLURM_PTY_WIN_COL"] = std::to_string(L.pty_cols);
+  }
   if (L.umask) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(*L.umask) & 07777u);

@@ -102,6 +102,14 @@ struct StepLayout {
   // srun --mpi as given ("pmix", "pmix_v4"; empty or "none": no MPI support):
   // with pmix the step daemon serves PMIx to the tasks (pmix_server.hpp).
   std::string mpi;
+  // srun --pty: task 0 runs in a pseudo-terminal of this size, relayed by the
+  // step daemon over task 0's stdin and stdout connections (stderr is the
+  // same terminal), with window sizes from srun on a fourth connection
+  // ("DROVERIO <io_key> 0 4", lines "ROWS COLS"); the other tasks' streams
+  // are /dev/null, as Slurm's.
+  bool pty = false;
+  int pty_rows = 0;
+  int pty_cols = 0;
 };
 
 // What this node gives the job or step: the enforcement inputs.

@@ -184,6 +184,7 @@ void StepDaemon::event_loop() {
   std::vector<pollfd> fds;
   while (!all_tasks_ended()) {
     fds.assign({{sig_fd_, POLLIN, 0}, {ctl_fd_, POLLIN, 0}});
+    pty_poll_fds(fds);
     if (pmix_) pmix_->add_poll_fds(fds);
     int rc = poll(fds.data(), fds.size(), next_timeout_ms());
     if (rc < 0 && errno != EINTR) {
@@ -195,6 +196,7 @@ void StepDaemon::event_loop() {
       while (read(sig_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
       }
     }
+    pty_pump();
     reap_children();
     if (rc > 0 && (fds[1].revents & POLLIN)) read_commands();
     if (pmix_) {
@@ -328,6 +330,7 @@ void StepDaemon::finish() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     reap_children();
   }
+  pty_close();  // the terminal's last output to srun
   if (!left.empty()) {
     std::string pids;
     for (pid_t p : left) pids += (pids.empty() ? "" : ",") + std::to_string(p);
@@ -371,6 +374,7 @@ void StepDaemon::fail_launch(const std::string& reason) {
       if (fd >= 0) close(fd);
     }
   }
+  pty_close();
   cgroup_.remove();
   write_state();
   notify("failed");

@@ -13,6 +13,7 @@
 // malloc usable in the child.
 #pragma once
 
+#include <poll.h>
 #include <sys/types.h>
 
 #include <memory>
@@ -38,6 +39,12 @@ int stepd_main(const std::vector<std::string>& args);
 // sent `hello`; `purpose` names it in errors.
 Result<int> connect_to_launcher(const StepLayout& L, const std::string& hello, const std::string& purpose);
 
+// A task's stream connection to srun, announced "DROVERIO <io_key> <rank>
+// <stream>": 0 its stdin, 1 stdout, 2 stderr, kWinchStream srun --pty's
+// window sizes (lines "ROWS COLS"). Half-closed the way it is not used.
+inline constexpr int kWinchStream = 4;
+Result<int> connect_task_stream(const StepLayout& L, int rank, int stream);
+
 // One task to start: the parts computed before fork().
 struct TaskPlan {
   int rank = 0;
@@ -45,6 +52,7 @@ struct TaskPlan {
   std::vector<std::string> env;  // without SLURM_TASK_PID
   int in_fd = -1, out_fd = -1, err_fd = -1;
   std::string out_path, err_path;
+  bool controlling_tty = false;  // srun --pty: the task leads a session whose terminal is in_fd
 };
 
 class StepDaemon {
@@ -65,6 +73,11 @@ class StepDaemon {
   Status open_task_io(TaskPlan& t, const std::string& work_dir);
   Status connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
   Status open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
+  // srun --pty (stepd_pty.cpp): task 0's terminal and its relay to srun
+  Status open_task_pty(TaskPlan& t);
+  void pty_poll_fds(std::vector<pollfd>& fds) const;
+  void pty_pump();
+  void pty_close();
   void start_tasks();
   pid_t fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error);
   // running (stepd.cpp)
@@ -95,6 +108,11 @@ class StepDaemon {
   std::vector<TaskPlan> plans_;
   std::unique_ptr<PmixStepServer> pmix_;  // srun --mpi=pmix: the PMIx server of the step's tasks here
   bool devices_constrained_ = false;
+  // srun --pty: the terminal's master side, srun's keystrokes (stream 0),
+  // what goes back to srun (stream 1), srun's window sizes (stream 4), and
+  // the bytes not yet written each way.
+  int pty_master_ = -1, pty_in_ = -1, pty_out_ = -1, pty_winch_ = -1;
+  std::string pty_to_srun_, pty_to_task_, pty_winch_buf_;
   int sig_fd_ = -1;
   int ctl_fd_ = -1;
   std::string ctl_buf_;

@@ -8,6 +8,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -94,12 +95,14 @@ Result<int> connect_launcher(const StepLayout& L, int rank, int stream) {
   std::string hello = "DROVERIO " + L.io_key + " " + std::to_string(rank) + " " + std::to_string(stream) + "\n";
   auto fd = connect_to_launcher(L, hello, "the tasks' streams");
   if (!fd) return fd;
-  if (stream == 0) shutdown(*fd, SHUT_WR);
+  if (stream == 0 || stream == kWinchStream) shutdown(*fd, SHUT_WR);  // srun writes on these
   else shutdown(*fd, SHUT_RD);
   return fd;
 }
 
 }  // namespace
+
+Result<int> connect_task_stream(const StepLayout& L, int rank, int stream) { return connect_launcher(L, rank, stream); }
 
 Result<int> connect_to_launcher(const StepLayout& L, const std::string& hello, const std::string& purpose) {
   addrinfo hints{};
@@ -259,6 +262,16 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
   v.job_name = req_.job.job_name;
   const bool batch = req_.key.is_batch();
   const StepLayout& L = req_.layout;
+  if (!batch && L.pty && L.launcher_port > 0 && req_.io.stdout_pattern.empty()) {
+    // srun --pty: task 0 in the terminal; the others' streams are /dev/null (srun(1)).
+    if (t.rank == 0) return open_task_pty(t);
+    for (int* fd : {&t.in_fd, &t.out_fd, &t.err_fd}) {
+      *fd = open("/dev/null", (fd == &t.in_fd ? O_RDONLY : O_WRONLY) | O_CLOEXEC | O_NOCTTY);
+      if (*fd < 0) return make_error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+    }
+    t.out_path = t.err_path = "/dev/null";
+    return {};
+  }
   if (!batch && L.launcher_port > 0 && req_.io.stdout_pattern.empty()) return connect_task_io(t, work_dir, v);
   // With srun's address the streams went to srun above; without it (no
   // launcher) a step without -o/-e writes into its spool record.
@@ -349,6 +362,7 @@ struct ChildPlan {
   std::vector<const char*> candidates;
   bool searched;  // the program was looked for along PATH
   int error_fd;
+  bool controlling_tty = false;  // a session of its own with stdin its controlling terminal (srun --pty)
 };
 
 constexpr char kTaskPidVar[] = "SLURM_TASK_PID=";
@@ -390,8 +404,13 @@ int run_child(void* arg) {
       close(fd);
     }
   }
-  setpgid(0, 0);
+  if (p.controlling_tty) {
+    if (setsid() < 0) fail(kStageIo);
+  } else {
+    setpgid(0, 0);
+  }
   if (dup2(p.in_fd, 0) < 0 || dup2(p.out_fd, 1) < 0 || dup2(p.err_fd, 2) < 0) fail(kStageIo);
+  if (p.controlling_tty && ioctl(0, TIOCSCTTY, 0) != 0) fail(kStageIo);
   if (p.drop_privileges) {
     // Raw system calls: the C library's setuid() would act on every thread of
     // the step daemon, whose memory this child shares.
@@ -437,6 +456,7 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
   ChildPlan plan{t.in_fd, t.out_fd, t.err_fd, {}, geteuid() == 0 && user_.uid != 0, user_.uid, user_.gid,
                  &user_.groups, work_dir.c_str(), req_.key.is_batch() ? std::nullopt : req_.layout.umask,
                  {}, {}, nullptr, {}, argv[0].find('/') == std::string::npos, errpipe[1]};
+  plan.controlling_tty = t.controlling_tty;
   for (const auto& f : cgroup_.procs_files()) plan.procs_files.push_back(f.c_str());
   for (auto& a : argv) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);

@@ -62,6 +62,9 @@ agent::StepLayout layout_from_proto(const v1::StepLayout& in) {
   L.kill_on_bad_exit = in.kill_on_bad_exit();
   L.stdin_all = in.stdin_all();
   L.mpi = in.mpi();
+  L.pty = in.pty();
+  L.pty_rows = in.pty_rows();
+  L.pty_cols = in.pty_cols();
   return L;
 }
 

@@ -18,6 +18,10 @@ struct StepOutput {
   bool quiet = false;       // -Q
   int verbose = 0;          // -v
   int immediate_s = -1;     // -I inside an allocation: give up on a busy step after this many seconds
+  // --pty with a terminal on stdout: task 0 runs in a pseudo-terminal of this
+  // size; srun's terminal is raw while it runs and its size changes follow.
+  bool pty = false;
+  int pty_rows = 0, pty_cols = 0;
 };
 
 // Creates the step (waiting while other steps hold what it needs), forwards

@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <pwd.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -45,11 +47,6 @@ Result<std::string> read_any(const std::string& path) {
 
 // Options srun accepts but whose value Drover cannot honour: a clear refusal.
 int check_launch_options(const std::string& program, const cli::JobRequest& r, bool& pmix) {
-  if (r.pty) {
-    std::fprintf(stderr, "%s: error: --pty is not supported by Drover yet (no pseudo-terminal forwarding); run the "
-                         "command without --pty\n", program.c_str());
-    return 1;
-  }
   if (r.multi_prog) {
     std::fprintf(stderr, "%s: error: --multi-prog is not supported by Drover yet\n", program.c_str());
     return 1;
@@ -382,6 +379,21 @@ int srun_main(const Args& args) {
   if (!api) return 1;
   SubmitterContext who = current_submitter();
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
+  if (req.pty) {
+    // srun(1) --pty: task 0 in a pseudo-terminal of the size of srun's own
+    // terminal; without one on stdout the option is disregarded, as Slurm's
+    // srun does (with the same two lines).
+    winsize ws{};
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0) {
+      std::fprintf(stderr, "srun: error: ioctl(TIOCGWINSZ): %s\n", std::strerror(errno));
+      std::fprintf(stderr, "srun: error: Not using a pseudo-terminal, disregarding --pty option\n");
+    } else {
+      out.pty = true;
+      out.pty_rows = ws.ws_row;
+      out.pty_cols = ws.ws_col;
+      out.unbuffered = true;
+    }
+  }
   if (req.jobid) {
     out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
 

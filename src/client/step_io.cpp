@@ -11,7 +11,9 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -93,6 +95,31 @@ bool write_all(int fd, const char* p, std::size_t n) {
 }
 
 constexpr int kPmixStream = 3;
+constexpr int kWinchStream = 4;  // srun --pty: the window sizes srun sends to task 0's node ("ROWS COLS\n")
+
+// srun --pty: srun's own terminal passes every byte through (Ctrl-C, Ctrl-Z
+// and the rest reach the task's terminal, which acts on them) until srun
+// restores it, before it prints the step's end.
+class RawTerminal {
+ public:
+  void enter() {
+    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_) != 0) return;
+    termios raw = saved_;
+    cfmakeraw(&raw);
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    active_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+  }
+  void leave() {
+    if (active_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+    active_ = false;
+  }
+  ~RawTerminal() { leave(); }
+
+ private:
+  termios saved_{};
+  bool active_ = false;
+};
 
 struct Conn {
   int fd = -1;
@@ -129,6 +156,7 @@ class StepIo {
   void pmix_hello(Conn& c, const std::string& line);
   bool pmix_feed(Conn& c, const char* data, std::size_t n);
   void pmix_send(int node, const std::string& bytes);
+  void send_window_size();
 
   std::string program_;
   ControllerApi& api_;
@@ -147,6 +175,7 @@ class StepIo {
   bool have_int_ = false;
   bool cancelled_ = false;
   std::unique_ptr<pmix_wire::Relay> relay_;  // the first DROVERPMIX connection starts it
+  RawTerminal terminal_;                     // --pty
 };
 
 bool StepIo::listen_socket(int& port) {
@@ -310,7 +339,7 @@ void StepIo::read_conn(Conn& c) {
         continue;
       }
       if (std::sscanf(line.c_str(), "DROVERIO %79s %d %d", key, &rank, &stream) != 3 || key_ != key || stream < 0 ||
-          stream > 2) {
+          (stream > 2 && !(stream == kWinchStream && out_.pty))) {
         close(c.fd);  // not one of this step's tasks
         c.fd = -1;
         return;
@@ -318,8 +347,9 @@ void StepIo::read_conn(Conn& c) {
       c.hello = true;
       c.rank = rank;
       c.stream = stream;
-      if (stream == 0) {
+      if (stream == 0 || stream == kWinchStream) {
         shutdown(c.fd, SHUT_RD);
+        if (stream == kWinchStream) send_window_size();  // a change before it connected
         return;
       }
       if (!rest.empty()) emit(c, rest.data(), rest.size(), false);
@@ -382,6 +412,21 @@ void StepIo::pmix_send(int node, const std::string& bytes) {
   }
 }
 
+// srun --pty: the terminal's size now, to the task's terminal (its programs get SIGWINCH).
+void StepIo::send_window_size() {
+  winsize ws{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0) return;
+  std::string line = std::to_string(ws.ws_row) + " " + std::to_string(ws.ws_col) + "\n";
+  for (auto& c : conns_) {
+    if (c->fd >= 0 && c->hello && c->stream == kWinchStream) {
+      if (!write_all(c->fd, line.data(), line.size())) {
+        close(c->fd);
+        c->fd = -1;
+      }
+    }
+  }
+}
+
 int StepIo::stdin_conns_open() const {
   int n = 0;
   for (const auto& c : conns_) n += c->fd >= 0 && c->hello && c->stream == 0;
@@ -434,6 +479,10 @@ void StepIo::print_status() {
 // srun(1): Ctrl-C once reports the tasks' status; again within a second the
 // step is ended. Other signals are sent to the tasks.
 void StepIo::handle_signal(int sig) {
+  if (sig == SIGWINCH) {
+    send_window_size();
+    return;
+  }
   if (sig == SIGINT) {
     auto now = Clock::now();
     if (have_int_ && now - last_int_ < std::chrono::seconds(1)) {
@@ -538,6 +587,15 @@ int StepIo::run(v1::CreateStepRequest req) {
     return 1;
   }
   key_ = random_key();
+  if (out_.pty) {
+    req.set_pty(true);
+    req.set_pty_rows(out_.pty_rows);
+    req.set_pty_cols(out_.pty_cols);
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGWINCH, &sa, nullptr);
+  }
   req.set_launcher_host(launcher_host());
   req.set_launcher_port(port);
   req.set_io_key(key_);
@@ -554,7 +612,9 @@ int StepIo::run(v1::CreateStepRequest req) {
   job_ = rec_.job_id();
   step_ = rec_.step_id();
   for (int n = rec_.ntasks() - 1; n >= 10; n /= 10) ++label_width_;
-  expected_out_ = to_srun ? rec_.ntasks() * (req.stderr_pattern().empty() ? 2 : 1) : 0;
+  // With --pty only task 0's terminal comes back (stdout and stderr are one).
+  expected_out_ = !to_srun ? 0 : out_.pty ? 1 : rec_.ntasks() * (req.stderr_pattern().empty() ? 2 : 1);
+  if (out_.pty) terminal_.enter();
   if (out_.verbose > 0) {
     std::fprintf(stderr, "%s: launching StepId=%lld.%lld on host(s) %d: %d tasks\n", program_.c_str(),
                  static_cast<long long>(job_), static_cast<long long>(step_), rec_.nodes_size(), rec_.ntasks());
@@ -570,7 +630,7 @@ int StepIo::run(v1::CreateStepRequest req) {
     if (listen_fd_ >= 0) fds.push_back({listen_fd_, POLLIN, 0});
     bool want_stdin = !stdin_eof_ && stdin_conns_open() > 0;
     for (const auto& c : conns_) {
-      if (c->fd < 0) continue;
+      if (c->fd < 0 || (c->hello && c->stream == kWinchStream)) continue;
       short ev = c->hello && c->stream == 0 ? (c->pending_in.empty() ? 0 : POLLOUT) : POLLIN;
       if (c->hello && c->stream == 0 && !c->pending_in.empty()) want_stdin = false;
       fds.push_back({c->fd, ev, 0});
@@ -584,7 +644,7 @@ int StepIo::run(v1::CreateStepRequest req) {
     while (read(g_signal_pipe[0], &sig, 1) == 1) handle_signal(sig);
     if (listen_fd_ >= 0) accept_all();
     for (auto& c : conns_) {
-      if (c->fd < 0) continue;
+      if (c->fd < 0 || (c->hello && c->stream == kWinchStream)) continue;
       if (c->hello && c->stream == 0) {
         flush_stdin(*c);
       } else {
@@ -632,6 +692,7 @@ int StepIo::run(v1::CreateStepRequest req) {
     close(c->fd);
   }
   if (listen_fd_ >= 0) close(listen_fd_);
+  terminal_.leave();
   return finish();
 }
 

@@ -2,7 +2,12 @@
 // allocation, salloc, the tasks' environment and streams, exit codes,
 // Ctrl-C, the steps table, and the seed's J1 training template.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -167,6 +172,136 @@ TEST(Steps, StdinGoesToTaskZeroAndOutputPatternsPerTask) {
   // -u: unbuffered, a partial line arrives as written.
   r = c.run("srun", {"-u", "-l", "printf", "a\\nb"});
   EXPECT_EQ(r.out, "0: a\n0: b") << r.out;
+}
+
+// A command in a terminal of its own (forkpty), as a user at a keyboard runs
+// it: what it prints, keystrokes, window resizes, the terminal's mode.
+class Terminal {
+ public:
+  Terminal(const TestCluster& c, const std::vector<std::string>& args, int rows, int cols) {
+    winsize ws{};
+    ws.ws_row = static_cast<unsigned short>(rows);
+    ws.ws_col = static_cast<unsigned short>(cols);
+    pid_ = forkpty(&master_, nullptr, nullptr, &ws);
+    if (pid_ == 0) {
+      if (chdir(c.work().c_str()) != 0) _exit(126);
+      setenv("DROVER_CONF", c.conf().c_str(), 1);
+      setenv("PATH", (c.work() + "/bin:" + c.bin() + ":/usr/local/bin:/usr/bin:/bin").c_str(), 1);
+      setenv("TERM", "xterm", 1);
+      std::string srun = c.bin() + "/srun";
+      std::vector<char*> argv{srun.data()};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(srun.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  ~Terminal() {
+    if (pid_ > 0 && status_ < 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (master_ >= 0) close(master_);
+  }
+  // Reads until `text` has been printed; false after `timeout`.
+  bool wait_for(const std::string& text, std::chrono::milliseconds timeout = 20s) {
+    auto until = std::chrono::steady_clock::now() + timeout;
+    while (out_.find(text) == std::string::npos) {
+      if (std::chrono::steady_clock::now() > until || !read_some(100)) return out_.find(text) != std::string::npos;
+    }
+    return true;
+  }
+  void type(const std::string& keys) { ASSERT_EQ(write(master_, keys.data(), keys.size()), static_cast<ssize_t>(keys.size())); }
+  void resize(int rows, int cols) {
+    winsize ws{};
+    ws.ws_row = static_cast<unsigned short>(rows);
+    ws.ws_col = static_cast<unsigned short>(cols);
+    ioctl(master_, TIOCSWINSZ, &ws);  // the kernel sends SIGWINCH to the terminal's foreground (srun)
+  }
+  // The exit status once the command ended (reading what is left), -1 after `timeout`.
+  int wait_exit(std::chrono::milliseconds timeout = 20s) {
+    auto until = std::chrono::steady_clock::now() + timeout;
+    while (status_ < 0 && std::chrono::steady_clock::now() < until) {
+      read_some(50);
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+    while (read_some(50)) {
+    }
+    return status_;
+  }
+  termios mode() const {
+    termios t{};
+    tcgetattr(master_, &t);
+    return t;
+  }
+  const std::string& output() const { return out_; }
+
+ private:
+  bool read_some(int ms) {
+    pollfd p{master_, POLLIN, 0};
+    if (poll(&p, 1, ms) <= 0) return status_ < 0;  // nothing yet: go on while it runs
+    char buf[4096];
+    ssize_t n = read(master_, buf, sizeof buf);
+    if (n <= 0) return false;  // EIO: the command and everything it started closed the terminal
+    out_.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+  int master_ = -1;
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string out_;
+};
+
+// srun --pty (the interactive partition's `srun -p interactive --pty bash`):
+// task 0 in a terminal of srun's size, raw keystrokes (Ctrl-C reaches the
+// task's terminal, not srun), window resizes followed, srun's terminal
+// restored at the end; without a terminal the option is disregarded with
+// Slurm's two lines, and in a step of several tasks only task 0's terminal
+// comes back.
+TEST(Steps, SrunPtyRunsTaskZeroInATerminalThatFollowsSrunsOwn) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  {
+    Terminal t(c, {"--pty", "bash", "-c",
+                   "tty; stty size; echo \"[$SLURM_PTY_WIN_ROW x $SLURM_PTY_WIN_COL]\"; read -r line; "
+                   "echo \"got <$line>\"; trap 'stty size; exit 7' WINCH; echo ready; while :; do sleep 0.1; done"},
+               33, 101);
+    ASSERT_TRUE(t.wait_for("[33 x 101]")) << t.output();
+    EXPECT_NE(t.output().find("/dev/pts/"), std::string::npos) << t.output();
+    EXPECT_NE(t.output().find("33 101\r\n"), std::string::npos) << t.output();
+    const termios raw = t.mode();  // srun's terminal while the step runs
+    EXPECT_EQ(raw.c_lflag & (ECHO | ICANON | ISIG), 0u);
+    t.type("hello\r");
+    ASSERT_TRUE(t.wait_for("got <hello>")) << t.output();
+    ASSERT_TRUE(t.wait_for("ready")) << t.output();
+    t.resize(50, 120);
+    EXPECT_TRUE(t.wait_for("50 120")) << t.output();
+    EXPECT_EQ(t.wait_exit(), 7) << t.output();
+    EXPECT_NE(t.output().find("srun: error: cpu1: task 0: Exited with exit code 7"), std::string::npos) << t.output();
+    const termios restored = t.mode();
+    EXPECT_EQ(restored.c_lflag & (ECHO | ICANON | ISIG), static_cast<tcflag_t>(ECHO | ICANON | ISIG));
+  }
+  {
+    Terminal t(c, {"--pty", "bash", "-c", "trap 'echo caught INT; exit 9' INT; echo ready; while :; do sleep 0.1; done"},
+               24, 80);
+    ASSERT_TRUE(t.wait_for("ready")) << t.output();
+    t.type("\x03");
+    EXPECT_TRUE(t.wait_for("caught INT")) << t.output();
+    EXPECT_EQ(t.wait_exit(), 9) << t.output();
+    EXPECT_EQ(t.output().find("srun: interrupt"), std::string::npos) << t.output();
+  }
+  {
+    Terminal t(c, {"-n2", "--pty", "bash", "-c", "echo rank $SLURM_PROCID; tty; true"}, 24, 80);
+    EXPECT_EQ(t.wait_exit(), 0) << t.output();
+    EXPECT_NE(t.output().find("rank 0\r\n/dev/pts/"), std::string::npos) << t.output();
+    EXPECT_EQ(t.output().find("rank 1"), std::string::npos) << t.output();
+  }
+  auto r = c.run("srun", {"-n2", "--pty", "bash", "-c", "tty || echo rank $SLURM_PROCID"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"not a tty", "not a tty", "rank 0", "rank 1"}));
+  EXPECT_EQ(r.err, "srun: error: ioctl(TIOCGWINSZ): Inappropriate ioctl for device\n"
+                   "srun: error: Not using a pseudo-terminal, disregarding --pty option\n");
 }
 
 TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
