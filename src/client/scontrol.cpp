@@ -1,9 +1,11 @@
-// scontrol's keywords that need the controller: show job|jobid|node|partition|config,
+// scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
 // ping, reconfigure. Everything else (show hostnames/hostlist, help, modes)
 // is src/cli's scontrol.
 #include <algorithm>
 #include <ctime>
+
+#include <fmt/format.h>
 
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
@@ -128,6 +130,21 @@ int show_config(ControllerApi& api, const Invocation& inv) {
   return 0;
 }
 
+// scontrol show licenses [NAME]: slurm.conf's Licenses= and what running
+// jobs hold, in Slurm 22.05's layout (a name not configured prints nothing).
+int show_licenses(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
+  auto reply = api.get_config();
+  if (!reply) return report_failure(inv, api, reply.error());
+  std::string out;
+  for (const auto& l : reply->licenses()) {
+    if (!names.empty() && std::find(names.begin(), names.end(), l.name()) == names.end()) continue;
+    out += fmt::format("LicenseName={}{}Total={} Used={} Free={} Reserved=0 Remote=no\n", l.name(),
+                       o.one_line ? " " : "\n    ", l.total(), l.used(), std::max<int64_t>(0, l.total() - l.used()));
+  }
+  write_out(out, stdout);
+  return 0;
+}
+
 // "-dd", "123" etc. after the entity: ids only.
 std::vector<std::string> ids_of(const std::vector<std::string>& words, std::size_t from) {
   std::vector<std::string> out;
@@ -148,6 +165,7 @@ std::optional<int> run_show(ControllerApi* api, const Invocation& inv, const Opt
   if (iequals(e, "nodes") || abbrev(e, "node", 1)) return need() ? show_nodes(*api, inv, o, rest) : 1;
   if (iequals(e, "partitions") || abbrev(e, "partition", 1)) return need() ? show_partitions(*api, inv, o, rest) : 1;
   if (abbrev(e, "config", 1)) return need() ? show_config(*api, inv) : 1;
+  if (abbrev(e, "licenses", 3)) return need() ? show_licenses(*api, inv, o, rest) : 1;
   return std::nullopt;
 }
 
@@ -316,7 +334,8 @@ bool needs_controller(const Opts& o) {
     if (o.words.size() < 2) return false;
     const std::string& e = o.words[1];
     return iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1) || iequals(e, "nodes") ||
-           abbrev(e, "node", 1) || iequals(e, "partitions") || abbrev(e, "partition", 1) || abbrev(e, "config", 1);
+           abbrev(e, "node", 1) || iequals(e, "partitions") || abbrev(e, "partition", 1) || abbrev(e, "config", 1) ||
+           abbrev(e, "licenses", 3);
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3}}) {

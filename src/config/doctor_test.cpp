@@ -416,6 +416,7 @@ const std::vector<Case>& qos_cases() {
       {"QOS limits a defined license within its count is fine",
        [](ConfigBuilder& b) {
          b.global("Licenses", "fsbw:20", 4);
+         b.cfg.licenses = {{"fsbw", 20}};
          b.cfg.qos[0].grp_tres = {{"license/fsbw", 10}};
        },
        {}},

@@ -28,7 +28,7 @@ const char* const kPassiveGlobals[] = {
       "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
-      "Licenses", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
+      "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
       "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
@@ -215,6 +215,48 @@ KeyDef<C> message_timeout() {
                  "submission sent again after a lost reply is recognised and not run twice.");
 }
 
+// Licenses=fsbw:20,matlab:3,lic — cluster-wide counts jobs take with -L
+// (count 1 when omitted; `name*count` is read as `name:count`).
+KeyDef<C> licenses() {
+  KeyDef<C> d;
+  d.name = "Licenses";
+  d.values = "comma-separated name[:count] items, e.g. fsbw:20,matlab:3 (count 1 when omitted)";
+  d.doc = "Cluster-wide licenses (or any countable token pool, such as file-system bandwidth) that jobs take with "
+          "-L/--licenses and QOS limit as license/NAME; a job waits (Licenses) while too few are free.";
+  d.parse = [](C& c, std::string_view s, ValueContext&) -> Status {
+    std::map<std::string, int64_t> out;
+    for (const auto& raw : split(s, ',')) {
+      std::string_view item = trim(raw);
+      if (item.empty()) continue;  // "a,,b", a trailing comma
+      auto sep = item.find_first_of(":*");
+      std::string name(trim(item.substr(0, sep)));
+      if (name.empty()) return make_error("expected name[:count] items such as fsbw:20 (an item has no name)");
+      if (name.find_first_of(" =@") != std::string::npos) {
+        return make_error("license name \"" + name + "\" may not contain spaces, '=' or '@'");
+      }
+      int64_t count = 1;
+      if (sep != std::string_view::npos) {
+        auto n = parse_int_value(trim(item.substr(sep + 1)), 0, 2147483647, false);
+        if (!n) {
+          return make_error("license " + name + ": expected a count from 0 to 2147483647 after '" +
+                            std::string(1, item[sep]) + "' (got \"" + std::string(item.substr(sep + 1)) + "\")");
+        }
+        count = *n;
+      }
+      if (out.count(name)) return make_error("license " + name + " is listed twice");
+      out[name] = count;
+    }
+    c.licenses = std::move(out);
+    return {};
+  };
+  d.show = [](const C& c) {
+    std::vector<std::string> items;
+    for (const auto& [name, count] : c.licenses) items.push_back(name + ":" + std::to_string(count));
+    return join(items, ",");
+  };
+  return d;
+}
+
 const uint32_t kMaxWeight = 4294967295u;
 
 std::vector<KeyDef<C>> make_global_keys() {
@@ -255,6 +297,7 @@ std::vector<KeyDef<C>> make_global_keys() {
       seconds("MinJobAge", &C::min_job_age, 100000000, "Seconds a finished job stays visible to squeue."),
       seconds("KillWait", &C::kill_wait, 65533, "Seconds between SIGTERM and SIGKILL when a job is stopped."),
       message_timeout(),
+      licenses(),
       memory_mb<C>("DefMemPerCPU", &C::def_mem_per_cpu_mb, "Memory per allocated CPU for jobs that ask for none."),
       memory_mb<C>("DefMemPerGPU", &C::def_mem_per_gpu_mb, "Memory per allocated GPU for jobs that ask for none."),
       memory_mb<C>("DefMemPerNode", &C::def_mem_per_node_mb, "Memory per node for jobs that ask for none."),

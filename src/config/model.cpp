@@ -67,19 +67,6 @@ const PartitionConfig* ClusterConfig::default_partition() const {
   return nullptr;
 }
 
-std::map<std::string, int64_t> configured_licenses(const ClusterConfig& cfg) {
-  std::map<std::string, int64_t> out;
-  auto it = cfg.globals_written.find("Licenses");
-  if (it == cfg.globals_written.end()) return out;
-  for (const auto& item : split(it->second.first, ',')) {
-    std::string_view s = trim(item);
-    if (s.empty()) continue;
-    auto sep = s.find_first_of(":*");
-    int64_t count = 1;
-    if (sep != std::string_view::npos) count = parse_int(s.substr(sep + 1)).value_or(1);
-    out[std::string(s.substr(0, sep))] = count;
-  }
-  return out;
-}
+const std::map<std::string, int64_t>& configured_licenses(const ClusterConfig& cfg) { return cfg.licenses; }
 
 }  // namespace drover::config

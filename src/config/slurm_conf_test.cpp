@@ -70,6 +70,13 @@ INSTANTIATE_TEST_SUITE_P(
         ValueCase{"select_params_canonical", "SelectTypeParameters=cr_core_memory,CR_ONE_TASK_PER_CORE",
                   [](C c) { return c.select_type_parameters; }, "CR_Core_Memory,CR_ONE_TASK_PER_CORE"},
         ValueCase{"scheduler_type", "SchedulerType=SCHED/BUILTIN", [](C c) { return c.scheduler_type; }, "sched/builtin"},
+        ValueCase{"licenses", "Licenses=fsbw:20,matlab,,ansys*3",
+                  [](C c) {
+                    std::string out;
+                    for (const auto& [name, n] : configured_licenses(c)) out += name + "=" + std::to_string(n) + " ";
+                    return out;
+                  },
+                  "ansys=3 fsbw=20 matlab=1 "},
         ValueCase{"priority_type", "PriorityType=priority/multifactor", [](C c) { return c.priority_type; },
                   "priority/multifactor"},
         ValueCase{"weights", "PriorityWeightAge=1000 PriorityWeightFairShare=10000 PriorityWeightJobSize=3 "
@@ -282,6 +289,12 @@ INSTANTIATE_TEST_SUITE_P(
                  {"slurm.conf:1:18: error: invalid value \"abc\" for CPUs: expected an integer from 1 to 1048576 [bad-value]"}},
         DiagCase{"integer_out_of_range", "NodeName=n1 ThreadsPerCore=0",
                  {"slurm.conf:1:28: error: invalid value \"0\" for ThreadsPerCore: expected an integer from 1 to 1024 [bad-value]"}},
+        DiagCase{"bad_license_count", "Licenses=fsbw:lots",
+                 {"slurm.conf:1:10: error: invalid value \"fsbw:lots\" for Licenses: license fsbw: expected a count from 0 "
+                  "to 2147483647 after ':' (got \"lots\") [bad-value]"}},
+        DiagCase{"license_twice", "Licenses=fsbw:2,matlab,fsbw:3",
+                 {"slurm.conf:1:10: error: invalid value \"fsbw:2,matlab,fsbw:3\" for Licenses: license fsbw is listed "
+                  "twice [bad-value]"}},
         DiagCase{"bad_port", "SlurmctldPort=70000",
                  {"slurm.conf:1:15: error: invalid value \"70000\" for SlurmctldPort: expected a port number from 1 to 65535 [bad-value]"}},
         DiagCase{"bad_yes_no", "PartitionName=p Default=maybe",

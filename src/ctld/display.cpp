@@ -376,6 +376,24 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
   return out;
 }
 
+std::vector<v1::License> ControllerState::licenses() const {
+  std::vector<v1::License> out;
+  for (const auto& [name, total] : config::configured_licenses(cfg_)) {
+    v1::License l;
+    l.set_name(name);
+    l.set_total(total);
+    const std::string tres = "license/" + name;
+    for (core::JobId id : active_) {
+      const Job& j = jobs_.at(id);
+      if (!holds_resources(j)) continue;
+      auto it = j.spec.licenses.find(tres);
+      if (it != j.spec.licenses.end()) l.set_used(l.used() + it->second);
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 namespace {
 
 int64_t rss_kb() {

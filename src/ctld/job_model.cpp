@@ -77,7 +77,7 @@ TresMap licenses_of(const std::string& text) {
     auto colon = item.find(':');
     std::string name = item.substr(0, colon);
     int64_t count = 1;
-    if (colon != std::string::npos) count = parse_int(item.substr(colon + 1)).value_or(1);
+    if (colon != std::string::npos) count = parse_int(item.substr(colon + 1)).value_or(-1);  // refused at submission
     out["license/" + name] = count;
   }
   return out;

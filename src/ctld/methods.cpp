@@ -135,6 +135,7 @@ void update_partition(Controller& c, const Caller& who, const v1::UpdatePartitio
 
 void get_config(Controller& c, const Caller&, const v1::GetConfigRequest& req, v1::GetConfigReply* rep, Done done) {
   for (auto& e : c.state().config_entries()) *rep->add_entries() = std::move(e);
+  for (auto& l : c.state().licenses()) *rep->add_licenses() = std::move(l);
   rep->set_as_of(c.state().config_time());
   rep->set_controller_host(c.settings().host);
   rep->set_slurm_conf_path(c.settings().conf_path);

@@ -264,6 +264,7 @@ class ControllerState {
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;
   std::vector<v1::PartitionInfo> partitions() const;
   std::vector<v1::ConfigEntry> config_entries() const;
+  std::vector<v1::License> licenses() const;  // configured counts and what running jobs use
   v1::StatusReply status(int64_t now) const;
   // sdiag's figures (display.cpp).
   v1::DiagReply diag(int64_t now) const;

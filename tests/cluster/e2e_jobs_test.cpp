@@ -198,6 +198,40 @@ TEST(Jobs, CancelPendingAndRunning) {
   EXPECT_EQ(unknown.err, "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
 }
 
+// slurm.conf's Licenses= (the seed's cluster-wide token pool, e.g. file-system
+// bandwidth): jobs take them with -L, wait (Licenses) while too few are free,
+// `scontrol show licenses` shows the pool as Slurm 22.05 does, and a request
+// the pool can never meet is refused with Slurm's message.
+TEST(Jobs, LicensesFromSlurmConfAreTakenWaitedForAndShown) {
+  ClusterDef def = small_cluster();
+  def.extra = {"Licenses=fsbw:20,matlab"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  std::string big = std::to_string(c.submit({"-L", "fsbw:15", "-o", "/dev/null", "--wrap", "sleep 300"}));
+  ASSERT_TRUE(c.wait_state(big, {"RUNNING"}));
+  std::string waits = std::to_string(c.submit({"-L", "fsbw:6", "-o", "/dev/null", "--wrap", "true"}));
+  std::string fits = std::to_string(c.submit({"-L", "fsbw:5,matlab", "-o", "/dev/null", "--wrap", "sleep 300"}));
+  ASSERT_TRUE(c.wait_state(fits, {"RUNNING"}));
+  EXPECT_EQ(c.state(waits), "PENDING");
+  EXPECT_EQ(c.reason(waits), "Licenses");
+  EXPECT_EQ(c.job_fields(big)["Licenses"], "fsbw:15");
+  auto r = c.run("scontrol", {"show", "licenses"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "LicenseName=fsbw\n    Total=20 Used=20 Free=0 Reserved=0 Remote=no\n"
+                   "LicenseName=matlab\n    Total=1 Used=1 Free=0 Reserved=0 Remote=no\n");
+  r = c.run("scontrol", {"-o", "show", "lic", "matlab"});
+  EXPECT_EQ(r.out, "LicenseName=matlab Total=1 Used=1 Free=0 Reserved=0 Remote=no\n");
+  // The licenses come back with the job's end; the waiting job starts.
+  ASSERT_EQ(c.run("scancel", {big}).rc, 0);
+  EXPECT_TRUE(c.wait_done(waits));
+  EXPECT_EQ(c.state(waits), "COMPLETED");
+  for (const char* bad : {"fsbw:21", "nosuch:1"}) {
+    r = c.run("sbatch", {"-L", bad, "--wrap", "true"});
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(lines_of(r.err).at(0), "sbatch: error: Batch job submission failed: Invalid license specification") << bad;
+  }
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
