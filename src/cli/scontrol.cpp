@@ -21,8 +21,9 @@ namespace drover::cli {
 namespace {
 
 constexpr std::string_view kNeedsController =
-    "Drover's scontrol has show job|node|partition|config, update NodeName=/PartitionName=/JobId=, hold, uhold, release, "
-    "requeue, requeuehold, ping and reconfigure so far";
+    "Drover's scontrol has show job|node|partition|config|licenses|hostnames|hostlist, update "
+    "NodeName=/PartitionName=/JobId=, hold, uhold, release, requeue, requeuehold, ping, reconfigure and write "
+    "batch_script so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
 template <class Handler>

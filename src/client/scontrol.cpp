@@ -1,8 +1,11 @@
 // scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
-// ping, reconfigure. Everything else (show hostnames/hostlist, help, modes)
+// ping, reconfigure, write batch_script. Everything else (show hostnames/hostlist, help, modes)
 // is src/cli's scontrol.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -316,6 +319,67 @@ int run_ping(ControllerApi& api) {
   return 0;
 }
 
+// scontrol write batch_script JOBID [FILE|-]: the job's script as submitted,
+// to FILE (default slurm-JOBID.sh) or standard output, for its owner and the
+// privileged (the controller sends anyone else's without it). Slurm's
+// messages; unlike Slurm's scontrol, a failure exits 1.
+int run_write(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  if (o.words.size() < 2) {
+    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  if (o.words.size() > 4) {
+    std::fprintf(stderr, "too many arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  if (!abbrev(o.words[1], "batch_script", 1)) {
+    std::fprintf(stderr, "invalid entity:%s for keyword:%s\n", o.words[1].c_str(), o.words[0].c_str());
+    return 1;
+  }
+  if (o.words.size() < 3) {
+    std::fprintf(stderr, "scontrol: error: write batch_script needs a job id (write batch_script JOBID [FILE|-])\n");
+    return 1;
+  }
+  const std::string& id = o.words[2];
+  auto fail = [](const std::string& why) {
+    std::fprintf(stderr, "job script retrieval failed: %s\n", why.c_str());
+    return 1;
+  };
+  auto target = target_of(id);
+  if (!target) return fail("Invalid job id specified");
+  auto reply = api.get_jobs({target->job_id()}, true, true);
+  if (!reply) return report_failure(inv, api, reply.error());
+  const v1::JobRecord* rec = nullptr;
+  for (const auto& r : reply->jobs()) {
+    bool element = target->array_tasks_size() > 0;
+    if (element ? r.array_job_id() == target->job_id() && r.array_task_id() == target->array_tasks(0)
+                : r.job_id() == target->job_id()) {
+      rec = &r;
+    }
+  }
+  if (!rec) return fail("Invalid job id specified");
+  if (!rec->desc().batch()) return fail("Job script not specified");  // salloc, srun: no script
+  if (rec->desc().script().empty()) return fail("Invalid user id");  // another user's job
+  const std::string file = o.words.size() > 3 ? o.words[3] : "slurm-" + id + ".sh";
+  if (file == "-") {
+    write_out(rec->desc().script(), stdout);
+    return 0;
+  }
+  FILE* f = std::fopen(file.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "failed to open file `%s`: %s\n", file.c_str(), std::strerror(errno));
+    return 1;
+  }
+  bool ok = std::fwrite(rec->desc().script().data(), 1, rec->desc().script().size(), f) == rec->desc().script().size();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::fprintf(stderr, "failed to write file `%s`: %s\n", file.c_str(), std::strerror(errno));
+    return 1;
+  }
+  std::printf("batch script for job %s written to %s\n", id.c_str(), file.c_str());
+  return 0;
+}
+
 int run_reconfigure(ControllerApi& api, const Invocation& inv) {
   auto reply = api.reconfigure();
   if (!reply) {
@@ -338,7 +402,8 @@ bool needs_controller(const Opts& o) {
            abbrev(e, "licenses", 3);
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
-                           {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3}}) {
+                           {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
+                           {"write", 2}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;
@@ -362,6 +427,7 @@ int scontrol_main(const Args& args) {
   if (abbrev(k, "release", 3)) return run_control(*api, inv, o, v1::RELEASE);
   if (abbrev(k, "ping", 3)) return run_ping(*api);
   if (abbrev(k, "reconfigure", 3)) return run_reconfigure(*api, inv);
+  if (abbrev(k, "write", 2)) return run_write(*api, inv, o);
   return cli::scontrol_main(inv.args);
 }
 

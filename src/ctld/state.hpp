@@ -261,6 +261,8 @@ class ControllerState {
 
   // ---- displays (display.cpp) ----
   v1::JobRecord job_for_display(const Job& j, bool detail, int64_t now) const;
+  // The job's owner, root, SlurmUser or an operator.
+  bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;
   std::vector<v1::PartitionInfo> partitions() const;
   std::vector<v1::ConfigEntry> config_entries() const;
@@ -323,7 +325,6 @@ class ControllerState {
   // `dropped`, with a line each in `notes` (partition_update.cpp).
   config::ClusterConfig with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
                                                std::vector<std::string>& dropped) const;
-  bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::string dependency_display(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
   void index_array(const Job& j);

@@ -232,6 +232,36 @@ TEST(Jobs, LicensesFromSlurmConfAreTakenWaitedForAndShown) {
   }
 }
 
+// scontrol write batch_script: the script as submitted, to a file or stdout,
+// with Slurm's messages; the controller hands another user's script (and
+// environment, which may hold secrets) to nobody but its owner and the
+// privileged, so a plain user asking for it gets Slurm's refusal.
+TEST(Jobs, WriteBatchScriptGivesTheOwnerTheScriptAndNobodyElse) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string script = "#!/bin/bash\n#SBATCH -J kept\necho $((6*7))\n";
+  std::ofstream(c.work() + "/job.sh") << script;
+  std::string id = std::to_string(c.submit({"-H", "job.sh"}));
+  auto r = c.run("scontrol", {"write", "batch_script", id});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "batch script for job " + id + " written to slurm-" + id + ".sh\n");
+  EXPECT_EQ(read_file(c.work() + "/slurm-" + id + ".sh"), script);
+  r = c.run("scontrol", {"write", "batch_script", id, "-"});
+  EXPECT_EQ(r.out, script);
+  r = c.run("scontrol", {"write", "batch_script", "99999", "-"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "job script retrieval failed: Invalid job id specified\n");
+  r = c.run("scontrol", {"write", "batch_script", id, "/nonexistent/x.sh"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "failed to open file `/nonexistent/x.sh`: No such file or directory\n");
+  auto user = ensure_user("droveruser");
+  if (!user) GTEST_SKIP() << "another user's view needs root (useradd)";
+  r = c.run("scontrol", {"write", "batch_script", id, "-"}, user->as());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "job script retrieval failed: Invalid user id\n");
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
