@@ -50,9 +50,13 @@ int sbatch_main(const Args& args) {
     return 0;
   }
   for (const auto& w : parsed->warnings) write_out(w + (w.empty() || w.back() != '\n' ? "\n" : ""), stderr);
-  const cli::JobRequest& req = parsed->request;
+  cli::JobRequest& req = parsed->request;
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (req.clusters) {
+    if (!names_this_cluster("sbatch", *req.clusters, *api)) return 1;
+    req.clusters = api->endpoint().cluster;  // the reply names it, as Slurm's names the cluster it chose
+  }
   auto reply = api->submit(descriptor_from_request(req, who), req.test_only);
   if (!reply) {
     if (reply.error().unreachable) {

@@ -51,6 +51,24 @@ void print_error_lines(const std::string& program, const std::string& message) {
   }
 }
 
+bool names_this_cluster(const std::string& program, const std::string& clusters, const ControllerApi& api) {
+  bool ours = false;
+  for (const auto& name : split(clusters, ',')) {
+    if (name == api.endpoint().cluster || iequals(name, "all")) {
+      ours = true;
+    } else {
+      std::fprintf(stderr, "%s: error: No cluster '%s' known by database.\n", program.c_str(), name.c_str());
+    }
+  }
+  if (ours) return true;
+  std::fprintf(stderr, "%s: error: '%s' can't be reached now, or it is an invalid entry for --cluster.  Use "
+                       "'sacctmgr list clusters' to see available clusters.\n", program.c_str(), clusters.c_str());
+  std::fprintf(stderr, "%s: error: drover: this cluster is %s (slurm.conf ClusterName, %s); Drover's commands "
+                       "reach no other\n", program.c_str(), api.endpoint().cluster.c_str(),
+               api.endpoint().conf_path.c_str());
+  return false;
+}
+
 std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv) {
   auto ep = find_controller(inv.config_flag);
   if (!ep) {

@@ -28,6 +28,12 @@ Invocation invocation(const std::string& program, const std::vector<std::string>
 // Connects, or prints why not (Slurm's line, then Drover's) and returns nullptr.
 std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv);
 
+// -M/--clusters of sbatch, srun and salloc: whether `clusters` (a comma
+// list; "all" names every cluster) names the cluster `api` reaches. Each
+// other name gets Slurm's "No cluster 'X' known by database." line; with
+// none of this cluster, Slurm's refusal and Drover's reason follow.
+bool names_this_cluster(const std::string& program, const std::string& clusters, const ControllerApi& api);
+
 // Prints "<program>: error: <line>" for each line of `message`.
 void print_error_lines(const std::string& program, const std::string& message);
 // For a failed call: Slurm's unreachable text, or the controller's message as error lines.

@@ -377,6 +377,7 @@ int srun_main(const Args& args) {
 #endif
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (req.clusters && !names_this_cluster("srun", *req.clusters, *api)) return 1;
   SubmitterContext who = current_submitter();
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
   if (req.pty) {
@@ -418,6 +419,7 @@ int salloc_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (req.clusters && !names_this_cluster("salloc", *req.clusters, *api)) return 1;
   SubmitterContext who = current_submitter();
   Allocation a = allocate("salloc", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;

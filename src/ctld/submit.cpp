@@ -33,6 +33,12 @@ Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t j
                                                " jobs; MaxJobCount=" + std::to_string(s.max_job_count) +
                                                " (slurm.conf) bounds it; retry when jobs have finished");
   }
+  if (!d.reservation().empty()) {
+    return refusal("Requested reservation is invalid",
+                   "drover: there is no reservation " + d.reservation() +
+                       ": Drover has no advance reservations yet (scontrol create reservation is not built), so "
+                       "--reservation cannot be honoured");
+  }
   if (d.has_priority() && !who.privileged) {
     return refusal("Access/permission denied", "--priority may be set only by root, SlurmUser or an operator");
   }

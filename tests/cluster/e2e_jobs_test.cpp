@@ -510,6 +510,12 @@ TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
       {{"--mem=2000G"}, "sbatch: error: Memory specification can not be satisfied\n"
                         "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"},
       {{"--qos=nosuchqos"}, "sbatch: error: Batch job submission failed: Invalid qos specification\n"},
+      // Drover has no advance reservations: a job asking for one is refused, not run outside it.
+      {{"--reservation=maint"}, "sbatch: error: Batch job submission failed: Requested reservation is invalid\n"},
+      // -M: only this cluster's name (or "all") reaches this controller.
+      {{"-M", "elsewhere"}, "sbatch: error: No cluster 'elsewhere' known by database.\n"
+                            "sbatch: error: 'elsewhere' can't be reached now, or it is an invalid entry for "
+                            "--cluster.  Use 'sacctmgr list clusters' to see available clusters.\n"},
   };
   for (const auto& k : cases) {
     std::vector<std::string> args = k.args;
@@ -520,6 +526,18 @@ TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
     EXPECT_TRUE(r.out.empty());
   }
   EXPECT_TRUE(c.run("squeue", {"-h", "-t", "all"}).out.empty()) << "a refused job was recorded";
+  // -M naming this cluster (among others) submits here and says so.
+  std::string cluster;
+  for (const auto& line : lines_of(c.run("scontrol", {"show", "config"}).out)) {
+    if (line.rfind("ClusterName ", 0) == 0) cluster = line.substr(line.find("= ") + 2);
+  }
+  ASSERT_FALSE(cluster.empty());
+  auto m = c.run("sbatch", {"-M", "elsewhere," + cluster, "-H", "--parsable", "--wrap", "true"});
+  EXPECT_EQ(m.rc, 0) << m.err;
+  EXPECT_EQ(m.err, "sbatch: error: No cluster 'elsewhere' known by database.\n");
+  const std::string held = m.out.substr(0, m.out.find(';'));
+  EXPECT_EQ(m.out, held + ";" + cluster + "\n");
+  c.run("scancel", {held});
   // Accepted, but pending with a reason that names the limit (Slurm does the same).
   std::string id = std::to_string(c.submit({"-t", "8-00:00:00", "--wrap", "true"}));
   std::this_thread::sleep_for(300ms);
