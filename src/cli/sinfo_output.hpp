@@ -40,6 +40,7 @@ struct SinfoOptions {
   bool responding_only = false;            // -r
   bool dead_only = false;                  // -d
   bool future = false;                     // --future: FUTURE nodes too
+  bool reservations = false;               // -T: the reservations instead (Drover has none)
   std::vector<std::string> partitions;     // -p
   std::vector<std::string> nodes;          // -n (expanded)
   std::vector<std::string> states;         // -t (compact or long names, any case)

@@ -111,6 +111,18 @@ INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
                          ::testing::Values("sinfo_drain.txt", "sinfo_drain_R.txt", "sinfo_drain_s.txt",
                                            "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"), [](const auto& i) { return test::test_name(i.param); });
 
+// sinfo -T lists reservations, not partitions: Drover has none (Slurm 22.05's
+// words for that, checked on the anchor cluster).
+TEST(SinfoReservations, SayThereAreNone) {
+  for (const char* flag : {"-T", "--reservation"}) {
+    auto opts = parse_sinfo_options({flag}, {});
+    ASSERT_TRUE(opts.ok());
+    CommandOutput out = render_sinfo(*opts, test::anchor_partitions(), {}, test::utc("2026-11-29T23:55:38"));
+    EXPECT_EQ(out.out, "No reservations in the system\n") << flag;
+    EXPECT_EQ(out.err, "");
+  }
+}
+
 TEST(NodeStateNames, LongCompactAndCompleteForms) {
   struct Row {
     NodeState s;
