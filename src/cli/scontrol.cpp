@@ -21,7 +21,7 @@ namespace drover::cli {
 namespace {
 
 constexpr std::string_view kNeedsController =
-    "Drover's scontrol has show job|node|partition|config|licenses|hostnames|hostlist, update "
+    "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|hostnames|hostlist, update "
     "NodeName=/PartitionName=/JobId=, hold, uhold, release, requeue, requeuehold, ping, reconfigure and write "
     "batch_script so far";
 

@@ -135,6 +135,20 @@ std::string render_node_detail(const NodeView& n, bool one_line) {
   return r.finish();
 }
 
+std::string render_step_detail(const StepDetailView& s, bool one_line) {
+  Record r;
+  r.one_line = one_line;
+  r.add("StepId={} UserId={} StartTime={} TimeLimit={}", s.id, s.uid, time_or(s.start_time, "Unknown"),
+        limit_text_hms(s.time_limit));
+  r.add("State={} Partition={} NodeList={}", s.state, null_or(s.partition), null_or(s.nodes));
+  r.add("Nodes={} CPUs={} Tasks={} Name={} Network=(null)", s.num_nodes, s.cpus, s.tasks, s.name);
+  r.add("TRES={}", null_or(s.tres));
+  r.add("ResvPorts=(null)");
+  r.add("CPUFreqReq=Default{}", s.batch ? "" : " Dist=Block");
+  r.add("SrunHost:Pid={}:{}", null_or(s.srun_host), s.srun_pid);
+  return r.finish();
+}
+
 std::string render_partition_detail(const PartitionView& p, bool one_line) {
   Record r{one_line, {}};
   r.add("PartitionName={}", p.name);

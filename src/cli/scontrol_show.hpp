@@ -19,6 +19,26 @@ std::string render_job_detail(const JobView& job, UnixTime now, bool one_line, b
 std::string render_node_detail(const NodeView& node, bool one_line);
 std::string render_partition_detail(const PartitionView& part, bool one_line);
 
+// `scontrol show step`: one running step of a running job.
+struct StepDetailView {
+  std::string id;            // "123.0", "123.batch", "117_4.0"
+  uint32_t uid = 0;
+  UnixTime start_time = kNoTime;
+  Seconds time_limit = kInfinite;
+  std::string state;         // RUNNING
+  std::string partition;
+  std::string nodes;         // host list
+  int64_t num_nodes = 0;
+  int64_t cpus = 0;
+  int64_t tasks = 0;
+  std::string name;
+  std::string tres;          // "cpu=2,node=1"; empty: (null)
+  bool batch = false;        // the batch step: no Dist, no srun
+  std::string srun_host;
+  int64_t srun_pid = 0;
+};
+std::string render_step_detail(const StepDetailView& step, bool one_line);
+
 // `scontrol show config`: the keys in the order to print, each value
 // already in Slurm's words ("300 sec", "(null)", "No"); see config_seconds().
 struct ConfigEntry {

@@ -39,6 +39,59 @@ JobView golden_job(int64_t id, const char* name) {
   return j;
 }
 
+// `scontrol show step`, as Slurm 22.05 printed it on the anchor cluster
+// (2026-12-04: an srun step outside an allocation, and an sbatch job's batch
+// step, whose CPUs and TRES Slurm leaves empty).
+TEST_F(ScontrolShow, StepMatchesRealSlurm) {
+  StepDetailView s;
+  s.id = "34036.0";
+  s.uid = 2001;
+  s.start_time = utc("2026-12-04T00:53:28");
+  s.state = "RUNNING";
+  s.partition = "compute";
+  s.nodes = "cpu01";
+  s.num_nodes = 1;
+  s.cpus = 1;
+  s.tasks = 1;
+  s.name = "stepname";
+  s.tres = "cpu=1,mem=4G,node=1";
+  s.srun_host = "vm";
+  s.srun_pid = 17685;
+  EXPECT_EQ(render_step_detail(s, false),
+            "StepId=34036.0 UserId=2001 StartTime=2026-12-04T00:53:28 TimeLimit=UNLIMITED\n"
+            "   State=RUNNING Partition=compute NodeList=cpu01\n"
+            "   Nodes=1 CPUs=1 Tasks=1 Name=stepname Network=(null)\n"
+            "   TRES=cpu=1,mem=4G,node=1\n"
+            "   ResvPorts=(null)\n"
+            "   CPUFreqReq=Default Dist=Block\n"
+            "   SrunHost:Pid=vm:17685\n\n");
+  EXPECT_EQ(render_step_detail(s, true),
+            "StepId=34036.0 UserId=2001 StartTime=2026-12-04T00:53:28 TimeLimit=UNLIMITED State=RUNNING "
+            "Partition=compute NodeList=cpu01 Nodes=1 CPUs=1 Tasks=1 Name=stepname Network=(null) "
+            "TRES=cpu=1,mem=4G,node=1 ResvPorts=(null) CPUFreqReq=Default Dist=Block SrunHost:Pid=vm:17685\n");
+  StepDetailView b;
+  b.id = "34037.batch";
+  b.uid = 2001;
+  b.start_time = utc("2026-12-04T00:53:37");
+  b.state = "RUNNING";
+  b.partition = "compute";
+  b.nodes = "cpu01";
+  b.num_nodes = 1;
+  b.tasks = 1;
+  b.name = "batch";
+  b.batch = true;
+  EXPECT_EQ(render_step_detail(b, false),
+            "StepId=34037.batch UserId=2001 StartTime=2026-12-04T00:53:37 TimeLimit=UNLIMITED\n"
+            "   State=RUNNING Partition=compute NodeList=cpu01\n"
+            "   Nodes=1 CPUs=0 Tasks=1 Name=batch Network=(null)\n"
+            "   TRES=(null)\n"
+            "   ResvPorts=(null)\n"
+            "   CPUFreqReq=Default\n"
+            "   SrunHost:Pid=(null):0\n\n");
+  b.time_limit = 600;
+  EXPECT_NE(render_step_detail(b, false).find("TimeLimit=00:10:00"), std::string::npos);
+}
+
 TEST_F(ScontrolShow, PendingJobMatchesGolden) {
   JobView j = golden_job(108, "train-wait");
   j.priority = 7641;

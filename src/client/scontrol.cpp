@@ -1,4 +1,4 @@
-// scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses,
+// scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses|step,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
 // ping, reconfigure, write batch_script. Everything else (show hostnames/hostlist, help, modes)
 // is src/cli's scontrol.
@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,8 @@
 #include "client/session.hpp"
 #include "client/submit_map.hpp"
 #include "client/views_map.hpp"
+#include "common/duration.hpp"
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 
 namespace drover::client {
@@ -148,6 +152,98 @@ int show_licenses(ControllerApi& api, const Invocation& inv, const Opts& o, cons
   return 0;
 }
 
+cli::CliResult<v1::JobTarget> target_of(const std::string& text);
+
+// scontrol show step [JOB | JOB.STEP | JOB.batch ...]: the running steps of
+// running jobs (the batch step first, as Slurm lists them), in Slurm 22.05's
+// layout; an unknown job or step is Slurm's "Invalid job id specified".
+int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& ids) {
+  struct Want {
+    v1::JobTarget job;
+    std::optional<int64_t> step;
+  };
+  std::vector<Want> wants;
+  auto invalid = [] {
+    std::fprintf(stderr, "slurm_get_job_steps error: Invalid job id specified\n");
+    return 1;
+  };
+  for (const auto& id : ids) {
+    auto dot = id.find('.');
+    auto t = target_of(id.substr(0, dot));
+    if (!t) return invalid();
+    Want w{*t, std::nullopt};
+    if (dot != std::string::npos) {
+      std::string step = id.substr(dot + 1);
+      auto n = parse_int(step);
+      if (iequals(step, "batch")) w.step = -2;
+      else if (n && *n >= 0) w.step = *n;
+      else return invalid();
+    }
+    wants.push_back(std::move(w));
+  }
+  std::vector<int64_t> job_ids;
+  for (const auto& w : wants) job_ids.push_back(w.job.job_id());
+  auto jobs = api.get_jobs(job_ids, false);
+  if (!jobs) return report_failure(inv, api, jobs.error());
+  std::map<int64_t, const v1::JobRecord*> by_id;
+  for (const auto& j : jobs->jobs()) by_id[j.job_id()] = &j;
+  std::vector<int64_t> running;
+  for (const auto& [id, j] : by_id) running.push_back(id);
+  if (!wants.empty() && running.empty()) return invalid();
+  auto steps = api.get_steps(running);
+  if (!steps) return report_failure(inv, api, steps.error());
+  auto selected = [&](const v1::StepInfo& s, const v1::JobRecord& j) {
+    if (wants.empty()) return true;
+    for (const auto& w : wants) {
+      bool job = w.job.array_tasks_size() > 0
+                     ? j.array_job_id() == w.job.job_id() && j.array_task_id() == w.job.array_tasks(0)
+                     : j.job_id() == w.job.job_id() || j.array_job_id() == w.job.job_id();
+      if (job && (!w.step || *w.step == s.step_id())) return true;
+    }
+    return false;
+  };
+  std::vector<const v1::StepInfo*> order;
+  for (const auto& s : steps->steps()) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [](const v1::StepInfo* a, const v1::StepInfo* b) {
+    if (a->job_id() != b->job_id()) return a->job_id() < b->job_id();
+    return (a->step_id() < 0 ? -1 : a->step_id()) < (b->step_id() < 0 ? -1 : b->step_id());
+  });
+  std::string out;
+  for (const v1::StepInfo* s : order) {
+    auto j = by_id.find(s->job_id());
+    if (j == by_id.end() || !selected(*s, *j->second)) continue;
+    const v1::JobRecord& job = *j->second;
+    cli::StepDetailView v;
+    std::string job_text = job.array_job_id() > 0 ? std::to_string(job.array_job_id()) + "_" +
+                                                        std::to_string(job.array_task_id())
+                                                  : std::to_string(job.job_id());
+    v.batch = s->step_id() < 0;
+    v.id = job_text + "." + (v.batch ? std::string("batch") : std::to_string(s->step_id()));
+    v.uid = s->uid();
+    v.start_time = s->start_time() > 0 ? s->start_time() : kNoTime;
+    v.time_limit = s->time_limit_s() > 0 ? s->time_limit_s() : kInfinite;
+    v.state = s->state();
+    v.partition = job.partition();
+    std::vector<std::string> nodes;
+    for (const auto& n : s->nodes()) nodes.push_back(n.node());
+    v.nodes = hostlist_compress(nodes);
+    v.num_nodes = s->nodes_size();
+    v.cpus = s->cpus();
+    v.tasks = s->ntasks();
+    v.name = s->name();
+    v.tres = s->tres();
+    v.srun_host = s->srun_host();
+    v.srun_pid = s->srun_pid();
+    out += cli::render_step_detail(v, o.one_line);
+  }
+  if (out.empty()) {
+    if (!wants.empty()) return invalid();
+    out = "No job steps in the system\n";
+  }
+  write_out(out, stdout);
+  return 0;
+}
+
 // "-dd", "123" etc. after the entity: ids only.
 std::vector<std::string> ids_of(const std::vector<std::string>& words, std::size_t from) {
   std::vector<std::string> out;
@@ -169,6 +265,7 @@ std::optional<int> run_show(ControllerApi* api, const Invocation& inv, const Opt
   if (iequals(e, "partitions") || abbrev(e, "partition", 1)) return need() ? show_partitions(*api, inv, o, rest) : 1;
   if (abbrev(e, "config", 1)) return need() ? show_config(*api, inv) : 1;
   if (abbrev(e, "licenses", 3)) return need() ? show_licenses(*api, inv, o, rest) : 1;
+  if (abbrev(e, "steps", 2)) return need() ? show_steps(*api, inv, o, rest) : 1;
   return std::nullopt;
 }
 
@@ -399,7 +496,7 @@ bool needs_controller(const Opts& o) {
     const std::string& e = o.words[1];
     return iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1) || iequals(e, "nodes") ||
            abbrev(e, "node", 1) || iequals(e, "partitions") || abbrev(e, "partition", 1) || abbrev(e, "config", 1) ||
-           abbrev(e, "licenses", 3);
+           abbrev(e, "licenses", 3) || abbrev(e, "steps", 2);
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},

@@ -123,6 +123,11 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   mode_t m = umask(0);
   umask(m);
   s.set_umask(static_cast<int32_t>(m));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string short_host = host;
+  s.set_srun_host(short_host.substr(0, short_host.find('.')));
+  s.set_srun_pid(static_cast<int32_t>(getpid()));
   return s;
 }
 

@@ -177,6 +177,9 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_overlap(req.overlap());
   s.set_exact(req.exact() || req.exclusive());
   s.set_no_kill(req.no_kill());
+  s.set_srun_host(req.srun_host());
+  s.set_srun_pid(req.srun_pid());
+  s.set_time_limit_s(req.time_limit_s());
   bool wants_gpus = req.gpus() > 0 || req.gpus_per_node() > 0;
   s.set_gpus_requested(wants_gpus);
   StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1};

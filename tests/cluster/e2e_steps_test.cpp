@@ -304,6 +304,41 @@ TEST(Steps, SrunPtyRunsTaskZeroInATerminalThatFollowsSrunsOwn) {
                    "srun: error: Not using a pseudo-terminal, disregarding --pty option\n");
 }
 
+// scontrol show step: the running steps of running jobs (the batch step
+// first), one job's, one step; `-o`; Slurm's words when there are none or
+// the id is unknown.
+TEST(Steps, ScontrolShowStepListsTheRunningSteps) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  EXPECT_EQ(c.run("scontrol", {"show", "step"}).out, "No job steps in the system\n");
+  std::string id = std::to_string(
+      c.submit({"-n2", "-p", "compute", "-o", "/dev/null", "--wrap", "srun -n2 -J inner -t 7 sleep 60"}));
+  ASSERT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-s", "-j", id}).out.find(id + ".0") != std::string::npos; },
+                         20s));
+  auto all = c.run("scontrol", {"show", "step"});
+  EXPECT_EQ(all.rc, 0) << all.err;
+  auto batch_at = all.out.find("StepId=" + id + ".batch UserId=");
+  auto step_at = all.out.find("StepId=" + id + ".0 UserId=");
+  ASSERT_NE(batch_at, std::string::npos) << all.out;
+  ASSERT_NE(step_at, std::string::npos) << all.out;
+  EXPECT_LT(batch_at, step_at);
+  auto one = c.run("scontrol", {"-o", "show", "step", id + ".0"});
+  EXPECT_EQ(one.rc, 0) << one.err;
+  EXPECT_EQ(lines_of(one.out).size(), 1u) << one.out;
+  for (const std::string want : {"TimeLimit=00:07:00 State=RUNNING Partition=compute", "Tasks=2 Name=inner",
+                                 "CPUFreqReq=Default Dist=Block SrunHost:Pid="}) {
+    EXPECT_NE(one.out.find(want), std::string::npos) << want << "\n" << one.out;
+  }
+  EXPECT_EQ(one.out.find(".batch"), std::string::npos) << one.out;
+  for (const std::string& bad : std::vector<std::string>{"99999.0", id + ".5", "x.0"}) {
+    auto r = c.run("scontrol", {"show", "step", bad});
+    EXPECT_EQ(r.rc, 1) << bad;
+    EXPECT_EQ(r.err, "slurm_get_job_steps error: Invalid job id specified\n") << bad;
+  }
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+  EXPECT_TRUE(eventually([&] { return c.run("scontrol", {"show", "step"}).out == "No job steps in the system\n"; }, 10s));
+}
+
 TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
