@@ -1,7 +1,10 @@
 // sbatch: parse (src/cli), submit, print Slurm's answer.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <ctime>
+#include <thread>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -26,6 +29,35 @@ Result<std::string> read_file(const std::string& path) {
 Result<std::string> read_stdin() {
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   return text;
+}
+
+// -W/--wait (sbatch(1)): returns once the job, every element of an array,
+// has ended: the highest exit code among them, 1 for one ended by a signal.
+// Asks every 0.1 s at first, then less often (at most every 2 s); a
+// controller that restarts meanwhile is waited for.
+int wait_for_job(const Invocation& inv, ControllerApi& api, int64_t job_id) {
+  int delay_ms = 100;
+  for (;;) {
+    auto r = api.get_jobs({job_id}, false, true);
+    if (!r && r.error().unreachable) return report_failure(inv, api, r.error());
+    if (r) {
+      if (r->jobs_size() == 0) {
+        std::fprintf(stderr, "sbatch: error: job %lld is no longer known to the controller (forgotten after "
+                             "MinJobAge): its exit code is in sacct\n", static_cast<long long>(job_id));
+        return 1;
+      }
+      bool ended = true;
+      int rc = 0;
+      for (const auto& j : r->jobs()) {
+        bool over = j.state() >= v1::COMPLETED && j.state() != v1::SUSPENDED && !j.completing();
+        ended = ended && over;
+        rc = std::max(rc, j.exit_signal() != 0 ? 1 : j.exit_code());
+      }
+      if (ended) return rc;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    delay_ms = std::min(delay_ms * 2, 2000);
+  }
 }
 
 }  // namespace
@@ -76,6 +108,10 @@ int sbatch_main(const Args& args) {
     return 0;
   }
   write_out(cli::submission_reply(req, reply->job_id()), stdout);
+  if (req.wait) {
+    std::fflush(stdout);  // the job id is seen while sbatch waits
+    return wait_for_job(inv, *api, reply->job_id());
+  }
   return 0;
 }
 

@@ -262,6 +262,25 @@ TEST(Jobs, WriteBatchScriptGivesTheOwnerTheScriptAndNobodyElse) {
   EXPECT_EQ(r.err, "job script retrieval failed: Invalid user id\n");
 }
 
+// sbatch -W/--wait returns when the job has ended, with its exit code: an
+// array's highest, 1 for a job ended by a signal (as Slurm 22.05's, checked
+// on the anchor cluster with the same three jobs).
+TEST(Jobs, SbatchWaitReturnsWhenTheJobEndsWithItsExitCode) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("sbatch", {"--wait", "-o", "/dev/null", "--wrap", "sleep 1; exit 3"});
+  EXPECT_EQ(r.rc, 3) << r.err;
+  ASSERT_EQ(r.out.rfind("Submitted batch job ", 0), 0u) << r.out;
+  const std::string id = r.out.substr(20, r.out.size() - 21);
+  EXPECT_EQ(c.state(id), "FAILED");  // ended before sbatch returned
+  r = c.run("sbatch", {"--wait", "-a", "0-2", "-o", "/dev/null", "--wrap", "exit $SLURM_ARRAY_TASK_ID"});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  r = c.run("sbatch", {"-W", "--parsable", "-o", "/dev/null", "--wrap", "kill -9 $$"});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  r = c.run("sbatch", {"-W", "-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
