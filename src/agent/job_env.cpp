@@ -57,6 +57,7 @@ void add_job_vars(EnvMap& env, const LaunchRequest& r) {
   if (!j.export_spec.empty() && j.export_spec != "ALL") env["SLURM_EXPORT_ENV"] = j.export_spec;
   set_opt(env, "SLURM_NTASKS_PER_NODE", j.ntasks_per_node);
   set_if(env, "SLURM_GPUS", j.gpus_opt);
+  set_if(env, "SLURM_NTASKS_PER_GPU", j.ntasks_per_gpu_opt);
   set_if(env, "SLURM_GPUS_PER_NODE", j.gpus_per_node_opt);
   set_if(env, "SLURM_GPUS_PER_TASK", j.gpus_per_task_opt);
   set_if(env, "SLURM_CPUS_PER_GPU", j.cpus_per_gpu_opt);

@@ -27,7 +27,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobInfo, job_id, job_name, user,
                                                 reservation, cluster_name, submit_dir, submit_host, nodes,
                                                 cpus_per_node, tasks_per_node, ntasks, ntasks_per_node, cpus_per_task,
                                                 mem_per_node_mb, mem_per_cpu_mb, gpus_opt, gpus_per_node_opt,
-                                                gpus_per_task_opt, cpus_per_gpu_opt, mem_per_gpu_opt, array,
+                                                gpus_per_task_opt, cpus_per_gpu_opt, mem_per_gpu_opt, ntasks_per_gpu_opt, array,
                                                 prio_process, restart_count, submit_env, export_spec, conf_path)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StepLayout, nodes, tasks_per_node, node_index, global_task_ids,
                                                 cpus_per_task, gpus_opt, mem_per_cpu_mb, mem_per_node_mb,

@@ -69,6 +69,7 @@ struct JobInfo {
   // GPU request options exactly as the user wrote them; each sets its
   // SLURM_* variable only when given (SLURM_GPUS, SLURM_GPUS_PER_NODE, ...).
   std::string gpus_opt, gpus_per_node_opt, gpus_per_task_opt, cpus_per_gpu_opt, mem_per_gpu_opt;
+  std::string ntasks_per_gpu_opt;
   std::optional<ArrayInfo> array;
   int prio_process = 0;  // the submitter's nice value (SLURM_PRIO_PROCESS)
   int restart_count = 0;  // SLURM_RESTART_COUNT when > 0

@@ -29,6 +29,7 @@ agent::JobInfo job_info(const v1::LaunchRequest& in) {
   j.gpus_per_task_opt = in.gpus_per_task_opt();
   j.cpus_per_gpu_opt = in.cpus_per_gpu_opt();
   j.mem_per_gpu_opt = in.mem_per_gpu_opt();
+  j.ntasks_per_gpu_opt = in.ntasks_per_gpu_opt();
   if (in.array_job_id() != 0) {
     agent::ArrayInfo a;
     a.array_job_id = static_cast<uint64_t>(in.array_job_id());

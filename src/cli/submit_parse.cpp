@@ -352,6 +352,7 @@ std::string default_job_name(const JobRequest& r) {
     if (r.wrap) return "wrap";
     return r.script_path.empty() ? "sbatch" : base(r.script_path);
   }
+  if (r.command == SubmitCommand::kSalloc && r.no_shell) return "no-shell";  // as Slurm names it
   if (!r.argv.empty()) return base(r.argv.front());
   return r.command == SubmitCommand::kSalloc ? "bash" : "srun";
 }

@@ -417,7 +417,7 @@ int salloc_main(const Args& args) {
   Parsed p = parse(cli::SubmitCommand::kSalloc, inv);
   if (p.exit >= 0) return p.exit;
   cli::JobRequest& req = p.req;
-  if (req.argv.empty()) {
+  if (req.argv.empty() && !req.no_shell) {
     const char* shell = std::getenv("SHELL");
     struct passwd* pw = getpwuid(getuid());
     req.argv.push_back(shell && *shell ? shell : pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
@@ -429,6 +429,9 @@ int salloc_main(const Args& args) {
   Allocation a = allocate("salloc", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   if (!req.quiet) std::fprintf(stderr, "salloc: Granted job allocation %lld\n", static_cast<long long>(a.job_id));
+  // --no-shell: the allocation stays, for srun --jobid and scancel, until its
+  // time limit (salloc(1)); nothing runs in it now.
+  if (req.no_shell) return 0;
   std::vector<std::string> env;
   for (const auto& [k, v] : who.env) env.push_back(k + "=" + v);
   for (auto& kv : allocation_env(a.rec, api->endpoint().cluster, api->endpoint().conf_path)) env.push_back(kv);

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -96,6 +97,22 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
   set_gpu(r.gpus, d.mutable_gpus());
   set_gpu(r.gpus_per_node, d.mutable_gpus_per_node());
   set_gpu(r.gpus_per_task, d.mutable_gpus_per_task());
+  if (r.ntasks_per_gpu && *r.ntasks_per_gpu > 0) {
+    // --ntasks-per-gpu (sbatch(1)): with the GPUs given and no -n, the task
+    // count follows them; with -n and no GPU count, the GPUs follow the tasks.
+    const int64_t per = *r.ntasks_per_gpu;
+    d.set_ntasks_per_gpu(static_cast<int32_t>(per));
+    const int64_t nodes = r.nodes ? std::max<int64_t>(1, r.nodes->min) : 1;
+    int64_t gpus = r.gpus ? r.gpus->count : r.gpus_per_node ? r.gpus_per_node->count * nodes : 0;
+    for (const auto& g : r.gres) {
+      if (g.name == "gpu") gpus = g.count * nodes;
+    }
+    if (!r.ntasks && gpus > 0) {
+      d.set_ntasks(static_cast<int32_t>(per * gpus));
+    } else if (r.ntasks && gpus == 0) {
+      d.mutable_gpus()->set_count(static_cast<int32_t>((*r.ntasks + per - 1) / per));  // no --gpus text: no SLURM_GPUS
+    }
+  }
   if (r.cpus_per_gpu) d.set_cpus_per_gpu(static_cast<int32_t>(*r.cpus_per_gpu));
   if (r.licenses) d.set_licenses(*r.licenses);
   if (r.constraint) d.set_constraint(*r.constraint);

@@ -109,6 +109,7 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   l.set_gpus_per_task_opt(d.gpus_per_task().text());
   if (d.cpus_per_gpu() > 0) l.set_cpus_per_gpu_opt(std::to_string(d.cpus_per_gpu()));
   l.set_mem_per_gpu_opt(d.mem_per_gpu_text());
+  if (d.ntasks_per_gpu() > 0) l.set_ntasks_per_gpu_opt(std::to_string(d.ntasks_per_gpu()));
   add_array(r, l);
   l.set_prio_process(d.prio_process());
   l.set_restart_count(r.restart_count());

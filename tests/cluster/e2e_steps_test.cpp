@@ -339,6 +339,32 @@ TEST(Steps, ScontrolShowStepListsTheRunningSteps) {
   EXPECT_TRUE(eventually([&] { return c.run("scontrol", {"show", "step"}).out == "No job steps in the system\n"; }, 10s));
 }
 
+// --ntasks-per-gpu (snakemake's GPU jobs use it) and salloc --no-shell, as
+// Slurm 22.05 did them on the anchor cluster: the task count follows the
+// GPUs (or the GPUs the tasks, without SLURM_GPUS), SLURM_NTASKS_PER_GPU is
+// set; --no-shell leaves a running allocation named no-shell and returns.
+TEST(Steps, NtasksPerGpuAndSallocNoShellAsSlurmDoesThem) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("sbatch", {"--wait", "-p", "gpu", "--gpus=2", "--ntasks-per-gpu=1", "-o", "out1.txt", "--wrap",
+                            "echo $SLURM_NTASKS $SLURM_GPUS $SLURM_NTASKS_PER_GPU; srun hostname | wc -l"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/out1.txt"), "2 2 1\n2\n");
+  r = c.run("sbatch", {"--wait", "-p", "gpu", "-n", "4", "--ntasks-per-gpu=2", "-o", "out2.txt", "--wrap",
+                       "echo $SLURM_NTASKS $SLURM_GPUS; echo $CUDA_VISIBLE_DEVICES"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/out2.txt"), "4\n0,1\n");
+  r = c.run("salloc", {"--no-shell", "-N1", "-p", "compute"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  ASSERT_EQ(r.err.rfind("salloc: Granted job allocation ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("Relinquishing"), std::string::npos) << r.err;
+  std::string id = r.err.substr(31, r.err.find('\n') - 31);
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", id, "-o", "%j %T"}).out, "no-shell RUNNING\n");
+  r = c.run("srun", {"--jobid=" + id, "hostname"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
 TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
