@@ -276,7 +276,30 @@ CliResult<bool> apply_layers(JobRequest& req, const std::vector<Layer>& layers, 
 }
 
 void collect_warnings(const JobRequest& req, std::vector<std::string>& warnings) {
-  for (const auto& [name, value] : req.uninterpreted) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : req.uninterpreted) names.push_back(name);
+  // Parsed and checked, but nothing in Drover acts on them (yet): placement
+  // hints and layout details the scheduler does not model, and files it
+  // does not read. Said once each rather than silently dropped.
+  const std::pair<bool, const char*> inert[] = {
+      {req.contiguous, "--contiguous"},
+      {req.delay_boot.has_value(), "--delay-boot"},
+      {req.export_file.has_value(), "--export-file"},
+      {req.external_launcher, "--external-launcher"},
+      {req.gpus_per_socket.has_value(), "--gpus-per-socket"},
+      {req.gres_flags.has_value(), "--gres-flags"},
+      {req.ntasks_per_core.has_value(), "--ntasks-per-core"},
+      {req.ntasks_per_socket.has_value(), "--ntasks-per-socket"},
+      {req.overcommit, "--overcommit"},
+      {req.prefer.has_value(), "--prefer"},
+      {req.sockets_per_node.has_value(), "--sockets-per-node"},
+      {req.spread_job, "--spread-job"},
+      {req.use_min_nodes, "--use-min-nodes"},
+  };
+  for (const auto& [set, name] : inert) {
+    if (set) names.push_back(name);
+  }
+  for (const auto& name : names) {
     warnings.push_back(fmt::format("{}: warning: {} is accepted for compatibility but has no effect in Drover",
                                    submit_command_name(req.command), name));
   }

@@ -575,6 +575,19 @@ TEST(Values, OptionsDroverDoesNotInterpretAreRecordedAndWarned) {
   EXPECT_EQ(r->warnings[0], "sbatch: warning: --acctg-freq is accepted for compatibility but has no effect in Drover");
 }
 
+// Options parsed into the request that nothing in Drover acts on are said,
+// not dropped in silence; those it acts on (--ntasks-per-gpu) are not.
+TEST(Values, ParsedOptionsDroverDoesNotActOnAreWarnedToo) {
+  auto r = parse_submission(inputs(S, {"--prefer=h100", "--contiguous", "-O", "--ntasks-per-gpu=2", "--wrap", "x"}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->request.prefer, "h100");
+  EXPECT_EQ(r->warnings,
+            (std::vector<std::string>{
+                "sbatch: warning: --contiguous is accepted for compatibility but has no effect in Drover",
+                "sbatch: warning: --overcommit is accepted for compatibility but has no effect in Drover",
+                "sbatch: warning: --prefer is accepted for compatibility but has no effect in Drover"}));
+}
+
 // ---- precedence: command line > environment > script ------------------------------------------
 
 TEST(Precedence, EnvironmentOverridesScriptAndCommandLineOverridesBoth) {
