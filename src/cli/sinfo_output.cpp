@@ -70,6 +70,14 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
     case kSort: o.sort = v; break;
     case kStates: o.states = comma_list(v); break;
     case kVersion: o.print_version = true; break;
+    case kIterate: {
+      auto n = parse_int(v);
+      if (!n || *n <= 0 || *n > 86400) {
+        return cli_error("sinfo", fmt::format("Invalid --iterate value: {} (seconds between listings, 1 or more)", v));
+      }
+      o.iterate_s = static_cast<int>(*n);
+      break;
+    }
     case kReservation: o.reservations = true; break;
     default: break;  // accepted; no effect on one local cluster
   }
@@ -270,7 +278,7 @@ CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<Partition
   for (const auto& n : nodes) by_name[n.name] = &n;
   Grouped g = group_nodes(layout, opts, partitions, by_name);
   sort_rows(g, opts.sort.value_or(opts.node_oriented ? "N" : "#P,-t"));
-  if (opts.long_format && !opts.noheader) result.out = banner_time(now) + "\n";
+  if ((opts.long_format || opts.iterate_s > 0) && !opts.noheader) result.out = banner_time(now) + "\n";
   result.out += render_table(layout, fields, g.rows, !opts.noheader);
   return result;
 }

@@ -32,6 +32,7 @@ struct SinfoOptions {
   std::optional<std::string> sort;         // -S / SINFO_SORT
   bool noheader = false;                   // -h
   bool long_format = false;                // -l
+  int iterate_s = 0;                       // -i N: print again every N seconds (0: once)
   bool node_oriented = false;              // -N
   bool summarize = false;                  // -s
   bool list_reasons = false;               // -R

@@ -155,6 +155,14 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kAll: o.all = true; break;
     case kArray: o.expand_arrays = true; break;
     case kClusters: o.clusters = v; break;
+    case kIterate: {
+      auto n = parse_int(v);
+      if (!n || *n <= 0 || *n > 86400) {
+        return cli_error("squeue", fmt::format("Invalid --iterate value: {} (seconds between listings, 1 or more)", v));
+      }
+      o.iterate_s = static_cast<int>(*n);
+      break;
+    }
     case kFormat: o.format = v; format_given = true; break;
     case kFormatLong: o.format_long = v; format_given = true; break;
     case kNoHeader: o.noheader = true; break;
@@ -419,7 +427,8 @@ CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView
   result.err = invalid_lines(parsed.invalid);
   std::vector<SqueueRow> rows;
   for (const auto& j : picked) rows.push_back({&j, now});
-  if (opts.long_format && !opts.noheader) result.out = banner_time(now) + "\n";
+  // The time line of -l, and of every listing of -i (as Slurm prints them).
+  if ((opts.long_format || opts.iterate_s > 0) && !opts.noheader) result.out = banner_time(now) + "\n";
   result.out += render_table(parsed.layout, fields, rows, !opts.noheader);
   return result;
 }

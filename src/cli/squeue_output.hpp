@@ -23,6 +23,7 @@ struct SqueueOptions {
   std::optional<std::string> sort;         // -S / SQUEUE_SORT
   bool noheader = false;                   // -h
   bool long_format = false;                // -l
+  int iterate_s = 0;                       // -i N: print again every N seconds (0: once)
   bool start = false;                      // --start
   bool expand_arrays = false;              // -r
   bool all = false;                        // -a (hidden partitions: Drover hides none)

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli_test_support.hpp"
+#include "cli/display_values.hpp"
 #include "common/strings.hpp"
 
 namespace drover::cli {
@@ -84,6 +85,22 @@ CommandOutput run_squeue_steps(const std::vector<std::string>& args) {
   if (!opts.ok()) return {};
   EXPECT_TRUE(opts->steps);
   return render_squeue_steps(*opts, some_steps(), anchor_now());
+}
+
+// -i N: each listing starts with the time line (not with -h), as Slurm
+// 22.05 printed it on the anchor cluster; the client repeats it.
+TEST(SqueueIterate, EachListingHasTheTimeLine) {
+  test::use_utc();
+  auto it = run_squeue({"-i", "2", "-t", "R"}, anchor_jobs());
+  EXPECT_EQ(it.out.rfind(banner_time(anchor_now()) + "\n             JOBID PARTITION", 0), 0u) << it.out;
+  auto once = run_squeue({"-t", "R"}, anchor_jobs());
+  EXPECT_EQ(it.out, banner_time(anchor_now()) + "\n" + once.out);
+  EXPECT_EQ(run_squeue({"-i", "2", "-h", "-t", "R"}, anchor_jobs()).out, run_squeue({"-h", "-t", "R"}, anchor_jobs()).out);
+  for (const char* bad : {"0", "x", "-3"}) {
+    auto o = parse_squeue_options({"-i", bad}, {});
+    ASSERT_FALSE(o.ok()) << bad;
+    EXPECT_NE(o.error().text.find("Invalid --iterate value"), std::string::npos) << o.error().text;
+  }
 }
 
 TEST(SqueueSteps, DefaultFormatOrdersByPartitionThenStepWithBatchLast) {

@@ -1,4 +1,9 @@
 // squeue and sinfo: fetch, map into views, render with src/cli.
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <thread>
+
 #include "cli/sinfo_output.hpp"
 #include "cli/squeue_output.hpp"
 #include "client/commands.hpp"
@@ -42,6 +47,19 @@ int squeue_steps(const Invocation& inv, ControllerApi& api, const cli::SqueueOpt
   return print_output(cli::render_squeue_steps(opts, views, steps->now()));
 }
 
+// -i/--iterate N (squeue, sinfo): list again every N seconds until
+// interrupted, a blank line after each listing (as Slurm's); a listing the
+// controller did not answer is said, and the next turn asks again.
+int iterate(int every_s, const std::function<int()>& once) {
+  for (;;) {
+    int rc = once();
+    if (every_s <= 0) return rc;
+    std::fputs("\n", stdout);
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(every_s));
+  }
+}
+
 }  // namespace
 
 int squeue_main(const Args& args) {
@@ -66,12 +84,14 @@ int squeue_main(const Args& args) {
   for (const auto& st : opts->step_ids) {
     if (auto n = parse_int(st.substr(0, st.find_first_of("_.")))) ids.push_back(*n);
   }
-  if (opts->steps) return squeue_steps(inv, *api, *opts, ids);
-  bool finished = opts->all_states;
-  for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
-  auto reply = api->get_jobs(ids, false, finished);
-  if (!reply) return report_failure(inv, *api, reply.error());
-  return print_output(cli::render_squeue(*opts, job_views(*reply, opts->expand_arrays), reply->now()));
+  return iterate(opts->iterate_s, [&] {
+    if (opts->steps) return squeue_steps(inv, *api, *opts, ids);
+    bool finished = opts->all_states;
+    for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
+    auto reply = api->get_jobs(ids, false, finished);
+    if (!reply) return report_failure(inv, *api, reply.error());
+    return print_output(cli::render_squeue(*opts, job_views(*reply, opts->expand_arrays), reply->now()));
+  });
 }
 
 int sinfo_main(const Args& args) {
@@ -86,15 +106,17 @@ int sinfo_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
-  auto parts = api->get_partitions();
-  if (!parts) return report_failure(inv, *api, parts.error());
-  auto nodes = api->get_nodes({});
-  if (!nodes) return report_failure(inv, *api, nodes.error());
-  std::vector<cli::PartitionView> pv;
-  for (const auto& p : parts->partitions()) pv.push_back(partition_view(p));
-  std::vector<cli::NodeView> nv;
-  for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
-  return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now()));
+  return iterate(opts->iterate_s, [&] {
+    auto parts = api->get_partitions();
+    if (!parts) return report_failure(inv, *api, parts.error());
+    auto nodes = api->get_nodes({});
+    if (!nodes) return report_failure(inv, *api, nodes.error());
+    std::vector<cli::PartitionView> pv;
+    for (const auto& p : parts->partitions()) pv.push_back(partition_view(p));
+    std::vector<cli::NodeView> nv;
+    for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
+    return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now()));
+  });
 }
 
 }  // namespace drover::client

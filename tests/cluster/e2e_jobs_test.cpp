@@ -281,6 +281,18 @@ TEST(Jobs, SbatchWaitReturnsWhenTheJobEndsWithItsExitCode) {
   EXPECT_EQ(r.rc, 0) << r.err;
 }
 
+// squeue -i / sinfo -i list again every N seconds, a blank line after each
+// listing, until interrupted.
+TEST(Jobs, SqueueAndSinfoIterate) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-H", "--wrap", "true"}));
+  auto r = c.run("/bin/bash", {"-c", "timeout 2.5 squeue -i 1 -h -o %i; timeout 1.5 sinfo -i 1 -h -p gpu -o %P"});
+  EXPECT_EQ(r.out.substr(0, 2 * (id.size() + 2)), id + "\n\n" + id + "\n\n") << r.out;
+  EXPECT_NE(r.out.find("gpu\n\ngpu\n\n"), std::string::npos) << r.out;
+  c.run("scancel", {id});
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
