@@ -55,4 +55,7 @@ std::vector<std::string> comma_list(std::string_view s);
 template <class T>
 using CliResult = Result<T, CliError>;
 
+// -i/--iterate N of squeue and sinfo: whole seconds, 1 to 86400.
+CliResult<int> parse_iterate(std::string_view program, std::string_view value);
+
 }  // namespace drover::cli

@@ -52,6 +52,15 @@ std::optional<CommandOutput> version_or_usage(bool version, bool help, std::stri
   return std::nullopt;
 }
 
+CliResult<int> parse_iterate(std::string_view program, std::string_view value) {
+  auto n = parse_int(value);
+  if (!n || *n <= 0 || *n > 86400) {
+    return cli_error(program,
+                     fmt::format("Invalid --iterate value: {} (seconds between listings, 1 or more)", value));
+  }
+  return static_cast<int>(*n);
+}
+
 std::vector<std::string> comma_list(std::string_view s) {
   std::vector<std::string> out;
   for (auto& item : split(s, ','))

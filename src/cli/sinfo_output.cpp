@@ -71,11 +71,9 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
     case kStates: o.states = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     case kIterate: {
-      auto n = parse_int(v);
-      if (!n || *n <= 0 || *n > 86400) {
-        return cli_error("sinfo", fmt::format("Invalid --iterate value: {} (seconds between listings, 1 or more)", v));
-      }
-      o.iterate_s = static_cast<int>(*n);
+      auto n = parse_iterate("sinfo", v);
+      if (!n) return n.error();
+      o.iterate_s = *n;
       break;
     }
     case kReservation: o.reservations = true; break;

@@ -156,11 +156,9 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kArray: o.expand_arrays = true; break;
     case kClusters: o.clusters = v; break;
     case kIterate: {
-      auto n = parse_int(v);
-      if (!n || *n <= 0 || *n > 86400) {
-        return cli_error("squeue", fmt::format("Invalid --iterate value: {} (seconds between listings, 1 or more)", v));
-      }
-      o.iterate_s = static_cast<int>(*n);
+      auto n = parse_iterate("squeue", v);
+      if (!n) return n.error();
+      o.iterate_s = *n;
       break;
     }
     case kFormat: o.format = v; format_given = true; break;
