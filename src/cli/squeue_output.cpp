@@ -182,6 +182,8 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kStates: return set_states(o, v);
     case kSteps: return set_steps(o, v);
     case kUser: o.users = comma_list(v); break;
+    case kMe: o.me = true; break;
+    case kLicenses: o.licenses = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     case kOnlyJobState: o.only_job_state = true; break;
     default: break;  // accepted, no effect on one local cluster
@@ -240,11 +242,20 @@ bool nodes_selected(const SqueueOptions& o, const JobView& j) {
   return false;
 }
 
+// -L: a job whose licenses ("fsbw:5,matlab") name one of those asked for.
+bool licenses_selected(const SqueueOptions& o, const JobView& j) {
+  if (o.licenses.empty()) return true;
+  for (const auto& item : comma_list(j.licenses)) {
+    if (any_of_list(o.licenses, item.substr(0, item.find(':')))) return true;
+  }
+  return false;
+}
+
 bool attributes_selected(const SqueueOptions& o, const JobView& j) {
   bool user_ok = o.users.empty() || any_of_list(o.users, j.user) || any_of_list(o.users, std::to_string(j.uid));
   return user_ok && state_selected(o, j.state) && partition_selected(o, j) && any_of_list(o.accounts, j.account) &&
          any_of_list(o.qos, j.qos) && any_of_list(o.names, j.name) && any_of_list(o.reservations, j.reservation) &&
-         nodes_selected(o, j);
+         nodes_selected(o, j) && licenses_selected(o, j);
 }
 
 // A copy of a pending-array record standing for one of its tasks.

@@ -30,6 +30,8 @@ struct SqueueOptions {
   bool all_states = false;                 // -t all
   std::vector<JobState> states;            // -t; empty = not finished
   std::vector<std::string> users;          // -u names or uids
+  bool me = false;                         // --me: the invoking user's jobs (the client adds the name to users)
+  std::vector<std::string> licenses;       // -L: jobs using any of these licenses
   std::vector<std::string> partitions;     // -p
   std::vector<std::string> accounts;       // -A
   std::vector<std::string> qos;            // -q

@@ -72,6 +72,7 @@ int squeue_main(const Args& args) {
   if (auto early = cli::version_or_usage(opts->print_version, opts->print_help, "Usage: squeue [OPTIONS]\n")) {
     return print_output(*early);
   }
+  if (opts->me) opts->users.push_back(caller_name());  // --me: -u with the invoking user
   auto api = connect_or_report(inv);
   if (!api) return 1;
   // Ask only for what can be shown: the named jobs (-j), and finished jobs

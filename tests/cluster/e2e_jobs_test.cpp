@@ -221,6 +221,7 @@ TEST(Jobs, LicensesFromSlurmConfAreTakenWaitedForAndShown) {
                    "LicenseName=matlab\n    Total=1 Used=1 Free=0 Reserved=0 Remote=no\n");
   r = c.run("scontrol", {"-o", "show", "lic", "matlab"});
   EXPECT_EQ(r.out, "LicenseName=matlab Total=1 Used=1 Free=0 Reserved=0 Remote=no\n");
+  EXPECT_EQ(c.run("squeue", {"-h", "-L", "matlab", "-o", "%i"}).out, fits + "\n");  // -L: jobs using it
   // The licenses come back with the job's end; the waiting job starts.
   ASSERT_EQ(c.run("scancel", {big}).rc, 0);
   EXPECT_TRUE(c.wait_done(waits));
@@ -260,6 +261,9 @@ TEST(Jobs, WriteBatchScriptGivesTheOwnerTheScriptAndNobodyElse) {
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "job script retrieval failed: Invalid user id\n");
+  // squeue --me: the invoking user's jobs only.
+  EXPECT_EQ(c.run("squeue", {"--me", "-h", "-o", "%i"}, user->as()).out, "");
+  EXPECT_EQ(c.run("squeue", {"--me", "-h", "-o", "%i"}).out, id + "\n");
 }
 
 // sbatch -W/--wait returns when the job has ended, with its exit code: an
