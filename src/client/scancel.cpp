@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <optional>
 
 #include "cli/arg_scanner.hpp"
 #include "cli/cli_error.hpp"
@@ -151,6 +152,14 @@ int scancel_main(const Args& args) {
   }
   if (version) return std::puts(cli::kSlurmVersionLine), 0;
   if (help) return write_out(kUsage, stdout), 0;
+  std::optional<std::string> clusters;
+  bool selects_none = false;
+  for (const auto& o : scan->options) {
+    if (o.id == kClusters) clusters = o.value.value_or("");
+    // -R/--wckey: no Drover job is in a reservation (there are none) or has
+    // a wckey (not recorded), so these filters select no job at all.
+    if (o.id == kReservation || o.id == kWckey) selects_none = true;
+  }
   std::vector<StepTarget> steps;
   for (const auto& w : scan->operands) {
     for (const auto& word : split(w, ',')) {
@@ -173,13 +182,15 @@ int scancel_main(const Args& args) {
     }
   }
   bool filtered = !req.user().empty() || !req.partition().empty() || !req.states().empty() || !req.name().empty() ||
-                  !req.account().empty() || !req.qos().empty() || !req.nodelist().empty();
+                  !req.account().empty() || !req.qos().empty() || !req.nodelist().empty() || selects_none;
   if (req.targets().empty() && steps.empty() && !filtered) {
     std::fputs("scancel: error: No job identification provided\n", stderr);
     return 1;
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (clusters && !names_this_cluster("scancel", *clusters, *api)) return 1;
+  if (selects_none) return 0;
   int rc = 0;
   // Steps: --signal sends that signal to the step's tasks; without it the
   // step is cancelled (SIGTERM, then SIGKILL after KillWait) and the job runs on.

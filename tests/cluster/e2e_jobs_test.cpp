@@ -184,6 +184,11 @@ TEST(Jobs, CancelPendingAndRunning) {
   ASSERT_TRUE(eventually([&] { return !read_file(pidfile).empty(); }, 5s));
   pid_t pid = std::atoi(read_file(pidfile).c_str());
   EXPECT_EQ(c.reason(held), "JobHeldUser");
+  // Filters that select nothing cancel nothing: no job is in a reservation;
+  // another cluster's name reaches no job here.
+  EXPECT_EQ(c.run("scancel", {"-R", "maint"}).rc, 0);
+  EXPECT_EQ(c.run("scancel", {"-M", "elsewhere", held}).rc, 1);
+  EXPECT_EQ(c.state(held), "PENDING");
   auto r = c.run("scancel", {run, held});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(c.state(held), "CANCELLED");
