@@ -51,7 +51,7 @@ struct SacctOptions {
   bool print_fields = false;                 // -e / --helpformat
   bool print_version = false;
   bool print_help = false;
-  std::string clusters;                      // -M / --clusters (accepted; one cluster)
+  std::string clusters;                      // -M / --clusters: must name this cluster (or all)
 };
 
 CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args,

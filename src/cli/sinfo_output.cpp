@@ -70,6 +70,7 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
     case kSort: o.sort = v; break;
     case kStates: o.states = comma_list(v); break;
     case kVersion: o.print_version = true; break;
+    case kClusters: o.clusters = v; break;
     case kIterate: {
       auto n = parse_iterate("sinfo", v);
       if (!n) return n.error();

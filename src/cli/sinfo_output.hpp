@@ -45,6 +45,7 @@ struct SinfoOptions {
   std::vector<std::string> partitions;     // -p
   std::vector<std::string> nodes;          // -n (expanded)
   std::vector<std::string> states;         // -t (compact or long names, any case)
+  std::string clusters;                    // -M: must name this cluster (or all)
   bool print_version = false;
   bool print_help = false;
 };

@@ -42,7 +42,7 @@ struct SqueueOptions {
   bool only_job_state = false;             // --only-job-state (accepted; same data)
   bool print_version = false;              // -V
   bool print_help = false;                 // --help / --usage
-  std::string clusters;                    // -M (accepted; one cluster)
+  std::string clusters;                    // -M: must name this cluster (or all)
   bool steps = false;                      // -s/--steps: list job steps instead of jobs
   std::vector<std::string> step_ids;       // -s1008.0,1009.batch: only these ("JOB[_TASK].STEP")
 };

@@ -22,6 +22,7 @@ int sacct_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (!opts->clusters.empty() && !names_this_cluster("sacct", opts->clusters, *api)) return 1;
   v1::GetJobHistoryRequest req;
   for (const auto& j : opts->job_ids) {
     auto id = parse_int(j.substr(0, j.find_first_of("_.")));

@@ -75,6 +75,7 @@ int squeue_main(const Args& args) {
   if (opts->me) opts->users.push_back(caller_name());  // --me: -u with the invoking user
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (!opts->clusters.empty() && !names_this_cluster("squeue", opts->clusters, *api)) return 1;
   // Ask only for what can be shown: the named jobs (-j), and finished jobs
   // only when -t asks for them. The renderer selects the rest.
   std::vector<int64_t> ids;
@@ -107,6 +108,7 @@ int sinfo_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (!opts->clusters.empty() && !names_this_cluster("sinfo", opts->clusters, *api)) return 1;
   return iterate(opts->iterate_s, [&] {
     auto parts = api->get_partitions();
     if (!parts) return report_failure(inv, *api, parts.error());
