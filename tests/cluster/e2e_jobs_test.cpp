@@ -577,6 +577,15 @@ TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
   EXPECT_EQ(m.err, "sbatch: error: No cluster 'elsewhere' known by database.\n");
   const std::string held = m.out.substr(0, m.out.find(';'));
   EXPECT_EQ(m.out, held + ";" + cluster + "\n");
+  // The listings too: this cluster's name (or all) lists, another is refused.
+  EXPECT_EQ(c.run("squeue", {"-M", cluster, "-h", "-o", "%i"}).out, held + "\n");
+  for (const char* cmd : {"squeue", "sinfo", "sacct"}) {
+    auto other = c.run(cmd, {"-M", "elsewhere"});
+    EXPECT_EQ(other.rc, 1) << cmd;
+    EXPECT_EQ(other.out, "") << cmd;
+    EXPECT_EQ(lines_of(other.err).at(0), std::string(cmd) + ": error: No cluster 'elsewhere' known by database.");
+  }
+  EXPECT_EQ(c.run("sacct", {"--clusters", "all", "-X", "-n", "-j", held, "-o", "JobID"}).rc, 0);
   c.run("scancel", {held});
   // Accepted, but pending with a reason that names the limit (Slurm does the same).
   std::string id = std::to_string(c.submit({"-t", "8-00:00:00", "--wrap", "true"}));
