@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <thread>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "cli/job_options.hpp"
 #include "client/commands.hpp"

@@ -188,7 +188,7 @@ Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg) {
   c.def_mem_per_node_mb = cfg.def_mem_per_node_mb;
   c.max_mem_per_cpu_mb = cfg.max_mem_per_cpu_mb;
   c.max_mem_per_node_mb = cfg.max_mem_per_node_mb;
-  for (const auto& [name, count] : configured_licenses(cfg)) c.licenses["license/" + name] = count;
+  for (const auto& [name, count] : cfg.licenses) c.licenses["license/" + name] = count;
   c.finalize();
   return c;
 }

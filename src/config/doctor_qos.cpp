@@ -56,7 +56,7 @@ Inventory inventory(const Facts& f) {
     node_gres(f, n, tres, inv.gres_types);
     add_node(inv, tres);
   }
-  inv.licenses = configured_licenses(f.cfg);
+  inv.licenses = f.cfg.licenses;
   for (const auto& [name, count] : inv.licenses) inv.total["license/" + name] = count;
   return inv;
 }

@@ -67,6 +67,4 @@ const PartitionConfig* ClusterConfig::default_partition() const {
   return nullptr;
 }
 
-const std::map<std::string, int64_t>& configured_licenses(const ClusterConfig& cfg) { return cfg.licenses; }
-
 }  // namespace drover::config

@@ -178,7 +178,7 @@ struct ClusterConfig {
   Seconds min_job_age = 300;
   Seconds kill_wait = 30;
   Seconds message_timeout = 10;  // the commands' window for reaching the controller
-  std::map<std::string, int64_t> licenses;  // Licenses=fsbw:20,matlab: name -> count
+  std::map<std::string, int64_t> licenses;  // Licenses=fsbw:20,matlab*2,lic: name -> count (1 when omitted)
   std::optional<int64_t> def_mem_per_cpu_mb;
   std::optional<int64_t> def_mem_per_gpu_mb;
   std::optional<int64_t> max_mem_per_cpu_mb;
@@ -225,8 +225,6 @@ struct ClusterConfig {
   const PartitionConfig* default_partition() const;  // first Default=YES, else nullptr
 };
 
-// Licenses=fs:10,matlab*2,lic as name -> count (count 1 when omitted).
-const std::map<std::string, int64_t>& configured_licenses(const ClusterConfig& cfg);
 
 struct LoadOptions {
   std::string slurm_conf;  // required

@@ -107,13 +107,14 @@ bool check_licenses(const Cluster& c, const JobSpec& job, SubmitVerdict& v) {
   for (const auto& [name, count] : job.licenses) {
     auto it = c.licenses.find(name);
     if (it == c.licenses.end() || count > it->second || count <= 0) {
+      const std::string shown = name.substr(name.find('/') + 1);  // "fsbw" of "license/fsbw"
       v.accepted = false;
       v.error = "Invalid license specification";
-      v.drover_line = count <= 0 ? "drover: -L " + name.substr(name.find('/') + 1) + " takes a whole number of 1 or more after the colon"
+      v.drover_line = count <= 0 ? "drover: -L " + shown + " takes a whole number of 1 or more after the colon"
                       : it == c.licenses.end()
-                          ? "drover: no license \"" + name.substr(name.find('/') + 1) + "\" is configured (Licenses=)"
-                          : "drover: the cluster has " + std::to_string(it->second) + " " + name + "; the job asks for " +
-                                std::to_string(count);
+                          ? "drover: no license \"" + shown + "\" is configured (Licenses=)"
+                          : "drover: the cluster has " + std::to_string(it->second) + " " + name +
+                                "; the job asks for " + std::to_string(count);
       return false;
     }
   }

@@ -116,10 +116,10 @@ void node_detail(const CoreBridge& bridge, const v1::JobAllocation& alloc, v1::J
 
 }  // namespace
 
-v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, int64_t now) const {
+v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool with_script, int64_t now) const {
   (void)now;
   v1::JobRecord r = j.rec;
-  if (!detail) {
+  if (!with_script) {
     r.mutable_desc()->clear_script();
     r.mutable_desc()->clear_environment();
   }
@@ -378,7 +378,7 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
 
 std::vector<v1::License> ControllerState::licenses() const {
   std::vector<v1::License> out;
-  for (const auto& [name, total] : config::configured_licenses(cfg_)) {
+  for (const auto& [name, total] : cfg_.licenses) {
     v1::License l;
     l.set_name(name);
     l.set_total(total);

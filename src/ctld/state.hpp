@@ -260,7 +260,9 @@ class ControllerState {
   const std::map<core::JobId, JobSteps>& steps() const { return steps_; }
 
   // ---- displays (display.cpp) ----
-  v1::JobRecord job_for_display(const Job& j, bool detail, int64_t now) const;
+  // `detail`: per-node detail; `with_script`: the script and environment
+  // (for the job's owner and the privileged only: see may_act_on).
+  v1::JobRecord job_for_display(const Job& j, bool detail, bool with_script, int64_t now) const;
   // The job's owner, root, SlurmUser or an operator.
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;

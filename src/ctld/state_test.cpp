@@ -1049,7 +1049,7 @@ TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
   ASSERT_TRUE(st->submit(user(1000, "alice"), waits, false, 1000, fx));
   st->schedule(core::PassKind::kQuick, 1001, fx);
 
-  v1::JobDisplay g = st->job_for_display(st->jobs().at(1), true, 1002).display();
+  v1::JobDisplay g = st->job_for_display(st->jobs().at(1), true, true, 1002).display();
   EXPECT_EQ(g.job_gres(), "gpu:h100:2");
   ASSERT_EQ(g.node_detail_size(), 1);
   EXPECT_EQ(g.node_detail(0).nodes(), "g1");
@@ -1066,7 +1066,7 @@ TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
   EXPECT_EQ(g.node_detail(0).mem_mb(), 300);
   EXPECT_EQ(g.node_detail(0).gres(), "gpu:h100:2(IDX:0-1)");
 
-  v1::JobDisplay c = st->job_for_display(st->jobs().at(2), true, 1002).display();
+  v1::JobDisplay c = st->job_for_display(st->jobs().at(2), true, true, 1002).display();
   EXPECT_EQ(c.job_gres(), "");
   ASSERT_EQ(c.node_detail_size(), 1) << "c1 and c2 hold the same: one line";
   EXPECT_EQ(c.node_detail(0).nodes(), "c[1-2]");
@@ -1075,7 +1075,7 @@ TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
   EXPECT_EQ(c.node_detail(0).gres(), "");
 
   // Two threads per core: whole cores, each core's CPUs numbered together.
-  v1::JobDisplay t = st->job_for_display(st->jobs().at(3), true, 1002).display();
+  v1::JobDisplay t = st->job_for_display(st->jobs().at(3), true, true, 1002).display();
   ASSERT_EQ(t.node_detail_size(), 1);
   ASSERT_EQ(st->jobs().at(3).rec.alloc().nodes(0).cores_size(), 2) << "3 CPUs are 2 whole cores";
   EXPECT_EQ(t.node_detail(0).cpu_ids(), ids_of(st->jobs().at(3).rec.alloc().nodes(0), 2));
@@ -1086,8 +1086,8 @@ TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
   }
   EXPECT_EQ(listed, 4) << t.node_detail(0).cpu_ids();
 
-  EXPECT_EQ(st->job_for_display(st->jobs().at(4), true, 1002).display().node_detail_size(), 0) << "pending";
-  EXPECT_EQ(st->job_for_display(st->jobs().at(1), false, 1002).display().node_detail_size(), 0) << "not asked";
+  EXPECT_EQ(st->job_for_display(st->jobs().at(4), true, true, 1002).display().node_detail_size(), 0) << "pending";
+  EXPECT_EQ(st->job_for_display(st->jobs().at(1), false, false, 1002).display().node_detail_size(), 0) << "not asked";
 }
 
 // scontrol reconfigure: what the running state can take is applied (the
