@@ -433,6 +433,7 @@ Status Supervisor::control(const StepKey& key, const std::string& line) {
   std::lock_guard lock(mu_);
   auto it = steps_.find(key);
   if (it == steps_.end()) return make_error("step " + key.str() + " is not running on node " + opts_.node_name);
+  if (it->second.launching) return make_error("step " + key.str() + " is still being launched on node " + opts_.node_name);
   refresh(it->second);
   if (it->second.last.ended()) {
     return make_error("step " + key.str() + " has already ended (" +
@@ -451,6 +452,14 @@ Status Supervisor::terminate(const StepKey& key, JobState state, const std::stri
 }
 
 Status Supervisor::terminate_job(uint64_t job_id, JobState state, const std::string& reason) {
+  return for_each_running_step(job_id, [&](const StepKey& k) { return terminate(k, state, reason); });
+}
+
+Status Supervisor::signal_job(uint64_t job_id, int sig) {
+  return for_each_running_step(job_id, [&](const StepKey& k) { return signal(k, sig, SignalScope::kAllProcesses); });
+}
+
+Status Supervisor::for_each_running_step(uint64_t job_id, const std::function<Status(const StepKey&)>& act) {
   std::vector<StepKey> keys;
   {
     std::lock_guard lock(mu_);
@@ -462,7 +471,7 @@ Status Supervisor::terminate_job(uint64_t job_id, JobState state, const std::str
   if (keys.empty()) return make_error("job " + std::to_string(job_id) + " has no running step on node " + opts_.node_name);
   Status result;
   for (const auto& k : keys) {
-    if (Status st = terminate(k, state, reason); !st && result) result = st;
+    if (Status st = act(k); !st && result) result = st;
   }
   return result;
 }

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -93,6 +94,9 @@ class Supervisor {
   Result<LaunchResult> launch(const LaunchRequest& req);
 
   Status signal(const StepKey& key, int sig, SignalScope scope);
+  // signal() to every process of every running step of the job on this node
+  // (scontrol suspend's SIGSTOP, resume's SIGCONT).
+  Status signal_job(uint64_t job_id, int sig);
   // Ends a step the way Slurm does (SIGCONT+SIGTERM, KillWait, SIGKILL) and
   // records `state` (kCancelled, kTimeout, kNodeFail, ...) with `reason`.
   Status terminate(const StepKey& key, JobState state, const std::string& reason);
@@ -116,6 +120,9 @@ class Supervisor {
   void release_cgroups();
 
  private:
+  // `act` for each running step of the job here; the first failure, or an
+  // error naming the node when the job has no running step on it.
+  Status for_each_running_step(uint64_t job_id, const std::function<Status(const StepKey&)>& act);
   struct Tracked {
     std::string dir;
     pid_t pid = 0;

@@ -182,6 +182,7 @@ TEST_F(Scontrol, ControllerKeywordsNameTheConfigTheyCouldNotRead) {
   const std::vector<std::vector<std::string>> cases = {
       {"show", "job", "107"},   {"show", "node", "gpu01"}, {"show", "partition"}, {"show", "config"},
       {"update", "JobId=1", "TimeLimit=5"}, {"requeue", "5"}, {"hold", "5"}, {"ping"},
+      {"suspend", "5"}, {"resume", "5"},
   };
   for (const auto& args : cases) {
     Outcome r = scontrol(args, {"DROVER_CONF=/nonexistent/slurm.conf"});
@@ -192,9 +193,9 @@ TEST_F(Scontrol, ControllerKeywordsNameTheConfigTheyCouldNotRead) {
   Outcome none = scontrol({});
   EXPECT_EQ(none.rc, 2);
   EXPECT_NE(none.err.find("not implemented yet"), std::string::npos) << none.err;
-  Outcome suspend = scontrol({"suspend", "5"});
-  EXPECT_EQ(suspend.rc, 2);
-  EXPECT_NE(suspend.err.find("not implemented yet"), std::string::npos) << suspend.err;
+  Outcome top = scontrol({"top", "5"});
+  EXPECT_EQ(top.rc, 2);
+  EXPECT_NE(top.err.find("not implemented yet"), std::string::npos) << top.err;
 }
 
 TEST_F(Scontrol, HelpListsWhatWorks) {

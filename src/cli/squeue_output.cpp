@@ -38,7 +38,8 @@ Seconds job_run_time(const JobView& j, UnixTime now) {
   if (j.start_time == kNoTime || j.state == JobState::kPending) return 0;
   if (j.state == JobState::kSuspended || j.state == JobState::kStopped) return j.pre_suspend_time;
   UnixTime until = job_state_is_final(j.state) && j.end_time != kNoTime ? j.end_time : now;
-  Seconds t = until - j.start_time;
+  // Resumed (or ended) after a suspension: what it ran before, and since.
+  Seconds t = j.suspend_time != kNoTime ? j.pre_suspend_time + (until - j.suspend_time) : until - j.start_time;
   return t > 0 ? t : 0;
 }
 

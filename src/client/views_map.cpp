@@ -80,6 +80,8 @@ void fill_times(const v1::JobRecord& r, cli::JobView& v) {
     v.end_time = r.end_time();
   }
   v.last_sched_eval = r.last_sched_eval();
+  if (r.suspend_time()) v.suspend_time = r.suspend_time();
+  v.pre_suspend_time = r.pre_suspend_s();
   v.deadline = r.desc().deadline();
   v.time_limit = r.time_limit_s() == 0 ? cli::kNotSet : r.time_limit_s();
   v.time_min = r.desc().has_time_min_s() ? r.desc().time_min_s() : 0;
@@ -129,7 +131,8 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.state = job_state(r);
   v.reason = r.reason().empty() ? "None" : r.reason();
   v.dependency = r.display().dependency();
-  v.priority = r.hold() != v1::HOLD_NONE && r.state() == v1::PENDING ? 0 : r.priority();
+  // Slurm shows 0 for a held job, and for a suspended one.
+  v.priority = (r.hold() != v1::HOLD_NONE && r.state() == v1::PENDING) || r.state() == v1::SUSPENDED ? 0 : r.priority();
   v.nice = r.nice();
   v.requeue = r.requeue();
   v.restarts = r.restart_count();
@@ -316,7 +319,9 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.submit = r.submit_time() ? r.submit_time() : kNoTime;
   x.eligible = r.eligible_time() ? r.eligible_time() : kNoTime;
   x.start = r.start_time() ? r.start_time() : kNoTime;
-  x.end = r.end_time() && r.state() != v1::RUNNING && r.state() != v1::PENDING ? r.end_time() : kNoTime;
+  const bool open = r.state() == v1::RUNNING || r.state() == v1::PENDING || r.state() == v1::SUSPENDED;
+  x.end = r.end_time() && !open ? r.end_time() : kNoTime;
+  x.suspended = r.suspended_s();
   x.time_limit = r.time_limit_s() == 0 ? cli::kNotSet : r.time_limit_s();
   bool started = r.state() != v1::PENDING && !a.alloc_tres().empty();
   x.alloc_tres = tres_map(a.alloc_tres());

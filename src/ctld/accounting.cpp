@@ -50,9 +50,9 @@ v1::AccountingStep batch_step(const v1::JobRecord& rec) {
   v1::AccountingStep s;
   s.set_step("batch");
   s.set_name("batch");
-  bool running = rec.state() == v1::RUNNING || rec.completing();
+  bool running = is_started(rec) || rec.completing();
   s.set_running(running);
-  s.set_state(running ? v1::RUNNING : batch_state(rec));
+  s.set_state(running ? (rec.state() == v1::SUSPENDED ? v1::SUSPENDED : v1::RUNNING) : batch_state(rec));
   s.set_exit_code(rec.exit_code());
   s.set_exit_signal(rec.exit_signal());
   if (!running && s.state() == v1::CANCELLED && rec.exit_signal() == 0 && rec.state() != v1::CANCELLED) {
@@ -127,9 +127,11 @@ std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec, const std::v
 }
 
 v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec,
-                                 const std::vector<v1::StepInfo>& steps) {
+                                 const std::vector<v1::StepInfo>& steps, int64_t now) {
   v1::AccountingJob a;
   *a.mutable_job() = rec;
+  // sacct's Suspended counts the pause still going on (and Elapsed leaves it out).
+  if (rec.state() == v1::SUSPENDED) close_suspension(*a.mutable_job(), now);
   a.mutable_job()->mutable_desc()->clear_script();
   a.mutable_job()->mutable_desc()->clear_environment();
   a.mutable_job()->clear_display();

@@ -26,8 +26,8 @@ std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a);
 // any order; its batch entry is not used).
 std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec, const std::vector<v1::StepInfo>& steps = {});
 
-// The accounting view of one job (`rec` without script and environment).
+// The accounting view of one job (`rec` without script and environment), at `now`.
 v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& rec,
-                                 const std::vector<v1::StepInfo>& steps = {});
+                                 const std::vector<v1::StepInfo>& steps, int64_t now);
 
 }  // namespace drover::ctld

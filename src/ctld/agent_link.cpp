@@ -118,6 +118,7 @@ void AgentLink::send(const AgentCommand& cmd) {
       c->req.mutable_step()->set_step_id(cmd.step_id);
       c->req.set_signal(cmd.signal);
       c->req.set_batch_shell_only(cmd.batch_only);
+      c->req.set_every_step(cmd.every_step);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));
       std::string node = cmd.node;
       stub->async()->Signal(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {

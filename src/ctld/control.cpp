@@ -1,5 +1,5 @@
-// scancel and scontrol hold/uhold/release/requeue/requeuehold. Each target
-// gets its own result; a refused target changes nothing.
+// scancel and scontrol hold/uhold/release/requeue/requeuehold/suspend/resume.
+// Each target gets its own result; a refused target changes nothing.
 #include <csignal>
 
 #include "common/hostlist.hpp"
@@ -117,7 +117,7 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
       put_job(*j, fx);
       counters_.canceled += 1;
       fx.reschedule = true;
-    } else if (r.state() == v1::RUNNING) {
+    } else if (is_started(r)) {
       end_running(*j, v1::CANCELLED, why, who.uid, now, fx);
     }
     out.push_back(result(label));
@@ -142,6 +142,13 @@ const char* control_refusal(v1::ControlAction action, const Job& j, const Caller
       if (is_pending(j)) return kJobPending;
       if (!r.requeue() && !who.privileged) return "Requested operation is presently disabled";
       return r.completing() ? kAlreadyDone : nullptr;
+    case v1::SUSPEND:
+    case v1::RESUME:
+      // Slurm's order of checks and words; suspending a suspended job does nothing and is no error.
+      if (!who.privileged) return kAccessDenied;
+      if (is_pending(j)) return kJobPending;
+      if (r.completing() || is_final(r.state())) return kAlreadyDone;
+      return action == v1::RESUME && r.state() != v1::SUSPENDED ? "Job is not suspended" : nullptr;
     default:
       return "Requested operation not supported on this job";
   }
@@ -166,7 +173,9 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
         continue;
       }
       v1::JobRecord& r = j->rec;
-      v1::HoldKind hold = (req.action() == v1::HOLD || req.action() == v1::REQUEUE_HOLD) && who.privileged
+      const bool holds = req.action() == v1::HOLD || req.action() == v1::REQUEUE_HOLD ||
+                         (req.action() == v1::REQUEUE && r.state() == v1::SUSPENDED);
+      v1::HoldKind hold = holds && who.privileged
                               ? v1::HOLD_ADMIN
                               : v1::HOLD_USER;
       switch (req.action()) {
@@ -179,9 +188,16 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           r.set_hold(v1::HOLD_NONE);
           r.set_reason("None");
           break;
+        case v1::SUSPEND:
+          if (r.state() != v1::SUSPENDED) suspend_job(*j, now, fx);
+          break;
+        case v1::RESUME:
+          resume_job(*j, now, fx);
+          break;
         default: {
-          if (req.action() == v1::REQUEUE_HOLD) r.set_hold(hold);
-          if (r.state() == v1::RUNNING) {
+          // A suspended job goes back to the queue held, as in Slurm.
+          if (req.action() == v1::REQUEUE_HOLD || r.state() == v1::SUSPENDED) r.set_hold(hold);
+          if (is_started(r)) {
             // Back to the queue once its processes have ended (the end report clears completing).
             end_running(*j, v1::CANCELLED, "requeued by " + who.describe(), who.uid, now, fx);
             if (r.completing()) {

@@ -235,9 +235,11 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     for (const auto& t : j.rec.alloc().nodes()) {
       core::NodeIndex ni = bridge_->find_node(t.node());
       if (ni < 0) continue;
-      use[ni].cpus += t.cpus();
       use[ni].mem += t.mem_mb();
-      use[ni].jobs += 1;
+      if (j.rec.state() != v1::SUSPENDED) {  // a suspended job's CPUs are lent out (Slurm shows the node idle)
+        use[ni].cpus += t.cpus();
+        use[ni].jobs += 1;
+      }
       use[ni].completing = use[ni].completing || j.rec.completing();
       for (const auto& g : t.gres()) {
         auto& v = use[ni].gpus[{g.name(), g.type()}];

@@ -1,9 +1,11 @@
 // How jobs leave RUNNING: their processes ended (finish_job), the controller
 // ends them (end_running: cancel, node down), or they go back to the queue
-// (requeue_job).
+// (requeue_job); and how they pause (suspend_job, resume_job).
 #include <csignal>
+#include <set>
 
 #include "ctld/state.hpp"
+#include "ctld/steps.hpp"
 
 namespace drover::ctld {
 namespace {
@@ -24,7 +26,8 @@ const char* end_reason(v1::JobState st) {
 void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exit_signal, const std::string& why,
                                  int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
-  bool was_running = r.state() == v1::RUNNING;
+  bool was_running = is_started(r);
+  if (r.state() == v1::SUSPENDED) close_suspension(r, now);
   if (was_running) {
     r.set_state(st);
     r.set_end_time(now);
@@ -56,6 +59,7 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
 void ControllerState::end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now,
                                   Effects& fx) {
   v1::JobRecord& r = j.rec;
+  if (r.state() == v1::SUSPENDED) close_suspension(r, now);  // its processes get SIGCONT with their SIGTERM
   r.set_state(st);
   r.set_end_time(now);
   if (st == v1::CANCELLED) r.set_cancelled_by(by_uid);
@@ -91,6 +95,7 @@ void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   r.set_restart_count(r.restart_count() + 1);
   r.set_start_time(0);
   r.set_end_time(0);
+  forget_suspensions(r);
   r.set_batch_host("");
   r.set_launched(false);
   r.clear_alloc();
@@ -103,6 +108,75 @@ void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   put_job(j, fx);
   fx.reschedule = true;
   (void)now;
+}
+
+// scontrol suspend, as Slurm's: every process of the job is stopped
+// (SIGSTOP), its CPUs are lent to other jobs while its memory and GPUs stay
+// its own (cycle_inputs, node_infos), and its time limit pauses: the batch
+// host enforces none until the resume.
+void ControllerState::suspend_job(Job& j, int64_t now, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  const int64_t ran = r.suspend_time() ? r.pre_suspend_s() + (now - r.suspend_time()) : now - r.start_time();
+  r.set_pre_suspend_s(std::max<int64_t>(0, ran));
+  r.set_suspend_time(now);
+  r.set_state(v1::SUSPENDED);
+  stop_on_nodes(j, fx);
+}
+
+void ControllerState::stop_on_nodes(const Job& j, Effects& fx) const {
+  const v1::JobRecord& r = j.rec;
+  signal_job_everywhere(j, SIGSTOP, fx);
+  if (r.desc().batch() && r.time_limit_s() != kInfinite) fx.commands.push_back(time_limit_command(r, 0));
+}
+
+void ControllerState::confirm_launch(Job& j, Effects& fx) {
+  if (j.rec.launched()) return;
+  j.rec.set_launched(true);
+  put_job(j, fx);
+  // Suspended before its script started: the SIGSTOP may have found nothing
+  // to stop, and the launch brought a time limit. Stop it now.
+  if (j.rec.state() == v1::SUSPENDED) stop_on_nodes(j, fx);
+}
+
+// scontrol resume: SIGCONT everywhere, and the end moves on by the pause.
+// Its CPUs are counted as its own again even if another job took them
+// meanwhile (Slurm's warning: resuming may oversubscribe them).
+void ControllerState::resume_job(Job& j, int64_t now, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  const int64_t paused = close_suspension(r, now);
+  if (r.end_time()) r.set_end_time(r.end_time() + paused);
+  r.set_state(v1::RUNNING);
+  signal_job_everywhere(j, SIGCONT, fx);
+  if (r.desc().batch() && r.time_limit_s() != kInfinite) fx.commands.push_back(time_limit_command(r, agent_time_limit(r)));
+}
+
+AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds) {
+  AgentCommand cmd;
+  cmd.kind = AgentCommand::kSetTimeLimit;
+  cmd.node = r.batch_host();
+  cmd.job_id = r.job_id();
+  cmd.time_limit_s = seconds;
+  return cmd;
+}
+
+void ControllerState::signal_job_everywhere(const Job& j, int sig, Effects& fx) const {
+  std::set<std::string> nodes;
+  if (j.rec.desc().batch() && !j.rec.batch_host().empty()) nodes.insert(j.rec.batch_host());
+  if (auto it = steps_.find(j.rec.job_id()); it != steps_.end()) {
+    for (const auto& [id, s] : it->second.steps) {
+      if (step_final(s)) continue;
+      for (const auto& n : s.nodes()) nodes.insert(n.node());
+    }
+  }
+  for (const auto& node : nodes) {
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kSignal;
+    cmd.node = node;
+    cmd.job_id = j.rec.job_id();
+    cmd.signal = sig;
+    cmd.every_step = true;
+    fx.commands.push_back(std::move(cmd));
+  }
 }
 
 }  // namespace drover::ctld

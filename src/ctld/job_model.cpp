@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/duration.hpp"
 #include "common/gres.hpp"
 #include "common/strings.hpp"
 
@@ -10,6 +11,25 @@ namespace drover::ctld {
 bool is_final(v1::JobState s) { return s != v1::PENDING && s != v1::RUNNING && s != v1::SUSPENDED; }
 
 bool is_pending(const Job& j) { return j.rec.state() == v1::PENDING; }
+
+bool is_started(const v1::JobRecord& r) { return r.state() == v1::RUNNING || r.state() == v1::SUSPENDED; }
+
+int64_t agent_time_limit(const v1::JobRecord& r) {
+  return r.time_limit_s() == kInfinite ? 0 : r.time_limit_s() + r.suspended_s();
+}
+
+int64_t close_suspension(v1::JobRecord& r, int64_t now) {
+  const int64_t paused = std::max<int64_t>(0, now - r.suspend_time());
+  r.set_suspended_s(r.suspended_s() + paused);
+  r.set_suspend_time(now);
+  return paused;
+}
+
+void forget_suspensions(v1::JobRecord& r) {
+  r.clear_suspend_time();
+  r.clear_pre_suspend_s();
+  r.clear_suspended_s();
+}
 
 bool holds_resources(const Job& j) {
   return j.rec.state() == v1::RUNNING || j.rec.state() == v1::SUSPENDED || j.rec.completing();

@@ -36,6 +36,16 @@ struct Job {
 
 bool is_final(v1::JobState s);
 bool is_pending(const Job& j);
+// Started and not ended: RUNNING, or SUSPENDED by scontrol suspend.
+bool is_started(const v1::JobRecord& r);
+// The time limit the batch host enforces, in seconds from the start (0:
+// none): the job's limit plus the time it spent suspended.
+int64_t agent_time_limit(const v1::JobRecord& r);
+// A suspension ends (resume, or the job ends while suspended): its length,
+// which is added to the record's suspended_s.
+int64_t close_suspension(v1::JobRecord& r, int64_t now);
+// A new run starts unpaused.
+void forget_suspensions(v1::JobRecord& r);
 // Running, or ended while its processes are still being cleaned up.
 bool holds_resources(const Job& j);
 

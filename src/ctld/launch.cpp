@@ -121,7 +121,7 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   l.set_work_dir(d.work_dir());
   add_share(c.nodes[here.node], here, l);
   add_io(d, l);
-  l.set_time_limit_s(r.time_limit_s() == kInfinite ? 0 : r.time_limit_s());
+  l.set_time_limit_s(agent_time_limit(r));
   l.set_start_time(r.start_time());
   return l;
 }

@@ -211,7 +211,7 @@ void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryReques
     return v;
   };
   auto add = [&](const v1::JobRecord& r) {
-    if (!out.count(r.job_id())) out.emplace(r.job_id(), accounting_job(state.bridge(), r, steps_of(r)));
+    if (!out.count(r.job_id())) out.emplace(r.job_id(), accounting_job(state.bridge(), r, steps_of(r), now));
   };
   std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
   for (const auto& [id, j] : state.jobs()) {

@@ -73,13 +73,10 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
   const std::string& node = bridge_->cluster().nodes[ni].name;
   bool here = j && j->rec.batch_host() == node;
   if (!s.ended()) {
-    bool should_run = here && j->rec.state() == v1::RUNNING;
+    bool should_run = here && is_started(j->rec);
     if (should_run) {
       j->awaiting_node = false;
-      if (!j->rec.launched()) {
-        j->rec.set_launched(true);
-        put_job(*j, fx);
-      }
+      confirm_launch(*j, fx);
     } else {
       // Unknown to the controller, ended for it (completing: the Terminate may
       // have met the launch still in progress), or not placed here: it must
@@ -117,7 +114,7 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
   std::vector<core::JobId> ids(active_.begin(), active_.end());  // put_job changes active_
   for (core::JobId id : ids) {
     Job& j = jobs_.at(id);
-    if (j.rec.state() != v1::RUNNING || j.rec.batch_host() != node || reported.count(id)) continue;
+    if (!is_started(j.rec) || j.rec.batch_host() != node || reported.count(id)) continue;
     if (!j.rec.desc().batch()) continue;  // an allocation: its steps are settled by their own reports
     if (j.launch_sent && !j.rec.launched()) continue;  // a Launch is in flight
     if (!j.rec.launched()) {
@@ -155,7 +152,7 @@ void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int6
                                            [&](const core::NodeTake& t) { return t.node == ni; });
     if (!there) continue;
     // The script is not lost (another node, or an allocation: salloc's shell runs elsewhere).
-    if (!(host && j.rec.desc().batch()) && j.rec.state() == v1::RUNNING) {
+    if (!(host && j.rec.desc().batch()) && is_started(j.rec)) {
       if (j.rec.completing()) continue;
       bool any_left = std::any_of(j.alloc.nodes.begin(), j.alloc.nodes.end(),
                                   [&](const core::NodeTake& t) { return !nodes_[t.node].down; });
@@ -167,7 +164,7 @@ void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int6
       continue;
     }
     if (!host) continue;
-    if (j.rec.state() == v1::RUNNING && j.rec.requeue() && settings_.job_requeue) {
+    if (is_started(j.rec) && j.rec.requeue() && settings_.job_requeue) {
       j.rec.set_state_desc("requeued: node " + node + " " + why);
       requeue_job(j, now, fx);
       continue;
@@ -176,7 +173,7 @@ void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int6
       requeue_job(j, now, fx);
       continue;
     }
-    if (j.rec.state() == v1::RUNNING) {
+    if (is_started(j.rec)) {
       j.rec.set_end_time(now);
       finish_job(j, v1::NODE_FAIL, 0, 0, "node " + node + " " + why, now, fx);
     } else {

@@ -128,7 +128,7 @@ Status ControllerState::recover_job(int64_t id, const std::string& payload, int6
   refresh_spec(j);
   if (holds_resources(j)) {
     j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
-    j.awaiting_node = j.rec.state() == v1::RUNNING;
+    j.awaiting_node = is_started(j.rec);
   }
   auto [it, _] = jobs_.emplace(id, std::move(j));
   index_array(it->second);

@@ -107,9 +107,19 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
       r.partition = std::max(0, bridge_->find_partition(j.rec.partition()));
       r.qos = bridge_->find_qos(j.rec.qos());
       r.start = j.rec.start_time();
-      r.end = j.rec.time_limit_s() == kInfinite ? core::kForever : j.rec.start_time() + j.rec.time_limit_s();
-      if (j.rec.completing() || r.end < now) r.end = now + 1;  // about to free: the plan assumes it ends soon
+      r.end = j.rec.time_limit_s() == kInfinite ? core::kForever : j.rec.start_time() + agent_time_limit(j.rec);
       r.alloc = j.alloc;
+      if (j.rec.state() == v1::SUSPENDED) {
+        // Its CPUs are lent out while it is stopped; memory and GPUs stay
+        // its own, until it resumes and has what it had left to run.
+        if (r.end != core::kForever) r.end = now + std::max<int64_t>(1, r.end - j.rec.suspend_time());
+        for (auto& t : r.alloc.nodes) {
+          t.cores.clear();
+          t.cpus = 0;
+        }
+      } else if (j.rec.completing() || r.end < now) {
+        r.end = now + 1;  // about to free: the plan assumes it ends soon
+      }
       // The same record as last cycle (both still unstamped here) keeps its
       // stamp: the core then keeps what the job holds instead of counting
       // it again.
@@ -198,6 +208,7 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   r.set_reason("None");
   r.set_start_time(now);
   r.set_end_time(d.time_limit == kInfinite ? 0 : now + d.time_limit);
+  forget_suspensions(r);  // a requeued job's earlier run (the completing path skips requeue_job)
   r.set_time_limit_s(d.time_limit);
   r.set_partition(c.partitions[d.partition].name);
   if (d.qos >= 0) r.set_qos(c.qos[d.qos].name);
@@ -232,12 +243,9 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
 void ControllerState::launch_result(int64_t job_id, int32_t restart_count, const v1::LaunchReply& reply, int64_t now,
                                     Effects& fx) {
   Job* j = find_job(job_id);
-  if (!j || j->rec.restart_count() != restart_count || j->rec.state() != v1::RUNNING) return;
+  if (!j || j->rec.restart_count() != restart_count || !is_started(j->rec)) return;
   if (reply.started() || reply.already_known()) {
-    if (!j->rec.launched()) {
-      j->rec.set_launched(true);
-      put_job(*j, fx);
-    }
+    confirm_launch(*j, fx);
     return;
   }
   // The agent could not start it (unknown user, missing directory, ...): FAILED with its reason.
@@ -249,7 +257,7 @@ void ControllerState::launch_result(int64_t job_id, int32_t restart_count, const
 void ControllerState::launch_unreachable(int64_t job_id, int32_t restart_count, const std::string& why, int64_t now,
                                          Effects& fx) {
   Job* j = find_job(job_id);
-  if (!j || j->rec.restart_count() != restart_count || j->rec.state() != v1::RUNNING || j->rec.launched()) return;
+  if (!j || j->rec.restart_count() != restart_count || !is_started(j->rec) || j->rec.launched()) return;
   // The call failed, but the agent may have started the job before the
   // connection broke: nothing is decided here. The node's next report lists
   // the step (adopted) or not (launched again); a node that stays silent is

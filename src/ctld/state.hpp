@@ -81,8 +81,12 @@ struct AgentCommand {
   int signal = 0;             // kSignal
   int64_t step_id = -1;       // kSignal, kTerminate: -1 every step of the job
   bool batch_only = false;
+  bool every_step = false;    // kSignal: every step of the job on the node (suspend, resume)
   int64_t time_limit_s = 0;   // kSetTimeLimit
 };
+
+// The batch host's new time limit for the job, in seconds from its start (0: none).
+AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds);
 
 struct Effects {
   store::Batch batch;
@@ -285,6 +289,16 @@ class ControllerState {
                   Effects& fx);
   void end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now, Effects& fx);
   void requeue_job(Job& j, int64_t now, Effects& fx);
+  // scontrol suspend/resume of a started job (see job_end.cpp).
+  void suspend_job(Job& j, int64_t now, Effects& fx);
+  void resume_job(Job& j, int64_t now, Effects& fx);
+  // `sig` to every process of every step of the job, on each node where it has one.
+  void signal_job_everywhere(const Job& j, int sig, Effects& fx) const;
+  // A suspended job's nodes: SIGSTOP, and no time limit on its batch host.
+  void stop_on_nodes(const Job& j, Effects& fx) const;
+  // The agent confirmed that the batch script started (its launch reply, or
+  // the step in a node report).
+  void confirm_launch(Job& j, Effects& fx);
   void start_job(const core::StartDecision& d, int64_t now, Effects& fx);
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
   void plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply);

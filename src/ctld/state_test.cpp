@@ -871,6 +871,84 @@ TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
   }
 }
 
+// scontrol suspend/resume, as Slurm's: operators only, with Slurm's words;
+// a suspended job's processes get SIGSTOP on its nodes, its CPUs go to the
+// next job while its memory stays its own, its batch host stops counting
+// its time; on resume SIGCONT, and the end moves on by the pause.
+TEST(ControllerState, SuspendLendsTheCpusAndResumeMovesTheEndOn) {
+  auto st = wide_job_and_one_behind(core::PassKind::kFull);  // job 1 holds c1 and c2 until 1001+1800
+  const Caller root{0, 0, "root", true};
+  auto act = [&](const Caller& who, v1::ControlAction a, int64_t job, int64_t now, Effects& fx) {
+    v1::ControlRequest req;
+    req.set_action(a);
+    req.add_targets()->set_job_id(job);
+    req.mutable_targets(0)->set_text(std::to_string(job));
+    auto r = st->control(who, req, now, fx);
+    EXPECT_EQ(r.size(), 1u);
+    return r.empty() || r[0].ok() ? std::string() : r[0].error();
+  };
+  Effects none;
+  EXPECT_EQ(act(user(1000, "alice"), v1::SUSPEND, 1, 1005, none), "Access/permission denied");
+  EXPECT_EQ(act(root, v1::SUSPEND, 2, 1005, none), "Job is pending execution");
+  EXPECT_EQ(act(root, v1::RESUME, 1, 1005, none), "Job is not suspended");
+  EXPECT_EQ(act(root, v1::SUSPEND, 99, 1005, none), "Invalid job id specified");
+  EXPECT_TRUE(none.commands.empty());
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+
+  Effects sus;
+  EXPECT_EQ(act(root, v1::SUSPEND, 1, 1010, sus), "");
+  const v1::JobRecord& r = st->jobs().at(1).rec;
+  EXPECT_EQ(r.state(), v1::SUSPENDED);
+  EXPECT_EQ(r.suspend_time(), 1010);
+  EXPECT_EQ(r.pre_suspend_s(), 9);
+  int stops = 0, unlimited = 0;
+  for (const auto& c : sus.commands) {
+    stops += c.kind == AgentCommand::kSignal && c.signal == SIGSTOP && c.every_step && c.node == r.batch_host();
+    unlimited += c.kind == AgentCommand::kSetTimeLimit && c.time_limit_s == 0;
+  }
+  EXPECT_EQ(stops, 1);
+  EXPECT_EQ(unlimited, 1);
+  for (const auto& n : st->node_infos(1010)) {
+    if (n.name() == "c1") {
+      EXPECT_EQ(n.alloc_cpus(), 0);
+      EXPECT_GT(n.alloc_memory_mb(), 0);  // memory stays the suspended job's
+      EXPECT_EQ(n.base(), v1::NODE_IDLE);
+    }
+  }
+  Effects again;  // suspending a suspended job changes nothing and is no error
+  EXPECT_EQ(act(root, v1::SUSPEND, 1, 1015, again), "");
+  EXPECT_EQ(r.pre_suspend_s(), 9);
+  EXPECT_EQ(r.suspend_time(), 1010);
+
+  Effects go;
+  st->schedule(core::PassKind::kFull, 1016, go);
+  EXPECT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING) << "the suspended job's CPUs were not lent";
+
+  Effects res;
+  EXPECT_EQ(act(root, v1::RESUME, 1, 1030, res), "");
+  EXPECT_EQ(r.state(), v1::RUNNING);
+  EXPECT_EQ(r.suspended_s(), 20);
+  EXPECT_EQ(r.suspend_time(), 1030);
+  EXPECT_EQ(r.end_time(), 1001 + 1800 + 20);
+  int conts = 0, limits = 0;
+  for (const auto& c : res.commands) {
+    conts += c.kind == AgentCommand::kSignal && c.signal == SIGCONT && c.every_step;
+    limits += c.kind == AgentCommand::kSetTimeLimit && c.time_limit_s == 1800 + 20;
+  }
+  EXPECT_EQ(conts, 1);
+  EXPECT_EQ(limits, 1);
+
+  Effects sus2, cancel;
+  EXPECT_EQ(act(root, v1::SUSPEND, 1, 1040, sus2), "");
+  EXPECT_EQ(r.pre_suspend_s(), 9 + 10);
+  v1::CancelRequest c;
+  c.add_targets()->set_job_id(1);
+  c.mutable_targets(0)->set_text("1");
+  st->cancel(root, c, 1045, cancel);
+  EXPECT_EQ(r.state(), v1::CANCELLED);
+  EXPECT_EQ(r.suspended_s(), 25);  // the last pause counts too
+}
+
 // sprio: the pending jobs that compete for resources; held ones, those that
 // wait for another job or for their begin time are left out, as Slurm does.
 TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {

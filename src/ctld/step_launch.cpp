@@ -99,6 +99,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   if (!j) return make_error(std::string(kInvalidJobId) + "\nno job " + std::to_string(req.job_id()) + " is known");
   if (!may_act_on(who, *j)) return make_error(kAccessDenied);
   if (is_pending(*j)) return make_error(kJobPending);
+  if (j->rec.state() == v1::SUSPENDED) return make_error("Requested operation is presently disabled");
   if (j->rec.state() != v1::RUNNING || j->rec.completing()) return make_error(kAlreadyDone);
   const core::Cluster& c = bridge_->cluster();
   // Candidate nodes: the allocation, or the -w subset of it (in allocation order).
@@ -264,7 +265,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.clear_warn_signal();
   l.clear_warn_seconds();
   if (req.time_limit_s() > 0) {
-    int64_t job_left = j.rec.time_limit_s() == kInfinite ? 0 : j.rec.start_time() + j.rec.time_limit_s();
+    int64_t job_left = j.rec.time_limit_s() == kInfinite ? 0 : j.rec.start_time() + agent_time_limit(j.rec);
     int64_t step_end = s.start_time() + req.time_limit_s();
     int64_t end = job_left > 0 ? std::min(job_left, step_end) : step_end;
     l.set_start_time(s.start_time());
@@ -315,7 +316,7 @@ v1::GetStepsReply ControllerState::get_steps(const v1::GetStepsRequest& req, int
   for (const auto& [job_id, js] : steps_) {
     if (!named.empty() && !named.count(job_id)) continue;
     auto j = jobs_.find(job_id);
-    if (j == jobs_.end() || j->second.rec.state() != v1::RUNNING) continue;
+    if (j == jobs_.end() || !is_started(j->second.rec)) continue;
     const v1::StepInfo* batch = nullptr;
     for (const auto& [id, s] : js.steps) {
       if (step_final(s)) continue;
@@ -377,7 +378,7 @@ Status ControllerState::complete_job(const Caller& who, const v1::CompleteJobReq
     cancel(who, c, now, fx);
     return {};
   }
-  if (j->rec.state() != v1::RUNNING) return {};  // ended already (time limit, scancel): nothing to do
+  if (!is_started(j->rec)) return {};  // ended already (time limit, scancel): nothing to do
   bool ok = req.exit_code() == 0 && req.exit_signal() == 0;
   finish_job(*j, ok ? v1::COMPLETED : v1::FAILED, req.exit_code(), req.exit_signal(), "", now, fx);
   return {};

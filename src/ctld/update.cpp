@@ -31,9 +31,11 @@ const char* set_time_limit(Ctx& c, const std::string& v) {
   if (longer && !c.who.privileged) return kAccessDenied;
   c.rec.mutable_desc()->set_time_limit_s(*d);
   c.rec.set_time_limit_s(*d);
-  if (c.rec.state() == v1::RUNNING) {
-    c.rec.set_end_time(*d == kInfinite ? 0 : c.rec.start_time() + *d);
-    c.set_time_limit = true;
+  if (is_started(c.rec)) {
+    // Time spent suspended does not count; a suspended job's batch host
+    // hears of the new limit when it resumes.
+    c.rec.set_end_time(*d == kInfinite ? 0 : c.rec.start_time() + agent_time_limit(c.rec));
+    c.set_time_limit = c.rec.state() == v1::RUNNING;
   }
   return nullptr;
 }
@@ -286,14 +288,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       j->rec = c.rec;
       refresh_spec(*j);
       put_job(*j, fx);
-      if (c.set_time_limit) {
-        AgentCommand cmd;
-        cmd.kind = AgentCommand::kSetTimeLimit;
-        cmd.node = j->rec.batch_host();
-        cmd.job_id = j->rec.job_id();
-        cmd.time_limit_s = j->rec.time_limit_s() == kInfinite ? 0 : j->rec.time_limit_s();
-        fx.commands.push_back(std::move(cmd));
-      }
+      if (c.set_time_limit) fx.commands.push_back(time_limit_command(j->rec, agent_time_limit(j->rec)));
       fx.reschedule = true;
       v1::JobResult ok;
       ok.set_target(label);

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "harness.hpp"
 #include "rpc/testing.hpp"
@@ -300,6 +301,98 @@ TEST(Jobs, SqueueAndSinfoIterate) {
   EXPECT_EQ(r.out.substr(0, 2 * (id.size() + 2)), id + "\n\n" + id + "\n\n") << r.out;
   EXPECT_NE(r.out.find("gpu\n\ngpu\n\n"), std::string::npos) << r.out;
   c.run("scancel", {id});
+}
+
+// The state letter of a process in /proc ('T' stopped, 'S' sleeping), or 0 when it is gone.
+char proc_state(pid_t pid) {
+  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
+// scontrol suspend/resume as Slurm 22.05's (the same lines run on the anchor
+// cluster): operators only; the job's processes stop, its CPUs go to other
+// jobs and its node shows idle; sacct counts the pause; resume continues
+// the processes and moves the end on; Slurm's refusals; a suspended job can
+// be cancelled.
+TEST(Jobs, SuspendStopsTheJobAndLendsItsCpusUntilResume) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string pidfile = c.work() + "/pid";
+  const std::string id = std::to_string(c.submit({"-w", "cpu1", "-n", "16", "-t", "10", "-o", "/dev/null", "--wrap",
+                                                  "sleep 300 & echo $! > " + pidfile + "; wait"}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  ASSERT_TRUE(eventually([&] { return !read_file(pidfile).empty(); }, 5s));
+  const pid_t sleeper = std::atoi(read_file(pidfile).c_str());
+  const std::string end_before = c.job_fields(id)["EndTime"];
+  if (auto user = ensure_user("droveruser")) {
+    auto r = c.run("scontrol", {"suspend", id}, user->as());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(r.err, "Access/permission denied for job " + id + "\n");
+  }
+  auto r = c.run("scontrol", {"resume", id});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Job is not suspended for job " + id + "\n");
+
+  r = c.run("scontrol", {"suspend", id});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", id, "-o", "%t"}).out, "S\n");
+  EXPECT_TRUE(eventually([&] { return proc_state(sleeper) == 'T'; }, 5s)) << "state " << proc_state(sleeper);
+  EXPECT_EQ(c.run("scontrol", {"suspend", id}).rc, 0);  // again: nothing to do, no error
+  auto f = c.job_fields(id);
+  EXPECT_EQ(f["JobState"], "SUSPENDED");
+  EXPECT_NE(f["SuspendTime"], "None");
+  EXPECT_EQ(c.run("sinfo", {"-h", "-n", "cpu1", "-o", "%T %C"}).out, "idle 0/16/0/16\n");
+  // Its CPUs are lent: a job that needs all of cpu1 starts.
+  const std::string other = std::to_string(c.submit({"-w", "cpu1", "-n", "16", "-o", "/dev/null", "--wrap", "sleep 300"}));
+  EXPECT_TRUE(c.wait_state(other, {"RUNNING"}));
+  std::this_thread::sleep_for(1100ms);  // a pause of at least a second, for the end to move on
+  auto acct = c.run("sacct", {"-X", "-n", "-P", "-j", id, "-o", "State,Suspended"});
+  EXPECT_EQ(acct.out.substr(0, 10), "SUSPENDED|") << acct.out;
+  EXPECT_NE(acct.out, "SUSPENDED|00:00:00\n");
+
+  r = c.run("scontrol", {"resume", id});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.state(id), "RUNNING");
+  EXPECT_TRUE(eventually([&] { return proc_state(sleeper) == 'S'; }, 5s)) << "state " << proc_state(sleeper);
+  EXPECT_GT(c.job_fields(id)["EndTime"], end_before);  // ISO times compare as text
+
+  std::string held = std::to_string(c.submit({"-H", "--wrap", "true"}));
+  r = c.run("scontrol", {"suspend", held + "," + id});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Job is pending execution for job " + held + "\n");
+  EXPECT_EQ(c.state(id), "SUSPENDED");
+  r = c.run("scancel", {id, other, held});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(c.wait_done(id));
+  EXPECT_EQ(c.state(id), "CANCELLED");
+  EXPECT_TRUE(eventually([&] { return proc_state(sleeper) == 0; }, 10s)) << "the stopped job's process outlived it";
+}
+
+// Time spent suspended does not count against the time limit: a 3-second
+// job suspended for 4 seconds is still there (across a kill -9 of the
+// controller: the suspension was durable), and times out after resuming.
+TEST(Jobs, ASuspendedJobsTimeLimitWaitsForTheResume) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-t", "0:03", "-o", "/dev/null", "--wrap", "sleep 60"}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(c.run("scontrol", {"suspend", id}).rc, 0);
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  ASSERT_TRUE(c.wait_nodes_responding());
+  std::this_thread::sleep_until(t0 + 4s);
+  EXPECT_EQ(c.state(id), "SUSPENDED");
+  ASSERT_EQ(c.run("scontrol", {"resume", id}).rc, 0);
+  EXPECT_EQ(c.state(id), "RUNNING");
+  ASSERT_TRUE(c.wait_done(id, 15s));
+  EXPECT_EQ(c.state(id), "TIMEOUT");
+  auto acct = c.run("sacct", {"-X", "-n", "-P", "-j", id, "-o", "Elapsed,Suspended"});
+  ASSERT_EQ(acct.out.size(), 18u) << acct.out;
+  EXPECT_LE(acct.out.substr(0, 8), "00:00:04") << acct.out;  // run time: the limit, not the pause
+  EXPECT_GE(acct.out.substr(9, 8), "00:00:04") << acct.out;
 }
 
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
