@@ -4,6 +4,7 @@
 
 #include "common/hostlist.hpp"
 #include "ctld/state.hpp"
+#include "ctld/steps.hpp"
 
 namespace drover::ctld {
 namespace {
@@ -98,13 +99,7 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
         out.push_back(result(label, kJobPending));
         continue;
       }
-      AgentCommand cmd;
-      cmd.kind = AgentCommand::kSignal;
-      cmd.node = r.batch_host();
-      cmd.job_id = r.job_id();
-      cmd.signal = req.signal();
-      cmd.batch_only = req.batch_only();
-      fx.commands.push_back(std::move(cmd));
+      signal_running(*j, req, fx);
       out.push_back(result(label));
       continue;
     }
@@ -123,6 +118,42 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
     out.push_back(result(label));
   }
   return out;
+}
+
+// scancel --signal of a started job, as Slurm 22.05 sends it: SIGKILL to
+// every process of the job; any other signal to its srun steps only (the
+// batch shell, which would die of most signals while it waits for a
+// command, is left alone); -b to the batch shell alone; -f to the batch
+// script and all its children (srun passes it on to its step). A job
+// without a script (salloc) has only steps.
+void ControllerState::signal_running(const Job& j, const v1::CancelRequest& req, Effects& fx) const {
+  const v1::JobRecord& r = j.rec;
+  if (req.signal() == SIGKILL && !req.batch_only()) return signal_job_everywhere(j, SIGKILL, fx);
+  if ((req.batch_only() || req.full()) && r.desc().batch()) {
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kSignal;
+    cmd.node = r.batch_host();
+    cmd.job_id = r.job_id();
+    cmd.signal = req.signal();
+    cmd.batch_only = req.batch_only() && !req.full();
+    fx.commands.push_back(std::move(cmd));
+    return;
+  }
+  auto js = steps_.find(r.job_id());
+  if (js == steps_.end()) return;
+  for (const auto& [id, s] : js->second.steps) {
+    if (id < 0 || step_final(s)) continue;
+    for (const auto& n : s.nodes()) {
+      if (n.ended()) continue;
+      AgentCommand cmd;
+      cmd.kind = AgentCommand::kSignal;
+      cmd.node = n.node();
+      cmd.job_id = r.job_id();
+      cmd.step_id = id;
+      cmd.signal = req.signal();
+      fx.commands.push_back(std::move(cmd));
+    }
+  }
 }
 
 namespace {

@@ -294,6 +294,8 @@ class ControllerState {
   void resume_job(Job& j, int64_t now, Effects& fx);
   // `sig` to every process of every step of the job, on each node where it has one.
   void signal_job_everywhere(const Job& j, int sig, Effects& fx) const;
+  // scancel --signal of a started job (control.cpp).
+  void signal_running(const Job& j, const v1::CancelRequest& req, Effects& fx) const;
   // A suspended job's nodes: SIGSTOP, and no time limit on its batch host.
   void stop_on_nodes(const Job& j, Effects& fx) const;
   // The agent confirmed that the batch script started (its launch reply, or

@@ -586,6 +586,38 @@ TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
   EXPECT_EQ(q.out, "         STEPID     NAME PARTITION     USER      TIME NODELIST\n");
 }
 
+// scancel --signal of a whole job, as Slurm 22.05 sends it: to the job's
+// srun steps and not to the batch shell (which would die of it while it
+// waits); -b to the batch shell alone; -f to the script and its children.
+TEST(Steps, ScancelSignalGoesToTheStepsNotTheBatchShell) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string m = c.work() + "/marks";
+  std::ofstream(c.work() + "/sig.sh")
+      << "#!/bin/bash\n"
+         "trap 'echo shell >> " << m << "' USR1\n"
+         "srun -n1 bash -c 'trap \"echo step >> " << m << "; exit 0\" USR1; echo ready >> " << m
+      << "; while :; do sleep 0.1; done' &\n"
+         "wait $!\n"
+         "echo srun-done >> " << m << "\n"
+         "sleep 300 & p=$!\n"
+         "while kill -0 $p 2>/dev/null; do wait $p; done\n";
+  const std::string id = std::to_string(c.submit({"-n1", "-o", "/dev/null", "sig.sh"}));
+  ASSERT_TRUE(eventually([&] { return read_file(m).find("ready") != std::string::npos; }, 10s)) << read_file(m);
+  auto r = c.run("scancel", {"-s", "USR1", id});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(eventually([&] { return read_file(m).find("srun-done") != std::string::npos; }, 10s)) << read_file(m);
+  EXPECT_EQ(read_file(m), "ready\nstep\nsrun-done\n");  // the shell's trap did not run
+  r = c.run("scancel", {"-b", "-s", "USR1", id});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(eventually([&] { return read_file(m) == "ready\nstep\nsrun-done\nshell\n"; }, 5s)) << read_file(m);
+  EXPECT_EQ(c.state(id), "RUNNING");  // the shell's child, sleep, did not get it
+  r = c.run("scancel", {"-f", "-s", "USR1", id});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  ASSERT_TRUE(c.wait_done(id));  // sleep died of it; the loop ended
+  EXPECT_EQ(read_file(m), "ready\nstep\nsrun-done\nshell\nshell\n");
+}
+
 // A node of the allocation fails: the job ends NODE_FAIL, unless it was
 // submitted with --no-kill: then only the step's part there fails (the
 // step without srun -k is ended) and later steps run on the other node.
