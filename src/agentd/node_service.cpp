@@ -82,21 +82,17 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     agent::StepKey key{static_cast<uint64_t>(req->step().job_id()), agent::kBatchStep};
     if (req->step().step_id() >= 0) key.step_id = req->step().step_id();
     auto scope = req->batch_shell_only() ? agent::SignalScope::kBatchShell : agent::SignalScope::kAllProcesses;
-    if (req->every_step()) {
-      Status all = d_.supervisor().signal_job(key.job_id, req->signal());
-      if (!all) return grpc::Status(grpc::StatusCode::NOT_FOUND, all.error().message);
-      rep->set_found(true);
-      rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
-      return grpc::Status::OK;
-    }
-    Status st = d_.supervisor().signal(key, req->signal(), scope);
+    // every_step: each step of the job here (suspend, resume), at once: the
+    // controller repeats a suspension the launch confirms afterwards.
+    Status st = req->every_step() ? d_.supervisor().signal_job(key.job_id, req->signal())
+                                  : d_.supervisor().signal(key, req->signal(), scope);
     // A step still being launched (srun -K on another node, a Ctrl-C right
     // after the start) cannot be signalled yet: retry briefly, as Terminate does.
     auto ended = [&] {
       auto s = d_.supervisor().status(key);
       return s && s->ended();
     };
-    for (int i = 0; i < 30 && !st && key.step_id >= 0 && !ended(); ++i) {
+    for (int i = 0; i < 30 && !st && !req->every_step() && key.step_id >= 0 && !ended(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       st = d_.supervisor().signal(key, req->signal(), scope);
     }

@@ -31,9 +31,7 @@ void forget_suspensions(v1::JobRecord& r) {
   r.clear_suspended_s();
 }
 
-bool holds_resources(const Job& j) {
-  return j.rec.state() == v1::RUNNING || j.rec.state() == v1::SUSPENDED || j.rec.completing();
-}
+bool holds_resources(const Job& j) { return is_started(j.rec) || j.rec.completing(); }
 
 const char* state_name(v1::JobState s) {
   switch (s) {
