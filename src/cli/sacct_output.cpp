@@ -8,6 +8,7 @@
 #include "cli/display_options.hpp"
 #include "cli/job_options.hpp"
 #include "cli/job_values.hpp"
+#include "cli/json_output.hpp"
 #include "cli/sacct_internal.hpp"
 #include "common/strings.hpp"
 
@@ -39,7 +40,7 @@ enum SaOpt {
   kAllUsers, kAccounts, kBrief, kDelimiter, kEndTime, kHelpFormat, kJobs, kLong, kAllClusters, kClusters,
   kNoHeader, kName, kNodeList, kNoConvert, kFormat, kParsable, kParsable2, kQos, kPartition, kState, kStartTime,
   kTruncate, kUser, kUnits, kUsage, kHelp, kVerbose, kVersion, kAllocations, kDuplicates, kLocal, kFederation,
-  kWholeHetjob, kArray,
+  kWholeHetjob, kArray, kJson, kYaml,
 };
 
 const std::vector<OptionSpec>& sacct_specs() {
@@ -62,6 +63,7 @@ const std::vector<OptionSpec>& sacct_specs() {
       {kUsage, "usage", 0, ArgKind::kNone},           {kVerbose, "verbose", 'v', ArgKind::kNone},
       {kVersion, "version", 'V', ArgKind::kNone},     {kAllocations, "allocations", 'X', ArgKind::kNone},
       {kWholeHetjob, "whole-hetjob", 0, ArgKind::kOptional},
+      {kJson, "json", 0, ArgKind::kNone},           {kYaml, "yaml", 0, ArgKind::kNone},
   };
   return specs;
 }
@@ -105,6 +107,8 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kHelp: case kUsage: o.print_help = true; break;
     case kVersion: o.print_version = true; break;
     case kAllocations: o.allocations = true; break;
+    case kJson: o.json = true; break;
+    case kYaml: return CliError{yaml_not_built("sacct"), kExitError};
     default: break;  // accepted; no effect on one local cluster
   }
   return true;
@@ -214,6 +218,15 @@ CommandOutput render_sacct(const SacctOptions& opts, const std::vector<Accountin
   if (!items) return CommandOutput{"", fmt::format("sacct: error: {}\n", items.error().message), kExitError};
   auto window = time_window(opts, now);
   if (!window) return CommandOutput{"", window.error().text, window.error().exit_code};
+  if (opts.json) {  // the selected jobs, each with its steps; the format options do not apply
+    std::vector<AccountingRecord> picked;
+    bool in = false;
+    for (const auto& r : records) {
+      if (r.step.empty()) in = job_selected(opts, r, caller, *window);
+      if (in && id_selected(opts, r, true)) picked.push_back(r);
+    }
+    return CommandOutput{render_sacct_json(picked, now), "", 0};
+  }
 
   SacctContext ctx{now, opts.units, opts.noconvert};
   std::vector<std::vector<std::string>> rows;

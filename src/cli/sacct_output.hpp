@@ -32,6 +32,7 @@ inline constexpr const char* kSacctLongFormat =
 struct SacctOptions {
   std::string format = kSacctDefaultFormat;  // -o / SACCT_FORMAT, -b, -l
   bool noheader = false;                     // -n
+  bool json = false;                         // --json: Slurm's JSON document of the selected jobs
   bool parsable = false;                     // -p: trailing delimiter
   bool parsable2 = false;                    // -P
   std::string delimiter = "|";               // --delimiter

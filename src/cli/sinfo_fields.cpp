@@ -90,15 +90,6 @@ Counts node_counts(const Row& r) {
 
 const NodeView& first(const Row& r) { return *r.nodes.front(); }
 
-std::string gres_used_text(const NodeView& n) {
-  std::vector<std::string> parts;
-  for (const GresUse& g : n.gres_used) {
-    if (g.type.empty() && g.count == 0) parts.push_back(fmt::format("{}:0", g.name));
-    else parts.push_back(fmt::format("{}:{}{}{}(IDX:{})", g.name, g.type, g.type.empty() ? "" : ":", g.count,
-                                     g.indexes.empty() ? "N/A" : g.indexes));
-  }
-  return parts.empty() ? "(null)" : join(parts, ",");
-}
 
 std::string avail(const PartitionView& p) {
   if (iequals(p.state, "INACTIVE")) return "inact";
@@ -125,6 +116,16 @@ SinfoField F(char code, std::string_view name, std::string_view header, SinfoSpl
 std::string reason_of(const NodeView& n) { return or_text(n.reason, "none"); }
 
 }  // namespace
+
+std::string gres_used_text(const NodeView& n) {
+  std::vector<std::string> parts;
+  for (const GresUse& g : n.gres_used) {
+    if (g.type.empty() && g.count == 0) parts.push_back(fmt::format("{}:0", g.name));
+    else parts.push_back(fmt::format("{}:{}{}{}(IDX:{})", g.name, g.type, g.type.empty() ? "" : ":", g.count,
+                                     g.indexes.empty() ? "N/A" : g.indexes));
+  }
+  return parts.empty() ? "(null)" : join(parts, ",");
+}
 
 const std::vector<SinfoField>& sinfo_field_table() {
   using S = SinfoSplit;

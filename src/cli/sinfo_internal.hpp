@@ -29,6 +29,8 @@ struct SinfoField {
 };
 
 const std::vector<SinfoField>& sinfo_field_table();
+// sinfo's GresUsed: "gpu:h100:2(IDX:0-1)", "gpu:0"; "(null)" for a node without GRES.
+std::string gres_used_text(const NodeView& n);
 const std::vector<Field<SinfoRow>>& sinfo_fields();  // the same, as the engine wants them
 
 }  // namespace drover::cli

@@ -9,6 +9,7 @@
 #include "cli/display_options.hpp"
 #include "cli/display_values.hpp"
 #include "cli/job_options.hpp"
+#include "cli/json_output.hpp"
 #include "cli/sinfo_internal.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
@@ -21,7 +22,7 @@ namespace {
 enum SiOpt {
   kAll, kDead, kExact, kFuture, kFormat, kFormatLong, kNoHeader, kHelp, kIterate, kLong, kLocal, kClusters,
   kNodes, kNodeOriented, kPartition, kResponding, kListReasons, kSummarize, kSort, kStates, kUsage, kVerbose,
-  kVersion, kReservation, kHide, kNoConvert, kFederation,
+  kVersion, kReservation, kHide, kNoConvert, kFederation, kJson, kYaml,
 };
 
 const std::vector<OptionSpec>& sinfo_specs() {
@@ -39,7 +40,8 @@ const std::vector<OptionSpec>& sinfo_specs() {
       {kSummarize, "summarize", 's', ArgKind::kNone}, {kSort, "sort", 'S', ArgKind::kRequired},
       {kStates, "states", 't', ArgKind::kRequired},   {kReservation, "reservation", 'T', ArgKind::kNone},
       {kUsage, "usage", 0, ArgKind::kNone},           {kVerbose, "verbose", 'v', ArgKind::kNone},
-      {kVersion, "version", 'V', ArgKind::kNone},
+      {kVersion, "version", 'V', ArgKind::kNone},     {kJson, "json", 0, ArgKind::kNone},
+      {kYaml, "yaml", 0, ArgKind::kNone},
   };
   return specs;
 }
@@ -78,6 +80,8 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
       break;
     }
     case kReservation: o.reservations = true; break;
+    case kJson: o.json = true; break;
+    case kYaml: return CliError{yaml_not_built("sinfo"), kExitError};
     default: break;  // accepted; no effect on one local cluster
   }
   return true;

@@ -31,6 +31,7 @@ struct SinfoOptions {
   std::optional<std::string> format_long;  // -O
   std::optional<std::string> sort;         // -S / SINFO_SORT
   bool noheader = false;                   // -h
+  bool json = false;                         // --json: Slurm's JSON document (filters and formats ignored)
   bool long_format = false;                // -l
   int iterate_s = 0;                       // -i N: print again every N seconds (0: once)
   bool node_oriented = false;              // -N

@@ -12,6 +12,7 @@
 #include "cli/job_values.hpp"
 #include "cli/squeue_internal.hpp"
 #include "common/hostlist.hpp"
+#include "cli/json_output.hpp"
 #include "common/strings.hpp"
 
 namespace drover::cli {
@@ -51,6 +52,7 @@ enum SqOpt {
   kAccount, kAll, kArray, kClusters, kFormat, kFormatLong, kNoHeader, kHelp, kJobs, kLong, kName, kNoConvert,
   kNodeList, kPartition, kQos, kReservation, kSort, kStart, kStates, kSteps, kUser, kUsage, kVerbose, kVersion,
   kMe, kOnlyJobState, kLocal, kFederation, kArrayUnique, kHide, kIterate, kLicenses, kPriority, kSibling,
+  kJson, kYaml,
 };
 
 const std::vector<OptionSpec>& squeue_specs() {
@@ -73,7 +75,8 @@ const std::vector<OptionSpec>& squeue_specs() {
       {kStates, "states", 't', ArgKind::kRequired},     {kSteps, "steps", 's', ArgKind::kOptional},
       {kUsage, "usage", 0, ArgKind::kNone},             {kUser, "user", 'u', ArgKind::kRequired},
       {kUser, "users", 0, ArgKind::kRequired},          {kVerbose, "verbose", 'v', ArgKind::kNone},
-      {kVersion, "version", 'V', ArgKind::kNone},
+      {kVersion, "version", 'V', ArgKind::kNone},      {kJson, "json", 0, ArgKind::kNone},
+      {kYaml, "yaml", 0, ArgKind::kNone},
   };
   return specs;
 }
@@ -187,6 +190,8 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kLicenses: o.licenses = comma_list(v); break;
     case kVersion: o.print_version = true; break;
     case kOnlyJobState: o.only_job_state = true; break;
+    case kJson: o.json = true; break;
+    case kYaml: return CliError{yaml_not_built("squeue"), kExitError};
     default: break;  // accepted, no effect on one local cluster
   }
   return true;

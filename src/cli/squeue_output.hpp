@@ -22,6 +22,7 @@ struct SqueueOptions {
   std::optional<std::string> format_long;  // -O / SQUEUE_FORMAT2
   std::optional<std::string> sort;         // -S / SQUEUE_SORT
   bool noheader = false;                   // -h
+  bool json = false;                         // --json: Slurm's JSON document (filters and formats ignored)
   bool long_format = false;                // -l
   int iterate_s = 0;                       // -i N: print again every N seconds (0: once)
   bool start = false;                      // --start

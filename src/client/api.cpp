@@ -261,10 +261,11 @@ ApiResult<v1::SubmitReply> ControllerApi::submit(const v1::JobDescriptor& job, b
 }
 
 ApiResult<v1::GetJobsReply> ControllerApi::get_jobs(const std::vector<int64_t>& ids, bool detail,
-                                                    bool include_finished) {
+                                                    bool include_finished, bool with_script) {
   v1::GetJobsRequest req;
   for (int64_t id : ids) req.add_job_ids(id);
   req.set_detail(detail);
+  req.set_without_script(detail && !with_script);
   req.set_include_finished(include_finished);
   return call<v1::GetJobsReply>(v1::WIRE_GET_JOBS, std::move(req));
 }

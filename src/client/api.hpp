@@ -91,7 +91,9 @@ class ControllerApi {
 
   ApiResult<v1::SubmitReply> submit(const v1::JobDescriptor& job, bool test_only);
   // ids empty: every active job, and the finished ones still remembered with include_finished.
-  ApiResult<v1::GetJobsReply> get_jobs(const std::vector<int64_t>& ids, bool detail, bool include_finished = true);
+  // `detail`: per-node detail, and (with_script) the script and environment of the caller's own jobs.
+  ApiResult<v1::GetJobsReply> get_jobs(const std::vector<int64_t>& ids, bool detail, bool include_finished = true,
+                                       bool with_script = true);
   ApiResult<v1::CancelReply> cancel(const v1::CancelRequest& req);
   ApiResult<v1::ControlReply> control(const v1::ControlRequest& req);
   ApiResult<v1::UpdateJobReply> update_job(const v1::UpdateJobRequest& req);

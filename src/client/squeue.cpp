@@ -4,6 +4,7 @@
 #include <functional>
 #include <thread>
 
+#include "cli/json_output.hpp"
 #include "cli/sinfo_output.hpp"
 #include "cli/squeue_output.hpp"
 #include "client/commands.hpp"
@@ -87,6 +88,15 @@ int squeue_main(const Args& args) {
     if (auto n = parse_int(st.substr(0, st.find_first_of("_.")))) ids.push_back(*n);
   }
   return iterate(opts->iterate_s, [&] {
+    if (opts->json) {  // every job the controller holds, as Slurm 22.05's --json (filters ignored)
+      auto all = api->get_jobs({}, true, true, false);
+      if (!all) return report_failure(inv, *api, all.error());
+      auto nodes = api->get_nodes({});
+      if (!nodes) return report_failure(inv, *api, nodes.error());
+      std::vector<cli::NodeView> nv;
+      for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
+      return print_output(cli::CommandOutput{cli::render_squeue_json(job_views(*all, false), nv), "", 0});
+    }
     if (opts->steps) return squeue_steps(inv, *api, *opts, ids);
     bool finished = opts->all_states;
     for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
@@ -118,6 +128,7 @@ int sinfo_main(const Args& args) {
     for (const auto& p : parts->partitions()) pv.push_back(partition_view(p));
     std::vector<cli::NodeView> nv;
     for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
+    if (opts->json) return print_output(cli::CommandOutput{cli::render_sinfo_json(nv), "", 0});
     return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now()));
   });
 }

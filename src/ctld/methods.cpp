@@ -54,7 +54,7 @@ void get_jobs(Controller& c, const Caller& who, const v1::GetJobsRequest& req, v
   // A job's script and environment (which may hold a user's secrets) go to
   // its owner and the privileged only, as Slurm's batch script does.
   auto add = [&](const Job& j) {
-    *rep->add_jobs() = c.state().job_for_display(j, req.detail(), req.detail() && c.state().may_act_on(who, j), now);
+    *rep->add_jobs() = c.state().job_for_display(j, req.detail(), req.detail() && !req.without_script() && c.state().may_act_on(who, j), now);
   };
   if (req.job_ids().empty() && req.include_finished()) {
     for (const auto& [id, j] : jobs) add(j);  // every job still in memory (MinJobAge), as Slurm's squeue sees

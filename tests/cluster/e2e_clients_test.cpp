@@ -14,6 +14,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "common/strings.hpp"
 #include "harness.hpp"
 
@@ -315,6 +317,78 @@ TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
   // submitit's cancel: scancel <id>.
   EXPECT_EQ(c.run("scancel", {gpu_id}).rc, 0);
   EXPECT_TRUE(c.wait_done(gpu_id));
+}
+
+
+// squeue/sinfo/sacct --json on a live cluster: Slurm 22.05's documents (the
+// JSON exporters and dashboards read), with the cluster's own jobs and nodes;
+// squeue's and sinfo's filters are ignored, as Slurm 22.05 ignores them.
+TEST(ClientFixtures, JsonDocumentsDescribeTheLiveCluster) {
+  using Json = nlohmann::json;
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t failed = c.submit({"-p", "compute", "--wrap", "exit 3"});
+  ASSERT_GT(failed, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(failed)));
+  int64_t gpu = c.submit({"-p", "gpu", "--gres=gpu:h100:2", "-c", "4", "--wrap", "sleep 60"});
+  ASSERT_GT(gpu, 0);
+  ASSERT_TRUE(c.wait_state(std::to_string(gpu), {"RUNNING"}));
+  int64_t arr = c.submit({"--array=0-3%2", "-H", "-t", "5", "--wrap", "true"});
+  ASSERT_GT(arr, 0);
+
+  auto q = c.run("squeue", {"--json", "-u", "nobody-at-all", "-o", "%i"});
+  ASSERT_EQ(q.rc, 0) << q.err;
+  Json doc = Json::parse(q.out);
+  EXPECT_EQ(doc["meta"]["plugin"]["type"], "openapi/v0.0.38");
+  EXPECT_TRUE(doc["errors"].empty());
+  std::map<int64_t, Json> jobs;
+  for (const auto& j : doc["jobs"]) jobs[j["job_id"].get<int64_t>()] = j;
+  ASSERT_TRUE(jobs.count(gpu) && jobs.count(failed) && jobs.count(arr)) << q.out;
+  const Json& g = jobs[gpu];
+  EXPECT_EQ(g["job_state"], "RUNNING");
+  EXPECT_EQ(g["nodes"], "hgpu1");
+  EXPECT_EQ(g["partition"], "gpu");
+  EXPECT_EQ(g["cpus"], 4);
+  ASSERT_EQ(g["gres_detail"].size(), 1u) << g.dump();
+  EXPECT_EQ(g["gres_detail"][0].get<std::string>().rfind("gpu:h100:2(IDX:", 0), 0u) << g.dump();
+  EXPECT_EQ(g["job_resources"]["allocated_hosts"], 1);
+  EXPECT_EQ(g["job_resources"]["allocated_nodes"][0]["nodename"], "hgpu1");
+  EXPECT_NE(g["tres_alloc_str"].get<std::string>().find("gres/gpu=2"), std::string::npos) << g.dump();
+  const Json& f = jobs[failed];
+  EXPECT_EQ(f["job_state"], "FAILED");
+  EXPECT_EQ(f["exit_code"], 3 << 8);
+  const Json& a = jobs[arr];
+  EXPECT_EQ(a["job_state"], "PENDING");
+  EXPECT_EQ(a["array_task_string"], "0-3%2");
+  EXPECT_EQ(a["state_reason"], "JobHeldUser");
+  EXPECT_EQ(a["priority"], 0);
+  EXPECT_FALSE(a.contains("job_resources"));
+
+  auto si = c.run("sinfo", {"--json", "-p", "compute"});
+  ASSERT_EQ(si.rc, 0) << si.err;
+  Json nodes = Json::parse(si.out)["nodes"];
+  ASSERT_EQ(nodes.size(), 4u) << si.out;  // every node, the -p filter ignored
+  for (const auto& n : nodes) {
+    if (n["name"] != "hgpu1") continue;
+    EXPECT_EQ(n["state"], "mixed");
+    EXPECT_EQ(n["alloc_cpus"], 4);
+    EXPECT_EQ(n["gres"], "gpu:h100:8");
+    EXPECT_EQ(n["gres_used"].get<std::string>().rfind("gpu:h100:2(IDX:", 0), 0u) << n.dump();
+  }
+
+  auto sa = c.run("sacct", {"--json", "-j", std::to_string(failed)});
+  ASSERT_EQ(sa.rc, 0) << sa.err;
+  Json acct = Json::parse(sa.out)["jobs"];
+  ASSERT_EQ(acct.size(), 1u) << sa.out;
+  EXPECT_EQ(acct[0]["state"]["current"], "FAILED");
+  EXPECT_EQ(acct[0]["exit_code"], (Json{{"status", "FAILED"}, {"return_code", 3}}));
+  ASSERT_EQ(acct[0]["steps"].size(), 1u) << sa.out;
+  EXPECT_EQ(acct[0]["steps"][0]["step"]["id"], "batch");
+
+  auto yaml = c.run("squeue", {"--yaml"});
+  EXPECT_EQ(yaml.rc, 1);
+  EXPECT_NE(yaml.err.find("--yaml is not built"), std::string::npos) << yaml.err;
+  c.run("scancel", {std::to_string(gpu), std::to_string(arr)});
 }
 
 }  // namespace
