@@ -37,7 +37,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDevice, index, device_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeAlloc, node_name, cpus, cpu_ids, mem_limit_mb, gpus)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(IoSpec, stdout_pattern, stderr_pattern, stdin_path, append)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, job, key, layout, script, argv, work_dir, alloc, io,
-                                                time_limit_s, start_time, warn_signal)
+                                                time_limit_s, start_time, warn_signal, multi_prog)
 
 std::string StepKey::str() const {
   return std::to_string(job_id) + "." + (is_batch() ? std::string("batch") : std::to_string(step_id));

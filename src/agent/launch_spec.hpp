@@ -141,6 +141,7 @@ struct LaunchRequest {
   StepLayout layout;            // numeric steps only
   std::string script;           // batch: the script text (must start with "#!")
   std::vector<std::string> argv;  // numeric steps: the command of every task
+  std::string multi_prog;       // srun --multi-prog: the file's text; argv[0] names it, argv[1..] are added
   std::string work_dir;         // --chdir; empty: job.submit_dir
   NodeAlloc alloc;
   IoSpec io;

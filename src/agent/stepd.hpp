@@ -47,7 +47,7 @@ Result<int> connect_task_stream(const StepLayout& L, int rank, int stream);
 
 // One task to start: the parts computed before fork().
 struct TaskPlan {
-  int rank = 0;
+  int rank = 0;      // the task's rank in the step (SLURM_PROCID)
   int local_id = 0;
   std::vector<std::string> env;  // without SLURM_TASK_PID
   int in_fd = -1, out_fd = -1, err_fd = -1;
@@ -80,6 +80,7 @@ class StepDaemon {
   void pty_close();
   void start_tasks();
   pid_t fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error);
+  Result<std::vector<std::string>> task_command(int rank) const;
   // running (stepd.cpp)
   void event_loop();
   void reap_children();

@@ -25,6 +25,7 @@
 #include "agent/job_env.hpp"
 #include "agent/login_env.hpp"
 #include "agent/stepd.hpp"
+#include "common/multi_prog.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
@@ -438,18 +439,34 @@ int run_child(void* arg) {
 
 }  // namespace
 
+// The batch script; a step's command; with --multi-prog, the rank's record
+// of the configuration with the rest of srun's arguments added.
+Result<std::vector<std::string>> StepDaemon::task_command(int rank) const {
+  if (req_.key.is_batch()) return std::vector<std::string>{dir_ + "/" + kScriptFile};
+  if (req_.multi_prog.empty()) return req_.argv;
+  const std::string file = req_.argv.empty() ? std::string("(multi-prog)") : req_.argv.front();
+  auto mp = parse_multi_prog(req_.multi_prog, file);
+  if (!mp) return mp.error();
+  std::vector<std::string> extra(req_.argv.empty() ? req_.argv.end() : req_.argv.begin() + 1, req_.argv.end());
+  return multi_prog_argv(*mp, rank, extra);
+}
+
 // The task is started as posix_spawn starts a program: a child that shares
 // the daemon's memory until it executes (CLONE_VM | CLONE_VFORK), so that
 // neither the page tables are copied nor the daemon's pages made
 // copy-on-write at every launch.
 pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error) {
+  auto command = task_command(t.rank);
+  if (!command) {
+    error = command.error().message;
+    return -1;
+  }
+  std::vector<std::string> argv = std::move(*command);
   int errpipe[2];
   if (pipe2(errpipe, O_CLOEXEC) != 0) {
     error = std::string("pipe: ") + std::strerror(errno);
     return -1;
   }
-  std::vector<std::string> argv =
-      req_.key.is_batch() ? std::vector<std::string>{dir_ + "/" + kScriptFile} : req_.argv;
   std::vector<std::string> env = t.env;
   env.push_back(kTaskPidVar + std::string(24, '0'));
   const std::vector<std::string> candidates = exec_candidates(argv[0], env);

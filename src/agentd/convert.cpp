@@ -89,6 +89,7 @@ agent::LaunchRequest launch_from_proto(const v1::LaunchRequest& in, const std::s
   r.key = key_from_proto(in.step());
   r.script = in.script();
   r.argv.assign(in.argv().begin(), in.argv().end());
+  r.multi_prog = in.multi_prog();
   r.work_dir = in.work_dir();
   r.alloc.node_name = node_name;
   r.alloc.cpus = in.cpus();

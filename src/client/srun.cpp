@@ -29,6 +29,7 @@
 #include "client/session.hpp"
 #include "client/submit_map.hpp"
 #include "common/hostlist.hpp"
+#include "common/multi_prog.hpp"
 #include "common/strings.hpp"
 
 namespace drover::client {
@@ -47,10 +48,6 @@ Result<std::string> read_any(const std::string& path) {
 
 // Options srun accepts but whose value Drover cannot honour: a clear refusal.
 int check_launch_options(const std::string& program, const cli::JobRequest& r, bool& pmix) {
-  if (r.multi_prog) {
-    std::fprintf(stderr, "%s: error: --multi-prog is not supported by Drover yet\n", program.c_str());
-    return 1;
-  }
   if (r.mpi) {
     std::string m = to_lower(*r.mpi);
     if (m == "pmix" || m.rfind("pmix_v", 0) == 0) {
@@ -70,6 +67,28 @@ int check_launch_options(const std::string& program, const cli::JobRequest& r, b
     }
   }
   return 0;
+}
+
+// srun --multi-prog FILE [ARGS]: the file's text, checked as Slurm's srun
+// checks it (its records; every rank has one when the task count is known
+// here); nullopt after printing why not.
+std::optional<std::string> read_multi_prog(const cli::JobRequest& r) {
+  const std::string& file = r.argv.front();
+  auto text = read_any(file);
+  if (!text) {
+    std::fprintf(stderr, "srun: error: Could not open multi_prog config file %s\n", file.c_str());
+    return std::nullopt;
+  }
+  auto mp = parse_multi_prog(*text, file);
+  std::optional<int64_t> ntasks = r.ntasks;
+  if (!ntasks && r.nodes && !r.jobid) ntasks = r.nodes->min * r.ntasks_per_node.value_or(1);
+  Status st = !mp ? Status(mp.error()) : ntasks ? check_multi_prog_ranks(*mp, file, static_cast<int32_t>(*ntasks))
+                                                : Status();
+  if (!st) {
+    print_error_lines("srun", st.error().message);
+    return std::nullopt;
+  }
+  return *text;
 }
 
 v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterContext& who, int64_t job_id) {
@@ -372,6 +391,8 @@ int srun_main(const Args& args) {
     std::fprintf(stderr, "srun: fatal: No command given to execute.\n");
     return 1;
   }
+  std::optional<std::string> multi_prog;
+  if (req.multi_prog && !(multi_prog = read_multi_prog(req))) return 1;
 #if !DROVER_HAVE_PMIX
   if (pmix && !req.quiet) {
     std::fprintf(stderr, "srun: warning: --mpi=pmix: this Drover was built without PMIx (libpmix-dev), so its "
@@ -384,6 +405,11 @@ int srun_main(const Args& args) {
   if (!api) return 1;
   if (req.clusters && !names_this_cluster("srun", *req.clusters, *api)) return 1;
   SubmitterContext who = current_submitter();
+  auto step = [&](int64_t job_id) {
+    v1::CreateStepRequest s = step_request(req, who, job_id);
+    if (multi_prog) s.set_multi_prog(*multi_prog);
+    return s;
+  };
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
   if (req.pty) {
     // srun(1) --pty: task 0 in a pseudo-terminal of the size of srun's own
@@ -403,11 +429,11 @@ int srun_main(const Args& args) {
   if (req.jobid) {
     out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
 
-    return run_step("srun", *api, step_request(req, who, *req.jobid), out);
+    return run_step("srun", *api, step(*req.jobid), out);
   }
   Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
-  int rc = run_step("srun", *api, step_request(req, who, a.job_id), out);
+  int rc = run_step("srun", *api, step(a.job_id), out);
   release("srun", *api, a.job_id, rc, 0);
   return rc;
 }

@@ -244,6 +244,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.mutable_step()->set_step_id(s.step_id());
   l.clear_script();
   *l.mutable_argv() = req.argv();
+  l.set_multi_prog(req.multi_prog());
   // srun's environment is the tasks' (Slurm propagates srun's, not the batch submitter's).
   *l.mutable_environment() = req.environment();
   l.set_export_spec(req.export_spec().empty() ? "ALL" : req.export_spec());

@@ -108,6 +108,50 @@ TEST(Steps, SrunOutsideAnAllocationLabelsOutputAndReturnsTheWorstExit) {
   EXPECT_EQ(q.out, "");
 }
 
+// srun --multi-prog: each rank runs its record of the file, on the nodes of
+// the step (outside an allocation and inside a batch job); a bad file is
+// refused before anything is allocated, with Slurm's words.
+TEST(Steps, MultiProgRunsEachRanksOwnCommand) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string conf = c.work() + "/mpmd.conf";
+  std::ofstream(conf) << "# rank: program\n"
+                         "0     bash -c 'echo first $SLURM_PROCID $SLURMD_NODENAME'\n"
+                         "1-2   echo other %t offset %o\n"
+                         "*     echo rest %t\n";
+  // srun's arguments after the file are added to every command (bash -c takes "extra" as its $0).
+  auto r = c.run("srun", {"-N2", "-n4", "-l", "--multi-prog", conf, "extra"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: first 0 cpu1", "1: other 1 offset 0 extra",
+                                                           "2: other 2 offset 1 extra", "3: rest 3 extra"}))
+      << r.out;
+  // Inside a batch job, as a step of it (srun takes the job's 2 tasks: a
+  // range up to 2 would be refused there, as Slurm refuses it).
+  std::string two = c.work() + "/two.conf";
+  std::ofstream(two) << "0 bash -c 'echo first $SLURM_PROCID'\n* echo rest %t\n";
+  std::string out = c.work() + "/mp-%j.out";
+  int64_t id = c.submit({"-n2", "-o", out, "--wrap", "srun -l --multi-prog " + two + " | sort"});
+  ASSERT_GT(id, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(id)));
+  EXPECT_EQ(read_file(c.work() + "/mp-" + std::to_string(id) + ".out"), "0: first 0\n1: rest 1\n");
+  id = c.submit({"-n2", "-o", out, "--wrap", "srun --multi-prog " + conf});
+  ASSERT_GT(id, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(id)));
+  EXPECT_EQ(read_file(c.work() + "/mp-" + std::to_string(id) + ".out"),
+            "srun: error: Invalid task id, 2 >= ntasks\nsrun: error: Line 3 of configuration file " + conf + " invalid\n");
+
+  std::string missing = c.work() + "/missing.conf";
+  std::ofstream(missing) << "0 echo a\n2 echo b\n";
+  r = c.run("srun", {"-n3", "--multi-prog", missing});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "srun: error: Configuration file " + missing + " invalid, no record for task id 1\n");
+  r = c.run("srun", {"-n2", "--multi-prog", c.work() + "/nothing.conf"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "srun: error: Could not open multi_prog config file " + c.work() + "/nothing.conf\n");
+  auto q = c.run("squeue", {"-h"});
+  EXPECT_EQ(q.out, "");  // nothing was allocated for them
+}
+
 TEST(Steps, TaskEnvironmentAsSlurmSetsIt) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
