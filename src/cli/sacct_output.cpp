@@ -10,6 +10,8 @@
 #include "cli/job_values.hpp"
 #include "cli/json_output.hpp"
 #include "cli/sacct_internal.hpp"
+#include "common/duration.hpp"
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 
 namespace drover::cli {
@@ -40,7 +42,8 @@ enum SaOpt {
   kAllUsers, kAccounts, kBrief, kDelimiter, kEndTime, kHelpFormat, kJobs, kLong, kAllClusters, kClusters,
   kNoHeader, kName, kNodeList, kNoConvert, kFormat, kParsable, kParsable2, kQos, kPartition, kState, kStartTime,
   kTruncate, kUser, kUnits, kUsage, kHelp, kVerbose, kVersion, kAllocations, kDuplicates, kLocal, kFederation,
-  kWholeHetjob, kArray, kJson, kYaml,
+  kWholeHetjob, kArray, kJson, kYaml, kGroup, kWckeys, kReason, kConstraints, kNcpus, kNnodes, kTimeMin,
+  kTimeMax, kUseLocalUid, kFlags, kBatchScript, kEnvVars, kAssociations, kCompletion, kFile,
 };
 
 const std::vector<OptionSpec>& sacct_specs() {
@@ -64,13 +67,71 @@ const std::vector<OptionSpec>& sacct_specs() {
       {kVersion, "version", 'V', ArgKind::kNone},     {kAllocations, "allocations", 'X', ArgKind::kNone},
       {kWholeHetjob, "whole-hetjob", 0, ArgKind::kOptional},
       {kJson, "json", 0, ArgKind::kNone},           {kYaml, "yaml", 0, ArgKind::kNone},
+      {kGroup, "gid", 'g', ArgKind::kRequired},       {kGroup, "group", 0, ArgKind::kRequired},
+      {kWckeys, "wckeys", 'W', ArgKind::kRequired},   {kReason, "reason", 'R', ArgKind::kRequired},
+      {kConstraints, "constraints", 'C', ArgKind::kRequired}, {kNcpus, "ncpus", 'I', ArgKind::kRequired},
+      {kNnodes, "nnodes", 'i', ArgKind::kRequired},   {kTimeMin, "timelimit-min", 'k', ArgKind::kRequired},
+      {kTimeMax, "timelimit-max", 'K', ArgKind::kRequired}, {kUseLocalUid, "use-local-uid", 0, ArgKind::kNone},
+      {kFlags, "flags", 'F', ArgKind::kRequired},     {kBatchScript, "batch-script", 'B', ArgKind::kNone},
+      {kEnvVars, "env-vars", 0, ArgKind::kNone},      {kAssociations, "associations", 'x', ArgKind::kRequired},
+      {kCompletion, "completion", 'c', ArgKind::kNone}, {kFile, "file", 'f', ArgKind::kRequired},
   };
   return specs;
+}
+
+// "4", "2-8", "2-": a count range for -I/-i.
+CliResult<std::pair<int64_t, int64_t>> count_range(const std::string& v, const char* what) {
+  auto dash = v.find('-');
+  auto lo = parse_count(std::string_view(v).substr(0, dash), true);
+  std::optional<int64_t> hi = lo;
+  if (dash != std::string::npos) hi = dash + 1 == v.size() ? INT64_MAX : parse_count(std::string_view(v).substr(dash + 1), true);
+  if (!lo || !hi || *hi < *lo) return cli_error("sacct", fmt::format("Invalid {} range: {} (MIN or MIN-MAX)", what, v));
+  return std::make_pair(*lo, *hi);
+}
+
+// Options that read what Drover does not keep: said, not ignored.
+CliResult<bool> not_kept(const char* option, const char* why) {
+  return cli_error("sacct", fmt::format("{} is not built in Drover: {}", option, why));
 }
 
 CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
   const std::string v = opt.value.value_or("");
   switch (opt.id) {
+    case kGroup: o.groups = comma_list(v); break;
+    case kWckeys: o.wckeys = comma_list(v); break;
+    case kReason: o.reasons = comma_list(v); break;
+    case kConstraints: o.constraints = comma_list(v); break;
+    case kNodeList: {
+      auto hosts = hostlist_expand(v);
+      if (!hosts) return cli_error("sacct", fmt::format("Invalid node list: {} ({})", v, hosts.error().message));
+      o.nodes = *hosts;
+      break;
+    }
+    case kNcpus:
+    case kNnodes: {
+      auto r = count_range(v, opt.id == kNcpus ? "CPU count" : "node count");
+      if (!r) return r.error();
+      (opt.id == kNcpus ? o.ncpus : o.nnodes) = *r;
+      break;
+    }
+    case kTimeMin:
+    case kTimeMax: {
+      auto t = parse_duration(v);
+      if (!t) return cli_error("sacct", fmt::format("Invalid time limit: {} ({})", v, t.error().message));
+      (opt.id == kTimeMin ? o.timelimit_min : o.timelimit_max) = *t;
+      break;
+    }
+    case kUseLocalUid: break;  // the store keeps user names, looked up here anyway
+    case kFlags: return not_kept("-F/--flags", "which scheduler pass started a job is not kept in its history");
+    case kBatchScript:
+    case kEnvVars:
+      return not_kept(opt.id == kBatchScript ? "-B/--batch-script" : "--env-vars",
+                      "sacct does not print jobs' scripts or environments (scontrol write batch_script JOBID "
+                      "gives the script of a job the controller still holds)");
+    case kAssociations: return not_kept("-x/--associations", "associations have no ids; use -A and -u");
+    case kCompletion:
+    case kFile: return not_kept(opt.id == kCompletion ? "-c/--completion" : "-f/--file",
+                                "there is no job completion plugin; sacct reads the controller's history");
     case kAllUsers: o.all_users = true; break;
     case kAccounts: o.accounts = comma_list(v); break;
     case kBrief: o.format = kSacctBriefFormat; break;
@@ -171,6 +232,48 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   return w;
 }
 
+bool in_range(const std::optional<std::pair<int64_t, int64_t>>& range, int64_t v) {
+  return !range || (v >= range->first && v <= range->second);
+}
+
+// -C: every feature named appears in the job's constraint expression.
+bool has_constraints(const std::vector<std::string>& wanted, const std::string& expr) {
+  std::vector<std::string> words;
+  std::string cur;
+  for (char ch : expr + "&") {
+    if (std::string_view("&|,()[]*").find(ch) != std::string_view::npos) {
+      if (!cur.empty()) words.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  for (const auto& w : wanted) {
+    if (std::find(words.begin(), words.end(), w) == words.end()) return false;
+  }
+  return true;
+}
+
+// -g -W -R -C -N -I -i -k -K.
+bool more_selected(const SacctOptions& o, const AccountingRecord& r) {
+  if (!o.groups.empty() && !in_list(o.groups, r.group) && !in_list(o.groups, std::to_string(r.gid))) return false;
+  if (!in_list(o.wckeys, r.wckey) || !has_constraints(o.constraints, r.constraints)) return false;
+  if (!o.reasons.empty() && std::none_of(o.reasons.begin(), o.reasons.end(),
+                                         [&](const std::string& x) { return iequals(x, r.reason); })) {
+    return false;
+  }
+  if (!o.nodes.empty()) {
+    auto ran = hostlist_expand(r.node_list);
+    if (!ran || std::none_of(ran->begin(), ran->end(), [&](const std::string& n) { return in_list(o.nodes, n); }))
+      return false;
+  }
+  if (!in_range(o.ncpus, r.alloc_cpus) || !in_range(o.nnodes, r.nnodes)) return false;
+  const Seconds limit = r.time_limit == kInfinite ? INT64_MAX : r.time_limit;
+  if (o.timelimit_min && (r.time_limit == kNotSet || limit < *o.timelimit_min)) return false;
+  if (o.timelimit_max && (r.time_limit == kNotSet || limit > *o.timelimit_max)) return false;
+  return true;
+}
+
 bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::string& caller, const Window& w) {
   bool everyone = o.all_users || caller == "root";
   bool user_ok = o.users.empty() ? (everyone || r.user == caller)
@@ -178,7 +281,8 @@ bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::s
   bool state_ok = o.states.empty() || std::find(o.states.begin(), o.states.end(), r.state) != o.states.end();
   bool time_ok = (r.submit == kNoTime || r.submit <= w.end) && (r.end == kNoTime || r.end >= w.start);
   return user_ok && state_ok && time_ok && id_selected(o, r, false) && in_list(o.accounts, r.account) &&
-         in_list(o.partitions, r.partition) && in_list(o.qos, r.qos) && in_list(o.names, r.job_name);
+         in_list(o.partitions, r.partition) && in_list(o.qos, r.qos) && in_list(o.names, r.job_name) &&
+         more_selected(o, r);
 }
 
 // --helpformat: names 19 wide, four to a line, one space apart (as sacct -e).

@@ -45,6 +45,13 @@ struct SacctOptions {
   std::vector<std::string> names;            // --name
   std::vector<std::string> job_ids;          // -j: "123", "123_4", "123.batch"
   std::vector<JobState> states;              // -s
+  std::vector<std::string> groups;           // -g: group names or gids
+  std::vector<std::string> wckeys;           // -W
+  std::vector<std::string> reasons;          // -R: pending reasons
+  std::vector<std::string> constraints;      // -C: features the job asked for, every one
+  std::vector<std::string> nodes;            // -N: jobs that ran on one of these nodes (expanded)
+  std::optional<std::pair<int64_t, int64_t>> ncpus, nnodes;  // -I, -i: min-max (max INT64_MAX when open)
+  std::optional<Seconds> timelimit_min, timelimit_max;        // -k, -K
   std::optional<std::string> start_time;     // -S (parsed at render time against `now`)
   std::optional<std::string> end_time;       // -E
   std::optional<char> units;                 // --units K|M|G|T|P

@@ -137,3 +137,62 @@ TEST(SacctOptions, UnknownFieldAndVersion) {
 
 }  // namespace
 }  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// The selection options beyond -j/-u/-A/-r/-s: -g -W -R -C -N -I -i -k -K,
+// each keeping only the jobs (with their steps) it names.
+TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
+  auto rec = [](int64_t id, const char* node_list, int64_t cpus, int64_t nodes, Seconds limit) {
+    AccountingRecord r = job(id, "j", "compute", JobState::kCompleted, "2026-11-29T21:51:10", "2026-11-29T21:52:00",
+                             cpus, {{"cpu", cpus}});
+    r.node_list = node_list;
+    r.nnodes = nodes;
+    r.time_limit = limit;
+    return r;
+  };
+  std::vector<AccountingRecord> recs = {rec(1, "cpu01", 1, 1, 600), rec(2, "cpu[02-03]", 8, 2, 7200),
+                                        rec(3, "gpu01", 4, 1, kInfinite)};
+  recs[0].group = "physics";
+  recs[0].gid = 3000;
+  recs[1].wckey = "proj";
+  recs[1].constraints = "h100&nvme";
+  recs[2].state = JobState::kPending;
+  recs[2].reason = "Dependency";
+  AccountingRecord step = recs[1];
+  step.step = "batch";
+  recs.insert(recs.begin() + 2, step);
+  auto ids = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"-a", "-n", "-P", "-o", "JobID", "-S", "2026-11-29T00:00:00"});
+    auto o = parse_sacct_options(args, {});
+    EXPECT_TRUE(o) << (o ? "" : o.error().text);
+    if (!o) return std::string();
+    auto out = render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00"));
+    EXPECT_EQ(out.exit_code, 0) << out.err;
+    return out.out;
+  };
+  EXPECT_EQ(ids({"-g", "physics"}), "1\n");
+  EXPECT_EQ(ids({"--gid=3000"}), "1\n");
+  EXPECT_EQ(ids({"-W", "proj"}), "2\n2.batch\n");
+  EXPECT_EQ(ids({"-R", "dependency"}), "3\n");
+  EXPECT_EQ(ids({"-C", "nvme,h100"}), "2\n2.batch\n");
+  EXPECT_EQ(ids({"-C", "nvme,a100"}), "");
+  EXPECT_EQ(ids({"-N", "cpu03"}), "2\n2.batch\n");
+  EXPECT_EQ(ids({"-N", "gpu01,cpu01"}), "1\n3\n");
+  EXPECT_EQ(ids({"-I", "4-"}), "2\n2.batch\n3\n");
+  EXPECT_EQ(ids({"--ncpus=1"}), "1\n");
+  EXPECT_EQ(ids({"-i", "2"}), "2\n2.batch\n");
+  EXPECT_EQ(ids({"-k", "60"}), "2\n2.batch\n3\n");  // at least an hour (UNLIMITED is more)
+  EXPECT_EQ(ids({"-K", "1:00:00"}), "1\n");
+  EXPECT_EQ(ids({"-k", "10", "-K", "2:00:00"}), "1\n2\n2.batch\n");
+  auto bad = parse_sacct_options({"-I", "8-2"}, {});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().text, "sacct: error: Invalid CPU count range: 8-2 (MIN or MIN-MAX)\n");
+  auto flags = parse_sacct_options({"--flags=SchedMain"}, {});
+  ASSERT_FALSE(flags);
+  EXPECT_NE(flags.error().text.find("-F/--flags is not built in Drover"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace drover::cli
