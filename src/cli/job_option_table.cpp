@@ -411,6 +411,12 @@ CliResult<bool> apply_get_user_env(Ctx& c) {
   return true;
 }
 
+// --x11: Drover forwards no X11 connections; a job that needs a display must
+// not start without one.
+CliResult<bool> apply_x11(Ctx& c) {
+  return CliError{fmt::format("{}: error: --x11: X11 forwarding is not built in Drover\n", c.program()), kExitError};
+}
+
 CliResult<bool> apply_jobid(Ctx& c) {
   auto n = parse_count(c.value());
   if (!n) return invalid_numeric(c, "the numeric id of a job that holds an allocation");
@@ -422,6 +428,7 @@ CliResult<bool> apply_jobid(Ctx& c) {
 const std::vector<OptionDef>& option_table() {
   using J = JobRequest;
   static const std::vector<OptionDef> table = {
+      {"accel-bind", 0, ArgKind::kRequired, R, uninterpreted()},
       {"account", 'A', ArgKind::kRequired, SRA, set_str(&J::account)},
       {"acctg-freq", 0, ArgKind::kRequired, SRA, uninterpreted()},
       {"array", 'a', ArgKind::kRequired, S, apply_array},
@@ -493,6 +500,7 @@ const std::vector<OptionDef>& option_table() {
       {"mem-per-gpu", 0, ArgKind::kRequired, SRA, set_mem(&J::mem_per_gpu_mb)},
       {"mincpus", 0, ArgKind::kRequired, SRA, set_count(&J::min_cpus_per_node)},
       {"mpi", 0, ArgKind::kRequired, R, apply_mpi},
+      {"msg-timeout", 0, ArgKind::kRequired, R, uninterpreted()},
       {"multi-prog", 0, ArgKind::kNone, R, set_flag(&J::multi_prog)},
       {"network", 0, ArgKind::kRequired, SRA, uninterpreted()},
       {"nice", 0, ArgKind::kOptional, SRA, apply_nice},
@@ -530,6 +538,7 @@ const std::vector<OptionDef>& option_table() {
       {"pty", 0, ArgKind::kNone, R, set_flag(&J::pty)},
       {"qos", 'q', ArgKind::kRequired, SRA, set_str(&J::qos)},
       {"quiet", 'Q', ArgKind::kNone, SRA, set_flag(&J::quiet)},
+      {"quit-on-interrupt", 0, ArgKind::kNone, R, set_flag(&J::quit_on_interrupt)},
       {"reboot", 0, ArgKind::kNone, SRA, uninterpreted()},
       {"relative", 'r', ArgKind::kRequired, R, uninterpreted()},
       {"requeue", 0, ArgKind::kNone, S, [](Ctx& c) { return apply_requeue(c, true); }},
@@ -561,6 +570,7 @@ const std::vector<OptionDef>& option_table() {
       {"wait-all-nodes", 0, ArgKind::kRequired, SA, apply_wait_all_nodes},
       {"wckey", 0, ArgKind::kRequired, SRA, set_str(&J::wckey)},
       {"wrap", 0, ArgKind::kRequired, S, apply_wrap},
+      {"x11", 0, ArgKind::kOptional, RA, apply_x11},
   };
   return table;
 }

@@ -134,6 +134,7 @@ struct JobRequest {
   // ---- srun / salloc ------------------------------------------------------------------------
   bool label = false;                      // srun -l
   bool unbuffered = false;                 // srun -u
+  bool quit_on_interrupt = false;          // srun --quit-on-interrupt: the first Ctrl-C ends the step
   std::optional<bool> kill_on_bad_exit;    // srun -K[=0|1]
   // salloc -K/--kill-command[=signal]: signal the command when the allocation is
   // revoked; 0 = the default (SIGHUP when stdin is a terminal, else SIGTERM)

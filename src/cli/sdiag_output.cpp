@@ -9,7 +9,7 @@
 namespace drover::cli {
 namespace {
 
-enum SdOpt { kAll, kHelp, kReset, kSortId, kSortName, kSortTime, kUsage, kVersion };
+enum SdOpt { kAll, kHelp, kReset, kSortId, kSortName, kSortTime, kUsage, kVersion, kCluster };
 
 const std::vector<OptionSpec>& sdiag_specs() {
   static const std::vector<OptionSpec> specs = {
@@ -17,6 +17,7 @@ const std::vector<OptionSpec>& sdiag_specs() {
       {kReset, "reset", 'r', ArgKind::kNone},       {kSortId, "sort-by-id", 'i', ArgKind::kNone},
       {kSortName, "sort-by-name", 't', ArgKind::kNone}, {kSortTime, "sort-by-time", 'T', ArgKind::kNone},
       {kUsage, "usage", 0, ArgKind::kNone},         {kVersion, "version", 'V', ArgKind::kNone},
+      {kCluster, "cluster", 'M', ArgKind::kRequired}, {kCluster, "clusters", 0, ArgKind::kRequired},
   };
   return specs;
 }
@@ -98,6 +99,7 @@ CliResult<SdiagOptions> parse_sdiag_options(const std::vector<std::string>& args
     if (opt.id == kHelp || opt.id == kUsage) o.print_help = true;
     if (opt.id == kVersion) o.print_version = true;
     if (opt.id == kReset) o.reset = true;
+    if (opt.id == kCluster) o.clusters = opt.value.value_or("");
   }
   if (!scan->operands.empty()) return cli_error("sdiag", fmt::format("unrecognized argument \"{}\"", scan->operands[0]));
   return o;

@@ -42,6 +42,7 @@ struct SdiagOptions {
   bool print_version = false;
   bool print_help = false;
   bool reset = false;  // -r: refused (statistics are kept since the controller started)
+  std::string clusters;  // -M/--cluster: must name this cluster
 };
 
 CliResult<SdiagOptions> parse_sdiag_options(const std::vector<std::string>& args);

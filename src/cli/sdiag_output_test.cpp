@@ -63,3 +63,18 @@ TEST(Sdiag, OptionsAndNoCycles) {
 
 }  // namespace
 }  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+TEST(SdiagOptions, ClusterNamesTheClusterToAsk) {
+  auto o = parse_sdiag_options({"-M", "anchor"});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->clusters, "anchor");
+  auto l = parse_sdiag_options({"--cluster=x"});
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->clusters, "x");
+}
+
+}  // namespace
+}  // namespace drover::cli

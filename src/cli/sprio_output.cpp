@@ -122,6 +122,7 @@ const std::vector<OptionSpec>& sprio_specs() {
       {kWeights, "weights", 'w', ArgKind::kNone},   {kHelp, "help", 0, ArgKind::kNone},
       {kUsage, "usage", 0, ArgKind::kNone},         {kLocal, "local", 0, ArgKind::kNone},
       {kFederation, "federation", 0, ArgKind::kNone}, {kSort, "sort", 'S', ArgKind::kRequired},
+      {kFederation, "sibling", 0, ArgKind::kNone},  // no federation: every job is this cluster's own
   };
   return specs;
 }

@@ -658,3 +658,28 @@ TEST(Precedence, SrunInsideARealBatchEnvironment) {
 
 }  // namespace
 }  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// srun's options of Slurm 22.05 that Drover takes: --quit-on-interrupt acts,
+// --msg-timeout and --accel-bind are warned about, --x11 is refused (no
+// forwarding), not "unrecognized".
+TEST(Values, SrunInterruptTimeoutBindingAndX11) {
+  auto r = parse_submission(inputs(SubmitCommand::kSrun, {"--quit-on-interrupt", "--msg-timeout=30", "--accel-bind=g",
+                                                          "hostname"}));
+  ASSERT_TRUE(r.ok()) << r.error().text;
+  EXPECT_TRUE(r->request.quit_on_interrupt);
+  EXPECT_EQ(r->request.uninterpreted.at("--msg-timeout"), "30");
+  EXPECT_EQ(r->request.uninterpreted.at("--accel-bind"), "g");
+  EXPECT_EQ(r->warnings.size(), 2u);
+  for (auto cmd : {SubmitCommand::kSrun, SubmitCommand::kSalloc}) {
+    auto x = parse_submission(inputs(cmd, {"--x11", "xterm"}));
+    ASSERT_FALSE(x.ok());
+    EXPECT_NE(x.error().text.find("--x11: X11 forwarding is not built in Drover"), std::string::npos) << x.error().text;
+  }
+  EXPECT_FALSE(parse_submission(inputs(SubmitCommand::kSbatch, {"--quit-on-interrupt", "--wrap", "x"})).ok());
+}
+
+}  // namespace
+}  // namespace drover::cli

@@ -22,6 +22,7 @@ struct StepOutput {
   // size; srun's terminal is raw while it runs and its size changes follow.
   bool pty = false;
   int pty_rows = 0, pty_cols = 0;
+  bool quit_on_interrupt = false;  // --quit-on-interrupt: the first Ctrl-C ends the step (no status)
 };
 
 // Creates the step (waiting while other steps hold what it needs), forwards

@@ -19,7 +19,7 @@ namespace drover::client {
 namespace {
 
 enum Opt { kUser, kPartition, kState, kName, kAccount, kQos, kNodes, kSignal, kBatch, kFull, kQuiet, kVerbose,
-           kMe, kHurry, kInteractive, kVersion, kHelp, kClusters, kReservation, kWckey };
+           kMe, kHurry, kInteractive, kVersion, kHelp, kClusters, kReservation, kWckey, kCtld };
 
 const cli::OptionSpec kSpecs[] = {
     {kUser, "user", 'u', cli::ArgKind::kRequired},      {kPartition, "partition", 'p', cli::ArgKind::kRequired},
@@ -33,6 +33,7 @@ const cli::OptionSpec kSpecs[] = {
     {kVersion, "version", 'V', cli::ArgKind::kNone},    {kHelp, "help", 0, cli::ArgKind::kNone},
     {kHelp, "usage", 0, cli::ArgKind::kNone},           {kClusters, "clusters", 'M', cli::ArgKind::kRequired},
     {kReservation, "reservation", 'R', cli::ArgKind::kRequired}, {kWckey, "wckey", 0, cli::ArgKind::kRequired},
+    {kCtld, "ctld", 0, cli::ArgKind::kNone},  // every request goes through the controller anyway
 };
 
 constexpr const char* kUsage =

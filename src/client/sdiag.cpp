@@ -56,6 +56,7 @@ int sdiag_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (!opts->clusters.empty() && !names_this_cluster("sdiag", opts->clusters, *api)) return 1;
   auto d = api->diag();
   if (!d) return report_failure(inv, *api, d.error());
   cli::DiagView v;

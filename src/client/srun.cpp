@@ -411,6 +411,7 @@ int srun_main(const Args& args) {
     return s;
   };
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
+  out.quit_on_interrupt = req.quit_on_interrupt;
   if (req.pty) {
     // srun(1) --pty: task 0 in a pseudo-terminal of the size of srun's own
     // terminal; without one on stdout the option is disregarded, as Slurm's

@@ -485,7 +485,7 @@ void StepIo::handle_signal(int sig) {
   }
   if (sig == SIGINT) {
     auto now = Clock::now();
-    if (have_int_ && now - last_int_ < std::chrono::seconds(1)) {
+    if (out_.quit_on_interrupt || (have_int_ && now - last_int_ < std::chrono::seconds(1))) {
       if (!cancelled_) {
         std::fprintf(stderr, "%s: sending Ctrl-C to StepId=%lld.%lld\n", program_.c_str(),
                      static_cast<long long>(job_), static_cast<long long>(step_));

@@ -479,6 +479,20 @@ TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
   EXPECT_NE(r.err.find("srun: forcing job termination"), std::string::npos) << r.err;
 }
 
+// --quit-on-interrupt: the first Ctrl-C ends the step, without the status lines.
+TEST(Steps, QuitOnInterruptEndsTheStepAtTheFirstCtrlC) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("/bin/bash", {"-c",
+                          "srun -n2 --quit-on-interrupt sleep 60 & p=$!; sleep 1.5; kill -INT $p; wait $p; "
+                          "echo rc=$?"});
+  EXPECT_NE(r.out.find("rc="), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("srun: interrupt (one more within 1 sec to abort)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: forcing job termination"), std::string::npos) << r.err;
+  EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h"}).out.empty(); }, std::chrono::seconds(10)));
+}
+
 TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
