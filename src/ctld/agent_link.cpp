@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -11,6 +13,26 @@
 
 namespace drover::ctld {
 
+namespace {
+
+// One asynchronous call: owns its context and messages until the callback.
+template <class Req, class Rep>
+struct Call {
+  grpc::ClientContext ctx;
+  Req req;
+  Rep rep;
+};
+
+// Commands whose order on the node decides the outcome: a suspend's SIGSTOP
+// and a resume's SIGCONT, the time limits that go with them. Two of them for
+// one job and node go one after the other (the next once the agent has
+// answered the one before); every other command goes at once.
+bool ordered(const AgentCommand& cmd) {
+  return (cmd.kind == AgentCommand::kSignal && cmd.every_step) || cmd.kind == AgentCommand::kSetTimeLimit;
+}
+
+}  // namespace
+
 struct AgentLink::Impl {
   std::map<std::string, std::string> targets;  // node -> host:port
   std::string key_path;
@@ -18,6 +40,8 @@ struct AgentLink::Impl {
   Log log;
   std::mutex mu;
   std::map<std::string, std::unique_ptr<v1::NodeAgentService::Stub>> stubs;
+  std::mutex queue_mu;
+  std::map<std::pair<std::string, int64_t>, std::deque<AgentCommand>> queues;  // ordered commands per (node, job)
 
   v1::NodeAgentService::Stub* stub(const std::string& node) {
     std::lock_guard<std::mutex> lock(mu);
@@ -38,19 +62,27 @@ struct AgentLink::Impl {
     stubs.emplace(node, std::move(s));
     return raw;
   }
+
+  // An ordered command was answered (or could not be sent): the next one of its queue goes.
+  void answered(const std::pair<std::string, int64_t>& key) {
+    AgentCommand next;
+    {
+      std::lock_guard<std::mutex> lock(queue_mu);
+      auto q = queues.find(key);
+      if (q == queues.end()) return;
+      q->second.pop_front();
+      if (q->second.empty()) {
+        queues.erase(q);
+        return;
+      }
+      next = q->second.front();
+    }
+    dispatch(next, [this, key] { answered(key); });
+  }
+
+  // Sends one command; `after` (may be empty) runs once it is answered or has failed.
+  void dispatch(const AgentCommand& cmd, std::function<void()> after);
 };
-
-namespace {
-
-// One asynchronous call: owns its context and messages until the callback.
-template <class Req, class Rep>
-struct Call {
-  grpc::ClientContext ctx;
-  Req req;
-  Rep rep;
-};
-
-}  // namespace
 
 AgentLink::AgentLink(const config::ClusterConfig& cfg, std::string key_path, LaunchDone on_launch, Log log)
     : impl_(std::make_unique<Impl>()) {
@@ -64,12 +96,26 @@ AgentLink::~AgentLink() = default;
 
 void AgentLink::send(const AgentCommand& cmd) {
   Impl* impl = impl_.get();
+  if (!ordered(cmd)) return impl->dispatch(cmd, nullptr);
+  auto key = std::make_pair(cmd.node, cmd.job_id);
+  {
+    std::lock_guard<std::mutex> lock(impl->queue_mu);
+    auto& q = impl->queues[key];
+    q.push_back(cmd);
+    if (q.size() > 1) return;  // goes when the one before it is answered
+  }
+  impl->dispatch(cmd, [impl, key] { impl->answered(key); });
+}
+
+void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> after) {
+  Impl* impl = this;
   v1::NodeAgentService::Stub* stub = impl->stub(cmd.node);
   if (!stub) {
     if (cmd.kind == AgentCommand::kLaunch) {
       impl->on_launch(cmd.job_id, cmd.launch.step().step_id(), cmd.node, cmd.launch.restart_count(), std::nullopt,
                       "no route to node " + cmd.node);
     }
+    if (after) after();
     return;
   }
   const std::string client = "drover-controller";
@@ -121,9 +167,10 @@ void AgentLink::send(const AgentCommand& cmd) {
       c->req.set_every_step(cmd.every_step);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));
       std::string node = cmd.node;
-      stub->async()->Signal(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {
+      stub->async()->Signal(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
         if (!st.ok()) impl->log("signal job " + std::to_string(c->req.step().job_id()) + " on " + node + ": " + st.error_message());
         delete c;
+        if (after) after();
       });
       return;
     }
@@ -134,9 +181,10 @@ void AgentLink::send(const AgentCommand& cmd) {
       c->req.set_time_limit_s(cmd.time_limit_s);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));
       std::string node = cmd.node;
-      stub->async()->SetTimeLimit(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {
+      stub->async()->SetTimeLimit(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
         if (!st.ok()) impl->log("time limit of job " + std::to_string(c->req.job_id()) + " on " + node + ": " + st.error_message());
         delete c;
+        if (after) after();
       });
       return;
     }
