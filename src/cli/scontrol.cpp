@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
@@ -137,6 +138,20 @@ int show_reservations(const Args& ids, std::string_view) {
   return 1;
 }
 
+// Drover has no network topology (TopologyPlugin is not read), which Slurm
+// answers this way when none is configured.
+int show_topology(const Args& ids, std::string_view) {
+  if (ids.empty()) {
+    std::fprintf(stderr, "scontrol: error: No topology information available\n");
+  } else {
+    std::fprintf(stderr, "scontrol: error: Topology information contains no switch or node named %s\n", ids[0].c_str());
+  }
+  return 1;
+}
+
+// NodeHostname aliases (front ends): Drover has none, so nothing is listed.
+int show_aliases(const Args&, std::string_view) { return 0; }
+
 int show_needs_controller(const Args&, std::string_view entity) {
   return not_implemented("scontrol show " + std::string(entity), kNeedsController);
 }
@@ -149,7 +164,7 @@ const Named<EntityHandler> kEntities[] = {
     {"hostnames", 5, show_hostnames},
     {"hostlist", 5, show_hostlist},
     {"hostlistsorted", 9, show_hostlistsorted},
-    {"aliases", 2, show_needs_controller},
+    {"aliases", 2, show_aliases},
     {"assoc_mgr", 2, show_needs_controller},
     {"bbstat", 2, show_needs_controller},
     {"burstbuffer", 2, show_needs_controller},
@@ -165,7 +180,7 @@ const Named<EntityHandler> kEntities[] = {
     {"reservations", 1, show_reservations},
     {"slurmd", 2, show_needs_controller},
     {"step", 2, show_needs_controller},
-    {"topology", 1, show_needs_controller},
+    {"topology", 1, show_topology},
 };
 
 // --------------------------------------------------------------- keywords --
@@ -194,6 +209,12 @@ int run_show(const Invocation& inv) {
 
 int run_needs_controller(const Invocation& inv) {
   return not_implemented("scontrol " + to_lower(inv.keyword), kNeedsController);
+}
+
+// scontrol version: the version line every command prints for --version.
+int run_version(const Invocation&) {
+  std::printf("%s\n", kSlurmVersionLine);
+  return 0;
 }
 
 // Words that only change scontrol's interactive modes, or leave it: nothing to do here.
@@ -244,7 +265,7 @@ const Named<KeywordHandler> kKeywords[] = {
     {"top", 3, run_needs_controller},
     {"uhold", 2, run_needs_controller},
     {"update", 1, run_needs_controller},
-    {"version", 4, run_needs_controller},
+    {"version", 4, run_version},
     {"wait_job", 4, run_needs_controller},
     {"write", 2, run_needs_controller},
 };
@@ -261,7 +282,7 @@ void usage(FILE* out) {
                "  show job|jobid|node|partition|config|step|licenses|reservation,\n"
                "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update PartitionName=... Key=Value,\n"
                "  update JobId=... Key=Value, hold, uhold, release, requeue, requeuehold, suspend, resume,\n"
-               "  write batch_script, ping, reconfigure. Other commands are not built yet.\n"
+               "  write batch_script, ping, reconfigure, top. Other commands are not built yet.\n"
                "Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"
                "--details, --future, --help, --hide, --local, --oneliner, --quiet, --sibling,\n"
                "--federation, --verbose, --version, -M/--clusters NAME, -u/--uid UID.\n");

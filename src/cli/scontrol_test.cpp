@@ -142,6 +142,24 @@ TEST_F(Scontrol, ShowReservationSaysThereAreNone) {
   }
 }
 
+// version, show topology (Drover reads no topology) and show aliases (no
+// front ends), with Slurm 22.05's words where it has them (anchor cluster,
+// no TopologyPlugin).
+TEST_F(Scontrol, VersionTopologyAndAliasesNeedNoController) {
+  Outcome v = scontrol({"version"});
+  EXPECT_EQ(v.out, "slurm 22.05.8\n");
+  EXPECT_EQ(v.rc, 0);
+  Outcome t = scontrol({"show", "topology"});
+  EXPECT_EQ(t.err, "scontrol: error: No topology information available\n");
+  EXPECT_EQ(t.rc, 1);
+  Outcome tn = scontrol({"show", "topology", "cpu01"});
+  EXPECT_EQ(tn.err, "scontrol: error: Topology information contains no switch or node named cpu01\n");
+  Outcome a = scontrol({"show", "aliases", "cpu01"});
+  EXPECT_EQ(a.out, "");
+  EXPECT_EQ(a.err, "");
+  EXPECT_EQ(a.rc, 0);
+}
+
 TEST_F(Scontrol, MessagesFollowSlurmsStyle) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"show", "hostnames"}, "scontrol: error: host list is empty\n"},
@@ -182,7 +200,7 @@ TEST_F(Scontrol, ControllerKeywordsNameTheConfigTheyCouldNotRead) {
   const std::vector<std::vector<std::string>> cases = {
       {"show", "job", "107"},   {"show", "node", "gpu01"}, {"show", "partition"}, {"show", "config"},
       {"update", "JobId=1", "TimeLimit=5"}, {"requeue", "5"}, {"hold", "5"}, {"ping"},
-      {"suspend", "5"}, {"resume", "5"},
+      {"suspend", "5"}, {"resume", "5"}, {"top", "5"},
   };
   for (const auto& args : cases) {
     Outcome r = scontrol(args, {"DROVER_CONF=/nonexistent/slurm.conf"});
@@ -193,9 +211,9 @@ TEST_F(Scontrol, ControllerKeywordsNameTheConfigTheyCouldNotRead) {
   Outcome none = scontrol({});
   EXPECT_EQ(none.rc, 2);
   EXPECT_NE(none.err.find("not implemented yet"), std::string::npos) << none.err;
-  Outcome top = scontrol({"top", "5"});
-  EXPECT_EQ(top.rc, 2);
-  EXPECT_NE(top.err.find("not implemented yet"), std::string::npos) << top.err;
+  Outcome listpids = scontrol({"listpids", "5"});
+  EXPECT_EQ(listpids.rc, 2);
+  EXPECT_NE(listpids.err.find("not implemented yet"), std::string::npos) << listpids.err;
 }
 
 TEST_F(Scontrol, HelpListsWhatWorks) {

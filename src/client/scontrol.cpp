@@ -500,7 +500,7 @@ bool needs_controller(const Opts& o) {
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
-                           {"write", 2}, {"suspend", 2}, {"resume", 3}}) {
+                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;
@@ -524,6 +524,7 @@ int scontrol_main(const Args& args) {
   if (abbrev(k, "release", 3)) return run_control(*api, inv, o, v1::RELEASE);
   if (abbrev(k, "suspend", 2)) return run_control(*api, inv, o, v1::SUSPEND);
   if (abbrev(k, "resume", 3)) return run_control(*api, inv, o, v1::RESUME);
+  if (abbrev(k, "top", 3)) return run_control(*api, inv, o, v1::TOP);
   if (abbrev(k, "ping", 3)) return run_ping(*api);
   if (abbrev(k, "reconfigure", 3)) return run_reconfigure(*api, inv);
   if (abbrev(k, "write", 2)) return run_write(*api, inv, o);

@@ -138,6 +138,7 @@ struct SchedulerParams {
   int64_t bf_window_minutes = 1440;
   int64_t bf_reserve_depth = kUnlimited; // Drover extension: 1 = EASY, unlimited = conservative
   bool bf_continue = false;
+  bool enable_user_top = false;          // scontrol top by a job's owner
   int64_t bf_max_job_user = 0;           // 0: no per-user cap
   int64_t bf_max_job_part = 0;
   int64_t bf_max_time = -1;              // -1: bf_interval

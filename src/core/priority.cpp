@@ -80,7 +80,8 @@ namespace {
 // sprio's breakdown and the cycle's queue order agree to the last bit).
 int64_t sum_priority(const Cluster& c, const JobSpec& job, double fixed, const FairShareFactors* fs, Time now,
                      Time eligible, PriorityBreakdown* b) {
-  if (c.priority.kind == PriorityKind::kBasic) return std::max<int64_t>(1, kBasicBase - job.id);
+  // priority/basic: first come, first served, moved by the job's nice value as Slurm's --nice moves it.
+  if (c.priority.kind == PriorityKind::kBasic) return std::clamp<int64_t>(kBasicBase - job.id - job.nice, 1, INT64_MAX);
   const PriorityParams& w = c.priority;
   Seconds waited = eligible > 0 && now > eligible ? now - eligible : 0;
   double age_factor = w.max_age > 0 ? std::min(1.0, static_cast<double>(waited) / w.max_age) : 1.0;

@@ -187,8 +187,71 @@ const char* control_refusal(v1::ControlAction action, const Job& j, const Caller
 
 }  // namespace
 
+std::vector<v1::JobResult> ControllerState::top(const Caller& who, const v1::ControlRequest& req, int64_t now,
+                                                Effects& fx) {
+  std::vector<v1::JobResult> out;
+  const bool user_top = cfg_.sched.enable_user_top;
+  std::vector<Job*> named;  // in the order given, each once
+  for (const auto& t : req.targets()) {
+    auto jobs = resolve_target(t);
+    if (jobs.empty()) out.push_back(result(t.text(), kInvalidJobId));
+    for (Job* j : jobs) {
+      std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
+      if (!who.privileged && !(user_top && who.uid == j->rec.uid())) {
+        out.push_back(result(label, kAccessDenied));
+      } else if (!is_pending(*j) || j->rec.completing()) {
+        out.push_back(result(label, kNotPending));
+      } else if (std::find(named.begin(), named.end(), j) == named.end()) {
+        named.push_back(j);
+        out.push_back(result(label));
+      }
+    }
+  }
+  if (named.empty()) return out;
+  // The queue the first job names: its user, partition, account and QOS
+  // (jobs submitted to one partition only); named jobs of another are left.
+  const v1::JobRecord& first = named.front()->rec;
+  auto same_queue = [&](const Job& j) {
+    const v1::JobRecord& r = j.rec;
+    return is_pending(j) && !r.completing() && r.uid() == first.uid() && r.partition() == first.partition() &&
+           r.account() == first.account() && r.qos() == first.qos() && r.partition().find(',') == std::string::npos;
+  };
+  std::vector<Job*> queue;
+  for (core::JobId id : active_) {
+    auto it = jobs_.find(id);
+    if (it != jobs_.end() && same_queue(it->second)) queue.push_back(&it->second);
+  }
+  auto by_priority = [](const Job* a, const Job* b) {
+    return a->rec.priority() != b->rec.priority() ? a->rec.priority() > b->rec.priority()
+                                                  : a->rec.job_id() < b->rec.job_id();
+  };
+  std::sort(queue.begin(), queue.end(), by_priority);
+  std::vector<int64_t> priorities;
+  for (const Job* j : queue) priorities.push_back(j->rec.priority());
+  std::vector<Job*> order;
+  for (Job* j : named) {
+    if (same_queue(*j)) order.push_back(j);
+  }
+  for (Job* j : queue) {
+    if (std::find(order.begin(), order.end(), j) == order.end()) order.push_back(j);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    v1::JobRecord& r = order[k]->rec;
+    const int64_t delta = r.priority() - priorities[k];  // a higher nice lowers the priority by as much
+    if (delta == 0) continue;
+    r.set_nice(static_cast<int32_t>(std::clamp<int64_t>(r.nice() + delta, -2147483645, 2147483645)));
+    r.set_priority(priorities[k]);
+    refresh_spec(*order[k]);
+    put_job(*order[k], fx);
+    fx.reschedule = true;
+  }
+  (void)now;
+  return out;
+}
+
 std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1::ControlRequest& req, int64_t now,
                                                     Effects& fx) {
+  if (req.action() == v1::TOP) return top(who, req, now, fx);
   std::vector<v1::JobResult> out;
   for (const auto& t : req.targets()) {
     auto jobs = resolve_target(t);

@@ -207,6 +207,12 @@ class ControllerState {
                                  Effects& fx, const std::string& request_id = "");
   std::vector<v1::JobResult> cancel(const Caller& who, const v1::CancelRequest& req, int64_t now, Effects& fx);
   std::vector<v1::JobResult> control(const Caller& who, const v1::ControlRequest& req, int64_t now, Effects& fx);
+  // scontrol top: the named pending jobs (in the order named) take the
+  // highest priorities among the pending jobs of their user, partition,
+  // account and QOS, the others keep their order behind them, through the
+  // jobs' nice values (the set of priorities is unchanged). Operators, or a
+  // job's owner with SchedulerParameters=enable_user_top.
+  std::vector<v1::JobResult> top(const Caller& who, const v1::ControlRequest& req, int64_t now, Effects& fx);
   std::vector<v1::JobResult> update(const Caller& who, const v1::UpdateJobRequest& req, int64_t now, Effects& fx);
 
   // ---- scheduling (schedule.cpp) ----

@@ -1429,3 +1429,66 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
 }  // namespace
 }  // namespace drover::ctld
 
+
+namespace drover::ctld {
+namespace {
+
+// scontrol top: operators (or owners with enable_user_top) put the named
+// pending jobs first among their user's jobs of the same partition, account
+// and QOS; the others keep their order, the set of priorities stays, and
+// another user's job is not touched.
+TEST(ControllerState, TopPutsTheNamedJobsFirstInTheirUsersQueue) {
+  for (bool user_top : {false, true}) {
+    auto st = make_state(user_top ? "SchedulerParameters=enable_user_top\n" : "PriorityType=priority/basic\n");
+    register_all(*st, 1000);
+    Effects fx;
+    v1::JobDescriptor wide = wrap("sleep 100");
+    wide.set_ntasks(8);
+    ASSERT_TRUE(st->submit(user(1000, "alice"), wide, false, 1000, fx));
+    Effects go;
+    st->schedule(core::PassKind::kFull, 1001, go);
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1002 + i, fx));
+    ASSERT_TRUE(st->submit(user(1001, "bob"), wrap("true"), false, 1005, fx));
+    Effects cycle;
+    st->schedule(core::PassKind::kFull, 1010, cycle);
+    auto prio = [&](int64_t id) { return st->jobs().at(id).rec.priority(); };
+    const int64_t p2 = prio(2), p3 = prio(3), p4 = prio(4), bob = prio(5);
+    ASSERT_GE(p2, p3);
+    ASSERT_GE(p3, p4);
+    auto top = [&](const Caller& who, std::vector<int64_t> ids) {
+      v1::ControlRequest req;
+      req.set_action(v1::TOP);
+      for (int64_t id : ids) {
+        auto* t = req.add_targets();
+        t->set_job_id(id);
+        t->set_text(std::to_string(id));
+      }
+      Effects e;
+      std::string errors;
+      for (const auto& r : st->control(who, req, 1011, e)) errors += r.ok() ? "ok;" : r.error() + ";";
+      return errors;
+    };
+    if (!user_top) {
+      EXPECT_EQ(top(user(1000, "alice"), {4}), "Access/permission denied;");
+      EXPECT_EQ(prio(4), p4);
+      EXPECT_EQ(top(Caller{0, 0, "root", true}, {1}), "Job is no longer pending execution;");
+    }
+    const Caller who = user_top ? user(1000, "alice") : Caller{0, 0, "root", true};
+    EXPECT_EQ(top(who, {4, 99}), "ok;Invalid job id specified;");
+    EXPECT_EQ(prio(4), p2);  // the highest of the queue now
+    EXPECT_EQ(prio(2), p3);
+    EXPECT_EQ(prio(3), p4);
+    EXPECT_EQ(prio(5), bob);
+    EXPECT_EQ(st->jobs().at(5).rec.nice(), 0);
+    Effects again;
+    st->schedule(core::PassKind::kFull, 1012, again);  // the cycle computes the same from the nice values
+    EXPECT_GT(prio(4), prio(2)) << "user_top=" << user_top;
+    EXPECT_GT(prio(2), prio(3));
+    if (user_top) {
+      EXPECT_EQ(top(user(1001, "bob"), {4}), "Access/permission denied;");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace drover::ctld
