@@ -105,7 +105,8 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
   grpc::Status SetTimeLimit(grpc::ServerContext* ctx, const v1::SetTimeLimitRequest* req,
                             v1::SetTimeLimitReply* rep) override {
     if (auto st = check(*ctx); !st.ok()) return st;
-    agent::StepKey key{static_cast<uint64_t>(req->job_id()), agent::kBatchStep};
+    agent::StepKey key{static_cast<uint64_t>(req->job_id()),
+                       req->has_step_id() ? static_cast<int64_t>(req->step_id()) : agent::kBatchStep};
     Status st = d_.supervisor().set_time_limit(key, req->time_limit_s());
     if (!st) return grpc::Status(grpc::StatusCode::NOT_FOUND, st.error().message);
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());

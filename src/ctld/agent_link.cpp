@@ -179,6 +179,7 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       rpc::fill_request_header(client, c->req.mutable_header());
       c->req.set_job_id(cmd.job_id);
       c->req.set_time_limit_s(cmd.time_limit_s);
+      if (cmd.step_id >= 0) c->req.set_step_id(cmd.step_id);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));
       std::string node = cmd.node;
       stub->async()->SetTimeLimit(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {

@@ -127,6 +127,21 @@ void ControllerState::stop_on_nodes(const Job& j, Effects& fx) const {
   const v1::JobRecord& r = j.rec;
   signal_job_everywhere(j, SIGSTOP, fx);
   if (r.desc().batch() && r.time_limit_s() != kInfinite) fx.commands.push_back(time_limit_command(r, 0));
+  step_time_limits(j, true, fx);  // srun steps with their own -t stop counting too
+}
+
+void ControllerState::step_time_limits(const Job& j, bool none, Effects& fx) const {
+  auto it = steps_.find(j.rec.job_id());
+  if (it == steps_.end()) return;
+  for (const auto& [id, s] : it->second.steps) {
+    if (step_final(s) || s.time_limit_s() <= 0) continue;
+    for (const auto& n : s.nodes()) {
+      AgentCommand cmd = time_limit_command(j.rec, none ? 0 : step_time_limit(j.rec, s));
+      cmd.node = n.node();
+      cmd.step_id = id;
+      fx.commands.push_back(std::move(cmd));
+    }
+  }
 }
 
 void ControllerState::confirm_launch(Job& j, Effects& fx) {
@@ -148,6 +163,15 @@ void ControllerState::resume_job(Job& j, int64_t now, Effects& fx) {
   r.set_state(v1::RUNNING);
   signal_job_everywhere(j, SIGCONT, fx);
   if (r.desc().batch() && r.time_limit_s() != kInfinite) fx.commands.push_back(time_limit_command(r, agent_time_limit(r)));
+  // The job's srun steps with their own -t: their end moves on by the pause too.
+  if (auto it = steps_.find(r.job_id()); it != steps_.end()) {
+    for (auto& [id, s] : it->second.steps) {
+      if (step_final(s) || s.time_limit_s() <= 0) continue;
+      s.set_suspended_s(s.suspended_s() + paused);
+      put_step(s, fx);
+    }
+  }
+  step_time_limits(j, false, fx);
 }
 
 AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds) {

@@ -18,6 +18,14 @@ int64_t agent_time_limit(const v1::JobRecord& r) {
   return r.time_limit_s() == kInfinite ? 0 : r.time_limit_s() + r.suspended_s();
 }
 
+int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s) {
+  if (s.time_limit_s() <= 0) return 0;
+  const int64_t job_end = r.time_limit_s() == kInfinite ? 0 : r.start_time() + agent_time_limit(r);
+  const int64_t step_end = s.start_time() + s.time_limit_s() + s.suspended_s();
+  const int64_t end = job_end > 0 ? std::min(job_end, step_end) : step_end;
+  return std::max<int64_t>(1, end - s.start_time());
+}
+
 int64_t close_suspension(v1::JobRecord& r, int64_t now) {
   const int64_t paused = std::max<int64_t>(0, now - r.suspend_time());
   r.set_suspended_s(r.suspended_s() + paused);

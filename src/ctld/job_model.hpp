@@ -12,6 +12,7 @@
 #include "core/job.hpp"
 #include "ctld/core_bridge.hpp"
 #include "drover/v1/jobs.pb.h"
+#include "drover/v1/steps.pb.h"
 
 namespace drover::ctld {
 
@@ -41,6 +42,10 @@ bool is_started(const v1::JobRecord& r);
 // The time limit the batch host enforces, in seconds from the start (0:
 // none): the job's limit plus the time it spent suspended.
 int64_t agent_time_limit(const v1::JobRecord& r);
+// An srun step's time limit on its nodes, in seconds from the step's start
+// (0: none of its own): its -t plus the time the job was suspended while it
+// ran, and never past the job's own end.
+int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s);
 // A suspension ends (resume, or the job ends while suspended): its length,
 // which is added to the record's suspended_s.
 int64_t close_suspension(v1::JobRecord& r, int64_t now);

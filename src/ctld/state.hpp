@@ -79,7 +79,7 @@ struct AgentCommand {
   std::string state;          // kTerminate: CANCELLED, TIMEOUT, NODE_FAIL
   std::string reason;
   int signal = 0;             // kSignal
-  int64_t step_id = -1;       // kSignal, kTerminate: -1 every step of the job
+  int64_t step_id = -1;       // kSignal, kTerminate: -1 every step of the job; kSetTimeLimit: -1 the batch step
   bool batch_only = false;
   bool every_step = false;    // kSignal: every step of the job on the node (suspend, resume)
   int64_t time_limit_s = 0;   // kSetTimeLimit
@@ -304,6 +304,9 @@ class ControllerState {
   void signal_running(const Job& j, const v1::CancelRequest& req, Effects& fx) const;
   // A suspended job's nodes: SIGSTOP, and no time limit on its batch host.
   void stop_on_nodes(const Job& j, Effects& fx) const;
+  // SetTimeLimit for the job's live srun steps with their own -t on each of
+  // their nodes: none while suspended, else step_time_limit.
+  void step_time_limits(const Job& j, bool none, Effects& fx) const;
   // The agent confirmed that the batch script started (its launch reply, or
   // the step in a node report).
   void confirm_launch(Job& j, Effects& fx);

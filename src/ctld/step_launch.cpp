@@ -265,12 +265,9 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.set_append(false);
   l.clear_warn_signal();
   l.clear_warn_seconds();
-  if (req.time_limit_s() > 0) {
-    int64_t job_left = j.rec.time_limit_s() == kInfinite ? 0 : j.rec.start_time() + agent_time_limit(j.rec);
-    int64_t step_end = s.start_time() + req.time_limit_s();
-    int64_t end = job_left > 0 ? std::min(job_left, step_end) : step_end;
+  if (int64_t limit = step_time_limit(j.rec, s)) {
     l.set_start_time(s.start_time());
-    l.set_time_limit_s(std::max<int64_t>(1, end - s.start_time()));
+    l.set_time_limit_s(limit);
   }
   v1::StepLayout* L = l.mutable_layout();
   for (const auto& n : s.nodes()) {

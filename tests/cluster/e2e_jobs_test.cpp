@@ -395,6 +395,26 @@ TEST(Jobs, ASuspendedJobsTimeLimitWaitsForTheResume) {
   EXPECT_GE(acct.out.substr(9, 8), "00:00:04") << acct.out;
 }
 
+// An srun step's own -t pauses with its job too: the step outlives its limit
+// by the time the job was suspended, then times out.
+TEST(Jobs, ASuspendedStepsOwnTimeLimitWaitsForTheResume) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "srun -t 0:03 sleep 30"}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  auto step_runs = [&] { return c.run("squeue", {"-h", "-s", "-j", id, "-o", "%i"}).out.find(id + ".0") != std::string::npos; };
+  ASSERT_TRUE(eventually(step_runs, 10s));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(c.run("scontrol", {"suspend", id}).rc, 0);
+  std::this_thread::sleep_until(t0 + 5s);  // well past the step's 3 s
+  ASSERT_EQ(c.run("scontrol", {"resume", id}).rc, 0);
+  std::this_thread::sleep_for(500ms);
+  EXPECT_TRUE(step_runs()) << "the step ended during the pause";
+  ASSERT_TRUE(c.wait_done(id, 20s));
+  auto acct = c.run("sacct", {"-n", "-P", "-j", id + ".0", "-o", "State"});
+  EXPECT_EQ(acct.out, "TIMEOUT\n");
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
