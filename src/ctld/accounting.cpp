@@ -95,19 +95,12 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   s.set_start_time(si.start_time());
   s.set_end_time(running ? 0 : si.end_time());
   std::vector<std::string> names;
-  int64_t gpus = 0;
-  for (const auto& n : si.nodes()) {
-    names.push_back(n.node());
-    gpus += n.gpus_size();
-  }
+  for (const auto& n : si.nodes()) names.push_back(n.node());
   s.set_nodes(hostlist_compress(names));
   s.set_num_nodes(si.nodes_size());
   s.set_num_cpus(si.cpus());
   s.set_num_tasks(si.ntasks());
-  auto& tres = *s.mutable_alloc_tres();
-  tres["cpu"] = si.cpus();
-  tres["node"] = si.nodes_size();
-  if (gpus > 0) tres["gres/gpu"] = gpus;
+  for (const auto& [k, v] : step_tres(si)) (*s.mutable_alloc_tres())[k] = v;
   return s;
 }
 

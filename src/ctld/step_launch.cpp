@@ -203,6 +203,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     n->set_node(spec.name);
     n->set_tasks(layout[static_cast<std::size_t>(i)]);
     n->set_cpus(p.cpus);
+    n->set_mem_mb(t->mem_mb);
     for (int32_t g : p.gpus) n->add_gpus(g);
     cpus_total += p.cpus;
     used.push_back(t);
@@ -215,10 +216,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_cpus(cpus_total);
   JobSteps& mine = steps_[j->rec.job_id()];
   s.set_step_id(mine.next_id++);
-  int64_t gpus_n = 0;
-  for (const auto& n : s.nodes()) gpus_n += n.gpus_size();
-  s.set_tres("cpu=" + std::to_string(cpus_total) + (gpus_n ? ",gres/gpu=" + std::to_string(gpus_n) : "") +
-             ",node=" + std::to_string(s.nodes_size()));
+  s.set_tres(format_tres(step_tres(s)));
   int rank = 0;
   for (int i = 0; i < s.nodes_size(); ++i) {
     AgentCommand cmd;

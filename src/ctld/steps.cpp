@@ -20,15 +20,21 @@ int severity(const std::string& st) {
   return st == "COMPLETED" ? 1 : 0;
 }
 
-std::string step_tres(const v1::StepInfo& s) {
-  int64_t gpus = 0;
-  for (const auto& n : s.nodes()) gpus += n.gpus_size();
-  std::string t = "cpu=" + std::to_string(s.cpus());
-  if (gpus > 0) t += ",gres/gpu=" + std::to_string(gpus);
-  return t + ",node=" + std::to_string(s.nodes_size());
-}
-
 }  // namespace
+
+TresMap step_tres(const v1::StepInfo& s) {
+  TresMap t;
+  t["cpu"] = s.cpus();
+  t["node"] = s.nodes_size();
+  int64_t gpus = 0, mem = 0;
+  for (const auto& n : s.nodes()) {
+    gpus += n.gpus_size();
+    mem += n.mem_mb();
+  }
+  if (gpus > 0) t["gres/gpu"] = gpus;
+  if (mem > 0) t["mem"] = mem;
+  return t;
+}
 
 std::string step_name(int64_t job_id, int64_t step_id) {
   return std::to_string(job_id) + "." + (step_id == kBatchStepId ? std::string("batch") : std::to_string(step_id));
@@ -104,10 +110,11 @@ void ControllerState::start_batch_step(const Job& j, int64_t now, Effects& fx) {
     n->set_node(bridge_->cluster().nodes[t.node].name);
     n->set_tasks(1);
     n->set_cpus(t.cpus);
+    n->set_mem_mb(t.mem_mb);
     for (int32_t g : gpu_indexes(bridge_->cluster().nodes[t.node], t)) n->add_gpus(g);
     s.set_cpus(t.cpus);
   }
-  s.set_tres(step_tres(s));
+  s.set_tres(format_tres(step_tres(s)));
   put_step(s, fx);
   steps_[j.rec.job_id()].steps[kBatchStepId] = std::move(s);
 }

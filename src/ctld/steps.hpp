@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 
+#include "common/tres.hpp"
 #include "drover/v1/steps.pb.h"
 
 namespace drover::ctld {
@@ -37,6 +38,9 @@ struct JobSteps {
 // "123.batch", "123.0": the store key and Slurm's name of a step.
 std::string step_name(int64_t job_id, int64_t step_id);
 bool step_final(const v1::StepInfo& s);
+// What a step holds: cpu, mem (the job's memory on its nodes, which the
+// steps share), node, gres/gpu (scontrol show step's TRES=, sacct's AllocTRES).
+TresMap step_tres(const v1::StepInfo& s);
 
 // The worst end over the step's nodes (Slurm's rule for a step: the highest
 // exit code; any signal; the state of the most severe node end).

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -369,8 +370,14 @@ TEST(Steps, ScontrolShowStepListsTheRunningSteps) {
   auto one = c.run("scontrol", {"-o", "show", "step", id + ".0"});
   EXPECT_EQ(one.rc, 0) << one.err;
   EXPECT_EQ(lines_of(one.out).size(), 1u) << one.out;
-  for (const std::string want : {"TimeLimit=00:07:00 State=RUNNING Partition=compute", "Tasks=2 Name=inner",
-                                 "CPUFreqReq=Default Dist=Block SrunHost:Pid="}) {
+  // TRES as Slurm's: the step's CPUs, the job's memory on its node (which its steps share), its node.
+  std::smatch job_mem;
+  const std::string job = c.run("scontrol", {"show", "job", id}).out;
+  ASSERT_TRUE(std::regex_search(job, job_mem, std::regex(R"(TRES=cpu=2,(mem=[0-9]+[MGT]),node=1)"))) << job;
+  const std::vector<std::string> wanted = {"TimeLimit=00:07:00 State=RUNNING Partition=compute", "Tasks=2 Name=inner",
+                                          "CPUFreqReq=Default Dist=Block SrunHost:Pid=",
+                                          "TRES=cpu=2," + job_mem[1].str() + ",node=1"};
+  for (const std::string& want : wanted) {
     EXPECT_NE(one.out.find(want), std::string::npos) << want << "\n" << one.out;
   }
   EXPECT_EQ(one.out.find(".batch"), std::string::npos) << one.out;
