@@ -186,6 +186,8 @@ TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   EXPECT_EQ(ids({"-k", "60"}), "2\n2.batch\n3\n");  // at least an hour (UNLIMITED is more)
   EXPECT_EQ(ids({"-K", "1:00:00"}), "1\n");
   EXPECT_EQ(ids({"-k", "10", "-K", "2:00:00"}), "1\n2\n2.batch\n");
+  EXPECT_EQ(ids({"-k", "UNLIMITED"}), "3\n");
+  EXPECT_EQ(ids({"-K", "UNLIMITED"}), "1\n2\n2.batch\n3\n");
   auto bad = parse_sacct_options({"-I", "8-2"}, {});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().text, "sacct: error: Invalid CPU count range: 8-2 (MIN or MIN-MAX)\n");

@@ -210,11 +210,14 @@ std::vector<v1::JobResult> ControllerState::top(const Caller& who, const v1::Con
   if (named.empty()) return out;
   // The queue the first job names: its user, partition, account and QOS
   // (jobs submitted to one partition only); named jobs of another are left.
+  // Held jobs (priority 0 until released) and jobs with an operator's
+  // Priority= (which nice does not move) are not part of it.
   const v1::JobRecord& first = named.front()->rec;
   auto same_queue = [&](const Job& j) {
     const v1::JobRecord& r = j.rec;
-    return is_pending(j) && !r.completing() && r.uid() == first.uid() && r.partition() == first.partition() &&
-           r.account() == first.account() && r.qos() == first.qos() && r.partition().find(',') == std::string::npos;
+    return is_pending(j) && !r.completing() && r.hold() == v1::HOLD_NONE && !r.has_admin_priority() &&
+           r.uid() == first.uid() && r.partition() == first.partition() && r.account() == first.account() &&
+           r.qos() == first.qos() && r.partition().find(',') == std::string::npos;
   };
   std::vector<Job*> queue;
   for (core::JobId id : active_) {

@@ -1449,6 +1449,9 @@ TEST(ControllerState, TopPutsTheNamedJobsFirstInTheirUsersQueue) {
     st->schedule(core::PassKind::kFull, 1001, go);
     for (int i = 0; i < 3; ++i) ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1002 + i, fx));
     ASSERT_TRUE(st->submit(user(1001, "bob"), wrap("true"), false, 1005, fx));
+    v1::JobDescriptor held = wrap("true");
+    held.set_hold(true);
+    ASSERT_TRUE(st->submit(user(1000, "alice"), held, false, 1006, fx));  // job 6: priority 0 while held
     Effects cycle;
     st->schedule(core::PassKind::kFull, 1010, cycle);
     auto prio = [&](int64_t id) { return st->jobs().at(id).rec.priority(); };
@@ -1480,6 +1483,11 @@ TEST(ControllerState, TopPutsTheNamedJobsFirstInTheirUsersQueue) {
     EXPECT_EQ(prio(3), p4);
     EXPECT_EQ(prio(5), bob);
     EXPECT_EQ(st->jobs().at(5).rec.nice(), 0);
+    EXPECT_EQ(st->jobs().at(6).rec.nice(), 0);  // the held job is not part of the rotation
+    EXPECT_EQ(top(who, {6}), "ok;");              // nor does naming it move anything
+    EXPECT_EQ(st->jobs().at(6).rec.nice(), 0);
+    EXPECT_EQ(prio(4), p2);
+    EXPECT_EQ(prio(3), p4);
     Effects again;
     st->schedule(core::PassKind::kFull, 1012, again);  // the cycle computes the same from the nice values
     EXPECT_GT(prio(4), prio(2)) << "user_top=" << user_top;
