@@ -130,11 +130,7 @@ void ControllerState::signal_running(const Job& j, const v1::CancelRequest& req,
   const v1::JobRecord& r = j.rec;
   if (req.signal() == SIGKILL && !req.batch_only()) return signal_job_everywhere(j, SIGKILL, fx);
   if ((req.batch_only() || req.full()) && r.desc().batch()) {
-    AgentCommand cmd;
-    cmd.kind = AgentCommand::kSignal;
-    cmd.node = r.batch_host();
-    cmd.job_id = r.job_id();
-    cmd.signal = req.signal();
+    AgentCommand cmd = signal_command(r.job_id(), r.batch_host(), req.signal());
     cmd.batch_only = req.batch_only() && !req.full();
     fx.commands.push_back(std::move(cmd));
     return;
@@ -144,14 +140,7 @@ void ControllerState::signal_running(const Job& j, const v1::CancelRequest& req,
   for (const auto& [id, s] : js->second.steps) {
     if (id < 0 || step_final(s)) continue;
     for (const auto& n : s.nodes()) {
-      if (n.ended()) continue;
-      AgentCommand cmd;
-      cmd.kind = AgentCommand::kSignal;
-      cmd.node = n.node();
-      cmd.job_id = r.job_id();
-      cmd.step_id = id;
-      cmd.signal = req.signal();
-      fx.commands.push_back(std::move(cmd));
+      if (!n.ended()) fx.commands.push_back(signal_command(r.job_id(), n.node(), req.signal(), id));
     }
   }
 }

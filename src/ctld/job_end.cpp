@@ -183,6 +183,16 @@ AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds) {
   return cmd;
 }
 
+AgentCommand signal_command(int64_t job_id, const std::string& node, int sig, int64_t step_id) {
+  AgentCommand cmd;
+  cmd.kind = AgentCommand::kSignal;
+  cmd.node = node;
+  cmd.job_id = job_id;
+  cmd.step_id = step_id;
+  cmd.signal = sig;
+  return cmd;
+}
+
 void ControllerState::signal_job_everywhere(const Job& j, int sig, Effects& fx) const {
   std::set<std::string> nodes;
   if (j.rec.desc().batch() && !j.rec.batch_host().empty()) nodes.insert(j.rec.batch_host());
@@ -193,11 +203,7 @@ void ControllerState::signal_job_everywhere(const Job& j, int sig, Effects& fx) 
     }
   }
   for (const auto& node : nodes) {
-    AgentCommand cmd;
-    cmd.kind = AgentCommand::kSignal;
-    cmd.node = node;
-    cmd.job_id = j.rec.job_id();
-    cmd.signal = sig;
+    AgentCommand cmd = signal_command(j.rec.job_id(), node, sig);
     cmd.every_step = true;
     fx.commands.push_back(std::move(cmd));
   }

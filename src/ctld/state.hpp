@@ -87,6 +87,9 @@ struct AgentCommand {
 
 // The batch host's new time limit for the job, in seconds from its start (0: none).
 AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds);
+// `sig` to the job's processes on `node`: step_id's, or (-1) every step's
+// there (the batch_only and every_step fields narrow or widen it).
+AgentCommand signal_command(int64_t job_id, const std::string& node, int sig, int64_t step_id = -1);
 
 struct Effects {
   store::Batch batch;

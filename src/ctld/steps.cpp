@@ -262,14 +262,7 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
   if (bad && (s.kill_on_bad_exit() || lost) && !s.kill_requested()) {
     s.set_kill_requested(true);
     for (const auto& other : s.nodes()) {
-      if (other.ended()) continue;
-      AgentCommand cmd;
-      cmd.kind = AgentCommand::kSignal;
-      cmd.node = other.node();
-      cmd.job_id = j.rec.job_id();
-      cmd.step_id = s.step_id();
-      cmd.signal = SIGKILL;
-      fx.commands.push_back(std::move(cmd));
+      if (!other.ended()) fx.commands.push_back(signal_command(j.rec.job_id(), other.node(), SIGKILL, s.step_id()));
     }
   }
   bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });
