@@ -288,7 +288,10 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       j->rec = c.rec;
       refresh_spec(*j);
       put_job(*j, fx);
-      if (c.set_time_limit) fx.commands.push_back(time_limit_command(j->rec, agent_time_limit(j->rec)));
+      if (c.set_time_limit) {
+        if (j->rec.desc().batch()) fx.commands.push_back(time_limit_command(j->rec, agent_time_limit(j->rec)));
+        step_time_limits(*j, false, fx);  // srun steps whose own -t was capped at the old end
+      }
       fx.reschedule = true;
       v1::JobResult ok;
       ok.set_target(label);

@@ -415,6 +415,28 @@ TEST(Jobs, ASuspendedStepsOwnTimeLimitWaitsForTheResume) {
   EXPECT_EQ(acct.out, "TIMEOUT\n");
 }
 
+// scontrol update TimeLimit= on a running job moves the end of its srun
+// steps whose own -t reached past the old end: a step kept to the job's first
+// 4 s runs on once the job has a minute.
+TEST(Jobs, ALongerTimeLimitLetsTheJobsStepsRunOn) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-t", "0:04", "-o", "/dev/null", "--wrap", "srun -t 5 sleep 30"}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto step_runs = [&] { return c.run("squeue", {"-h", "-s", "-j", id, "-o", "%i"}).out.find(id + ".0") != std::string::npos; };
+  ASSERT_TRUE(eventually(step_runs, 3s));
+  auto u = c.run("scontrol", {"update", "JobId=" + id, "TimeLimit=1"});
+  ASSERT_EQ(u.rc, 0) << u.err;
+  std::this_thread::sleep_until(t0 + 7s);  // well past the old end
+  EXPECT_EQ(c.state(id), "RUNNING");
+  EXPECT_TRUE(step_runs()) << "the step ended at the job's old time limit";
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+  ASSERT_TRUE(c.wait_done(id, 15s));
+  auto acct = c.run("sacct", {"-n", "-P", "-j", id + ".0", "-o", "State"});
+  EXPECT_NE(acct.out, "TIMEOUT\n");
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
