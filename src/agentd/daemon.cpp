@@ -144,6 +144,12 @@ bool AgentDaemon::privileged(uint32_t uid) const { return uid == 0 || uid == get
 
 void AgentDaemon::poke() { poked_ = true; }
 
+void AgentDaemon::request_shutdown() {
+  log("shutting down at the controller's request (scontrol shutdown); running jobs keep running");
+  shutdown_ = true;
+  poked_ = true;
+}
+
 Result<std::unique_ptr<AgentDaemon>> AgentDaemon::start(const AgentOptions& opts) {
   std::unique_ptr<AgentDaemon> d(new AgentDaemon());
   if (auto st = d->open(opts); !st) return st.error();
@@ -331,20 +337,22 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
       next_signer_check = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     }
   };
-  while (!stop) {
+  auto stopping = [&] { return stop || shutdown_; };
+  while (!stopping()) {
     // Between heartbeats. Not after a report that found no controller: that
     // one is tried again after the pause below (gRPC's reconnection backoff
     // spaces the attempts while the controller is down), so that the agent
     // is back with the controller soon after it is.
     if (registered && !unreachable) {
       auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(heartbeat_ms_);
-      while (!stop && !poked_ && std::chrono::steady_clock::now() < until) {
+      while (!stopping() && !poked_ && std::chrono::steady_clock::now() < until) {
         if (!supervisor_->wait_any(100).empty()) break;
         if (reporter_->connection_lost()) break;  // the controller went away: tell it (or its successor) at once
         maybe_take_signer();
       }
-      if (stop) break;
+      if (stopping()) break;
     }
+    if (shutdown_) break;
     poked_ = false;
     maybe_take_signer();
     int code = 0;

@@ -59,7 +59,8 @@ class AgentDaemon {
   static Result<std::unique_ptr<AgentDaemon>> start(const AgentOptions& opts);
   ~AgentDaemon();
 
-  // Reports until `stop` becomes true; then stops serving (jobs keep running).
+  // Reports until `stop` becomes true or the controller asks the agent to
+  // shut down; then stops serving (jobs keep running).
   void run(const std::atomic<bool>& stop);
 
   // ---- for the service ----
@@ -71,6 +72,8 @@ class AgentDaemon {
   bool privileged(uint32_t uid) const;
   // Wakes the reporter (a step changed).
   void poke();
+  // scontrol shutdown: run() returns soon after (the service's reply goes first).
+  void request_shutdown();
   void log(const std::string& message) const;
   const config::ClusterConfig& config() const { return cfg_; }
 
@@ -100,6 +103,7 @@ class AgentDaemon {
   int64_t start_time_ = 0;
   int heartbeat_ms_ = 5000;
   std::atomic<bool> poked_{false};
+  std::atomic<bool> shutdown_{false};
 };
 
 // `drover agent --node NAME [...]`; other forms go to agent::agent_main.

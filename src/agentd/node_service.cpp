@@ -113,6 +113,14 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status Shutdown(grpc::ServerContext* ctx, const v1::AgentShutdownRequest* req,
+                        v1::AgentShutdownReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    d_.request_shutdown();
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    return grpc::Status::OK;
+  }
+
  private:
   grpc::Status check(const grpc::ServerContext& ctx) const {
     rpc::AuthResult who = auth_.authenticate(ctx);

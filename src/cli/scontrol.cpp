@@ -22,9 +22,9 @@ namespace drover::cli {
 namespace {
 
 constexpr std::string_view kNeedsController =
-    "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|hostnames|hostlist, update "
-    "NodeName=/PartitionName=/JobId=, hold, uhold, release, requeue, requeuehold, ping, reconfigure and write "
-    "batch_script so far";
+    "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|topology|aliases|hostnames|"
+    "hostlist, update NodeName=/PartitionName=/JobId=, hold, uhold, release, requeue, requeuehold, suspend, "
+    "resume, top, write batch_script, ping, reconfigure, shutdown and version so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
 template <class Handler>
@@ -282,7 +282,8 @@ void usage(FILE* out) {
                "  show job|jobid|node|partition|config|step|licenses|reservation,\n"
                "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update PartitionName=... Key=Value,\n"
                "  update JobId=... Key=Value, hold, uhold, release, requeue, requeuehold, suspend, resume,\n"
-               "  write batch_script, ping, reconfigure, top. Other commands are not built yet.\n"
+               "  write batch_script, ping, reconfigure, top, shutdown [slurmctld]. Other commands are not built\n"
+               "  yet.\n"
                "Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"
                "--details, --future, --help, --hide, --local, --oneliner, --quiet, --sibling,\n"
                "--federation, --verbose, --version, -M/--clusters NAME, -u/--uid UID.\n");

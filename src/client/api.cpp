@@ -308,6 +308,12 @@ ApiResult<v1::ReconfigureReply> ControllerApi::reconfigure() {
   return call<v1::ReconfigureReply>(v1::WIRE_RECONFIGURE, v1::ReconfigureRequest{});
 }
 
+ApiResult<v1::ShutdownReply> ControllerApi::shutdown(bool controller_only) {
+  v1::ShutdownRequest req;
+  req.set_controller_only(controller_only);
+  return call<v1::ShutdownReply>(v1::WIRE_SHUTDOWN, req);
+}
+
 ApiResult<v1::StatusReply> ControllerApi::status() {
   return call<v1::StatusReply>(v1::WIRE_STATUS, v1::StatusRequest{});
 }

@@ -103,6 +103,8 @@ class ControllerApi {
   ApiResult<v1::UpdatePartitionReply> update_partition(const v1::UpdatePartitionRequest& req);
   ApiResult<v1::GetConfigReply> get_config();
   ApiResult<v1::ReconfigureReply> reconfigure();
+  // scontrol shutdown [slurmctld]
+  ApiResult<v1::ShutdownReply> shutdown(bool controller_only);
   ApiResult<v1::StatusReply> status();
   // Job steps (steps.proto; the local fast path only).
   ApiResult<v1::CreateStepReply> create_step(const v1::CreateStepRequest& req);

@@ -46,6 +46,8 @@ class GrpcTransport final : public Transport {
       case v1::WIRE_RECONFIGURE:
         return invoke<v1::ReconfigureRequest, v1::ReconfigureReply>(request, cluster_.get(), &C::Reconfigure);
       case v1::WIRE_STATUS: return invoke<v1::StatusRequest, v1::StatusReply>(request, cluster_.get(), &C::Status);
+      case v1::WIRE_SHUTDOWN:
+        return invoke<v1::ShutdownRequest, v1::ShutdownReply>(request, cluster_.get(), &C::Shutdown);
       case v1::WIRE_CREATE_STEP:
         return invoke<v1::CreateStepRequest, v1::CreateStepReply>(request, steps_.get(), &T::CreateStep);
       case v1::WIRE_GET_STEP: return invoke<v1::GetStepRequest, v1::GetStepReply>(request, steps_.get(), &T::GetStep);

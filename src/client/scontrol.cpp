@@ -1,6 +1,6 @@
 // scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses|step,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
-// ping, reconfigure, write batch_script. Everything else (show hostnames/hostlist, help, modes)
+// ping, reconfigure, write batch_script, shutdown. Everything else (show hostnames/hostlist, help, modes)
 // is src/cli's scontrol.
 #include <algorithm>
 #include <cerrno>
@@ -488,6 +488,34 @@ int run_reconfigure(ControllerApi& api, const Invocation& inv) {
   return 0;
 }
 
+// scontrol shutdown [slurmctld|controller]: the controller, and every agent
+// unless only the controller is named, save nothing more (every change is
+// already durable) and stop; running jobs keep running. Silent on success,
+// as Slurm's.
+int run_shutdown(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  if (o.words.size() > 2) {
+    std::fprintf(stderr, "too many arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  bool controller_only = false;
+  if (o.words.size() == 2) {
+    if (!iequals(o.words[1], "slurmctld") && !iequals(o.words[1], "controller")) {
+      std::fprintf(stderr, "invalid shutdown argument:%s\n", o.words[1].c_str());
+      return 1;
+    }
+    controller_only = true;
+  }
+  auto reply = api.shutdown(controller_only);
+  if (!reply) {
+    if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+    constexpr int kPermissionDenied = 7;  // gRPC's PERMISSION_DENIED
+    std::fprintf(stderr, "slurm_shutdown error: %s%s\n",
+                 reply.error().code == kPermissionDenied ? "Invalid user id: " : "", reply.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 bool needs_controller(const Opts& o) {
   if (o.words.empty()) return false;
   const std::string& k = o.words[0];
@@ -500,7 +528,7 @@ bool needs_controller(const Opts& o) {
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
-                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}}) {
+                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;
@@ -528,6 +556,7 @@ int scontrol_main(const Args& args) {
   if (abbrev(k, "ping", 3)) return run_ping(*api);
   if (abbrev(k, "reconfigure", 3)) return run_reconfigure(*api, inv);
   if (abbrev(k, "write", 2)) return run_write(*api, inv, o);
+  if (abbrev(k, "shutdown", 3)) return run_shutdown(*api, inv, o);
   return cli::scontrol_main(inv.args);
 }
 

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -105,6 +106,30 @@ void AgentLink::send(const AgentCommand& cmd) {
     if (q.size() > 1) return;  // goes when the one before it is answered
   }
   impl->dispatch(cmd, [impl, key] { impl->answered(key); });
+}
+
+void AgentLink::shutdown_agents(const std::vector<std::string>& nodes, std::function<void()> answered) {
+  Impl* impl = impl_.get();
+  auto left = std::make_shared<std::atomic<size_t>>(nodes.size() + 1);  // +1: this loop's own
+  auto one_done = [left, answered] {
+    if (--*left == 0) answered();
+  };
+  for (const auto& node : nodes) {
+    v1::NodeAgentService::Stub* stub = impl->stub(node);
+    if (!stub) {
+      one_done();
+      continue;
+    }
+    auto* c = new Call<v1::AgentShutdownRequest, v1::AgentShutdownReply>;
+    rpc::fill_request_header("drover-controller", c->req.mutable_header());
+    rpc::set_timeout(c->ctx, std::chrono::seconds(5));
+    stub->async()->Shutdown(&c->ctx, &c->req, &c->rep, [impl, c, node, one_done](grpc::Status st) {
+      if (!st.ok()) impl->log("shutdown of the agent on " + node + ": " + st.error_message());
+      delete c;
+      one_done();
+    });
+  }
+  one_done();
 }
 
 void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> after) {

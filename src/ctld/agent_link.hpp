@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/model.hpp"
 #include "ctld/state.hpp"
@@ -25,6 +26,9 @@ class AgentLink {
   ~AgentLink();
 
   void send(const AgentCommand& cmd);
+  // scontrol shutdown: asks each node's agent to stop; `answered` runs once
+  // every one has answered or failed (on a gRPC thread; at once for none).
+  void shutdown_agents(const std::vector<std::string>& nodes, std::function<void()> answered);
 
  private:
   struct Impl;

@@ -389,7 +389,42 @@ Result<std::vector<std::string>> Controller::reconfigure() {
 void Controller::request_stop() { stop_requested_ = true; }
 
 void Controller::wait() {
-  while (!stop_requested_) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::chrono::steady_clock::time_point give_up{};
+  while (!stop_requested_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!shutdown_asked_) continue;
+    // scontrol shutdown: once the agents have answered (or after 6 s), and a
+    // moment more for the reply to reach scontrol.
+    const auto t = std::chrono::steady_clock::now();
+    if (give_up == std::chrono::steady_clock::time_point{}) give_up = t + std::chrono::seconds(6);
+    if (*shutdown_ready_ || t >= give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return;
+    }
+  }
+}
+
+int Controller::shutdown(bool controller_only, const std::string& by) {
+  std::vector<std::string> nodes;
+  if (!controller_only) {
+    const auto& rt = state_->nodes();
+    const auto& cfg = state_->config().nodes;
+    for (size_t i = 0; i < rt.size() && i < cfg.size(); ++i) {
+      if (rt[i].registered) nodes.push_back(cfg[i].name);
+    }
+  }
+  log_line("scontrol shutdown by " + by + ": stopping " +
+           (controller_only ? std::string("the controller (the agents keep running)")
+                            : "the controller and " + std::to_string(nodes.size()) + " agent(s)") +
+           "; running jobs keep running");
+  if (nodes.empty() || !agents_) {
+    *shutdown_ready_ = true;
+  } else {
+    auto ready = shutdown_ready_;
+    agents_->shutdown_agents(nodes, [ready] { *ready = true; });
+  }
+  shutdown_asked_ = true;
+  return static_cast<int>(nodes.size());
 }
 
 void Controller::stop() {

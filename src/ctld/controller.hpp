@@ -69,6 +69,10 @@ class Controller {
   const Settings& settings() const { return state_->settings(); }
   // Re-reads slurm.conf; refuses a change the running state cannot take.
   Result<std::vector<std::string>> reconfigure();
+  // scontrol shutdown: tells the registered agents to stop (unless
+  // controller_only), then wait() returns once they have answered (at most a
+  // few seconds) and the reply has had time to go. Returns the agents told.
+  int shutdown(bool controller_only, const std::string& by);
 
  private:
   Controller() = default;
@@ -97,6 +101,9 @@ class Controller {
   mutable rpc::UserNames user_names_;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> store_failed_{false};
+  // scontrol shutdown: set when asked; ready once the agents have answered.
+  std::atomic<bool> shutdown_asked_{false};
+  std::shared_ptr<std::atomic<bool>> shutdown_ready_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 // `drover controller [--config PATH]`: runs until SIGTERM/SIGINT.

@@ -159,6 +159,16 @@ void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest&
   done(0, "");
 }
 
+void shutdown(Controller& c, const Caller& who, const v1::ShutdownRequest& req, v1::ShutdownReply* rep, Done done) {
+  if (!who.privileged) {
+    return done(kPermissionDenied,
+                "only root, SlurmUser or an operator may shut the cluster down; you are " + who.describe());
+  }
+  rep->set_agents_told(c.shutdown(req.controller_only(), who.describe()));
+  header(req, rep);
+  done(0, "");
+}
+
 void status(Controller& c, const Caller&, const v1::StatusRequest& req, v1::StatusReply* rep, Done done) {
   *rep = c.state().status(c.now());
   header(req, rep);

@@ -40,6 +40,7 @@ void get_config(Controller& c, const Caller& who, const v1::GetConfigRequest& re
                 Done done);
 void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,
                  Done done);
+void shutdown(Controller& c, const Caller& who, const v1::ShutdownRequest& req, v1::ShutdownReply* rep, Done done);
 void status(Controller& c, const Caller& who, const v1::StatusRequest& req, v1::StatusReply* rep, Done done);
 void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::DiagReply* rep, Done done);
 void get_associations(Controller& c, const Caller& who, const v1::GetAssociationsRequest& req,

@@ -120,6 +120,10 @@ class ClusterServiceImpl final : public v1::ClusterService::CallbackService {
                                    v1::StatusReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::status);
   }
+  grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx, const v1::ShutdownRequest* req,
+                                     v1::ShutdownReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::shutdown);
+  }
 
  private:
   Controller& ctl_;

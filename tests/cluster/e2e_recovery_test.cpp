@@ -175,6 +175,56 @@ TEST(Recovery, AgentRestartReadoptsItsRunningJob) {
   EXPECT_NE(c.log("agent-cpu1").find("re-adopted 1 step(s)"), std::string::npos) << c.log("agent-cpu1");
 }
 
+// scontrol shutdown stops the controller and every agent (`shutdown
+// slurmctld` the controller alone), silently as Slurm's; a plain user is
+// refused and nothing stops. Running jobs keep running: the restarted
+// daemons find the job still running and the queued job still queued.
+TEST(Recovery, ScontrolShutdownStopsTheDaemonsAndLeavesTheJobsRunning) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string log = c.work() + "/shutdown.log";
+  std::string running = std::to_string(c.submit({"-w", "cpu1", "-o", "/dev/null", "--wrap",
+                                                 "echo start >> " + log + "; sleep 6; echo end >> " + log}));
+  std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_state(running, {"RUNNING"}));
+  ASSERT_TRUE(eventually([&] { return read_file(log) == "start\n"; }, 5s));
+  auto r = c.run("scontrol", {"shutdown", "bogus"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "invalid shutdown argument:bogus\n");
+  if (auto user = ensure_user("droveruser")) {
+    r = c.run("scontrol", {"shutdown"}, user->as());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(r.err.rfind("slurm_shutdown error: Invalid user id: only root, SlurmUser or an operator", 0), 0u) << r.err;
+    EXPECT_FALSE(c.daemon_exited("controller", 500ms));
+  }
+  // The controller alone: the agents stay.
+  r = c.run("scontrol", {"shutdown", "slurmctld"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+  EXPECT_TRUE(c.daemon_exited("controller", 5s));
+  EXPECT_FALSE(c.daemon_exited("agent-cpu1", 500ms));
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  ASSERT_TRUE(c.wait_nodes_responding());
+  // Everything.
+  r = c.run("scontrol", {"shut"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out + r.err, "");
+  EXPECT_TRUE(c.daemon_exited("controller", 8s));
+  for (const char* node : {"cpu1", "cpu2", "hgpu1", "lgpu1"}) {
+    EXPECT_TRUE(c.daemon_exited(std::string("agent-") + node, 5s)) << node;
+  }
+  EXPECT_NE(c.log("controller").find("scontrol shutdown by"), std::string::npos) << c.log("controller");
+  EXPECT_NE(c.log("agent-cpu1").find("shutting down at the controller's request"), std::string::npos);
+  EXPECT_EQ(read_file(log), "start\n");  // the job runs on without its agent
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  for (const auto& n : small_cluster().nodes) ASSERT_TRUE(c.start_agent(n.name)) << c.error();
+  ASSERT_TRUE(c.wait_nodes_responding());
+  EXPECT_EQ(c.state(held), "PENDING");
+  ASSERT_TRUE(c.wait_done(running, 30s));
+  EXPECT_EQ(c.state(running), "COMPLETED");
+  EXPECT_EQ(read_file(log), "start\nend\n");
+}
+
 TEST(Nodes, FewerGpusThanConfiguredDrainsWithSlurmsReason) {
   ClusterDef d = small_cluster();
   d.nodes[0].fake_gpus = "h100:4";  // configured with 8

@@ -231,6 +231,23 @@ void TestCluster::kill_agent(const std::string& node, int sig) {
   it->second = -1;
 }
 
+bool TestCluster::daemon_exited(const std::string& daemon, std::chrono::milliseconds timeout) {
+  pid_t* pid = daemon == "controller" ? &controller_ : nullptr;
+  if (daemon.rfind("agent-", 0) == 0) {
+    auto it = agents_.find(daemon.substr(6));
+    if (it != agents_.end()) pid = &it->second;
+  }
+  if (pid == nullptr) return false;
+  return eventually(
+      [&] {
+        if (*pid <= 0) return true;
+        if (waitpid(*pid, nullptr, WNOHANG) != *pid) return false;
+        *pid = -1;
+        return true;
+      },
+      timeout);
+}
+
 bool TestCluster::wait_nodes_responding(std::chrono::milliseconds timeout) const {
   return eventually(
       [&] {

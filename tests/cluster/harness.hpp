@@ -95,6 +95,8 @@ class TestCluster {
   void kill_controller(int sig);
   bool start_agent(const std::string& node, const std::string& fake_gpus = "");
   void kill_agent(const std::string& node, int sig);
+  // Whether the daemon ("controller" or "agent-NODE") has exited within `timeout` (reaped).
+  bool daemon_exited(const std::string& daemon, std::chrono::milliseconds timeout);
   bool wait_nodes_responding(std::chrono::milliseconds timeout = std::chrono::seconds(20)) const;
   std::string log(const std::string& daemon) const;  // "controller" or "agent-NODE"
 
