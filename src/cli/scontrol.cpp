@@ -23,8 +23,8 @@ namespace {
 
 constexpr std::string_view kNeedsController =
     "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|topology|aliases|hostnames|"
-    "hostlist, update NodeName=/PartitionName=/JobId=, hold, uhold, release, requeue, requeuehold, suspend, "
-    "resume, top, write batch_script, ping, reconfigure, shutdown and version so far";
+    "hostlist, update NodeName=/PartitionName=/JobId=, create/delete PartitionName=, hold, uhold, release, requeue, "
+    "requeuehold, suspend, resume, top, write batch_script, ping, reconfigure, shutdown and version so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
 template <class Handler>
@@ -281,7 +281,8 @@ void usage(FILE* out) {
                "With the controller (DROVER_CONF, or --config PATH first):\n"
                "  show job|jobid|node|partition|config|step|licenses|reservation,\n"
                "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update PartitionName=... Key=Value,\n"
-               "  update JobId=... Key=Value, hold, uhold, release, requeue, requeuehold, suspend, resume,\n"
+               "  update JobId=... Key=Value, create PartitionName=... Key=Value, delete PartitionName=...,\n"
+               "  hold, uhold, release, requeue, requeuehold, suspend, resume,\n"
                "  write batch_script, ping, reconfigure, top, shutdown [slurmctld]. Other commands are not built\n"
                "  yet.\n"
                "Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"

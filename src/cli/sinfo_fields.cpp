@@ -88,7 +88,16 @@ Counts node_counts(const Row& r) {
   return c;
 }
 
-const NodeView& first(const Row& r) { return *r.nodes.front(); }
+// The line's first node; a partition without nodes has an empty one.
+const NodeView& first(const Row& r) {
+  static const NodeView kNone{};
+  return r.nodes.empty() ? kNone : *r.nodes.front();
+}
+// A node state field: n/a for a partition without nodes.
+template <class F>
+std::string state_or_na(const Row& r, F&& f) {
+  return r.nodes.empty() ? std::string("n/a") : std::string(f(first(r).state));
+}
 
 
 std::string avail(const PartitionView& p) {
@@ -187,10 +196,10 @@ const std::vector<SinfoField>& sinfo_field_table() {
       F('R', "PartitionName", "PARTITION", S::kPartition, [](const Row& r) { return partition_name(r, false); }),
       F('s', "Size", "JOB_SIZE", S::kValue, [](const Row& r) { return job_size(*r.part); }),
       F('S', "AllocNodes", "ALLOCNODES", S::kValue, [](const Row& r) { return all_or(r.part->alloc_nodes); }),
-      F('t', "StateCompact", "STATE", S::kValue, [](const Row& r) { return node_state_compact(first(r).state); }),
-      F('T', "StateLong", "STATE", S::kValue, [](const Row& r) { return node_state_long(first(r).state); }),
+      F('t', "StateCompact", "STATE", S::kValue, [](const Row& r) { return state_or_na(r, [](const auto& st) { return node_state_compact(st); }); }),
+      F('T', "StateLong", "STATE", S::kValue, [](const Row& r) { return state_or_na(r, [](const auto& st) { return node_state_long(st); }); }),
       F(0, "StateComplete", "STATECOMPLETE", S::kValue,
-        [](const Row& r) { return to_lower(node_state_complete(first(r).state)); }),
+        [](const Row& r) { return state_or_na(r, [](const auto& st) { return to_lower(node_state_complete(st)); }); }),
       F('u', "User", "USER", S::kValue, [](const Row& r) { return or_text(first(r).reason_user, "Unknown"); }),
       F('U', "UserLong", "USER", S::kValue, [](const Row& r) { return or_text(first(r).reason_user, "Unknown"); }),
       F('v', "Version", "VERSION", S::kValue, [](const Row& r) { return first(r).version; }),

@@ -162,6 +162,14 @@ Grouped group_nodes(const FormatLayout& layout, const SinfoOptions& o, const std
         g.rows[found->second].nodes.push_back(n);
       }
     }
+    // A partition without nodes (scontrol create PartitionName=X alone) is a
+    // line of its own, with no nodes and state n/a, as Slurm shows it.
+    if (p.node_names.empty() && !o.node_oriented && o.nodes.empty() && o.states.empty() && !o.list_reasons &&
+        !o.responding_only && !o.dead_only) {
+      g.rows.push_back(SinfoRow{&p, {}});
+      g.part_index.push_back(pi);
+      members.push_back({});
+    }
   }
   return g;
 }
@@ -169,6 +177,11 @@ Grouped group_nodes(const FormatLayout& layout, const SinfoOptions& o, const std
 // ---- ordering -------------------------------------------------------------------------------
 
 int compare_rows(std::string_view key, const SinfoRow& a, std::size_t pa, const SinfoRow& b, std::size_t pb) {
+  // A partition without nodes has no node values: it sorts after the others.
+  if (!key.empty() && std::string_view("tTNncmwE").find(key[0]) != std::string_view::npos &&
+      (a.nodes.empty() || b.nodes.empty())) {
+    return static_cast<int>(a.nodes.empty()) - static_cast<int>(b.nodes.empty());
+  }
   auto cmp = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
   if (key == "#P") return cmp(pa, pb);
   switch (key.empty() ? '\0' : key[0]) {

@@ -1,6 +1,6 @@
 // scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses|step,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
-// ping, reconfigure, write batch_script, shutdown. Everything else (show hostnames/hostlist, help, modes)
+// ping, reconfigure, write batch_script, shutdown, create/delete PartitionName=. Everything else (show hostnames/hostlist, help, modes)
 // is src/cli's scontrol.
 #include <algorithm>
 #include <cerrno>
@@ -368,6 +368,78 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
   return print_results(reply->results(), "%s for job %s\n");
 }
 
+// scontrol create PartitionName=NAME Key=Value...: Slurm's words, checked on
+// Slurm 22.05. Reservations and nodes are not built.
+int run_create(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  auto kv = pairs_of(o.words, 1);
+  if (kv.empty()) {
+    std::fprintf(stderr, "too few arguments for create keyword\n");
+    return 1;
+  }
+  const std::string& first = kv[0].first;
+  if (!iequals(first, "PartitionName")) {
+    if (iequals(first, "ReservationName") || iequals(first, "Reservation") || iequals(first, "NodeName")) {
+      std::fprintf(stderr,
+                   "scontrol: error: create %s= is not built in Drover yet (advance reservations and nodes added at "
+                   "run time are not supported; create PartitionName= is)\n",
+                   first.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "scontrol: error: Invalid input: %s  Request aborted\n", o.words[1].c_str());
+    return 1;
+  }
+  v1::UpdatePartitionRequest req;
+  req.set_action(v1::PARTITION_CREATE);
+  req.set_name(kv[0].second);
+  for (std::size_t i = 1; i < kv.size(); ++i) {
+    v1::PartitionSetting* setting = req.add_settings();
+    setting->set_key(kv[i].first);
+    setting->set_value(kv[i].second);
+  }
+  auto reply = api.update_partition(req);
+  if (reply) return 0;
+  if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+  std::fprintf(stderr, "Error creating the partition: %s\n", reply.error().message.c_str());
+  return 1;
+}
+
+// scontrol delete PartitionName=NAME, or delete partition NAME.
+int run_delete(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  if (o.words.size() < 2) {
+    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  const std::string& what = o.words[1];
+  const auto eq = what.find('=');
+  const std::string key = what.substr(0, eq);
+  std::string name;
+  if (eq != std::string::npos && o.words.size() == 2) {
+    name = what.substr(eq + 1);
+  } else if (eq == std::string::npos && o.words.size() == 3) {
+    name = o.words[2];
+  } else {
+    std::fprintf(stderr, "Invalid deletion entity: %s\n", what.c_str());
+    return 1;
+  }
+  if (iequals(key, "ReservationName") || iequals(key, "Reservation") || iequals(key, "NodeName")) {
+    std::fprintf(stderr, "scontrol: error: delete %s is not built in Drover yet (delete PartitionName= is)\n",
+                 key.c_str());
+    return 1;
+  }
+  if (!iequals(key, "PartitionName") && !iequals(key, "Partition")) {
+    std::fprintf(stderr, "Invalid deletion entity: %s\n", what.c_str());
+    return 1;
+  }
+  v1::UpdatePartitionRequest req;
+  req.set_action(v1::PARTITION_DELETE);
+  req.set_name(name);
+  auto reply = api.update_partition(req);
+  if (reply) return 0;
+  if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+  std::fprintf(stderr, "delete_partition PartitionName=%s: %s\n", name.c_str(), reply.error().message.c_str());
+  return 1;
+}
+
 std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const Opts& o) {
   auto kv = pairs_of(o.words, 1);
   if (kv.empty()) {
@@ -528,7 +600,7 @@ bool needs_controller(const Opts& o) {
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
-                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3}}) {
+                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3}, {"create", 2}, {"delete", 3}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;
@@ -557,6 +629,8 @@ int scontrol_main(const Args& args) {
   if (abbrev(k, "reconfigure", 3)) return run_reconfigure(*api, inv);
   if (abbrev(k, "write", 2)) return run_write(*api, inv, o);
   if (abbrev(k, "shutdown", 3)) return run_shutdown(*api, inv, o);
+  if (abbrev(k, "create", 2)) return run_create(*api, inv, o);
+  if (abbrev(k, "delete", 3)) return run_delete(*api, inv, o);
   return cli::scontrol_main(inv.args);
 }
 

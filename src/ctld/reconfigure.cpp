@@ -140,7 +140,7 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   }
 
   settings.conf_path = settings_.conf_path;
-  for (const auto& name : dropped) partition_updates_.erase(name);
+  forget_partition_changes(dropped);
   if (!dropped.empty()) fx.batch.set_meta(kPartitionUpdatesMeta, partition_updates_text());
   install_config(std::move(cfg), std::move(*bridge), std::move(settings));
   fx.reschedule = true;

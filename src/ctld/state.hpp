@@ -243,6 +243,8 @@ class ControllerState {
   // slurm.conf line (State, MaxTime, Nodes, Default, PriorityTier, ...);
   // durable (kPartitionUpdatesMeta) and laid over slurm.conf at every start
   // and reconfigure. Refusals change nothing.
+  // The request's action may instead create a partition or delete one (no
+  // pending or running job in it), with the same durability.
   Status update_partition(const Caller& who, const v1::UpdatePartitionRequest& req, int64_t now, Effects& fx);
   // Recovery: the stored updates, laid over the configuration read at start;
   // those that no longer apply to slurm.conf are dropped, each with a note.
@@ -353,8 +355,17 @@ class ControllerState {
   // cfg with partition_updates_ applied; the updates of partitions cfg no
   // longer has, or that no longer apply to it, are skipped: named in
   // `dropped`, with a line each in `notes` (partition_update.cpp).
+  // Deletions and creations are applied first; a dropped deletion is named
+  // "-NAME" in `dropped`. forget_partition_changes forgets what was dropped.
   config::ClusterConfig with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
                                                std::vector<std::string>& dropped) const;
+  void forget_partition_changes(const std::vector<std::string>& dropped);
+  using PartitionSettings = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+  static Result<std::vector<std::pair<std::string, std::string>>> settings_of(const v1::UpdatePartitionRequest& req);
+  Status install_partitions(config::ClusterConfig cfg, PartitionSettings updates, const std::string& new_default,
+                            Effects& fx);
+  Status create_partition(const Caller& who, const v1::UpdatePartitionRequest& req, Effects& fx);
+  Status delete_partition(const Caller& who, const std::string& name, Effects& fx);
   std::string dependency_display(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
   void index_array(const Job& j);
@@ -377,6 +388,10 @@ class ControllerState {
   int64_t config_time_ = 0;  // the last reconfigure; 0: none since the start
   // scontrol update PartitionName= settings per partition, in the order given (a later one of a key replaces it).
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> partition_updates_;
+  // Partitions scontrol created (their settings are in partition_updates_),
+  // in the order created, and slurm.conf partitions it deleted.
+  std::vector<std::string> partitions_created_;
+  std::set<std::string> partitions_deleted_;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
   std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)

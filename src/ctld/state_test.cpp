@@ -1369,6 +1369,87 @@ TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigur
   EXPECT_TRUE(st->submit(user(1000, "alice"), to_cpu, false, 2004, inactive));
 }
 
+// scontrol create / delete PartitionName=: a partition made or removed while
+// the cluster runs, durable in the same meta value as updates ("+NAME" a
+// created partition with its settings, "-NAME" a deleted slurm.conf one)
+// and laid over slurm.conf at a restart. A partition with a pending or
+// running job in it cannot be deleted.
+v1::UpdatePartitionRequest partition_change(v1::PartitionAction action, const std::string& name,
+                                            const std::vector<std::pair<std::string, std::string>>& kv = {}) {
+  v1::UpdatePartitionRequest req = partition_update(name, kv);
+  req.set_action(action);
+  return req;
+}
+
+TEST(ControllerState, PartitionsCreatedAndDeletedByScontrolAreDurable) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  Effects fx;
+  ASSERT_TRUE(st->update_partition(root, partition_change(v1::PARTITION_CREATE, "night", {{"Nodes", "c2"}, {"MaxTime", "30"}}),
+                                   1000, fx));
+  EXPECT_TRUE(fx.reschedule);
+  EXPECT_EQ(stored_partition_updates(fx), "+night\tNodes=c2\tMaxTime=30\n");
+  ASSERT_EQ(st->config().partitions.size(), 3u);
+  EXPECT_EQ(st->config().partitions.back().name, "night");
+  EXPECT_EQ(st->config().partitions.back().max_time, 1800);
+  EXPECT_GE(st->bridge().find_partition("night"), 0);
+
+  // Refusals change nothing.
+  Effects no;
+  auto exists = st->update_partition(root, partition_change(v1::PARTITION_CREATE, "cpu"), 1001, no);
+  ASSERT_FALSE(exists);
+  EXPECT_EQ(exists.error().message, "Invalid partition name specified");
+  auto plain = st->update_partition(user(1000, "alice"), partition_change(v1::PARTITION_CREATE, "mine"), 1001, no);
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().message.rfind("Invalid user id", 0), 0u) << plain.error().message;
+  auto bad_node = st->update_partition(root, partition_change(v1::PARTITION_CREATE, "x", {{"Nodes", "c9"}}), 1001, no);
+  ASSERT_FALSE(bad_node);
+  EXPECT_NE(bad_node.error().message.find("node c9 is not in slurm.conf"), std::string::npos);
+  auto gone = st->update_partition(root, partition_change(v1::PARTITION_DELETE, "nosuch"), 1001, no);
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().message, "Invalid partition name specified");
+  EXPECT_FALSE(st->update_partition(user(1000, "alice"), partition_change(v1::PARTITION_DELETE, "gpu"), 1001, no));
+  EXPECT_TRUE(no.batch.empty());
+  EXPECT_EQ(st->config().partitions.size(), 3u);
+
+  // A pending job keeps its partition from being deleted.
+  v1::JobDescriptor to_night = wrap("true");
+  to_night.add_partitions("night");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), to_night, false, 1002, no));
+  auto in_use = st->update_partition(root, partition_change(v1::PARTITION_DELETE, "night"), 1003, no);
+  ASSERT_FALSE(in_use);
+  EXPECT_EQ(in_use.error().message, "Partition is in use");
+
+  // slurm.conf's gpu goes; a created partition that is deleted leaves no trace.
+  Effects del;
+  ASSERT_TRUE(st->update_partition(root, partition_change(v1::PARTITION_DELETE, "gpu"), 1004, del));
+  ASSERT_TRUE(st->update_partition(root, partition_change(v1::PARTITION_CREATE, "spare", {{"Nodes", "g1"}}), 1004, del));
+  ASSERT_TRUE(st->update_partition(root, partition_change(v1::PARTITION_DELETE, "spare"), 1004, del));
+  EXPECT_EQ(st->config().find_partition("gpu"), nullptr);
+  EXPECT_EQ(st->config().find_partition("spare"), nullptr);
+  const std::string stored = stored_partition_updates(del);
+  EXPECT_EQ(stored, "-gpu\n+night\tNodes=c2\tMaxTime=30\n");
+
+  // A restarted controller reads slurm.conf, then what scontrol changed.
+  auto again = make_state();
+  auto notes = again->restore_partition_updates(stored);
+  ASSERT_TRUE(notes);
+  EXPECT_TRUE(notes->empty());
+  EXPECT_EQ(again->config().find_partition("gpu"), nullptr);
+  ASSERT_NE(again->config().find_partition("night"), nullptr);
+  EXPECT_EQ(again->config().find_partition("night")->nodes, std::vector<std::string>{"c2"});
+  EXPECT_EQ(again->partition_updates_text(), stored);
+  // A slurm.conf that now defines the created partition wins, with a note.
+  auto defined = make_state("PartitionName=night Nodes=c1\n");
+  auto dropped = defined->restore_partition_updates(stored);
+  ASSERT_TRUE(dropped);
+  ASSERT_EQ(dropped->size(), 1u);
+  EXPECT_NE((*dropped)[0].find("scontrol create of PartitionName=night dropped"), std::string::npos) << (*dropped)[0];
+  EXPECT_EQ(defined->config().find_partition("night")->nodes, std::vector<std::string>{"c1"});
+  EXPECT_EQ(defined->partition_updates_text(), "-gpu\n");
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a

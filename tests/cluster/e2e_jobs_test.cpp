@@ -543,6 +543,54 @@ TEST(Config, PartitionUpdateIsDurableAndAppliesAtOnce) {
   EXPECT_EQ(c.state(id), "COMPLETED");
 }
 
+// scontrol create / delete PartitionName=, with Slurm 22.05's words (checked
+// on a real cluster): a new partition takes jobs at once and outlives a
+// kill -9 of the controller; one with a job in it cannot be deleted.
+TEST(Config, ScontrolCreatesAndDeletesPartitions) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto made = c.run("scontrol", {"create", "PartitionName=night", "Nodes=cpu2", "MaxTime=30"});
+  ASSERT_EQ(made.rc, 0) << made.err;
+  EXPECT_EQ(made.out + made.err, "");
+  ASSERT_EQ(c.run("scontrol", {"create", "PartitionName=empty"}).rc, 0);
+  EXPECT_EQ(c.run("sinfo", {"-h", "-o", "%P %l %D %t %N"}).out,
+            "compute* 7-00:00:00 3 idle cpu[1-2],lgpu1\ngpu 1-00:00:00 2 idle hgpu1,lgpu1\nnight 30:00 1 idle cpu2\n"
+            "empty infinite 0 n/a \n");
+  auto again = c.run("scontrol", {"create", "PartitionName=night", "Nodes=cpu1"});
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_EQ(again.err, "Error creating the partition: Invalid partition name specified\n");
+  auto entity = c.run("scontrol", {"create", "partition", "PartitionName=x"});
+  EXPECT_EQ(entity.rc, 1);
+  EXPECT_EQ(entity.err, "scontrol: error: Invalid input: partition  Request aborted\n");
+  EXPECT_EQ(c.run("scontrol", {"create"}).err, "too few arguments for create keyword\n");
+
+  std::string id = std::to_string(c.submit({"-p", "night", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  EXPECT_EQ(c.job_fields(id)["NodeList"], "cpu2");
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  EXPECT_EQ(c.run("sinfo", {"-h", "-p", "night", "-o", "%P %l %N"}).out, "night 30:00 cpu2\n");
+  auto busy = c.run("scontrol", {"delete", "PartitionName=night"});
+  EXPECT_EQ(busy.rc, 1);
+  EXPECT_EQ(busy.err, "delete_partition PartitionName=night: Partition is in use\n");
+  if (auto user = ensure_user("droveruser")) {
+    auto denied = c.run("scontrol", {"delete", "PartitionName=empty"}, user->as());
+    EXPECT_EQ(denied.rc, 1);
+    EXPECT_EQ(denied.err.rfind("delete_partition PartitionName=empty: Invalid user id", 0), 0u) << denied.err;
+  }
+  EXPECT_EQ(c.run("scontrol", {"delete", "PartitionName=nosuch"}).err,
+            "delete_partition PartitionName=nosuch: Invalid partition name specified\n");
+  EXPECT_EQ(c.run("scontrol", {"delete", "PartitionName=empty", "extra"}).err,
+            "Invalid deletion entity: PartitionName=empty\n");
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+  ASSERT_TRUE(c.wait_done(id));
+  auto gone = c.run("scontrol", {"delete", "partition", "night"});
+  EXPECT_EQ(gone.rc, 0) << gone.err;
+  ASSERT_EQ(c.run("scontrol", {"delete", "PartitionName=gpu"}).rc, 0);
+  EXPECT_EQ(c.run("sinfo", {"-h", "-o", "%P"}).out, "compute*\nempty\n");
+  EXPECT_EQ(c.run("sbatch", {"-p", "night", "--wrap", "true"}).rc, 1);
+}
+
 // `drover up` run again on a running cluster whose source slurm.conf
 // changed rewrites DIR/slurm.conf and has the controller take it (as
 // scontrol reconfigure would), or says what needs a restart.
