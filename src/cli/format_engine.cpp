@@ -68,6 +68,7 @@ ParsedFormat parse_long_format(std::string_view fmt, std::span<const FieldInfo> 
   out.layout.long_form = true;
   for (const auto& entry : split(fmt, ',')) {
     std::string_view e = entry;
+    if (e.empty()) continue;  // "JobID:\x1F," and "a,,b": Slurm 22.05 skips empty entries silently
     auto colon = e.find(':');
     FormatItem item;
     item.field = find_long(fields, e.substr(0, colon));

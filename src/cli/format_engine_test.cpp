@@ -81,6 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Durations are printed whole; their headers are cut.
         Case{{"-j", "1", "-o", "%.2l|%.2M|%.2N|%.2j|%.2R"},
              "TI|TI|NODELIST|NA|NODELIST(REASON)\n3:00:00|38:44|cpu01|cp|cpu01\n", ""},
+        // -O: empty entries (a trailing comma, ",,") are skipped, as Slurm 22.05 does.
+        Case{{"-h", "-j", "1", "-O", ",JobID:3,,Name:4,"}, "1  cpu-\n", ""},
         // -O: 20 wide by default, ":[.]size suffix", no separators, all cut.
         Case{{"-O", "JobID,Name:5,Partition:.12,StateCompact:3x,State:.4|"},
              "JOBID               NAME    PARTITIONST xSTAT|\n"
