@@ -24,7 +24,7 @@ namespace {
 constexpr std::string_view kNeedsController =
     "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|topology|aliases|hostnames|"
     "hostlist, update NodeName=/PartitionName=/JobId=, create/delete PartitionName=, hold, uhold, release, requeue, "
-    "requeuehold, suspend, resume, top, write batch_script, ping, reconfigure, shutdown and version so far";
+    "requeuehold, suspend, resume, top, wait_job, write batch_script, ping, reconfigure, shutdown and version so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
 template <class Handler>
@@ -283,8 +283,8 @@ void usage(FILE* out) {
                "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update PartitionName=... Key=Value,\n"
                "  update JobId=... Key=Value, create PartitionName=... Key=Value, delete PartitionName=...,\n"
                "  hold, uhold, release, requeue, requeuehold, suspend, resume,\n"
-               "  write batch_script, ping, reconfigure, top, shutdown [slurmctld]. Other commands are not built\n"
-               "  yet.\n"
+               "  write batch_script, ping, reconfigure, top, shutdown [slurmctld], wait_job. Other commands are\n"
+               "  not built yet.\n"
                "Options accepted: -a -d -F -h -o -Q -v -V, --all,\n"
                "--details, --future, --help, --hide, --local, --oneliner, --quiet, --sibling,\n"
                "--federation, --verbose, --version, -M/--clusters NAME, -u/--uid UID.\n");

@@ -1,6 +1,6 @@
 // scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses|step,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
-// ping, reconfigure, write batch_script, shutdown, create/delete PartitionName=. Everything else (show hostnames/hostlist, help, modes)
+// ping, reconfigure, write batch_script, shutdown, create/delete PartitionName=, wait_job. Everything else (show hostnames/hostlist, help, modes)
 // is src/cli's scontrol.
 #include <algorithm>
 #include <cerrno>
@@ -488,6 +488,18 @@ int run_ping(ControllerApi& api) {
   return 0;
 }
 
+// The record a job id names ("123", or an array element "123_4"), or null.
+const v1::JobRecord* record_of(const v1::GetJobsReply& reply, const v1::JobTarget& target) {
+  const bool element = target.array_tasks_size() > 0;
+  for (const auto& r : reply.jobs()) {
+    if (element ? r.array_job_id() == target.job_id() && r.array_task_id() == target.array_tasks(0)
+                : r.job_id() == target.job_id()) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
 // scontrol write batch_script JOBID [FILE|-]: the job's script as submitted,
 // to FILE (default slurm-JOBID.sh) or standard output, for its owner and the
 // privileged (the controller sends anyone else's without it). Slurm's
@@ -518,14 +530,7 @@ int run_write(ControllerApi& api, const Invocation& inv, const Opts& o) {
   if (!target) return fail("Invalid job id specified");
   auto reply = api.get_jobs({target->job_id()}, true, true);
   if (!reply) return report_failure(inv, api, reply.error());
-  const v1::JobRecord* rec = nullptr;
-  for (const auto& r : reply->jobs()) {
-    bool element = target->array_tasks_size() > 0;
-    if (element ? r.array_job_id() == target->job_id() && r.array_task_id() == target->array_tasks(0)
-                : r.job_id() == target->job_id()) {
-      rec = &r;
-    }
-  }
+  const v1::JobRecord* rec = record_of(*reply, *target);
   if (!rec) return fail("Invalid job id specified");
   if (!rec->desc().batch()) return fail("Job script not specified");  // salloc, srun: no script
   if (rec->desc().script().empty()) return fail("Invalid user id");  // another user's job
@@ -588,6 +593,40 @@ int run_shutdown(ControllerApi& api, const Invocation& inv, const Opts& o) {
   return 0;
 }
 
+// scontrol wait_job JOBID: whether the job's nodes are ready for it. A
+// Drover node is ready as soon as the job runs on it (nothing boots), so a
+// running job is answered at once; as in Slurm 22.05 (checked on the anchor
+// cluster), a job that is not running, pending included, fails at once.
+int run_wait_job(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  if (o.words.size() < 2) {
+    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  if (o.words.size() > 2) {
+    std::fprintf(stderr, "too many arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  const std::string& id = o.words[1];
+  auto target = target_of(id);
+  if (!target) {
+    std::fprintf(stderr, "scontrol: Problem running job %s\n", id.c_str());
+    return 1;
+  }
+  auto reply = api.get_jobs({target->job_id()}, true, true);
+  if (!reply) return report_failure(inv, api, reply.error());
+  const v1::JobRecord* rec = record_of(*reply, *target);
+  if (!rec) {
+    std::fprintf(stderr, "scontrol: Problem running job %s\n", id.c_str());
+    return 1;
+  }
+  if (rec->state() != v1::RUNNING) {
+    std::fprintf(stderr, "scontrol: Job %s no longer running\n", id.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "scontrol: Nodes are ready for job %s\n", id.c_str());
+  return 0;
+}
+
 bool needs_controller(const Opts& o) {
   if (o.words.empty()) return false;
   const std::string& k = o.words[0];
@@ -600,7 +639,8 @@ bool needs_controller(const Opts& o) {
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
-                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3}, {"create", 2}, {"delete", 3}}) {
+                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3}, {"create", 2}, {"delete", 3},
+                           {"wait_job", 4}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;
@@ -631,6 +671,7 @@ int scontrol_main(const Args& args) {
   if (abbrev(k, "shutdown", 3)) return run_shutdown(*api, inv, o);
   if (abbrev(k, "create", 2)) return run_create(*api, inv, o);
   if (abbrev(k, "delete", 3)) return run_delete(*api, inv, o);
+  if (abbrev(k, "wait_job", 4)) return run_wait_job(*api, inv, o);
   return cli::scontrol_main(inv.args);
 }
 

@@ -437,6 +437,28 @@ TEST(Jobs, ALongerTimeLimitLetsTheJobsStepsRunOn) {
   EXPECT_NE(acct.out, "TIMEOUT\n");
 }
 
+// scontrol wait_job, as Slurm 22.05 answers it: a running job's nodes are
+// ready; a job that is not running (pending included) fails at once.
+TEST(Jobs, ScontrolWaitJobAnswersAsSlurms) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  auto pending = c.run("scontrol", {"wait_job", id});
+  EXPECT_EQ(pending.rc, 1);
+  EXPECT_EQ(pending.err, "scontrol: Job " + id + " no longer running\n");
+  ASSERT_EQ(c.run("scontrol", {"release", id}).rc, 0);
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  auto ready = c.run("scontrol", {"wait_job", id});
+  EXPECT_EQ(ready.rc, 0);
+  EXPECT_EQ(ready.out, "");
+  EXPECT_EQ(ready.err, "scontrol: Nodes are ready for job " + id + "\n");
+  auto unknown = c.run("scontrol", {"wait_job", "999999"});
+  EXPECT_EQ(unknown.rc, 1);
+  EXPECT_EQ(unknown.err, "scontrol: Problem running job 999999\n");
+  EXPECT_EQ(c.run("scontrol", {"wait_job"}).err, "too few arguments for keyword:wait_job\n");
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
