@@ -123,11 +123,8 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     }
     case kUseLocalUid: break;  // the store keeps user names, looked up here anyway
     case kFlags: return not_kept("-F/--flags", "which scheduler pass started a job is not kept in its history");
-    case kBatchScript:
-    case kEnvVars:
-      return not_kept(opt.id == kBatchScript ? "-B/--batch-script" : "--env-vars",
-                      "sacct does not print jobs' scripts or environments (scontrol write batch_script JOBID "
-                      "gives the script of a job the controller still holds)");
+    case kBatchScript: o.batch_script = true; break;
+    case kEnvVars: o.env_vars = true; break;
     case kAssociations: return not_kept("-x/--associations", "associations have no ids; use -A and -u");
     case kCompletion:
     case kFile: return not_kept(opt.id == kCompletion ? "-c/--completion" : "-f/--file",
@@ -285,6 +282,31 @@ bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::s
          more_selected(o, r);
 }
 
+// sacct -B / --env-vars: for each named job the caller may see, a title, a
+// rule and the script (the environment, a variable a line), then a blank
+// line; "NONE" for a job without a script. As Slurm 22.05 prints them.
+std::string render_scripts(const SacctOptions& o, const std::vector<AccountingRecord>& records) {
+  std::string out;
+  for (const auto& r : records) {
+    if (!r.step.empty() || !id_selected(o, r, false)) continue;
+    const std::string id = r.array_task_id ? fmt::format("{}_{}", r.array_job_id, *r.array_task_id)
+                                           : std::to_string(r.job_id);
+    const std::string rule(80, '-');
+    if (o.batch_script) {
+      if (!r.batch_script) continue;
+      std::string text = *r.batch_script;
+      if (text.empty() || text.back() != '\n') text += '\n';
+      out += fmt::format("Batch Script for {}\n{}\n{}\n", id, rule, text);
+    } else {
+      if (!r.environment) continue;
+      out += fmt::format("Environment used for {} (must be batch to display)\n{}\n", id, rule);
+      for (const auto& kv : *r.environment) out += kv + "\n";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
 // --helpformat: names 19 wide, four to a line, one space apart (as sacct -e).
 std::string field_list_text() {
   std::string out;
@@ -307,7 +329,19 @@ CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args
                                             const std::map<std::string, std::string>& env) {
   SacctOptions o;
   if (auto it = env.find("SACCT_FORMAT"); it != env.end() && !it->second.empty()) o.format = it->second;
-  return scan_display_options(args, sacct_specs(), "sacct", std::move(o), apply_option);
+  auto parsed = scan_display_options(args, sacct_specs(), "sacct", std::move(o), apply_option);
+  if (!parsed) return parsed;
+  // Slurm 22.05's words (checked on its sacct).
+  if (parsed->batch_script && parsed->env_vars) {
+    return CliError{"sacct: fatal: Options --batch-script and --env-vars are mutually exclusive\n", kExitError};
+  }
+  if ((parsed->batch_script || parsed->env_vars) && parsed->job_ids.empty()) {
+    return CliError{fmt::format("sacct: fatal: When requesting job {} you must also request specific jobs with the "
+                                "'-j' option.\n",
+                                parsed->batch_script ? "scripts" : "environments"),
+                    kExitError};
+  }
+  return parsed;
 }
 
 CommandOutput render_sacct(const SacctOptions& opts, const std::vector<AccountingRecord>& records,
@@ -322,6 +356,7 @@ CommandOutput render_sacct(const SacctOptions& opts, const std::vector<Accountin
   if (!items) return CommandOutput{"", fmt::format("sacct: error: {}\n", items.error().message), kExitError};
   auto window = time_window(opts, now);
   if (!window) return CommandOutput{"", window.error().text, window.error().exit_code};
+  if (opts.batch_script || opts.env_vars) return CommandOutput{render_scripts(opts, records), "", 0};
   if (opts.json) {  // the selected jobs, each with its steps; the format options do not apply
     std::vector<AccountingRecord> picked;
     bool in = false;

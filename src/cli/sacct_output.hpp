@@ -33,6 +33,8 @@ struct SacctOptions {
   std::string format = kSacctDefaultFormat;  // -o / SACCT_FORMAT, -b, -l
   bool noheader = false;                     // -n
   bool json = false;                         // --json: Slurm's JSON document of the selected jobs
+  bool batch_script = false;                 // -B: the named jobs' batch scripts
+  bool env_vars = false;                     // --env-vars: their environments
   bool parsable = false;                     // -p: trailing delimiter
   bool parsable2 = false;                    // -P
   std::string delimiter = "|";               // --delimiter

@@ -135,6 +135,44 @@ TEST(SacctOptions, UnknownFieldAndVersion) {
   EXPECT_EQ(render_sacct(*v, {}, "alice", 0).out, "slurm 22.05.8\n");
 }
 
+// sacct -B / --env-vars print each named job's script or environment as
+// Slurm 22.05 does (the layout captured on the anchor cluster with
+// AccountingStoreFlags=job_script,job_env): a title, 80 dashes, the text, a
+// blank line; NONE for a job without a script; nothing for a job whose
+// script the controller did not send (another user's).
+TEST(SacctOptions, BatchScriptAndEnvVarsPrintWhatWasSubmitted) {
+  AccountingRecord mine = job(2007, "scr", "compute", JobState::kCompleted, "2026-11-29T21:51:20",
+                              "2026-11-29T21:51:21", 1, {});
+  mine.batch_script = "#!/bin/bash\n#SBATCH -J scr\necho hi\n";
+  mine.environment = std::vector<std::string>{"PATH=/usr/bin:/bin", "FOO=bar"};
+  AccountingRecord element = mine;
+  element.job_id = 2012;
+  element.array_job_id = 2011;
+  element.array_task_id = 2;
+  AccountingRecord alloc = job(2010, "interactive", "compute", JobState::kCompleted, "2026-11-29T21:51:20",
+                               "2026-11-29T21:51:21", 1, {});
+  alloc.batch_script = "NONE";
+  alloc.environment = std::vector<std::string>{"NONE"};
+  AccountingRecord other = job(2020, "theirs", "compute", JobState::kCompleted, "2026-11-29T21:51:20",
+                               "2026-11-29T21:51:21", 1, {});
+  const std::vector<AccountingRecord> records{mine, batch_step(mine), alloc, element, other};
+  const std::string rule(80, '-');
+  EXPECT_EQ(run_sacct({"-B", "-j", "2007,2010,2020,2011_2"}, records).out,
+            "Batch Script for 2007\n" + rule + "\n#!/bin/bash\n#SBATCH -J scr\necho hi\n\n"
+            "Batch Script for 2010\n" + rule + "\nNONE\n\n"
+            "Batch Script for 2011_2\n" + rule + "\n#!/bin/bash\n#SBATCH -J scr\necho hi\n\n");
+  EXPECT_EQ(run_sacct({"--env-vars", "-j", "2007.batch"}, records).out,
+            "Environment used for 2007 (must be batch to display)\n" + rule + "\nPATH=/usr/bin:/bin\nFOO=bar\n\n");
+  auto both = parse_sacct_options({"-B", "--env-vars", "-j", "1"}, {});
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().text, "sacct: fatal: Options --batch-script and --env-vars are mutually exclusive\n");
+  auto no_ids = parse_sacct_options({"-B"}, {});
+  ASSERT_FALSE(no_ids.ok());
+  EXPECT_EQ(no_ids.error().text,
+            "sacct: fatal: When requesting job scripts you must also request specific jobs with the '-j' option.\n");
+  EXPECT_EQ(no_ids.error().exit_code, 1);
+}
+
 }  // namespace
 }  // namespace drover::cli
 

@@ -184,6 +184,10 @@ struct PartitionView {
 // One row of sacct: a job (step empty) or one of its steps.
 struct AccountingRecord {
   int64_t job_id = 0;                      // JobIDRaw
+  // sacct -B / --env-vars (jobs only): unset when the caller may not see them;
+  // "NONE" for a job without a batch script (salloc, srun).
+  std::optional<std::string> batch_script;
+  std::optional<std::vector<std::string>> environment;
   int64_t array_job_id = 0;                // 0 when not an array element
   std::optional<int64_t> array_task_id;
   std::vector<int64_t> array_pending_tasks;  // pending remainder of an array (compressed in JobID)

@@ -291,6 +291,11 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   const v1::JobDescriptor& d = r.desc();
   cli::AccountingRecord x;
   x.job_id = r.job_id();
+  if (a.script_env_shown()) {  // sacct -B / --env-vars
+    x.batch_script = d.batch() ? d.script() : "NONE";
+    x.environment = d.batch() ? std::vector<std::string>(d.environment().begin(), d.environment().end())
+                              : std::vector<std::string>{"NONE"};
+  }
   x.array_job_id = r.array_job_id();
   if (r.array_job_id()) x.array_task_id = r.array_task_id();
   x.array_max_running = r.array_max_running();

@@ -198,7 +198,7 @@ Status history_from_store(const store::Store& st, const v1::GetJobHistoryRequest
 
 }  // namespace
 
-void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryRequest& req,
+void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRequest& req,
                      v1::GetJobHistoryReply* rep, Done done) {
   int64_t now = c.now();
   const ControllerState& state = c.state();
@@ -221,7 +221,15 @@ void get_job_history(Controller& c, const Caller&, const v1::GetJobHistoryReques
     return v;
   };
   auto add = [&](const v1::JobRecord& r) {
-    if (!out.count(r.job_id())) out.emplace(r.job_id(), accounting_job(state.bridge(), r, steps_of(r), now));
+    if (out.count(r.job_id())) return;
+    v1::AccountingJob a = accounting_job(state.bridge(), r, steps_of(r), now);
+    // sacct -B / --env-vars: the caller's own jobs' scripts, or everyone's for the privileged.
+    if ((req.with_script() || req.with_environment()) && (who.privileged || r.uid() == who.uid)) {
+      a.set_script_env_shown(true);
+      if (req.with_script()) a.mutable_job()->mutable_desc()->set_script(r.desc().script());
+      if (req.with_environment()) *a.mutable_job()->mutable_desc()->mutable_environment() = r.desc().environment();
+    }
+    out.emplace(r.job_id(), std::move(a));
   };
   std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
   for (const auto& [id, j] : state.jobs()) {

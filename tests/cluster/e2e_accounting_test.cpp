@@ -208,6 +208,36 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   EXPECT_NE(in_use.err.find("has user root"), std::string::npos) << in_use.err;
 }
 
+// sacct -B / --env-vars: a job's script and environment as submitted, kept
+// in the store (a kill -9 of the controller loses nothing), for its owner and
+// root; another user gets nothing.
+TEST(Sacct, BatchScriptAndEnvVarsAreKeptForTheOwner) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string script = "#!/bin/bash\n#SBATCH -J scr\necho hi\n";
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_NE(id, "-1") << c.last_error();
+  auto sb = c.run("sbatch", {"--parsable", "-o", "/dev/null"}, {}, script);
+  ASSERT_EQ(sb.rc, 0) << sb.err;
+  std::string sid = sb.out.substr(0, sb.out.find_first_of(";\n"));
+  ASSERT_TRUE(c.wait_done(sid));
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  const std::string rule(80, '-');
+  EXPECT_EQ(c.run("sacct", {"-B", "-j", sid}).out, "Batch Script for " + sid + "\n" + rule + "\n" + script + "\n");
+  auto env = c.run("sacct", {"--env-vars", "-j", id});
+  EXPECT_EQ(env.out.rfind("Environment used for " + id + " (must be batch to display)\n" + rule + "\n", 0), 0u)
+      << env.out;
+  EXPECT_NE(env.out.find("\nPATH="), std::string::npos) << env.out;
+  auto no_ids = c.run("sacct", {"-B"});
+  EXPECT_EQ(no_ids.rc, 1);
+  if (auto user = ensure_user("drover-e2e-acct")) {
+    auto theirs = c.run("sacct", {"-B", "-j", sid}, user->as());
+    EXPECT_EQ(theirs.rc, 0);
+    EXPECT_EQ(theirs.out, "");
+  }
+}
+
 TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
   auto user = ensure_user("drover-e2e-acct");
   if (!user) GTEST_SKIP() << "needs root to create a test user";
