@@ -95,12 +95,39 @@ void weights(const Facts& f, Diagnostics& out) {
   }
 }
 
+// Prolog, Epilog and the other site scripts are accepted but not run: what
+// a site counts on them for silently does not happen, so say so once.
+void scripts_not_run(const Facts& f, Diagnostics& out) {
+  static const char* const kScripts[] = {"Prolog",     "Epilog",     "PrologSlurmctld", "EpilogSlurmctld",
+                                         "TaskProlog", "TaskEpilog", "SrunProlog",      "SrunEpilog",
+                                         "HealthCheckProgram"};
+  std::vector<std::string> set;
+  SourceLoc first{f.cfg.slurm_conf_path, 0, 0};
+  for (const char* k : kScripts) {
+    const std::string* v = f.cfg.passive(k);
+    if (!v || v->empty()) continue;
+    if (set.empty()) {
+      if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) first = it->second;
+    }
+    set.push_back(std::string(k) + "=" + *v);
+  }
+  if (set.empty()) return;
+  out.add(Severity::kWarning, "scripts-not-run", first, set.front().substr(0, set.front().find('=')),
+          join(set, ", ") + (set.size() == 1 ? " is" : " are") +
+              " set, but Drover runs no prolog, epilog or health-check scripts: what they do here (checking a "
+              "node and draining it when it is bad, cleaning /tmp or GPU state between jobs, preparing job "
+              "directories) does not happen",
+          "do that work another way (in the jobs' own scripts, or a periodic check on each node that runs "
+          "scontrol update NodeName=... State=DRAIN Reason=...), and remove the keys");
+}
+
 }  // namespace
 
 void check_policy(const Facts& f, Diagnostics& out) {
   backfill(f, out);
   priority_type(f, out);
   weights(f, out);
+  scripts_not_run(f, out);
 }
 
 }  // namespace drover::config::doctor

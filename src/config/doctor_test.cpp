@@ -235,6 +235,15 @@ const std::vector<Case>& policy_cases() {
        },
        {{W, "backfill-off", "slurm.conf:4", {"sched/builtin", "small jobs queue long", "SchedulerType=sched/backfill"},
          {}}}},
+      {"prolog and epilog set",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["Prolog"] = "/etc/slurm/prolog.sh";
+         b.cfg.passive_locs["Prolog"] = at("slurm.conf", 7);
+         b.cfg.passive_values["Epilog"] = "/etc/slurm/epilog.sh";
+         b.cfg.passive_locs["Epilog"] = at("slurm.conf", 8);
+       },
+       {{W, "scripts-not-run", "slurm.conf:7",
+         {"Prolog=/etc/slurm/prolog.sh, Epilog=/etc/slurm/epilog.sh are set", "runs no prolog, epilog"}, {}}}},
       {"priority type left at basic",
        [](ConfigBuilder& b) {
          b.cfg.priority_type = "priority/basic";

@@ -204,6 +204,7 @@ struct ClusterConfig {
   // AuthInfo, SlurmdParameters, ...), as written: canonical name -> value
   // (the last one given). The daemons read the few they act on from here.
   std::map<std::string, std::string> passive_values;
+  std::map<std::string, SourceLoc> passive_locs;  // where each was written (the last time)
   Diagnostics diags;
 
   const NodeConfig* find_node(std::string_view name) const;

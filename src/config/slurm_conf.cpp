@@ -97,7 +97,11 @@ class SlurmConfParser {
       auto other = [](std::string_view k) { return find_elsewhere(k, "global"); };
       auto r = apply_word(table, cfg_, w, kGlobalWhere, seen, cfg_.diags, passive_[w.key_loc.file], other, &def);
       if (r == Applied::kStored) record_global(*def, w);
-      if (r == Applied::kPassive) cfg_.passive_values[table.find_passive(w.key)->name] = w.value;
+      if (r == Applied::kPassive) {
+        const std::string& name = table.find_passive(w.key)->name;
+        cfg_.passive_values[name] = w.value;
+        cfg_.passive_locs[name] = w.key_loc;
+      }
     }
   }
 
