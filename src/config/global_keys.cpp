@@ -28,7 +28,7 @@ const char* const kPassiveGlobals[] = {
       "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
-      "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
+      "LogTimeFormat", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
       "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
@@ -69,6 +69,9 @@ std::vector<PassiveKey> passive_globals() {
                                    "`qos` (or all) only with a QOS their association allows"},
       {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
+      {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
+      {"MailProg", "the controller: the program job mail (`--mail-type`) goes through, as `MailProg -s SUBJECT "
+                   "USER` with an empty body (default /bin/mail)"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "
                         "cgroup at all"},
       {"ReturnToService", "the controller: 1 or more brings a node that was DOWN for not responding back when its "

@@ -400,9 +400,10 @@ INSTANTIATE_TEST_SUITE_P(
     Info, SlurmConfDiagnostics,
     ::testing::Values(
         DiagCase{"passive_keys_once_per_file",
-                 "MailProg=/bin/true\nProctrackType=proctrack/linuxproc\nNodeName=n1 CpuBind=core\nMailProg=/x",
-                 // ProctrackType is read by the agents (with TaskPlugin): not reported.
-                 {"slurm.conf:1:1: info: accepted, no effect in Drover: MailProg, CpuBind [key-no-effect]"}},
+                 "SwitchType=switch/none\nProctrackType=proctrack/linuxproc\nNodeName=n1 CpuBind=core\n"
+                 "SwitchType=x\nMailProg=/bin/true",
+                 // ProctrackType is read by the agents (with TaskPlugin), MailProg by the controller: not reported.
+                 {"slurm.conf:1:1: info: accepted, no effect in Drover: SwitchType, CpuBind [key-no-effect]"}},
         DiagCase{"passive_line_kind", "DownNodes=n1 State=DOWN",
                  {"slurm.conf:1:1: info: accepted, no effect in Drover: DownNodes lines [key-no-effect]"}}),
     [](const auto& info) { return std::string(info.param.name); });

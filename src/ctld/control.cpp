@@ -110,6 +110,7 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
       r.set_cancelled_by(who.uid);
       r.set_state_desc(why);
       put_job(*j, fx);
+      mail_event(*j, kMailEnd, now, fx);
       counters_.canceled += 1;
       fx.reschedule = true;
     } else if (is_started(r)) {
@@ -285,7 +286,10 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           if (req.action() == v1::REQUEUE_HOLD || r.state() == v1::SUSPENDED) r.set_hold(hold);
           if (is_started(r)) {
             // Back to the queue once its processes have ended (the end report clears completing).
+            const std::size_t mails = fx.mails.size();
             end_running(*j, v1::CANCELLED, "requeued by " + who.describe(), who.uid, now, fx);
+            fx.mails.resize(mails);  // a requeue mails Requeued, not Ended
+            mail_event(*j, kMailRequeue, now, fx);
             if (r.completing()) {
               r.set_state(v1::PENDING);
               r.set_reason("None");

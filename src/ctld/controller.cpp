@@ -119,6 +119,7 @@ Status Controller::open(const ControllerOptions& opts) {
   if (!opened) return opened.error();
   store_ = std::move(*opened);
   if (auto st = recover(); !st) return st;
+  mailer_ = std::make_unique<Mailer>([](const std::string& line) { log_line(line); });
   agents_ = std::make_unique<AgentLink>(
       state_->config(), s.key_path,
       [this](int64_t job, int64_t step, const std::string& node, int32_t restarts, std::optional<v1::LaunchReply> reply,
@@ -297,13 +298,18 @@ Caller Controller::caller_for(uint32_t uid, uint32_t gid) const {
 
 void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
   if (fx.reschedule) need_schedule_ = true;
+  // Mail goes once what it tells of is durable, with the batch's commands.
+  auto send_mail = [this, prog = state_->settings().mail_prog, mails = std::move(fx.mails)]() mutable {
+    if (!mails.empty() && mailer_) mailer_->send(prog, std::move(mails));
+  };
   if (fx.batch.empty()) {
     done(Status{});
     dispatch(std::move(fx.commands));
+    send_mail();
     return;
   }
-  store::Store::Completion completion = [this, done = std::move(done), cmds = std::move(fx.commands)](
-                                            const Status& st) mutable {
+  store::Store::Completion completion = [this, done = std::move(done), cmds = std::move(fx.commands),
+                                         send_mail = std::move(send_mail)](const Status& st) mutable {
     done(st);
     if (!st) {
       log_line("state store failed: " + st.error().message + "; stopping (a restart recovers every committed change)");
@@ -312,6 +318,7 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
       return;
     }
     dispatch(std::move(cmds));
+    send_mail();
   };
   // On the state thread the batch waits for the end of the loop's batch of
   // tasks (flush_commits), so that a submission and the start the quick pass

@@ -91,6 +91,7 @@ class Controller {
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<AgentLink> agents_;
   std::unique_ptr<WireServer> wire_;
+  std::unique_ptr<Mailer> mailer_;
   EventLoop loop_;
   bool need_schedule_ = false;
   // Batches committed by the current loop batch's tasks, submitted together after it.

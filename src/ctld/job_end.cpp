@@ -1,6 +1,7 @@
 // How jobs leave RUNNING: their processes ended (finish_job), the controller
 // ends them (end_running: cancel, node down), or they go back to the queue
 // (requeue_job); and how they pause (suspend_job, resume_job).
+#include <algorithm>
 #include <csignal>
 #include <set>
 
@@ -45,6 +46,7 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   j.terminate_sent = false;
   j.awaiting_node = false;
   put_job(j, fx);
+  mail_event(j, kMailEnd, now, fx);
   counters_.completed += 1;
   if (r.state() == v1::COMPLETED) {
     counters_.completed_ok += 1;
@@ -89,6 +91,7 @@ void ControllerState::end_running(Job& j, v1::JobState st, const std::string& re
 
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
+  if (is_started(r)) mail_event(j, kMailRequeue, now, fx);  // scontrol requeue mails for itself
   r.set_state(v1::PENDING);
   r.set_reason("None");
   r.set_completing(false);
@@ -206,6 +209,59 @@ void ControllerState::signal_job_everywhere(const Job& j, int sig, Effects& fx) 
     AgentCommand cmd = signal_command(j.rec.job_id(), node, sig);
     cmd.every_step = true;
     fx.commands.push_back(std::move(cmd));
+  }
+}
+
+}  // namespace drover::ctld
+
+namespace drover::ctld {
+
+void ControllerState::mail_event(const Job& j, unsigned event, int64_t now, Effects& fx) const {
+  const v1::JobRecord& r = j.rec;
+  if (r.desc().mail_type().empty()) return;
+  const MailContext ctx{settings_.mail_domain, settings_.cluster_name};
+  std::vector<Mail> mails;
+  const bool summary = r.array_job_id() > 0 && !(mail_bits(r.desc().mail_type()) & kMailArrayTasks) &&
+                       (event == kMailBegin || event == kMailEnd);
+  if (!summary) {
+    mails = job_mail(r, event, now, ctx);
+  } else {
+    std::vector<const v1::JobRecord*> elements{&r};
+    if (auto it = arrays_.find(r.array_job_id()); it != arrays_.end()) {
+      for (core::JobId id : it->second) {
+        auto e = jobs_.find(id);
+        if (id == r.job_id() || e == jobs_.end()) continue;
+        const v1::JobRecord& other = e->second.rec;
+        // The summary goes with the first element to start and the last to end.
+        if (event == kMailBegin && other.start_time() > 0) return;
+        if (event == kMailEnd && !is_final(other.state())) return;
+        elements.push_back(&other);
+      }
+    }
+    std::sort(elements.begin(), elements.end(),
+              [](const v1::JobRecord* a, const v1::JobRecord* b) { return a->job_id() < b->job_id(); });
+    mails = array_summary_mail(elements, event, ctx);
+  }
+  for (auto& m : mails) fx.mails.push_back(std::move(m));
+}
+
+void ControllerState::time_limit_mails(int64_t now, Effects& fx) {
+  static const std::pair<unsigned, int> kSteps[] = {
+      {kMailTime50, 50}, {kMailTime80, 80}, {kMailTime90, 90}, {kMailTime100, 100}};
+  for (core::JobId id : active_) {
+    Job& j = jobs_.at(id);
+    const v1::JobRecord& r = j.rec;
+    if (r.state() != v1::RUNNING || r.time_limit_s() == kInfinite || r.time_limit_s() <= 0 ||
+        r.desc().mail_type().empty()) {
+      continue;
+    }
+    const unsigned bits = mail_bits(r.desc().mail_type());
+    const int64_t ran = std::max<int64_t>(0, now - r.start_time() - r.suspended_s());
+    for (const auto& [bit, pct] : kSteps) {
+      if (!(bits & bit) || (j.time_mails_sent & bit) || ran * 100 < r.time_limit_s() * pct) continue;
+      j.time_mails_sent |= bit;
+      mail_event(j, bit, now, fx);
+    }
   }
 }
 

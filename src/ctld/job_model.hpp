@@ -33,6 +33,7 @@ struct Job {
   mutable core::RunningJob counted;
   mutable uint64_t counted_revision = 0;
   mutable uint64_t run_stamp = 0;
+  unsigned time_mails_sent = 0;  // TIME_LIMIT* mails of this run (mail.hpp bits)
 };
 
 bool is_final(v1::JobState s);

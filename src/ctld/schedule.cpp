@@ -219,6 +219,8 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   r.set_priority(d.priority);
   r.set_launched(false);
   if (r.eligible_time() == 0) r.set_eligible_time(now);
+  j->time_mails_sent = 0;
+  mail_event(*j, kMailBegin, now, fx);
   j->planned_start = 0;
   j->sched_nodes.clear();
   j->launch_sent = true;

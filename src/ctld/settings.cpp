@@ -47,6 +47,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   Settings s;
   s.conf_path = conf_path;
   s.cluster_name = cfg.cluster_name;
+  if (const std::string* prog = cfg.passive("MailProg"); prog && !prog->empty()) s.mail_prog = *prog;
+  if (const std::string* domain = cfg.passive("MailDomain")) s.mail_domain = *domain;
   s.state_dir = cfg.state_save_location;
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {

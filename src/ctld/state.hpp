@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "ctld/mail.hpp"
 #include "config/model.hpp"
 #include "ctld/assoc.hpp"
 #include "ctld/core_bridge.hpp"
@@ -56,6 +57,10 @@ struct Settings {
   bool enforce_associations = false;
   // ... names qos (or all): a job's QOS must be one its association allows.
   bool enforce_qos = false;
+  // Job e-mail (--mail-type): MailProg (Slurm's default /bin/mail) and
+  // MailDomain (appended to a recipient without '@').
+  std::string mail_prog = "/bin/mail";
+  std::string mail_domain;
 };
 
 // Settings from a loaded configuration; errors for values the controller cannot use.
@@ -94,6 +99,7 @@ AgentCommand signal_command(int64_t job_id, const std::string& node, int sig, in
 struct Effects {
   store::Batch batch;
   std::vector<AgentCommand> commands;
+  std::vector<Mail> mails;  // sent (MailProg) once the batch is durable
   bool reschedule = false;
 };
 
@@ -312,6 +318,12 @@ class ControllerState {
   // SetTimeLimit for the job's live srun steps with their own -t on each of
   // their nodes: none while suspended, else step_time_limit.
   void step_time_limits(const Job& j, bool none, Effects& fx) const;
+  // The mail a job's event sends, if its --mail-type asks for it (mail.hpp):
+  // an array element without ARRAY_TASKS mails its array's summary instead,
+  // when it is the first to start or the last to end.
+  void mail_event(const Job& j, unsigned event, int64_t now, Effects& fx) const;
+  // TIME_LIMIT_50/80/90 and TIME_LIMIT, once each per run (housekeeping).
+  void time_limit_mails(int64_t now, Effects& fx);
   // The agent confirmed that the batch script started (its launch reply, or
   // the step in a node report).
   void confirm_launch(Job& j, Effects& fx);

@@ -1450,6 +1450,38 @@ TEST(ControllerState, PartitionsCreatedAndDeletedByScontrolAreDurable) {
   EXPECT_EQ(defined->partition_updates_text(), "-gpu\n");
 }
 
+// --mail-type through the controller's transitions: the start mails
+// Began, housekeeping the TIME_LIMIT_50 once, a requeue Requeued.
+TEST(ControllerState, MailTypeMailsAtTheJobsTransitions) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  v1::JobDescriptor d = wrap("sleep 100");
+  d.set_time_limit_s(100);
+  d.set_mail_type("BEGIN,REQUEUE,TIME_LIMIT_50");
+  d.set_requeue(true);
+  Effects sub, start, early, half, again, rq;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, sub));
+  EXPECT_TRUE(sub.mails.empty());
+  st->schedule(core::PassKind::kFull, 1001, start);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  ASSERT_EQ(start.mails.size(), 1u);
+  EXPECT_EQ(start.mails[0].subject, "Slurm Job_id=1 Name=wrap Began, Queued time 00:00:01");
+  EXPECT_EQ(start.mails[0].recipient, "alice");
+  st->housekeeping(1040, early);
+  EXPECT_TRUE(early.mails.empty());
+  st->housekeeping(1052, half);
+  ASSERT_EQ(half.mails.size(), 1u);
+  EXPECT_EQ(half.mails[0].subject, "Slurm Job_id=1 Name=wrap Reached 50% of time limit, Run time 00:00:51");
+  st->housekeeping(1060, again);
+  EXPECT_TRUE(again.mails.empty()) << "once per run";
+  v1::ControlRequest requeue;
+  requeue.set_action(v1::REQUEUE);
+  requeue.add_targets()->set_job_id(1);
+  ASSERT_EQ(st->control(user(1000, "alice"), requeue, 1061, rq).size(), 1u);
+  ASSERT_EQ(rq.mails.size(), 1u) << "requeue";
+  EXPECT_EQ(rq.mails[0].subject, "Slurm Job_id=1 Name=wrap Requeued, Run time 00:01:00");
+}
+
 // squeue --start and SchedNodeList show the full pass's plan: the quick
 // passes that every event runs (an agent's heartbeat, a submission) plan
 // nothing and leave it, as Slurm's main scheduler leaves the backfill's; a

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -457,6 +458,60 @@ TEST(Jobs, ScontrolWaitJobAnswersAsSlurms) {
   EXPECT_EQ(unknown.err, "scontrol: Problem running job 999999\n");
   EXPECT_EQ(c.run("scontrol", {"wait_job"}).err, "too few arguments for keyword:wait_job\n");
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
+// --mail-type: the controller mails through MailProg as Slurm's does
+// (`MailProg -s SUBJECT USER`, the subjects captured on the anchor cluster),
+// once the change it tells of is durable; an array mails one summary.
+TEST(Jobs, MailTypeSendsSlurmsMailThroughMailProg) {
+  auto dir = rpc::testing::TempDir::create("drover-mail");
+  ASSERT_TRUE(dir) << dir.error().message;
+  const std::string log = dir->path() + "/mail.log";
+  const std::string prog = dir->path() + "/mailprog";
+  std::ofstream(prog) << "#!/bin/sh\necho \"$1|$2|$3|$SLURM_JOB_MAIL_TYPE\" >> " + log + "\n";
+  ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
+  ClusterDef def = small_cluster();
+  def.extra = {"MailProg=" + prog, "MailDomain=example.org"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  std::string ok = std::to_string(c.submit({"-J", "mj", "--mail-type=ALL", "-o", "/dev/null", "--wrap", "true"}));
+  std::string bad = std::to_string(c.submit({"-J", "fj", "--mail-type=END,FAIL", "--mail-user=bob@site.org", "-o",
+                                             "/dev/null", "--wrap", "exit 3"}));
+  std::string held = std::to_string(c.submit({"-J", "hj", "-H", "--mail-type=END", "-o", "/dev/null", "--wrap", "true"}));
+  std::string arr = std::to_string(c.submit({"-J", "aj", "-a", "1-3", "--mail-type=END", "-o", "/dev/null", "--wrap",
+                                             "exit $SLURM_ARRAY_TASK_ID"}));
+  std::string none = std::to_string(c.submit({"-J", "nj", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(ok));
+  ASSERT_TRUE(c.wait_done(bad));
+  ASSERT_TRUE(c.wait_done(none));
+  ASSERT_EQ(c.run("scancel", {held}).rc, 0);
+  ASSERT_TRUE(eventually([&] { return lines_of(read_file(log)).size() >= 5; }, 15s)) << read_file(log);
+  std::this_thread::sleep_for(300ms);  // nothing more comes
+  // Run and queued times depend on when the second turned: compared apart.
+  auto times_out = [](std::string line) {
+    return std::regex_replace(line, std::regex("(Run|Queued) time [0-9:]+"), "$1 time T");
+  };
+  auto got = lines_of(read_file(log));
+  for (auto& g : got) {
+    if (g.find(" time ") != std::string::npos) EXPECT_TRUE(std::regex_search(g, std::regex("time 00:00:0[0-2]"))) << g;
+    g = times_out(g);
+  }
+  std::sort(got.begin(), got.end());
+  std::vector<std::string> want{
+      "-s|Slurm Array Summary Job_id=" + arr + "_* (" + arr + ") Name=aj Ended, FAILED, ExitCode [1-3]|alice@example.org|Ended",
+      "-s|Slurm Job_id=" + bad + " Name=fj Failed, Run time 00:00:00, FAILED, ExitCode 3|bob@site.org|Failed",
+      "-s|Slurm Job_id=" + held + " Name=hj Ended, Run time 00:00:00, CANCELLED, ExitCode 0|alice@example.org|Ended",
+      "-s|Slurm Job_id=" + ok + " Name=mj Began, Queued time 00:00:00|alice@example.org|Began",
+      "-s|Slurm Job_id=" + ok + " Name=mj Ended, Run time 00:00:00, COMPLETED, ExitCode 0|alice@example.org|Ended",
+  };
+  const std::string me = c.run("/usr/bin/id", {"-un"}).out;
+  for (auto& w : want) {
+    auto at = w.find("alice");
+    if (at != std::string::npos) w.replace(at, 5, me.substr(0, me.size() - 1));
+    w = times_out(w);
+  }
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(got, want);
 }
 
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {

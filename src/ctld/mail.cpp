@@ -1,0 +1,281 @@
+#include "ctld/mail.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "common/duration.hpp"
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+#include "ctld/job_model.hpp"
+
+namespace drover::ctld {
+namespace {
+
+// Slurm mails FAIL for the states past CANCELLED: FAILED, TIMEOUT,
+// NODE_FAIL, OUT_OF_MEMORY, DEADLINE, BOOT_FAIL, PREEMPTED.
+bool failed_state(v1::JobState s) { return s >= v1::FAILED && s <= v1::PREEMPTED; }
+
+int64_t run_seconds(const v1::JobRecord& r, int64_t now) {
+  if (r.start_time() <= 0) return 0;
+  const int64_t end = r.end_time() > 0 && is_final(r.state()) ? r.end_time() : now;
+  return std::max<int64_t>(0, end - r.start_time() - r.suspended_s());
+}
+
+std::string recipient(const v1::JobRecord& r, const MailContext& ctx) {
+  std::string to = r.desc().mail_user().empty() ? r.user() : r.desc().mail_user();
+  if (!ctx.domain.empty() && to.find('@') == std::string::npos) to += "@" + ctx.domain;
+  return to;
+}
+
+// "Job_id=12", "Array Task Job_id=20_3 (22)" (an element with ARRAY_TASKS).
+std::string job_words(const v1::JobRecord& r) {
+  if (r.array_job_id() > 0) {
+    return fmt::format("Array Task Job_id={}_{} ({})", r.array_job_id(), r.array_task_id(), r.job_id());
+  }
+  return fmt::format("Job_id={}", r.job_id());
+}
+
+std::string node_list(const v1::JobRecord& r) {
+  std::vector<std::string> names;
+  for (const auto& n : r.alloc().nodes()) names.push_back(n.node());
+  return hostlist_compress(names);
+}
+
+std::vector<std::string> job_env(const v1::JobRecord& r, const std::string& type, const MailContext& ctx) {
+  std::vector<std::string> env{
+      "SLURM_CLUSTER_NAME=" + ctx.cluster,
+      fmt::format("SLURM_JOBID={}", r.job_id()),
+      fmt::format("SLURM_JOB_ID={}", r.job_id()),
+      "SLURM_JOB_ACCOUNT=" + r.account(),
+      fmt::format("SLURM_JOB_GID={}", r.gid()),
+      "SLURM_JOB_GROUP=" + r.group(),
+      "SLURM_JOB_MAIL_TYPE=" + type,
+      "SLURM_JOB_NAME=" + r.desc().name(),
+      "SLURM_JOB_NODELIST=" + node_list(r),
+      fmt::format("SLURM_JOB_NUM_NODES={}", r.alloc().nodes_size()),
+      "SLURM_JOB_PARTITION=" + r.partition(),
+      fmt::format("SLURM_JOB_RESTART_COUNT={}", r.restart_count()),
+      std::string("SLURM_JOB_STATE=") + state_name(r.state()),
+      fmt::format("SLURM_JOB_UID={}", r.uid()),
+      "SLURM_JOB_USER=" + r.user(),
+      "SLURM_JOB_WORK_DIR=" + r.desc().work_dir(),
+  };
+  if (r.array_job_id() > 0) {
+    env.push_back(fmt::format("SLURM_ARRAY_JOB_ID={}", r.array_job_id()));
+    env.push_back(fmt::format("SLURM_ARRAY_TASK_ID={}", r.array_task_id()));
+  }
+  return env;
+}
+
+}  // namespace
+
+unsigned mail_bits(const std::string& mail_type) {
+  static const std::pair<const char*, unsigned> kNames[] = {
+      {"BEGIN", kMailBegin},        {"END", kMailEnd},           {"FAIL", kMailFail},
+      {"REQUEUE", kMailRequeue},    {"TIME_LIMIT", kMailTime100}, {"TIME_LIMIT_90", kMailTime90},
+      {"TIME_LIMIT_80", kMailTime80}, {"TIME_LIMIT_50", kMailTime50}, {"ARRAY_TASKS", kMailArrayTasks},
+      {"ALL", kMailBegin | kMailEnd | kMailFail | kMailRequeue},
+  };
+  unsigned bits = 0;
+  for (const auto& item : split(mail_type, ',')) {
+    for (const auto& [name, bit] : kNames) {
+      if (iequals(item, name)) bits |= bit;
+    }
+  }
+  return bits;
+}
+
+std::vector<Mail> job_mail(const v1::JobRecord& r, unsigned event, int64_t now, const MailContext& ctx) {
+  const unsigned bits = mail_bits(r.desc().mail_type());
+  std::string type, tail;
+  const std::string run = format_duration_hms(run_seconds(r, now));
+  switch (event) {
+    case kMailBegin:
+      if (!(bits & kMailBegin)) return {};
+      type = "Began";
+      tail = "Began, Queued time " + format_duration_hms(std::max<int64_t>(0, r.start_time() - r.submit_time()));
+      break;
+    case kMailEnd: {
+      const bool failed = failed_state(r.state());
+      if (failed && (bits & kMailFail)) {
+        type = "Failed";
+      } else if (bits & kMailEnd) {
+        type = "Ended";
+      } else {
+        return {};
+      }
+      tail = fmt::format("{}, Run time {}, {}, ExitCode {}", type, run, state_name(r.state()), r.exit_code());
+      break;
+    }
+    case kMailRequeue:
+      if (!(bits & kMailRequeue)) return {};
+      type = "Requeued";
+      tail = "Requeued, Run time " + run;
+      break;
+    case kMailTime50:
+    case kMailTime80:
+    case kMailTime90:
+    case kMailTime100: {
+      if (!(bits & event)) return {};
+      const int pct = event == kMailTime50 ? 50 : event == kMailTime80 ? 80 : event == kMailTime90 ? 90 : 100;
+      type = pct == 100 ? "Reached time limit" : fmt::format("Reached {}% of time limit", pct);
+      tail = type + ", Run time " + run;
+      break;
+    }
+    default: return {};
+  }
+  Mail m;
+  m.recipient = recipient(r, ctx);
+  m.subject = fmt::format("Slurm {} Name={} {}", job_words(r), r.desc().name(), tail);
+  m.env = job_env(r, type, ctx);
+  if (event == kMailBegin) {
+    m.env.push_back("SLURM_JOB_QUEUED_TIME=" + tail.substr(tail.rfind(' ') + 1));
+  } else {
+    m.env.push_back("SLURM_JOB_RUN_TIME=" + run);
+  }
+  if (event == kMailEnd) {
+    m.env.push_back(fmt::format("SLURM_JOB_EXIT_CODE2={}:{}", r.exit_code(), r.exit_signal()));
+    m.env.push_back(fmt::format("SLURM_JOB_EXIT_CODE_MAX={}", r.exit_code()));
+  }
+  std::sort(m.env.begin(), m.env.end());
+  return {m};
+}
+
+std::vector<Mail> array_summary_mail(const std::vector<const v1::JobRecord*>& elements, unsigned event,
+                                     const MailContext& ctx) {
+  if (elements.empty()) return {};
+  const v1::JobRecord& first = *elements.front();
+  const unsigned bits = mail_bits(first.desc().mail_type());
+  const std::string head =
+      fmt::format("Slurm Array Summary Job_id={}_* ({}) Name={}", first.array_job_id(), first.array_job_id(),
+                  first.desc().name());
+  Mail m;
+  m.recipient = recipient(first, ctx);
+  std::string type;
+  if (event == kMailBegin) {
+    if (!(bits & kMailBegin)) return {};
+    type = "Began";
+    m.subject = head + " Began";
+  } else if (event == kMailEnd) {
+    bool any_failed = false, same = true;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    for (const auto* e : elements) {
+      any_failed = any_failed || failed_state(e->state());
+      same = same && e->state() == first.state();
+      lo = std::min(lo, e->exit_code());
+      hi = std::max(hi, e->exit_code());
+    }
+    if (any_failed && (bits & kMailFail)) {
+      type = "Failed";
+    } else if (bits & kMailEnd) {
+      type = "Ended";
+    } else {
+      return {};
+    }
+    m.subject = fmt::format("{} {}, {}, ExitCode [{}-{}]", head, type, same ? state_name(first.state()) : "MIXED",
+                            lo, hi);
+  } else {
+    return {};
+  }
+  m.env = job_env(first, type, ctx);
+  std::sort(m.env.begin(), m.env.end());
+  return {m};
+}
+
+Mailer::Mailer(Log log) : log_(std::move(log)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+Mailer::~Mailer() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Mailer::send(const std::string& program, std::vector<Mail> mails) {
+  if (mails.empty()) return;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& m : mails) queue_.emplace_back(program, std::move(m));
+  }
+  cv_.notify_one();
+}
+
+void Mailer::run() {
+  for (;;) {
+    std::pair<std::string, Mail> next;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything queued went
+      next = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    deliver(next.first, next.second);
+  }
+}
+
+void Mailer::deliver(const std::string& program, const Mail& m) {
+  std::vector<std::string> args{program, "-s", m.subject, m.recipient};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = m.env;
+  env.push_back("PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);  // the body: empty, as Slurm's
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  std::string error;
+  if (rc != 0) {
+    error = fmt::format("MailProg {} cannot run: {}", program, std::strerror(rc));
+  } else {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    int status = 0;
+    pid_t got = 0;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (got == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      error = fmt::format("MailProg {} did not finish within a minute and was killed", program);
+    } else if (got == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      error = fmt::format("MailProg {} failed ({})", program,
+                          WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
+                                            : fmt::format("signal {}", WTERMSIG(status)));
+    }
+  }
+  if (error.empty()) return;
+  if (error != last_error_) log_(error + "; the mail \"" + m.subject + "\" to " + m.recipient + " was not sent");
+  last_error_ = error;
+}
+
+}  // namespace drover::ctld
