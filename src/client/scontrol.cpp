@@ -1,7 +1,7 @@
 // scontrol's keywords that need the controller: show job|jobid|node|partition|config|licenses|step,
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
-// ping, reconfigure, write batch_script, shutdown, create/delete PartitionName=, wait_job. Everything else (show hostnames/hostlist, help, modes)
-// is src/cli's scontrol.
+// ping, reconfigure, write batch_script, shutdown, create/delete PartitionName=,
+// wait_job. Everything else (show hostnames/hostlist, help, modes) is src/cli's scontrol.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -639,8 +639,8 @@ bool needs_controller(const Opts& o) {
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
-                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3}, {"create", 2}, {"delete", 3},
-                           {"wait_job", 4}}) {
+                           {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3},
+                           {"create", 2}, {"delete", 3}, {"wait_job", 4}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;

@@ -215,8 +215,9 @@ Status ControllerState::install_partitions(config::ClusterConfig cfg, PartitionS
   return {};
 }
 
-// scontrol create PartitionName=NAME Key=Value...: a new partition, with
-// slurm.conf's defaults for what is not given; listed after slurm.conf's.
+// scontrol create PartitionName=NAME Key=Value...: a new partition, with the
+// built-in defaults for what is not given (not PartitionName=DEFAULT's);
+// listed after slurm.conf's.
 Status ControllerState::create_partition(const Caller& who, const v1::UpdatePartitionRequest& req, Effects& fx) {
   if (!who.privileged) {
     return make_error("Invalid user id: only root, SlurmUser or an operator may create a partition; you are " +
