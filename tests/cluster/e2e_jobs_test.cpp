@@ -493,7 +493,9 @@ TEST(Jobs, MailTypeSendsSlurmsMailThroughMailProg) {
   };
   auto got = lines_of(read_file(log));
   for (auto& g : got) {
-    if (g.find(" time ") != std::string::npos) EXPECT_TRUE(std::regex_search(g, std::regex("time 00:00:0[0-2]"))) << g;
+    if (g.find(" time ") != std::string::npos) {
+      EXPECT_TRUE(std::regex_search(g, std::regex("time 00:00:0[0-2]"))) << g;
+    }
     g = times_out(g);
   }
   std::sort(got.begin(), got.end());
