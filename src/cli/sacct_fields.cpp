@@ -118,7 +118,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("Eligible", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.eligible, "Unknown"); }},
       {C("End", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.end, "Unknown"); }},
       {C("ExitCode", 8, true, kNever), [](const R& r, const SacctContext&) { return exit_text(r.exit_code, r.exit_signal); }},
-      {C("Flags", 19, true, kPlus), blank},
+      {C("Flags", 19, true, kPlus), [](const R& r, const SacctContext&) { return r.step.empty() ? r.flags : ""; }},
       {C("GID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.gid); }},
       {C("Group", 9, true, kPlus), [](const R& r, const SacctContext&) { return r.group; }},
       {C("JobID", 12, false, kPlus), [](const R& r, const SacctContext&) { return sacct_job_id(r); }},

@@ -122,7 +122,15 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
       break;
     }
     case kUseLocalUid: break;  // the store keeps user names, looked up here anyway
-    case kFlags: return not_kept("-F/--flags", "which scheduler pass started a job is not kept in its history");
+    case kFlags:
+      for (const auto& f : comma_list(v)) {
+        static const char* const kFlagNames[] = {"SchedSubmit", "SchedMain", "SchedBackfill", "StartRecieved"};
+        if (std::none_of(std::begin(kFlagNames), std::end(kFlagNames), [&](const char* n) { return iequals(f, n); })) {
+          return cli_error("sacct", fmt::format("str_2_job_flags: Invalid job flag {}", f));
+        }
+        o.flags.push_back(f);
+      }
+      break;
     case kBatchScript: o.batch_script = true; break;
     case kEnvVars: o.env_vars = true; break;
     case kAssociations: return not_kept("-x/--associations", "associations have no ids; use -A and -u");
@@ -263,6 +271,13 @@ bool more_selected(const SacctOptions& o, const AccountingRecord& r) {
     auto ran = hostlist_expand(r.node_list);
     if (!ran || std::none_of(ran->begin(), ran->end(), [&](const std::string& n) { return in_list(o.nodes, n); }))
       return false;
+  }
+  if (!o.flags.empty()) {
+    const auto mine = split(r.flags, ',');
+    auto asked = [&](const std::string& f) {
+      return std::any_of(o.flags.begin(), o.flags.end(), [&](const std::string& x) { return iequals(x, f); });
+    };
+    if (std::none_of(mine.begin(), mine.end(), asked)) return false;
   }
   if (!in_range(o.ncpus, r.alloc_cpus) || !in_range(o.nnodes, r.nnodes)) return false;
   const Seconds limit = r.time_limit == kInfinite ? INT64_MAX : r.time_limit;

@@ -50,6 +50,7 @@ struct SacctOptions {
   std::vector<std::string> groups;           // -g: group names or gids
   std::vector<std::string> wckeys;           // -W
   std::vector<std::string> reasons;          // -R: pending reasons
+  std::vector<std::string> flags;            // -F: SchedSubmit, SchedMain, SchedBackfill, StartRecieved
   std::vector<std::string> constraints;      // -C: features the job asked for, every one
   std::vector<std::string> nodes;            // -N: jobs that ran on one of these nodes (expanded)
   std::optional<std::pair<int64_t, int64_t>> ncpus, nnodes;  // -I, -i: min-max (max INT64_MAX when open)

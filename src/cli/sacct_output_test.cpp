@@ -198,6 +198,8 @@ TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   recs[1].constraints = "h100&nvme";
   recs[2].state = JobState::kPending;
   recs[2].reason = "Dependency";
+  recs[0].flags = "SchedMain,StartRecieved";
+  recs[1].flags = "SchedBackfill,StartRecieved";
   AccountingRecord step = recs[1];
   step.step = "batch";
   recs.insert(recs.begin() + 2, step);
@@ -229,9 +231,19 @@ TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   auto bad = parse_sacct_options({"-I", "8-2"}, {});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().text, "sacct: error: Invalid CPU count range: 8-2 (MIN or MIN-MAX)\n");
-  auto flags = parse_sacct_options({"--flags=SchedMain"}, {});
+  // -F/--flags: Slurm's job flags, any case, any of them; its spelling
+  // "StartRecieved" (checked on Slurm 22.05: "StartReceived" is refused).
+  EXPECT_EQ(ids({"--flags=schedbackfill"}), "2\n2.batch\n");
+  EXPECT_EQ(ids({"-F", "SchedSubmit,SchedMain"}), "1\n");
+  EXPECT_EQ(ids({"-F", "StartRecieved"}), "1\n2\n2.batch\n");
+  auto flags = parse_sacct_options({"--flags=StartReceived"}, {});
   ASSERT_FALSE(flags);
-  EXPECT_NE(flags.error().text.find("-F/--flags is not built in Drover"), std::string::npos);
+  EXPECT_EQ(flags.error().text, "sacct: error: str_2_job_flags: Invalid job flag StartReceived\n");
+  EXPECT_EQ(flags.error().exit_code, 1);
+  auto o = parse_sacct_options({"-a", "-P", "-n", "-o", "JobID,Flags", "-S", "2026-11-29T00:00:00"}, {});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00")).out,
+            "1|SchedMain,StartRecieved\n2|SchedBackfill,StartRecieved\n2.batch|\n3|\n");
 }
 
 }  // namespace

@@ -188,6 +188,9 @@ struct AccountingRecord {
   // "NONE" for a job without a batch script (salloc, srun).
   std::optional<std::string> batch_script;
   std::optional<std::vector<std::string>> environment;
+  // sacct's Flags (jobs only): "SchedMain,StartRecieved" (Slurm's spelling)
+  // once started, "StartRecieved" for a job that ended before it started.
+  std::string flags;
   int64_t array_job_id = 0;                // 0 when not an array element
   std::optional<int64_t> array_task_id;
   std::vector<int64_t> array_pending_tasks;  // pending remainder of an array (compressed in JobID)

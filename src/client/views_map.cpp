@@ -291,6 +291,12 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   const v1::JobDescriptor& d = r.desc();
   cli::AccountingRecord x;
   x.job_id = r.job_id();
+  // Slurm's job flags (its spelling, "Recieved"): which pass started it.
+  if (r.start_time() > 0) {
+    x.flags = (r.scheduler() == "Backfill" ? "SchedBackfill" : "SchedMain") + std::string(",StartRecieved");
+  } else if (r.state() != v1::PENDING) {
+    x.flags = "StartRecieved";
+  }
   if (a.script_env_shown()) {  // sacct -B / --env-vars
     x.batch_script = d.batch() ? d.script() : "NONE";
     x.environment = d.batch() ? std::vector<std::string>(d.environment().begin(), d.environment().end())
