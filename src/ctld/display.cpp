@@ -365,7 +365,12 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
     seen.insert(def.name);
   }
   for (const auto& [k, v] : cfg_.passive_values) {
-    if (!seen.count(k)) rows.emplace_back(k, v);
+    if (seen.insert(k).second) rows.emplace_back(k, v);
+  }
+  // Keys the controller acts on with a default: shown when slurm.conf leaves them out too, as Slurm shows them.
+  for (const auto& [k, v] : {std::pair<std::string, std::string>{"MailProg", settings_.mail_prog},
+                             {"MailDomain", settings_.mail_domain}}) {
+    if (seen.insert(k).second) rows.emplace_back(k, v);
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return to_lower(a.first) < to_lower(b.first); });
   std::vector<v1::ConfigEntry> out;

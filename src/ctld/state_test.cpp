@@ -1537,6 +1537,14 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
   EXPECT_EQ(v["OverTimeLimit"], "UNLIMITED") << "a word keeps no unit";
   EXPECT_EQ(v["SchedulerParameters"].rfind("bf_interval=30,", 0), 0u) << "no unit in a list";
   EXPECT_EQ(v["ClusterName"], "t");
+  // Job mail's keys show their defaults, as Slurm's: the controller acts on them.
+  EXPECT_EQ(v["MailProg"], "/bin/mail");
+  EXPECT_EQ(v["MailDomain"], "(null)");
+  auto written = make_state("MailProg=/usr/bin/mail\nMailDomain=example.org\n");
+  std::map<std::string, std::string> w;
+  for (const auto& e : written->config_entries()) w[e.key()] = e.value();
+  EXPECT_EQ(w["MailProg"], "/usr/bin/mail");
+  EXPECT_EQ(w["MailDomain"], "example.org");
 }
 
 }  // namespace
