@@ -22,7 +22,7 @@ namespace drover::cli {
 namespace {
 
 constexpr std::string_view kNeedsController =
-    "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|topology|aliases|hostnames|"
+    "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|topology|aliases|daemons|hostnames|"
     "hostlist, update NodeName=/PartitionName=/JobId=, create/delete PartitionName=, hold, uhold, release, requeue, "
     "requeuehold, suspend, resume, top, wait_job, write batch_script, ping, reconfigure, shutdown and version so far";
 

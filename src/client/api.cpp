@@ -94,6 +94,8 @@ class WireTransport final : public Transport {
   std::chrono::steady_clock::time_point last_used_{};
 };
 
+}  // namespace
+
 bool is_this_host(const std::string& host) {
   if (host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1") return true;
   char buf[256] = {};
@@ -101,8 +103,6 @@ bool is_this_host(const std::string& host) {
   std::string me = buf;
   return host == me || host == me.substr(0, me.find('.'));
 }
-
-}  // namespace
 
 void set_remote_transport(TransportFactory factory) { g_remote = factory; }
 bool has_remote_transport() { return g_remote != nullptr; }

@@ -61,6 +61,9 @@ class Transport {
 // Installed by the full binary: gRPC for endpoints that are not local.
 using TransportFactory = Result<std::unique_ptr<Transport>> (*)(const Endpoint&, const std::string& client_name);
 void set_remote_transport(TransportFactory factory);
+// Whether a host name or address is this machine: localhost, 127.0.0.0/8
+// (every emulated node's NodeAddr), ::1, or this host's name (short or full).
+bool is_this_host(const std::string& host);
 bool has_remote_transport();
 
 // Reads the configuration (only the keys the commands need) and picks the target.

@@ -145,17 +145,9 @@ Result<pid_t> spawn(const std::vector<std::string>& args, const std::string& log
   return pid;
 }
 
-bool is_local_address(const std::string& host) {
-  if (host.rfind("127.", 0) == 0 || host == "localhost" || host == "::1") return true;
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  std::string me = name;
-  return host == me || host == me.substr(0, me.find('.'));
-}
-
 Status check_local(const config::ClusterConfig& cfg) {
   for (const auto& n : cfg.nodes) {
-    if (!is_local_address(n.addr)) {
+    if (!is_this_host(n.addr)) {
       return make_error("node " + n.name + " has NodeAddr=" + n.addr + ", which is not this host; drover up runs " +
                         "every node here (give each NodeAddr=127.0.1.N and its own Port)");
     }

@@ -23,6 +23,7 @@
 #include "common/duration.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "config/model.hpp"
 
 namespace drover::client {
 namespace {
@@ -627,6 +628,28 @@ int run_wait_job(ControllerApi& api, const Invocation& inv, const Opts& o) {
   return 0;
 }
 
+// scontrol show daemons: the daemons slurm.conf runs on this host, from the
+// configuration alone (no controller is asked), in Slurm's words: slurmctld
+// for SlurmctldHost, slurmd for a node whose NodeHostname or NodeAddr is here.
+int run_show_daemons(const Invocation& inv) {
+  config::LoadOptions load{config::resolve_config_path(inv.config_flag), "", ""};
+  auto cfg = config::load_config(load);
+  if (!cfg) {
+    std::fprintf(stderr, "scontrol: error: %s\n", cfg.error().message.c_str());
+    return 1;
+  }
+  const bool ctld = std::any_of(cfg->slurmctld_hosts.begin(), cfg->slurmctld_hosts.end(),
+                                [](const std::string& h) { return is_this_host(h.substr(0, h.find('('))); }) ||
+                    (cfg->slurmctld_hosts.empty() && is_this_host(cfg->controller_host()));
+  const bool agent = std::any_of(cfg->nodes.begin(), cfg->nodes.end(), [](const config::NodeConfig& n) {
+    return is_this_host(n.hostname) || is_this_host(n.addr);
+  });
+  std::string out = ctld ? "slurmctld" : "";
+  if (agent) out += out.empty() ? "slurmd" : " slurmd";
+  std::puts(out.c_str());
+  return 0;
+}
+
 bool needs_controller(const Opts& o) {
   if (o.words.empty()) return false;
   const std::string& k = o.words[0];
@@ -651,6 +674,9 @@ bool needs_controller(const Opts& o) {
 int scontrol_main(const Args& args) {
   Invocation inv = invocation("scontrol", args);
   Opts o = global_options(inv.args);
+  if (o.words.size() == 2 && abbrev(o.words[0], "show", 3) && abbrev(o.words[1], "daemons", 2)) {
+    return run_show_daemons(inv);
+  }
   if (!needs_controller(o)) return cli::scontrol_main(inv.args);
   auto api = connect_or_report(inv);
   if (!api) return 1;

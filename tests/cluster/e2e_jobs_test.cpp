@@ -439,7 +439,8 @@ TEST(Jobs, ALongerTimeLimitLetsTheJobsStepsRunOn) {
 }
 
 // scontrol wait_job, as Slurm 22.05 answers it: a running job's nodes are
-// ready; a job that is not running (pending included) fails at once.
+// ready; a job that is not running (pending included) fails at once. And
+// scontrol show daemons.
 TEST(Jobs, ScontrolWaitJobAnswersAsSlurms) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
@@ -458,6 +459,8 @@ TEST(Jobs, ScontrolWaitJobAnswersAsSlurms) {
   EXPECT_EQ(unknown.err, "scontrol: Problem running job 999999\n");
   EXPECT_EQ(c.run("scontrol", {"wait_job"}).err, "too few arguments for keyword:wait_job\n");
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+  // show daemons reads slurm.conf alone: this host runs the controller and the nodes' agents.
+  EXPECT_EQ(c.run("scontrol", {"show", "daemons"}).out, "slurmctld slurmd\n");
 }
 
 // --mail-type: the controller mails through MailProg as Slurm's does
