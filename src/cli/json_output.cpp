@@ -487,7 +487,14 @@ Json sacct_job(const AccountingRecord& r, Json steps, const TresNumbers& ids, Un
                {"total", cpu_time(r.total_cpu_sec)},
                {"user", cpu_time(r.user_cpu_sec)}};
   o["exit_code"] = exit_json(r.exit_code, r.exit_signal);
+  // sacct's Flags in the JSON names Slurm 22.05 gives them (fixture sacct.json).
   o["flags"] = Json::array();
+  const auto flags = split(r.flags, ',');
+  auto has = [&](const char* f) { return std::find(flags.begin(), flags.end(), f) != flags.end(); };
+  if (has("StartRecieved")) o["flags"].push_back("CLEAR_SCHEDULING");
+  if (has("SchedSubmit")) o["flags"].push_back("STARTED_ON_SUBMIT");
+  if (has("SchedMain")) o["flags"].push_back("STARTED_ON_SCHEDULE");
+  if (has("SchedBackfill")) o["flags"].push_back("STARTED_ON_BACKFILL");
   o["group"] = r.group;
   o["het"] = {{"job_id", 0}, {"job_offset", nullptr}};
   o["job_id"] = r.job_id;

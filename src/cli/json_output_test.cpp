@@ -275,6 +275,7 @@ TEST(SacctJson, SlurmsDocumentKeysAndValues) {
   multi.req_mem_mb = 4096;
   multi.req_tres = {{"cpu", 4}, {"mem", 16384}, {"node", 2}, {"billing", 4}};
   multi.alloc_tres = multi.req_tres;
+  multi.flags = "SchedMain,StartRecieved";
   AccountingRecord batch = multi;
   batch.step = batch.job_name = "batch";
   batch.node_list = "cpu01";
@@ -310,7 +311,7 @@ TEST(SacctJson, SlurmsDocumentKeysAndValues) {
   EXPECT_EQ(paths(d), paths(s));
   expect_same(s, d, {"account", "allocation_nodes", "array", "association", "cluster", "comment", "nodes", "name",
                      "partition", "priority", "qos", "required", "reservation", "state", "tres", "exit_code",
-                     "derived_exit_code", "working_directory", "wckey", "het", "mcs"},
+                     "derived_exit_code", "working_directory", "wckey", "het", "mcs", "flags"},
               "running job");
   ASSERT_EQ(d["steps"].size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
@@ -330,6 +331,7 @@ TEST(SacctJson, SlurmsDocumentKeysAndValues) {
   const Json& dk = item_where(drover["jobs"], "job_id", 37074);
   const Json& sk = item_where(slurm["jobs"], "job_id", 37074);
   EXPECT_EQ(dk["exit_code"], sk["exit_code"]);  // SIGNALED, signal 9 "Killed"
+  EXPECT_EQ(dr["flags"], sr["flags"]) << "pending: none";
   EXPECT_EQ(dk["steps"][0]["exit_code"], sk["steps"][0]["exit_code"]);
 }
 
