@@ -212,10 +212,6 @@ void ControllerState::signal_job_everywhere(const Job& j, int sig, Effects& fx) 
   }
 }
 
-}  // namespace drover::ctld
-
-namespace drover::ctld {
-
 void ControllerState::mail_event(const Job& j, unsigned event, int64_t now, Effects& fx) const {
   const v1::JobRecord& r = j.rec;
   if (r.desc().mail_type().empty()) return;
