@@ -196,10 +196,14 @@ const std::vector<SinfoField>& sinfo_field_table() {
       F('R', "PartitionName", "PARTITION", S::kPartition, [](const Row& r) { return partition_name(r, false); }),
       F('s', "Size", "JOB_SIZE", S::kValue, [](const Row& r) { return job_size(*r.part); }),
       F('S', "AllocNodes", "ALLOCNODES", S::kValue, [](const Row& r) { return all_or(r.part->alloc_nodes); }),
-      F('t', "StateCompact", "STATE", S::kValue, [](const Row& r) { return state_or_na(r, [](const auto& st) { return node_state_compact(st); }); }),
-      F('T', "StateLong", "STATE", S::kValue, [](const Row& r) { return state_or_na(r, [](const auto& st) { return node_state_long(st); }); }),
+      F('t', "StateCompact", "STATE", S::kValue,
+        [](const Row& r) { return state_or_na(r, [](const auto& st) { return node_state_compact(st); }); }),
+      F('T', "StateLong", "STATE", S::kValue,
+        [](const Row& r) { return state_or_na(r, [](const auto& st) { return node_state_long(st); }); }),
       F(0, "StateComplete", "STATECOMPLETE", S::kValue,
-        [](const Row& r) { return state_or_na(r, [](const auto& st) { return to_lower(node_state_complete(st)); }); }),
+        [](const Row& r) {
+          return state_or_na(r, [](const auto& st) { return to_lower(node_state_complete(st)); });
+        }),
       F('u', "User", "USER", S::kValue, [](const Row& r) { return or_text(first(r).reason_user, "Unknown"); }),
       F('U', "UserLong", "USER", S::kValue, [](const Row& r) { return or_text(first(r).reason_user, "Unknown"); }),
       F('v', "Version", "VERSION", S::kValue, [](const Row& r) { return first(r).version; }),

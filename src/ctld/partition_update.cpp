@@ -139,7 +139,8 @@ Result<std::vector<std::string>> ControllerState::restore_partition_updates(cons
       merge(updates[name], fields[i].substr(0, eq), fields[i].substr(eq + 1));
     }
   }
-  auto saved = std::make_tuple(std::move(partition_updates_), std::move(partitions_created_), std::move(partitions_deleted_));
+  auto saved =
+      std::make_tuple(std::move(partition_updates_), std::move(partitions_created_), std::move(partitions_deleted_));
   partition_updates_ = std::move(updates);
   partitions_created_ = std::move(created);
   partitions_deleted_ = std::move(deleted);
@@ -188,7 +189,9 @@ Result<std::vector<std::pair<std::string, std::string>>> ControllerState::settin
     if (s.value().find_first_of("\t\n") != std::string::npos) {
       return make_error(fmt::format("{}: a value may not hold a tab or a line break", s.key()));
     }
-    if (iequals(s.key(), "PartitionName")) return make_error("PartitionName may be given once (the partition to change)");
+    if (iequals(s.key(), "PartitionName")) {
+      return make_error("PartitionName may be given once (the partition to change)");
+    }
     asked.emplace_back(s.key(), s.value());
   }
   return asked;
