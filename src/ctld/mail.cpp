@@ -106,13 +106,14 @@ std::vector<Mail> job_mail(const v1::JobRecord& r, unsigned event, int64_t now, 
       tail = "Began, Queued time " + format_duration_hms(std::max<int64_t>(0, r.start_time() - r.submit_time()));
       break;
     case kMailEnd: {
-      const bool failed = failed_state(r.state());
-      if (failed && (bits & kMailFail)) {
+      // A job that failed mails only for FAIL: with END alone, Slurm 22.05
+      // sent nothing for a TIMEOUT (checked on the anchor cluster).
+      if (failed_state(r.state())) {
+        if (!(bits & kMailFail)) return {};
         type = "Failed";
-      } else if (bits & kMailEnd) {
-        type = "Ended";
       } else {
-        return {};
+        if (!(bits & kMailEnd)) return {};
+        type = "Ended";
       }
       tail = fmt::format("{}, Run time {}, {}, ExitCode {}", type, run, state_name(r.state()), r.exit_code());
       break;
@@ -182,7 +183,7 @@ std::vector<Mail> array_summary_mail(const std::vector<const v1::JobRecord*>& el
     } else {
       return {};
     }
-    m.subject = fmt::format("{} {}, {}, ExitCode [{}-{}]", head, type, same ? state_name(first.state()) : "MIXED",
+    m.subject = fmt::format("{} {}, {}, ExitCode [{}-{}]", head, type, same ? state_name(first.state()) : "Mixed",
                             lo, hi);
   } else {
     return {};

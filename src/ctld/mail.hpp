@@ -6,7 +6,9 @@
 // time 00:00:01, FAILED, ExitCode 3", "... Requeued, Run time 00:00:02",
 // "... Reached 50% of time limit, Run time 00:00:54"; an array without
 // ARRAY_TASKS mails once for all its elements ("Slurm Array Summary
-// Job_id=20_* (20) Name=x Began", "... Ended, FAILED, ExitCode [1-3]").
+// Job_id=20_* (20) Name=x Began", "... Ended, FAILED, ExitCode [1-3]",
+// "... Ended, Mixed, ExitCode [0-1]"); with ARRAY_TASKS each element mails
+// ("Slurm Array Task Job_id=28_2 (28) Name=x Ended, Run time ...").
 #pragma once
 
 #include <condition_variable>
@@ -44,8 +46,8 @@ struct Mail {
 
 // What a job's event mails, if its --mail-type asks for it. `domain` is
 // MailDomain (appended to a recipient without '@'); `cluster` ClusterName.
-// `event` is one of the bits above (kMailEnd also covers FAIL: a failed job
-// with FAIL set mails "Failed", else "Ended" when END is set).
+// `event` is one of the bits above (kMailEnd also covers FAIL: a job that
+// failed mails "Failed" when FAIL is set, any other "Ended" when END is).
 struct MailContext {
   std::string domain;
   std::string cluster;

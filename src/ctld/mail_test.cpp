@@ -28,6 +28,9 @@ v1::JobRecord job(int64_t id, const std::string& name, const std::string& mail_t
   return r;
 }
 
+// The first mail's subject, or "(no mail)".
+std::string subject(const std::vector<Mail>& m) { return m.empty() ? "(no mail)" : m[0].subject; }
+
 bool has(const Mail& m, const std::string& kv) { return std::find(m.env.begin(), m.env.end(), kv) != m.env.end(); }
 
 TEST(JobMail, SubjectsAsSlurmsForEachEvent) {
@@ -41,7 +44,7 @@ TEST(JobMail, SubjectsAsSlurmsForEachEvent) {
   EXPECT_TRUE(has(began[0], "SLURM_JOB_QUEUED_TIME=00:00:01"));
   EXPECT_TRUE(has(began[0], "SLURM_JOB_NODELIST=cpu01"));
   EXPECT_TRUE(has(began[0], "SLURM_CLUSTER_NAME=anchor"));
-  EXPECT_EQ(job_mail(r, kMailRequeue, 1003, ctx)[0].subject, "Slurm Job_id=2014 Name=mj Requeued, Run time 00:00:02");
+  EXPECT_EQ(subject(job_mail(r, kMailRequeue, 1003, ctx)), "Slurm Job_id=2014 Name=mj Requeued, Run time 00:00:02");
 
   r.set_state(v1::COMPLETED);
   r.set_end_time(1004);
@@ -63,13 +66,23 @@ TEST(JobMail, SubjectsAsSlurmsForEachEvent) {
   EXPECT_EQ(failed[0].subject, "Slurm Job_id=2015 Name=fj Failed, Run time 00:00:01, FAILED, ExitCode 3");
   EXPECT_TRUE(has(failed[0], "SLURM_JOB_EXIT_CODE2=3:0"));
 
+  // A job that failed mails only for FAIL (a TIMEOUT with END alone: nothing, as Slurm's).
+  v1::JobRecord timeout = job(2026, "te", "END");
+  timeout.set_state(v1::TIMEOUT);
+  EXPECT_TRUE(job_mail(timeout, kMailEnd, 1085, ctx).empty());
+  timeout.mutable_desc()->set_mail_type("FAIL,TIME_LIMIT");
+  EXPECT_EQ(subject(job_mail(timeout, kMailEnd, 1085, ctx)),
+            "Slurm Job_id=2026 Name=te Failed, Run time 00:01:24, TIMEOUT, ExitCode 0");
+  EXPECT_EQ(subject(job_mail(timeout, kMailTime100, 1085, ctx)),
+            "Slurm Job_id=2026 Name=te Reached time limit, Run time 00:01:24");
   // What --mail-type does not ask for is not sent; MailDomain completes a bare user.
   EXPECT_TRUE(job_mail(job(1, "x", "END"), kMailBegin, 1001, ctx).empty());
   EXPECT_TRUE(job_mail(job(1, "x", "FAIL"), kMailEnd, 1001, ctx).empty()) << "RUNNING: neither failed nor END";
-  EXPECT_EQ(job_mail(job(1, "x", "BEGIN"), kMailBegin, 1001, MailContext{"example.org", "c"})[0].recipient,
-            "alice@example.org");
+  auto domain = job_mail(job(1, "x", "BEGIN"), kMailBegin, 1001, MailContext{"example.org", "c"});
+  ASSERT_EQ(domain.size(), 1u);
+  EXPECT_EQ(domain[0].recipient, "alice@example.org");
   v1::JobRecord t = job(2024, "tl", "TIME_LIMIT_50");
-  EXPECT_EQ(job_mail(t, kMailTime50, 1055, ctx)[0].subject,
+  EXPECT_EQ(subject(job_mail(t, kMailTime50, 1055, ctx)),
             "Slurm Job_id=2024 Name=tl Reached 50% of time limit, Run time 00:00:54");
   EXPECT_TRUE(job_mail(t, kMailTime80, 1055, ctx).empty());
   EXPECT_EQ(mail_bits("ALL"), kMailBegin | kMailEnd | kMailFail | kMailRequeue);
@@ -88,18 +101,23 @@ TEST(JobMail, AnArrayMailsOneSummary) {
   }
   std::vector<const v1::JobRecord*> ptrs;
   for (const auto& e : elems) ptrs.push_back(&e);
-  EXPECT_EQ(array_summary_mail(ptrs, kMailBegin, ctx)[0].subject, "Slurm Array Summary Job_id=2020_* (2020) Name=ab Began");
-  EXPECT_EQ(array_summary_mail(ptrs, kMailEnd, ctx)[0].subject,
+  EXPECT_EQ(subject(array_summary_mail(ptrs, kMailBegin, ctx)), "Slurm Array Summary Job_id=2020_* (2020) Name=ab Began");
+  EXPECT_EQ(subject(array_summary_mail(ptrs, kMailEnd, ctx)),
             "Slurm Array Summary Job_id=2020_* (2020) Name=ab Ended, FAILED, ExitCode [1-3]");
   elems[0].set_state(v1::COMPLETED);
   elems[0].set_exit_code(0);
-  EXPECT_EQ(array_summary_mail(ptrs, kMailEnd, ctx)[0].subject,
-            "Slurm Array Summary Job_id=2020_* (2020) Name=ab Ended, MIXED, ExitCode [0-3]");
-  // ARRAY_TASKS: each element mails for itself.
-  v1::JobRecord e = elems[1];
+  EXPECT_EQ(subject(array_summary_mail(ptrs, kMailEnd, ctx)),
+            "Slurm Array Summary Job_id=2020_* (2020) Name=ab Ended, Mixed, ExitCode [0-3]");
+  // ARRAY_TASKS: each element mails for itself (a failed one only for FAIL).
+  v1::JobRecord e = elems[0];
   e.mutable_desc()->set_mail_type("END,ARRAY_TASKS");
-  EXPECT_EQ(job_mail(e, kMailEnd, 1003, ctx)[0].subject,
-            "Slurm Array Task Job_id=2020_2 (2021) Name=ab Ended, Run time 00:00:02, FAILED, ExitCode 2");
+  auto mails = job_mail(e, kMailEnd, 1003, ctx);
+  ASSERT_EQ(mails.size(), 1u);
+  EXPECT_EQ(mails[0].subject,
+            "Slurm Array Task Job_id=2020_1 (2020) Name=ab Ended, Run time 00:00:02, COMPLETED, ExitCode 0");
+  v1::JobRecord failed = elems[1];
+  failed.mutable_desc()->set_mail_type("END,ARRAY_TASKS");
+  EXPECT_TRUE(job_mail(failed, kMailEnd, 1003, ctx).empty());
 }
 
 }  // namespace
