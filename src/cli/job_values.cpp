@@ -174,33 +174,6 @@ Result<ExportSpec> parse_export_spec(std::string_view s) {
   return spec;
 }
 
-// ---- mail types -----------------------------------------------------------------
-
-Result<unsigned> parse_mail_type(std::string_view s) {
-  static constexpr std::array<std::pair<std::string_view, unsigned>, 13> kTypes{{
-      {"NONE", kMailNone},
-      {"BEGIN", kMailBegin},
-      {"END", kMailEnd},
-      {"FAIL", kMailFail},
-      {"REQUEUE", kMailRequeue},
-      {"ALL", kMailBegin | kMailEnd | kMailFail | kMailInvalidDepend | kMailRequeue | kMailStageOut},
-      {"INVALID_DEPEND", kMailInvalidDepend},
-      {"STAGE_OUT", kMailStageOut},
-      {"TIME_LIMIT", kMailTimeLimit},
-      {"TIME_LIMIT_90", kMailTimeLimit90},
-      {"TIME_LIMIT_80", kMailTimeLimit80},
-      {"TIME_LIMIT_50", kMailTimeLimit50},
-      {"ARRAY_TASKS", kMailArrayTasks},
-  }};
-  unsigned mask = 0;
-  for (const auto& item : split(s, ',')) {
-    auto it = std::find_if(kTypes.begin(), kTypes.end(), [&](const auto& t) { return iequals(t.first, item); });
-    if (it == kTypes.end()) return make_error(fmt::format("unknown mail type \"{}\"", item));
-    mask |= it->second;
-  }
-  return mask;
-}
-
 Result<Sharing> parse_exclusive(std::optional<std::string_view> value) {
   if (!value) return Sharing::kExclusive;
   if (iequals(*value, "user")) return Sharing::kExclusiveUser;

@@ -14,6 +14,7 @@
 
 #include "common/dependency.hpp"
 #include "common/duration.hpp"
+#include "common/mail_type.hpp"
 #include "common/result.hpp"
 
 namespace drover::cli {
@@ -79,25 +80,7 @@ struct ExportSpec {
 // contain commas when quoted as Slurm allows ("A='x,y'"); NONE cannot be combined.
 Result<ExportSpec> parse_export_spec(std::string_view s);
 
-// ---- --mail-type ------------------------------------------------------------
-enum MailEvent : unsigned {
-  kMailNone = 0,
-  kMailBegin = 1u << 0,
-  kMailEnd = 1u << 1,
-  kMailFail = 1u << 2,
-  kMailRequeue = 1u << 3,
-  kMailInvalidDepend = 1u << 4,
-  kMailStageOut = 1u << 5,
-  kMailTimeLimit = 1u << 6,
-  kMailTimeLimit90 = 1u << 7,
-  kMailTimeLimit80 = 1u << 8,
-  kMailTimeLimit50 = 1u << 9,
-  kMailArrayTasks = 1u << 10,
-};
-// Comma list of NONE BEGIN END FAIL REQUEUE ALL INVALID_DEPEND STAGE_OUT
-// TIME_LIMIT TIME_LIMIT_90/80/50 ARRAY_TASKS (any case). ALL = BEGIN|END|FAIL|
-// INVALID_DEPEND|REQUEUE|STAGE_OUT.
-Result<unsigned> parse_mail_type(std::string_view s);
+// ---- --mail-type: parse_mail_type and the MailEvent bits are in common/mail_type.hpp ----
 
 // ---- --exclusive[=user|mcs] / --oversubscribe ------------------------------
 enum class Sharing { kDefault, kExclusive, kExclusiveUser, kExclusiveMcs, kOversubscribe };

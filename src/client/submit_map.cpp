@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "common/mail_type.hpp"
 #include "common/strings.hpp"
 
 extern char** environ;
@@ -61,21 +62,6 @@ void dependency_to_proto(const cli::DependencySpec& d, v1::Dependency* out) {
 }
 
 namespace {
-
-std::string mail_text(unsigned bits) {
-  static const std::pair<unsigned, const char*> kNames[] = {
-      {cli::kMailBegin, "BEGIN"}, {cli::kMailEnd, "END"}, {cli::kMailFail, "FAIL"}, {cli::kMailRequeue, "REQUEUE"},
-      {cli::kMailInvalidDepend, "INVALID_DEPEND"}, {cli::kMailStageOut, "STAGE_OUT"},
-      {cli::kMailTimeLimit, "TIME_LIMIT"}, {cli::kMailTimeLimit90, "TIME_LIMIT_90"},
-      {cli::kMailTimeLimit80, "TIME_LIMIT_80"}, {cli::kMailTimeLimit50, "TIME_LIMIT_50"},
-      {cli::kMailArrayTasks, "ARRAY_TASKS"},
-  };
-  std::vector<std::string> out;
-  for (const auto& [bit, name] : kNames) {
-    if (bits & bit) out.push_back(name);
-  }
-  return join(out, ",");
-}
 
 void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
   if (r.nodes) {
@@ -133,7 +119,7 @@ void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDes
   d.set_open_append(r.open_mode == cli::OpenMode::kAppend);
   for (const auto& [k, v] : who.env) d.add_environment(k + "=" + v);
   d.set_export_spec(export_text(r.export_env));
-  d.set_mail_type(mail_text(r.mail_types));
+  d.set_mail_type(mail_type_text(r.mail_types));
   if (r.mail_user) d.set_mail_user(*r.mail_user);
   if (!r.script_path.empty() && r.script_path != "/dev/stdin" && !r.wrap) {
     d.set_command(r.script_path[0] == '/' ? r.script_path : who.cwd + "/" + r.script_path);

@@ -243,7 +243,7 @@ void ControllerState::mail_event(const Job& j, unsigned event, int64_t now, Effe
 
 void ControllerState::time_limit_mails(int64_t now, Effects& fx) {
   static const std::pair<unsigned, int> kSteps[] = {
-      {kMailTime50, 50}, {kMailTime80, 80}, {kMailTime90, 90}, {kMailTime100, 100}};
+      {kMailTimeLimit50, 50}, {kMailTimeLimit80, 80}, {kMailTimeLimit90, 90}, {kMailTimeLimit, 100}};
   for (core::JobId id : active_) {
     Job& j = jobs_.at(id);
     const v1::JobRecord& r = j.rec;

@@ -79,21 +79,7 @@ std::vector<std::string> job_env(const v1::JobRecord& r, const std::string& type
 
 }  // namespace
 
-unsigned mail_bits(const std::string& mail_type) {
-  static const std::pair<const char*, unsigned> kNames[] = {
-      {"BEGIN", kMailBegin},        {"END", kMailEnd},           {"FAIL", kMailFail},
-      {"REQUEUE", kMailRequeue},    {"TIME_LIMIT", kMailTime100}, {"TIME_LIMIT_90", kMailTime90},
-      {"TIME_LIMIT_80", kMailTime80}, {"TIME_LIMIT_50", kMailTime50}, {"ARRAY_TASKS", kMailArrayTasks},
-      {"ALL", kMailBegin | kMailEnd | kMailFail | kMailRequeue},
-  };
-  unsigned bits = 0;
-  for (const auto& item : split(mail_type, ',')) {
-    for (const auto& [name, bit] : kNames) {
-      if (iequals(item, name)) bits |= bit;
-    }
-  }
-  return bits;
-}
+unsigned mail_bits(const std::string& mail_type) { return parse_mail_type(mail_type).value_or(kMailNone); }
 
 std::vector<Mail> job_mail(const v1::JobRecord& r, unsigned event, int64_t now, const MailContext& ctx) {
   const unsigned bits = mail_bits(r.desc().mail_type());
@@ -123,12 +109,12 @@ std::vector<Mail> job_mail(const v1::JobRecord& r, unsigned event, int64_t now, 
       type = "Requeued";
       tail = "Requeued, Run time " + run;
       break;
-    case kMailTime50:
-    case kMailTime80:
-    case kMailTime90:
-    case kMailTime100: {
+    case kMailTimeLimit50:
+    case kMailTimeLimit80:
+    case kMailTimeLimit90:
+    case kMailTimeLimit: {
       if (!(bits & event)) return {};
-      const int pct = event == kMailTime50 ? 50 : event == kMailTime80 ? 80 : event == kMailTime90 ? 90 : 100;
+      const int pct = event == kMailTimeLimit50 ? 50 : event == kMailTimeLimit80 ? 80 : event == kMailTimeLimit90 ? 90 : 100;
       type = pct == 100 ? "Reached time limit" : fmt::format("Reached {}% of time limit", pct);
       tail = type + ", Run time " + run;
       break;

@@ -20,22 +20,13 @@
 #include <thread>
 #include <vector>
 
+#include "common/mail_type.hpp"
 #include "drover/v1/jobs.pb.h"
 
 namespace drover::ctld {
 
-// --mail-type, as JobDescriptor.mail_type spells it ("BEGIN,END,FAIL").
-enum MailBit : unsigned {
-  kMailBegin = 1u << 0,
-  kMailEnd = 1u << 1,
-  kMailFail = 1u << 2,
-  kMailRequeue = 1u << 3,
-  kMailTime100 = 1u << 4,
-  kMailTime90 = 1u << 5,
-  kMailTime80 = 1u << 6,
-  kMailTime50 = 1u << 7,
-  kMailArrayTasks = 1u << 8,
-};
+// The events a job's stored --mail-type (JobDescriptor.mail_type) asks
+// for, as common/mail_type.hpp's bits (none if the text does not parse).
 unsigned mail_bits(const std::string& mail_type);
 
 struct Mail {

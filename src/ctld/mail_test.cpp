@@ -73,7 +73,7 @@ TEST(JobMail, SubjectsAsSlurmsForEachEvent) {
   timeout.mutable_desc()->set_mail_type("FAIL,TIME_LIMIT");
   EXPECT_EQ(subject(job_mail(timeout, kMailEnd, 1085, ctx)),
             "Slurm Job_id=2026 Name=te Failed, Run time 00:01:24, TIMEOUT, ExitCode 0");
-  EXPECT_EQ(subject(job_mail(timeout, kMailTime100, 1085, ctx)),
+  EXPECT_EQ(subject(job_mail(timeout, kMailTimeLimit, 1085, ctx)),
             "Slurm Job_id=2026 Name=te Reached time limit, Run time 00:01:24");
   // What --mail-type does not ask for is not sent; MailDomain completes a bare user.
   EXPECT_TRUE(job_mail(job(1, "x", "END"), kMailBegin, 1001, ctx).empty());
@@ -82,10 +82,12 @@ TEST(JobMail, SubjectsAsSlurmsForEachEvent) {
   ASSERT_EQ(domain.size(), 1u);
   EXPECT_EQ(domain[0].recipient, "alice@example.org");
   v1::JobRecord t = job(2024, "tl", "TIME_LIMIT_50");
-  EXPECT_EQ(subject(job_mail(t, kMailTime50, 1055, ctx)),
+  EXPECT_EQ(subject(job_mail(t, kMailTimeLimit50, 1055, ctx)),
             "Slurm Job_id=2024 Name=tl Reached 50% of time limit, Run time 00:00:54");
-  EXPECT_TRUE(job_mail(t, kMailTime80, 1055, ctx).empty());
-  EXPECT_EQ(mail_bits("ALL"), kMailBegin | kMailEnd | kMailFail | kMailRequeue);
+  EXPECT_TRUE(job_mail(t, kMailTimeLimit80, 1055, ctx).empty());
+  // ALL as sbatch reads it (INVALID_DEPEND and STAGE_OUT mail nothing yet).
+  EXPECT_EQ(mail_bits("ALL"), kMailBegin | kMailEnd | kMailFail | kMailRequeue | kMailInvalidDepend | kMailStageOut);
+  EXPECT_EQ(mail_bits("BEGIN,nonsense"), kMailNone) << "a text that does not parse asks for nothing";
 }
 
 TEST(JobMail, AnArrayMailsOneSummary) {
