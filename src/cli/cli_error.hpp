@@ -58,4 +58,8 @@ using CliResult = Result<T, CliError>;
 // -i/--iterate N of squeue and sinfo: whole seconds, 1 to 86400.
 CliResult<int> parse_iterate(std::string_view program, std::string_view value);
 
+// -w/--nodelist of squeue and -N/--nodelist of sacct: the hosts of a range
+// expression ("Invalid node list: ..." when it does not expand).
+CliResult<std::vector<std::string>> parse_node_list(std::string_view program, std::string_view value);
+
 }  // namespace drover::cli

@@ -8,6 +8,7 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/views.hpp"
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
 
@@ -59,6 +60,12 @@ CliResult<int> parse_iterate(std::string_view program, std::string_view value) {
                      fmt::format("Invalid --iterate value: {} (seconds between listings, 1 or more)", value));
   }
   return static_cast<int>(*n);
+}
+
+CliResult<std::vector<std::string>> parse_node_list(std::string_view program, std::string_view value) {
+  auto hosts = hostlist_expand(value);
+  if (!hosts) return cli_error(program, fmt::format("Invalid node list: {} ({})", value, hosts.error().message));
+  return std::move(*hosts);
 }
 
 std::vector<std::string> comma_list(std::string_view s) {

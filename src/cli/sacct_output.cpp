@@ -102,9 +102,9 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kReason: o.reasons = comma_list(v); break;
     case kConstraints: o.constraints = comma_list(v); break;
     case kNodeList: {
-      auto hosts = hostlist_expand(v);
-      if (!hosts) return cli_error("sacct", fmt::format("Invalid node list: {} ({})", v, hosts.error().message));
-      o.nodes = *hosts;
+      auto hosts = parse_node_list("sacct", v);
+      if (!hosts) return hosts.error();
+      o.nodes = std::move(*hosts);
       break;
     }
     case kNcpus:

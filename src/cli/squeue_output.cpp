@@ -173,9 +173,9 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kLong: o.long_format = true; break;
     case kName: o.names = comma_list(v); break;
     case kNodeList: {
-      auto hosts = hostlist_expand(v);
-      if (!hosts) return cli_error("squeue", fmt::format("Invalid node list: {} ({})", v, hosts.error().message));
-      o.nodelist = *hosts;
+      auto hosts = parse_node_list("squeue", v);
+      if (!hosts) return hosts.error();
+      o.nodelist = std::move(*hosts);
       break;
     }
     case kPartition: o.partitions = comma_list(v); break;
