@@ -115,19 +115,10 @@ void AgentLink::shutdown_agents(const std::vector<std::string>& nodes, std::func
     if (--*left == 0) answered();
   };
   for (const auto& node : nodes) {
-    v1::NodeAgentService::Stub* stub = impl->stub(node);
-    if (!stub) {
-      one_done();
-      continue;
-    }
-    auto* c = new Call<v1::AgentShutdownRequest, v1::AgentShutdownReply>;
-    rpc::fill_request_header("drover-controller", c->req.mutable_header());
-    rpc::set_timeout(c->ctx, std::chrono::seconds(5));
-    stub->async()->Shutdown(&c->ctx, &c->req, &c->rep, [impl, c, node, one_done](grpc::Status st) {
-      if (!st.ok()) impl->log("shutdown of the agent on " + node + ": " + st.error_message());
-      delete c;
-      one_done();
-    });
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kShutdown;
+    cmd.node = node;
+    impl->dispatch(cmd, one_done);  // answered, failed or no route: one_done all the same
   }
   one_done();
 }
@@ -209,6 +200,18 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       std::string node = cmd.node;
       stub->async()->SetTimeLimit(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
         if (!st.ok()) impl->log("time limit of job " + std::to_string(c->req.job_id()) + " on " + node + ": " + st.error_message());
+        delete c;
+        if (after) after();
+      });
+      return;
+    }
+    case AgentCommand::kShutdown: {
+      auto* c = new Call<v1::AgentShutdownRequest, v1::AgentShutdownReply>;
+      rpc::fill_request_header(client, c->req.mutable_header());
+      rpc::set_timeout(c->ctx, std::chrono::seconds(5));
+      std::string node = cmd.node;
+      stub->async()->Shutdown(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
+        if (!st.ok()) impl->log("shutdown of the agent on " + node + ": " + st.error_message());
         delete c;
         if (after) after();
       });

@@ -77,7 +77,7 @@ struct Caller {
 
 // A command for one agent, sent once the effects' batch is durable.
 struct AgentCommand {
-  enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit } kind = kLaunch;
+  enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit, kShutdown } kind = kLaunch;  // kShutdown: scontrol shutdown
   std::string node;
   v1::LaunchRequest launch;   // kLaunch
   int64_t job_id = 0;
