@@ -65,7 +65,7 @@ config::ClusterConfig ControllerState::with_partition_updates(config::ClusterCon
     cfg.partitions.push_back(std::move(*made));
   }
   for (const auto& [name, settings] : partition_updates_) {
-    if (std::find(partitions_created_.begin(), partitions_created_.end(), name) != partitions_created_.end()) continue;
+    if (created_by_scontrol(name)) continue;
     config::PartitionConfig* p = nullptr;
     for (auto& q : cfg.partitions)
       if (q.name == name) p = &q;
@@ -84,6 +84,10 @@ config::ClusterConfig ControllerState::with_partition_updates(config::ClusterCon
     *p = std::move(*updated);
   }
   return cfg;
+}
+
+bool ControllerState::created_by_scontrol(const std::string& partition) const {
+  return std::find(partitions_created_.begin(), partitions_created_.end(), partition) != partitions_created_.end();
 }
 
 void ControllerState::forget_partition_changes(const std::vector<std::string>& dropped) {
@@ -109,7 +113,7 @@ std::string ControllerState::partition_updates_text() const {
   };
   for (const auto& name : partitions_created_) line("+", name);
   for (const auto& [name, settings] : partition_updates_) {
-    if (std::find(partitions_created_.begin(), partitions_created_.end(), name) == partitions_created_.end()) {
+    if (!created_by_scontrol(name)) {
       line("", name);
     }
   }
@@ -270,8 +274,7 @@ Status ControllerState::delete_partition(const Caller& who, const std::string& n
   std::erase_if(cfg.partitions, [&](const config::PartitionConfig& p) { return p.name == name; });
   auto updates = partition_updates_;
   updates.erase(name);
-  const bool was_created = std::find(partitions_created_.begin(), partitions_created_.end(), name) !=
-                           partitions_created_.end();
+  const bool was_created = created_by_scontrol(name);
   auto created = partitions_created_;
   auto deleted = partitions_deleted_;
   if (was_created) {

@@ -372,6 +372,7 @@ class ControllerState {
   config::ClusterConfig with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
                                                std::vector<std::string>& dropped) const;
   void forget_partition_changes(const std::vector<std::string>& dropped);
+  bool created_by_scontrol(const std::string& partition) const;  // in partitions_created_
   using PartitionSettings = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
   static Result<std::vector<std::pair<std::string, std::string>>> settings_of(const v1::UpdatePartitionRequest& req);
   Status install_partitions(config::ClusterConfig cfg, PartitionSettings updates, const std::string& new_default,
