@@ -13,6 +13,7 @@ agent::JobInfo job_info(const v1::LaunchRequest& in) {
   j.account = in.account();
   j.partition = in.partition();
   j.qos = in.qos();
+  j.reservation = in.reservation();
   j.cluster_name = in.cluster_name();
   j.submit_dir = in.submit_dir();
   j.submit_host = in.submit_host();

@@ -5,6 +5,12 @@
 namespace drover::cli {
 namespace {
 
+// A maintenance reservation names an idle node's state ("maint"); a busy
+// one keeps its base word with '$' ("mix$"), as Slurm 22.05 shows them.
+bool maint_word(const NodeState& s) {
+  return s.maint && !s.busy() && !s.drain && !s.fail && s.base != NodeBase::kDown;
+}
+
 std::string suffixes(const NodeState& s) {
   std::string out;
   if (s.not_responding) out += '*';
@@ -12,7 +18,7 @@ std::string suffixes(const NodeState& s) {
   if (s.powering_up) out += '#';
   if (s.power_down_pending) out += '!';
   if (s.powering_down) out += '%';
-  if (s.maint) out += '$';
+  if (s.maint && !maint_word(s)) out += '$';
   if (s.reboot_requested) out += '@';
   if (s.reboot_issued) out += '^';
   if (s.planned) out += '-';
@@ -57,8 +63,8 @@ const char* dominant_long(const NodeState& s) {
   if (s.powered_down) return "POWERED_DOWN";
   if (s.power_down_pending) return "POWER_DOWN";
   if (s.powering_up) return "POWERING_UP";
-  if (s.maint) return "MAINT";
-  if (s.reserved) return "RESERVED";
+  if (maint_word(s)) return "MAINT";
+  if (s.reserved && !s.maint) return "RESERVED";
   if (s.planned) return "PLANNED";
   return nullptr;
 }
@@ -70,8 +76,8 @@ const char* dominant_compact(const NodeState& s) {
   if (s.reboot_issued || s.reboot_requested) return "boot";
   if (s.powered_down || s.powering_down || s.power_down_pending) return "idle";
   if (s.powering_up) return "pow_up";
-  if (s.maint) return "maint";
-  if (s.reserved) return "resv";
+  if (maint_word(s)) return "maint";
+  if (s.reserved && !s.maint) return "resv";
   if (s.planned) return "plnd";
   return nullptr;
 }

@@ -127,17 +127,6 @@ int show_compressed(const Args& ids, std::string_view entity, bool sorted) {
 int show_hostlist(const Args& ids, std::string_view entity) { return show_compressed(ids, entity, false); }
 int show_hostlistsorted(const Args& ids, std::string_view entity) { return show_compressed(ids, entity, true); }
 
-// Advance reservations: Drover cannot create any (`scontrol create
-// reservation` is not built), so there are none, in Slurm 22.05's words.
-int show_reservations(const Args& ids, std::string_view) {
-  if (ids.empty()) {
-    std::printf("No reservations in the system\n");
-    return 0;
-  }
-  std::printf("Reservation %s not found\n", ids[0].c_str());
-  return 1;
-}
-
 // Drover has no network topology (TopologyPlugin is not read), which Slurm
 // answers this way when none is configured.
 int show_topology(const Args& ids, std::string_view) {
@@ -177,7 +166,7 @@ const Named<EntityHandler> kEntities[] = {
     {"licenses", 1, show_needs_controller},
     {"node", 1, show_needs_controller},
     {"partition", 1, show_needs_controller},
-    {"reservations", 1, show_reservations},
+    {"reservations", 1, show_needs_controller},
     {"slurmd", 2, show_needs_controller},
     {"step", 2, show_needs_controller},
     {"topology", 1, show_topology},

@@ -78,6 +78,7 @@ void add_job_resources(Record& r, const JobView& j, bool details) {
   }
   r.add("MinCPUsNode={} {} MinTmpDiskNode={}", j.min_cpus_per_node, memory_field(j), j.min_tmp_disk_mb);
   r.add("Features={} DelayBoot=00:00:00", null_or(j.features));
+  if (!j.reservation.empty()) r.add("Reservation={}", j.reservation);  // only when set, as Slurm
   r.add("OverSubscribe={} Contiguous={} Licenses={} Network={}", j.over_subscribe, j.contiguous ? 1 : 0,
         null_or(j.licenses), null_or(j.network));
 }
@@ -173,6 +174,20 @@ std::string render_partition_detail(const PartitionView& p, bool one_line) {
                                              : fmt::format("MaxMemPerNode={}", unlimited_or(p.max_mem_per_node_mb));
   r.add("{} {}", def, max);
   r.add("TRES={}", format_tres(p.tres));
+  return r.finish();
+}
+
+std::string render_reservation_detail(const ReservationView& v, bool one_line) {
+  Record r{one_line, {}};
+  const Seconds span = v.end_time > v.start_time ? v.end_time - v.start_time : 0;
+  r.add("ReservationName={} StartTime={} EndTime={} Duration={}", v.name, time_or(v.start_time, "Unknown"),
+        time_or(v.end_time, "Unknown"), format_duration_hms(span));
+  r.add("Nodes={} NodeCnt={} CoreCnt={} Features=(null) PartitionName={} Flags={}", null_or(v.nodes), v.node_count,
+        v.core_count, null_or(v.partition), null_or(join(v.flags, ",")));
+  r.add("TRES={}", v.cpu_count > 0 ? fmt::format("cpu={}", v.cpu_count) : std::string("(null)"));
+  r.add("Users={} Groups=(null) Accounts={} Licenses=(null) State={} BurstBuffer=(null) Watts=n/a",
+        null_or(join(v.users, ",")), null_or(join(v.accounts, ",")), v.active ? "ACTIVE" : "INACTIVE");
+  r.add("MaxStartDelay=(null)");
   return r.finish();
 }
 

@@ -18,6 +18,7 @@ namespace drover::cli {
 std::string render_job_detail(const JobView& job, UnixTime now, bool one_line, bool details = false);
 std::string render_node_detail(const NodeView& node, bool one_line);
 std::string render_partition_detail(const PartitionView& part, bool one_line);
+std::string render_reservation_detail(const ReservationView& resv, bool one_line);
 
 // `scontrol show step`: one running step of a running job.
 struct StepDetailView {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/cli_test_support.hpp"
+#include "cli/sinfo_output.hpp"
 #include "common/strings.hpp"
 
 namespace drover::cli {
@@ -359,6 +360,47 @@ TEST_F(ScontrolShow, ConfigMatchesGoldenAndSnakemakeReadsIt) {
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(MaxArraySize\s*=?\s*(\d+))")));
   EXPECT_EQ(m[1], "1001");
   EXPECT_EQ(config_seconds(300), "300 sec");
+}
+
+}  // namespace
+}  // namespace drover::cli
+
+namespace drover::cli {
+namespace {
+
+// The two reservations of the anchor cluster's captures (testdata/README.md).
+std::vector<ReservationView> anchor_reservations() {
+  ReservationView maint;
+  maint.name = "maint";
+  maint.start_time = utc("2026-12-04T12:39:04");
+  maint.end_time = utc("2026-12-04T13:24:04");
+  maint.nodes = "cpu02";
+  maint.node_count = 1;
+  maint.core_count = maint.cpu_count = 64;
+  maint.users = {"root", "alice"};
+  maint.flags = {"MAINT", "SPEC_NODES"};
+  ReservationView longer;
+  longer.name = "longnamereservation_x";
+  longer.start_time = utc("2026-12-05T10:00:00");
+  longer.end_time = utc("2026-12-06T12:03:00");
+  longer.nodes = "cpu04,gpu[01-02]";
+  longer.node_count = 3;
+  longer.core_count = longer.cpu_count = 320;
+  longer.users = {"root", "alice"};
+  longer.flags = {"MAINT", "OVERLAP", "IGNORE_JOBS", "SPEC_NODES"};
+  return {maint, longer};
+}
+
+TEST_F(ScontrolShow, ReservationsMatchSlurm) {
+  auto resvs = anchor_reservations();
+  EXPECT_EQ(render_reservation_detail(resvs[1], false), oracle("scontrol_show_reservation.txt").output);
+  EXPECT_EQ(render_reservation_detail(resvs[0], true), oracle("scontrol_show_reservation_o.txt").output);
+  // sinfo -T: the name column as wide as the longest name.
+  EXPECT_EQ(render_sinfo_reservations(resvs, true), oracle("sinfo_T_reservations.txt").output);
+  EXPECT_EQ(render_sinfo_reservations({}, true), "No reservations in the system\n");
+  resvs.pop_back();
+  EXPECT_EQ(render_sinfo_reservations(resvs, false),
+            "maint      INACTIVE  2026-12-04T12:39:04  2026-12-04T13:24:04     00:45:00  cpu02\n");
 }
 
 }  // namespace

@@ -125,23 +125,6 @@ TEST_F(Scontrol, HostlistCommandsBehaveAsSlurm) {
   }
 }
 
-// Drover cannot create advance reservations, so there are none: Slurm
-// 22.05's words for that (checked on the anchor cluster), no controller needed.
-TEST_F(Scontrol, ShowReservationSaysThereAreNone) {
-  const Case cases[] = {
-      {{"show", "reservation"}, {}, "No reservations in the system\n", 0, false},
-      {{"show", "reservations"}, {}, "No reservations in the system\n", 0, false},
-      {{"show", "res"}, {}, "No reservations in the system\n", 0, false},
-      {{"show", "reservation", "maint"}, {}, "Reservation maint not found\n", 1, false},
-  };
-  for (const auto& c : cases) {
-    Outcome r = scontrol(c.args, c.env);
-    EXPECT_EQ(r.out, c.out) << c.args.back();
-    EXPECT_EQ(r.rc, c.rc) << c.args.back();
-    EXPECT_EQ(r.err, "") << c.args.back();
-  }
-}
-
 // version, show topology (Drover reads no topology) and show aliases (no
 // front ends), with Slurm 22.05's words where it has them (anchor cluster,
 // no TopologyPlugin).

@@ -263,17 +263,35 @@ CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args
   return scan_display_options(args, sinfo_specs(), "sinfo", std::move(o), apply_option);
 }
 
+// sinfo -T: one line per reservation, the name column as wide as the
+// longest name (at least the header's), as Slurm 22.05 prints it.
+std::string render_sinfo_reservations(const std::vector<ReservationView>& resvs, bool header) {
+  if (resvs.empty()) return "No reservations in the system\n";
+  size_t w = std::string_view("RESV_NAME").size();
+  for (const auto& r : resvs) w = std::max(w, r.name.size());
+  std::string out;
+  auto line = [&](std::string_view name, std::string_view state, std::string_view start, std::string_view end,
+                  std::string_view dur, std::string_view nodes) {
+    out += fmt::format("{:<{}}  {:>8}  {:>19}  {:>19}  {:>11}  {}\n", name, w, state, start, end, dur, nodes);
+  };
+  if (header) line("RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+  for (const auto& r : resvs) {
+    line(r.name, r.active ? "ACTIVE" : "INACTIVE", format_timestamp(r.start_time), format_timestamp(r.end_time),
+         format_duration_hms(r.end_time > r.start_time ? r.end_time - r.start_time : 0), r.nodes);
+  }
+  return out;
+}
+
 CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<PartitionView>& partitions,
-                           const std::vector<NodeView>& nodes, UnixTime now) {
+                           const std::vector<NodeView>& nodes, UnixTime now,
+                           const std::vector<ReservationView>& reservations) {
   if (auto early = version_or_usage(opts.print_version, opts.print_help,
                                     "Usage: sinfo [-adelNRrsv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
                                     "             [-S fields] [-o format] [-O Format]\n"))
     return *early;
   CommandOutput result;
   if (opts.reservations) {
-    // sinfo -T lists advance reservations; Drover cannot create any (no
-    // `scontrol create reservation`), so there are none, in Slurm's words.
-    result.out = "No reservations in the system\n";
+    result.out = render_sinfo_reservations(reservations, !opts.noheader);
     return result;
   }
   const auto& fields = sinfo_fields();

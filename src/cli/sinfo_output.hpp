@@ -54,8 +54,12 @@ struct SinfoOptions {
 CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args,
                                             const std::map<std::string, std::string>& env);
 
-// Partitions in configured order; nodes in any order (looked up by name).
+// Partitions in configured order; nodes in any order (looked up by name);
+// the advance reservations for -T.
 CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<PartitionView>& partitions,
-                           const std::vector<NodeView>& nodes, UnixTime now);
+                           const std::vector<NodeView>& nodes, UnixTime now,
+                           const std::vector<ReservationView>& reservations = {});
+// sinfo -T's table ("No reservations in the system" when there are none).
+std::string render_sinfo_reservations(const std::vector<ReservationView>& reservations, bool header);
 
 }  // namespace drover::cli

@@ -111,8 +111,9 @@ INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
                          ::testing::Values("sinfo_drain.txt", "sinfo_drain_R.txt", "sinfo_drain_s.txt",
                                            "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"), [](const auto& i) { return test::test_name(i.param); });
 
-// sinfo -T lists reservations, not partitions: Drover has none (Slurm 22.05's
-// words for that, checked on the anchor cluster).
+// sinfo -T lists reservations, not partitions; with none, Slurm 22.05's
+// words for that (checked on the anchor cluster). The table itself:
+// ScontrolShow.ReservationsMatchSlurm.
 TEST(SinfoReservations, SayThereAreNone) {
   for (const char* flag : {"-T", "--reservation"}) {
     auto opts = parse_sinfo_options({flag}, {});
@@ -142,12 +143,23 @@ TEST(NodeStateNames, LongCompactAndCompleteForms) {
   down_nr.drain = true;
   idle_save.powered_down = true;
   comp.completing = true;
+  NodeState maint_idle = st(NodeBase::kIdle), maint_mix = st(NodeBase::kMixed), resv_idle = st(NodeBase::kIdle),
+            resv_mix = st(NodeBase::kMixed);
+  maint_idle.maint = maint_mix.maint = true;
+  maint_idle.reserved = maint_mix.reserved = resv_idle.reserved = resv_mix.reserved = true;
   for (const Row& r : {Row{st(NodeBase::kIdle), "idle", "idle", "IDLE"}, Row{alloc, "allocated", "alloc", "ALLOCATED"},
                        Row{st(NodeBase::kMixed), "mixed", "mix", "MIXED"}, Row{drng, "draining", "drng", "MIXED+DRAIN"},
                        Row{drained, "drained", "drain", "IDLE+DRAIN"}, Row{down_nr, "drained*", "drain*", "DOWN*+DRAIN"},
                        Row{idle_save, "powered_down~", "idle~", "IDLE+POWERED_DOWN"},
                        Row{comp, "completing", "comp", "IDLE+COMPLETING"},
-                       Row{st(NodeBase::kDown), "down", "down", "DOWN"}}) {
+                       Row{st(NodeBase::kDown), "down", "down", "DOWN"},
+                       // Reservations, as the anchor cluster showed them: an idle
+                       // node of a MAINT one "maint", a busy one "mix$"; a node of
+                       // another active one "resv" (busy or not).
+                       Row{maint_idle, "maint", "maint", "IDLE+MAINTENANCE+RESERVED"},
+                       Row{maint_mix, "mixed$", "mix$", "MIXED+MAINTENANCE+RESERVED"},
+                       Row{resv_idle, "reserved", "resv", "IDLE+RESERVED"},
+                       Row{resv_mix, "reserved", "resv", "MIXED+RESERVED"}}) {
     EXPECT_EQ(node_state_long(r.s), r.lng);
     EXPECT_EQ(node_state_compact(r.s), r.compact);
     EXPECT_EQ(node_state_complete(r.s), r.complete);

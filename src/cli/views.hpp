@@ -181,6 +181,17 @@ struct PartitionView {
   TresMap tres;
 };
 
+// An advance reservation as `scontrol show reservation` and `sinfo -T` see it.
+struct ReservationView {
+  std::string name;
+  UnixTime start_time = kNoTime, end_time = kNoTime;
+  std::string nodes;                    // hostlist expression
+  int64_t node_count = 0, core_count = 0, cpu_count = 0;
+  std::vector<std::string> users, accounts, flags;
+  std::string partition;                // "" = (null)
+  bool active = false;
+};
+
 // One row of sacct: a job (step empty) or one of its steps.
 struct AccountingRecord {
   int64_t job_id = 0;                      // JobIDRaw

@@ -314,6 +314,14 @@ ApiResult<v1::ShutdownReply> ControllerApi::shutdown(bool controller_only) {
   return call<v1::ShutdownReply>(v1::WIRE_SHUTDOWN, req);
 }
 
+ApiResult<v1::ChangeReservationReply> ControllerApi::change_reservation(const v1::ChangeReservationRequest& req) {
+  return call<v1::ChangeReservationReply>(v1::WIRE_CHANGE_RESERVATION, req);
+}
+
+ApiResult<v1::GetReservationsReply> ControllerApi::get_reservations() {
+  return call<v1::GetReservationsReply>(v1::WIRE_GET_RESERVATIONS, v1::GetReservationsRequest{});
+}
+
 ApiResult<v1::StatusReply> ControllerApi::status() {
   return call<v1::StatusReply>(v1::WIRE_STATUS, v1::StatusRequest{});
 }

@@ -108,6 +108,9 @@ class ControllerApi {
   ApiResult<v1::ReconfigureReply> reconfigure();
   // scontrol shutdown [slurmctld]
   ApiResult<v1::ShutdownReply> shutdown(bool controller_only);
+  // scontrol create|update|delete ReservationName=; show reservation, sinfo -T.
+  ApiResult<v1::ChangeReservationReply> change_reservation(const v1::ChangeReservationRequest& req);
+  ApiResult<v1::GetReservationsReply> get_reservations();
   ApiResult<v1::StatusReply> status();
   // Job steps (steps.proto; the local fast path only).
   ApiResult<v1::CreateStepReply> create_step(const v1::CreateStepRequest& req);

@@ -46,6 +46,12 @@ class GrpcTransport final : public Transport {
       case v1::WIRE_RECONFIGURE:
         return invoke<v1::ReconfigureRequest, v1::ReconfigureReply>(request, cluster_.get(), &C::Reconfigure);
       case v1::WIRE_STATUS: return invoke<v1::StatusRequest, v1::StatusReply>(request, cluster_.get(), &C::Status);
+      case v1::WIRE_CHANGE_RESERVATION:
+        return invoke<v1::ChangeReservationRequest, v1::ChangeReservationReply>(request, cluster_.get(),
+                                                                                &C::ChangeReservation);
+      case v1::WIRE_GET_RESERVATIONS:
+        return invoke<v1::GetReservationsRequest, v1::GetReservationsReply>(request, cluster_.get(),
+                                                                            &C::GetReservations);
       case v1::WIRE_SHUTDOWN:
         return invoke<v1::ShutdownRequest, v1::ShutdownReply>(request, cluster_.get(), &C::Shutdown);
       case v1::WIRE_CREATE_STEP:

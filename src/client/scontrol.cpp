@@ -95,36 +95,46 @@ int show_jobs(ControllerApi& api, const Invocation& inv, const Opts& o, const st
   return print_views(blocks, "No jobs in the system");
 }
 
+// The records of `items` that `names` names (all when empty), rendered;
+// Slurm's words when a named one is missing or there are none.
+template <class Items, class Render>
+int show_named(const Items& items, const std::vector<std::string>& names, Render render, const char* entity,
+               const char* none) {
+  std::vector<std::string> blocks;
+  for (const auto& x : items) {
+    if (names.empty() || std::find(names.begin(), names.end(), x.name()) != names.end()) blocks.push_back(render(x));
+  }
+  if (blocks.empty() && !names.empty()) {
+    std::printf("%s %s not found\n", entity, names[0].c_str());
+    return 1;
+  }
+  return print_views(blocks, none);
+}
+
 int show_nodes(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
   auto reply = api.get_nodes({});
   if (!reply) return report_failure(inv, api, reply.error());
-  std::vector<std::string> blocks;
-  for (const auto& n : reply->nodes()) {
-    if (names.empty() || std::find(names.begin(), names.end(), n.name()) != names.end()) {
-      blocks.push_back(cli::render_node_detail(node_view(n), o.one_line));
-    }
-  }
-  if (blocks.empty() && !names.empty()) {
-    std::printf("Node %s not found\n", names[0].c_str());
-    return 1;
-  }
-  return print_views(blocks, "No nodes in the system");
+  return show_named(
+      reply->nodes(), names, [&](const v1::NodeInfo& n) { return cli::render_node_detail(node_view(n), o.one_line); },
+      "Node", "No nodes in the system");
 }
 
 int show_partitions(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
   auto reply = api.get_partitions();
   if (!reply) return report_failure(inv, api, reply.error());
-  std::vector<std::string> blocks;
-  for (const auto& p : reply->partitions()) {
-    if (names.empty() || std::find(names.begin(), names.end(), p.name()) != names.end()) {
-      blocks.push_back(cli::render_partition_detail(partition_view(p), o.one_line));
-    }
-  }
-  if (blocks.empty() && !names.empty()) {
-    std::printf("Partition %s not found\n", names[0].c_str());
-    return 1;
-  }
-  return print_views(blocks, "No partitions in the system");
+  return show_named(
+      reply->partitions(), names,
+      [&](const v1::PartitionInfo& p) { return cli::render_partition_detail(partition_view(p), o.one_line); },
+      "Partition", "No partitions in the system");
+}
+
+int show_reservations(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
+  auto reply = api.get_reservations();
+  if (!reply) return report_failure(inv, api, reply.error());
+  return show_named(
+      reply->reservations(), names,
+      [&](const v1::ReservationInfo& r) { return cli::render_reservation_detail(reservation_view(r), o.one_line); },
+      "Reservation", "No reservations in the system");
 }
 
 int show_config(ControllerApi& api, const Invocation& inv) {
@@ -267,6 +277,7 @@ std::optional<int> run_show(ControllerApi* api, const Invocation& inv, const Opt
   if (abbrev(e, "config", 1)) return need() ? show_config(*api, inv) : 1;
   if (abbrev(e, "licenses", 3)) return need() ? show_licenses(*api, inv, o, rest) : 1;
   if (abbrev(e, "steps", 2)) return need() ? show_steps(*api, inv, o, rest) : 1;
+  if (abbrev(e, "reservations", 1)) return need() ? show_reservations(*api, inv, o, rest) : 1;
   return std::nullopt;
 }
 
@@ -369,8 +380,80 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
   return print_results(reply->results(), "%s for job %s\n");
 }
 
-// scontrol create PartitionName=NAME Key=Value...: Slurm's words, checked on
-// Slurm 22.05. Reservations and nodes are not built.
+// A reservation change's refusal, in the words Slurm's scontrol uses for
+// each kind (ChangeReservationRequest): `local` what scontrol itself
+// refuses, `server` what the controller does (the first line is Slurm's,
+// any further lines are Drover's explanation, printed after).
+struct ResvWords {
+  const char* local_suffix;    // "No reservation created."
+  const char* server_prefix;   // "Error creating the reservation: "
+  bool slurm_update_line;      // update repeats the error as "slurm_update error: "
+};
+
+int report_reservation_error(const Invocation& inv, const ControllerApi& api, const ApiError& e,
+                             const ResvWords& w) {
+  if (e.unreachable) return report_failure(inv, api, e);
+  const auto nl = e.message.find('\n');
+  const std::string first = e.message.substr(0, nl);
+  const std::string more = nl == std::string::npos ? "" : e.message.substr(nl + 1) + "\n";
+  constexpr int kInvalidArgument = 3;  // gRPC's: refused before anything was asked
+  if (e.code == kInvalidArgument) {
+    std::fprintf(stderr, "scontrol: error: %s  %s\n", first.c_str(), w.local_suffix);
+    if (w.slurm_update_line) std::fprintf(stderr, "slurm_update error: No error\n");
+  } else {
+    std::fprintf(stderr, "%s%s\n", w.server_prefix, first.c_str());
+    if (w.slurm_update_line) std::fprintf(stderr, "slurm_update error: %s\n", first.c_str());
+  }
+  write_out(more, stderr);
+  return 1;
+}
+
+void add_settings(v1::ChangeReservationRequest& req, const std::vector<std::pair<std::string, std::string>>& kv,
+                  std::size_t from) {
+  for (std::size_t i = from; i < kv.size(); ++i) {
+    v1::PartitionSetting* setting = req.add_settings();
+    setting->set_key(kv[i].first);
+    setting->set_value(kv[i].second);
+  }
+}
+
+// scontrol create reservation Key=Value... / create ReservationName=NAME ...
+int create_reservation(ControllerApi& api, const Invocation& inv,
+                       const std::vector<std::pair<std::string, std::string>>& kv) {
+  v1::ChangeReservationRequest req;
+  req.set_action(v1::RESERVATION_CREATE);
+  const bool named_entity = kv[0].second.empty() && !iequals(kv[0].first, "ReservationName");
+  add_settings(req, kv, named_entity ? 1 : 0);
+  auto reply = api.change_reservation(req);
+  if (!reply) {
+    return report_reservation_error(inv, api, reply.error(),
+                                    {"No reservation created.", "Error creating the reservation: ", false});
+  }
+  std::printf("Reservation created: %s\n", reply->name().c_str());
+  return 0;
+}
+
+int update_reservation(ControllerApi& api, const Invocation& inv,
+                       const std::vector<std::pair<std::string, std::string>>& kv) {
+  v1::ChangeReservationRequest req;
+  req.set_action(v1::RESERVATION_UPDATE);
+  req.set_name(kv[0].second);
+  add_settings(req, kv, 1);
+  auto reply = api.change_reservation(req);
+  if (!reply) {
+    return report_reservation_error(inv, api, reply.error(),
+                                    {"No reservation update.", "Error updating the reservation: ", true});
+  }
+  std::printf("Reservation updated.\n");
+  return 0;
+}
+
+bool names_reservation(const std::string& key) {
+  return iequals(key, "ReservationName") || abbrev(key, "reservation", 3);
+}
+
+// scontrol create PartitionName=NAME Key=Value... or reservation Key=Value...:
+// Slurm's words, checked on Slurm 22.05. Nodes are not built.
 int run_create(ControllerApi& api, const Invocation& inv, const Opts& o) {
   auto kv = pairs_of(o.words, 1);
   if (kv.empty()) {
@@ -378,12 +461,12 @@ int run_create(ControllerApi& api, const Invocation& inv, const Opts& o) {
     return 1;
   }
   const std::string& first = kv[0].first;
+  if (names_reservation(first)) return create_reservation(api, inv, kv);
   if (!iequals(first, "PartitionName")) {
-    if (iequals(first, "ReservationName") || iequals(first, "Reservation") || iequals(first, "NodeName")) {
+    if (iequals(first, "NodeName")) {
       std::fprintf(stderr,
-                   "scontrol: error: create %s= is not built in Drover yet (advance reservations and nodes added at "
-                   "run time are not supported; create PartitionName= is)\n",
-                   first.c_str());
+                   "scontrol: error: create NodeName= is not built in Drover (nodes come from slurm.conf; "
+                   "create PartitionName= and create reservation are built)\n");
       return 1;
     }
     std::fprintf(stderr, "scontrol: error: Invalid input: %s  Request aborted\n", o.words[1].c_str());
@@ -422,9 +505,22 @@ int run_delete(ControllerApi& api, const Invocation& inv, const Opts& o) {
     std::fprintf(stderr, "Invalid deletion entity: %s\n", what.c_str());
     return 1;
   }
-  if (iequals(key, "ReservationName") || iequals(key, "Reservation") || iequals(key, "NodeName")) {
-    std::fprintf(stderr, "scontrol: error: delete %s is not built in Drover yet (delete PartitionName= is)\n",
-                 key.c_str());
+  if (names_reservation(key)) {
+    v1::ChangeReservationRequest req;
+    req.set_action(v1::RESERVATION_DELETE);
+    req.set_name(name);
+    auto reply = api.change_reservation(req);
+    if (reply) return 0;
+    if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+    const std::string& m = reply.error().message;
+    const auto nl = m.find('\n');
+    std::fprintf(stderr, "delete_reservation %s: %s\n", eq != std::string::npos ? what.c_str() : name.c_str(),
+                 m.substr(0, nl).c_str());
+    if (nl != std::string::npos) write_out(m.substr(nl + 1) + "\n", stderr);
+    return 1;
+  }
+  if (iequals(key, "NodeName")) {
+    std::fprintf(stderr, "scontrol: error: delete NodeName= is not built in Drover (nodes come from slurm.conf)\n");
     return 1;
   }
   if (!iequals(key, "PartitionName") && !iequals(key, "Partition")) {
@@ -451,9 +547,10 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
   if (iequals(first, "NodeName") || iequals(first, "Node")) return update_node(api, inv, kv);
   if (iequals(first, "JobId") || iequals(first, "Job")) return update_job(api, inv, kv);
   if (iequals(first, "PartitionName")) return update_partition(api, inv, kv);
+  if (names_reservation(first)) return update_reservation(api, inv, kv);
   std::fprintf(stderr,
-               "scontrol: error: update of %s is not supported by Drover yet (NodeName=, PartitionName= and JobId= "
-               "are)\n",
+               "scontrol: error: update of %s is not supported by Drover yet (NodeName=, PartitionName=, "
+               "ReservationName= and JobId= are)\n",
                first.c_str());
   return 1;
 }
@@ -658,7 +755,7 @@ bool needs_controller(const Opts& o) {
     const std::string& e = o.words[1];
     return iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1) || iequals(e, "nodes") ||
            abbrev(e, "node", 1) || iequals(e, "partitions") || abbrev(e, "partition", 1) || abbrev(e, "config", 1) ||
-           abbrev(e, "licenses", 3) || abbrev(e, "steps", 2);
+           abbrev(e, "licenses", 3) || abbrev(e, "steps", 2) || abbrev(e, "reservations", 1);
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},

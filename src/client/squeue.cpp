@@ -129,7 +129,13 @@ int sinfo_main(const Args& args) {
     std::vector<cli::NodeView> nv;
     for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
     if (opts->json) return print_output(cli::CommandOutput{cli::render_sinfo_json(nv), "", 0});
-    return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now()));
+    std::vector<cli::ReservationView> rv;
+    if (opts->reservations) {
+      auto resvs = api->get_reservations();
+      if (!resvs) return report_failure(inv, *api, resvs.error());
+      for (const auto& r : resvs->reservations()) rv.push_back(reservation_view(r));
+    }
+    return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now(), rv));
   });
 }
 

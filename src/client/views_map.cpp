@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/gres.hpp"
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 
 namespace drover::client {
@@ -204,10 +205,30 @@ cli::NodeState node_state(const v1::NodeInfo& n) {
   s.not_responding = n.not_responding();
   s.invalid_reg = n.invalid_reg();
   s.fail = n.fail();
+  s.reserved = n.reserved();
+  s.maint = n.maint();
   return s;
 }
 
 }  // namespace
+
+cli::ReservationView reservation_view(const v1::ReservationInfo& r) {
+  cli::ReservationView v;
+  v.name = r.name();
+  v.start_time = r.start_time();
+  v.end_time = r.end_time();
+  std::vector<std::string> nodes(r.nodes().begin(), r.nodes().end());
+  v.nodes = hostlist_compress_sorted(nodes);
+  v.node_count = r.nodes_size();
+  v.core_count = r.core_count();
+  v.cpu_count = r.cpu_count();
+  v.users.assign(r.users().begin(), r.users().end());
+  v.accounts.assign(r.accounts().begin(), r.accounts().end());
+  v.flags.assign(r.flags().begin(), r.flags().end());
+  v.partition = r.partition();
+  v.active = r.active();
+  return v;
+}
 
 cli::NodeView node_view(const v1::NodeInfo& n) {
   cli::NodeView v;

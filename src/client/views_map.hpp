@@ -21,6 +21,7 @@ cli::JobState cli_job_state(v1::JobState state, bool completing);
 std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryReply& reply);
 cli::NodeView node_view(const v1::NodeInfo& n);
 cli::PartitionView partition_view(const v1::PartitionInfo& p);
+cli::ReservationView reservation_view(const v1::ReservationInfo& r);
 
 // sbatch's output file name for a job: the -o pattern (default slurm-%j.out,
 // slurm-%A_%a.out for arrays) with %j %J %A %a %x %u %% expanded, relative

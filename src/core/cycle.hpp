@@ -391,6 +391,7 @@ struct Scheduler::Impl {
   void order_queue(std::vector<QueueEntry>& queue);
   uint32_t last_queue_size = 0;
   void setup(const CycleInput& input);
+  void apply_blocks(std::span<const NodeBlock> blocks);
   const JobCache& cached(const JobSpec& job);
   QueueEntry entry(const JobSpec& job, const FairShareFactors* fs, Time at);
   Time round_up(Time t) const;

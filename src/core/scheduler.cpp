@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/cycle.hpp"
 #include "core/priority.hpp"
@@ -82,6 +83,33 @@ void Scheduler::Impl::setup(const CycleInput& input) {
   }
   index_built.assign(classes.size(), 0);  // each built when a search first needs it
   exhaustive_visits.assign(classes.size(), 0);
+  apply_blocks(input.blocks);
+}
+
+// Each block takes what its node has free over its window, step by step,
+// as a commit does (undone at the next setup like the cycle's own).
+void Scheduler::Impl::apply_blocks(std::span<const NodeBlock> blocks) {
+  static const PartChoice none;
+  for (const NodeBlock& b : blocks) {
+    if (b.node < 0 || b.node >= static_cast<NodeIndex>(c.nodes.size())) continue;
+    if (avail[b.node] != NodeAvail::kUp) continue;  // takes nothing anyway
+    const Time t0 = std::max(b.start, now);
+    if (b.end <= t0) continue;
+    std::vector<std::tuple<Time, Time, std::vector<int64_t>>> steps;
+    prof[b.node].for_steps(t0, b.end, [&](Time s0, Time s1, const int64_t* free) {
+      std::vector<int64_t> amount(free, free + prof[b.node].dims());
+      for (int64_t& v : amount) v = std::max<int64_t>(v, 0);
+      if (std::any_of(amount.begin(), amount.end(), [](int64_t v) { return v > 0; })) {
+        steps.emplace_back(std::max(s0, t0), std::min(s1, b.end), std::move(amount));
+      }
+    });
+    for (auto& [s0, s1, amount] : steps) {
+      Placement p;
+      p.start = s0;
+      p.add(b.node, 0, amount);
+      commit(none, p, s1);
+    }
+  }
 }
 
 void Scheduler::Impl::limits_of(const JobSpec* spec, int32_t qos, int32_t partition, const Allocation& a,

@@ -48,6 +48,15 @@ struct WalkWaiting {
   std::vector<uint8_t> classes;
 };
 
+// A node that takes no new work over [start, end): an advance reservation
+// seen by the jobs outside it. Whatever running jobs leave free on it then
+// is taken before the walk, as a reservation planned ahead of every job.
+struct NodeBlock {
+  NodeIndex node = 0;
+  Time start = 0;
+  Time end = kForever;
+};
+
 struct CycleInput {
   Time now = 0;
   std::span<const NodeAvail> node_avail;  // one per Cluster::nodes; empty: every node up
@@ -70,6 +79,10 @@ struct CycleInput {
   // The whole queue's length when `pending` is only a part of it (the
   // cache of the jobs left out is kept for the next cycle); 0: pending.
   size_t queue_length = 0;
+  // Nodes closed to the jobs of this cycle over a time window (advance
+  // reservations they are not in); starts before the window that end by its
+  // start still fit. Empty: none.
+  std::span<const NodeBlock> blocks = {};
 };
 
 enum class PassKind {

@@ -265,6 +265,52 @@ TEST(Backfill, ShortJobBackfillsLongJobWaits) {
   EXPECT_EQ(waiting(r, 3)->nodes, std::vector<NodeIndex>{1});
 }
 
+// An advance reservation on c1 and c2 from 1000 + 3600 to 1000 + 7200,
+// seen by jobs outside it: a job that would run into the window waits for
+// its end; one that ends before it starts now; a running job's part stays.
+TEST(Blocks, JobsOutsideAReservationRunAroundItsWindow) {
+  Cluster c = mixed();
+  c.sched.bf_resolution = 1;
+  Scheduler s(c);
+  Jobs jobs;
+  JobSpec& longer = jobs.add(1);
+  longer.partitions = {"cpu"};
+  longer.exclusive = true;
+  longer.time_limit = 7200;
+  JobSpec& shorter = jobs.add(2);
+  shorter.partitions = {"cpu"};
+  shorter.exclusive = true;
+  shorter.time_limit = 1800;
+  std::vector<NodeBlock> blocks = {{c.find_node("c1"), 1000 + 3600, 1000 + 7200},
+                                   {c.find_node("c2"), 1000 + 3600, 1000 + 7200}};
+  std::vector<const JobSpec*> pending = jobs.pending();
+  CycleInput in;
+  in.now = 1000;
+  in.pending = pending;
+  in.blocks = blocks;
+  CycleResult r = s.run_cycle(in);
+  ASSERT_NE(started(r, 2), nullptr);
+  ASSERT_NE(waiting(r, 1), nullptr);
+  EXPECT_EQ(waiting(r, 1)->start, 1000 + 7200);
+  // Without the blocks both start now (the same scheduler: nothing stays behind).
+  in.blocks = {};
+  CycleResult free = s.run_cycle(in);
+  EXPECT_NE(started(free, 1), nullptr);
+  EXPECT_NE(started(free, 2), nullptr);
+  // A block that has begun closes the node now: the GPU-less job goes nowhere in "cpu".
+  std::vector<NodeBlock> now_blocks = {{c.find_node("c1"), 0, kForever}, {c.find_node("c2"), 500, 1000 + 60}};
+  in.blocks = now_blocks;
+  CycleResult closed = s.run_cycle(in);
+  EXPECT_EQ(started(closed, 1), nullptr);
+  EXPECT_EQ(started(closed, 2), nullptr);
+  // c2 opens at 1060 and job 1 (first in the queue) is planned there; job 2 behind it.
+  ASSERT_NE(waiting(closed, 1), nullptr);
+  EXPECT_EQ(waiting(closed, 1)->start, 1000 + 60);
+  EXPECT_EQ(waiting(closed, 1)->nodes, std::vector<NodeIndex>{c.find_node("c2")});
+  ASSERT_NE(waiting(closed, 2), nullptr);
+  EXPECT_EQ(waiting(closed, 2)->start, 1000 + 60 + 7200);
+}
+
 TEST(Backfill, EasyReservesOnlyTheFirstWaitingJob) {
   Busy b = four_nodes();
   b.c.sched.bf_reserve_depth = 1;

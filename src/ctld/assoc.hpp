@@ -49,6 +49,7 @@ class AccountingDb {
       const std::map<std::pair<std::string, std::string>, double>& usage) const;
   v1::GetAssociationsReply snapshot() const;
   const v1::UserRecord* user(const std::string& name) const;
+  bool has_account(const std::string& name) const { return accounts_.count(name) > 0; }
 
  private:
   Result<std::vector<std::string>> apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b);

@@ -193,6 +193,19 @@ Status Controller::recover() {
       log_line("partition updates from scontrol laid over slurm.conf: " + shown);
     }
   }
+  auto reservations = store_->get_meta(kReservationsMeta);
+  if (!reservations) return reservations.error();
+  auto reservation_seq = store_->get_meta(kReservationSeqMeta);
+  if (!reservation_seq) return reservation_seq.error();
+  if (*reservations && std::holds_alternative<std::string>(**reservations)) {
+    int64_t seq = *reservation_seq && std::holds_alternative<int64_t>(**reservation_seq)
+                      ? std::get<int64_t>(**reservation_seq)
+                      : 0;
+    for (const auto& n : state_->restore_reservations(std::get<std::string>(**reservations), seq)) log_line(n);
+    if (!state_->reservations().empty()) {
+      log_line("advance reservations recovered: " + std::to_string(state_->reservations().size()));
+    }
+  }
   // Jobs and steps are streamed: the store keeps every finished job for
   // sacct, and only what MinJobAge keeps in memory is held here.
   const int64_t t = now();

@@ -247,6 +247,15 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
       }
     }
   }
+  // Nodes in a reservation active now (RESERVED; MAINTENANCE too for Flags=MAINT).
+  std::vector<uint8_t> reserved(c.nodes.size(), 0), maint(c.nodes.size(), 0);
+  for (const auto& [name, r] : reservations_) {
+    if (!r.active(now)) continue;
+    for (core::NodeIndex n : r.nodes) {
+      reserved[static_cast<size_t>(n)] = 1;
+      maint[static_cast<size_t>(n)] |= r.maint ? 1 : 0;
+    }
+  }
   std::vector<v1::NodeInfo> out;
   for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(c.nodes.size()); ++i) {
     const core::NodeSpec& n = c.nodes[i];
@@ -272,6 +281,8 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     info.set_cpu_load(rt.cpu_load);
     info.set_free_memory_mb(rt.free_mem_mb);
     info.set_last_busy_time(use[i].jobs ? now : rt.last_busy);
+    info.set_reserved(reserved[static_cast<size_t>(i)] != 0);
+    info.set_maint(maint[static_cast<size_t>(i)] != 0);
     out.push_back(std::move(info));
   }
   return out;

@@ -99,6 +99,7 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   l.set_account(r.account());
   l.set_partition(r.partition());
   l.set_qos(r.qos());
+  l.set_reservation(d.reservation());
   l.set_cluster_name(settings_.cluster_name);
   l.set_submit_dir(d.submit_dir().empty() ? d.work_dir() : d.submit_dir());
   l.set_submit_host(d.submit_host());

@@ -159,6 +159,25 @@ void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest&
   done(0, "");
 }
 
+void change_reservation(Controller& c, const Caller& who, const v1::ChangeReservationRequest& req,
+                        v1::ChangeReservationReply* rep, Done done) {
+  Effects fx;
+  auto name = c.state().change_reservation(who, req, c.now(), fx);
+  if (!name) return done(name.error().code, name.error().message);
+  rep->set_name(*name);
+  header(req, rep);
+  finish_after(c, std::move(fx), std::move(done));
+}
+
+void get_reservations(Controller& c, const Caller&, const v1::GetReservationsRequest& req,
+                      v1::GetReservationsReply* rep, Done done) {
+  const int64_t now = c.now();
+  for (auto& r : c.state().reservation_infos(now)) *rep->add_reservations() = std::move(r);
+  rep->set_now(now);
+  header(req, rep);
+  done(0, "");
+}
+
 void shutdown(Controller& c, const Caller& who, const v1::ShutdownRequest& req, v1::ShutdownReply* rep, Done done) {
   if (!who.privileged) {
     return done(kPermissionDenied,

@@ -40,6 +40,10 @@ void get_config(Controller& c, const Caller& who, const v1::GetConfigRequest& re
                 Done done);
 void reconfigure(Controller& c, const Caller& who, const v1::ReconfigureRequest& req, v1::ReconfigureReply* rep,
                  Done done);
+void change_reservation(Controller& c, const Caller& who, const v1::ChangeReservationRequest& req,
+                        v1::ChangeReservationReply* rep, Done done);
+void get_reservations(Controller& c, const Caller& who, const v1::GetReservationsRequest& req,
+                      v1::GetReservationsReply* rep, Done done);
 void shutdown(Controller& c, const Caller& who, const v1::ShutdownRequest& req, v1::ShutdownReply* rep, Done done);
 void status(Controller& c, const Caller& who, const v1::StatusRequest& req, v1::StatusReply* rep, Done done);
 void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::DiagReply* rep, Done done);

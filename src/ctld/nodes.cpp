@@ -235,6 +235,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
   if (start_time_ == 0) start_time_ = now;
   allocation_timeouts(now, fx);
   time_limit_mails(now, fx);
+  reservation_windows(now, fx);
   for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) {
     NodeRt& n = nodes_[i];
     if (!n.registered) {

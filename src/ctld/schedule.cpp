@@ -81,6 +81,7 @@ struct ControllerState::CycleInputs {
   std::vector<core::NodeAvail> avail;
   std::vector<core::RunningJob> running;
   std::vector<const core::JobSpec*> pending;
+  std::vector<core::NodeBlock> blocks;
   std::unique_ptr<StateHistory> history;
   const core::FairShareFactors* fairshare = nullptr;
 
@@ -90,9 +91,33 @@ struct ControllerState::CycleInputs {
     in.node_avail = avail;
     in.running = running;
     in.pending = pending;
+    in.blocks = blocks;
     in.history = history.get();
     in.fairshare = fairshare;
     return in;
+  }
+
+  // For the jobs outside every reservation: each reservation's nodes are
+  // closed over its window.
+  void outside(const std::map<std::string, Reservation>& resvs, int64_t now) {
+    for (const auto& [name, r] : resvs) {
+      if (r.end <= now) continue;
+      for (core::NodeIndex n : r.nodes) blocks.push_back({n, r.start, r.end});
+    }
+  }
+  // For the jobs of reservation r: only its nodes, and those only from its
+  // start (its jobs may run on past its end, as Slurm lets them).
+  void inside(const Reservation& r, int64_t now) {
+    std::vector<uint8_t> in(avail.size(), 0);
+    for (core::NodeIndex n : r.nodes) {
+      if (n >= 0 && static_cast<size_t>(n) < in.size()) in[static_cast<size_t>(n)] = 1;
+    }
+    for (size_t i = 0; i < avail.size(); ++i) {
+      if (!in[i]) avail[i] = core::NodeAvail::kDown;
+    }
+    if (r.start > now) {
+      for (core::NodeIndex n : r.nodes) blocks.push_back({n, now, r.start});
+    }
   }
 };
 
@@ -143,27 +168,103 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
   if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now, fx);
   CycleInputs ci = cycle_inputs(now);
   if (ci.pending.empty()) return;
-  auto t0 = std::chrono::steady_clock::now();
-  core::CycleResult result = bridge_->run_cycle(ci.input(now), pass);
-  int64_t us = micros_since(t0);
-  counters_.last_cycle_us = us;
-  counters_.max_cycle_us = std::max(counters_.max_cycle_us, us);
-  counters_.total_cycle_us += us;
-  (pass == core::PassKind::kFull ? counters_.cycles_full : counters_.cycles_quick) += 1;
-  PassCounters& pc = pass == core::PassKind::kFull ? counters_.full : counters_.quick;
-  pc.cycles += 1;
-  pc.last_us = us;
-  pc.max_us = std::max(pc.max_us, us);
-  pc.total_us += us;
-  pc.last_depth = result.stats.tested;
-  pc.total_depth += result.stats.tested;
-  pc.last_queue = result.stats.pending;
-  pc.total_queue += result.stats.pending;
-  pc.last_when = now;
-  pc.started += result.stats.started;
-  pc.backfilled += result.stats.backfilled;
-  pc.last_planned = result.stats.planned;
-  pc.last_reserved = result.stats.reserved;
+  // The jobs of a reservation are planned apart, after the others (they use
+  // disjoint nodes over its window): each reservation's pass sees the
+  // starts of the passes before it.
+  std::map<std::string, std::vector<const core::JobSpec*>> by_resv;
+  if (!reservations_.empty() || std::any_of(ci.pending.begin(), ci.pending.end(), [&](const core::JobSpec* s) {
+        return !jobs_.at(s->id).rec.desc().reservation().empty();
+      })) {
+    std::vector<const core::JobSpec*> outside;
+    for (const core::JobSpec* s : ci.pending) {
+      const std::string& r = jobs_.at(s->id).rec.desc().reservation();
+      (r.empty() ? outside : by_resv[r]).push_back(s);
+    }
+    ci.pending = std::move(outside);
+    ci.outside(reservations_, now);
+  }
+  if (!ci.pending.empty()) {
+    auto t0 = std::chrono::steady_clock::now();
+    core::CycleResult result = bridge_->run_cycle(ci.input(now), pass);
+    int64_t us = micros_since(t0);
+    counters_.last_cycle_us = us;
+    counters_.max_cycle_us = std::max(counters_.max_cycle_us, us);
+    counters_.total_cycle_us += us;
+    (pass == core::PassKind::kFull ? counters_.cycles_full : counters_.cycles_quick) += 1;
+    PassCounters& pc = pass == core::PassKind::kFull ? counters_.full : counters_.quick;
+    pc.cycles += 1;
+    pc.last_us = us;
+    pc.max_us = std::max(pc.max_us, us);
+    pc.total_us += us;
+    pc.last_depth = result.stats.tested;
+    pc.total_depth += result.stats.tested;
+    pc.last_queue = result.stats.pending;
+    pc.total_queue += result.stats.pending;
+    pc.last_when = now;
+    pc.started += result.stats.started;
+    pc.backfilled += result.stats.backfilled;
+    pc.last_planned = result.stats.planned;
+    pc.last_reserved = result.stats.reserved;
+    apply_cycle(result, pass, now, fx);
+    if (!reservations_.empty()) mark_reserved_nodes_wanted(result, now);
+  }
+  for (const auto& [name, specs] : by_resv) {
+    auto it = reservations_.find(name);
+    if (it == reservations_.end()) {
+      // Its reservation ended or was deleted: it can never start as it is.
+      for (const core::JobSpec* s : specs) {
+        Job* j = find_job(s->id);
+        if (!j) continue;
+        j->rec.set_reason("ReservationDeleted");
+        j->planned_start = 0;
+        j->sched_nodes.clear();
+      }
+      continue;
+    }
+    const Reservation& r = it->second;
+    CycleInputs rc = cycle_inputs(now);  // with the starts made above
+    rc.pending = specs;
+    rc.inside(r, now);
+    core::CycleResult result = bridge_->run_cycle(rc.input(now), pass);
+    apply_cycle(result, pass, now, fx);
+    for (const auto& p : result.pending) {
+      Job* j = find_job(p.job->id);
+      if (!j || !p.tested) continue;
+      const bool plain_wait = p.reason == core::Reason::kResources || p.reason == core::Reason::kPriority;
+      if (!r.active(now) && plain_wait) j->rec.set_reason("Reservation");  // Slurm's: waiting for it to start
+      if (j->planned_start >= r.end) {  // no start inside the window
+        j->planned_start = 0;
+        j->sched_nodes.clear();
+      }
+    }
+  }
+}
+
+// A job outside the reservations that asked for (-w) a node an active
+// reservation holds: Slurm's reason names it.
+void ControllerState::mark_reserved_nodes_wanted(const core::CycleResult& result, int64_t now) {
+  const core::Cluster& c = bridge_->cluster();
+  std::vector<uint8_t> held(c.nodes.size(), 0);
+  bool any = false;
+  for (const auto& [name, r] : reservations_) {
+    if (!r.active(now)) continue;
+    for (core::NodeIndex n : r.nodes) held[static_cast<size_t>(n)] = 1;
+    any = true;
+  }
+  if (!any) return;
+  for (const auto& p : result.pending) {
+    if (!p.tested || p.reason != core::Reason::kResources || p.job->nodelist.empty()) continue;
+    auto names = hostlist_expand(p.job->nodelist);
+    if (!names) continue;
+    bool wanted = std::any_of(names->begin(), names->end(), [&](const std::string& n) {
+      core::NodeIndex i = c.find_node(n);
+      return i >= 0 && held[static_cast<size_t>(i)];
+    });
+    if (Job* j = find_job(p.job->id); j && wanted) j->rec.set_reason("ReqNodeNotAvail, May be reserved for other job");
+  }
+}
+
+void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx) {
   for (const auto& d : result.starts) start_job(d, now, fx);
   for (const auto& p : result.pending) {
     Job* j = find_job(p.job->id);
@@ -270,9 +371,15 @@ void ControllerState::launch_unreachable(int64_t job_id, int32_t restart_count, 
   (void)fx;
 }
 
-void ControllerState::plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply) {
+void ControllerState::plan_test_only(const core::JobSpec& spec, const std::string& reservation, int64_t now,
+                                     v1::SubmitReply& reply) {
   CycleInputs ci = cycle_inputs(now);
   ci.pending = {&spec};
+  if (auto it = reservations_.find(reservation); it != reservations_.end()) {
+    ci.inside(it->second, now);
+  } else {
+    ci.outside(reservations_, now);
+  }
   core::CycleResult r = bridge_->run_cycle(ci.input(now), core::PassKind::kFull);
   const core::Cluster& c = bridge_->cluster();
   if (!r.starts.empty()) {

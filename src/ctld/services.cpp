@@ -120,6 +120,14 @@ class ClusterServiceImpl final : public v1::ClusterService::CallbackService {
                                    v1::StatusReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::status);
   }
+  grpc::ServerUnaryReactor* ChangeReservation(grpc::CallbackServerContext* ctx, const v1::ChangeReservationRequest* req,
+                                              v1::ChangeReservationReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::change_reservation);
+  }
+  grpc::ServerUnaryReactor* GetReservations(grpc::CallbackServerContext* ctx, const v1::GetReservationsRequest* req,
+                                            v1::GetReservationsReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_reservations);
+  }
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx, const v1::ShutdownRequest* req,
                                      v1::ShutdownReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::shutdown);

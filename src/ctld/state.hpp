@@ -148,6 +148,29 @@ struct Counters {
   PassCounters quick, full;                  // sdiag: main schedule / backfilling
 };
 
+// An advance reservation (scontrol create reservation): whole nodes over
+// [start, end) for the jobs that name it (--reservation) and whose user or
+// account it lists; the jobs outside it may use those nodes only around
+// the window.
+struct Reservation {
+  std::string name;
+  int64_t start = 0, end = 0;
+  std::vector<core::NodeIndex> nodes;  // ascending
+  std::vector<std::string> users, accounts;
+  bool maint = false, overlap = false, ignore_jobs = false;
+  bool spec_nodes = false;             // named by Nodes= (not picked for NodeCnt=)
+  std::string partition;               // PartitionName= ("" = none)
+  bool active(int64_t now) const { return start <= now && now < end; }
+  bool admits(const std::string& user, const std::string& account) const;
+};
+
+// A refusal of a reservation change, with the gRPC code that tells scontrol
+// how to word it (ChangeReservationRequest).
+struct ResvError {
+  int code = 9;
+  std::string message;
+};
+
 // Slurm's errors for job operations, sent back per target.
 inline constexpr const char* kInvalidJobId = "Invalid job id specified";
 inline constexpr const char* kAccessDenied = "Access/permission denied";
@@ -257,6 +280,21 @@ class ControllerState {
   Result<std::vector<std::string>> restore_partition_updates(const std::string& text);
   std::string partition_updates_text() const;
 
+  // ---- advance reservations (reservation.cpp) ----
+  // scontrol create|update|delete ReservationName= (root, SlurmUser and
+  // operators); durable (kReservationsMeta). Returns the reservation's name.
+  Result<std::string, ResvError> change_reservation(const Caller& who, const v1::ChangeReservationRequest& req,
+                                                    int64_t now, Effects& fx);
+  std::vector<v1::ReservationInfo> reservation_infos(int64_t now) const;
+  const std::map<std::string, Reservation>& reservations() const { return reservations_; }
+  // Recovery: the stored reservations (kReservationsMeta) and the counter
+  // that names unnamed ones; a node slurm.conf no longer has is left out,
+  // with a note.
+  std::vector<std::string> restore_reservations(const std::string& text, int64_t seq);
+  std::string reservations_text() const;
+  // sbatch --reservation=NAME: Slurm's refusal, or nothing.
+  Status check_job_reservation(const v1::JobRecord& rec) const;
+
   // ---- nodes (nodes.cpp) ----
   Result<v1::NodeReportReply> node_report(const v1::NodeReport& report, bool registering, int64_t now, Effects& fx);
   Result<std::vector<std::string>> update_node(const Caller& who, const v1::UpdateNodeRequest& req, int64_t now,
@@ -329,7 +367,11 @@ class ControllerState {
   void confirm_launch(Job& j, Effects& fx);
   void start_job(const core::StartDecision& d, int64_t now, Effects& fx);
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
-  void plan_test_only(const core::JobSpec& spec, int64_t now, v1::SubmitReply& reply);
+  void plan_test_only(const core::JobSpec& spec, const std::string& reservation, int64_t now,
+                      v1::SubmitReply& reply);
+  // A cycle's decisions: starts, and each tested pending job's reason and plan.
+  void apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx);
+  void mark_reserved_nodes_wanted(const core::CycleResult& result, int64_t now);
   core::SubmitContext submit_context(const Caller& who) const;
   // A job that names no QOS takes its association's DefaultQOS; with
   // enforce_qos the QOS must be in the association's list (submit.cpp).
@@ -405,6 +447,19 @@ class ControllerState {
   // in the order created, and slurm.conf partitions it deleted.
   std::vector<std::string> partitions_created_;
   std::set<std::string> partitions_deleted_;
+  std::map<std::string, Reservation> reservations_;
+  int64_t reservation_seq_ = 0;      // reservations created so far (names unnamed ones)
+  int64_t reservations_checked_ = 0; // housekeeping's last look at their windows
+  // Ended reservations leave (durably); a start or an end reschedules.
+  void reservation_windows(int64_t now, Effects& fx);
+  Result<std::string, ResvError> create_reservation(const v1::ChangeReservationRequest& req, int64_t now,
+                                                    Effects& fx);
+  Result<std::string, ResvError> update_reservation(const v1::ChangeReservationRequest& req, int64_t now,
+                                                    Effects& fx);
+  Result<std::string, ResvError> delete_reservation(const std::string& name, Effects& fx);
+  // Overlap with another reservation, busy nodes: what Slurm refuses.
+  std::optional<ResvError> reservation_conflict(const Reservation& r) const;
+  void put_reservations(Effects& fx) const;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
   std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)

@@ -1274,9 +1274,11 @@ TEST(ControllerState, ReconfigureRefusesWhatNeedsARestartAndChangesNothing) {
 // scontrol update PartitionName=: operators change a partition while the
 // cluster runs; the change is durable (one meta value) and laid over
 // slurm.conf again at a restart and at a reconfigure.
-v1::UpdatePartitionRequest partition_update(const std::string& name,
-                                            const std::vector<std::pair<std::string, std::string>>& kv) {
-  v1::UpdatePartitionRequest req;
+// A request naming `name` with Key=Value settings (scontrol's words): the
+// partition and reservation changes share the shape.
+template <class Request>
+Request named_settings(const std::string& name, const std::vector<std::pair<std::string, std::string>>& kv) {
+  Request req;
   req.set_name(name);
   for (const auto& [k, v] : kv) {
     auto* s = req.add_settings();
@@ -1286,13 +1288,22 @@ v1::UpdatePartitionRequest partition_update(const std::string& name,
   return req;
 }
 
-std::string stored_partition_updates(const Effects& fx) {
+v1::UpdatePartitionRequest partition_update(const std::string& name,
+                                            const std::vector<std::pair<std::string, std::string>>& kv) {
+  return named_settings<v1::UpdatePartitionRequest>(name, kv);
+}
+
+// The text value a batch stores under a meta key.
+std::string stored_meta(const Effects& fx, const char* key) {
   for (const auto& m : fx.batch.mutations) {
-    if (const auto* meta = std::get_if<store::SetMeta>(&m); meta && meta->key == kPartitionUpdatesMeta)
+    if (const auto* meta = std::get_if<store::SetMeta>(&m); meta && meta->key == key) {
       return std::get<std::string>(meta->value);
+    }
   }
   return "(not stored)";
 }
+
+std::string stored_partition_updates(const Effects& fx) { return stored_meta(fx, kPartitionUpdatesMeta); }
 
 TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigure) {
   auto st = make_state();
@@ -1448,6 +1459,143 @@ TEST(ControllerState, PartitionsCreatedAndDeletedByScontrolAreDurable) {
   EXPECT_NE((*dropped)[0].find("scontrol create of PartitionName=night dropped"), std::string::npos) << (*dropped)[0];
   EXPECT_EQ(defined->config().find_partition("night")->nodes, std::vector<std::string>{"c1"});
   EXPECT_EQ(defined->partition_updates_text(), "-gpu\n");
+}
+
+v1::ChangeReservationRequest resv_change(v1::ReservationAction action, const std::string& name,
+                                        const std::vector<std::pair<std::string, std::string>>& kv = {}) {
+  auto req = named_settings<v1::ChangeReservationRequest>(name, kv);
+  req.set_action(action);
+  return req;
+}
+
+const Job& job(const ControllerState& st, int64_t id) { return st.jobs().at(id); }
+
+// scontrol create reservation: c1 from 4600 to 8200 for user nobody. A job
+// outside it that would run into the window waits for its end; a shorter
+// one starts now; the reservation's own job waits for its start
+// (Reason=Reservation) and then runs on c1 only. Refusals change nothing;
+// the reservations outlive a restart and leave at their end.
+TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
+  auto st = make_state("PartitionName=long Nodes=c[1-2] MaxTime=UNLIMITED\n");
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  Effects fx;
+  auto made = st->change_reservation(root, resv_change(v1::RESERVATION_CREATE, "",
+                                                        {{"StartTime", "now+3600"}, {"Duration", "60"},
+                                                         {"Nodes", "c1"}, {"Users", "nobody"}}),
+                                     1000, fx);
+  ASSERT_TRUE(made) << made.error().message;
+  EXPECT_EQ(*made, "nobody_1");
+  EXPECT_TRUE(fx.reschedule);
+  EXPECT_EQ(stored_meta(fx, kReservationsMeta), "nobody_1\t4600\t8200\tc1\tnobody\t\tSPEC_NODES\t\n");
+  auto infos = st->reservation_infos(1000);
+  ASSERT_EQ(infos.size(), 1u);
+  EXPECT_FALSE(infos[0].active());
+  EXPECT_EQ(infos[0].cpu_count(), 4);
+
+  // Refusals, in Slurm's words, change nothing.
+  Effects no;
+  auto words = [&](std::vector<std::pair<std::string, std::string>> kv, const Caller& who = Caller{0, 0, "root", true}) {
+    auto r = st->change_reservation(who, resv_change(v1::RESERVATION_CREATE, "", std::move(kv)), 1000, no);
+    return r ? std::string("accepted") : r.error().message.substr(0, r.error().message.find('\n'));
+  };
+  EXPECT_EQ(words({{"Duration", "5"}, {"Nodes", "c2"}, {"Users", "root"}}), "A start time must be given.");
+  EXPECT_EQ(words({{"StartTime", "now"}, {"Nodes", "c2"}, {"Users", "root"}}),
+            "An end time or duration must be given.");
+  EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c2"}}),
+            "Either Users/Groups and/or Accounts must be specified.");
+  EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c9"}, {"Users", "root"}}),
+            "Invalid node name specified");
+  EXPECT_EQ(words({{"StartTime", "now+3000"}, {"Duration", "20"}, {"Nodes", "c1"}, {"Users", "root"}}),
+            "Requested reservation overlaps with another reservation");
+  EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c2"}, {"Users", "root"}, {"Flags", "BOGUS"}}),
+            "Error parsing flags BOGUS.");
+  EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c2"}, {"Users", "root"}}, user(1000, "alice")),
+            kAccessDenied);
+  EXPECT_TRUE(no.batch.empty());
+  EXPECT_EQ(st->reservations().size(), 1u);
+
+  // Outside the reservation: two 2-hour jobs for the two cpu nodes; one
+  // runs on c2, the other waits for the window's end; a 30-minute one
+  // fits on c1 before the window.
+  v1::JobDescriptor two_hours = wrap("sleep 1");
+  two_hours.set_time_limit_s(7200);
+  two_hours.add_partitions("long");
+  two_hours.set_exclusive(true);
+  v1::JobDescriptor half = wrap("sleep 1");
+  half.set_time_limit_s(1800);
+  half.set_exclusive(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), two_hours, false, 1000, fx));  // job 1
+  ASSERT_TRUE(st->submit(user(1000, "alice"), two_hours, false, 1000, fx));  // job 2
+  ASSERT_TRUE(st->submit(user(1000, "alice"), half, false, 1000, fx));       // job 3
+  v1::JobDescriptor inside = wrap("sleep 1");
+  inside.set_reservation("nobody_1");
+  inside.set_exclusive(true);
+  // Only its users (or accounts) may submit to it; an unknown one is invalid.
+  auto denied = st->submit(user(1000, "alice"), inside, false, 1000, no);
+  ASSERT_FALSE(denied);
+  EXPECT_NE(denied.error().message.find("Access denied to requested reservation"), std::string::npos);
+  v1::JobDescriptor unknown = inside;
+  unknown.set_reservation("nosuch");
+  auto invalid = st->submit(user(65534, "nobody"), unknown, false, 1000, no);
+  ASSERT_FALSE(invalid);
+  EXPECT_NE(invalid.error().message.find("Requested reservation is invalid"), std::string::npos);
+  ASSERT_TRUE(st->submit(user(65534, "nobody"), inside, false, 1000, fx));  // job 4
+  Effects run;
+  st->schedule(core::PassKind::kFull, 1000, run);
+  EXPECT_EQ(job(*st, 1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(job(*st, 1).rec.batch_host(), "c2");
+  EXPECT_EQ(job(*st, 2).rec.state(), v1::PENDING);
+  EXPECT_EQ(job(*st, 2).planned_start, 8200);
+  EXPECT_EQ(job(*st, 3).rec.state(), v1::RUNNING);  // 30 minutes on c1 end before 4600
+  EXPECT_EQ(job(*st, 3).rec.batch_host(), "c1");
+  EXPECT_EQ(job(*st, 4).rec.state(), v1::PENDING);
+  EXPECT_EQ(job(*st, 4).rec.reason(), "Reservation");
+  // The reservation is in use: it cannot be deleted.
+  auto in_use = st->change_reservation(root, resv_change(v1::RESERVATION_DELETE, "nobody_1"), 1000, no);
+  ASSERT_FALSE(in_use);
+  EXPECT_EQ(in_use.error().message, "Requested reservation is in use");
+
+  // A restarted controller has it back, and the counter that names the next.
+  const std::string stored = st->reservations_text();
+  auto again = make_state("PartitionName=long Nodes=c[1-2] MaxTime=UNLIMITED\n");
+  register_all(*again, 1000);
+  EXPECT_TRUE(again->restore_reservations(stored, 1).empty());
+  EXPECT_EQ(again->reservations_text(), stored);
+  Effects next;
+  auto second = again->change_reservation(
+      root, resv_change(v1::RESERVATION_CREATE, "", {{"StartTime", "now"}, {"Duration", "5"}, {"NodeCnt", "1"},
+                                                     {"PartitionName", "gpu"}, {"Users", "root"}, {"Flags", "MAINT"}}),
+      1000, next);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(*second, "root_2");
+  auto nodes = again->node_infos(1000);
+  for (const auto& n : nodes) {
+    EXPECT_EQ(n.reserved(), n.name() == "g1") << n.name();
+    EXPECT_EQ(n.maint(), n.name() == "g1") << n.name();
+  }
+
+  // At its start the reservation's job runs, on c1 (job 3 ended at 2800).
+  Effects end3;
+  v1::NodeReport done = report("c1");
+  *done.add_steps() = step(3, true, "COMPLETED");
+  ASSERT_TRUE(st->node_report(done, false, 2800, end3));
+  Effects at_start;
+  for (const char* n : {"c1", "c2", "g1"}) ASSERT_TRUE(st->node_report(report(n), false, 4600, at_start));
+  at_start.reschedule = false;
+  st->housekeeping(4600, at_start);
+  EXPECT_TRUE(at_start.reschedule);
+  st->schedule(core::PassKind::kFull, 4600, at_start);
+  EXPECT_EQ(job(*st, 4).rec.state(), v1::RUNNING) << job(*st, 4).rec.reason() << " " << job(*st, 4).planned_start;
+  EXPECT_EQ(job(*st, 4).rec.batch_host(), "c1");
+  EXPECT_EQ(job(*st, 4).rec.desc().reservation(), "nobody_1");
+  // At its end it leaves (durably); its job runs on.
+  Effects at_end;
+  for (const char* n : {"c1", "c2", "g1"}) ASSERT_TRUE(st->node_report(report(n), false, 8200, at_end));
+  st->housekeeping(8200, at_end);
+  EXPECT_TRUE(st->reservations().empty());
+  EXPECT_EQ(stored_meta(at_end, kReservationsMeta), "");
+  EXPECT_EQ(job(*st, 4).rec.state(), v1::RUNNING);
 }
 
 // --mail-type through the controller's transitions: the start mails

@@ -33,12 +33,6 @@ Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t j
                                                " jobs; MaxJobCount=" + std::to_string(s.max_job_count) +
                                                " (slurm.conf) bounds it; retry when jobs have finished");
   }
-  if (!d.reservation().empty()) {
-    return refusal("Requested reservation is invalid",
-                   "drover: there is no reservation " + d.reservation() +
-                       ": Drover has no advance reservations yet (scontrol create reservation is not built), so "
-                       "--reservation cannot be honoured");
-  }
   if (d.has_priority() && !who.privileged) {
     return refusal("Access/permission denied", "--priority may be set only by root, SlurmUser or an operator");
   }
@@ -188,13 +182,14 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   if (rec.account().empty()) {
     if (const auto* u = acct_.user(who.user)) rec.set_account(u->default_account());  // sacctmgr's DefaultAccount
   }
+  if (auto st = check_job_reservation(rec); !st) return st.error();
   spec = spec_from_record(rec);
   if (auto sum = bridge_->summarize(spec, v.partition)) rec.set_time_limit_s(sum->time_limit);
   v1::SubmitReply reply;
   reply.set_cluster(settings_.cluster_name);
   reply.set_job_id(next_job_id_);
   if (test_only) {
-    plan_test_only(spec, now, reply);
+    plan_test_only(spec, rec.desc().reservation(), now, reply);
     return reply;
   }
   const auto& ids = desc.array().task_ids();

@@ -72,6 +72,10 @@ Outcome dispatch(Controller& c, int fd, const Caller& who, uint16_t method, cons
     case v1::WIRE_GET_CONFIG: return call<v1::GetConfigRequest, v1::GetConfigReply>(c, fd, who, p, m::get_config);
     case v1::WIRE_RECONFIGURE: return call<v1::ReconfigureRequest, v1::ReconfigureReply>(c, fd, who, p, m::reconfigure);
     case v1::WIRE_STATUS: return call<v1::StatusRequest, v1::StatusReply>(c, fd, who, p, m::status);
+    case v1::WIRE_CHANGE_RESERVATION:
+      return call<v1::ChangeReservationRequest, v1::ChangeReservationReply>(c, fd, who, p, m::change_reservation);
+    case v1::WIRE_GET_RESERVATIONS:
+      return call<v1::GetReservationsRequest, v1::GetReservationsReply>(c, fd, who, p, m::get_reservations);
     case v1::WIRE_SHUTDOWN: return call<v1::ShutdownRequest, v1::ShutdownReply>(c, fd, who, p, m::shutdown);
     case v1::WIRE_CREATE_STEP: return call<v1::CreateStepRequest, v1::CreateStepReply>(c, fd, who, p, m::create_step);
     case v1::WIRE_GET_STEP: return call<v1::GetStepRequest, v1::GetStepReply>(c, fd, who, p, m::get_step);

@@ -673,6 +673,67 @@ TEST(Config, ScontrolCreatesAndDeletesPartitions) {
   EXPECT_EQ(c.run("sbatch", {"-p", "night", "--wrap", "true"}).rc, 1);
 }
 
+// Advance reservations through the commands, with Slurm 22.05's words
+// (checked on the anchor cluster): a MAINT reservation on cpu1 shows as
+// "maint" in sinfo and in sinfo -T; its user's job runs there; a job that
+// asks for cpu1 outside it waits with Slurm's reason; another user may not
+// use it; it cannot be deleted while a job is in it, and it outlives a
+// kill -9 of the controller. Deleted, its node is everyone's again.
+TEST(Config, ScontrolReservationsHoldNodesForTheirJobs) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto made = c.run("scontrol", {"create", "reservation", "ReservationName=maint", "StartTime=now", "Duration=60",
+                                 "Nodes=cpu1", "Users=root", "Flags=MAINT"});
+  ASSERT_EQ(made.rc, 0) << made.err;
+  EXPECT_EQ(made.out, "Reservation created: maint\n");
+  auto lacking = c.run("scontrol", {"create", "reservation", "StartTime=now", "Duration=60", "Nodes=cpu2"});
+  EXPECT_EQ(lacking.rc, 1);
+  EXPECT_EQ(lacking.err,
+            "scontrol: error: Either Users/Groups and/or Accounts must be specified.  No reservation created.\n");
+  auto overlap = c.run("scontrol", {"create", "res", "StartTime=now", "Duration=5", "Nodes=cpu1", "Users=root"});
+  EXPECT_EQ(overlap.err, "Error creating the reservation: Requested reservation overlaps with another reservation\n");
+  EXPECT_EQ(c.run("sinfo", {"-h", "-p", "compute", "-N", "-o", "%N %t"}).out, "cpu1 maint\ncpu2 idle\nlgpu1 idle\n");
+  auto listed = c.run("sinfo", {"-T", "-h"}).out;
+  EXPECT_EQ(listed.rfind("maint        ACTIVE  ", 0), 0u) << listed;
+  EXPECT_NE(listed.find("01:00:00  cpu1\n"), std::string::npos) << listed;
+
+  std::string outside = std::to_string(c.submit({"-w", "cpu1", "-o", "/dev/null", "--wrap", "true"}));
+  const std::string out = c.dir() + "/resv.out";
+  std::string inside = std::to_string(
+      c.submit({"--reservation=maint", "-o", out, "--wrap", "echo in $SLURM_JOB_RESERVATION; sleep 60"}));
+  ASSERT_TRUE(c.wait_state(inside, {"RUNNING"}));
+  EXPECT_TRUE(eventually([&] { return read_file(out) == "in maint\n"; }, std::chrono::seconds(10))) << read_file(out);
+  EXPECT_EQ(c.job_fields(inside)["NodeList"], "cpu1");
+  EXPECT_EQ(c.job_fields(inside)["Reservation"], "maint");
+  EXPECT_TRUE(eventually([&] {
+    return c.job_fields(outside)["Reason"] == "ReqNodeNotAvail,";  // "ReqNodeNotAvail, May be reserved for other job"
+  }, std::chrono::seconds(10))) << c.run("scontrol", {"show", "job", outside}).out;
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", outside, "-o", "%r"}).out, "ReqNodeNotAvail, May be reserved for other job\n");
+  if (auto user = ensure_user("droveruser")) {
+    auto denied = c.run("sbatch", {"--reservation=maint", "--wrap", "true"}, user->as());
+    EXPECT_EQ(denied.rc, 1);
+    EXPECT_EQ(denied.err.rfind("sbatch: error: Batch job submission failed: Access denied to requested reservation\n", 0),
+              0u) << denied.err;
+    EXPECT_EQ(c.run("scontrol", {"delete", "ReservationName=maint"}, user->as()).rc, 1);
+  }
+  auto busy = c.run("scontrol", {"delete", "ReservationName=maint"});
+  EXPECT_EQ(busy.err, "delete_reservation ReservationName=maint: Requested reservation is in use\n");
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  auto shown = c.run("scontrol", {"show", "reservation", "maint", "-o"});
+  ASSERT_EQ(shown.rc, 0) << shown.err;
+  EXPECT_NE(shown.out.find(" Nodes=cpu1 NodeCnt=1 "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(" Flags=MAINT,SPEC_NODES "), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(" Users=root "), std::string::npos) << shown.out;
+  ASSERT_EQ(c.run("scontrol", {"update", "ReservationName=maint", "Duration=120"}).out, "Reservation updated.\n");
+  ASSERT_EQ(c.run("scancel", {inside}).rc, 0);
+  ASSERT_TRUE(c.wait_done(inside));
+  auto gone = c.run("scontrol", {"delete", "reservation", "maint"});
+  EXPECT_EQ(gone.rc, 0) << gone.err;
+  EXPECT_EQ(c.run("scontrol", {"show", "reservation"}).out, "No reservations in the system\n");
+  EXPECT_TRUE(c.wait_done(outside));  // cpu1 is everyone's again
+}
+
 // `drover up` run again on a running cluster whose source slurm.conf
 // changed rewrites DIR/slurm.conf and has the controller take it (as
 // scontrol reconfigure would), or says what needs a restart.
