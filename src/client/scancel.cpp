@@ -157,9 +157,9 @@ int scancel_main(const Args& args) {
   bool selects_none = false;
   for (const auto& o : scan->options) {
     if (o.id == kClusters) clusters = o.value.value_or("");
-    // -R/--wckey: no Drover job is in a reservation (there are none) or has
-    // a wckey (not recorded), so these filters select no job at all.
-    if (o.id == kReservation || o.id == kWckey) selects_none = true;
+    // --wckey: no Drover job has a wckey (not recorded), so it selects no job at all.
+    if (o.id == kWckey) selects_none = true;
+    if (o.id == kReservation) req.set_reservation(o.value.value_or(""));
   }
   std::vector<StepTarget> steps;
   for (const auto& w : scan->operands) {
@@ -183,7 +183,8 @@ int scancel_main(const Args& args) {
     }
   }
   bool filtered = !req.user().empty() || !req.partition().empty() || !req.states().empty() || !req.name().empty() ||
-                  !req.account().empty() || !req.qos().empty() || !req.nodelist().empty() || selects_none;
+                  !req.account().empty() || !req.qos().empty() || !req.nodelist().empty() || !req.reservation().empty() ||
+                  selects_none;
   if (req.targets().empty() && steps.empty() && !filtered) {
     std::fputs("scancel: error: No job identification provided\n", stderr);
     return 1;

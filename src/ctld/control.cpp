@@ -47,7 +47,7 @@ bool matches_filters(const v1::JobRecord& r, const v1::CancelRequest& q, const s
   if (!in_list(q.partition(), r.partition()) || !in_list(q.account(), r.account()) || !in_list(q.qos(), r.qos())) {
     return false;
   }
-  if (!in_list(q.name(), r.desc().name())) return false;
+  if (!in_list(q.name(), r.desc().name()) || !in_list(q.reservation(), r.desc().reservation())) return false;
   if (!q.states().empty()) {
     bool any = false;
     for (int s : q.states()) any = any || s == r.state();

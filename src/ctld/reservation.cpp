@@ -223,8 +223,9 @@ std::optional<ResvError> read_setting(Reservation& r, TimeWords& t, std::string 
 
 }  // namespace
 
-std::optional<ResvError> ControllerState::reservation_conflict(const Reservation& r) const {
+std::optional<ResvError> ControllerState::reservation_conflict(const Reservation& r, int64_t now) const {
   if (r.end <= r.start) return refused("Invalid time specification (the end is not after the start)");
+  if (r.end <= now) return refused("Invalid time specification (the reservation would have ended already)");
   for (const auto& [name, other] : reservations_) {
     if (name == r.name) continue;
     if (!r.overlap && !other.overlap && overlaps(r, other)) {
@@ -295,11 +296,11 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
       if (n.down || n.drain || !n.responding) continue;
       Reservation one = r;
       one.nodes = {i};
-      if (!reservation_conflict(one)) r.nodes.push_back(i);
+      if (!reservation_conflict(one, now)) r.nodes.push_back(i);
     }
     if (static_cast<int64_t>(r.nodes.size()) < *node_cnt) return refused("Requested nodes are busy");
   }
-  if (auto e = reservation_conflict(r)) return *e;
+  if (auto e = reservation_conflict(r, now)) return *e;
   reservation_seq_ += 1;
   const std::string name = r.name;
   reservations_[name] = std::move(r);
@@ -338,7 +339,7 @@ Result<std::string, ResvError> ControllerState::update_reservation(const v1::Cha
     r.nodes = std::move(*listed);
     r.spec_nodes = true;
   }
-  if (auto e = reservation_conflict(r)) return *e;
+  if (auto e = reservation_conflict(r, now)) return *e;
   it->second = std::move(r);
   put_reservations(fx);
   fx.reschedule = true;

@@ -206,7 +206,7 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     pc.last_planned = result.stats.planned;
     pc.last_reserved = result.stats.reserved;
     apply_cycle(result, pass, now, fx);
-    if (!reservations_.empty()) mark_reserved_nodes_wanted(result, now);
+    if (!reservations_.empty()) reservation_reasons(result, now);
   }
   for (const auto& [name, specs] : by_resv) {
     auto it = reservations_.find(name);
@@ -240,27 +240,48 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
   }
 }
 
-// A job outside the reservations that asked for (-w) a node an active
-// reservation holds: Slurm's reason names it.
-void ControllerState::mark_reserved_nodes_wanted(const core::CycleResult& result, int64_t now) {
+// Slurm's reasons for a job outside the reservations that waits for
+// reserved nodes: "ReqNodeNotAvail, May be reserved for other job" when it
+// asked (-w) for a node of a reservation not yet over (as Slurm 22.05 said
+// on the anchor cluster, also for one still to come); "ReqNodeNotAvail,
+// Reserved for maintenance" when a MAINT reservation on its partition's
+// nodes lies between now and its planned start (or it has none).
+void ControllerState::reservation_reasons(const core::CycleResult& result, int64_t now) {
   const core::Cluster& c = bridge_->cluster();
   std::vector<uint8_t> held(c.nodes.size(), 0);
-  bool any = false;
+  std::vector<const Reservation*> maint;
   for (const auto& [name, r] : reservations_) {
-    if (!r.active(now)) continue;
+    if (r.end <= now) continue;
     for (core::NodeIndex n : r.nodes) held[static_cast<size_t>(n)] = 1;
-    any = true;
+    if (r.maint) maint.push_back(&r);
   }
-  if (!any) return;
   for (const auto& p : result.pending) {
-    if (!p.tested || p.reason != core::Reason::kResources || p.job->nodelist.empty()) continue;
-    auto names = hostlist_expand(p.job->nodelist);
-    if (!names) continue;
-    bool wanted = std::any_of(names->begin(), names->end(), [&](const std::string& n) {
-      core::NodeIndex i = c.find_node(n);
-      return i >= 0 && held[static_cast<size_t>(i)];
-    });
-    if (Job* j = find_job(p.job->id); j && wanted) j->rec.set_reason("ReqNodeNotAvail, May be reserved for other job");
+    if (!p.tested || (p.reason != core::Reason::kResources && p.reason != core::Reason::kPriority)) continue;
+    Job* j = find_job(p.job->id);
+    if (!j) continue;
+    if (!p.job->nodelist.empty()) {
+      auto names = hostlist_expand(p.job->nodelist);
+      if (names && std::any_of(names->begin(), names->end(), [&](const std::string& n) {
+            core::NodeIndex i = c.find_node(n);
+            return i >= 0 && held[static_cast<size_t>(i)];
+          })) {
+        j->rec.set_reason("ReqNodeNotAvail, May be reserved for other job");
+        continue;
+      }
+    }
+    const int32_t part = bridge_->find_partition(j->rec.partition());
+    if (part < 0) continue;
+    const auto& part_nodes = c.partitions[static_cast<size_t>(part)].nodes;
+    for (const Reservation* r : maint) {
+      const bool before_plan = j->planned_start == 0 || j->planned_start >= r->start;
+      const bool on_partition = std::any_of(r->nodes.begin(), r->nodes.end(), [&](core::NodeIndex n) {
+        return std::find(part_nodes.begin(), part_nodes.end(), n) != part_nodes.end();
+      });
+      if (before_plan && on_partition) {
+        j->rec.set_reason("ReqNodeNotAvail, Reserved for maintenance");
+        break;
+      }
+    }
   }
 }
 

@@ -371,7 +371,8 @@ class ControllerState {
                       v1::SubmitReply& reply);
   // A cycle's decisions: starts, and each tested pending job's reason and plan.
   void apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx);
-  void mark_reserved_nodes_wanted(const core::CycleResult& result, int64_t now);
+  // Slurm's ReqNodeNotAvail reasons for jobs that reservations keep waiting.
+  void reservation_reasons(const core::CycleResult& result, int64_t now);
   core::SubmitContext submit_context(const Caller& who) const;
   // A job that names no QOS takes its association's DefaultQOS; with
   // enforce_qos the QOS must be in the association's list (submit.cpp).
@@ -458,7 +459,7 @@ class ControllerState {
                                                     Effects& fx);
   Result<std::string, ResvError> delete_reservation(const std::string& name, Effects& fx);
   // Overlap with another reservation, busy nodes: what Slurm refuses.
-  std::optional<ResvError> reservation_conflict(const Reservation& r) const;
+  std::optional<ResvError> reservation_conflict(const Reservation& r, int64_t now) const;
   void put_reservations(Effects& fx) const;
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;

@@ -1598,6 +1598,33 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
   EXPECT_EQ(job(*st, 4).rec.state(), v1::RUNNING);
 }
 
+// A maintenance reservation over a partition's nodes: its jobs wait with
+// Slurm's "Reserved for maintenance"; one that asked for a node of an
+// active reservation with -w, "May be reserved for other job".
+TEST(ControllerState, JobsKeptWaitingByAReservationSaySo) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  Effects fx;
+  ASSERT_TRUE(st->change_reservation(root, resv_change(v1::RESERVATION_CREATE, "",
+                                                       {{"ReservationName", "fix"}, {"StartTime", "now"},
+                                                        {"Duration", "60"}, {"Nodes", "c[1-2]"}, {"Users", "root"},
+                                                        {"Flags", "MAINT"}}),
+                                     1000, fx));
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));  // job 1
+  v1::JobDescriptor on_c1 = wrap("true");
+  on_c1.set_nodelist("c1");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), on_c1, false, 1000, fx));  // job 2
+  st->schedule(core::PassKind::kFull, 1000, fx);
+  EXPECT_EQ(job(*st, 1).rec.state(), v1::PENDING);
+  EXPECT_EQ(job(*st, 1).rec.reason(), "ReqNodeNotAvail, Reserved for maintenance");
+  EXPECT_EQ(job(*st, 1).planned_start, 1000 + 3600);
+  EXPECT_EQ(job(*st, 2).rec.reason(), "ReqNodeNotAvail, May be reserved for other job");
+  auto nodes = st->node_infos(1000);
+  EXPECT_TRUE(nodes[0].maint() && nodes[0].reserved());
+  EXPECT_FALSE(nodes[2].reserved());  // g1
+}
+
 // --mail-type through the controller's transitions: the start mails
 // Began, housekeeping the TIME_LIMIT_50 once, a requeue Requeued.
 TEST(ControllerState, MailTypeMailsAtTheJobsTransitions) {

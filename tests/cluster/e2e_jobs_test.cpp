@@ -186,8 +186,8 @@ TEST(Jobs, CancelPendingAndRunning) {
   ASSERT_TRUE(eventually([&] { return !read_file(pidfile).empty(); }, 5s));
   pid_t pid = std::atoi(read_file(pidfile).c_str());
   EXPECT_EQ(c.reason(held), "JobHeldUser");
-  // Filters that select nothing cancel nothing: no job is in a reservation;
-  // another cluster's name reaches no job here.
+  // Filters that select nothing cancel nothing: no job is in reservation
+  // maint; another cluster's name reaches no job here.
   EXPECT_EQ(c.run("scancel", {"-R", "maint"}).rc, 0);
   EXPECT_EQ(c.run("scancel", {"-M", "elsewhere", held}).rc, 1);
   EXPECT_EQ(c.state(held), "PENDING");
@@ -726,8 +726,11 @@ TEST(Config, ScontrolReservationsHoldNodesForTheirJobs) {
   EXPECT_NE(shown.out.find(" Flags=MAINT,SPEC_NODES "), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find(" Users=root "), std::string::npos) << shown.out;
   ASSERT_EQ(c.run("scontrol", {"update", "ReservationName=maint", "Duration=120"}).out, "Reservation updated.\n");
-  ASSERT_EQ(c.run("scancel", {inside}).rc, 0);
+  // squeue -R and scancel -R select the reservation's jobs only.
+  EXPECT_EQ(c.run("squeue", {"-h", "-R", "maint", "-o", "%i %v"}).out, inside + " maint\n");
+  ASSERT_EQ(c.run("scancel", {"-R", "maint"}).rc, 0);
   ASSERT_TRUE(c.wait_done(inside));
+  EXPECT_EQ(c.state(outside), "PENDING");
   auto gone = c.run("scontrol", {"delete", "reservation", "maint"});
   EXPECT_EQ(gone.rc, 0) << gone.err;
   EXPECT_EQ(c.run("scontrol", {"show", "reservation"}).out, "No reservations in the system\n");
