@@ -268,9 +268,24 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
     if (sub.error().unreachable) {
       write_out(unreachable_text(program, sub.error(), api.endpoint()), stderr);
     } else {
+      // The controller words a refusal as sbatch's ("Batch job submission
+      // failed: X", after any detail lines); srun and salloc say it their
+      // way, as Slurm's do (and as job_option_table's refusals).
       const std::string& m = sub.error().message;
-      std::fprintf(stderr, "%s: error: Unable to allocate resources: %s\n", program.c_str(), m.substr(0, m.find('\n')).c_str());
-      if (m.find('\n') != std::string::npos) print_error_lines(program, m.substr(m.find('\n') + 1));
+      const std::string lead = program == "salloc" ? "Job submit/allocate failed: " : "Unable to allocate resources: ";
+      constexpr std::string_view kBatch = "Batch job submission failed: ";
+      std::string text;
+      bool led = false;
+      for (const auto& line : split(m, '\n')) {
+        if (line.rfind(kBatch, 0) == 0) {
+          text += lead + line.substr(kBatch.size()) + "\n";
+          led = true;
+        } else if (!line.empty()) {
+          text += line + "\n";
+        }
+      }
+      if (!led) text = "Unable to allocate resources: " + text;
+      print_error_lines(program, text);
     }
     a.failed = 1;
     return a;

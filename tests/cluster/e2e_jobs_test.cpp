@@ -716,6 +716,13 @@ TEST(Config, ScontrolReservationsHoldNodesForTheirJobs) {
               0u) << denied.err;
     EXPECT_EQ(c.run("scontrol", {"delete", "ReservationName=maint"}, user->as()).rc, 1);
   }
+  // srun and salloc word the refusal as Slurm's do.
+  EXPECT_EQ(c.run("srun", {"--reservation=nope", "true"}).err.rfind(
+                "srun: error: Unable to allocate resources: Requested reservation is invalid\n", 0),
+            0u);
+  EXPECT_EQ(c.run("salloc", {"--reservation=nope", "true"}).err.rfind(
+                "salloc: error: Job submit/allocate failed: Requested reservation is invalid\n", 0),
+            0u);
   auto busy = c.run("scontrol", {"delete", "ReservationName=maint"});
   EXPECT_EQ(busy.err, "delete_reservation ReservationName=maint: Requested reservation is in use\n");
   c.kill_controller(SIGKILL);
