@@ -1623,6 +1623,20 @@ TEST(ControllerState, JobsKeptWaitingByAReservationSaySo) {
   auto nodes = st->node_infos(1000);
   EXPECT_TRUE(nodes[0].maint() && nodes[0].reserved());
   EXPECT_FALSE(nodes[2].reserved());  // g1
+  // scontrol update JobId= Reservation=: checked as at submit.
+  auto move = [&](const std::string& to) {
+    v1::UpdateJobRequest req;
+    req.add_targets()->set_job_id(1);
+    (*req.mutable_fields())["Reservation"] = to;
+    req.add_field_order("Reservation");
+    Effects u;
+    auto results = st->update(user(1000, "alice"), req, 1001, u);
+    return results.size() == 1 && results[0].ok() ? std::string("ok") : results.at(0).error();
+  };
+  EXPECT_EQ(move("nosuch"), "Requested reservation is invalid");
+  EXPECT_EQ(move("fix"), "Access denied to requested reservation");
+  EXPECT_EQ(job(*st, 1).rec.desc().reservation(), "");
+  EXPECT_EQ(move(""), "ok");
 }
 
 // --mail-type through the controller's transitions: the start mails
