@@ -189,10 +189,8 @@ std::optional<ResvError> read_setting(Reservation& r, TimeWords& t, std::string 
   } else if (iequals(key, "Duration")) {
     auto v = parse_duration(value);
     if (!v) return local("Invalid duration " + value + ": " + v.error().message);
-    if (*v == kInfinite) {
-      return local("Drover needs a reservation to end: give Duration= a length or EndTime= a time, not " + value);
-    }
-    t.duration = *v;
+    // UNLIMITED: a year, as Slurm 22.05 made it (Duration=365-00:00:00).
+    t.duration = *v == kInfinite ? 365 * 86400 : *v;
   } else if (iequals(key, "Nodes") || iequals(key, "NodeList")) {
     nodes_expr = value;
   } else if (iequals(key, "NodeCnt") || iequals(key, "NodeCount")) {
@@ -224,8 +222,8 @@ std::optional<ResvError> read_setting(Reservation& r, TimeWords& t, std::string 
 }  // namespace
 
 std::optional<ResvError> ControllerState::reservation_conflict(const Reservation& r, int64_t now) const {
-  if (r.end <= r.start) return refused("Invalid time specification (the end is not after the start)");
-  if (r.end <= now) return refused("Invalid time specification (the reservation would have ended already)");
+  if (r.end <= r.start) return refused("Invalid time specified\ndrover: the reservation's end is not after its start");
+  if (r.end <= now) return refused("Invalid time specified\ndrover: the reservation would have ended already");
   for (const auto& [name, other] : reservations_) {
     if (name == r.name) continue;
     if (!r.overlap && !other.overlap && overlaps(r, other)) {

@@ -1512,6 +1512,8 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
             "Error parsing flags BOGUS.");
   EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c2"}, {"Users", "root"}}, user(1000, "alice")),
             kAccessDenied);
+  EXPECT_EQ(words({{"StartTime", "now"}, {"EndTime", "now"}, {"Nodes", "c2"}, {"Users", "root"}}),
+            "Invalid time specified");
   EXPECT_TRUE(no.batch.empty());
   EXPECT_EQ(st->reservations().size(), 1u);
 
@@ -1569,9 +1571,16 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
       1000, next);
   ASSERT_TRUE(second) << second.error().message;
   EXPECT_EQ(*second, "root_2");
+  Effects year;
+  auto unlimited = again->change_reservation(
+      root, resv_change(v1::RESERVATION_CREATE, "",
+                        {{"StartTime", "now"}, {"Duration", "UNLIMITED"}, {"Nodes", "c2"}, {"Users", "root"}}),
+      1000, year);
+  ASSERT_TRUE(unlimited) << unlimited.error().message;
+  EXPECT_EQ(again->reservations().at(*unlimited).end, 1000 + 365 * 86400);
   auto nodes = again->node_infos(1000);
   for (const auto& n : nodes) {
-    EXPECT_EQ(n.reserved(), n.name() == "g1") << n.name();
+    EXPECT_EQ(n.reserved(), n.name() == "g1" || n.name() == "c2") << n.name();
     EXPECT_EQ(n.maint(), n.name() == "g1") << n.name();
   }
 
