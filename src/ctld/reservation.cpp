@@ -20,7 +20,6 @@ namespace {
 
 // gRPC codes; scontrol words each kind as Slurm's scontrol does.
 constexpr int kInvalidArgument = 3;  // what Slurm's scontrol refuses itself
-constexpr int kNotFound = 5;
 constexpr int kPermissionDenied = 7;
 constexpr int kFailedPrecondition = 9;  // what slurmctld refuses
 
@@ -172,7 +171,15 @@ struct TimeWords {
 std::optional<ResvError> read_setting(Reservation& r, TimeWords& t, std::string key, std::string value,
                                       const core::Cluster& c, int64_t now, std::string& nodes_expr,
                                       std::optional<int64_t>& node_cnt) {
-  const char op = operation(key, value);
+  // Users, Accounts and Flags take +/- (Users=+u, Users-=u); other keys as given.
+  std::string list_key = key, list_value = value;
+  const char op = operation(list_key, list_value);
+  const bool is_list = iequals(list_key, "Users") || iequals(list_key, "User") || iequals(list_key, "Accounts") ||
+                       iequals(list_key, "Account") || iequals(list_key, "Flags") || iequals(list_key, "Flag");
+  if (is_list) {
+    key = list_key;
+    value = list_value;
+  }
   if (iequals(key, "ReservationName") || iequals(key, "Reservation")) {
     if (value.empty() || value.find_first_of(" \t\n,") != std::string::npos) {
       return local("Invalid reservation name " + value + ".");
@@ -387,13 +394,8 @@ std::string ControllerState::reservations_text() const {
   for (const auto& [name, r] : reservations_) {
     std::vector<std::string> nodes;
     for (core::NodeIndex n : r.nodes) nodes.push_back(c.nodes[static_cast<size_t>(n)].name);
-    std::vector<std::string> flags;
-    if (r.maint) flags.push_back("MAINT");
-    if (r.overlap) flags.push_back("OVERLAP");
-    if (r.ignore_jobs) flags.push_back("IGNORE_JOBS");
-    if (r.spec_nodes) flags.push_back("SPEC_NODES");
     out += name + "\t" + std::to_string(r.start) + "\t" + std::to_string(r.end) + "\t" + join(nodes, ",") + "\t" +
-           join(r.users, ",") + "\t" + join(r.accounts, ",") + "\t" + join(flags, ",") + "\t" + r.partition + "\n";
+           join(r.users, ",") + "\t" + join(r.accounts, ",") + "\t" + join(flag_names(r), ",") + "\t" + r.partition + "\n";
   }
   return out;
 }
