@@ -271,6 +271,8 @@ void usage(FILE* out) {
                "  show job|jobid|node|partition|config|step|licenses|reservation,\n"
                "  update NodeName=... State=DRAIN|RESUME|DOWN Reason=..., update PartitionName=... Key=Value,\n"
                "  update JobId=... Key=Value, create PartitionName=... Key=Value, delete PartitionName=...,\n"
+               "  create reservation StartTime=... Duration=... Nodes=... Users=..., update ReservationName=...,\n"
+               "  delete ReservationName=...,\n"
                "  hold, uhold, release, requeue, requeuehold, suspend, resume,\n"
                "  write batch_script, ping, reconfigure, top, shutdown [slurmctld], wait_job. Other commands are\n"
                "  not built yet.\n"
