@@ -23,9 +23,10 @@ inline constexpr const char* kUsageChargedMeta = "usage_charged_until";
 inline constexpr const char* kUsageDecayMeta = "usage_last_decay";
 // scontrol update PartitionName= changes: a line per partition, NAME<TAB>KEY=VALUE...
 inline constexpr const char* kPartitionUpdatesMeta = "partition_updates";
-// Advance reservations: a line each, NAME<TAB>START<TAB>END<TAB>NODES<TAB>USERS<TAB>ACCOUNTS<TAB>FLAGS<TAB>PARTITION
-// (nodes, users, accounts and flags comma-separated); and the count of those
-// ever created, which names the unnamed ones (root_3).
+// Advance reservations: a line each, NAME<TAB>START<TAB>END<TAB>NODES<TAB>USERS<TAB>ACCOUNTS<TAB>FLAGS<TAB>PARTITION<TAB>CREATED
+// (nodes, users, accounts and flags comma-separated; CREATED its place in
+// the order of creation); and the count of those ever created, which names
+// the unnamed ones (root_3).
 inline constexpr const char* kReservationsMeta = "reservations";
 inline constexpr const char* kReservationSeqMeta = "reservation_seq";
 

@@ -307,6 +307,7 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
   }
   if (auto e = reservation_conflict(r, now)) return *e;
   reservation_seq_ += 1;
+  r.created = reservation_seq_;
   const std::string name = r.name;
   reservations_[name] = std::move(r);
   put_reservations(fx);
@@ -395,7 +396,8 @@ std::string ControllerState::reservations_text() const {
     std::vector<std::string> nodes;
     for (core::NodeIndex n : r.nodes) nodes.push_back(c.nodes[static_cast<size_t>(n)].name);
     out += name + "\t" + std::to_string(r.start) + "\t" + std::to_string(r.end) + "\t" + join(nodes, ",") + "\t" +
-           join(r.users, ",") + "\t" + join(r.accounts, ",") + "\t" + join(flag_names(r), ",") + "\t" + r.partition + "\n";
+           join(r.users, ",") + "\t" + join(r.accounts, ",") + "\t" + join(flag_names(r), ",") + "\t" + r.partition + "\t" + std::to_string(r.created) +
+           "\n";
   }
   return out;
 }
@@ -445,6 +447,7 @@ std::vector<std::string> ControllerState::restore_reservations(const std::string
       r.spec_nodes = r.spec_nodes || fl == "SPEC_NODES";
     }
     r.partition = f[7];
+    if (f.size() > 8) r.created = parse_int(f[8]).value_or(0);
     reservations_[r.name] = std::move(r);
   }
   return notes;
@@ -456,9 +459,9 @@ std::vector<v1::ReservationInfo> ControllerState::reservation_infos(int64_t now)
   const core::Cluster& c = bridge_->cluster();
   std::vector<const Reservation*> order;
   for (const auto& [name, r] : reservations_) order.push_back(&r);
-  // Slurm lists them by start time.
+  // Slurm lists them in the order they were created (not by start: checked on the anchor cluster).
   std::stable_sort(order.begin(), order.end(), [](const Reservation* a, const Reservation* b) {
-    return a->start < b->start;
+    return a->created < b->created;
   });
   std::vector<v1::ReservationInfo> out;
   for (const Reservation* r : order) {

@@ -160,6 +160,7 @@ struct Reservation {
   bool maint = false, overlap = false, ignore_jobs = false;
   bool spec_nodes = false;             // named by Nodes= (not picked for NodeCnt=)
   std::string partition;               // PartitionName= ("" = none)
+  int64_t created = 0;                 // its place among those created (the order they are listed in)
   bool active(int64_t now) const { return start <= now && now < end; }
   bool admits(const std::string& user, const std::string& account) const;
 };

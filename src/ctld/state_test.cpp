@@ -1487,7 +1487,7 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
   ASSERT_TRUE(made) << made.error().message;
   EXPECT_EQ(*made, "nobody_1");
   EXPECT_TRUE(fx.reschedule);
-  EXPECT_EQ(stored_meta(fx, kReservationsMeta), "nobody_1\t4600\t8200\tc1\tnobody\t\tSPEC_NODES\t\n");
+  EXPECT_EQ(stored_meta(fx, kReservationsMeta), "nobody_1\t4600\t8200\tc1\tnobody\t\tSPEC_NODES\t\t1\n");
   auto infos = st->reservation_infos(1000);
   ASSERT_EQ(infos.size(), 1u);
   EXPECT_FALSE(infos[0].active());
@@ -1578,6 +1578,12 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
       1000, year);
   ASSERT_TRUE(unlimited) << unlimited.error().message;
   EXPECT_EQ(again->reservations().at(*unlimited).end, 1000 + 365 * 86400);
+  // Listed in the order created, as Slurm lists them (root_2 starts before nobody_1).
+  auto listed = again->reservation_infos(1000);
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].name(), "nobody_1");
+  EXPECT_EQ(listed[1].name(), "root_2");
+  EXPECT_EQ(listed[2].name(), *unlimited);
   auto nodes = again->node_infos(1000);
   for (const auto& n : nodes) {
     EXPECT_EQ(n.reserved(), n.name() == "g1" || n.name() == "c2") << n.name();
