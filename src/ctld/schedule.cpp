@@ -80,7 +80,8 @@ int64_t micros_since(std::chrono::steady_clock::time_point t0) {
 struct ControllerState::CycleInputs {
   std::vector<core::NodeAvail> avail;
   std::vector<core::RunningJob> running;
-  std::vector<const core::JobSpec*> pending;
+  std::vector<const core::JobSpec*> pending;  // outside every reservation
+  std::map<std::string, std::vector<const core::JobSpec*>> in_reservation;  // --reservation's, by name
   std::vector<core::NodeBlock> blocks;
   std::unique_ptr<StateHistory> history;
   const core::FairShareFactors* fairshare = nullptr;
@@ -156,7 +157,8 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
       r.stamp = j.run_stamp;
       ci.running.push_back(std::move(r));
     } else if (is_pending(j)) {
-      ci.pending.push_back(&j.spec);
+      const std::string& r = j.rec.desc().reservation();
+      (r.empty() ? ci.pending : ci.in_reservation[r]).push_back(&j.spec);
     }
   }
   ci.history = std::make_unique<StateHistory>(jobs_, arrays_);
@@ -167,22 +169,11 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
   if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now, fx);
   CycleInputs ci = cycle_inputs(now);
-  if (ci.pending.empty()) return;
+  if (ci.pending.empty() && ci.in_reservation.empty()) return;
   // The jobs of a reservation are planned apart, after the others (they use
   // disjoint nodes over its window): each reservation's pass sees the
   // starts of the passes before it.
-  std::map<std::string, std::vector<const core::JobSpec*>> by_resv;
-  if (!reservations_.empty() || std::any_of(ci.pending.begin(), ci.pending.end(), [&](const core::JobSpec* s) {
-        return !jobs_.at(s->id).rec.desc().reservation().empty();
-      })) {
-    std::vector<const core::JobSpec*> outside;
-    for (const core::JobSpec* s : ci.pending) {
-      const std::string& r = jobs_.at(s->id).rec.desc().reservation();
-      (r.empty() ? outside : by_resv[r]).push_back(s);
-    }
-    ci.pending = std::move(outside);
-    ci.outside(reservations_, now);
-  }
+  ci.outside(reservations_, now);
   if (!ci.pending.empty()) {
     auto t0 = std::chrono::steady_clock::now();
     core::CycleResult result = bridge_->run_cycle(ci.input(now), pass);
@@ -208,7 +199,7 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     apply_cycle(result, pass, now, fx);
     if (!reservations_.empty()) reservation_reasons(result, now);
   }
-  for (const auto& [name, specs] : by_resv) {
+  for (const auto& [name, specs] : ci.in_reservation) {
     auto it = reservations_.find(name);
     if (it == reservations_.end()) {
       // Its reservation ended or was deleted: it can never start as it is.
