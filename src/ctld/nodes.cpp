@@ -2,7 +2,6 @@
 // and the housekeeping timer (nodes that stop answering, old jobs).
 #include <algorithm>
 
-#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "ctld/state.hpp"
 
@@ -188,14 +187,10 @@ Result<std::vector<std::string>> ControllerState::update_node(const Caller& who,
   if (!req.other().empty()) {
     return make_error("Update of this parameter is not supported: " + req.other().begin()->first);
   }
-  auto names = hostlist_expand(req.nodes());
-  if (!names || names->empty()) return make_error("Invalid node name specified");
-  std::vector<core::NodeIndex> idx;
-  for (const auto& name : *names) {
-    core::NodeIndex i = bridge_->find_node(name);
-    if (i < 0) return make_error("Invalid node name specified: " + name);
-    idx.push_back(i);
-  }
+  auto listed = node_indices(bridge_->cluster(), req.nodes());
+  if (!listed) return listed.error();
+  if (listed->empty()) return make_error("Invalid node name specified");
+  std::vector<core::NodeIndex> idx = std::move(*listed);
   std::string state = to_upper(req.state());
   bool needs_reason = state == "DRAIN" || state == "DOWN" || state == "FAIL";
   if (needs_reason && req.reason().empty()) {

@@ -102,18 +102,12 @@ std::vector<std::string> flag_names(const Reservation& r) {
 }
 
 // Nodes=hostlist: the nodes, ascending and unique, or Slurm's refusal.
-Result<std::vector<core::NodeIndex>, ResvError> node_indices(const core::Cluster& c, const std::string& expr) {
-  auto names = hostlist_expand(expr);
-  if (!names) return refused("Invalid node name specified");
-  std::vector<core::NodeIndex> picked;
-  for (const auto& n : *names) {
-    core::NodeIndex i = c.find_node(n);
-    if (i < 0) return refused("Invalid node name specified");
-    picked.push_back(i);
-  }
-  std::sort(picked.begin(), picked.end());
-  picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
-  return picked;
+Result<std::vector<core::NodeIndex>, ResvError> reserved_nodes(const core::Cluster& c, const std::string& expr) {
+  auto picked = node_indices(c, expr);
+  if (!picked) return refused("Invalid node name specified");
+  std::sort(picked->begin(), picked->end());
+  picked->erase(std::unique(picked->begin(), picked->end()), picked->end());
+  return std::move(*picked);
 }
 
 // The nodes of PartitionName= (of the cluster without one), ascending.
@@ -137,6 +131,18 @@ bool overlaps(const Reservation& a, const Reservation& b) {
 }
 
 }  // namespace
+
+Result<std::vector<core::NodeIndex>> node_indices(const core::Cluster& c, std::string_view expr) {
+  auto names = hostlist_expand(expr);
+  if (!names) return make_error("Invalid node name specified");
+  std::vector<core::NodeIndex> out;
+  for (const auto& name : *names) {
+    core::NodeIndex i = c.find_node(name);
+    if (i < 0) return make_error("Invalid node name specified: " + name);
+    out.push_back(i);
+  }
+  return out;
+}
 
 bool Reservation::admits(const std::string& user, const std::string& account) const {
   return contains(users, user) || (!account.empty() && contains(accounts, account));
@@ -285,7 +291,7 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
     if (iequals(nodes_expr, "ALL")) {
       picked = pool_of(c, r.partition);
     } else {
-      auto listed = node_indices(c, nodes_expr);
+      auto listed = reserved_nodes(c, nodes_expr);
       if (!listed) return listed.error();
       picked = std::move(*listed);
     }
@@ -340,7 +346,7 @@ Result<std::string, ResvError> ControllerState::update_reservation(const v1::Cha
   else if (t.duration) r.end = r.start + *t.duration;
   else if (t.start) r.end = r.start + length;  // a new start keeps the length
   if (!nodes_expr.empty()) {
-    auto listed = node_indices(c, nodes_expr);
+    auto listed = reserved_nodes(c, nodes_expr);
     if (!listed) return listed.error();
     r.nodes = std::move(*listed);
     r.spec_nodes = true;

@@ -165,6 +165,11 @@ struct Reservation {
   bool admits(const std::string& user, const std::string& account) const;
 };
 
+// A hostlist's nodes, in the order given (duplicates kept); refused with
+// Slurm's "Invalid node name specified" (": NAME" for a node slurm.conf
+// does not have). scontrol update NodeName= and the reservations' Nodes=.
+Result<std::vector<core::NodeIndex>> node_indices(const core::Cluster& c, std::string_view expr);
+
 // A refusal of a reservation change, with the gRPC code that tells scontrol
 // how to word it (ChangeReservationRequest).
 struct ResvError {

@@ -326,6 +326,14 @@ TEST(ControllerState, DrainNeedsAReasonAndAnOperator) {
   EXPECT_FALSE(st->update_node(user(1000, "alice"), req, 1000, e));
   EXPECT_TRUE(st->update_node(Caller{0, 0, "root", true}, req, 1000, e));
   EXPECT_EQ(st->node_infos(1000)[0].reason(), "disk");
+  // Nodes slurm.conf does not have, or a list that does not parse, are refused.
+  for (const auto& [nodes, why] : std::vector<std::pair<std::string, std::string>>{
+           {"c[1-3]", "Invalid node name specified: c3"}, {"c[1-", "Invalid node name specified"}}) {
+    req.set_nodes(nodes);
+    auto bad = st->update_node(Caller{0, 0, "root", true}, req, 1000, e);
+    ASSERT_FALSE(bad) << nodes;
+    EXPECT_EQ(bad.error().message, why) << nodes;
+  }
 }
 
 // ---- job steps (steps.cpp, step_launch.cpp) ----
