@@ -1,20 +1,12 @@
 #include "ctld/mail.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 
 #include <fmt/format.h>
 
 #include "common/duration.hpp"
 #include "common/hostlist.hpp"
+#include "common/site_script.hpp"
 #include "common/strings.hpp"
 #include "ctld/job_model.hpp"
 
@@ -216,49 +208,22 @@ void Mailer::run() {
 }
 
 void Mailer::deliver(const std::string& program, const Mail& m) {
-  std::vector<std::string> args{program, "-s", m.subject, m.recipient};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env = m.env;
-  env.push_back("PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);  // the body: empty, as Slurm's
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
+  ScriptOptions so;
+  so.argv = {"-s", m.subject, m.recipient};
+  so.env = m.env;
+  so.env.push_back("PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+  so.timeout_s = 60;
+  so.keep_output = false;  // the body: empty, as Slurm's
+  so.cwd.clear();
+  const ScriptRun run = run_script(program, so);
   std::string error;
-  if (rc != 0) {
-    error = fmt::format("MailProg {} cannot run: {}", program, std::strerror(rc));
-  } else {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    int status = 0;
-    pid_t got = 0;
-    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (got == 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      error = fmt::format("MailProg {} did not finish within a minute and was killed", program);
-    } else if (got == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-      error = fmt::format("MailProg {} failed ({})", program,
-                          WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status))
-                                            : fmt::format("signal {}", WTERMSIG(status)));
-    }
+  if (!run.started) {
+    error = "MailProg " + run.error;
+  } else if (run.timed_out) {
+    error = fmt::format("MailProg {} did not finish within a minute and was killed", program);
+  } else if (!run.ok()) {
+    error = fmt::format("MailProg {} failed ({})", program,
+                        run.signal ? fmt::format("signal {}", run.signal) : fmt::format("exit {}", run.exit_code));
   }
   if (error.empty()) return;
   if (error != last_error_) log_(error + "; the mail \"" + m.subject + "\" to " + m.recipient + " was not sent");
