@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/display_values.hpp"
 #include "cli/squeue_output.hpp"
 #include "common/gres.hpp"
@@ -90,7 +92,10 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, boo
   r.lines.push_back(job_id_line(j));
   r.add("UserId={}({}) GroupId={}({}) MCS_label={}", j.user, j.uid, j.group, j.gid, or_text(j.mcs_label, "N/A"));
   r.add("Priority={} Nice={} Account={} QOS={}", j.priority, j.nice, null_or(j.account), null_or(j.qos));
-  r.add("JobState={} Reason={} Dependency={}", job_state_long(j.state), j.reason, null_or(j.dependency));
+  // One word, as Slurm prints it: "ReqNodeNotAvail,_UnavailableNodes:cpu4".
+  std::string reason = j.reason;
+  std::replace(reason.begin(), reason.end(), ' ', '_');
+  r.add("JobState={} Reason={} Dependency={}", job_state_long(j.state), reason, null_or(j.dependency));
   r.add("Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}:{}", j.requeue ? 1 : 0, j.restarts,
         j.batch ? 1 : 0, j.exit_code, j.exit_signal);
   if (details) r.add("DerivedExitCode={}:0", j.derived_exit_code);

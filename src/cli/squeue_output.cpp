@@ -38,7 +38,9 @@ std::string squeue_array_task(const JobView& j) {
 Seconds job_run_time(const JobView& j, UnixTime now) {
   if (j.start_time == kNoTime || j.state == JobState::kPending) return 0;
   if (j.state == JobState::kSuspended || j.state == JobState::kStopped) return j.pre_suspend_time;
-  UnixTime until = job_state_is_final(j.state) && j.end_time != kNoTime ? j.end_time : now;
+  // Ended, or ending (COMPLETING): its run stopped at its end time.
+  const bool over = job_state_is_final(j.state) || j.state == JobState::kCompleting;
+  UnixTime until = over && j.end_time != kNoTime && j.end_time > 0 ? j.end_time : now;
   // Resumed (or ended) after a suspension: what it ran before, and since.
   Seconds t = j.suspend_time != kNoTime ? j.pre_suspend_time + (until - j.suspend_time) : until - j.start_time;
   return t > 0 ? t : 0;
@@ -332,7 +334,9 @@ int compare_on(char key, const JobView& a, const JobView& b, UnixTime now) {
     case 'U': return cmp(a.uid, b.uid);
     case 'a': return cmp(a.account, b.account);
     case 'q': return cmp(a.qos, b.qos);
-    case 't': case 'T': return cmp(static_cast<int>(a.state), static_cast<int>(b.state));
+    // By the state's name, as Slurm's squeue sorts it: a COMPLETING job
+    // comes before the PENDING ones, which come before the RUNNING ones.
+    case 't': case 'T': return cmp(std::string_view(job_state_long(a.state)), std::string_view(job_state_long(b.state)));
     case 'p': case 'Q': return cmp(a.priority, b.priority);
     case 'S': return cmp(start(a), start(b));
     case 'V': return cmp(a.submit_time, b.submit_time);

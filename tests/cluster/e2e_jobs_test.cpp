@@ -706,7 +706,7 @@ TEST(Config, ScontrolReservationsHoldNodesForTheirJobs) {
   EXPECT_EQ(c.job_fields(inside)["NodeList"], "cpu1");
   EXPECT_EQ(c.job_fields(inside)["Reservation"], "maint");
   EXPECT_TRUE(eventually([&] {
-    return c.job_fields(outside)["Reason"] == "ReqNodeNotAvail,";  // "ReqNodeNotAvail, May be reserved for other job"
+    return c.job_fields(outside)["Reason"] == "ReqNodeNotAvail,_May_be_reserved_for_other_job";  // spaces as _, as Slurm prints
   }, std::chrono::seconds(10))) << c.run("scontrol", {"show", "job", outside}).out;
   EXPECT_EQ(c.run("squeue", {"-h", "-j", outside, "-o", "%r"}).out, "ReqNodeNotAvail, May be reserved for other job\n");
   if (auto user = ensure_user("droveruser")) {
