@@ -49,6 +49,30 @@ INSTANTIATE_TEST_SUITE_P(AnchorQueue, SqueueGolden,
                                            "squeue_after_scancel.txt"), [](const auto& i) { return test::test_name(i.param); });
 
 
+// Within a partition Slurm sorts states by name: the COMPLETING job (its
+// Epilog running) came before the PENDING one on the anchor cluster, and
+// PENDING before RUNNING (squeue_default.txt). A COMPLETING job's TIME
+// stopped at its end.
+TEST(SqueueSort, StatesSortByNameAndACompletingJobsTimeStopsAtItsEnd) {
+  auto job = [](int64_t id, JobState st) {
+    JobView j;
+    j.job_id = id;
+    j.partition = "compute";
+    j.name = "wrap";
+    j.user = "alice";
+    j.state = st;
+    j.num_nodes = 1;
+    j.start_time = st == JobState::kPending ? kNoTime : anchor_now() - 60;
+    j.end_time = st == JobState::kCompleting ? anchor_now() - 55 : kNoTime;
+    j.reason = st == JobState::kPending ? "Resources" : "None";
+    j.nodes = st == JobState::kPending ? "" : "cpu02";
+    return j;
+  };
+  const std::vector<JobView> jobs = {job(6057, JobState::kRunning), job(6056, JobState::kPending),
+                                     job(6055, JobState::kCompleting)};
+  EXPECT_EQ(run_squeue({"-h", "-o", "%i %t %M"}, jobs).out, "6055 CG 0:05\n6056 PD 0:00\n6057 R 1:00\n");
+}
+
 // squeue -s: Slurm's step format (srun(1)/squeue(1): "%.15i %.8j %.9P %.8u %.9M %N").
 std::vector<StepView> some_steps() {
   JobView a;
