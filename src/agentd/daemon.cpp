@@ -228,6 +228,18 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   auto sup = agent::Supervisor::open(so);
   if (!sup) return sup.error();
   supervisor_ = std::move(*sup);
+  JobScriptOptions jo;
+  for (auto [key, value] : {std::pair{"Prolog", &jo.prolog}, std::pair{"Epilog", &jo.epilog}}) {
+    if (const std::string* v = cfg_.passive(key)) *value = trim(*v);
+  }
+  if (const std::string* t = cfg_.passive("PrologEpilogTimeout")) {
+    const long long secs = std::atoll(t->c_str());
+    jo.timeout_s = secs > 0 && secs < 65534 ? secs : 0;  // Slurm's 65534: wait as long as they run
+  }
+  jo.spool_dir = opts_.spool_dir;
+  jo.log = [this](const std::string& m) { log(m); };
+  jo.ended = [this] { poke(); };
+  scripts_ = std::make_unique<JobScripts>(std::move(jo), *supervisor_);
   rpc::ServerOptions ro;
   ro.tcp_address = opts_.listen;
   ro.key_paths = {opts_.key_path};
@@ -298,6 +310,7 @@ v1::NodeReport AgentDaemon::report(bool registering) {
   }
   r.set_drain_reason(drain_reason_);
   for (const auto& s : supervisor_->steps()) *r.add_steps() = report_from_status(s);
+  scripts_->fill(r);
   r.set_boot_time(boot_time());
   HostLoad load = host_load();
   r.set_cpu_load(load.cpu_load);
@@ -317,6 +330,8 @@ void AgentDaemon::apply(const v1::NodeReportReply& reply) {
     log("ending " + key.str() + " at the controller's request (cancelled, or unknown to it)");
     (void)supervisor_->terminate(key, agent::JobState::kCancelled, "ended by the controller");
   }
+  for (const auto& d : reply.epilogs_acknowledged()) scripts_->acknowledge(d);
+  for (const auto& o : reply.epilogs()) scripts_->order(o);
   if (reply.heartbeat_interval_s() > 0) heartbeat_ms_ = reply.heartbeat_interval_s() * 1000;
 }
 

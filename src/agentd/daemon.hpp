@@ -18,6 +18,7 @@
 
 #include "agent/hw/hardware.hpp"
 #include "agent/supervisor.hpp"
+#include "agentd/job_scripts.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "drover/v1/agent.pb.h"
@@ -65,6 +66,7 @@ class AgentDaemon {
 
   // ---- for the service ----
   agent::Supervisor& supervisor() { return *supervisor_; }
+  JobScripts& scripts() { return *scripts_; }
   const std::string& node() const { return opts_.node; }
   const std::string& spool_dir() const { return opts_.spool_dir; }
   const std::map<int, std::string>& gpu_files() const { return gpu_files_; }
@@ -94,6 +96,7 @@ class AgentDaemon {
   std::string drain_reason_;
   std::map<int, std::string> gpu_files_;
   std::unique_ptr<agent::Supervisor> supervisor_;
+  std::unique_ptr<JobScripts> scripts_;  // before server_: destroyed after it
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<Reporter> reporter_;
   std::unique_ptr<rpc::LocalSigner> signer_;  // this host's local signer, unless another agent serves it

@@ -34,6 +34,15 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     if (auto st = check(*ctx); !st.ok()) return st;
     agent::StepKey key = key_from_proto(req->step());
     forget_older_run(key, req->restart_count());
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    // slurm.conf's Prolog, before the job's first step here (once per run).
+    std::vector<std::string> env(req->prolog_env().begin(), req->prolog_env().end());
+    if (auto pro = d_.scripts().prolog(key.job_id, req->restart_count(), env); !pro) {
+      rep->set_started(false);
+      rep->set_prolog_failed(true);
+      rep->set_failure(pro.error().message);
+      return grpc::Status::OK;
+    }
     agent::LaunchRequest lr = launch_from_proto(*req, d_.node(), d_.gpu_files());
     auto r = d_.supervisor().launch(lr);
     if (!r) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, r.error().message);
@@ -43,7 +52,6 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     if (!r->started && !r->already_known) {
       if (auto st = d_.supervisor().status(key)) *rep->mutable_status() = report_from_status(*st);
     }
-    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
     d_.poke();
     return grpc::Status::OK;
   }
@@ -109,6 +117,13 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
                        req->has_step_id() ? static_cast<int64_t>(req->step_id()) : agent::kBatchStep};
     Status st = d_.supervisor().set_time_limit(key, req->time_limit_s());
     if (!st) return grpc::Status(grpc::StatusCode::NOT_FOUND, st.error().message);
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Epilog(grpc::ServerContext* ctx, const v1::EpilogRequest* req, v1::EpilogReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    for (const auto& o : req->orders()) d_.scripts().order(o);
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
     return grpc::Status::OK;
   }

@@ -21,7 +21,7 @@ const char* const kPassiveGlobals[] = {
       "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
       "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags", "DefCpuPerGPU", "DependencyParameters",
-      "EioTimeout", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
+      "EioTimeout", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime", "HealthCheckInterval",
       "HealthCheckNodeState", "HealthCheckProgram", "InactiveLimit", "InteractiveStepOptions",
@@ -34,7 +34,7 @@ const char* const kPassiveGlobals[] = {
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
-      "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",
+      "PrologFlags", "PrologSlurmctld",
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
       "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
@@ -72,6 +72,14 @@ std::vector<PassiveKey> passive_globals() {
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
       {"MailProg", "the controller: the program job mail (`--mail-type`) goes through, as `MailProg -s SUBJECT "
                    "USER` with an empty body (default /bin/mail)"},
+      {"Epilog", "the agents: run as root on each node of a job once it is over there (a program or a glob "
+                 "pattern), with Slurm's epilog_slurmd environment; the job stays COMPLETING and its nodes take no "
+                 "new job until each has ended; one that fails drains its node (\"Epilog error\")"},
+      {"Prolog", "the agents: run as root on a node before a job's first step there (a program or a glob pattern), "
+                 "with Slurm's prolog_slurmd environment; one that fails drains the node (\"Prolog error\") and "
+                 "requeues the job held (SchedulerParameters=nohold_on_prolog_fail: not held)"},
+      {"PrologEpilogTimeout", "the agents: seconds a Prolog or Epilog may run before it is killed and counts as "
+                              "failed (default: as long as it runs)"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "
                         "cgroup at all"},
       {"ReturnToService", "the controller: 1 or more brings a node that was DOWN for not responding back when its "

@@ -139,6 +139,7 @@ struct SchedulerParams {
   int64_t bf_reserve_depth = kUnlimited; // Drover extension: 1 = EASY, unlimited = conservative
   bool bf_continue = false;
   bool enable_user_top = false;          // scontrol top by a job's owner
+  bool nohold_on_prolog_fail = false;    // a failed Prolog requeues the job without a hold
   int64_t bf_max_job_user = 0;           // 0: no per-user cap
   int64_t bf_max_job_part = 0;
   int64_t bf_max_time = -1;              // -1: bf_interval

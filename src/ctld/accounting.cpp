@@ -50,7 +50,8 @@ v1::AccountingStep batch_step(const v1::JobRecord& rec) {
   v1::AccountingStep s;
   s.set_step("batch");
   s.set_name("batch");
-  bool running = is_started(rec) || rec.completing();
+  // Completing: the script still runs (a cancel), unless only Epilogs do.
+  bool running = is_started(rec) || (rec.completing() && rec.epilog_nodes_size() == 0);
   s.set_running(running);
   s.set_state(running ? (rec.state() == v1::SUSPENDED ? v1::SUSPENDED : v1::RUNNING) : batch_state(rec));
   s.set_exit_code(rec.exit_code());

@@ -205,6 +205,21 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       });
       return;
     }
+    case AgentCommand::kEpilog: {
+      auto* c = new Call<v1::EpilogRequest, v1::EpilogReply>;
+      rpc::fill_request_header(client, c->req.mutable_header());
+      *c->req.add_orders() = cmd.epilog;
+      rpc::set_timeout(c->ctx, std::chrono::seconds(10));
+      std::string node = cmd.node;
+      // Unanswered, the order comes again with the reply to the node's next
+      // registration; a node that stays silent is lost and not waited for.
+      stub->async()->Epilog(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
+        if (!st.ok()) impl->log("epilog of job " + std::to_string(c->req.orders(0).job_id()) + " on " + node + ": " + st.error_message());
+        delete c;
+        if (after) after();
+      });
+      return;
+    }
     case AgentCommand::kShutdown: {
       auto* c = new Call<v1::AgentShutdownRequest, v1::AgentShutdownReply>;
       rpc::fill_request_header(client, c->req.mutable_header());

@@ -268,10 +268,12 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
       switch (req.action()) {
         case v1::HOLD:
         case v1::USER_HOLD:
+          r.clear_held_reason();
           r.set_hold(hold);
           r.set_reason(hold == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser");
           break;
         case v1::RELEASE:
+          r.clear_held_reason();
           r.set_hold(v1::HOLD_NONE);
           r.set_reason("None");
           break;

@@ -232,6 +232,14 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
     if (!holds_resources(j)) continue;
+    if (j.rec.epilog_nodes_size() > 0) {
+      // Over, its Epilogs running: the nodes show COMPLETING, their
+      // resources no longer the job's (Slurm's IDLE+COMPLETING).
+      for (const auto& name : j.rec.epilog_nodes()) {
+        if (core::NodeIndex ni = bridge_->find_node(name); ni >= 0) use[ni].completing = true;
+      }
+      continue;
+    }
     for (const auto& t : j.rec.alloc().nodes()) {
       core::NodeIndex ni = bridge_->find_node(t.node());
       if (ni < 0) continue;

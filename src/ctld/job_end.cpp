@@ -42,7 +42,9 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   if (!why.empty()) r.set_state_desc(why);
   end_job_steps(j, now, fx);
   for (const auto& t : j.alloc.nodes) nodes_[t.node].last_busy = now;
-  j.alloc = core::Allocation{};
+  // With Prolog or Epilog set it holds its nodes, COMPLETING, until each
+  // node's Epilog has ended (job_scripts.cpp).
+  if (!begin_epilogs(j, fx)) j.alloc = core::Allocation{};
   j.terminate_sent = false;
   j.awaiting_node = false;
   put_job(j, fx);

@@ -124,6 +124,14 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   add_io(d, l);
   l.set_time_limit_s(agent_time_limit(r));
   l.set_start_time(r.start_time());
+  if (settings_.job_scripts()) {
+    // The job's share of the node (an srun step's may be less).
+    for (const auto& t : j.alloc.nodes) {
+      if (t.node != here.node) continue;
+      for (auto& e : script_env(j, t, false)) l.add_prolog_env(std::move(e));
+      break;
+    }
+  }
   return l;
 }
 

@@ -61,6 +61,8 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
     apply_step_report(ni, s, now, fx, reply);
   }
   reconcile_node(ni, reported, new_session, now, fx);
+  epilogs_reported(ni, report, now, fx, reply);
+  if (new_session) epilogs_owed(ni, reply);
   fx.reschedule = true;
   return reply;
 }
@@ -86,15 +88,16 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
     return;
   }
   *reply.add_acknowledged() = step_ref(s);
-  if (!here || !holds_resources(*j)) return;  // already recorded (a repeated report)
+  // Already recorded (a repeated report; or the job's Epilogs are running).
+  if (!here || !holds_resources(*j) || j->rec.epilog_nodes_size() > 0) return;
   if (j->rec.state() == v1::PENDING) {
-    // A requeued job whose previous run has now ended.
-    j->rec.set_completing(false);
-    j->alloc = core::Allocation{};
-    j->rec.clear_alloc();
-    j->rec.set_batch_host("");
-    put_job(*j, fx);
-    fx.reschedule = true;
+    // A requeued job whose previous run has now ended (its nodes' Epilogs
+    // run before it may start again).
+    if (begin_epilogs(*j, fx)) {
+      put_job(*j, fx);
+    } else {
+      release_nodes(*j, fx);
+    }
     return;
   }
   v1::JobState st = state_from_agent(s.state());
@@ -142,10 +145,11 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
 // only its steps' parts on the failed node fail (Slurm's -k).
 void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
+  forget_epilogs_on(ni, fx);
   std::vector<core::JobId> ids(active_.begin(), active_.end());  // put_job changes active_
   for (core::JobId id : ids) {
     Job& j = jobs_.at(id);
-    if (!holds_resources(j)) continue;
+    if (!holds_resources(j) || j.rec.epilog_nodes_size() > 0) continue;  // over: Epilogs on other nodes
     const bool host = j.rec.batch_host() == node;
     const bool there = host || std::any_of(j.alloc.nodes.begin(), j.alloc.nodes.end(),
                                            [&](const core::NodeTake& t) { return t.node == ni; });

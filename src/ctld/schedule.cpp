@@ -127,6 +127,15 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
   for (const auto& n : nodes_) ci.avail.push_back(availability(n));
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
+    if (j.rec.epilog_nodes_size() > 0) {
+      // Over, its Epilogs running: nothing starts on those nodes until
+      // they end, as on Slurm's COMPLETING nodes (an Epilog may clean up
+      // after the job's user).
+      for (const auto& name : j.rec.epilog_nodes()) {
+        if (core::NodeIndex ni = bridge_->find_node(name); ni >= 0) ci.blocks.push_back({ni, now, now + 1});
+      }
+      continue;
+    }
     if (holds_resources(j)) {
       core::RunningJob r;
       r.spec = &j.spec;
@@ -281,7 +290,8 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
   for (const auto& p : result.pending) {
     Job* j = find_job(p.job->id);
     if (!j || !p.tested) continue;
-    j->rec.set_reason(CoreBridge::reason_name(p.reason));
+    const bool own_hold = p.reason == core::Reason::kJobHeldUser && !j->rec.held_reason().empty();
+    j->rec.set_reason(own_hold ? j->rec.held_reason() : CoreBridge::reason_name(p.reason));
     j->rec.set_priority(p.priority);
     j->rec.set_last_sched_eval(now);
     j->never = p.never;
@@ -363,6 +373,7 @@ void ControllerState::launch_result(int64_t job_id, int32_t restart_count, const
     confirm_launch(*j, fx);
     return;
   }
+  if (reply.prolog_failed()) return prolog_failed(*j, j->rec.batch_host(), reply.failure(), now, fx);
   // The agent could not start it (unknown user, missing directory, ...): FAILED with its reason.
   const v1::StepReport& s = reply.status();
   finish_job(*j, v1::FAILED, s.exit_code() ? s.exit_code() : 1, s.exit_signal(), "launch failed: " + reply.failure(),

@@ -49,6 +49,11 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.cluster_name = cfg.cluster_name;
   if (const std::string* prog = cfg.passive("MailProg"); prog && !prog->empty()) s.mail_prog = *prog;
   if (const std::string* domain = cfg.passive("MailDomain")) s.mail_domain = *domain;
+  for (auto [key, on] : {std::pair{"Prolog", &s.prolog}, std::pair{"Epilog", &s.epilog}}) {
+    const std::string* v = cfg.passive(key);
+    *on = v && !trim(*v).empty();
+  }
+  s.nohold_on_prolog_fail = cfg.sched.nohold_on_prolog_fail;
   s.state_dir = cfg.state_save_location;
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {

@@ -61,6 +61,15 @@ struct Settings {
   // MailDomain (appended to a recipient without '@').
   std::string mail_prog = "/bin/mail";
   std::string mail_domain;
+  // Prolog= and Epilog= (the agents run them): with either set, each
+  // launch carries the Prolog's environment and a job that ends stays
+  // COMPLETING on its nodes until each agent reports its Epilog's end.
+  bool prolog = false;
+  bool epilog = false;
+  // SchedulerParameters=nohold_on_prolog_fail: a job whose Prolog failed
+  // is requeued without the hold.
+  bool nohold_on_prolog_fail = false;
+  bool job_scripts() const { return prolog || epilog; }
 };
 
 // Settings from a loaded configuration; errors for values the controller cannot use.
@@ -77,7 +86,8 @@ struct Caller {
 
 // A command for one agent, sent once the effects' batch is durable.
 struct AgentCommand {
-  enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit, kShutdown } kind = kLaunch;  // kShutdown: scontrol shutdown
+  // kShutdown: scontrol shutdown; kEpilog: the job is over on the node (Epilog).
+  enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit, kShutdown, kEpilog } kind = kLaunch;
   std::string node;
   v1::LaunchRequest launch;   // kLaunch
   int64_t job_id = 0;
@@ -88,6 +98,7 @@ struct AgentCommand {
   bool batch_only = false;
   bool every_step = false;    // kSignal: every step of the job on the node (suspend, resume)
   int64_t time_limit_s = 0;   // kSetTimeLimit
+  v1::EpilogOrder epilog;     // kEpilog
 };
 
 // The batch host's new time limit for the job, in seconds from its start (0: none).
@@ -391,6 +402,27 @@ class ControllerState {
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                          v1::NodeReportReply& reply);
   void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);
+  // ---- Prolog and Epilog (job_scripts.cpp) ----
+  // Slurm's prolog_slurmd / epilog_slurmd environment for the job's share of a node.
+  std::vector<std::string> script_env(const Job& j, const core::NodeTake& t, bool epilog) const;
+  // A job's processes are over and it leaves its nodes: with Prolog or
+  // Epilog set it stays COMPLETING and holds them until each node reports
+  // its Epilog's end (true); else nothing is left to do (false).
+  bool begin_epilogs(Job& j, Effects& fx);
+  // What a node's report says of Epilogs; acknowledged in the reply.
+  void epilogs_reported(core::NodeIndex ni, const v1::NodeReport& report, int64_t now, Effects& fx,
+                        v1::NodeReportReply& reply);
+  // Epilogs the node still owes (its registration's reply): each again.
+  void epilogs_owed(core::NodeIndex ni, v1::NodeReportReply& reply) const;
+  // The node is gone: its Epilogs are not waited for.
+  void forget_epilogs_on(core::NodeIndex ni, Effects& fx);
+  // The job has left every node: what it held is free.
+  void release_nodes(Job& j, Effects& fx);
+  // The Prolog failed on `node`: the node drains ("Prolog error") and the
+  // job goes back to the queue held (Slurm's "launch failed requeued held").
+  void prolog_failed(Job& j, const std::string& node, const std::string& failure, int64_t now, Effects& fx);
+  // A node drained by the controller itself (SlurmUser's name on the reason).
+  void drain_node(core::NodeIndex ni, const std::string& reason, int64_t now, Effects& fx);
   // steps
   void put_step(const v1::StepInfo& s, Effects& fx) const;
   void start_batch_step(const Job& j, int64_t now, Effects& fx);

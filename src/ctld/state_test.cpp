@@ -9,25 +9,15 @@
 #include "common/strings.hpp"
 #include "config/parse.hpp"
 #include "ctld/persist.hpp"
+#include "ctld/state_test_support.hpp"
 
 namespace drover::ctld {
 namespace {
 
-constexpr const char* kConf =
-    "ClusterName=t\nSlurmctldHost=localhost\nDefMemPerCPU=100\nMinJobAge=600\nGresTypes=gpu\n"
-    "NodeName=c[1-2] CPUs=4 RealMemory=4000\n"
-    "NodeName=g1 CPUs=8 RealMemory=8000 Gres=gpu:h100:2 Feature=h100\n"
-    "PartitionName=cpu Nodes=c[1-2] Default=YES MaxTime=1:00:00\n"
-    "PartitionName=gpu Nodes=g1\n";
-
-std::unique_ptr<ControllerState> make_state(const std::string& extra = "") {
-  config::ClusterConfig cfg = config::parse_slurm_conf_text(kConf + extra, "test.conf");
-  auto settings = settings_from_config(cfg, "test.conf");
-  EXPECT_TRUE(settings) << settings.error().message;
-  auto bridge = CoreBridge::create(cfg);
-  EXPECT_TRUE(bridge) << bridge.error().message;
-  return std::make_unique<ControllerState>(cfg, std::move(*bridge), *settings);
-}
+using state_testing::kConf;
+using state_testing::make_state;
+using state_testing::register_all;
+using state_testing::report;
 
 Caller user(uint32_t uid, const std::string& name) { return Caller{uid, uid, name, false}; }
 
@@ -40,13 +30,6 @@ v1::JobDescriptor wrap(const std::string& cmd) {
   return d;
 }
 
-v1::NodeReport report(const std::string& node, int64_t agent_start = 100) {
-  v1::NodeReport r;
-  r.set_node(node);
-  r.set_agent_start_time(agent_start);
-  return r;
-}
-
 v1::StepReport step(int64_t job, bool ended, const std::string& state = "RUNNING", int code = 0) {
   v1::StepReport s;
   s.mutable_step()->set_job_id(job);
@@ -55,13 +38,6 @@ v1::StepReport step(int64_t job, bool ended, const std::string& state = "RUNNING
   s.set_state(state);
   s.set_exit_code(code);
   return s;
-}
-
-void register_all(ControllerState& st, int64_t now) {
-  for (const char* n : {"c1", "c2", "g1"}) {
-    Effects fx;
-    ASSERT_TRUE(st.node_report(report(n), true, now, fx));
-  }
 }
 
 int launches(const Effects& fx) {

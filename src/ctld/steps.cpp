@@ -284,9 +284,11 @@ void ControllerState::step_launch_result(int64_t job_id, int64_t step_id, const 
     n.set_ended(true);
     n.set_state(reply ? "FAILED" : "NODE_FAIL");
     n.set_exit_code(1);
-    n.set_reason(reply ? reply->failure() : "the agent could not be reached: " + error);
+    const bool prolog = reply && reply->prolog_failed();
+    n.set_reason(prolog ? "Prolog error" : reply ? reply->failure() : "the agent could not be reached: " + error);
     if (reply && reply->has_status()) *n.mutable_tasks_ended() = reply->status().tasks();
     step_node_ended(*j, it->second, n, now, fx);
+    if (prolog) prolog_failed(*j, node, reply->failure(), now, fx);
     return;
   }
 }

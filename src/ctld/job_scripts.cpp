@@ -1,0 +1,218 @@
+// slurm.conf's Prolog and Epilog, the controller's side. The agents run
+// them (agentd/job_scripts.cpp); the controller gives them Slurm's
+// environment, keeps a job that has ended COMPLETING on its nodes until each
+// reports its Epilog's end, and drains a node whose Prolog or Epilog failed
+// ("Prolog error", "Epilog error"), requeueing held the job whose Prolog
+// failed, as Slurm 22.05 does.
+#include <pwd.h>
+
+#include <algorithm>
+
+#include "common/hostlist.hpp"
+#include "common/strings.hpp"
+#include "ctld/log.hpp"
+#include "ctld/state.hpp"
+
+namespace drover::ctld {
+namespace {
+
+std::string join_ints(const std::vector<int32_t>& v) {
+  std::string out;
+  for (int32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+bool has_node(const v1::JobRecord& r, const std::string& node) {
+  return std::find(r.epilog_nodes().begin(), r.epilog_nodes().end(), node) != r.epilog_nodes().end();
+}
+
+}  // namespace
+
+std::vector<std::string> ControllerState::script_env(const Job& j, const core::NodeTake& t, bool epilog) const {
+  const core::Cluster& c = bridge_->cluster();
+  const v1::JobRecord& r = j.rec;
+  const v1::JobDescriptor& d = r.desc();
+  const core::NodeSpec& n = c.nodes[t.node];
+  std::vector<std::string> names;
+  std::vector<int> cpus;
+  for (const auto& x : j.alloc.nodes) {
+    names.push_back(c.nodes[x.node].name);
+    cpus.push_back(x.cpus);
+  }
+  const std::string id = std::to_string(r.job_id());
+  std::vector<std::string> env = {
+      "SLURMD_NODENAME=" + n.name,
+      "SLURM_CLUSTER_NAME=" + settings_.cluster_name,
+      "SLURM_CONF=" + settings_.conf_path,
+      "SLURM_JOBID=" + id,
+      "SLURM_JOB_ID=" + id,
+      "SLURM_JOB_ACCOUNT=" + r.account(),
+      "SLURM_JOB_CPUS_PER_NODE=" + compress_counts(cpus),
+      "SLURM_JOB_GID=" + std::to_string(r.gid()),
+      "SLURM_JOB_NUM_NODES=" + std::to_string(names.size()),
+      "SLURM_JOB_PARTITION=" + r.partition(),
+      "SLURM_JOB_RESTART_COUNT=" + std::to_string(r.restart_count()),
+      "SLURM_JOB_UID=" + std::to_string(r.uid()),
+      "SLURM_JOB_USER=" + r.user(),
+      "SLURM_JOB_WORK_DIR=" + d.work_dir(),
+      "SLURM_NODELIST=" + hostlist_compress(names),
+      std::string("SLURM_SCRIPT_CONTEXT=") + (epilog ? "epilog_slurmd" : "prolog_slurmd"),
+      "SLURM_UID=" + std::to_string(r.uid()),
+  };
+  if (d.batch()) env.push_back("SLURM_JOB_STDIN=" + (d.std_in().empty() ? std::string("/dev/null") : d.std_in()));
+  if (!d.reservation().empty()) env.push_back("SLURM_JOB_RESERVATION=" + d.reservation());
+  if (!d.constraint().empty()) env.push_back("SLURM_JOB_CONSTRAINTS=" + d.constraint());
+  std::vector<int32_t> gpus;
+  for (const auto& g : t.gres) {
+    if (n.gres[g.pool].name != "gpu") continue;
+    for (int32_t dev : g.devices) gpus.push_back(global_gpu_index(n, g.pool, dev));
+  }
+  if (!gpus.empty()) {
+    const std::string list = join_ints(gpus);
+    for (const char* v : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "SLURM_JOB_GPUS",
+                          "ZE_AFFINITY_MASK"}) {
+      env.push_back(std::string(v) + "=" + list);
+    }
+  }
+  if (epilog) {
+    // The job's exit as wait(2) gives it, and as sacct prints it.
+    const int code = r.exit_code() & 0xff;
+    const int sig = r.exit_signal() & 0x7f;
+    env.push_back("SLURM_JOB_EXIT_CODE=" + std::to_string(sig ? sig : code << 8));
+    env.push_back("SLURM_JOB_EXIT_CODE2=" + std::to_string(code) + ":" + std::to_string(sig));
+    env.push_back("SLURM_JOB_DERIVED_EC=" + std::to_string(code));
+  }
+  std::sort(env.begin(), env.end());
+  return env;
+}
+
+bool ControllerState::begin_epilogs(Job& j, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  r.clear_epilog_nodes();
+  if (!settings_.job_scripts()) return false;
+  const core::Cluster& c = bridge_->cluster();
+  for (const auto& t : j.alloc.nodes) {
+    if (!nodes_[t.node].responding) continue;  // nobody there to run it
+    const std::string& name = c.nodes[t.node].name;
+    r.add_epilog_nodes(name);
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kEpilog;
+    cmd.node = name;
+    cmd.job_id = r.job_id();
+    cmd.epilog.set_job_id(r.job_id());
+    cmd.epilog.set_restart_count(r.restart_count());
+    for (auto& e : script_env(j, t, true)) cmd.epilog.add_env(std::move(e));
+    fx.commands.push_back(std::move(cmd));
+  }
+  if (r.epilog_nodes_size() == 0) return false;
+  r.set_completing(true);
+  return true;
+}
+
+void ControllerState::release_nodes(Job& j, Effects& fx) {
+  j.rec.clear_epilog_nodes();
+  j.rec.set_completing(false);
+  j.alloc = core::Allocation{};
+  if (j.rec.state() == v1::PENDING) {  // requeued: it starts afresh
+    j.rec.clear_alloc();
+    j.rec.set_batch_host("");
+  }
+  put_job(j, fx);
+  fx.reschedule = true;
+}
+
+void ControllerState::epilogs_reported(core::NodeIndex ni, const v1::NodeReport& report, int64_t now, Effects& fx,
+                                       v1::NodeReportReply& reply) {
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  for (const auto& done : report.epilogs()) {
+    *reply.add_epilogs_acknowledged() = done;
+    Job* j = find_job(done.job_id());
+    if (!j || !has_node(j->rec, node)) continue;  // a repeated report
+    auto* en = j->rec.mutable_epilog_nodes();
+    en->erase(std::find(en->begin(), en->end(), node));
+    if (done.failed()) {
+      log_line("epilog of job " + std::to_string(done.job_id()) + " failed on node " + node + ": " + done.message() +
+               "; draining the node");
+      drain_node(ni, "Epilog error", now, fx);
+    }
+    if (en->empty()) {
+      release_nodes(*j, fx);
+    } else {
+      put_job(*j, fx);
+    }
+  }
+}
+
+void ControllerState::epilogs_owed(core::NodeIndex ni, v1::NodeReportReply& reply) const {
+  if (!settings_.job_scripts()) return;
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
+    if (!has_node(j.rec, node)) continue;
+    for (const auto& t : j.alloc.nodes) {
+      if (t.node != ni) continue;
+      v1::EpilogOrder* o = reply.add_epilogs();
+      o->set_job_id(j.rec.job_id());
+      o->set_restart_count(j.rec.restart_count());
+      for (auto& e : script_env(j, t, true)) o->add_env(std::move(e));
+    }
+  }
+}
+
+void ControllerState::forget_epilogs_on(core::NodeIndex ni, Effects& fx) {
+  const std::string& node = bridge_->cluster().nodes[ni].name;
+  std::vector<core::JobId> ids(active_.begin(), active_.end());  // release_nodes changes active_
+  for (core::JobId id : ids) {
+    Job& j = jobs_.at(id);
+    if (!has_node(j.rec, node)) continue;
+    auto* en = j.rec.mutable_epilog_nodes();
+    en->erase(std::find(en->begin(), en->end(), node));
+    if (en->empty()) {
+      release_nodes(j, fx);
+    } else {
+      put_job(j, fx);
+    }
+  }
+}
+
+void ControllerState::drain_node(core::NodeIndex ni, const std::string& reason, int64_t now, Effects& fx) {
+  NodeRt& n = nodes_[ni];
+  n.drain = true;
+  n.reason = reason;
+  n.reason_time = now;
+  n.reason_uid = settings_.slurm_user_uid;
+  const struct passwd* pw = getpwuid(settings_.slurm_user_uid);
+  n.reason_user = pw ? pw->pw_name : std::to_string(settings_.slurm_user_uid);
+  put_node(ni, fx);
+}
+
+void ControllerState::prolog_failed(Job& j, const std::string& node, const std::string& failure, int64_t now,
+                                    Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  log_line("prolog of job " + std::to_string(r.job_id()) + " failed on node " + node + ": " + failure +
+           "; draining the node");
+  if (core::NodeIndex ni = bridge_->find_node(node); ni >= 0) drain_node(ni, "Prolog error", now, fx);
+  if (!is_started(r)) return;
+  if (!r.requeue() || !r.desc().batch()) {
+    // Nothing to requeue (sbatch --no-requeue, salloc, srun): the job ends.
+    end_running(j, v1::NODE_FAIL, "Prolog error on node " + node, 0, now, fx);
+    return;
+  }
+  // Back to the queue; nothing of it ran (the Prolog runs first). Its
+  // batch step ends CANCELLED, as Slurm's, and srun steps it may have begun
+  // on other nodes are ended there.
+  r.set_state(v1::CANCELLED);
+  r.set_end_time(now);
+  end_job_steps(j, now, fx);
+  r.set_state_desc("launch failed requeued held: Prolog error on node " + node);
+  requeue_job(j, now, fx);
+  if (!settings_.nohold_on_prolog_fail) {
+    r.set_hold(v1::HOLD_USER);
+    r.set_held_reason("launch failed requeued held");
+    r.set_reason(r.held_reason());
+    refresh_spec(j);
+    put_job(j, fx);
+  }
+}
+
+}  // namespace drover::ctld

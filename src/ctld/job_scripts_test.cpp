@@ -1,0 +1,247 @@
+// slurm.conf's Prolog and Epilog, the controller's side: what a launch and
+// an Epilog order carry, the COMPLETING hold on a job's nodes until their
+// Epilogs end, and what a failed Prolog or Epilog does (as Slurm 22.05 did
+// on the anchor cluster).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "ctld/state.hpp"
+#include "ctld/state_test_support.hpp"
+
+namespace drover::ctld {
+namespace {
+
+using state_testing::make_state;
+using state_testing::register_all;
+using state_testing::report;
+
+constexpr const char* kScripts = "Prolog=/etc/drover/prolog.sh\nEpilog=/etc/drover/epilog.d/*\n";
+
+const Caller kAlice{1000, 1000, "alice", false};
+
+v1::JobDescriptor job(const std::string& nodelist = "", const std::string& partition = "") {
+  v1::JobDescriptor d;
+  d.set_batch(true);
+  d.set_name("wrap");
+  d.set_script("#!/bin/sh\ntrue\n");
+  d.set_work_dir("/tmp");
+  d.set_nodelist(nodelist);
+  if (!partition.empty()) d.add_partitions(partition);
+  return d;
+}
+
+// The batch step's end, as the agent reports it.
+v1::NodeReport ended(const std::string& node, int64_t job, int code) {
+  v1::NodeReport r = report(node);
+  v1::StepReport* s = r.add_steps();
+  s->mutable_step()->set_job_id(job);
+  s->mutable_step()->set_step_id(-2);
+  s->set_ended(true);
+  s->set_state(code ? "FAILED" : "COMPLETED");
+  s->set_exit_code(code);
+  return r;
+}
+
+v1::NodeReport epilog_done(const std::string& node, int64_t job, bool failed) {
+  v1::NodeReport r = report(node);
+  v1::EpilogDone* d = r.add_epilogs();
+  d->set_job_id(job);
+  d->set_failed(failed);
+  if (failed) d->set_message("epilog /etc/drover/epilog.d/10-clean failed: exit 4");
+  return r;
+}
+
+bool has(const google::protobuf::RepeatedPtrField<std::string>& env, const std::string& var) {
+  return std::find(env.begin(), env.end(), var) != env.end();
+}
+
+const v1::NodeInfo& node_info(const std::vector<v1::NodeInfo>& all, const std::string& name) {
+  return *std::find_if(all.begin(), all.end(), [&](const v1::NodeInfo& n) { return n.name() == name; });
+}
+
+std::vector<const AgentCommand*> commands(const Effects& fx, AgentCommand::Kind kind) {
+  std::vector<const AgentCommand*> out;
+  for (const auto& c : fx.commands) {
+    if (c.kind == kind) out.push_back(&c);
+  }
+  return out;
+}
+
+TEST(JobScripts, AnEndedJobHoldsItsNodesCompletingUntilEachEpilogHasEnded) {
+  auto st = make_state(kScripts);
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->submit(kAlice, job("", "gpu"), false, 1000, fx));
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  auto launched = commands(go, AgentCommand::kLaunch);
+  ASSERT_EQ(launched.size(), 1u);
+  // The Prolog's environment travels with the launch (Slurm's prolog_slurmd variables).
+  const auto& penv = launched[0]->launch.prolog_env();
+  EXPECT_TRUE(has(penv, "SLURM_SCRIPT_CONTEXT=prolog_slurmd"));
+  EXPECT_TRUE(has(penv, "SLURM_JOB_ID=1"));
+  EXPECT_TRUE(has(penv, "SLURM_JOB_USER=alice"));
+  EXPECT_TRUE(has(penv, "SLURMD_NODENAME=g1"));
+  EXPECT_TRUE(has(penv, "SLURM_JOB_PARTITION=gpu"));
+  EXPECT_TRUE(has(penv, "SLURM_JOB_STDIN=/dev/null"));
+
+  Effects end;
+  ASSERT_TRUE(st->node_report(ended("g1", 1, 3), false, 1005, end));
+  const Job& j = st->jobs().at(1);
+  EXPECT_EQ(j.rec.state(), v1::FAILED);
+  EXPECT_EQ(j.rec.end_time(), 1005);
+  EXPECT_TRUE(j.rec.completing()) << "COMPLETING while the Epilog runs";
+  ASSERT_EQ(j.rec.epilog_nodes_size(), 1);
+  EXPECT_EQ(j.rec.epilog_nodes(0), "g1");
+  auto orders = commands(end, AgentCommand::kEpilog);
+  ASSERT_EQ(orders.size(), 1u);
+  EXPECT_EQ(orders[0]->node, "g1");
+  const auto& eenv = orders[0]->epilog.env();
+  EXPECT_TRUE(has(eenv, "SLURM_SCRIPT_CONTEXT=epilog_slurmd"));
+  EXPECT_TRUE(has(eenv, "SLURM_JOB_EXIT_CODE2=3:0"));
+  EXPECT_TRUE(has(eenv, "SLURM_JOB_EXIT_CODE=768"));
+  EXPECT_FALSE(end.batch.empty()) << "the hold is durable";
+
+  // The node shows IDLE+COMPLETING: nothing of it is the job's any more,
+  // and nothing new starts there until the Epilog has ended.
+  const auto& g1 = node_info(st->node_infos(1005), "g1");
+  EXPECT_TRUE(g1.completing());
+  EXPECT_EQ(g1.alloc_cpus(), 0);
+  Effects fx2;
+  ASSERT_TRUE(st->submit(kAlice, job("g1", "gpu"), false, 1006, fx2));
+  Effects wait;
+  st->schedule(core::PassKind::kFull, 1006, wait);
+  EXPECT_TRUE(commands(wait, AgentCommand::kLaunch).empty());
+  EXPECT_EQ(st->jobs().at(2).rec.reason(), "Resources");
+
+  // The agent reports the Epilog's end: acknowledged, the node is free.
+  for (int i = 0; i < 2; ++i) {  // the second is a repeat: acknowledged, nothing changes
+    Effects done;
+    auto reply = st->node_report(epilog_done("g1", 1, false), false, 1008, done);
+    ASSERT_TRUE(reply);
+    ASSERT_EQ(reply->epilogs_acknowledged_size(), 1);
+    EXPECT_EQ(reply->epilogs_acknowledged(0).job_id(), 1);
+  }
+  EXPECT_FALSE(st->jobs().at(1).rec.completing());
+  EXPECT_FALSE(holds_resources(st->jobs().at(1)));
+  EXPECT_FALSE(st->nodes()[2].drain);
+  Effects start;
+  st->schedule(core::PassKind::kQuick, 1008, start);
+  EXPECT_EQ(commands(start, AgentCommand::kLaunch).size(), 1u);
+}
+
+TEST(JobScripts, AFailedEpilogDrainsTheNodeWithSlurmsReason) {
+  auto st = make_state(kScripts);
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->submit(kAlice, job("c2"), false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  ASSERT_TRUE(st->node_report(ended("c2", 1, 0), false, 1002, fx));
+  Effects e;
+  ASSERT_TRUE(st->node_report(epilog_done("c2", 1, true), false, 1003, e));
+  const NodeRt& c2 = st->nodes()[1];
+  EXPECT_TRUE(c2.drain);
+  EXPECT_EQ(c2.reason, "Epilog error");
+  EXPECT_EQ(c2.reason_time, 1003);
+  const Job& j = st->jobs().at(1);
+  EXPECT_EQ(j.rec.state(), v1::COMPLETED) << "the job's own end stands";
+  EXPECT_FALSE(j.rec.completing());
+}
+
+TEST(JobScripts, AFailedPrologDrainsTheNodeAndRequeuesTheJobHeld) {
+  auto st = make_state(kScripts);
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->submit(kAlice, job(), false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  const std::string host = st->jobs().at(1).rec.batch_host();
+  v1::LaunchReply failed;
+  failed.set_prolog_failed(true);
+  failed.set_failure("prolog /etc/drover/prolog.sh failed: exit 3");
+  Effects e;
+  st->launch_result(1, 0, failed, 1001, e);
+  const Job& j = st->jobs().at(1);
+  EXPECT_EQ(j.rec.state(), v1::PENDING);
+  EXPECT_EQ(j.rec.hold(), v1::HOLD_USER) << "its owner may release it, as in Slurm";
+  EXPECT_EQ(j.rec.reason(), "launch failed requeued held");
+  EXPECT_EQ(j.rec.restart_count(), 1);
+  EXPECT_FALSE(holds_resources(j));
+  core::NodeIndex ni = host == "c1" ? 0 : 1;
+  EXPECT_TRUE(st->nodes()[ni].drain);
+  EXPECT_EQ(st->nodes()[ni].reason, "Prolog error");
+  // It waits, saying why, until released.
+  Effects pass;
+  st->schedule(core::PassKind::kFull, 1002, pass);
+  EXPECT_TRUE(commands(pass, AgentCommand::kLaunch).empty());
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "launch failed requeued held");
+  v1::ControlRequest release;
+  release.set_action(v1::RELEASE);
+  release.add_targets()->set_job_id(1);
+  release.mutable_targets(0)->set_text("1");
+  Effects r;
+  auto res = st->control(kAlice, release, 1003, r);
+  ASSERT_EQ(res.size(), 1u);
+  EXPECT_TRUE(res[0].ok()) << res[0].error();
+  Effects again;
+  st->schedule(core::PassKind::kQuick, 1003, again);
+  auto launched = commands(again, AgentCommand::kLaunch);
+  ASSERT_EQ(launched.size(), 1u);
+  EXPECT_NE(launched[0]->node, host) << "not on the drained node";
+}
+
+TEST(JobScripts, NoholdOnPrologFailRequeuesWithoutTheHold) {
+  auto st = make_state(std::string(kScripts) + "SchedulerParameters=nohold_on_prolog_fail\n");
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->submit(kAlice, job("c1"), false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  v1::LaunchReply failed;
+  failed.set_prolog_failed(true);
+  failed.set_failure("prolog failed");
+  Effects e;
+  st->launch_result(1, 0, failed, 1001, e);
+  const Job& j = st->jobs().at(1);
+  EXPECT_EQ(j.rec.state(), v1::PENDING);
+  EXPECT_EQ(j.rec.hold(), v1::HOLD_NONE);
+  EXPECT_EQ(j.rec.restart_count(), 1);
+  EXPECT_TRUE(st->nodes()[0].drain);
+}
+
+TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesNone) {
+  auto before = make_state(kScripts);
+  register_all(*before, 1000);
+  Effects fx;
+  v1::JobDescriptor two = job();
+  two.set_min_nodes(2);
+  ASSERT_TRUE(before->submit(kAlice, two, false, 1000, fx));
+  before->schedule(core::PassKind::kQuick, 1000, fx);
+  Effects end;
+  ASSERT_TRUE(before->node_report(ended(before->jobs().at(1).rec.batch_host(), 1, 0), false, 1002, end));
+  EXPECT_EQ(commands(end, AgentCommand::kEpilog).size(), 2u) << "every node of the job runs its Epilog";
+  std::vector<std::pair<int64_t, std::string>> jobs;
+  for (const auto& [id, j] : before->jobs()) jobs.emplace_back(id, j.rec.SerializeAsString());
+
+  auto after = make_state(kScripts);
+  ASSERT_TRUE(after->recover(jobs, {}, 2, 1010));
+  ASSERT_EQ(after->jobs().at(1).rec.epilog_nodes_size(), 2);
+  Effects first;
+  after->housekeeping(1010, first);  // the controller's start
+  Effects reg;
+  auto reply = after->node_report(report("c1"), true, 1010, reg);
+  ASSERT_TRUE(reply);
+  ASSERT_EQ(reply->epilogs_size(), 1);
+  EXPECT_EQ(reply->epilogs(0).job_id(), 1);
+  EXPECT_TRUE(has(reply->epilogs(0).env(), "SLURMD_NODENAME=c1"));
+  Effects done;
+  ASSERT_TRUE(after->node_report(epilog_done("c1", 1, false), false, 1011, done));
+  EXPECT_TRUE(after->jobs().at(1).rec.completing()) << "c2's Epilog is still owed";
+  // c2 never comes back: after SlurmdTimeout it is lost, and owes nothing.
+  Effects later;
+  after->housekeeping(1010 + 301 + 1, later);
+  EXPECT_FALSE(after->jobs().at(1).rec.completing());
+  EXPECT_FALSE(holds_resources(after->jobs().at(1)));
+}
+
+}  // namespace
+}  // namespace drover::ctld
