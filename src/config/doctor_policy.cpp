@@ -1,6 +1,9 @@
 // Checks of scheduling policy against the seed's starvation pitfalls:
 // "backfill off -> small jobs queue long" and "no priority config -> big jobs
 // starve small ones" (fix: QOS + multifactor priority with age decay).
+#include <unistd.h>
+
+#include "common/site_script.hpp"
 #include "common/strings.hpp"
 #include "config/doctor_internal.hpp"
 
@@ -95,12 +98,11 @@ void weights(const Facts& f, Diagnostics& out) {
   }
 }
 
-// Prolog, Epilog and the other site scripts are accepted but not run: what
-// a site counts on them for silently does not happen, so say so once.
+// The site scripts Drover does not run are accepted: what a site counts on
+// them for silently does not happen, so say so once.
 void scripts_not_run(const Facts& f, Diagnostics& out) {
-  static const char* const kScripts[] = {"Prolog",     "Epilog",     "PrologSlurmctld", "EpilogSlurmctld",
-                                         "TaskProlog", "TaskEpilog", "SrunProlog",      "SrunEpilog",
-                                         "HealthCheckProgram"};
+  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld", "TaskProlog", "TaskEpilog",
+                                         "SrunProlog",      "SrunEpilog",      "HealthCheckProgram"};
   std::vector<std::string> set;
   SourceLoc first{f.cfg.slurm_conf_path, 0, 0};
   for (const char* k : kScripts) {
@@ -114,11 +116,53 @@ void scripts_not_run(const Facts& f, Diagnostics& out) {
   if (set.empty()) return;
   out.add(Severity::kWarning, "scripts-not-run", first, set.front().substr(0, set.front().find('=')),
           join(set, ", ") + (set.size() == 1 ? " is" : " are") +
-              " set, but Drover runs no prolog, epilog or health-check scripts: what they do here (checking a "
-              "node and draining it when it is bad, cleaning /tmp or GPU state between jobs, preparing job "
-              "directories) does not happen",
-          "do that work another way (in the jobs' own scripts, or a periodic check on each node that runs "
-          "scontrol update NodeName=... State=DRAIN Reason=...), and remove the keys");
+              " set, but of the site scripts Drover runs only Prolog and Epilog: what these do here (checking a "
+              "node and draining it when it is bad, preparing each task's environment, work on the controller "
+              "at a job's start or end) does not happen",
+          "do that work another way (in Prolog/Epilog on the nodes, in the jobs' own scripts, or a periodic "
+          "check on each node that runs scontrol update NodeName=... State=DRAIN Reason=...), and remove the keys");
+}
+
+// Prolog= and Epilog= name programs every node runs as root around each
+// job; one that cannot run fails every job's Prolog (each node it lands on
+// drains, the job is requeued held) or Epilog (the node drains). Checked on
+// the host that runs the check: say so when it is missing or not executable.
+void job_scripts_present(const Facts& f, Diagnostics& out) {
+  for (const char* k : {"Prolog", "Epilog"}) {
+    const std::string* v = f.cfg.passive(k);
+    if (!v || trim(*v).empty()) continue;
+    const std::string spec(trim(*v));
+    SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
+    if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) loc = it->second;
+    const bool pattern = spec.find_first_of("*?[") != std::string::npos;
+    const char* fails = std::string(k) == "Prolog"
+                            ? "each job's Prolog fails: every node it lands on drains (\"Prolog error\") and the job "
+                              "is requeued held"
+                            : "each job's Epilog fails: every node drains (\"Epilog error\") as its first job ends";
+    if (spec.front() != '/') {
+      out.add(Severity::kWarning, "script-not-absolute", loc, k,
+              std::string(k) + "=" + spec + " is not an absolute path: the agents run it from /, where it is not found "
+              "and " + fails, std::string("give the full path, e.g. ") + k + "=/etc/slurm/" + spec);
+      continue;
+    }
+    const std::vector<std::string> programs = script_programs(spec);
+    if (pattern && programs.empty()) {
+      out.add(Severity::kWarning, "script-missing", loc, k,
+              std::string(k) + "=" + spec + " matches no file on this host: no " + k + " runs on a node where it "
+              "matches none either",
+              "put the scripts in place on every node, or remove the key");
+      continue;
+    }
+    for (const auto& p : programs) {
+      if (access(p.c_str(), X_OK) == 0) continue;
+      const bool absent = access(p.c_str(), F_OK) != 0;
+      out.add(Severity::kWarning, "script-missing", loc, k,
+              std::string(k) + " program " + p + (absent ? " does not exist" : " is not executable") +
+                  " on this host; if it is the same on the nodes, " + fails,
+              absent ? "install it on every node (the same path), or remove the key"
+                     : "chmod 755 " + p + " on every node");
+    }
+  }
 }
 
 }  // namespace
@@ -128,6 +172,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   priority_type(f, out);
   weights(f, out);
   scripts_not_run(f, out);
+  job_scripts_present(f, out);
 }
 
 }  // namespace drover::config::doctor

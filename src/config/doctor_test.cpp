@@ -235,15 +235,32 @@ const std::vector<Case>& policy_cases() {
        },
        {{W, "backfill-off", "slurm.conf:4", {"sched/builtin", "small jobs queue long", "SchedulerType=sched/backfill"},
          {}}}},
-      {"prolog and epilog set",
+      {"scripts drover does not run",
        [](ConfigBuilder& b) {
-         b.cfg.passive_values["Prolog"] = "/etc/slurm/prolog.sh";
-         b.cfg.passive_locs["Prolog"] = at("slurm.conf", 7);
-         b.cfg.passive_values["Epilog"] = "/etc/slurm/epilog.sh";
-         b.cfg.passive_locs["Epilog"] = at("slurm.conf", 8);
+         b.cfg.passive_values["TaskProlog"] = "/etc/slurm/task_prolog.sh";
+         b.cfg.passive_locs["TaskProlog"] = at("slurm.conf", 7);
+         b.cfg.passive_values["HealthCheckProgram"] = "/usr/sbin/nhc";
+         b.cfg.passive_locs["HealthCheckProgram"] = at("slurm.conf", 8);
        },
        {{W, "scripts-not-run", "slurm.conf:7",
-         {"Prolog=/etc/slurm/prolog.sh, Epilog=/etc/slurm/epilog.sh are set", "runs no prolog, epilog"}, {}}}},
+         {"TaskProlog=/etc/slurm/task_prolog.sh, HealthCheckProgram=/usr/sbin/nhc are set",
+          "runs only Prolog and Epilog"},
+         {}}}},
+      {"prolog and epilog that cannot run",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["Prolog"] = "/nonexistent/drover/prolog.sh";
+         b.cfg.passive_locs["Prolog"] = at("slurm.conf", 7);
+         b.cfg.passive_values["Epilog"] = "epilog.sh";
+         b.cfg.passive_locs["Epilog"] = at("slurm.conf", 8);
+       },
+       {{W, "script-missing", "slurm.conf:7", {"/nonexistent/drover/prolog.sh does not exist", "requeued held"}, {}},
+        {W, "script-not-absolute", "slurm.conf:8", {"Epilog=epilog.sh is not an absolute path", "Epilog error"}, {}}}},
+      {"prolog and epilog in place",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["Prolog"] = "/bin/true";
+         b.cfg.passive_locs["Prolog"] = at("slurm.conf", 7);
+       },
+       {}},
       {"priority type left at basic",
        [](ConfigBuilder& b) {
          b.cfg.priority_type = "priority/basic";
