@@ -194,8 +194,9 @@ void ControllerState::prolog_failed(Job& j, const std::string& node, const std::
   if (core::NodeIndex ni = bridge_->find_node(node); ni >= 0) drain_node(ni, "Prolog error", now, fx);
   if (!is_started(r)) return;
   if (!r.requeue() || !r.desc().batch()) {
-    // Nothing to requeue (sbatch --no-requeue, salloc, srun): the job ends.
-    end_running(j, v1::NODE_FAIL, "Prolog error on node " + node, 0, now, fx);
+    // Nothing to requeue (sbatch --no-requeue, salloc, srun): the job is
+    // cancelled (by uid 0, as sacct showed it on the anchor cluster).
+    end_running(j, v1::CANCELLED, "Prolog error on node " + node, 0, now, fx);
     return;
   }
   // Back to the queue; nothing of it ran (the Prolog runs first). Its

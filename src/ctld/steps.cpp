@@ -285,7 +285,7 @@ void ControllerState::step_launch_result(int64_t job_id, int64_t step_id, const 
     n.set_state(reply ? "FAILED" : "NODE_FAIL");
     n.set_exit_code(1);
     const bool prolog = reply && reply->prolog_failed();
-    n.set_reason(prolog ? "Prolog error" : reply ? reply->failure() : "the agent could not be reached: " + error);
+    n.set_reason(prolog ? "Job prolog failed" : reply ? reply->failure() : "the agent could not be reached: " + error);
     if (reply && reply->has_status()) *n.mutable_tasks_ended() = reply->status().tasks();
     step_node_ended(*j, it->second, n, now, fx);
     if (prolog) prolog_failed(*j, node, reply->failure(), now, fx);

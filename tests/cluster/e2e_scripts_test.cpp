@@ -100,8 +100,16 @@ TEST(JobScripts, PrologAndEpilogRunAroundEachJobAndTheirFailuresDrainTheNode) {
   EXPECT_EQ(c.node_fields("cpu2")["State"], "IDLE+DRAIN");
   EXPECT_EQ(c.run("sinfo", {"-h", "-R", "-o", "%E|%N"}).out, "Prolog error|cpu2\n");
   EXPECT_NE(c.log("controller").find("no scratch space"), std::string::npos) << "its output is in the log";
-  s.flag("prolog_fail", false);
+  // srun's job cannot be requeued: it is cancelled, and srun says why.
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu1", "State=DRAIN", "Reason=keep off"}).rc, 0);
   ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu2", "State=RESUME"}).rc, 0);
+  auto srun = c.run("srun", {"-w", "cpu2", "-t", "1", "true"});
+  EXPECT_NE(srun.rc, 0);
+  EXPECT_NE(srun.err.find(" failed on node cpu2: Job prolog failed\n"), std::string::npos) << srun.err;
+  EXPECT_EQ(c.run("sinfo", {"-h", "-R", "-o", "%E|%N"}).out, "keep off|cpu1\nProlog error|cpu2\n");
+  EXPECT_NE(c.run("sacct", {"-n", "-X", "-P", "-o", "State"}).out.find("CANCELLED by 0\n"), std::string::npos);
+  s.flag("prolog_fail", false);
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu1,cpu2", "State=RESUME"}).rc, 0);
   ASSERT_EQ(c.run("scontrol", {"release", held}).rc, 0);
   ASSERT_TRUE(c.wait_done(held));
   EXPECT_EQ(c.state(held), "COMPLETED");
