@@ -240,6 +240,13 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   jo.log = [this](const std::string& m) { log(m); };
   jo.ended = [this] { poke(); };
   scripts_ = std::make_unique<JobScripts>(std::move(jo), *supervisor_);
+  HealthCheckOptions ho;
+  if (const std::string* p = cfg_.passive("HealthCheckProgram")) ho.program = std::string(trim(*p));
+  if (const std::string* i = cfg_.passive("HealthCheckInterval")) ho.interval_s = std::max(0LL, std::atoll(i->c_str()));
+  if (const std::string* st = cfg_.passive("HealthCheckNodeState")) ho.node_state = *st;
+  ho.node = opts.node;
+  ho.log = [this](const std::string& m) { log(m); };
+  health_ = std::make_unique<HealthCheck>(std::move(ho));
   rpc::ServerOptions ro;
   ro.tcp_address = opts_.listen;
   ro.key_paths = {opts_.key_path};
@@ -332,6 +339,7 @@ void AgentDaemon::apply(const v1::NodeReportReply& reply) {
   }
   for (const auto& d : reply.epilogs_acknowledged()) scripts_->acknowledge(d);
   for (const auto& o : reply.epilogs()) scripts_->order(o);
+  if (!reply.node_state().empty()) health_->set_node_state(reply.node_state());
   if (reply.heartbeat_interval_s() > 0) heartbeat_ms_ = reply.heartbeat_interval_s() * 1000;
 }
 
@@ -353,6 +361,9 @@ void AgentDaemon::run(const std::atomic<bool>& stop) {
     }
   };
   auto stopping = [&] { return stop || shutdown_; };
+  // HealthCheckProgram runs once before the agent registers, then on its interval.
+  health_->run_once();
+  health_->start();
   while (!stopping()) {
     // Between heartbeats. Not after a report that found no controller: that
     // one is tried again after the pause below (gRPC's reconnection backoff

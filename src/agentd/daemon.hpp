@@ -18,6 +18,7 @@
 
 #include "agent/hw/hardware.hpp"
 #include "agent/supervisor.hpp"
+#include "agentd/health_check.hpp"
 #include "agentd/job_scripts.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -97,6 +98,7 @@ class AgentDaemon {
   std::map<int, std::string> gpu_files_;
   std::unique_ptr<agent::Supervisor> supervisor_;
   std::unique_ptr<JobScripts> scripts_;  // before server_: destroyed after it
+  std::unique_ptr<HealthCheck> health_;
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<Reporter> reporter_;
   std::unique_ptr<rpc::LocalSigner> signer_;  // this host's local signer, unless another agent serves it

@@ -5,6 +5,7 @@
 
 #include "common/site_script.hpp"
 #include "common/strings.hpp"
+#include "config/health_states.hpp"
 #include "config/doctor_internal.hpp"
 
 namespace drover::config::doctor {
@@ -101,8 +102,8 @@ void weights(const Facts& f, Diagnostics& out) {
 // The site scripts Drover does not run are accepted: what a site counts on
 // them for silently does not happen, so say so once.
 void scripts_not_run(const Facts& f, Diagnostics& out) {
-  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld", "TaskProlog", "TaskEpilog",
-                                         "SrunProlog",      "SrunEpilog",      "HealthCheckProgram"};
+  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld", "TaskProlog",
+                                         "TaskEpilog",      "SrunProlog",      "SrunEpilog"};
   std::vector<std::string> set;
   SourceLoc first{f.cfg.slurm_conf_path, 0, 0};
   for (const char* k : kScripts) {
@@ -116,36 +117,39 @@ void scripts_not_run(const Facts& f, Diagnostics& out) {
   if (set.empty()) return;
   out.add(Severity::kWarning, "scripts-not-run", first, set.front().substr(0, set.front().find('=')),
           join(set, ", ") + (set.size() == 1 ? " is" : " are") +
-              " set, but of the site scripts Drover runs only Prolog and Epilog: what these do here (checking a "
-              "node and draining it when it is bad, preparing each task's environment, work on the controller "
-              "at a job's start or end) does not happen",
-          "do that work another way (in Prolog/Epilog on the nodes, in the jobs' own scripts, or a periodic "
-          "check on each node that runs scontrol update NodeName=... State=DRAIN Reason=...), and remove the keys");
+              " set, but of the site scripts Drover runs only Prolog, Epilog and HealthCheckProgram: what these do "
+              "here (preparing each task's environment, work on the controller or srun's host at a job's start "
+              "or end) does not happen",
+          "do that work another way (in Prolog/Epilog on the nodes, or in the jobs' own scripts), and remove the "
+          "keys");
 }
 
 // Prolog= and Epilog= name programs every node runs as root around each
 // job; one that cannot run fails every job's Prolog (each node it lands on
-// drains, the job is requeued held) or Epilog (the node drains). Checked on
-// the host that runs the check: say so when it is missing or not executable.
+// drains, the job is requeued held) or Epilog (the node drains); a
+// HealthCheckProgram that cannot run checks nothing. Checked on the host
+// that runs the check: say so when it is missing or not executable.
 void job_scripts_present(const Facts& f, Diagnostics& out) {
-  for (const char* k : {"Prolog", "Epilog"}) {
+  for (const char* k : {"Prolog", "Epilog", "HealthCheckProgram"}) {
     const std::string* v = f.cfg.passive(k);
     if (!v || trim(*v).empty()) continue;
     const std::string spec(trim(*v));
     SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
     if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) loc = it->second;
-    const bool pattern = spec.find_first_of("*?[") != std::string::npos;
-    const char* fails = std::string(k) == "Prolog"
-                            ? "each job's Prolog fails: every node it lands on drains (\"Prolog error\") and the job "
-                              "is requeued held"
-                            : "each job's Epilog fails: every node drains (\"Epilog error\") as its first job ends";
+    const std::string key = k;
+    const bool pattern = key != "HealthCheckProgram" && spec.find_first_of("*?[") != std::string::npos;
+    const char* fails = key == "Prolog" ? "each job's Prolog fails: every node it lands on drains (\"Prolog error\") and "
+                                          "the job is requeued held"
+                        : key == "Epilog" ? "each job's Epilog fails: every node drains (\"Epilog error\") as its first "
+                                            "job ends"
+                                          : "the health check fails on every node (logged) and checks nothing";
     if (spec.front() != '/') {
       out.add(Severity::kWarning, "script-not-absolute", loc, k,
               std::string(k) + "=" + spec + " is not an absolute path: the agents run it from /, where it is not found "
               "and " + fails, std::string("give the full path, e.g. ") + k + "=/etc/slurm/" + spec);
       continue;
     }
-    const std::vector<std::string> programs = script_programs(spec);
+    const std::vector<std::string> programs = pattern ? script_programs(spec) : std::vector<std::string>{spec};
     if (pattern && programs.empty()) {
       out.add(Severity::kWarning, "script-missing", loc, k,
               std::string(k) + "=" + spec + " matches no file on this host: no " + k + " runs on a node where it "
@@ -165,6 +169,20 @@ void job_scripts_present(const Facts& f, Diagnostics& out) {
   }
 }
 
+// HealthCheckNodeState's words; the agents would ignore a wrong one and run
+// the program in every state.
+void health_check_states(const Facts& f, Diagnostics& out) {
+  const std::string* v = f.cfg.passive("HealthCheckNodeState");
+  if (!v) return;
+  auto parsed = parse_health_states(*v);
+  if (parsed) return;
+  SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
+  if (auto it = f.cfg.passive_locs.find("HealthCheckNodeState"); it != f.cfg.passive_locs.end()) loc = it->second;
+  out.add(Severity::kError, "health-state-unknown", loc, "HealthCheckNodeState",
+          "HealthCheckNodeState=" + *v + ": " + parsed.error().message,
+          "HealthCheckNodeState=IDLE,MIXED (or ANY, the default)");
+}
+
 }  // namespace
 
 void check_policy(const Facts& f, Diagnostics& out) {
@@ -173,6 +191,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   weights(f, out);
   scripts_not_run(f, out);
   job_scripts_present(f, out);
+  health_check_states(f, out);
 }
 
 }  // namespace drover::config::doctor

@@ -239,12 +239,22 @@ const std::vector<Case>& policy_cases() {
        [](ConfigBuilder& b) {
          b.cfg.passive_values["TaskProlog"] = "/etc/slurm/task_prolog.sh";
          b.cfg.passive_locs["TaskProlog"] = at("slurm.conf", 7);
-         b.cfg.passive_values["HealthCheckProgram"] = "/usr/sbin/nhc";
-         b.cfg.passive_locs["HealthCheckProgram"] = at("slurm.conf", 8);
+         b.cfg.passive_values["SrunEpilog"] = "/etc/slurm/srun_epilog.sh";
+         b.cfg.passive_locs["SrunEpilog"] = at("slurm.conf", 8);
        },
        {{W, "scripts-not-run", "slurm.conf:7",
-         {"TaskProlog=/etc/slurm/task_prolog.sh, HealthCheckProgram=/usr/sbin/nhc are set",
-          "runs only Prolog and Epilog"},
+         {"TaskProlog=/etc/slurm/task_prolog.sh, SrunEpilog=/etc/slurm/srun_epilog.sh are set",
+          "runs only Prolog, Epilog and HealthCheckProgram"},
+         {}}}},
+      {"health check that cannot run, in a state that does not exist",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["HealthCheckProgram"] = "/nonexistent/nhc";
+         b.cfg.passive_locs["HealthCheckProgram"] = at("slurm.conf", 7);
+         b.cfg.passive_values["HealthCheckNodeState"] = "IDLE,BUSY";
+         b.cfg.passive_locs["HealthCheckNodeState"] = at("slurm.conf", 8);
+       },
+       {{W, "script-missing", "slurm.conf:7", {"/nonexistent/nhc does not exist", "checks nothing"}, {}},
+        {E, "health-state-unknown", "slurm.conf:8", {"unknown state 'BUSY'", "ALLOC, ANY, CYCLE, IDLE and MIXED"},
          {}}}},
       {"prolog and epilog that cannot run",
        [](ConfigBuilder& b) {

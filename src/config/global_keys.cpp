@@ -23,8 +23,8 @@ const char* const kPassiveGlobals[] = {
       "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags", "DefCpuPerGPU", "DependencyParameters",
       "EioTimeout", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
-      "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime", "HealthCheckInterval",
-      "HealthCheckNodeState", "HealthCheckProgram", "InactiveLimit", "InteractiveStepOptions",
+      "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
+      "InactiveLimit", "InteractiveStepOptions",
       "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
@@ -75,6 +75,13 @@ std::vector<PassiveKey> passive_globals() {
       {"Epilog", "the agents: run as root on each node of a job once it is over there (a program or a glob "
                  "pattern), with Slurm's epilog_slurmd environment; the job stays COMPLETING and its nodes take no "
                  "new job until each has ended; one that fails drains its node (\"Epilog error\")"},
+      {"HealthCheckInterval", "the agents: seconds between HealthCheckProgram runs (0, the default: only when the "
+                              "agent starts)"},
+      {"HealthCheckNodeState", "the agents: run HealthCheckProgram only while the node is IDLE, MIXED or ALLOC "
+                               "(comma-separated; default ANY); CYCLE spreads the nodes over the interval"},
+      {"HealthCheckProgram", "the agents: run as root with SLURMD_NODENAME when the agent starts (before it "
+                             "registers) and every HealthCheckInterval seconds, killed after 60 s; it drains its "
+                             "node itself (scontrol update), a failure is logged"},
       {"Prolog", "the agents: run as root on a node before a job's first step there (a program or a glob pattern), "
                  "with Slurm's prolog_slurmd environment; one that fails drains the node (\"Prolog error\") and "
                  "requeues the job held (SchedulerParameters=nohold_on_prolog_fail: not held)"},

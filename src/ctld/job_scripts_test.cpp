@@ -243,5 +243,26 @@ TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesN
   EXPECT_FALSE(holds_resources(after->jobs().at(1)));
 }
 
+// HealthCheckNodeState other than ANY: each reply tells the agent whether
+// its node is IDLE, MIXED or ALLOCATED; otherwise nothing is sent.
+TEST(HealthCheck, AgentsAreToldTheirNodesStateWhenHealthCheckNodeStateNamesOne) {
+  auto st = make_state("HealthCheckProgram=/usr/sbin/nhc\nHealthCheckNodeState=IDLE\n");
+  Effects fx;
+  auto reg = st->node_report(report("c1"), true, 1000, fx);
+  ASSERT_TRUE(reg);
+  EXPECT_EQ(reg->node_state(), "IDLE");
+  register_all(*st, 1000);
+  ASSERT_TRUE(st->submit(kAlice, job("c1"), false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  auto busy = st->node_report(report("c1"), false, 1001, fx);
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->node_state(), "MIXED") << "1 of its 4 CPUs";
+
+  auto plain = make_state("HealthCheckProgram=/usr/sbin/nhc\n");
+  auto none = plain->node_report(report("c1"), true, 1000, fx);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->node_state(), "");
+}
+
 }  // namespace
 }  // namespace drover::ctld

@@ -63,8 +63,20 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
   reconcile_node(ni, reported, new_session, now, fx);
   epilogs_reported(ni, report, now, fx, reply);
   if (new_session) epilogs_owed(ni, reply);
+  if (settings_.health_states) reply.set_node_state(cpu_state(ni));
   fx.reschedule = true;
   return reply;
+}
+
+std::string ControllerState::cpu_state(core::NodeIndex ni) const {
+  int64_t cpus = 0;
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
+    if (!is_started(j.rec) || j.rec.state() == v1::SUSPENDED) continue;  // a suspended job's CPUs are lent out
+    for (const auto& t : j.alloc.nodes) cpus += t.node == ni ? t.cpus : 0;
+  }
+  if (cpus == 0) return "IDLE";
+  return cpus >= bridge_->cluster().nodes[ni].cpus ? "ALLOCATED" : "MIXED";
 }
 
 void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,

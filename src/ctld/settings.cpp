@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "common/strings.hpp"
+#include "config/health_states.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -54,6 +55,12 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
     *on = v && !trim(*v).empty();
   }
   s.nohold_on_prolog_fail = cfg.sched.nohold_on_prolog_fail;
+  const std::string* health = cfg.passive("HealthCheckProgram");
+  const std::string* health_states = cfg.passive("HealthCheckNodeState");
+  if (health && !trim(*health).empty() && health_states) {
+    auto h = config::parse_health_states(*health_states);
+    s.health_states = h && !h->any;
+  }
   s.state_dir = cfg.state_save_location;
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {

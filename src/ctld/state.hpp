@@ -70,6 +70,9 @@ struct Settings {
   // is requeued without the hold.
   bool nohold_on_prolog_fail = false;
   bool job_scripts() const { return prolog || epilog; }
+  // HealthCheckProgram with a HealthCheckNodeState other than ANY: the
+  // agents are told their node's state (IDLE, MIXED, ALLOCATED).
+  bool health_states = false;
 };
 
 // Settings from a loaded configuration; errors for values the controller cannot use.
@@ -402,6 +405,8 @@ class ControllerState {
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                          v1::NodeReportReply& reply);
   void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);
+  // IDLE, MIXED or ALLOCATED: the node's CPUs held by running jobs (HealthCheckNodeState).
+  std::string cpu_state(core::NodeIndex ni) const;
   // ---- Prolog and Epilog (job_scripts.cpp) ----
   // Slurm's prolog_slurmd / epilog_slurmd environment for the job's share of a node.
   std::vector<std::string> script_env(const Job& j, const core::NodeTake& t, bool epilog) const;

@@ -123,5 +123,38 @@ TEST(JobScripts, PrologAndEpilogRunAroundEachJobAndTheirFailuresDrainTheNode) {
   EXPECT_EQ(c.run("sacct", {"-n", "-X", "-P", "-j", failing, "-o", "State,ExitCode"}).out, "FAILED|2:0\n");
 }
 
+// HealthCheckProgram: run by every agent when it starts and then every
+// HealthCheckInterval seconds, with SLURMD_NODENAME; it drains its node
+// itself through scontrol, as a site's health check does with Slurm.
+TEST(HealthCheck, EachAgentRunsItOnItsIntervalAndItDrainsItsNodeItself) {
+  char tmpl[] = "/tmp/drover-health-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  chmod(dir.c_str(), 0755);
+  const std::string program = dir + "/check.sh";
+  ClusterDef def = small_cluster();
+  def.extra = {"HealthCheckProgram=" + program, "HealthCheckInterval=1"};
+  // The cluster's paths are known once it is made; the script reads them from a file written then.
+  std::ofstream(program) << "#!/bin/sh\n"
+                         << "echo \"$SLURMD_NODENAME $(/usr/bin/env | /usr/bin/wc -l)\" >> " << dir << "/runs\n"
+                         << "if [ -e " << dir << "/bad.$SLURMD_NODENAME ]; then . " << dir << "/paths; "
+                         << "$SCONTROL update NodeName=$SLURMD_NODENAME State=DRAIN Reason=\"health check: disk\"; fi\n";
+  chmod(program.c_str(), 0755);
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  std::ofstream(dir + "/paths") << "export DROVER_CONF=" << c.conf() << "\nSCONTROL=" << c.bin() << "/scontrol\n";
+  auto count = [&](const std::string& node) {
+    int n = 0;
+    for (const auto& line : lines_of(read_file(dir + "/runs"))) n += line == node + " 2";  // SLURMD_NODENAME, PWD
+    return n;
+  };
+  // Once at the start, then each second: cpu1 has run it at least three times within a few seconds.
+  EXPECT_TRUE(eventually([&] { return count("cpu1") >= 3 && count("hgpu1") >= 3; }, 15s)) << read_file(dir + "/runs");
+  std::ofstream(dir + "/bad.cpu2") << "";
+  EXPECT_TRUE(eventually([&] { return c.run("sinfo", {"-h", "-R", "-o", "%E|%N"}).out == "health check: disk|cpu2\n"; },
+                         15s))
+      << c.run("sinfo", {"-R"}).out;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace drover::e2e
