@@ -287,19 +287,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           // A suspended job goes back to the queue held, as in Slurm.
           if (req.action() == v1::REQUEUE_HOLD || r.state() == v1::SUSPENDED) r.set_hold(hold);
           if (is_started(r)) {
-            // Back to the queue once its processes have ended (the end report clears completing).
-            const std::size_t mails = fx.mails.size();
-            end_running(*j, v1::CANCELLED, "requeued by " + who.describe(), who.uid, now, fx);
-            fx.mails.resize(mails);  // a requeue mails Requeued, not Ended
-            mail_event(*j, kMailRequeue, now, fx);
-            if (r.completing()) {
-              r.set_state(v1::PENDING);
-              r.set_reason("None");
-              r.set_restart_count(r.restart_count() + 1);
-              r.clear_cancelled_by();
-            } else {
-              requeue_job(*j, now, fx);
-            }
+            requeue_started(*j, "requeued by " + who.describe(), who.uid, now, fx);
           } else {
             requeue_job(*j, now, fx);
           }

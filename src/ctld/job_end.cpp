@@ -91,6 +91,20 @@ void ControllerState::end_running(Job& j, v1::JobState st, const std::string& re
   }
 }
 
+void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  const std::size_t mails = fx.mails.size();
+  end_running(j, v1::CANCELLED, why, by_uid, now, fx);
+  fx.mails.resize(mails);  // a requeue mails Requeued, not Ended
+  mail_event(j, kMailRequeue, now, fx);
+  if (!r.completing()) return requeue_job(j, now, fx);
+  // Back to the queue once its processes have ended (the end report clears completing).
+  r.set_state(v1::PENDING);
+  r.set_reason("None");
+  r.set_restart_count(r.restart_count() + 1);
+  r.clear_cancelled_by();
+}
+
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
   if (is_started(r)) mail_event(j, kMailRequeue, now, fx);  // scontrol requeue mails for itself

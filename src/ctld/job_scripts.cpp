@@ -199,21 +199,27 @@ void ControllerState::prolog_failed(Job& j, const std::string& node, const std::
     end_running(j, v1::CANCELLED, "Prolog error on node " + node, 0, now, fx);
     return;
   }
-  // Back to the queue; nothing of it ran (the Prolog runs first). Its
-  // batch step ends CANCELLED, as Slurm's, and srun steps it may have begun
-  // on other nodes are ended there.
-  r.set_state(v1::CANCELLED);
-  r.set_end_time(now);
-  end_job_steps(j, now, fx);
+  if (r.launched() && node != r.batch_host()) {
+    // The script runs on its batch host (this was an srun step's node): it
+    // is ended there, and the job is back in the queue once it has.
+    requeue_started(j, "Prolog error on node " + node, 0, now, fx);
+  } else {
+    // Nothing of it ran (the Prolog runs first). Its batch step ends
+    // CANCELLED, as Slurm's.
+    r.set_state(v1::CANCELLED);
+    r.set_end_time(now);
+    end_job_steps(j, now, fx);
+    requeue_job(j, now, fx);
+  }
   r.set_state_desc("launch failed requeued held: Prolog error on node " + node);
-  requeue_job(j, now, fx);
   if (!settings_.nohold_on_prolog_fail) {
     r.set_hold(v1::HOLD_USER);
     r.set_held_reason("launch failed requeued held");
     r.set_reason(r.held_reason());
-    refresh_spec(j);
-    put_job(j, fx);
   }
+  refresh_spec(j);
+  put_job(j, fx);
+  fx.reschedule = true;
 }
 
 }  // namespace drover::ctld

@@ -243,6 +243,60 @@ TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesN
   EXPECT_FALSE(holds_resources(after->jobs().at(1)));
 }
 
+// The script runs on its batch host when an srun step's Prolog fails on
+// another node: the script is ended there first; the job is back in the
+// queue held, COMPLETING until the script's end is reported and the
+// Epilogs have run.
+TEST(JobScripts, APrologFailingForAnSrunStepEndsTheScriptAndRequeuesTheJobHeld) {
+  auto st = make_state(kScripts);
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor two = job();
+  two.set_min_nodes(2);
+  ASSERT_TRUE(st->submit(kAlice, two, false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  v1::LaunchReply started;
+  started.set_started(true);
+  st->launch_result(1, 0, started, 1000, fx);
+  const std::string host = st->jobs().at(1).rec.batch_host();
+  const std::string other = host == "c1" ? "c2" : "c1";
+  v1::CreateStepRequest req;
+  req.set_job_id(1);
+  req.set_ntasks(2);
+  req.set_nodes(2);
+  req.add_argv("hostname");
+  Effects sfx;
+  auto step = st->create_step(kAlice, req, 1001, sfx);
+  ASSERT_TRUE(step) << step.error().message;
+  v1::LaunchReply failed;
+  failed.set_prolog_failed(true);
+  failed.set_failure("prolog failed: exit 3");
+  Effects e;
+  st->step_launch_result(1, step->step().step_id(), other, failed, "", 1002, e);
+  const Job& j = st->jobs().at(1);
+  EXPECT_EQ(j.rec.state(), v1::PENDING);
+  EXPECT_EQ(j.rec.hold(), v1::HOLD_USER);
+  EXPECT_EQ(j.rec.reason(), "launch failed requeued held");
+  EXPECT_TRUE(j.rec.completing()) << "until the script's end is reported";
+  bool script_ended = false;
+  for (const auto* c : commands(e, AgentCommand::kTerminate)) script_ended = script_ended || c->node == host;
+  EXPECT_TRUE(script_ended);
+  EXPECT_FALSE(e.batch.empty());
+  EXPECT_TRUE(st->nodes()[other == "c1" ? 0 : 1].drain);
+
+  Effects end;
+  ASSERT_TRUE(st->node_report(ended(host, 1, 0), false, 1003, end));
+  EXPECT_EQ(commands(end, AgentCommand::kEpilog).size(), 2u);
+  for (const std::string& n : {host, other}) {
+    Effects d;
+    ASSERT_TRUE(st->node_report(epilog_done(n, 1, false), false, 1004, d));
+  }
+  EXPECT_FALSE(st->jobs().at(1).rec.completing());
+  EXPECT_FALSE(holds_resources(st->jobs().at(1)));
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::PENDING);
+  EXPECT_EQ(st->jobs().at(1).rec.batch_host(), "");
+}
+
 // HealthCheckNodeState other than ANY: each reply tells the agent whether
 // its node is IDLE, MIXED or ALLOCATED; otherwise nothing is sent.
 TEST(HealthCheck, AgentsAreToldTheirNodesStateWhenHealthCheckNodeStateNamesOne) {

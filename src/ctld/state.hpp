@@ -364,6 +364,10 @@ class ControllerState {
                   Effects& fx);
   void end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now, Effects& fx);
   void requeue_job(Job& j, int64_t now, Effects& fx);
+  // A started job back to the queue (scontrol requeue): its processes are
+  // ended first (end_running); it is PENDING at once, and COMPLETING until
+  // its batch host reports the script's end.
+  void requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx);
   // scontrol suspend/resume of a started job (see job_end.cpp).
   void suspend_job(Job& j, int64_t now, Effects& fx);
   void resume_job(Job& j, int64_t now, Effects& fx);
