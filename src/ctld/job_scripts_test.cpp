@@ -68,6 +68,19 @@ std::vector<const AgentCommand*> commands(const Effects& fx, AgentCommand::Kind 
   return out;
 }
 
+// Prolog and Epilog set, every node registered, and job 1 running on c1 and c2.
+std::unique_ptr<ControllerState> two_node_job() {
+  auto st = make_state(kScripts);
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor two = job();
+  two.set_min_nodes(2);
+  EXPECT_TRUE(st->submit(kAlice, two, false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  return st;
+}
+
 TEST(JobScripts, AnEndedJobHoldsItsNodesCompletingUntilEachEpilogHasEnded) {
   auto st = make_state(kScripts);
   register_all(*st, 1000);
@@ -209,13 +222,7 @@ TEST(JobScripts, NoholdOnPrologFailRequeuesWithoutTheHold) {
 }
 
 TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesNone) {
-  auto before = make_state(kScripts);
-  register_all(*before, 1000);
-  Effects fx;
-  v1::JobDescriptor two = job();
-  two.set_min_nodes(2);
-  ASSERT_TRUE(before->submit(kAlice, two, false, 1000, fx));
-  before->schedule(core::PassKind::kQuick, 1000, fx);
+  auto before = two_node_job();
   Effects end;
   ASSERT_TRUE(before->node_report(ended(before->jobs().at(1).rec.batch_host(), 1, 0), false, 1002, end));
   EXPECT_EQ(commands(end, AgentCommand::kEpilog).size(), 2u) << "every node of the job runs its Epilog";
@@ -248,13 +255,8 @@ TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesN
 // queue held, COMPLETING until the script's end is reported and the
 // Epilogs have run.
 TEST(JobScripts, APrologFailingForAnSrunStepEndsTheScriptAndRequeuesTheJobHeld) {
-  auto st = make_state(kScripts);
-  register_all(*st, 1000);
+  auto st = two_node_job();
   Effects fx;
-  v1::JobDescriptor two = job();
-  two.set_min_nodes(2);
-  ASSERT_TRUE(st->submit(kAlice, two, false, 1000, fx));
-  st->schedule(core::PassKind::kQuick, 1000, fx);
   v1::LaunchReply started;
   started.set_started(true);
   st->launch_result(1, 0, started, 1000, fx);
