@@ -386,9 +386,15 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
   for (const auto& [k, v] : cfg_.passive_values) {
     if (seen.insert(k).second) rows.emplace_back(k, v);
   }
-  // Keys the controller acts on with a default: shown when slurm.conf leaves them out too, as Slurm shows them.
+  // Keys the daemons act on with a default: shown when slurm.conf leaves them out too, as Slurm shows them.
   for (const auto& [k, v] : {std::pair<std::string, std::string>{"MailProg", settings_.mail_prog},
-                             {"MailDomain", settings_.mail_domain}}) {
+                             {"MailDomain", settings_.mail_domain},
+                             {"Prolog", ""},
+                             {"Epilog", ""},
+                             {"PrologEpilogTimeout", "65534"},
+                             {"HealthCheckProgram", ""},
+                             {"HealthCheckInterval", "0"},
+                             {"HealthCheckNodeState", "ANY"}}) {
     if (seen.insert(k).second) rows.emplace_back(k, v);
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return to_lower(a.first) < to_lower(b.first); });

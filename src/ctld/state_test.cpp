@@ -1733,6 +1733,18 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
   for (const auto& e : written->config_entries()) w[e.key()] = e.value();
   EXPECT_EQ(w["MailProg"], "/usr/bin/mail");
   EXPECT_EQ(w["MailDomain"], "example.org");
+  // So do the agents' site scripts (golden: "Prolog = (null)", "HealthCheckInterval = 0 sec").
+  EXPECT_EQ(v["Prolog"], "(null)");
+  EXPECT_EQ(v["Epilog"], "(null)");
+  EXPECT_EQ(v["PrologEpilogTimeout"], "65534");
+  EXPECT_EQ(v["HealthCheckProgram"], "(null)");
+  EXPECT_EQ(v["HealthCheckInterval"], "0 sec");
+  EXPECT_EQ(v["HealthCheckNodeState"], "ANY");
+  auto scripts = make_state("Prolog=/etc/slurm/prolog.sh\nHealthCheckInterval=300\n");
+  std::map<std::string, std::string> s;
+  for (const auto& e : scripts->config_entries()) s[e.key()] = e.value();
+  EXPECT_EQ(s["Prolog"], "/etc/slurm/prolog.sh");
+  EXPECT_EQ(s["HealthCheckInterval"], "300 sec");
 }
 
 }  // namespace
