@@ -533,6 +533,7 @@ std::string task_range(const std::vector<int>& ranks) {
 // Slurm's lines for tasks that did not end well, and the exit status.
 int StepIo::finish() {
   int rc = 0;
+  bool prolog_failed = false;
   const std::string step = std::to_string(job_) + "." + std::to_string(step_);
   for (const auto& n : rec_.nodes()) {
     if (n.tasks_ended().empty()) {
@@ -543,6 +544,7 @@ int StepIo::finish() {
       } else if (n.state() != "COMPLETED" && !n.reason().empty()) {
         std::fprintf(stderr, "%s: error: Task launch for StepId=%s failed on node %s: %s\n", program_.c_str(),
                      step.c_str(), n.node().c_str(), n.reason().c_str());
+        prolog_failed = prolog_failed || n.reason() == "Job prolog failed";
         rc = std::max(rc, 1);
       }
       rc = std::max(rc, n.exit_signal() ? 128 + n.exit_signal() : n.exit_code());
@@ -566,6 +568,10 @@ int StepIo::finish() {
       std::fprintf(stderr, "%s: error: %s: %s: %s\n", program_.c_str(), n.node().c_str(), task_range(ranks).c_str(),
                    what.c_str());
     }
+  }
+  if (prolog_failed) {  // as Slurm's srun said it on the anchor cluster
+    std::fprintf(stderr, "%s: error: Application launch failed: Job prolog failed\n", program_.c_str());
+    std::fprintf(stderr, "%s: Job step aborted\n", program_.c_str());
   }
   if (rec_.state() == "TIMEOUT") {
     std::fprintf(stderr, "%s: error: *** STEP %s CANCELLED DUE TO TIME LIMIT ***\n", program_.c_str(), step.c_str());

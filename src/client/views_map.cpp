@@ -345,6 +345,12 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.state = cli_job_state(r.state(), false);
   if (r.state() == v1::CANCELLED && r.has_cancelled_by()) x.cancelled_by_uid = r.cancelled_by();
   x.reason = r.reason().empty() ? "None" : r.reason();
+  // A hold the controller set shows its own reason in squeue ("launch
+  // failed requeued held"); the database recorded the hold's kind, as
+  // Slurm's sacct showed it (JobHeldUser).
+  if (r.state() == v1::PENDING && !r.held_reason().empty() && r.reason() == r.held_reason()) {
+    x.reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
+  }
   x.exit_code = r.exit_code();
   x.exit_signal = r.exit_signal();
   x.derived_exit_code = r.derived_exit_code();

@@ -97,6 +97,8 @@ TEST(JobScripts, PrologAndEpilogRunAroundEachJobAndTheirFailuresDrainTheNode) {
       << sq(c, held, "%t %r");
   EXPECT_EQ(c.job_fields(held)["Reason"], "launch_failed_requeued_held");
   EXPECT_EQ(c.job_fields(held)["Restarts"], "1");
+  EXPECT_EQ(c.run("sacct", {"-n", "-X", "-P", "-j", held, "-o", "State,Reason"}).out, "PENDING|JobHeldUser\n")
+      << "the hold's kind, as Slurm's sacct showed it";
   EXPECT_EQ(c.node_fields("cpu2")["State"], "IDLE+DRAIN");
   EXPECT_EQ(c.run("sinfo", {"-h", "-R", "-o", "%E|%N"}).out, "Prolog error|cpu2\n");
   EXPECT_NE(c.log("controller").find("no scratch space"), std::string::npos) << "its output is in the log";
@@ -105,7 +107,10 @@ TEST(JobScripts, PrologAndEpilogRunAroundEachJobAndTheirFailuresDrainTheNode) {
   ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu2", "State=RESUME"}).rc, 0);
   auto srun = c.run("srun", {"-w", "cpu2", "-t", "1", "true"});
   EXPECT_NE(srun.rc, 0);
-  EXPECT_NE(srun.err.find(" failed on node cpu2: Job prolog failed\n"), std::string::npos) << srun.err;
+  EXPECT_NE(srun.err.find(" failed on node cpu2: Job prolog failed\nsrun: error: Application launch failed: Job prolog "
+                          "failed\nsrun: Job step aborted\n"),
+            std::string::npos)
+      << srun.err;
   EXPECT_EQ(c.run("sinfo", {"-h", "-R", "-o", "%E|%N"}).out, "keep off|cpu1\nProlog error|cpu2\n");
   EXPECT_NE(c.run("sacct", {"-n", "-X", "-P", "-o", "State"}).out.find("CANCELLED by 0\n"), std::string::npos);
   s.flag("prolog_fail", false);
