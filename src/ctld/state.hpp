@@ -395,6 +395,10 @@ class ControllerState {
                       v1::SubmitReply& reply);
   // A cycle's decisions: starts, and each tested pending job's reason and plan.
   void apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx);
+  // Slurm's reason for a job that names nodes (-w) some of which cannot take
+  // jobs now (drained, down, not responding): "ReqNodeNotAvail,
+  // UnavailableNodes:cpu[3-4]", as on the anchor cluster.
+  void unavailable_node_reasons(const core::CycleResult& result);
   // Slurm's ReqNodeNotAvail reasons for jobs that reservations keep waiting.
   void reservation_reasons(const core::CycleResult& result, int64_t now);
   core::SubmitContext submit_context(const Caller& who) const;
