@@ -188,11 +188,6 @@ TEST(JobScripts, AFailedPrologDrainsTheNodeAndRequeuesTheJobHeld) {
   st->schedule(core::PassKind::kFull, 1002, pass);
   EXPECT_TRUE(commands(pass, AgentCommand::kLaunch).empty());
   EXPECT_EQ(st->jobs().at(1).rec.reason(), "launch failed requeued held");
-  // A job that names the drained node says so, as Slurm's did.
-  Effects named;
-  ASSERT_TRUE(st->submit(kAlice, job(host), false, 1002, named));
-  st->schedule(core::PassKind::kFull, 1002, named);
-  EXPECT_EQ(st->jobs().at(2).rec.reason(), "ReqNodeNotAvail, UnavailableNodes:" + host);
   v1::ControlRequest release;
   release.set_action(v1::RELEASE);
   release.add_targets()->set_job_id(1);

@@ -289,6 +289,34 @@ TEST(ControllerState, NodeShortOfGpusIsDrainedWithTheAgentsReason) {
   EXPECT_FALSE(e.batch.empty()) << "the drain is durable";
 }
 
+// A job that names (-w) nodes some of which cannot take jobs waits saying
+// which, as Slurm's did ("ReqNodeNotAvail, UnavailableNodes:cpu04"); one
+// whose named nodes are only busy waits for Resources.
+TEST(ControllerState, AJobNamingAnUnavailableNodeSaysWhich) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  v1::UpdateNodeRequest drain;
+  drain.set_nodes("c1");
+  drain.set_state("DRAIN");
+  drain.set_reason("disk");
+  Effects e;
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, drain, 1000, e));
+  v1::JobDescriptor whole = wrap("sleep 60");
+  whole.set_nodelist("c2");
+  whole.set_min_cpus_per_node(4);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), whole, false, 1000, e));  // takes c2 whole
+  v1::JobDescriptor named = wrap("true");
+  named.set_nodelist("c[1-2]");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), named, false, 1000, e));
+  v1::JobDescriptor busy = wrap("true");
+  busy.set_nodelist("c2");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), busy, false, 1000, e));
+  st->schedule(core::PassKind::kFull, 1001, e);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(2).rec.reason(), "ReqNodeNotAvail, UnavailableNodes:c1");
+  EXPECT_NE(st->jobs().at(3).rec.reason().rfind("ReqNodeNotAvail", 0), 0u) << st->jobs().at(3).rec.reason();
+}
+
 TEST(ControllerState, DrainNeedsAReasonAndAnOperator) {
   auto st = make_state();
   v1::UpdateNodeRequest req;
