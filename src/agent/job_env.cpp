@@ -16,12 +16,6 @@ std::pair<std::string, std::string> split_var(std::string_view kv) {
 
 bool is_slurm_var(std::string_view name) { return name.rfind("SLURM_", 0) == 0; }
 
-std::string join_ints(const std::vector<int>& v) {
-  std::string s;
-  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
 void set_if(EnvMap& env, const char* key, const std::string& value) {
   if (!value.empty()) env[key] = value;
 }

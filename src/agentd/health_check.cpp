@@ -1,12 +1,10 @@
 #include "agentd/health_check.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <functional>
 
 #include "common/site_script.hpp"
-#include "common/strings.hpp"
 
 namespace drover::agentd {
 namespace {
@@ -40,12 +38,7 @@ bool HealthCheck::run_once() {
   so.timeout_s = kKillAfterS;
   const ScriptRun run = run_script(opts_.program, so);
   if (run.ok()) return true;
-  std::string output(trim(run.output));
-  std::replace(output.begin(), output.end(), '\n', '|');
-  if (opts_.log) {
-    opts_.log("health check " + opts_.program + " failed: " + run.describe() +
-              (output.empty() ? "" : "; output: " + output));
-  }
+  if (opts_.log) opts_.log("health check " + opts_.program + " failed: " + run.describe() + run.output_suffix());
   return false;
 }
 

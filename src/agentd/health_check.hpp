@@ -8,16 +8,13 @@
 // State=DRAIN); its failure is only logged, as Slurm's is.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 
-#include "common/result.hpp"
 #include "config/health_states.hpp"
 
 namespace drover::agentd {

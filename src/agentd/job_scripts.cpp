@@ -1,9 +1,7 @@
 #include "agentd/job_scripts.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -12,7 +10,6 @@
 
 #include "agent/spool.hpp"
 #include "common/site_script.hpp"
-#include "common/strings.hpp"
 
 namespace drover::agentd {
 namespace {
@@ -89,20 +86,17 @@ std::string JobScripts::run_all(const std::string& spec, const char* what,
     so.timeout_s = opts_.timeout_s;
     const ScriptRun run = run_script(program, so);
     if (run.ok()) continue;
-    std::string output(trim(run.output));
-    std::replace(output.begin(), output.end(), '\n', '|');  // one log line
-    if (output.size() > kShownOutput) output = output.substr(0, kShownOutput) + "...";
     std::string failure = std::string(what) + " " + program + " failed: " + run.describe();
     if (run.timed_out) failure += " (PrologEpilogTimeout=" + std::to_string(opts_.timeout_s) + ")";
-    if (!output.empty()) failure += "; output: " + output;
-    return failure;
+    return failure + run.output_suffix(kShownOutput);
   }
   return "";
 }
 
-Status JobScripts::prolog(uint64_t job_id, int32_t restart_count, const std::vector<std::string>& env) {
+Status JobScripts::prolog(const v1::LaunchRequest& launch) {
   if (opts_.prolog.empty()) return {};
-  const Key k{job_id, restart_count};
+  const uint64_t job_id = static_cast<uint64_t>(launch.step().job_id());
+  const Key k{job_id, launch.restart_count()};
   const std::string marker = path("prolog", k);
   std::shared_ptr<Prolog> p;
   bool mine = false;
@@ -120,6 +114,7 @@ Status JobScripts::prolog(uint64_t job_id, int32_t restart_count, const std::vec
     }
   }
   if (mine) {
+    const std::vector<std::string> env(launch.prolog_env().begin(), launch.prolog_env().end());
     std::string failure = run_all(opts_.prolog, "prolog", env);
     if (failure.empty()) {
       if (auto st = agent::write_file_atomic(marker, "ok\n"); !st && opts_.log) opts_.log(st.error().message);

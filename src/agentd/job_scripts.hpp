@@ -42,9 +42,10 @@ class JobScripts {
   JobScripts(const JobScripts&) = delete;
   JobScripts& operator=(const JobScripts&) = delete;
 
-  // The Prolog for this run of the job, unless it already ran here: an
-  // error (what failed, with the Prolog's output) when it failed.
-  Status prolog(uint64_t job_id, int32_t restart_count, const std::vector<std::string>& env);
+  // The Prolog for this run of the job (its environment: the launch's
+  // prolog_env), unless it already ran here: an error (what failed, with
+  // the Prolog's output) when it failed.
+  Status prolog(const v1::LaunchRequest& launch);
   // The job is over here: ends its steps left on the node, then runs the
   // Epilog (in the background). A repeated order is ignored.
   void order(const v1::EpilogOrder& order);

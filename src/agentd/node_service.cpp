@@ -36,8 +36,7 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     forget_older_run(key, req->restart_count());
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
     // slurm.conf's Prolog, before the job's first step here (once per run).
-    std::vector<std::string> env(req->prolog_env().begin(), req->prolog_env().end());
-    if (auto pro = d_.scripts().prolog(key.job_id, req->restart_count(), env); !pro) {
+    if (auto pro = d_.scripts().prolog(*req); !pro) {
       rep->set_started(false);
       rep->set_prolog_failed(true);
       rep->set_failure(pro.error().message);

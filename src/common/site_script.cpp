@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "common/strings.hpp"
 
 namespace drover {
 namespace {
@@ -27,6 +30,14 @@ std::string ScriptRun::describe() const {
   if (timed_out) return "timed out and was killed";
   if (signal) return fmt::format("killed by signal {}", signal);
   return fmt::format("exit {}", exit_code);
+}
+
+std::string ScriptRun::output_suffix(std::size_t max) const {
+  std::string line(trim(output));
+  if (line.empty()) return "";
+  std::replace(line.begin(), line.end(), '\n', '|');
+  if (line.size() > max) line = line.substr(0, max) + "...";
+  return "; output: " + line;
 }
 
 std::vector<std::string> script_programs(const std::string& spec) {

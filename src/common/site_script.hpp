@@ -19,8 +19,11 @@ struct ScriptRun {
   std::string output;         // stdout and stderr together, the first 4 KiB
   std::string error;
   bool ok() const { return started && !timed_out && exit_code == 0 && signal == 0; }
-  // "exit 3", "signal 9", "timed out after 5 s", or the error: for messages.
+  // "exit 3", "signal 9", "timed out and was killed", or the error: for messages.
   std::string describe() const;
+  // "; output: a|b" (its output trimmed, on one line with newlines as '|',
+  // cut to `max` characters and "..."), or "" when it printed nothing: for logs.
+  std::string output_suffix(std::size_t max = std::string::npos) const;
 };
 
 struct ScriptOptions {

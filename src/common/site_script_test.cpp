@@ -40,6 +40,10 @@ TEST_F(SiteScript, RunsWithExactlyTheGivenEnvironmentAndKeepsItsOutput) {
   // The shell adds PWD (the program runs in /); nothing else is added.
   EXPECT_EQ(run.output, "PWD=/\nSLURM_JOB_ID=7\nSLURM_SCRIPT_CONTEXT=prolog_slurmd\noops\n");
   EXPECT_EQ(run.describe(), "exit 3");
+  // For a log line: one line, cut where asked.
+  EXPECT_EQ(run.output_suffix(), "; output: PWD=/|SLURM_JOB_ID=7|SLURM_SCRIPT_CONTEXT=prolog_slurmd|oops");
+  EXPECT_EQ(run.output_suffix(5), "; output: PWD=/...");
+  EXPECT_EQ(ScriptRun{}.output_suffix(), "");
 }
 
 TEST_F(SiteScript, AProgramPastItsTimeIsKilledWithWhatItStarted) {

@@ -135,6 +135,12 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
   return std::nullopt;
 }
 
+std::string join_ints(const std::vector<int>& v) {
+  std::string s;
+  for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
 std::string compress_counts(const std::vector<int>& counts) {
   std::string out;
   for (std::size_t i = 0; i < counts.size();) {

@@ -25,6 +25,8 @@ bool list_has(std::string_view list, std::string_view item);
 // "4,4,4,2" -> "4(x3),2"; "1,1" -> "1(x2)"; "" -> "". Slurm's compressed
 // per-node counts (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE).
 std::string compress_counts(const std::vector<int>& counts);
+// 0,1,3: the numbers comma-separated, in the order given (GPU lists, task ids).
+std::string join_ints(const std::vector<int>& v);
 // Ascending ids as ranges: {0,1,2,5,7,8} -> "0-2,5,7-8"; {} -> "". Slurm's
 // form for device indexes (IDX:0-1) and CPU ids (CPU_IDs=0-1,32).
 std::string compress_ranges(const std::vector<int64_t>& sorted_ids);
