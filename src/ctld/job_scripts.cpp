@@ -16,12 +16,6 @@
 namespace drover::ctld {
 namespace {
 
-std::string join_ints(const std::vector<int32_t>& v) {
-  std::string out;
-  for (int32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
-
 bool has_node(const v1::JobRecord& r, const std::string& node) {
   return std::find(r.epilog_nodes().begin(), r.epilog_nodes().end(), node) != r.epilog_nodes().end();
 }
@@ -86,6 +80,14 @@ std::vector<std::string> ControllerState::script_env(const Job& j, const core::N
   return env;
 }
 
+v1::EpilogOrder ControllerState::epilog_order(const Job& j, const core::NodeTake& t) const {
+  v1::EpilogOrder o;
+  o.set_job_id(j.rec.job_id());
+  o.set_restart_count(j.rec.restart_count());
+  for (auto& e : script_env(j, t, true)) o.add_env(std::move(e));
+  return o;
+}
+
 bool ControllerState::begin_epilogs(Job& j, Effects& fx) {
   v1::JobRecord& r = j.rec;
   r.clear_epilog_nodes();
@@ -99,9 +101,7 @@ bool ControllerState::begin_epilogs(Job& j, Effects& fx) {
     cmd.kind = AgentCommand::kEpilog;
     cmd.node = name;
     cmd.job_id = r.job_id();
-    cmd.epilog.set_job_id(r.job_id());
-    cmd.epilog.set_restart_count(r.restart_count());
-    for (auto& e : script_env(j, t, true)) cmd.epilog.add_env(std::move(e));
+    cmd.epilog = epilog_order(j, t);
     fx.commands.push_back(std::move(cmd));
   }
   if (r.epilog_nodes_size() == 0) return false;
@@ -128,18 +128,22 @@ void ControllerState::epilogs_reported(core::NodeIndex ni, const v1::NodeReport&
     *reply.add_epilogs_acknowledged() = done;
     Job* j = find_job(done.job_id());
     if (!j || !has_node(j->rec, node)) continue;  // a repeated report
-    auto* en = j->rec.mutable_epilog_nodes();
-    en->erase(std::find(en->begin(), en->end(), node));
     if (done.failed()) {
       log_line("epilog of job " + std::to_string(done.job_id()) + " failed on node " + node + ": " + done.message() +
                "; draining the node");
       drain_node(ni, "Epilog error", now, fx);
     }
-    if (en->empty()) {
-      release_nodes(*j, fx);
-    } else {
-      put_job(*j, fx);
-    }
+    epilog_over(*j, node, fx);
+  }
+}
+
+void ControllerState::epilog_over(Job& j, const std::string& node, Effects& fx) {
+  auto* en = j.rec.mutable_epilog_nodes();
+  en->erase(std::find(en->begin(), en->end(), node));
+  if (en->empty()) {
+    release_nodes(j, fx);
+  } else {
+    put_job(j, fx);
   }
 }
 
@@ -150,11 +154,7 @@ void ControllerState::epilogs_owed(core::NodeIndex ni, v1::NodeReportReply& repl
     const Job& j = jobs_.at(id);
     if (!has_node(j.rec, node)) continue;
     for (const auto& t : j.alloc.nodes) {
-      if (t.node != ni) continue;
-      v1::EpilogOrder* o = reply.add_epilogs();
-      o->set_job_id(j.rec.job_id());
-      o->set_restart_count(j.rec.restart_count());
-      for (auto& e : script_env(j, t, true)) o->add_env(std::move(e));
+      if (t.node == ni) *reply.add_epilogs() = epilog_order(j, t);
     }
   }
 }
@@ -164,14 +164,7 @@ void ControllerState::forget_epilogs_on(core::NodeIndex ni, Effects& fx) {
   std::vector<core::JobId> ids(active_.begin(), active_.end());  // release_nodes changes active_
   for (core::JobId id : ids) {
     Job& j = jobs_.at(id);
-    if (!has_node(j.rec, node)) continue;
-    auto* en = j.rec.mutable_epilog_nodes();
-    en->erase(std::find(en->begin(), en->end(), node));
-    if (en->empty()) {
-      release_nodes(j, fx);
-    } else {
-      put_job(j, fx);
-    }
+    if (has_node(j.rec, node)) epilog_over(j, node, fx);
   }
 }
 

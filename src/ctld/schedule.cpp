@@ -206,8 +206,7 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     pc.last_planned = result.stats.planned;
     pc.last_reserved = result.stats.reserved;
     apply_cycle(result, pass, now, fx);
-    unavailable_node_reasons(result);
-    if (!reservations_.empty()) reservation_reasons(result, now);
+    node_reasons(result, now);
   }
   for (const auto& [name, specs] : ci.in_reservation) {
     auto it = reservations_.find(name);
@@ -247,24 +246,7 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
 // on the anchor cluster, also for one still to come); "ReqNodeNotAvail,
 // Reserved for maintenance" when a MAINT reservation on its partition's
 // nodes lies between now and its planned start (or it has none).
-void ControllerState::unavailable_node_reasons(const core::CycleResult& result) {
-  const core::Cluster& c = bridge_->cluster();
-  for (const auto& p : result.pending) {
-    if (!p.tested || p.job->nodelist.empty()) continue;
-    if (p.reason != core::Reason::kResources && p.reason != core::Reason::kPriority) continue;
-    Job* j = find_job(p.job->id);
-    auto names = hostlist_expand(p.job->nodelist);
-    if (!j || !names) continue;
-    std::vector<std::string> unavailable;
-    for (const auto& n : *names) {
-      const core::NodeIndex i = c.find_node(n);
-      if (i >= 0 && availability(nodes_[static_cast<size_t>(i)]) != core::NodeAvail::kUp) unavailable.push_back(n);
-    }
-    if (!unavailable.empty()) j->rec.set_reason("ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(unavailable));
-  }
-}
-
-void ControllerState::reservation_reasons(const core::CycleResult& result, int64_t now) {
+void ControllerState::node_reasons(const core::CycleResult& result, int64_t now) {
   const core::Cluster& c = bridge_->cluster();
   std::vector<uint8_t> held(c.nodes.size(), 0);
   std::vector<const Reservation*> maint;
@@ -279,14 +261,21 @@ void ControllerState::reservation_reasons(const core::CycleResult& result, int64
     if (!j) continue;
     if (!p.job->nodelist.empty()) {
       auto names = hostlist_expand(p.job->nodelist);
-      if (names && std::any_of(names->begin(), names->end(), [&](const std::string& n) {
-            core::NodeIndex i = c.find_node(n);
-            return i >= 0 && held[static_cast<size_t>(i)];
-          })) {
+      std::vector<std::string> unavailable;
+      bool reserved = false;
+      for (const auto& n : names ? *names : std::vector<std::string>{}) {
+        const core::NodeIndex i = c.find_node(n);
+        if (i < 0) continue;
+        reserved = reserved || held[static_cast<size_t>(i)];
+        if (availability(nodes_[static_cast<size_t>(i)]) != core::NodeAvail::kUp) unavailable.push_back(n);
+      }
+      if (reserved) {
         j->rec.set_reason("ReqNodeNotAvail, May be reserved for other job");
         continue;
       }
+      if (!unavailable.empty()) j->rec.set_reason("ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(unavailable));
     }
+    if (maint.empty()) continue;
     const int32_t part = bridge_->find_partition(j->rec.partition());
     if (part < 0) continue;
     const auto& part_nodes = c.partitions[static_cast<size_t>(part)].nodes;

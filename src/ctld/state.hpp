@@ -395,12 +395,13 @@ class ControllerState {
                       v1::SubmitReply& reply);
   // A cycle's decisions: starts, and each tested pending job's reason and plan.
   void apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx);
-  // Slurm's reason for a job that names nodes (-w) some of which cannot take
-  // jobs now (drained, down, not responding): "ReqNodeNotAvail,
-  // UnavailableNodes:cpu[3-4]", as on the anchor cluster.
-  void unavailable_node_reasons(const core::CycleResult& result);
-  // Slurm's ReqNodeNotAvail reasons for jobs that reservations keep waiting.
-  void reservation_reasons(const core::CycleResult& result, int64_t now);
+  // Slurm's ReqNodeNotAvail reasons for jobs that the nodes keep waiting,
+  // as on the anchor cluster: named (-w) nodes some of which cannot take
+  // jobs now (drained, down, not responding: "ReqNodeNotAvail,
+  // UnavailableNodes:cpu[3-4]") or are in a reservation not yet over ("May
+  // be reserved for other job"); a MAINT reservation on the job's partition
+  // before its planned start ("Reserved for maintenance").
+  void node_reasons(const core::CycleResult& result, int64_t now);
   core::SubmitContext submit_context(const Caller& who) const;
   // A job that names no QOS takes its association's DefaultQOS; with
   // enforce_qos the QOS must be in the association's list (submit.cpp).
@@ -422,6 +423,11 @@ class ControllerState {
   // Epilog set it stays COMPLETING and holds them until each node reports
   // its Epilog's end (true); else nothing is left to do (false).
   bool begin_epilogs(Job& j, Effects& fx);
+  // The Epilog order for the job's share `t` of a node (its environment included).
+  v1::EpilogOrder epilog_order(const Job& j, const core::NodeTake& t) const;
+  // `node`'s Epilog of the job is over (ended, or the node lost): the last
+  // one frees what the job held.
+  void epilog_over(Job& j, const std::string& node, Effects& fx);
   // What a node's report says of Epilogs; acknowledged in the reply.
   void epilogs_reported(core::NodeIndex ni, const v1::NodeReport& report, int64_t now, Effects& fx,
                         v1::NodeReportReply& reply);

@@ -1738,11 +1738,17 @@ namespace {
 // scontrol show config: numbers of time keys carry Slurm's unit (golden
 // scontrol_show_config.txt: "MinJobAge = 300 sec", "OverTimeLimit = 0 min"),
 // whether the key is one the controller acts on or one it keeps as written.
+// scontrol show config's keys and values.
+std::map<std::string, std::string> config_of(const ControllerState& st) {
+  std::map<std::string, std::string> v;
+  for (const auto& e : st.config_entries()) v[e.key()] = e.value();
+  return v;
+}
+
 TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
   auto st = make_state("KillWait=30\nSlurmdTimeout=300\nSlurmctldTimeout=120\nInactiveLimit=0\nWaitTime=0\n"
                        "OverTimeLimit=UNLIMITED\nMessageTimeout=10\nSchedulerParameters=bf_interval=30\n");
-  std::map<std::string, std::string> v;
-  for (const auto& e : st->config_entries()) v[e.key()] = e.value();
+  std::map<std::string, std::string> v = config_of(*st);
   EXPECT_EQ(v["MinJobAge"], "600 sec");
   EXPECT_EQ(v["KillWait"], "30 sec");
   EXPECT_EQ(v["SlurmdTimeout"], "300 sec");
@@ -1756,9 +1762,7 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
   // Job mail's keys show their defaults, as Slurm's: the controller acts on them.
   EXPECT_EQ(v["MailProg"], "/bin/mail");
   EXPECT_EQ(v["MailDomain"], "(null)");
-  auto written = make_state("MailProg=/usr/bin/mail\nMailDomain=example.org\n");
-  std::map<std::string, std::string> w;
-  for (const auto& e : written->config_entries()) w[e.key()] = e.value();
+  std::map<std::string, std::string> w = config_of(*make_state("MailProg=/usr/bin/mail\nMailDomain=example.org\n"));
   EXPECT_EQ(w["MailProg"], "/usr/bin/mail");
   EXPECT_EQ(w["MailDomain"], "example.org");
   // So do the agents' site scripts (golden: "Prolog = (null)", "HealthCheckInterval = 0 sec").
@@ -1768,9 +1772,7 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
   EXPECT_EQ(v["HealthCheckProgram"], "(null)");
   EXPECT_EQ(v["HealthCheckInterval"], "0 sec");
   EXPECT_EQ(v["HealthCheckNodeState"], "ANY");
-  auto scripts = make_state("Prolog=/etc/slurm/prolog.sh\nHealthCheckInterval=300\n");
-  std::map<std::string, std::string> s;
-  for (const auto& e : scripts->config_entries()) s[e.key()] = e.value();
+  std::map<std::string, std::string> s = config_of(*make_state("Prolog=/etc/slurm/prolog.sh\nHealthCheckInterval=300\n"));
   EXPECT_EQ(s["Prolog"], "/etc/slurm/prolog.sh");
   EXPECT_EQ(s["HealthCheckInterval"], "300 sec");
 }
