@@ -32,12 +32,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobInfo, job_id, job_name, user,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StepLayout, nodes, tasks_per_node, node_index, global_task_ids,
                                                 cpus_per_task, gpus_opt, mem_per_cpu_mb, mem_per_node_mb,
                                                 launcher_host, launcher_port, umask, kill_on_bad_exit, io_key,
-                                                stdin_all, mpi, pty, pty_rows, pty_cols)
+                                                stdin_all, mpi, pty, pty_rows, pty_cols, task_prolog,
+                                                task_epilog)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDevice, index, device_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeAlloc, node_name, cpus, cpu_ids, mem_limit_mb, gpus)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(IoSpec, stdout_pattern, stderr_pattern, stdin_path, append)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, job, key, layout, script, argv, work_dir, alloc, io,
-                                                time_limit_s, start_time, warn_signal, multi_prog)
+                                                time_limit_s, start_time, warn_signal, multi_prog, task_prolog,
+                                                task_epilog)
 
 std::string StepKey::str() const {
   return std::to_string(job_id) + "." + (is_batch() ? std::string("batch") : std::to_string(step_id));

@@ -111,6 +111,10 @@ struct StepLayout {
   bool pty = false;
   int pty_rows = 0;
   int pty_cols = 0;
+  // srun --task-prolog / --task-epilog: run as the user before and after each
+  // task, after slurm.conf's TaskProlog and before its TaskEpilog.
+  std::string task_prolog;
+  std::string task_epilog;
 };
 
 // What this node gives the job or step: the enforcement inputs.
@@ -148,6 +152,10 @@ struct LaunchRequest {
   int64_t time_limit_s = 0;     // 0: unlimited; counted from `start_time`
   int64_t start_time = 0;       // unix seconds the limit runs from (the job's start); 0: now
   std::optional<WarnSignal> warn_signal;
+  // slurm.conf's TaskProlog and TaskEpilog, as the agent read them: run as
+  // the user around each task of every step (and the batch script).
+  std::string task_prolog;
+  std::string task_epilog;
 };
 
 // --- serialisation (spool records) ---

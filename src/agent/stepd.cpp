@@ -221,8 +221,10 @@ void StepDaemon::reap_children() {
     int wstatus = 0;
     pid_t pid = waitpid(-1, &wstatus, WNOHANG);
     if (pid <= 0) return;
-    for (auto& t : status_.tasks) {
+    for (std::size_t i = 0; i < status_.tasks.size(); ++i) {
+      TaskStatus& t = status_.tasks[i];
       if (t.pid != pid || t.ended) continue;
+      run_epilogs(i);
       t.ended = true;
       t.exit = ExitStatus::from_wait_status(wstatus);
       // When the last task ends, finish() writes the state next.
@@ -234,6 +236,23 @@ void StepDaemon::reap_children() {
       }
     }
   }
+}
+
+// srun's --task-epilog and TaskEpilog for a task that ended, as its user,
+// before the task counts as ended (and the step as over).
+void StepDaemon::run_epilogs(std::size_t task) {
+  if (task >= plans_.size()) return;
+  TaskPlan& p = plans_[task];
+  if (!task_epilogs_.empty()) {
+    std::vector<std::string> env = p.env;
+    env.push_back("SLURM_TASK_PID=" + std::to_string(status_.tasks[task].pid));
+    std::optional<ScriptUser> as;
+    if (geteuid() == 0 && user_.uid != 0) as = ScriptUser{user_.uid, user_.gid, user_.groups};
+    const std::string& work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
+    run_task_epilogs(task_epilogs_, req_.alloc.node_name, work_dir, env, as, p.err_fd);
+  }
+  if (p.err_fd >= 0) close(p.err_fd);
+  p.err_fd = -1;
 }
 
 void StepDaemon::read_commands() {

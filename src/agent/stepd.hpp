@@ -27,6 +27,7 @@
 #include "agent/pmix_server.hpp"
 #include "agent/spool.hpp"
 #include "agent/step_status.hpp"
+#include "agent/task_scripts.hpp"
 #include "agent/user_info.hpp"
 
 namespace drover::agent {
@@ -84,6 +85,7 @@ class StepDaemon {
   // running (stepd.cpp)
   void event_loop();
   void reap_children();
+  void run_epilogs(std::size_t task);
   void read_commands();
   void handle_command(const ControlCommand& c);
   void handle_timers();
@@ -107,6 +109,10 @@ class StepDaemon {
   StepCgroup cgroup_;
   StepStatus status_;
   std::vector<TaskPlan> plans_;
+  // TaskProlog / srun's --task-prolog, run in each task's process before it
+  // executes; srun's --task-epilog / TaskEpilog, run after each task ends
+  // (task_scripts.hpp). With epilogs each task's stderr stays open here.
+  std::vector<TaskScript> task_prologs_, task_epilogs_;
   std::unique_ptr<PmixStepServer> pmix_;  // srun --mpi=pmix: the PMIx server of the step's tasks here
   bool devices_constrained_ = false;
   // srun --pty: the terminal's master side, srun's keystrokes (stream 0),

@@ -205,6 +205,8 @@ Status StepDaemon::prepare_tasks() {
       login = minimal_login_env(user_);
     }
   }
+  task_prologs_ = task_prologs(req_.task_prolog, req_.layout.task_prolog);
+  task_epilogs_ = task_epilogs(req_.layout.task_epilog, req_.task_epilog);
   std::vector<int> ranks = req_.key.is_batch() ? std::vector<int>{0} : req_.layout.global_task_ids;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     TaskPlan t;
@@ -335,8 +337,11 @@ void StepDaemon::start_tasks() {
     }
   }
   for (auto& p : plans_) {
+    // An epilog's errors go to the task's stderr (not a terminal's: srun --pty).
+    const bool keep_err = !task_epilogs_.empty() && !p.controlling_tty;
     for (int* fd : {&p.in_fd, &p.out_fd, &p.err_fd}) {
-      if (*fd >= 0) close(*fd);
+      if (*fd < 0 || (keep_err && fd == &p.err_fd)) continue;
+      close(*fd);
       *fd = -1;
     }
   }
@@ -364,6 +369,10 @@ struct ChildPlan {
   bool searched;  // the program was looked for along PATH
   int error_fd;
   bool controlling_tty = false;  // a session of its own with stdin its controlling terminal (srun --pty)
+  // Set only when the child is forked (its own copy of memory, so it may
+  // allocate): the prologs it runs before it executes the command.
+  const std::vector<TaskScript>* prologs = nullptr;
+  const char* node = "";
 };
 
 constexpr char kTaskPidVar[] = "SLURM_TASK_PID=";
@@ -427,9 +436,19 @@ int run_child(void* arg) {
   if (chdir(p.work_dir) != 0) fail(kStageChdir);
   if (p.umask) umask(*p.umask);
   put_decimal(p.pid_slot + sizeof kTaskPidVar - 1, static_cast<long>(syscall(SYS_getpid)));
+  char* const* envp = p.envp.data();
+  std::vector<std::string> env;
+  std::vector<char*> env_ptrs;
+  if (p.prologs) {
+    env.assign(p.envp.begin(), p.envp.end() - 1);
+    if (int code = run_task_prologs(*p.prologs, p.node, p.work_dir, env); code != 0) _exit(code);
+    for (auto& e : env) env_ptrs.push_back(e.data());
+    env_ptrs.push_back(nullptr);
+    envp = env_ptrs.data();
+  }
   int best = ENOENT;
   for (const char* c : p.candidates) {
-    execve(c, p.argv.data(), p.envp.data());
+    execve(c, p.argv.data(), envp);
     if (errno != ENOENT && errno != ENOTDIR) best = errno;
   }
   if (p.searched) errno = best;
@@ -474,6 +493,10 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
                  &user_.groups, work_dir.c_str(), req_.key.is_batch() ? std::nullopt : req_.layout.umask,
                  {}, {}, nullptr, {}, argv[0].find('/') == std::string::npos, errpipe[1]};
   plan.controlling_tty = t.controlling_tty;
+  if (!task_prologs_.empty()) {
+    plan.prologs = &task_prologs_;
+    plan.node = req_.alloc.node_name.c_str();
+  }
   for (const auto& f : cgroup_.procs_files()) plan.procs_files.push_back(f.c_str());
   for (auto& a : argv) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);
@@ -489,12 +512,15 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
   sigset_t all, old;
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, &old);
-  pid_t pid = clone(run_child, stack.get() + kChildStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  // With prologs the child runs programs and reads their output before it
+  // executes: a fork, which copies the daemon, instead of sharing its memory.
+  pid_t pid = plan.prologs ? fork() : clone(run_child, stack.get() + kChildStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  if (pid == 0) _exit(run_child(&plan));  // the fork's child
   const int clone_errno = errno;
   sigprocmask(SIG_SETMASK, &old, nullptr);
   close(errpipe[1]);
   if (pid < 0) {
-    error = std::string("clone: ") + std::strerror(clone_errno);
+    error = std::string(plan.prologs ? "fork: " : "clone: ") + std::strerror(clone_errno);
     close(errpipe[0]);
     return -1;
   }

@@ -249,8 +249,11 @@ Status Supervisor::prepare_record(const LaunchRequest& req, const std::string& d
   return {};
 }
 
-Result<LaunchResult> Supervisor::launch(const LaunchRequest& req) {
-  if (Status st = validate(req); !st) return st.error();
+Result<LaunchResult> Supervisor::launch(const LaunchRequest& request) {
+  if (Status st = validate(request); !st) return st.error();
+  LaunchRequest req = request;
+  req.task_prolog = opts_.task_prolog;
+  req.task_epilog = opts_.task_epilog;
   Tracked t;
   t.dir = opts_.spool_dir + "/" + step_dir_name(req.key);
   t.last.key = req.key;

@@ -48,6 +48,8 @@ struct SupervisorOptions {
   std::vector<std::string> pmix_stepd_command;
   int64_t kill_wait_ms = 30000;  // KillWait
   bool allow_root_jobs = false;  // run jobs whose user is root (refused otherwise)
+  std::string task_prolog;       // slurm.conf's TaskProlog / TaskEpilog, given to every step
+  std::string task_epilog;
   CgroupOptions cgroups;
   std::vector<std::string> node_gpu_files;  // every GPU device file of this node, for isolation
   int launch_timeout_ms = 30000;           // how long launch() waits for the tasks to start
@@ -91,7 +93,7 @@ class Supervisor {
   // could not start); a job-level failure (missing --chdir directory, unknown
   // user, refused root job) is a LaunchResult with started=false and a final
   // FAILED status carrying the reason.
-  Result<LaunchResult> launch(const LaunchRequest& req);
+  Result<LaunchResult> launch(const LaunchRequest& request);
 
   Status signal(const StepKey& key, int sig, SignalScope scope);
   // signal() to every process of every running step of the job on this node

@@ -67,6 +67,8 @@ agent::StepLayout layout_from_proto(const v1::StepLayout& in) {
   L.pty = in.pty();
   L.pty_rows = in.pty_rows();
   L.pty_cols = in.pty_cols();
+  L.task_prolog = in.task_prolog();
+  L.task_epilog = in.task_epilog();
   return L;
 }
 

@@ -222,6 +222,9 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   agent::set_slurm_plugins(so.cgroups, cfg_.passive("TaskPlugin"), cfg_.passive("ProctrackType"));
   const std::string* root_jobs = cfg_.passive("DisableRootJobs");
   so.allow_root_jobs = root_jobs && iequals(*root_jobs, "NO");
+  for (auto [key, value] : {std::pair{"TaskProlog", &so.task_prolog}, std::pair{"TaskEpilog", &so.task_epilog}}) {
+    if (const std::string* v = cfg_.passive(key)) *value = trim(*v);
+  }
   for (const auto& [idx, file] : gpu_files_) {
     if (!file.empty()) so.node_gpu_files.push_back(file);
   }

@@ -142,6 +142,8 @@ struct JobRequest {
   bool no_kill = false;                    // -k/--no-kill (--no-kill=off clears it)
   std::optional<std::string> cpu_bind;     // srun --cpu-bind / --cpu_bind
   std::optional<std::string> mpi;          // srun --mpi
+  std::optional<std::string> task_prolog;  // srun --task-prolog
+  std::optional<std::string> task_epilog;  // srun --task-epilog
   bool external_launcher = false;          // srun --external-launcher
   std::optional<int64_t> jobid;            // srun --jobid: run inside this allocation
   bool overlap = false;                    // srun --overlap

@@ -69,7 +69,8 @@ const std::vector<EnvVar> kSrunEnv{
     {"SLURM_PARTITION", "partition"},       {"SLURM_QOS", "qos"},
     {"SLURM_RESERVATION", "reservation"},   {"SLURM_SIGNAL", "signal"},
     {"SLURM_STDERRMODE", "error"},          {"SLURM_STDINMODE", "input"},
-    {"SLURM_STDOUTMODE", "output"},         {"SLURM_TIMELIMIT", "time"},
+    {"SLURM_STDOUTMODE", "output"},         {"SLURM_TASK_EPILOG", "task-epilog"},
+    {"SLURM_TASK_PROLOG", "task-prolog"},   {"SLURM_TIMELIMIT", "time"},
     {"SLURM_UNBUFFEREDIO", "unbuffered"},
 };
 

@@ -138,6 +138,10 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
     if (in == "all") s.set_stdin_all(true);
   }
   s.set_kill_on_bad_exit(r.kill_on_bad_exit.value_or(false));
+  // --task-prolog/--task-epilog run on the nodes: a relative path is srun's.
+  auto program = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : who.cwd + "/" + p; };
+  if (r.task_prolog) s.set_task_prolog(program(*r.task_prolog));
+  if (r.task_epilog) s.set_task_epilog(program(*r.task_epilog));
   if (r.time_limit && *r.time_limit != kInfinite) s.set_time_limit_s(*r.time_limit);
   mode_t m = umask(0);
   umask(m);

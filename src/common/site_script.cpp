@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <glob.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,8 +19,6 @@
 
 namespace drover {
 namespace {
-
-constexpr std::size_t kKeptOutput = 4096;
 
 bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
@@ -52,6 +51,99 @@ std::vector<std::string> script_programs(const std::string& spec) {
   return out;
 }
 
+namespace {
+
+// Where the program's stderr goes: the caller's descriptor, /dev/null, or
+// (-2) the same pipe as its stdout.
+int stderr_target(const ScriptOptions& opts) {
+  if (opts.stderr_fd >= 0) return opts.stderr_fd;
+  return opts.keep_output && !opts.discard_stderr ? -2 : -1;
+}
+
+// posix_spawn: from any thread, without copying the caller's memory.
+int spawn_as_caller(const std::string& program, const ScriptOptions& opts, int out_fd, char** argv, char** envp,
+                    pid_t& pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (out_fd >= 0) posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  else posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  const int err = stderr_target(opts);
+  if (err == -2) posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+  else if (err >= 0) posix_spawn_file_actions_adddup2(&fa, err, 2);
+  else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  if (!opts.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, opts.cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigset_t dfl;
+  sigemptyset(&dfl);
+  sigaddset(&dfl, SIGPIPE);
+  sigaddset(&dfl, SIGCHLD);
+  sigaddset(&dfl, SIGTERM);
+  sigaddset(&dfl, SIGINT);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &dfl);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
+  const int rc = posix_spawn(&pid, program.c_str(), &fa, &attr, argv, envp);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  return rc;
+}
+
+// fork: the child takes the user's identity before it executes the program.
+// Its failure to start comes back as an errno on a close-on-exec pipe.
+int spawn_as_user(const std::string& program, const ScriptOptions& opts, int out_fd, char** argv, char** envp,
+                  pid_t& pid) {
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return errno;
+  const ScriptUser& u = *opts.user;
+  const int err = stderr_target(opts);
+  pid = fork();
+  if (pid < 0) {
+    const int e = errno;
+    close(report[0]);
+    close(report[1]);
+    return e;
+  }
+  if (pid == 0) {
+    auto fail = [&] {
+      int e = errno;
+      ssize_t ignored = write(report[1], &e, sizeof e);
+      (void)ignored;
+      _exit(127);
+    };
+    sigset_t none;
+    sigemptyset(&none);
+    for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT}) signal(sig, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    setsid();
+    int null_fd = open("/dev/null", O_RDWR);
+    if (null_fd < 0) fail();
+    if (dup2(null_fd, 0) < 0) fail();
+    if (dup2(out_fd >= 0 ? out_fd : null_fd, 1) < 0) fail();
+    if (dup2(err == -2 ? out_fd : err >= 0 ? err : null_fd, 2) < 0) fail();
+    if (setgroups(u.groups.size(), u.groups.data()) != 0 || setgid(u.gid) != 0 || setuid(u.uid) != 0) fail();
+    if (!opts.cwd.empty() && chdir(opts.cwd.c_str()) != 0) fail();
+    execve(program.c_str(), argv, envp);
+    fail();
+  }
+  close(report[1]);
+  int e = 0;
+  ssize_t n;
+  while ((n = read(report[0], &e, sizeof e)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof e)) {
+    waitpid(pid, nullptr, 0);
+    return e;
+  }
+  return 0;
+}
+
+}  // namespace
+
 ScriptRun run_script(const std::string& program, const ScriptOptions& opts) {
   ScriptRun run;
   std::vector<std::string> args{program};
@@ -69,34 +161,9 @@ ScriptRun run_script(const std::string& program, const ScriptOptions& opts) {
     run.error = fmt::format("{} cannot run: pipe: {}", program, std::strerror(errno));
     return run;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (opts.keep_output) {
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-  } else {
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  }
-  if (!opts.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, opts.cwd.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigset_t dfl;
-  sigemptyset(&dfl);
-  sigaddset(&dfl, SIGPIPE);
-  sigaddset(&dfl, SIGCHLD);
-  sigaddset(&dfl, SIGTERM);
-  sigaddset(&dfl, SIGINT);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &dfl);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
+  const int rc = opts.user ? spawn_as_user(program, opts, pipefd[1], argv.data(), envp.data(), pid)
+                           : spawn_as_caller(program, opts, pipefd[1], argv.data(), envp.data(), pid);
   if (opts.keep_output) close(pipefd[1]);
   if (rc != 0) {
     if (opts.keep_output) close(pipefd[0]);
@@ -104,6 +171,11 @@ ScriptRun run_script(const std::string& program, const ScriptOptions& opts) {
     return run;
   }
   run.started = true;
+  auto keep = [&](const char* buf, ssize_t n) {
+    if (run.output.size() < opts.keep_bytes) {
+      run.output.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), opts.keep_bytes - run.output.size()));
+    }
+  };
   using Clock = std::chrono::steady_clock;
   const auto give_up = opts.timeout_s > 0 ? Clock::now() + std::chrono::seconds(opts.timeout_s) : Clock::time_point::max();
   int status = 0;
@@ -129,7 +201,7 @@ ScriptRun run_script(const std::string& program, const ScriptOptions& opts) {
         char buf[1024];
         ssize_t n = read(out_fd, buf, sizeof buf);
         if (n > 0) {
-          if (run.output.size() < kKeptOutput) run.output.append(buf, std::min<std::size_t>(n, kKeptOutput - run.output.size()));
+          keep(buf, n);
         } else {
           close(out_fd);  // EOF: the program (and all it started) closed its end
           out_fd = -1;
@@ -146,7 +218,7 @@ ScriptRun run_script(const std::string& program, const ScriptOptions& opts) {
     char buf[1024];
     ssize_t n;
     while ((n = read(out_fd, buf, sizeof buf)) > 0) {
-      if (run.output.size() < kKeptOutput) run.output.append(buf, std::min<std::size_t>(n, kKeptOutput - run.output.size()));
+      keep(buf, n);
     }
     close(out_fd);
   }

@@ -5,6 +5,9 @@
 // group when it outlives its time.
 #pragma once
 
+#include <sys/types.h>
+#include <optional>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,16 +29,30 @@ struct ScriptRun {
   std::string output_suffix(std::size_t max = std::string::npos) const;
 };
 
+// Who a script runs as, when not as the caller (the caller must be root).
+struct ScriptUser {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
+};
+
 struct ScriptOptions {
   std::vector<std::string> argv;  // argv[1..]; argv[0] is the program
   std::vector<std::string> env;   // NAME=value, exactly these
   int64_t timeout_s = 0;          // 0: wait as long as it runs
-  bool keep_output = true;        // false: stdout and stderr go to /dev/null
+  bool keep_output = true;        // false: stdout (and stderr, unless stderr_fd) go to /dev/null
+  // >= 0: the program's stderr is this descriptor, and only its stdout is
+  // kept (a task's TaskEpilog writes its errors to the task's stderr).
+  int stderr_fd = -1;
+  bool discard_stderr = false;    // only stdout is kept; stderr goes to /dev/null
+  std::size_t keep_bytes = 4096;  // how much of the output is kept
   std::string cwd = "/";
+  std::optional<ScriptUser> user; // run as this user (the caller is root)
 };
 
 // Runs `program` and waits for it. Safe to call from any thread of a
-// multi-threaded daemon (posix_spawn; waits for this child only).
+// multi-threaded daemon (posix_spawn; waits for this child only). With
+// `user` set it forks instead (a single-threaded caller: the step daemon).
 ScriptRun run_script(const std::string& program, const ScriptOptions& opts);
 
 // What slurm.conf's Prolog=/Epilog= name: one program, or a glob(7) pattern

@@ -8,26 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/script_dir_test_support.hpp"
+
 namespace drover {
 namespace {
 
-class SiteScript : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("drover-site-script-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string script(const std::string& name, const std::string& body) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-    chmod(path.c_str(), 0755);
-    return path;
-  }
-  std::filesystem::path dir_;
-};
+class SiteScript : public testing_support::ScriptDirTest {};
 
 TEST_F(SiteScript, RunsWithExactlyTheGivenEnvironmentAndKeepsItsOutput) {
   ScriptOptions so;
@@ -65,6 +51,42 @@ TEST_F(SiteScript, AMissingProgramSaysSo) {
   EXPECT_FALSE(run.started);
   EXPECT_FALSE(run.ok());
   EXPECT_NE(run.error.find("absent cannot run: No such file or directory"), std::string::npos) << run.error;
+}
+
+TEST_F(SiteScript, StderrGoesWhereAskedAndOnlyStdoutIsKept) {
+  const std::string p = script("p", "echo out; echo err >&2");
+  ScriptOptions so;
+  so.discard_stderr = true;
+  EXPECT_EQ(run_script(p, so).output, "out\n");
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  so = {};
+  so.keep_output = false;
+  so.stderr_fd = fds[1];
+  const ScriptRun run = run_script(p, so);
+  close(fds[1]);
+  EXPECT_EQ(run.output, "");
+  char buf[64] = {};
+  ASSERT_GT(read(fds[0], buf, sizeof buf - 1), 0);
+  close(fds[0]);
+  EXPECT_STREQ(buf, "err\n");
+}
+
+TEST_F(SiteScript, RunsAsTheUserItIsGiven) {
+  if (geteuid() != 0) GTEST_SKIP() << "taking another user's identity needs root";
+  chmod(dir_.c_str(), 0755);
+  ScriptOptions so;
+  so.user = ScriptUser{65534, 65534, {65534}};
+  so.cwd = dir_.string();
+  const ScriptRun run = run_script(script("id", "/usr/bin/id -u; /usr/bin/id -g; /usr/bin/id -G; /bin/pwd"), so);
+  EXPECT_TRUE(run.ok()) << run.describe() << run.output;
+  EXPECT_EQ(run.output, "65534\n65534\n65534\n" + dir_.string() + "\n");
+  // One it cannot execute as that user (mode 0700, root's) does not start.
+  const std::string own = script("own", "exit 0");
+  chmod(own.c_str(), 0700);
+  const ScriptRun refused = run_script(own, so);
+  EXPECT_FALSE(refused.started);
+  EXPECT_NE(refused.error.find("Permission denied"), std::string::npos) << refused.error;
 }
 
 TEST_F(SiteScript, AGlobNamesEveryMatchInNameOrder) {

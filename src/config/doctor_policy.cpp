@@ -102,8 +102,7 @@ void weights(const Facts& f, Diagnostics& out) {
 // The site scripts Drover does not run are accepted: what a site counts on
 // them for silently does not happen, so say so once.
 void scripts_not_run(const Facts& f, Diagnostics& out) {
-  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld", "TaskProlog",
-                                         "TaskEpilog",      "SrunProlog",      "SrunEpilog"};
+  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld", "SrunProlog", "SrunEpilog"};
   std::vector<std::string> set;
   SourceLoc first{f.cfg.slurm_conf_path, 0, 0};
   for (const char* k : kScripts) {
@@ -117,9 +116,9 @@ void scripts_not_run(const Facts& f, Diagnostics& out) {
   if (set.empty()) return;
   out.add(Severity::kWarning, "scripts-not-run", first, set.front().substr(0, set.front().find('=')),
           join(set, ", ") + (set.size() == 1 ? " is" : " are") +
-              " set, but of the site scripts Drover runs only Prolog, Epilog and HealthCheckProgram: what these do "
-              "here (preparing each task's environment, work on the controller or srun's host at a job's start "
-              "or end) does not happen",
+              " set, but of the site scripts Drover runs only Prolog, Epilog, TaskProlog, TaskEpilog and "
+              "HealthCheckProgram: what these do here (work on the controller or srun's host at a job's or a "
+              "step's start or end) does not happen",
           "do that work another way (in Prolog/Epilog on the nodes, or in the jobs' own scripts), and remove the "
           "keys");
 }
@@ -130,23 +129,28 @@ void scripts_not_run(const Facts& f, Diagnostics& out) {
 // HealthCheckProgram that cannot run checks nothing. Checked on the host
 // that runs the check: say so when it is missing or not executable.
 void job_scripts_present(const Facts& f, Diagnostics& out) {
-  for (const char* k : {"Prolog", "Epilog", "HealthCheckProgram"}) {
+  for (const char* k : {"Prolog", "Epilog", "HealthCheckProgram", "TaskProlog", "TaskEpilog"}) {
     const std::string* v = f.cfg.passive(k);
     if (!v || trim(*v).empty()) continue;
     const std::string spec(trim(*v));
     SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
     if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) loc = it->second;
     const std::string key = k;
-    const bool pattern = key != "HealthCheckProgram" && spec.find_first_of("*?[") != std::string::npos;
+    const bool per_task = key == "TaskProlog" || key == "TaskEpilog";
+    const bool pattern = (key == "Prolog" || key == "Epilog") && spec.find_first_of("*?[") != std::string::npos;
     const char* fails = key == "Prolog" ? "each job's Prolog fails: every node it lands on drains (\"Prolog error\") and "
                                           "the job is requeued held"
                         : key == "Epilog" ? "each job's Epilog fails: every node drains (\"Epilog error\") as its first "
                                             "job ends"
-                                          : "the health check fails on every node (logged) and checks nothing";
+                        : key == "TaskProlog" ? "every task fails before it starts (exit 127, \"TaskProlog failed\" on "
+                                                "its stderr)"
+                        : key == "TaskEpilog" ? "it fails after every task (\"TaskEpilog failed\" on the task's stderr)"
+                                              : "the health check fails on every node (logged) and checks nothing";
     if (spec.front() != '/') {
       out.add(Severity::kWarning, "script-not-absolute", loc, k,
-              std::string(k) + "=" + spec + " is not an absolute path: the agents run it from /, where it is not found "
-              "and " + fails, std::string("give the full path, e.g. ") + k + "=/etc/slurm/" + spec);
+              std::string(k) + "=" + spec + " is not an absolute path: the agents run it from " +
+                  (per_task ? "each job's working directory" : "/") + ", where it is not found and " + fails,
+              std::string("give the full path, e.g. ") + k + "=/etc/slurm/" + spec);
       continue;
     }
     const std::vector<std::string> programs = pattern ? script_programs(spec) : std::vector<std::string>{spec};

@@ -237,15 +237,26 @@ const std::vector<Case>& policy_cases() {
          {}}}},
       {"scripts drover does not run",
        [](ConfigBuilder& b) {
-         b.cfg.passive_values["TaskProlog"] = "/etc/slurm/task_prolog.sh";
-         b.cfg.passive_locs["TaskProlog"] = at("slurm.conf", 7);
+         b.cfg.passive_values["PrologSlurmctld"] = "/etc/slurm/ctld_prolog.sh";
+         b.cfg.passive_locs["PrologSlurmctld"] = at("slurm.conf", 7);
          b.cfg.passive_values["SrunEpilog"] = "/etc/slurm/srun_epilog.sh";
          b.cfg.passive_locs["SrunEpilog"] = at("slurm.conf", 8);
        },
        {{W, "scripts-not-run", "slurm.conf:7",
-         {"TaskProlog=/etc/slurm/task_prolog.sh, SrunEpilog=/etc/slurm/srun_epilog.sh are set",
-          "runs only Prolog, Epilog and HealthCheckProgram"},
+         {"PrologSlurmctld=/etc/slurm/ctld_prolog.sh, SrunEpilog=/etc/slurm/srun_epilog.sh are set",
+          "runs only Prolog, Epilog, TaskProlog, TaskEpilog and HealthCheckProgram"},
          {}}}},
+      {"task prolog that cannot run, task epilog not an absolute path",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["TaskProlog"] = "/nonexistent/task_prolog.sh";
+         b.cfg.passive_locs["TaskProlog"] = at("slurm.conf", 7);
+         b.cfg.passive_values["TaskEpilog"] = "task_epilog.sh";
+         b.cfg.passive_locs["TaskEpilog"] = at("slurm.conf", 8);
+       },
+       {{W, "script-missing", "slurm.conf:7",
+         {"TaskProlog program /nonexistent/task_prolog.sh does not exist", "every task fails before it starts"}, {}},
+        {W, "script-not-absolute", "slurm.conf:8",
+         {"TaskEpilog=task_epilog.sh is not an absolute path", "each job's working directory"}, {}}}},
       {"health check that cannot run, in a state that does not exist",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["HealthCheckProgram"] = "/nonexistent/nhc";

@@ -44,7 +44,7 @@ const char* const kPassiveGlobals[] = {
       "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdUser",
       "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunEpilog", "SrunPortRange", "SrunProlog",
       "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
-      "SwitchParameters", "SwitchType", "TaskEpilog", "TaskPluginParam", "TaskProlog",
+      "SwitchParameters", "SwitchType", "TaskPluginParam",
       "TCPTimeout", "TmpFS", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
       "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "WaitTime", "X11Parameters",
 };
@@ -94,7 +94,12 @@ std::vector<PassiveKey> passive_globals() {
       {"SlurmctldParameters", "the controller: `drover_operators=a:b` may act on every job and node"},
       {"SlurmdParameters", "the agents: `config_overrides` takes CPUs and memory as slurm.conf declares them"},
       {"SlurmdTimeout", "the controller marks a node DOWN after this many silent seconds (300)"},
+      {"TaskEpilog", "the agents: run as the job's user after each task ends (after srun's --task-epilog), "
+                     "with the task's environment; its stderr and a failure line go to the task's stderr"},
       {"TaskPlugin", "the agents: without task/cgroup, cores, memory and GPUs are not confined"},
+      {"TaskProlog", "the agents: run as the job's user before each task starts (before srun's --task-prolog); "
+                     "its `export NAME=value`, `unset NAME` and `print TEXT` lines set the task's environment and "
+                     "write to its stdout; one that fails ends the task with its exit code"},
   };
   for (const auto& [name, what] : daemons) out.push_back(PassiveKey{name, {}, what});
   return out;

@@ -394,7 +394,9 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
                              {"PrologEpilogTimeout", "65534"},
                              {"HealthCheckProgram", ""},
                              {"HealthCheckInterval", "0"},
-                             {"HealthCheckNodeState", "ANY"}}) {
+                             {"HealthCheckNodeState", "ANY"},
+                             {"TaskProlog", ""},
+                             {"TaskEpilog", ""}}) {
     if (seen.insert(k).second) rows.emplace_back(k, v);
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return to_lower(a.first) < to_lower(b.first); });

@@ -77,7 +77,8 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   fixed("KillWait", std::to_string(cfg_.kill_wait), std::to_string(cfg.kill_wait));
   fixed("SlurmdSpoolDir", cfg_.slurmd_spool_dir, cfg.slurmd_spool_dir);
   for (const char* key : {"TaskPlugin", "ProctrackType", "DisableRootJobs", "SlurmdParameters", "Prolog", "Epilog",
-                          "PrologEpilogTimeout", "HealthCheckProgram", "HealthCheckInterval", "HealthCheckNodeState"}) {
+                          "PrologEpilogTimeout", "HealthCheckProgram", "HealthCheckInterval", "HealthCheckNodeState",
+                          "TaskProlog", "TaskEpilog"}) {
     const std::string* a = cfg_.passive(key);
     const std::string* b = cfg.passive(key);
     fixed(key, a ? *a : "", b ? *b : "");

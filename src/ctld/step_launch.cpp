@@ -286,6 +286,8 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   L->set_pty(req.pty());
   L->set_pty_rows(req.pty_rows());
   L->set_pty_cols(req.pty_cols());
+  L->set_task_prolog(req.task_prolog());
+  L->set_task_epilog(req.task_epilog());
   return l;
 }
 

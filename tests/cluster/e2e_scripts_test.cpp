@@ -128,6 +128,92 @@ TEST(JobScripts, PrologAndEpilogRunAroundEachJobAndTheirFailuresDrainTheNode) {
   EXPECT_EQ(c.run("sacct", {"-n", "-X", "-P", "-j", failing, "-o", "State,ExitCode"}).out, "FAILED|2:0\n");
 }
 
+// TaskProlog and TaskEpilog around each task (the batch script's and each
+// srun task's), and srun's own --task-prolog/--task-epilog, as Slurm 22.05
+// ran them on the anchor cluster: as the job's user, in its directory; the
+// prolog's export/unset/print lines steer the task; a failed prolog ends the
+// task with its exit code; an epilog's stderr goes to the task's stderr.
+TEST(TaskScripts, TaskPrologAndEpilogRunAsTheUserAroundEachTask) {
+  auto user = ensure_user("drovere2ea");
+  if (!user) GTEST_SKIP() << "needs root to create a test user";
+  char tmpl[] = "/tmp/drover-task-scripts-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  chmod(dir.c_str(), 0777);
+  auto write = [&](const std::string& name, const std::string& body) {
+    std::ofstream(dir + "/" + name) << "#!/bin/sh\n" << body;
+    chmod((dir + "/" + name).c_str(), 0755);
+  };
+  write("tprolog.sh",
+        "echo \"export TP_VAR=hello world=x\"\n"
+        "echo \"print tprolog rank=$SLURM_PROCID pid=$SLURM_TASK_PID user=$(/usr/bin/id -un) cwd=$PWD\"\n"
+        "echo 'unset UNSET_ME'\n"
+        "echo 'tprolog stderr' >&2\n"
+        "if [ -e " + dir + "/fail ]; then exit 3; fi\n");
+  write("tepilog.sh",
+        "echo \"tepilog stderr rank=$SLURM_PROCID user=$(/usr/bin/id -un)\" >&2\n"
+        "echo \"$SLURM_TASK_PID\" >> " + dir + "/epilog_pids\n");
+  write("uprolog.sh", "echo \"export U_VAR=from-user\"\necho 'print uprolog'\n");
+  write("uepilog.sh", "echo 'uepilog stderr' >&2\nexit 6\n");
+  ClusterDef def = small_cluster();
+  def.extra = {"TaskProlog=" + dir + "/tprolog.sh", "TaskEpilog=" + dir + "/tepilog.sh"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string script = c.work() + "/tasks.sh";
+  std::ofstream(script) << "#!/bin/bash\n"
+                        << "echo \"batch TP_VAR=${TP_VAR:-unset} UNSET_ME=${UNSET_ME:-unset} pid=$$ "
+                           "task_pid=$SLURM_TASK_PID\"\n"
+                        << "srun -n2 -o step.%t.out bash -c 'echo \"step rank=$SLURM_PROCID TP_VAR=$TP_VAR\"'\n"
+                        << "srun -n1 --task-prolog=" << dir << "/uprolog.sh --task-epilog=" << dir
+                        << "/uepilog.sh bash -c 'echo \"user U_VAR=$U_VAR TP_VAR=$TP_VAR\"'\n"
+                        << "echo srun-exit=$?\n";
+  chmod(script.c_str(), 0755);
+  const RunAs as = user->as();
+  const int64_t job = c.submit({"-p", "compute", "-w", "cpu1", "-n2", "-o", "tasks.out", "--export=ALL,UNSET_ME=set",
+                                script}, as);
+  ASSERT_GT(job, 0) << c.last_error();
+  ASSERT_TRUE(c.wait_done(std::to_string(job)));
+  const std::string out = read_file(c.work() + "/tasks.out");
+  EXPECT_EQ(c.state(std::to_string(job)), "COMPLETED") << out;
+  const std::vector<std::string> lines = lines_of(out);
+  ASSERT_GE(lines.size(), 2u) << out;
+  // The batch script's prolog ran in its process, as the user, in its directory.
+  const std::string pid = lines[1].substr(lines[1].find(" pid=") + 5, lines[1].find(' ', lines[1].find(" pid=") + 1) -
+                                                                          lines[1].find(" pid=") - 5);
+  EXPECT_EQ(lines[0], "tprolog rank=0 pid=" + pid + " user=drovere2ea cwd=" + c.work()) << out;
+  EXPECT_EQ(lines[1], "batch TP_VAR=hello world=x UNSET_ME=unset pid=" + pid + " task_pid=" + pid) << out;
+  EXPECT_EQ(out.find("tprolog stderr"), std::string::npos) << "a prolog's stderr is not the task's";
+  for (int r = 0; r < 2; ++r) {
+    const std::string step = read_file(c.work() + "/step." + std::to_string(r) + ".out");
+    EXPECT_NE(step.find("tprolog rank=" + std::to_string(r) + " "), std::string::npos) << step;
+    EXPECT_NE(step.find("step rank=" + std::to_string(r) + " TP_VAR=hello world=x\n"), std::string::npos) << step;
+    EXPECT_NE(step.find("tepilog stderr rank=" + std::to_string(r) + " user=drovere2ea\n"), std::string::npos) << step;
+  }
+  // srun's own: after TaskProlog, before TaskEpilog; its failure is only reported.
+  EXPECT_NE(out.find("uprolog\nuser U_VAR=from-user TP_VAR=hello world=x\nuepilog stderr\n"
+                     "slurmstepd-cpu1: error: --task-epilog failed status=1536\ntepilog stderr rank=0"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("srun-exit=0\n"), std::string::npos) << out;
+  EXPECT_EQ(lines.back(), "tepilog stderr rank=0 user=drovere2ea") << "the batch script's epilog comes last";
+  EXPECT_EQ(lines_of(read_file(dir + "/epilog_pids")).size(), 4u)
+      << "one per task: batch, 2 + 1 step tasks\n" << read_file(dir + "/epilog_pids") << out;
+
+  // A TaskProlog that fails: the task does not run and ends with its exit code.
+  std::ofstream(dir + "/fail") << "";
+  const int64_t failed = c.submit({"-p", "compute", "-w", "cpu1", "-o", "failed.out", "--wrap", "echo ran"}, as);
+  ASSERT_GT(failed, 0) << c.last_error();
+  ASSERT_TRUE(c.wait_done(std::to_string(failed)));
+  const std::string fout = read_file(c.work() + "/failed.out");
+  EXPECT_EQ(fout.find("\nran\n"), std::string::npos) << fout;
+  EXPECT_NE(fout.find("slurmstepd-cpu1: error: TaskProlog failed status=3\n"), std::string::npos) << fout;
+  EXPECT_EQ(c.run("sacct", {"-n", "-X", "-P", "-j", std::to_string(failed), "-o", "State,ExitCode"}).out,
+            "FAILED|3:0\n");
+  auto srun = c.run("srun", {"-p", "compute", "-w", "cpu1", "-n2", "true"}, as);
+  EXPECT_EQ(srun.rc, 3) << srun.err;
+  EXPECT_NE(srun.err.find("slurmstepd-cpu1: error: TaskProlog failed status=3\n"), std::string::npos) << srun.err;
+  EXPECT_NE(srun.err.find("srun: error: cpu1: tasks 0-1: Exited with exit code 3\n"), std::string::npos) << srun.err;
+  std::filesystem::remove_all(dir);
+}
+
 // HealthCheckProgram: run by every agent when it starts and then every
 // HealthCheckInterval seconds, with SLURMD_NODENAME; it drains its node
 // itself through scontrol, as a site's health check does with Slurm.
