@@ -37,6 +37,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// srun's exit status when a node's Prolog failed and the step was aborted
+// (Slurm 22.05's srun exited 182 on the anchor cluster, every time).
+constexpr int kPrologFailedExit = 182;
+
 int g_signal_pipe[2] = {-1, -1};
 
 extern "C" void on_signal(int sig) {
@@ -533,7 +537,7 @@ std::string task_range(const std::vector<int>& ranks) {
 // Slurm's lines for tasks that did not end well, and the exit status.
 int StepIo::finish() {
   int rc = 0;
-  bool prolog_failed = false;
+  std::vector<std::string> prolog_failed_on;
   const std::string step = std::to_string(job_) + "." + std::to_string(step_);
   for (const auto& n : rec_.nodes()) {
     if (n.tasks_ended().empty()) {
@@ -544,7 +548,7 @@ int StepIo::finish() {
       } else if (n.state() != "COMPLETED" && !n.reason().empty()) {
         std::fprintf(stderr, "%s: error: Task launch for StepId=%s failed on node %s: %s\n", program_.c_str(),
                      step.c_str(), n.node().c_str(), n.reason().c_str());
-        prolog_failed = prolog_failed || n.reason() == "Job prolog failed";
+        if (n.reason() == "Job prolog failed") prolog_failed_on.push_back(n.node());
         rc = std::max(rc, 1);
       }
       rc = std::max(rc, n.exit_signal() ? 128 + n.exit_signal() : n.exit_code());
@@ -569,9 +573,13 @@ int StepIo::finish() {
                    what.c_str());
     }
   }
-  if (prolog_failed) {  // as Slurm's srun said it on the anchor cluster
+  if (!prolog_failed_on.empty()) {  // as Slurm's srun said it on the anchor cluster, and its exit status
     std::fprintf(stderr, "%s: error: Application launch failed: Job prolog failed\n", program_.c_str());
     std::fprintf(stderr, "%s: Job step aborted\n", program_.c_str());
+    for (const auto& node : prolog_failed_on) {
+      std::fprintf(stderr, "%s: Prolog failure on node %s\n", program_.c_str(), node.c_str());
+    }
+    rc = kPrologFailedExit;
   }
   if (rec_.state() == "TIMEOUT") {
     std::fprintf(stderr, "%s: error: *** STEP %s CANCELLED DUE TO TIME LIMIT ***\n", program_.c_str(), step.c_str());

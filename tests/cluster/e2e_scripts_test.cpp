@@ -106,9 +106,9 @@ TEST(JobScripts, PrologAndEpilogRunAroundEachJobAndTheirFailuresDrainTheNode) {
   ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu1", "State=DRAIN", "Reason=keep off"}).rc, 0);
   ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu2", "State=RESUME"}).rc, 0);
   auto srun = c.run("srun", {"-w", "cpu2", "-t", "1", "true"});
-  EXPECT_NE(srun.rc, 0);
+  EXPECT_EQ(srun.rc, 182) << "Slurm's srun exit status then";
   EXPECT_NE(srun.err.find(" failed on node cpu2: Job prolog failed\nsrun: error: Application launch failed: Job prolog "
-                          "failed\nsrun: Job step aborted\n"),
+                          "failed\nsrun: Job step aborted\nsrun: Prolog failure on node cpu2\n"),
             std::string::npos)
       << srun.err;
   EXPECT_EQ(c.run("sinfo", {"-h", "-R", "-o", "%E|%N"}).out, "keep off|cpu1\nProlog error|cpu2\n");
