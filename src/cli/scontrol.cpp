@@ -393,8 +393,11 @@ int scontrol_main(const Args& args) {
     usage(stdout);
     return 0;
   }
-  if (parsed.version) return not_implemented("scontrol --version", kNeedsController);
-  if (parsed.words.empty()) return not_implemented("scontrol (interactive mode)", "it arrives with the controller");
+  if (parsed.version) return run_version({});
+  if (parsed.words.empty()) {
+    std::fprintf(stderr, "scontrol: error: no command given (see scontrol --help)\n");
+    return 1;
+  }
   Invocation inv{parsed.words[0], Args(parsed.words.begin() + 1, parsed.words.end())};
   const auto* keyword = find_named(kKeywords, inv.keyword);
   if (!keyword) {

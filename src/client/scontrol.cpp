@@ -2,11 +2,14 @@
 // update NodeName=... / JobId=..., hold, uhold, release, requeue, requeuehold,
 // ping, reconfigure, write batch_script, shutdown, create/delete PartitionName=,
 // wait_job. Everything else (show hostnames/hostlist, help, modes) is src/cli's scontrol.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <iostream>
 #include <map>
 #include <optional>
 
@@ -15,6 +18,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/job_values.hpp"
+#include "cli/sbatch_script.hpp"
 #include "cli/scontrol_show.hpp"
 #include "client/commands.hpp"
 #include "client/session.hpp"
@@ -766,11 +770,47 @@ bool needs_controller(const Opts& o) {
   return false;
 }
 
+// scontrol with no command: Slurm's interactive mode. Each line of stdin is
+// one command (words split and quoted as a shell would), with the options
+// given on the command line; `quit` or `exit` ends it, as does the end of
+// input. `oneliner`, `details` and `quiet` set those options for the
+// commands that follow. The prompt is shown when stdin is a terminal. The
+// exit status is 1 when a command failed.
+int run_interactive(const Args& args) {
+  const bool tty = isatty(STDIN_FILENO) != 0;
+  Args base = args;
+  int rc = 0;
+  std::string line;
+  for (;;) {
+    if (tty) {
+      std::fputs("scontrol: ", stdout);
+      std::fflush(stdout);
+    }
+    if (!std::getline(std::cin, line)) break;
+    std::vector<std::string> words = cli::split_directive_words(line);
+    if (words.empty()) continue;
+    const std::string& k = words[0];
+    if (abbrev(k, "quit", 4) || abbrev(k, "exit", 4)) break;
+    if (words.size() == 1 && (abbrev(k, "oneliner", 3) || abbrev(k, "details", 3) || abbrev(k, "quiet", 4))) {
+      base.push_back(abbrev(k, "oneliner", 3) ? "-o" : abbrev(k, "details", 3) ? "-d" : "-Q");
+      continue;
+    }
+    Args full = base;
+    full.insert(full.end(), words.begin(), words.end());
+    if (scontrol_main(full) != 0) rc = 1;
+    std::fflush(stdout);
+    std::fflush(stderr);
+  }
+  if (tty) std::fputs("\n", stdout);
+  return rc;
+}
+
 }  // namespace
 
 int scontrol_main(const Args& args) {
   Invocation inv = invocation("scontrol", args);
   Opts o = global_options(inv.args);
+  if (o.words.empty()) return run_interactive(args);
   if (o.words.size() == 2 && abbrev(o.words[0], "show", 3) && abbrev(o.words[1], "daemons", 2)) {
     return run_show_daemons(inv);
   }

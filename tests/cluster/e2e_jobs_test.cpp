@@ -463,6 +463,34 @@ TEST(Jobs, ScontrolWaitJobAnswersAsSlurms) {
   EXPECT_EQ(c.run("scontrol", {"show", "daemons"}).out, "slurmctld slurmd\n");
 }
 
+// scontrol with no command reads its commands from stdin (Slurm's
+// interactive mode, also how scripts pipe commands into it).
+TEST(Jobs, ScontrolReadsCommandsFromStdinWithoutOne) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string id = std::to_string(c.submit({"-H", "-J", "piped", "-o", "/dev/null", "--wrap", "true"}));
+  auto r = c.run("scontrol", {}, {},
+                 "show job " + id + "\n"
+                 "\n"
+                 "update JobId=" + id + " Comment=\"from a pipe\"\n"
+                 "oneliner\n"
+                 "show job " + id + "\n"
+                 "show job 999999\n"
+                 "quit\n"
+                 "release " + id + "\n");
+  EXPECT_EQ(r.rc, 1) << "one command failed";
+  const auto lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0].rfind("JobId=" + id + " JobName=piped", 0), 0u) << r.out;
+  // After `oneliner`, one line per job; the update took; nothing after quit ran.
+  EXPECT_EQ(lines.back().rfind("JobId=" + id + " JobName=piped ", 0), 0u) << r.out;
+  EXPECT_NE(lines.back().find("Comment=from a pipe"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("Invalid job id specified"), std::string::npos) << r.err;
+  EXPECT_EQ(c.state(id), "PENDING") << "the release after quit did not run";
+  EXPECT_EQ(c.run("scontrol", {"--version"}).out, "slurm 22.05.8\n");
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
 // --mail-type: the controller mails through MailProg as Slurm's does
 // (`MailProg -s SUBJECT USER`, the subjects captured on the anchor cluster),
 // once the change it tells of is durable; an array mails one summary.
