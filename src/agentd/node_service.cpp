@@ -32,9 +32,16 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
 
   grpc::Status Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* req, v1::LaunchReply* rep) override {
     if (auto st = check(*ctx); !st.ok()) return st;
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    if (req->prolog_only()) {  // PrologFlags=Alloc: the Prolog at the job's start, nothing launched
+      Status pro = d_.scripts().prolog(*req);
+      rep->set_started(static_cast<bool>(pro));
+      rep->set_prolog_failed(!pro);
+      if (!pro) rep->set_failure(pro.error().message);
+      return grpc::Status::OK;
+    }
     agent::StepKey key = key_from_proto(req->step());
     forget_older_run(key, req->restart_count());
-    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
     // slurm.conf's Prolog, before the job's first step here (once per run).
     if (auto pro = d_.scripts().prolog(*req); !pro) {
       rep->set_started(false);

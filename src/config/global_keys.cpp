@@ -34,7 +34,7 @@ const char* const kPassiveGlobals[] = {
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
-      "PrologFlags", "PrologSlurmctld",
+      "PrologSlurmctld",
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
       "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
@@ -85,6 +85,9 @@ std::vector<PassiveKey> passive_globals() {
       {"Prolog", "the agents: run as root on a node before a job's first step there (a program or a glob pattern), "
                  "with Slurm's prolog_slurmd environment; one that fails drains the node (\"Prolog error\") and "
                  "requeues the job held (SchedulerParameters=nohold_on_prolog_fail: not held)"},
+      {"PrologFlags", "the controller: Alloc (or Contain, which implies it) runs the Prolog on every node of a job "
+                      "as it starts, in parallel, and launches the batch script once each has ended (squeue's "
+                      "reason meanwhile: Prolog); the other flags have no effect"},
       {"PrologEpilogTimeout", "the agents: seconds a Prolog or Epilog may run before it is killed and counts as "
                               "failed (default: as long as it runs)"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "

@@ -126,7 +126,10 @@ Status Controller::open(const ControllerOptions& opts) {
              std::string error) {
         post([this, job, step, node, restarts, reply = std::move(reply), error = std::move(error)] {
           Effects fx;
-          if (step >= 0) {
+          if (step == kPrologOrderStep) {
+            if (!reply) log_line("prolog order of job " + std::to_string(job) + " to " + node + " failed: " + error);
+            state_->prolog_result(job, restarts, node, reply, error, now(), fx);
+          } else if (step >= 0) {
             if (!reply) log_line("launch of step " + std::to_string(job) + "." + std::to_string(step) + " failed: " + error);
             state_->step_launch_result(job, step, node, reply, error, now(), fx);
           } else if (reply) {

@@ -392,6 +392,7 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
                              {"Prolog", ""},
                              {"Epilog", ""},
                              {"PrologEpilogTimeout", "65534"},
+                             {"PrologFlags", ""},
                              {"HealthCheckProgram", ""},
                              {"HealthCheckInterval", "0"},
                              {"HealthCheckNodeState", "ANY"},

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct Job {
   bool launch_sent = false;      // a Launch RPC was sent in this process's life
   bool terminate_sent = false;
   bool awaiting_node = false;    // recovered while running: the node has not reported it yet
+  // PrologFlags=Alloc: the nodes whose Prolog has not answered yet; the
+  // batch script is launched once none is left.
+  std::set<core::NodeIndex> prologs_pending;
   // Running: the record the last scheduling cycle was given, and its
   // RunningJob::stamp; a record that differs in anything (or a spec at
   // another revision) gets a new stamp.

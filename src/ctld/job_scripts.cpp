@@ -215,4 +215,47 @@ void ControllerState::prolog_failed(Job& j, const std::string& node, const std::
   fx.reschedule = true;
 }
 
+void ControllerState::order_prologs(Job& j, Effects& fx) {
+  j.prologs_pending.clear();
+  for (const auto& t : j.alloc.nodes) {
+    AgentCommand cmd;
+    cmd.kind = AgentCommand::kLaunch;
+    cmd.node = bridge_->cluster().nodes[t.node].name;
+    cmd.job_id = j.rec.job_id();
+    cmd.launch = build_launch(j, t);
+    cmd.launch.clear_script();
+    cmd.launch.mutable_step()->set_step_id(kPrologOrderStep);
+    cmd.launch.set_prolog_only(true);
+    fx.commands.push_back(std::move(cmd));
+    j.prologs_pending.insert(t.node);
+  }
+  j.rec.set_reason("Prolog");  // squeue's %r while they run, as Slurm's
+}
+
+void ControllerState::prolog_result(int64_t job_id, int32_t restart_count, const std::string& node,
+                                    const std::optional<v1::LaunchReply>& reply, const std::string& error,
+                                    int64_t now, Effects& fx) {
+  Job* j = find_job(job_id);
+  const core::NodeIndex ni = bridge_->find_node(node);
+  const bool failed = reply && !reply->started() && reply->prolog_failed();
+  if (!j || j->rec.restart_count() != restart_count || !is_started(j->rec) || ni < 0 ||
+      !j->prologs_pending.count(ni)) {
+    // An earlier run's answer: a failed Prolog still drains its node.
+    if (failed && ni >= 0) drain_node(ni, "Prolog error", now, fx);
+    return;
+  }
+  if (failed) {
+    j->prologs_pending.clear();
+    return prolog_failed(*j, node, reply->failure(), now, fx);
+  }
+  // Done, or not delivered: an unreachable node's Prolog runs before the
+  // job's first step there instead (a node that stays silent is lost).
+  if (!reply) log_line("job " + std::to_string(job_id) + ": the Prolog order to " + node + " failed (" + error +
+                       "); it runs with the job's first step there");
+  j->prologs_pending.erase(ni);
+  if (!j->prologs_pending.empty()) return;
+  if (j->rec.desc().batch() && !j->rec.launched()) return launch_batch(*j, fx);
+  j->rec.set_reason("None");
+}
+
 }  // namespace drover::ctld

@@ -221,6 +221,71 @@ TEST(JobScripts, NoholdOnPrologFailRequeuesWithoutTheHold) {
   EXPECT_TRUE(st->nodes()[0].drain);
 }
 
+// PrologFlags=Alloc: the Prolog on every node as the job starts (squeue's
+// reason "Prolog" meanwhile), and the batch script once each has answered;
+// a failure on any node is the batch host's failure.
+TEST(JobScripts, PrologFlagsAllocRunsEveryNodesPrologBeforeTheBatchScript) {
+  auto st = make_state(std::string(kScripts) + "PrologFlags=Alloc,X11\n");
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor two = job();
+  two.set_min_nodes(2);
+  ASSERT_TRUE(st->submit(kAlice, two, false, 1000, fx));
+  Effects start;
+  st->schedule(core::PassKind::kQuick, 1000, start);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  auto orders = commands(start, AgentCommand::kLaunch);
+  ASSERT_EQ(orders.size(), 2u) << "a Prolog order to each node, no batch launch yet";
+  std::vector<std::string> nodes;
+  for (const auto* o : orders) {
+    EXPECT_TRUE(o->launch.prolog_only());
+    EXPECT_EQ(o->launch.step().step_id(), kPrologOrderStep);
+    EXPECT_TRUE(o->launch.script().empty());
+    EXPECT_TRUE(has(o->launch.prolog_env(), "SLURMD_NODENAME=" + o->node)) << o->node;
+    nodes.push_back(o->node);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  EXPECT_EQ(nodes, (std::vector<std::string>{"c1", "c2"}));
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "Prolog");
+  v1::LaunchReply ok;
+  ok.set_started(true);
+  Effects first;
+  st->prolog_result(1, 0, "c2", ok, "", 1001, first);
+  EXPECT_TRUE(commands(first, AgentCommand::kLaunch).empty()) << "c1's Prolog has not answered";
+  Effects last;
+  st->prolog_result(1, 0, "c1", ok, "", 1002, last);
+  auto launch = commands(last, AgentCommand::kLaunch);
+  ASSERT_EQ(launch.size(), 1u);
+  EXPECT_EQ(launch[0]->node, st->jobs().at(1).rec.batch_host());
+  EXPECT_FALSE(launch[0]->launch.prolog_only());
+  EXPECT_FALSE(launch[0]->launch.script().empty());
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "None");
+  Effects again;
+  st->prolog_result(1, 0, "c1", ok, "", 1003, again);
+  EXPECT_TRUE(again.commands.empty()) << "a repeated answer launches nothing more";
+
+  // Another cluster's job: c2's Prolog fails, so the job is requeued held and c2 drains.
+  st = make_state(std::string(kScripts) + "PrologFlags=Contain\n");  // Contain implies Alloc
+  register_all(*st, 2000);
+  ASSERT_TRUE(st->submit(kAlice, two, false, 2000, fx));
+  Effects second;
+  st->schedule(core::PassKind::kQuick, 2000, second);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  ASSERT_EQ(commands(second, AgentCommand::kLaunch).size(), 2u);
+  v1::LaunchReply failed;
+  failed.set_prolog_failed(true);
+  failed.set_failure("prolog /etc/drover/prolog.sh failed: exit 3");
+  Effects e;
+  st->prolog_result(1, 0, "c2", failed, "", 2001, e);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::PENDING);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "launch failed requeued held");
+  EXPECT_TRUE(st->nodes()[1].drain);
+  EXPECT_EQ(st->nodes()[1].reason, "Prolog error");
+  Effects late;
+  st->prolog_result(1, 0, "c1", ok, "", 2002, late);
+  EXPECT_TRUE(commands(late, AgentCommand::kLaunch).empty()) << "the old run's answer launches nothing";
+}
+
 TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesNone) {
   auto before = two_node_job();
   Effects end;

@@ -134,12 +134,7 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
     if (!j.rec.launched()) {
       j.awaiting_node = false;
       j.launch_sent = true;
-      AgentCommand cmd;
-      cmd.kind = AgentCommand::kLaunch;
-      cmd.node = node;
-      cmd.job_id = id;
-      cmd.launch = build_launch(j, j.alloc.nodes.empty() ? core::NodeTake{} : j.alloc.nodes.front());
-      fx.commands.push_back(std::move(cmd));
+      launch_batch(j, fx);
       continue;
     }
     if (!new_session) continue;

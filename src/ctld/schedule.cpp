@@ -358,18 +358,28 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
     // salloc / srun allocation: nothing runs until its steps (step_launch.cpp).
     r.set_launched(true);
     put_job(*j, fx);
+    if (settings_.prolog && settings_.prolog_alloc) order_prologs(*j, fx);
   } else {
     put_job(*j, fx);
     start_batch_step(*j, now, fx);
-    AgentCommand cmd;
-    cmd.kind = AgentCommand::kLaunch;
-    cmd.node = r.batch_host();
-    cmd.job_id = r.job_id();
-    cmd.launch = build_launch(*j, d.alloc.nodes.front());
-    fx.commands.push_back(std::move(cmd));
+    if (settings_.prolog && settings_.prolog_alloc) {
+      order_prologs(*j, fx);
+    } else {
+      launch_batch(*j, fx);
+    }
   }
   for (const auto& t : d.alloc.nodes) nodes_[t.node].last_busy = now;
   counters_.started += 1;
+}
+
+void ControllerState::launch_batch(Job& j, Effects& fx) {
+  if (j.rec.reason() == "Prolog") j.rec.set_reason("None");  // PrologFlags=Alloc: they are over
+  AgentCommand cmd;
+  cmd.kind = AgentCommand::kLaunch;
+  cmd.node = j.rec.batch_host();
+  cmd.job_id = j.rec.job_id();
+  cmd.launch = build_launch(j, j.alloc.nodes.empty() ? core::NodeTake{} : j.alloc.nodes.front());
+  fx.commands.push_back(std::move(cmd));
 }
 
 void ControllerState::launch_result(int64_t job_id, int32_t restart_count, const v1::LaunchReply& reply, int64_t now,

@@ -55,6 +55,9 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
     *on = v && !trim(*v).empty();
   }
   s.nohold_on_prolog_fail = cfg.sched.nohold_on_prolog_fail;
+  if (const std::string* flags = cfg.passive("PrologFlags")) {
+    s.prolog_alloc = list_has(*flags, "Alloc") || list_has(*flags, "Contain");
+  }
   const std::string* health = cfg.passive("HealthCheckProgram");
   const std::string* health_states = cfg.passive("HealthCheckNodeState");
   if (health && !trim(*health).empty() && health_states) {

@@ -69,6 +69,9 @@ struct Settings {
   // SchedulerParameters=nohold_on_prolog_fail: a job whose Prolog failed
   // is requeued without the hold.
   bool nohold_on_prolog_fail = false;
+  // PrologFlags=Alloc (or Contain, which implies it): the Prolog runs on
+  // every node of a job as it starts, and its batch script waits for them.
+  bool prolog_alloc = false;
   bool job_scripts() const { return prolog || epilog; }
   // HealthCheckProgram with a HealthCheckNodeState other than ANY: the
   // agents are told their node's state (IDLE, MIXED, ALLOCATED).
@@ -88,6 +91,10 @@ struct Caller {
 };
 
 // A command for one agent, sent once the effects' batch is durable.
+// The step id a Prolog order (PrologFlags=Alloc) goes out with, so that its
+// answer comes back to prolog_result rather than to a launch's handlers.
+inline constexpr int64_t kPrologOrderStep = -100;
+
 struct AgentCommand {
   // kShutdown: scontrol shutdown; kEpilog: the job is over on the node (Epilog).
   enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit, kShutdown, kEpilog } kind = kLaunch;
@@ -273,6 +280,10 @@ class ControllerState {
   void launch_result(int64_t job_id, int32_t restart_count, const v1::LaunchReply& reply, int64_t now, Effects& fx);
   // The Launch RPC itself failed (agent unreachable).
   void launch_unreachable(int64_t job_id, int32_t restart_count, const std::string& why, int64_t now, Effects& fx);
+  // PrologFlags=Alloc: a node's answer to its Prolog order (reply), or the
+  // failure to deliver it (error). The last success launches the batch script.
+  void prolog_result(int64_t job_id, int32_t restart_count, const std::string& node,
+                     const std::optional<v1::LaunchReply>& reply, const std::string& error, int64_t now, Effects& fx);
 
   // ---- scontrol reconfigure (reconfigure.cpp) ----
   // Applies a newly read slurm.conf: partitions (added, removed, changed),
@@ -440,6 +451,10 @@ class ControllerState {
   // The Prolog failed on `node`: the node drains ("Prolog error") and the
   // job goes back to the queue held (Slurm's "launch failed requeued held").
   void prolog_failed(Job& j, const std::string& node, const std::string& failure, int64_t now, Effects& fx);
+  // PrologFlags=Alloc: the Prolog order to every node of a job that starts.
+  void order_prologs(Job& j, Effects& fx);
+  // The batch script's Launch to its batch host.
+  void launch_batch(Job& j, Effects& fx);
   // A node drained by the controller itself (SlurmUser's name on the reason).
   void drain_node(core::NodeIndex ni, const std::string& reason, int64_t now, Effects& fx);
   // steps

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -29,6 +30,7 @@ class ScriptDir {
     // makes it fail (or the Epilog wait).
     write("prolog.sh",
           "/usr/bin/env | /usr/bin/sort > " + dir_ + "/prolog.$SLURM_JOB_ID.$SLURMD_NODENAME\n"
+          "n=0; while [ -e " + dir_ + "/prolog_hold ] && [ $n -lt 300 ]; do /bin/sleep 0.1; n=$((n+1)); done\n"
           "if [ -e " + dir_ + "/prolog_fail ]; then echo 'no scratch space' >&2; exit 3; fi\n");
     write("epilog.sh",
           "/usr/bin/env | /usr/bin/sort > " + dir_ + "/epilog.$SLURM_JOB_ID.$SLURMD_NODENAME\n"
@@ -212,6 +214,33 @@ TEST(TaskScripts, TaskPrologAndEpilogRunAsTheUserAroundEachTask) {
   EXPECT_NE(srun.err.find("slurmstepd-cpu1: error: TaskProlog failed status=3\n"), std::string::npos) << srun.err;
   EXPECT_NE(srun.err.find("srun: error: cpu1: tasks 0-1: Exited with exit code 3\n"), std::string::npos) << srun.err;
   std::filesystem::remove_all(dir);
+}
+
+// PrologFlags=Alloc: the Prolog runs on every node of a job as it starts,
+// and the batch script only once each has ended (squeue's reason "Prolog"
+// meanwhile), as Slurm 22.05 did on the anchor cluster.
+TEST(JobScripts, PrologFlagsAllocRunsThePrologOnEveryNodeBeforeTheScript) {
+  ScriptDir s;
+  ClusterDef def = small_cluster();
+  def.extra = {"Prolog=" + s.path("prolog.sh"), "PrologFlags=Alloc"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  s.flag("prolog_hold", true);
+  const std::string id = std::to_string(
+      c.submit({"-w", "cpu[1-2]", "-N2", "-o", "alloc.out", "--wrap",
+                "ls " + s.path("prolog.$SLURM_JOB_ID.cpu1") + " " + s.path("prolog.$SLURM_JOB_ID.cpu2")}));
+  ASSERT_TRUE(eventually([&] { return sq(c, id, "%t %r") == "R Prolog\n"; }, 20s)) << sq(c, id, "%t %r");
+  ASSERT_TRUE(eventually([&] {
+    return std::filesystem::exists(s.path("prolog." + id + ".cpu1")) &&
+           std::filesystem::exists(s.path("prolog." + id + ".cpu2"));
+  }, 20s)) << "both nodes' Prologs run at the start, before any step";
+  std::this_thread::sleep_for(500ms);
+  EXPECT_FALSE(std::filesystem::exists(c.work() + "/alloc.out")) << "the script waits for the Prologs";
+  s.flag("prolog_hold", false);
+  ASSERT_TRUE(c.wait_done(id));
+  EXPECT_EQ(c.state(id), "COMPLETED") << read_file(c.work() + "/alloc.out");
+  const std::string config = c.run("scontrol", {"show", "config"}).out;
+  EXPECT_NE(config.find("PrologFlags             = Alloc\n"), std::string::npos) << config;
 }
 
 // HealthCheckProgram: run by every agent when it starts and then every
