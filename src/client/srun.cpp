@@ -500,6 +500,8 @@ int salloc_main(const Args& args) {
   if (end.revoked) return rc;  // nothing left to give back
   if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
   release("salloc", *api, a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  // Slurm 22.05's salloc then hears of the job's end and says so (on the anchor cluster, every time).
+  if (!req.quiet) std::fprintf(stderr, "salloc: Job allocation %lld has been revoked.\n", static_cast<long long>(a.job_id));
   return rc;
 }
 
