@@ -18,6 +18,8 @@
 namespace drover::client {
 namespace {
 
+constexpr int kAccessDeniedExit = 2002 % 256;  // ESLURM_ACCESS_DENIED, as scancel's exit status
+
 enum Opt { kUser, kPartition, kState, kName, kAccount, kQos, kNodes, kSignal, kBatch, kFull, kQuiet, kVerbose,
            kMe, kHurry, kInteractive, kVersion, kHelp, kClusters, kReservation, kWckey, kCtld };
 
@@ -209,9 +211,22 @@ int scancel_main(const Args& args) {
   if (req.targets().empty() && !filtered) return rc;
   auto reply = api->cancel(req);
   if (!reply) return report_failure(inv, *api, reply.error());
+  const bool verbose = std::any_of(scan->options.begin(), scan->options.end(),
+                                   [](const cli::ScannedOption& o) { return o.id == kVerbose; });
   for (const auto& r : reply->results()) {
     if (r.ok()) continue;
-    rc = 1;
+    // Slurm 22.05's scancel (on the anchor cluster): cancelling a job that
+    // is unknown or already over is no error; only -v says so. A signal
+    // (--signal) to such a job is one.
+    const bool over = r.error() == "Invalid job id specified" || r.error() == "Job/step already completing or completed";
+    if (over && req.signal() == 0) {
+      if (verbose) {
+        std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
+      }
+      continue;
+    }
+    // Its exit status is Slurm's error number, modulo 256: 210 for ESLURM_ACCESS_DENIED.
+    rc = std::max(rc, r.error() == "Access/permission denied" ? kAccessDeniedExit : 1);
     if (!quiet || r.error() != "Job/step already completing or completed") {
       std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
     }

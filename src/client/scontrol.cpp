@@ -573,7 +573,18 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
   }
   auto reply = api.control(req);
   if (!reply) return report_failure(inv, api, reply.error());
-  return print_results(reply->results(), "%s for job %s\n");
+  const int rc = print_results(reply->results(), "%s for job %s\n");
+  // Slurm 22.05's scontrol then names the last error once more for hold,
+  // uhold and release, under the name of the call they share with suspend
+  // (on the anchor cluster: "slurm_suspend error: Invalid job id specified").
+  if (rc != 0 && !o.quiet && (action == v1::HOLD || action == v1::USER_HOLD || action == v1::RELEASE)) {
+    std::string last;
+    for (const auto& r : reply->results()) {
+      if (!r.ok()) last = r.error();
+    }
+    std::fprintf(stderr, "slurm_suspend error: %s\n", last.c_str());
+  }
+  return rc;
 }
 
 int run_ping(ControllerApi& api) {

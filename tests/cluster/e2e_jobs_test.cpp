@@ -197,12 +197,21 @@ TEST(Jobs, CancelPendingAndRunning) {
   ASSERT_TRUE(c.wait_state(run, {"CANCELLED"}));
   EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h"}).out.empty(); }, 10s));
   EXPECT_TRUE(eventually([&] { return kill(pid, 0) != 0; }, 5s)) << "the job's shell is still alive";
-  // Cancelling again, or an unknown id: Slurm's errors, exit 1.
+  // Cancelling again, or an unknown id, is no error for Slurm 22.05's
+  // scancel (on the anchor cluster): silent, exit 0; -v says what happened.
+  // A signal to such a job is an error.
   auto again = c.run("scancel", {run});
-  EXPECT_EQ(again.rc, 1);
-  EXPECT_EQ(again.err, "scancel: error: Kill job error on job id " + run + ": Job/step already completing or completed\n");
+  EXPECT_EQ(again.rc, 0);
+  EXPECT_EQ(again.err, "");
+  auto told = c.run("scancel", {"-v", run});
+  EXPECT_EQ(told.rc, 0);
+  EXPECT_EQ(told.err, "scancel: error: Kill job error on job id " + run + ": Job/step already completing or completed\n");
   auto unknown = c.run("scancel", {"99999"});
-  EXPECT_EQ(unknown.err, "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
+  EXPECT_EQ(unknown.rc, 0);
+  EXPECT_EQ(unknown.err, "");
+  auto signal = c.run("scancel", {"--signal=USR1", "99999"});
+  EXPECT_EQ(signal.rc, 1);
+  EXPECT_EQ(signal.err, "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
 }
 
 // slurm.conf's Licenses= (the seed's cluster-wide token pool, e.g. file-system
@@ -488,6 +497,12 @@ TEST(Jobs, ScontrolReadsCommandsFromStdinWithoutOne) {
   EXPECT_NE(r.err.find("Invalid job id specified"), std::string::npos) << r.err;
   EXPECT_EQ(c.state(id), "PENDING") << "the release after quit did not run";
   EXPECT_EQ(c.run("scontrol", {"--version"}).out, "slurm 22.05.8\n");
+  // hold, uhold and release name the error twice, as Slurm 22.05's scontrol did on the anchor cluster.
+  auto hold = c.run("scontrol", {"hold", "999999"});
+  EXPECT_EQ(hold.rc, 1);
+  EXPECT_EQ(hold.err, "Invalid job id specified for job 999999\nslurm_suspend error: Invalid job id specified\n");
+  auto requeue = c.run("scontrol", {"requeue", "999999"});
+  EXPECT_EQ(requeue.err, "Invalid job id specified for job 999999\n") << "requeue names it once";
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
 }
 

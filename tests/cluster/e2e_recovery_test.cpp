@@ -246,7 +246,7 @@ TEST(Users, AnotherUserCannotCancelOrHoldTheJob) {
   ASSERT_NE(id, "-1") << c.last_error();
   ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
   auto r = c.run("scancel", {id}, bob->as());
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, 210) << "Slurm's ESLURM_ACCESS_DENIED (2002) as the exit status, as its scancel exits";
   EXPECT_EQ(r.err, "scancel: error: Kill job error on job id " + id + ": Access/permission denied\n");
   auto u = c.run("scontrol", {"update", "JobId=" + id, "TimeLimit=1"}, bob->as());
   EXPECT_EQ(u.rc, 1);
@@ -300,7 +300,7 @@ TEST(Users, PlainUsersOnALoginNodeReachTheControllerThroughTheLocalSigner) {
   // Another user's job is still out of reach.
   std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}, alice->as()));
   auto cancel = c.run("scancel", as_login({held}), bob->as());
-  EXPECT_EQ(cancel.rc, 1);
+  EXPECT_EQ(cancel.rc, 210);
   EXPECT_EQ(cancel.err, "scancel: error: Kill job error on job id " + held + ": Access/permission denied\n");
   EXPECT_EQ(c.state(held), "PENDING");
   // The agent that serves the signer is killed: another agent of the host takes it over.
