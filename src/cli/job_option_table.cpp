@@ -215,6 +215,10 @@ CliResult<bool> apply_exclusive(Ctx& c) {
 CliResult<bool> apply_nodes(Ctx& c) {
   auto r = parse_node_range(c.value());
   if (!r) return bad_value(c, r.error().message, kExitBadOption, "use a count or min-max, e.g. 4 or 2-8");
+  // Slurm's controller refuses a job of no nodes (a range may start at 0).
+  if (r->min == 0 && r->max == 0) {
+    return submission_failed(c, "Node count specification invalid", "ask for at least one node");
+  }
   c.req.nodes = *r;
   return true;
 }

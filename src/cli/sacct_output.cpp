@@ -221,17 +221,22 @@ struct Window {
   UnixTime end = INT64_MAX;
 };
 
+// Slurm 22.05's sacct line (bare, as it prints it), then which option and what it takes.
+CliError bad_time(const char* option, const std::string& value, const std::string& why) {
+  return CliError{fmt::format("Invalid time specification (pos=0): {}\nsacct: error: {}: {}\n", value, option, why), 1};
+}
+
 CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   Window w;
   if (o.job_ids.empty()) w.start = midnight(now);
   if (o.start_time) {
     auto t = parse_timestamp(*o.start_time, now, TimeBias::kPast);
-    if (!t) return cli_error("sacct", fmt::format("Invalid time specification for --starttime: {}", *o.start_time));
+    if (!t) return bad_time("--starttime", *o.start_time, t.error().message);
     w.start = *t;
   }
   if (o.end_time) {
     auto t = parse_timestamp(*o.end_time, now, TimeBias::kPast);
-    if (!t) return cli_error("sacct", fmt::format("Invalid time specification for --endtime: {}", *o.end_time));
+    if (!t) return bad_time("--endtime", *o.end_time, t.error().message);
     w.end = *t;
   }
   return w;

@@ -46,6 +46,25 @@ const std::vector<OptionSpec>& sinfo_specs() {
   return specs;
 }
 
+// The words -t takes, as Slurm 22.05's sinfo lists them when one is not:
+// a state's long name or a beginning of it ("alloc"), or a compact name.
+constexpr const char* kValidStates =
+    "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,perfctrs,cloud,"
+    "completing,powering_down,powered_down,power_down,powering_up,fail,maint,reboot,reboot^,unknown";
+
+bool known_state_word(const std::string& word) {
+  const std::string w = to_lower(word);
+  if (w.empty()) return false;
+  for (const auto& name : split(kValidStates, ',')) {
+    if (name.compare(0, w.size(), w) == 0) return true;
+  }
+  for (const char* compact : {"alloc", "mix", "drng", "comp", "resv", "npc", "plnd", "boot", "failg", "inval",
+                              "pow_dn", "pow_up", "drain", "down", "idle"}) {
+    if (w == compact) return true;
+  }
+  return false;
+}
+
 CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
   const std::string v = opt.value.value_or("");
   switch (opt.id) {
@@ -70,7 +89,16 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
     case kListReasons: o.list_reasons = true; break;
     case kSummarize: o.summarize = true; break;
     case kSort: o.sort = v; break;
-    case kStates: o.states = comma_list(v); break;
+    case kStates:
+      o.states = comma_list(v);
+      for (const auto& st : o.states) {
+        if (!known_state_word(st)) {
+          return CliError{fmt::format("sinfo: error: Bad state string: \"{}\"\nsinfo: error: valid states: {}\n", st,
+                                      kValidStates),
+                          1};
+        }
+      }
+      break;
     case kVersion: o.print_version = true; break;
     case kClusters: o.clusters = v; break;
     case kIterate: {

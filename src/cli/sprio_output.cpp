@@ -166,7 +166,19 @@ CliResult<SprioOptions> parse_sprio_options(const std::vector<std::string>& args
                                             const std::map<std::string, std::string>& env) {
   SprioOptions o;
   if (auto it = env.find("SPRIO_FORMAT"); it != env.end()) o.format = it->second;
-  return scan_display_options(args, sprio_specs(), "sprio", std::move(o), apply_option);
+  // -j's list is optional, yet Slurm 22.05's sprio takes it from the next
+  // word too ("sprio -j 1008,1009"), as it did on the anchor cluster.
+  std::vector<std::string> joined;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool bare = args[i] == "-j" || args[i] == "--jobs";
+    if (bare && i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') {
+      joined.push_back((args[i] == "-j" ? "-j" : "--jobs=") + args[i + 1]);
+      ++i;
+    } else {
+      joined.push_back(args[i]);
+    }
+  }
+  return scan_display_options(joined, sprio_specs(), "sprio", std::move(o), apply_option);
 }
 
 CommandOutput render_sprio(const SprioOptions& opts, const std::vector<PriorityView>& jobs,
@@ -190,6 +202,10 @@ CommandOutput render_sprio(const SprioOptions& opts, const std::vector<PriorityV
     std::stable_sort(picked.begin(), picked.end(),
                      [](const PriorityView* a, const PriorityView* b) { return a->job_id < b->job_id; });
     for (const auto* j : picked) rows.push_back(Row{j, nullptr});
+    if (picked.empty() && (!opts.job_ids.empty() || !opts.users.empty())) {
+      result.out = "Unable to find jobs matching user/id(s) specified\n";  // Slurm 22.05's sprio, no header
+      return result;
+    }
   }
   result.out = render_table(parsed.layout, fields, rows, !opts.noheader);
   return result;

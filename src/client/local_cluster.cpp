@@ -14,7 +14,6 @@
 // the next `up`).
 #include <fcntl.h>
 #include <netdb.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,6 +31,7 @@
 #include "client/api.hpp"
 #include "client/commands.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 #include "config/model.hpp"
 #include "rpc/cluster_key.hpp"
 
@@ -160,8 +160,8 @@ const char* const kOverridden[] = {"StateSaveLocation", "SlurmdSpoolDir", "AuthI
                                    "DisableRootJobs", "ReturnToService", "SlurmUser"};
 
 std::string current_user() {
-  struct passwd* pw = getpwuid(geteuid());
-  return pw ? pw->pw_name : "root";
+  auto u = user_by_uid(geteuid());
+  return u ? u->name : "root";
 }
 
 bool overridden_line(const std::string& line) {

@@ -27,7 +27,7 @@ int sacct_main(const Args& args) {
   for (const auto& j : opts->job_ids) {
     auto id = parse_int(j.substr(0, j.find_first_of("_.")));
     if (!id) {
-      write_out("sacct: error: Invalid job id: " + j + "\n", stderr);
+      write_out("sacct: fatal: Bad job/step specified: " + j + "\n", stderr);  // Slurm 22.05's words
       return 1;
     }
     req.add_job_ids(*id);

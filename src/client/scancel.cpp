@@ -1,7 +1,6 @@
 // scancel: job ids ("123", "123_4", "123_[1-3]") and filters (-u -p -t -n
 // -A -q -w), --signal, -b/--batch, -f/--full. The controller selects and
 // checks who may cancel what; this prints Slurm's error lines.
-#include <pwd.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -14,6 +13,7 @@
 #include "client/commands.hpp"
 #include "client/session.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 
 namespace drover::client {
 namespace {
@@ -105,8 +105,8 @@ cli::CliResult<bool> apply(v1::CancelRequest& req, bool& quiet, bool& version, b
     case kVersion: version = true; break;
     case kHelp: help = true; break;
     case kMe: {
-      struct passwd* pw = getpwuid(getuid());
-      req.set_user(pw ? pw->pw_name : std::to_string(getuid()));
+      auto u = user_by_uid(getuid());
+      req.set_user(u ? u->name : std::to_string(getuid()));
       break;
     }
     case kInteractive: return cli::cli_error("scancel", "--interactive is not supported by Drover's scancel; name the jobs");

@@ -338,6 +338,24 @@ int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std
     else if (iequals(k, "Reason")) req.set_reason(v);
     else (*req.mutable_other())[k] = v;
   }
+  // What Slurm 22.05's scontrol refuses itself, before asking (its words,
+  // as it printed them on the anchor cluster).
+  if (!req.state().empty()) {
+    const std::string st = to_lower(req.state());
+    static const char* const kSlurmStates[] = {
+        "noresp", "drain", "fail", "future", "resume", "power_down", "power_down_asap", "power_down_force",
+        "power_up", "undrain", "cancel_reboot", "down", "idle", "allocated", "mixed", "unknown", "reboot"};
+    if (std::none_of(std::begin(kSlurmStates), std::end(kSlurmStates), [&](const char* w) { return st == w; })) {
+      std::fprintf(stderr, "Invalid input: State=%s\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE "
+                           "RESUME POWER_DOWN POWER_UP UNDRAIN\nNot all states are valid given a node's prior state\n",
+                   req.state().c_str());
+      return 1;
+    }
+    if ((st == "drain" || st == "down" || st == "fail") && req.reason().empty()) {
+      std::fputs("You must specify a reason when DOWNING or DRAINING a node. Request denied\n", stderr);
+      return 1;
+    }
+  }
   return update_outcome(api, inv, api.update_node(req));
 }
 

@@ -1,10 +1,10 @@
 #include "client/session.hpp"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include "cli/cli_error.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 
 extern char** environ;
 
@@ -41,8 +41,8 @@ int print_output(const cli::CommandOutput& out) {
 }
 
 std::string caller_name() {
-  struct passwd* pw = getpwuid(getuid());
-  return pw ? pw->pw_name : std::to_string(getuid());
+  auto u = user_by_uid(getuid());
+  return u ? u->name : std::to_string(getuid());
 }
 
 void print_error_lines(const std::string& program, const std::string& message) {

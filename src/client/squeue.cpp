@@ -1,4 +1,5 @@
 // squeue and sinfo: fetch, map into views, render with src/cli.
+
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -12,6 +13,7 @@
 #include "client/views_map.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 
 namespace drover::client {
 namespace {
@@ -74,6 +76,11 @@ int squeue_main(const Args& args) {
     return print_output(*early);
   }
   if (opts->me) opts->users.push_back(caller_name());  // --me: -u with the invoking user
+  // Slurm 22.05's squeue says so of a user this host does not know (and a
+  // blank line), then lists the others' jobs.
+  for (const auto& u : opts->users) {
+    if (!user_by_name(u) && !parse_int(u)) std::fprintf(stderr, "squeue: error: Invalid user: %s\n\n", u.c_str());
+  }
   auto api = connect_or_report(inv);
   if (!api) return 1;
   if (!opts->clusters.empty() && !names_this_cluster("squeue", opts->clusters, *api)) return 1;
@@ -102,6 +109,16 @@ int squeue_main(const Args& args) {
     for (auto st : opts->states) finished = finished || cli::job_state_is_final(st);
     auto reply = api->get_jobs(ids, false, finished);
     if (!reply) return report_failure(inv, *api, reply.error());
+    if (opts->job_ids.size() == 1 && opts->step_ids.empty() && reply->jobs().empty()) {
+      // One job named and none known by that id (not even ended): Slurm's
+      // squeue asks for that job alone, and fails as it does.
+      auto any = finished ? reply : api->get_jobs(ids, false, true);
+      if (!any) return report_failure(inv, *api, any.error());
+      if (any->jobs().empty()) {
+        std::fputs("slurm_load_jobs error: Invalid job id specified\n", stderr);
+        return 1;
+      }
+    }
     return print_output(cli::render_squeue(*opts, job_views(*reply, opts->expand_arrays), reply->now()));
   });
 }

@@ -3,7 +3,6 @@
 // step and gives the allocation back. salloc runs a command (default: the
 // user's shell) with the allocation's environment and releases it on exit.
 #include <libgen.h>
-#include <pwd.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -31,6 +30,7 @@
 #include "common/hostlist.hpp"
 #include "common/multi_prog.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 
 namespace drover::client {
 namespace {
@@ -465,8 +465,8 @@ int salloc_main(const Args& args) {
   cli::JobRequest& req = p.req;
   if (req.argv.empty() && !req.no_shell) {
     const char* shell = std::getenv("SHELL");
-    struct passwd* pw = getpwuid(getuid());
-    req.argv.push_back(shell && *shell ? shell : pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+    auto u = user_by_uid(getuid());
+    req.argv.push_back(shell && *shell ? shell : u && !u->shell.empty() ? u->shell : "/bin/sh");
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;

@@ -1,12 +1,12 @@
 #include "client/views_map.hpp"
 
-#include <grp.h>
 
 #include <map>
 
 #include "common/gres.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 
 namespace drover::client {
 
@@ -37,8 +37,8 @@ std::string group_name(uint32_t gid) {
   static std::map<uint32_t, std::string> cache;
   auto it = cache.find(gid);
   if (it != cache.end()) return it->second;
-  struct group* g = getgrgid(gid);
-  return cache[gid] = g ? g->gr_name : std::to_string(gid);
+  auto g = drover::group_name(gid);
+  return cache[gid] = g ? *g : std::to_string(gid);
 }
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {

@@ -506,6 +506,49 @@ TEST(Jobs, ScontrolReadsCommandsFromStdinWithoutOne) {
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
 }
 
+// What Slurm 22.05's commands said to mistakes on the anchor cluster
+// (../shared/anchors/slurm), side by side with Drover's on the same slurm.conf.
+TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}));
+  auto r = c.run("squeue", {"-j", "99999"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "slurm_load_jobs error: Invalid job id specified\n");
+  r = c.run("squeue", {"-h", "-j", "99999," + held, "-o", "%i"});
+  EXPECT_EQ(r.rc, 0) << "with several ids, the unknown ones are left out";
+  EXPECT_EQ(r.out, held + "\n");
+  r = c.run("squeue", {"-h", "-u", "nosuchuser"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.err, "squeue: error: Invalid user: nosuchuser\n\n");
+  r = c.run("sinfo", {"-t", "idle,bogus"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.rfind("sinfo: error: Bad state string: \"bogus\"\nsinfo: error: valid states: unknown,down,idle,", 0), 0u)
+      << r.err;
+  EXPECT_EQ(c.run("sinfo", {"-h", "-t", "alloc,mix,drain,idle", "-o", "%P"}).rc, 0) << "words and beginnings of them";
+  r = c.run("sbatch", {"-N", "0", "--wrap", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.rfind("sbatch: error: Batch job submission failed: Node count specification invalid\n", 0), 0u) << r.err;
+  r = c.run("sacct", {"-j", "abc"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "sacct: fatal: Bad job/step specified: abc\n");
+  r = c.run("sacct", {"-S", "bogus"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.rfind("Invalid time specification (pos=0): bogus\n", 0), 0u) << r.err;
+  r = c.run("sprio", {"-j", "99999"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "Unable to find jobs matching user/id(s) specified\n");
+  r = c.run("scontrol", {"update", "NodeName=cpu2", "State=DRAIN"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "You must specify a reason when DOWNING or DRAINING a node. Request denied\n");
+  r = c.run("scontrol", {"update", "NodeName=cpu2", "State=BOGUS", "Reason=x"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Invalid input: State=BOGUS\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE RESUME "
+                   "POWER_DOWN POWER_UP UNDRAIN\nNot all states are valid given a node's prior state\n");
+  ASSERT_EQ(c.run("scancel", {held}).rc, 0);
+}
+
 // --mail-type: the controller mails through MailProg as Slurm's does
 // (`MailProg -s SUBJECT USER`, the subjects captured on the anchor cluster),
 // once the change it tells of is durable; an array mails one summary.

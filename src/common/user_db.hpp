@@ -1,0 +1,29 @@
+// Users and groups by name or id, for the commands. drover-cli is linked
+// statically, and a statically linked C library crashes inside some NSS
+// modules (nss_systemd does, for any name or id that /etc/passwd lacks:
+// `squeue --me` by such a user was a segmentation fault). So these read
+// /etc/passwd and /etc/group themselves, and ask `getent`, which uses the
+// system's NSS in a process of its own, only for what those files lack
+// (LDAP, sssd, systemd's dynamic users).
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace drover {
+
+struct UserEntry {
+  std::string name;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string home;
+  std::string shell;
+};
+
+std::optional<UserEntry> user_by_uid(uid_t uid);
+std::optional<UserEntry> user_by_name(const std::string& name);
+std::optional<std::string> group_name(gid_t gid);
+
+}  // namespace drover
