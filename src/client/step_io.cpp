@@ -222,6 +222,13 @@ bool StepIo::create(v1::CreateStepRequest& req) {
     if (!r) {
       const std::string& m = r.error().message;
       std::string first = m.substr(0, m.find('\n'));
+      if (first == "Invalid job id specified") {  // no such allocation: Slurm 22.05's two lines (anchor cluster)
+        std::fprintf(stderr, "%s: error: Unable to confirm allocation for job %lld: %s\n", program_.c_str(),
+                     static_cast<long long>(req.job_id()), first.c_str());
+        std::fprintf(stderr, "%s: Check SLURM_JOB_ID environment variable. Expired or invalid job %lld\n",
+                     program_.c_str(), static_cast<long long>(req.job_id()));
+        return false;
+      }
       std::fprintf(stderr, "%s: error: Unable to create step for job %lld: %s\n", program_.c_str(),
                    static_cast<long long>(req.job_id()), first.c_str());
       if (m.find('\n') != std::string::npos) print_error_lines(program_, m.substr(m.find('\n') + 1));

@@ -40,6 +40,15 @@ std::vector<Job*> ControllerState::resolve_target(const v1::JobTarget& t) {
   return out;
 }
 
+void ControllerState::drop_unknown_dependencies(v1::Dependency& d) const {
+  auto* items = d.mutable_items();
+  for (int i = items->size() - 1; i >= 0; --i) {
+    const v1::DepItem& item = items->Get(i);
+    if (item.type() == v1::DEP_SINGLETON || jobs_.count(item.job_id()) || arrays_.count(item.job_id())) continue;
+    items->DeleteSubrange(i, 1);
+  }
+}
+
 Status ControllerState::check_dependencies(const v1::Dependency& d) const {
   for (const auto& item : d.items()) {
     if (item.type() == v1::DEP_SINGLETON) continue;

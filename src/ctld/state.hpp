@@ -90,11 +90,11 @@ struct Caller {
   std::string describe() const;
 };
 
-// A command for one agent, sent once the effects' batch is durable.
 // The step id a Prolog order (PrologFlags=Alloc) goes out with, so that its
 // answer comes back to prolog_result rather than to a launch's handlers.
 inline constexpr int64_t kPrologOrderStep = -100;
 
+// A command for one agent, sent once the effects' batch is durable.
 struct AgentCommand {
   // kShutdown: scontrol shutdown; kEpilog: the job is over on the node (Epilog).
   enum Kind { kLaunch, kTerminate, kSignal, kSetTimeLimit, kShutdown, kEpilog } kind = kLaunch;
@@ -496,6 +496,10 @@ class ControllerState {
   Status delete_partition(const Caller& who, const std::string& name, Effects& fx);
   std::string dependency_display(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
+  // A submission's dependencies on jobs the controller does not know (never
+  // submitted, or purged after MinJobAge) are dropped, as Slurm 22.05 did on
+  // the anchor cluster: the job does not wait for them.
+  void drop_unknown_dependencies(v1::Dependency& d) const;
   void index_array(const Job& j);
 
   config::ClusterConfig cfg_;

@@ -21,6 +21,9 @@ Error refusal(const std::string& slurm_error, const std::string& drover_line = "
 
 Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t jobs_now, const Caller& who) {
   if (d.script().empty() && d.batch()) return refusal("Batch script is empty", "the submission carried no script");
+  if (d.nice() < 0 && !who.privileged) {
+    return refusal("Invalid --nice value", "a negative --nice (a higher priority) is for root, SlurmUser and operators");
+  }
   const auto& ids = d.array().task_ids();
   if (!ids.empty() && ids[ids.size() - 1] >= s.max_array_size) {
     return refusal("Invalid job array specification",
@@ -160,8 +163,8 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
     }
   }
   if (auto st = check_limits(desc, settings_, jobs_.size(), who); !st) return st.error();
-  if (auto st = check_dependencies(desc.dependency()); !st) return st.error();
   v1::JobRecord rec = base_record(who, desc, now, settings_);
+  drop_unknown_dependencies(*rec.mutable_desc()->mutable_dependency());
   rec.set_job_id(next_job_id_);
   if (auto st = association_qos(who, rec); !st) return st.error();
   core::JobSpec spec = spec_from_record(rec);

@@ -546,7 +546,28 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "Invalid input: State=BOGUS\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE RESUME "
                    "POWER_DOWN POWER_UP UNDRAIN\nNot all states are valid given a node's prior state\n");
-  ASSERT_EQ(c.run("scancel", {held}).rc, 0);
+  // A dependency on a job the controller does not know is dropped: the job
+  // waits only for the others (Slurm 22.05 ran such a job at once).
+  const int64_t free_dep = c.submit({"-d", "afterok:99999", "-o", "/dev/null", "--wrap", "true"});
+  ASSERT_GT(free_dep, 0) << c.last_error();
+  const int64_t waits = c.submit({"-d", "afterok:99999,afterok:" + held, "-o", "/dev/null", "--wrap", "true"});
+  ASSERT_GT(waits, 0) << c.last_error();
+  EXPECT_TRUE(c.wait_done(std::to_string(free_dep)));
+  EXPECT_EQ(c.state(std::to_string(free_dep)), "COMPLETED");
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", std::to_string(waits), "-o", "%r %E"}).out,
+            "Dependency afterok:" + held + "(unfulfilled)\n");
+  // A negative --nice is for the privileged; srun into no allocation.
+  auto user = ensure_user("drovere2ea");
+  if (user) {
+    r = c.run("sbatch", {"--nice=-5", "-o", "/dev/null", "--wrap", "true"}, user->as());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(r.err.rfind("sbatch: error: Batch job submission failed: Invalid --nice value\n", 0), 0u) << r.err;
+  }
+  r = c.run("srun", {"--jobid=99999", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified\n"
+                   "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job 99999\n");
+  ASSERT_EQ(c.run("scancel", {held, std::to_string(waits)}).rc, 0);
 }
 
 // --mail-type: the controller mails through MailProg as Slurm's does
