@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/fd_io.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
@@ -67,18 +68,10 @@ Status write_file_atomic(const std::string& path, const std::string& content, un
   const std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return make_error("cannot create " + tmp + ": " + std::strerror(errno));
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      return make_error("cannot write " + tmp + ": " + std::strerror(err));
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+  if (!write_all(fd, content)) {
+    int err = errno;
+    close(fd);
+    return make_error("cannot write " + tmp + ": " + std::strerror(err));
   }
   fchmod(fd, mode);
   close(fd);

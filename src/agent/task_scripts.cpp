@@ -1,11 +1,10 @@
 #include "agent/task_scripts.hpp"
 
-#include <unistd.h>
-
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "common/fd_io.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
@@ -13,15 +12,6 @@ namespace {
 
 constexpr int64_t kSrunTaskEpilogTimeoutS = 5;  // Slurm kills srun's --task-epilog after 5 s
 constexpr std::size_t kPrologOutput = 1 << 20;  // what a prolog may print and be read
-
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (fd >= 0 && done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 void set_env(std::vector<std::string>& env, const std::string& name, const std::string* value) {
   const std::string prefix = name + "=";
@@ -99,7 +89,7 @@ int run_task_prologs(const std::vector<TaskScript>& prologs, const std::string& 
                      std::vector<std::string>& env) {
   for (const auto& p : prologs) {
     ScriptOptions so = options_for(p, work_dir, env);
-    so.discard_stderr = true;
+    so.stderr_fd = kStderrDiscard;
     so.keep_bytes = kPrologOutput;
     const ScriptRun run = run_script(p.program, so);
     write_all(1, apply_prolog_output(run.output, env));
@@ -122,7 +112,7 @@ void run_task_epilogs(const std::vector<TaskScript>& epilogs, const std::string&
     if (run.ok()) continue;
     // The wait status, as Slurm prints it: exit code << 8, or the signal.
     const int status = !run.started ? 127 << 8 : run.timed_out ? 9 : run.signal ? run.signal : run.exit_code << 8;
-    write_all(stderr_fd, failure_line(node, e.label, status));
+    if (stderr_fd >= 0) write_all(stderr_fd, failure_line(node, e.label, status));
   }
 }
 

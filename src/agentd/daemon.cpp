@@ -222,9 +222,8 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   agent::set_slurm_plugins(so.cgroups, cfg_.passive("TaskPlugin"), cfg_.passive("ProctrackType"));
   const std::string* root_jobs = cfg_.passive("DisableRootJobs");
   so.allow_root_jobs = root_jobs && iequals(*root_jobs, "NO");
-  for (auto [key, value] : {std::pair{"TaskProlog", &so.task_prolog}, std::pair{"TaskEpilog", &so.task_epilog}}) {
-    if (const std::string* v = cfg_.passive(key)) *value = trim(*v);
-  }
+  so.task_prolog = cfg_.passive_text("TaskProlog");
+  so.task_epilog = cfg_.passive_text("TaskEpilog");
   for (const auto& [idx, file] : gpu_files_) {
     if (!file.empty()) so.node_gpu_files.push_back(file);
   }
@@ -232,9 +231,8 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   if (!sup) return sup.error();
   supervisor_ = std::move(*sup);
   JobScriptOptions jo;
-  for (auto [key, value] : {std::pair{"Prolog", &jo.prolog}, std::pair{"Epilog", &jo.epilog}}) {
-    if (const std::string* v = cfg_.passive(key)) *value = trim(*v);
-  }
+  jo.prolog = cfg_.passive_text("Prolog");
+  jo.epilog = cfg_.passive_text("Epilog");
   if (const std::string* t = cfg_.passive("PrologEpilogTimeout")) {
     const long long secs = std::atoll(t->c_str());
     jo.timeout_s = secs > 0 && secs < 65534 ? secs : 0;  // Slurm's 65534: wait as long as they run
@@ -244,7 +242,7 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   jo.ended = [this] { poke(); };
   scripts_ = std::make_unique<JobScripts>(std::move(jo), *supervisor_);
   HealthCheckOptions ho;
-  if (const std::string* p = cfg_.passive("HealthCheckProgram")) ho.program = std::string(trim(*p));
+  ho.program = cfg_.passive_text("HealthCheckProgram");
   if (const std::string* i = cfg_.passive("HealthCheckInterval")) ho.interval_s = std::max(0LL, std::atoll(i->c_str()));
   if (const std::string* st = cfg_.passive("HealthCheckNodeState")) ho.node_state = *st;
   ho.node = opts.node;

@@ -33,8 +33,10 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
   grpc::Status Launch(grpc::ServerContext* ctx, const v1::LaunchRequest* req, v1::LaunchReply* rep) override {
     if (auto st = check(*ctx); !st.ok()) return st;
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
-    if (req->prolog_only()) {  // PrologFlags=Alloc: the Prolog at the job's start, nothing launched
-      Status pro = d_.scripts().prolog(*req);
+    // slurm.conf's Prolog, before the job's first step here (once per run).
+    // A prolog_only order (PrologFlags=Alloc: at the job's start) launches nothing.
+    Status pro = d_.scripts().prolog(*req);
+    if (!pro || req->prolog_only()) {
       rep->set_started(static_cast<bool>(pro));
       rep->set_prolog_failed(!pro);
       if (!pro) rep->set_failure(pro.error().message);
@@ -42,13 +44,6 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     }
     agent::StepKey key = key_from_proto(req->step());
     forget_older_run(key, req->restart_count());
-    // slurm.conf's Prolog, before the job's first step here (once per run).
-    if (auto pro = d_.scripts().prolog(*req); !pro) {
-      rep->set_started(false);
-      rep->set_prolog_failed(true);
-      rep->set_failure(pro.error().message);
-      return grpc::Status::OK;
-    }
     agent::LaunchRequest lr = launch_from_proto(*req, d_.node(), d_.gpu_files());
     auto r = d_.supervisor().launch(lr);
     if (!r) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, r.error().message);

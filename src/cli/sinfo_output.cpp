@@ -59,7 +59,7 @@ bool known_state_word(const std::string& word) {
     if (name.compare(0, w.size(), w) == 0) return true;
   }
   for (const char* compact : {"alloc", "mix", "drng", "comp", "resv", "npc", "plnd", "boot", "failg", "inval",
-                              "pow_dn", "pow_up", "drain", "down", "idle"}) {
+                              "pow_dn", "pow_up"}) {
     if (w == compact) return true;
   }
   return false;

@@ -218,16 +218,11 @@ int scancel_main(const Args& args) {
     // Slurm 22.05's scancel (on the anchor cluster): cancelling a job that
     // is unknown or already over is no error; only -v says so. A signal
     // (--signal) to such a job is one.
-    const bool over = r.error() == "Invalid job id specified" || r.error() == "Job/step already completing or completed";
-    if (over && req.signal() == 0) {
-      if (verbose) {
-        std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
-      }
-      continue;
-    }
+    const bool done = r.error() == "Job/step already completing or completed";
+    const bool failed = req.signal() != 0 || !(done || r.error() == "Invalid job id specified");
     // Its exit status is Slurm's error number, modulo 256: 210 for ESLURM_ACCESS_DENIED.
-    rc = std::max(rc, r.error() == "Access/permission denied" ? kAccessDeniedExit : 1);
-    if (!quiet || r.error() != "Job/step already completing or completed") {
+    if (failed) rc = std::max(rc, r.error() == "Access/permission denied" ? kAccessDeniedExit : 1);
+    if (failed ? !quiet || !done : verbose) {
       std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
     }
   }

@@ -29,6 +29,7 @@
 
 #include "client/launch.hpp"
 #include "client/session.hpp"
+#include "common/fd_io.hpp"
 #include "common/pmix_relay.hpp"
 #include "common/strings.hpp"
 
@@ -85,17 +86,6 @@ std::string launcher_host() {
     freeaddrinfo(found);
   }
   return out;
-}
-
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
 }
 
 constexpr int kPmixStream = 3;

@@ -53,11 +53,15 @@ std::vector<std::string> script_programs(const std::string& spec) {
 
 namespace {
 
-// Where the program's stderr goes: the caller's descriptor, /dev/null, or
-// (-2) the same pipe as its stdout.
+// The signals a program starts with at their default action (the daemons
+// that run it may ignore or catch them).
+constexpr int kDefaultSignals[] = {SIGPIPE, SIGCHLD, SIGTERM, SIGINT};
+
+// Where the program's stderr goes: the caller's descriptor, /dev/null
+// (kStderrDiscard), or (kStderrWithStdout) the same pipe as its stdout.
 int stderr_target(const ScriptOptions& opts) {
-  if (opts.stderr_fd >= 0) return opts.stderr_fd;
-  return opts.keep_output && !opts.discard_stderr ? -2 : -1;
+  if (opts.stderr_fd == kStderrWithStdout && !opts.keep_output) return kStderrDiscard;
+  return opts.stderr_fd;
 }
 
 // posix_spawn: from any thread, without copying the caller's memory.
@@ -69,7 +73,7 @@ int spawn_as_caller(const std::string& program, const ScriptOptions& opts, int o
   if (out_fd >= 0) posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
   else posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   const int err = stderr_target(opts);
-  if (err == -2) posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+  if (err == kStderrWithStdout) posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
   else if (err >= 0) posix_spawn_file_actions_adddup2(&fa, err, 2);
   else posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   if (!opts.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, opts.cwd.c_str());
@@ -79,10 +83,7 @@ int spawn_as_caller(const std::string& program, const ScriptOptions& opts, int o
   sigemptyset(&none);
   sigset_t dfl;
   sigemptyset(&dfl);
-  sigaddset(&dfl, SIGPIPE);
-  sigaddset(&dfl, SIGCHLD);
-  sigaddset(&dfl, SIGTERM);
-  sigaddset(&dfl, SIGINT);
+  for (int sig : kDefaultSignals) sigaddset(&dfl, sig);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &dfl);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
@@ -116,14 +117,14 @@ int spawn_as_user(const std::string& program, const ScriptOptions& opts, int out
     };
     sigset_t none;
     sigemptyset(&none);
-    for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT}) signal(sig, SIG_DFL);
+    for (int sig : kDefaultSignals) signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     setsid();
     int null_fd = open("/dev/null", O_RDWR);
     if (null_fd < 0) fail();
     if (dup2(null_fd, 0) < 0) fail();
     if (dup2(out_fd >= 0 ? out_fd : null_fd, 1) < 0) fail();
-    if (dup2(err == -2 ? out_fd : err >= 0 ? err : null_fd, 2) < 0) fail();
+    if (dup2(err == kStderrWithStdout ? out_fd : err >= 0 ? err : null_fd, 2) < 0) fail();
     if (setgroups(u.groups.size(), u.groups.data()) != 0 || setgid(u.gid) != 0 || setuid(u.uid) != 0) fail();
     if (!opts.cwd.empty() && chdir(opts.cwd.c_str()) != 0) fail();
     execve(program.c_str(), argv, envp);

@@ -6,9 +6,9 @@
 #pragma once
 
 #include <sys/types.h>
-#include <optional>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +19,7 @@ struct ScriptRun {
   int exit_code = 0;
   int signal = 0;             // it was killed by this signal
   bool timed_out = false;     // killed (SIGKILL) when its time ran out
-  std::string output;         // stdout and stderr together, the first 4 KiB
+  std::string output;         // what it printed (ScriptOptions: which streams, how much)
   std::string error;
   bool ok() const { return started && !timed_out && exit_code == 0 && signal == 0; }
   // "exit 3", "signal 9", "timed out and was killed", or the error: for messages.
@@ -36,15 +36,17 @@ struct ScriptUser {
   std::vector<gid_t> groups;
 };
 
+// Where a program's stderr goes (ScriptOptions::stderr_fd), besides a
+// descriptor of the caller's (a task's TaskEpilog writes to the task's stderr).
+inline constexpr int kStderrWithStdout = -2;  // wherever stdout goes
+inline constexpr int kStderrDiscard = -1;     // /dev/null
+
 struct ScriptOptions {
   std::vector<std::string> argv;  // argv[1..]; argv[0] is the program
   std::vector<std::string> env;   // NAME=value, exactly these
   int64_t timeout_s = 0;          // 0: wait as long as it runs
-  bool keep_output = true;        // false: stdout (and stderr, unless stderr_fd) go to /dev/null
-  // >= 0: the program's stderr is this descriptor, and only its stdout is
-  // kept (a task's TaskEpilog writes its errors to the task's stderr).
-  int stderr_fd = -1;
-  bool discard_stderr = false;    // only stdout is kept; stderr goes to /dev/null
+  bool keep_output = true;        // stdout kept in ScriptRun::output; false: /dev/null
+  int stderr_fd = kStderrWithStdout;
   std::size_t keep_bytes = 4096;  // how much of the output is kept
   std::string cwd = "/";
   std::optional<ScriptUser> user; // run as this user (the caller is root)

@@ -56,7 +56,7 @@ TEST_F(SiteScript, AMissingProgramSaysSo) {
 TEST_F(SiteScript, StderrGoesWhereAskedAndOnlyStdoutIsKept) {
   const std::string p = script("p", "echo out; echo err >&2");
   ScriptOptions so;
-  so.discard_stderr = true;
+  so.stderr_fd = kStderrDiscard;
   EXPECT_EQ(run_script(p, so).output, "out\n");
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);

@@ -11,30 +11,13 @@
 namespace drover {
 namespace {
 
-// One passwd or group line's fields ("name:x:uid:gid:..."), split on ':'.
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  for (;;) {
-    std::size_t colon = line.find(':', at);
-    out.push_back(line.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
-    if (colon == std::string::npos) return out;
-    at = colon + 1;
-  }
-}
-
-std::optional<unsigned long> number(const std::string& s) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 10) return std::nullopt;
-  return std::stoul(s);
-}
-
-// The first line of `file` whose field `field` is `key`.
+// The first line of `file` (passwd or group: "name:x:id:...") whose field `field` is `key`.
 std::optional<std::vector<std::string>> from_file(const char* file, std::size_t field, const std::string& key) {
   std::ifstream in(file);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#' || line[0] == '+' || line[0] == '-') continue;
-    auto f = fields_of(line);
+    auto f = split(line, ':');
     if (f.size() > field && f[field] == key) return f;
   }
   return std::nullopt;
@@ -46,13 +29,13 @@ std::optional<std::vector<std::string>> from_getent(const char* database, const 
     if (access(program, X_OK) != 0) continue;
     ScriptOptions so;
     so.argv = {database, key};
-    so.discard_stderr = true;
+    so.stderr_fd = kStderrDiscard;
     so.timeout_s = 10;
     const ScriptRun run = run_script(program, so);
     if (!run.ok()) return std::nullopt;  // exit 2: no such entry
     std::string line = run.output.substr(0, run.output.find('\n'));
     if (line.empty()) return std::nullopt;
-    return fields_of(line);
+    return split(line, ':');
   }
   return std::nullopt;
 }
@@ -65,8 +48,8 @@ std::optional<std::vector<std::string>> lookup(const char* file, const char* dat
 
 std::optional<UserEntry> user_of(const std::optional<std::vector<std::string>>& f) {
   if (!f || f->size() < 7) return std::nullopt;
-  auto uid = number((*f)[2]);
-  auto gid = number((*f)[3]);
+  auto uid = parse_int((*f)[2]);
+  auto gid = parse_int((*f)[3]);
   if (!uid || !gid) return std::nullopt;
   return UserEntry{(*f)[0], static_cast<uid_t>(*uid), static_cast<gid_t>(*gid), (*f)[5], (*f)[6]};
 }
@@ -80,7 +63,7 @@ std::optional<UserEntry> user_by_uid(uid_t uid) {
 std::optional<UserEntry> user_by_name(const std::string& name) {
   if (name.empty() || name.find(':') != std::string::npos) return std::nullopt;
   auto f = from_file("/etc/passwd", 0, name);
-  if (!f && !number(name)) f = from_getent("passwd", name);  // getent takes a number for a uid
+  if (!f && !parse_int(name)) f = from_getent("passwd", name);  // getent takes a number for a uid
   return user_of(f);
 }
 

@@ -130,9 +130,8 @@ void scripts_not_run(const Facts& f, Diagnostics& out) {
 // that runs the check: say so when it is missing or not executable.
 void job_scripts_present(const Facts& f, Diagnostics& out) {
   for (const char* k : {"Prolog", "Epilog", "HealthCheckProgram", "TaskProlog", "TaskEpilog"}) {
-    const std::string* v = f.cfg.passive(k);
-    if (!v || trim(*v).empty()) continue;
-    const std::string spec(trim(*v));
+    const std::string spec = f.cfg.passive_text(k);
+    if (spec.empty()) continue;
     SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
     if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) loc = it->second;
     const std::string key = k;

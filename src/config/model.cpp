@@ -27,6 +27,11 @@ const std::string* ClusterConfig::passive(const std::string& key) const {
   return it == passive_values.end() ? nullptr : &it->second;
 }
 
+std::string ClusterConfig::passive_text(const std::string& key) const {
+  const std::string* v = passive(key);
+  return v ? std::string(trim(*v)) : std::string();
+}
+
 std::optional<std::string> ClusterConfig::passive_item(const std::string& key, std::string_view item) const {
   const std::string* list = passive(key);
   if (!list) return std::nullopt;

@@ -211,6 +211,9 @@ struct ClusterConfig {
   const NodeConfig* find_node(std::string_view name) const;
   // A passive key's value as written (`passive_values`), or nullptr.
   const std::string* passive(const std::string& key) const;
+  // The same without its surrounding blanks; "" when it is not written (a
+  // program the daemons run: Prolog=, TaskProlog=, HealthCheckProgram=).
+  std::string passive_text(const std::string& key) const;
   // The value of `item=` in a passive key's comma list
   // (AuthInfo=key=/etc/drover/drover.key,ttl=60), or nullopt.
   std::optional<std::string> passive_item(const std::string& key, std::string_view item) const;

@@ -4,8 +4,6 @@
 // reports its Epilog's end, and drains a node whose Prolog or Epilog failed
 // ("Prolog error", "Epilog error"), requeueing held the job whose Prolog
 // failed, as Slurm 22.05 does.
-#include <pwd.h>
-
 #include <algorithm>
 
 #include "common/hostlist.hpp"
@@ -173,9 +171,8 @@ void ControllerState::drain_node(core::NodeIndex ni, const std::string& reason, 
   n.drain = true;
   n.reason = reason;
   n.reason_time = now;
-  n.reason_uid = settings_.slurm_user_uid;
-  const struct passwd* pw = getpwuid(settings_.slurm_user_uid);
-  n.reason_user = pw ? pw->pw_name : std::to_string(settings_.slurm_user_uid);
+  n.reason_uid = settings_.slurm_user_uid;  // resolved from this name when the controller started
+  n.reason_user = cfg_.slurm_user;
   put_node(ni, fx);
 }
 
@@ -222,10 +219,13 @@ void ControllerState::order_prologs(Job& j, Effects& fx) {
     cmd.kind = AgentCommand::kLaunch;
     cmd.node = bridge_->cluster().nodes[t.node].name;
     cmd.job_id = j.rec.job_id();
-    cmd.launch = build_launch(j, t);
-    cmd.launch.clear_script();
-    cmd.launch.mutable_step()->set_step_id(kPrologOrderStep);
-    cmd.launch.set_prolog_only(true);
+    // What the agent's Prolog needs, nothing to launch: the job's run and the environment.
+    v1::LaunchRequest& l = cmd.launch;
+    l.mutable_step()->set_job_id(j.rec.job_id());
+    l.mutable_step()->set_step_id(kPrologOrderStep);
+    l.set_restart_count(j.rec.restart_count());
+    for (auto& e : script_env(j, t, false)) l.add_prolog_env(std::move(e));
+    l.set_prolog_only(true);
     fx.commands.push_back(std::move(cmd));
     j.prologs_pending.insert(t.node);
   }

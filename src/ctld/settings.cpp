@@ -50,17 +50,14 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.cluster_name = cfg.cluster_name;
   if (const std::string* prog = cfg.passive("MailProg"); prog && !prog->empty()) s.mail_prog = *prog;
   if (const std::string* domain = cfg.passive("MailDomain")) s.mail_domain = *domain;
-  for (auto [key, on] : {std::pair{"Prolog", &s.prolog}, std::pair{"Epilog", &s.epilog}}) {
-    const std::string* v = cfg.passive(key);
-    *on = v && !trim(*v).empty();
-  }
+  s.prolog = !cfg.passive_text("Prolog").empty();
+  s.epilog = !cfg.passive_text("Epilog").empty();
   s.nohold_on_prolog_fail = cfg.sched.nohold_on_prolog_fail;
   if (const std::string* flags = cfg.passive("PrologFlags")) {
     s.prolog_alloc = list_has(*flags, "Alloc") || list_has(*flags, "Contain");
   }
-  const std::string* health = cfg.passive("HealthCheckProgram");
   const std::string* health_states = cfg.passive("HealthCheckNodeState");
-  if (health && !trim(*health).empty() && health_states) {
+  if (!cfg.passive_text("HealthCheckProgram").empty() && health_states) {
     auto h = config::parse_health_states(*health_states);
     s.health_states = h && !h->any;
   }
