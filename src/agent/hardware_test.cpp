@@ -308,5 +308,35 @@ TEST(DetectCommand, StandaloneBinaryChecksNvidiaSmi) {
   EXPECT_EQ(run_command(std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --bogus").status, 2);
 }
 
+TEST(DetectCommand, CudaShowsWhatACudaProgramSeesUnderCudaVisibleDevices) {
+  const std::string detect = std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --cuda --cuda-library=" +
+                             std::string(DROVER_BINARY_DIR) + "/tests/libcuda-fake.so";
+  Ran one = run_command("CUDA_VISIBLE_DEVICES=0 " + detect);
+  EXPECT_EQ(one.status, 0) << one.out;
+  auto doc = nlohmann::json::parse(one.out)["cuda"];
+  EXPECT_EQ(doc["status"], "ok");
+  EXPECT_EQ(doc["CUDA_VISIBLE_DEVICES"], "0");
+  ASSERT_EQ(doc["device_count"], 1);
+  EXPECT_EQ(doc["devices"][0]["uuid"], "GPU-00000000-0000-0000-0000-000000000000");
+  EXPECT_EQ(doc["devices"][0]["pci_bus_id"], "0000:18:00.0");
+  EXPECT_EQ(doc["devices"][0]["use"], "ok: allocated and freed 1 MiB");
+  // The second GPU alone: CUDA numbers it 0; it refuses a context, so no device is usable.
+  Ran second = run_command("CUDA_VISIBLE_DEVICES=1 " + detect);
+  EXPECT_EQ(second.status, 1) << second.out;
+  auto d2 = nlohmann::json::parse(second.out)["cuda"]["devices"][0];
+  EXPECT_EQ(d2["ordinal"], 0);
+  EXPECT_EQ(d2["uuid"], "GPU-11111111-1111-1111-1111-111111111111");
+  EXPECT_EQ(d2["use"], "no context: unknown error (CUDA error 999)");
+  Ran none = run_command("CUDA_VISIBLE_DEVICES= " + detect);
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(nlohmann::json::parse(none.out)["cuda"]["device_count"], 0);
+  Ran missing = run_command(std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --cuda --cuda-library=/nonexistent.so");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(nlohmann::json::parse(missing.out)["cuda"]["status"].get<std::string>().rfind(
+                "no CUDA driver here: cannot load /nonexistent.so", 0),
+            0u)
+      << missing.out;
+}
+
 }  // namespace
 }  // namespace drover::agent

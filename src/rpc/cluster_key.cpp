@@ -84,9 +84,14 @@ Result<ClusterKey> load_cluster_key(const std::string& path,
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     const int err = errno;
-    std::string hint = err == EACCES
-        ? " (the key is readable only by root and SlurmUser; see docs/rpc.md \"Users over TCP\")"
-        : "";
+    std::string hint;
+    if (err == EACCES) {
+      hint = " (the key is readable only by root and SlurmUser; see docs/rpc.md \"Users over TCP\")";
+    } else if (err == ENOENT) {
+      hint = fmt::format(" (make one with: (umask 077; head -c 64 /dev/urandom > {}), the same file on every host "
+                         "of the cluster; or name another with AuthInfo=key=PATH in slurm.conf)",
+                         path);
+    }
     return make_error(fmt::format("cannot read cluster key {}: {}{}", path, std::strerror(err), hint));
   }
   struct stat st {};

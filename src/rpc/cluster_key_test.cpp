@@ -62,6 +62,9 @@ TEST(ClusterKey, RefusesUnsafeOrUnusableFiles) {
   auto missing = load_cluster_key(dir->file("absent"));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("No such file"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("(make one with: (umask 077; head -c 64 /dev/urandom > " + dir->file("absent") + ")"),
+            std::string::npos)
+      << missing.error().message;
   auto directory = load_cluster_key(dir->path());
   ASSERT_FALSE(directory.ok());
   EXPECT_NE(directory.error().message.find("not a regular file"), std::string::npos);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/hw/cuda_probe.hpp"
 #include "agent/hw/nvidia_smi.hpp"
 
 namespace drover::agent::hw {
@@ -14,7 +15,8 @@ namespace {
 
 // Options that take a value, and where the value goes.
 std::map<std::string, std::string DetectCliOptions::*> value_options() {
-  return {{"--node", &DetectCliOptions::node_name}, {"--nvidia-smi", &DetectCliOptions::nvidia_smi}};
+  return {{"--node", &DetectCliOptions::node_name}, {"--nvidia-smi", &DetectCliOptions::nvidia_smi},
+          {"--cuda-library", &DetectCliOptions::cuda_library}};
 }
 
 std::map<std::string, std::string DetectOptions::*> detect_value_options() {
@@ -48,6 +50,8 @@ Result<DetectCliOptions> parse_detect_args(const std::vector<std::string>& args)
       else o.detect.*(det.at(name)) = value;
     } else if (a == "--check-nvidia-smi") {
       o.check_nvidia_smi = true;
+    } else if (a == "--cuda") {
+      o.cuda = true;
     } else if (a == "-h" || a == "--help") {
       o.help = true;
     } else {
@@ -62,12 +66,24 @@ std::string detect_usage(const std::string& program) {
   return "usage: " + program +
          " [--node=NAME] [--fake-gpus=TYPE:N[,TYPE:N]] [--fake-gpu-dir=DIR]\n"
          "       [--nvml-library=PATH] [--tmp-dir=DIR] [--check-nvidia-smi [--nvidia-smi=PATH]]\n"
+         "       " + program + " --cuda [--cuda-library=PATH]\n"
          "Prints the CPUs, memory and GPUs of this machine as JSON. GPUs come from NVML\n"
          "(libnvidia-ml.so.1, loaded at run time) unless --fake-gpus declares emulated ones.\n"
-         "--check-nvidia-smi also runs nvidia-smi and reports whether both agree (exit 1 if not).\n";
+         "--check-nvidia-smi also runs nvidia-smi and reports whether both agree (exit 1 if not).\n"
+         "--cuda prints instead what a CUDA program started here sees (libcuda.so.1 under this\n"
+         "process's CUDA_VISIBLE_DEVICES and devices cgroup), making a context and allocating\n"
+         "1 MiB on each device; exit 1 if no device could be used.\n";
 }
 
 int run_detect(const DetectCliOptions& opts, const std::function<void(const NodeHardware&, nlohmann::json&)>& extend) {
+  if (opts.cuda) {
+    CudaView v = probe_cuda(opts.cuda_library);
+    std::printf("%s\n", nlohmann::json{{"cuda", cuda_json(v)}}.dump(2).c_str());
+    for (const auto& d : v.devices) {
+      if (d.use.rfind("ok", 0) == 0) return 0;
+    }
+    return 1;
+  }
   auto hw = detect_hardware(opts.detect);
   if (!hw) {
     std::fprintf(stderr, "error: %s\n", hw.error().message.c_str());

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "agent/hw/dl_library.hpp"
 #include "agent/hw/nvml_api.hpp"
 
 namespace drover::agent::hw {
@@ -15,19 +16,18 @@ namespace {
 // (fabric, NVLink, MIG, PCI) may be missing on older drivers: they stay null.
 class NvmlLib {
  public:
-  explicit NvmlLib(const std::string& path) { handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); }
+  explicit NvmlLib(const std::string& path) : lib_(path) {}
   ~NvmlLib() {
     if (initialised_ && shutdown_) shutdown_();
-    if (handle_) dlclose(handle_);
   }
   NvmlLib(const NvmlLib&) = delete;
   NvmlLib& operator=(const NvmlLib&) = delete;
 
-  bool opened() const { return handle_ != nullptr; }
+  bool opened() const { return lib_.opened(); }
 
   template <class Fn>
   Fn sym(const char* name) const {
-    return reinterpret_cast<Fn>(dlsym(handle_, name));
+    return lib_.sym<Fn>(name);
   }
 
   // Resolves the required symbols and calls nvmlInit_v2; "" on success.
@@ -48,7 +48,7 @@ class NvmlLib {
   }
 
  private:
-  void* handle_ = nullptr;
+  DlLibrary lib_;
   bool initialised_ = false;
   nvml::ShutdownFn shutdown_ = nullptr;
   nvml::ErrorStringFn error_string_ = nullptr;
