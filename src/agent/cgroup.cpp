@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/device_filter.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
@@ -232,11 +233,12 @@ std::string describe(const CgroupPlan& p) {
   std::vector<std::string> v1;
   if (!p.memory.empty() && !p.memory_v2) v1.push_back("memory");
   if (!p.cpuset.empty() && !p.cpuset_v2) v1.push_back("cpuset");
-  if (!p.devices.empty()) v1.push_back("devices");
+  if (!p.devices.empty() && !p.devices_bpf) v1.push_back("devices");
   if (!p.freezer.empty()) v1.push_back("freezer");
   std::string d = v1.empty() ? "" : "cgroup v1 (" + join(v1, ", ") + ")";
   if (!p.unified.empty()) {
     std::string v2 = p.memory_v2 || p.cpuset_v2 ? "cgroup v2" : "the cgroup v2 tree for tracking and kill";
+    if (p.devices_bpf) v2 += (p.memory_v2 || p.cpuset_v2 ? " with" : " and") + std::string(" a BPF device filter");
     d += (d.empty() ? "" : " with ") + v2;
   }
   return d.empty() ? "no usable cgroups" : d;
@@ -244,6 +246,7 @@ std::string describe(const CgroupPlan& p) {
 
 struct Why {
   std::string memory, cpuset, devices, freezer, v2;
+  std::string devices_bpf;  // why the v2 tree cannot filter devices
   bool devices_mounted = false;
 };
 
@@ -262,10 +265,11 @@ std::vector<std::string> explain_limits(const CgroupOptions& opts, const CgroupP
   }
   if (opts.constrain_cores && p.cpuset.empty()) out.push_back("CPU confinement (cores): " + reason(why.cpuset));
   if (opts.constrain_devices && p.devices.empty()) {
-    out.push_back(why.devices_mounted ? "GPU device isolation: " + why.devices
-                                      : "GPU device isolation: needs the cgroup v1 devices controller (cgroup v2 "
-                                        "device filtering needs a BPF program, not built); jobs see their GPUs "
-                                        "through CUDA_VISIBLE_DEVICES only");
+    std::vector<std::string> whys;
+    if (why.devices_mounted) whys.push_back("cgroup v1 devices: " + why.devices);
+    whys.push_back("cgroup v2 device filter: " + (why.devices_bpf.empty() ? why.v2 : why.devices_bpf));
+    out.push_back("GPU device isolation: " + join(whys, "; ") +
+                  "; jobs see their GPUs through CUDA_VISIBLE_DEVICES only");
   }
   if (!p.tracks()) {
     out.push_back("process tracking through cgroups: none usable; the step daemon finds a job's processes "
@@ -323,6 +327,16 @@ CgroupHost CgroupHost::probe(const CgroupOptions& opts) {
     p.cpuset = v2.base;
     p.cpuset_v2 = true;
   }
+  // No v1 devices controller (pure v2, as on current distributions): each
+  // step's v2 cgroup gets a BPF program that denies the GPUs it was not given.
+  if (opts.constrain_devices && p.devices.empty() && !p.unified.empty()) {
+    if (Status st = device_filter_available(); st) {
+      p.devices = p.unified;
+      p.devices_bpf = true;
+    } else {
+      why.devices_bpf = st.error().message;
+    }
+  }
   p.constrain_devices = !p.devices.empty();
   h.description_ = describe(p);
   h.limits_ = explain_limits(opts, p, why);
@@ -334,6 +348,7 @@ Result<StepCgroup> StepCgroup::create(const CgroupPlan& plan, const std::string&
   StepCgroup cg;
   cg.memory_v2_ = plan.memory_v2;
   cg.cpuset_v2_ = plan.cpuset_v2;
+  cg.devices_bpf_ = plan.devices_bpf;
   std::vector<std::string> v2_ctrls;
   if (plan.memory_v2) v2_ctrls.push_back("memory");
   if (plan.cpuset_v2) v2_ctrls.push_back("cpuset");
@@ -436,17 +451,26 @@ bool StepCgroup::deny_devices(const std::vector<std::string>& deny, std::vector<
   auto it = dirs_.find("devices");
   if (it == dirs_.end()) return false;
   bool all = true;
+  std::vector<DeviceRule> rules;
   for (const auto& file : deny) {
-    struct stat st {};
-    if (stat(file.c_str(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
-      warnings.push_back("GPU " + file + " not isolated: not a device file");
+    auto rule = device_rule(file);
+    if (!rule) {
+      warnings.push_back("GPU " + file + " not isolated: " + rule.error().message);
       all = false;
-      continue;
+    } else if (!devices_bpf_) {
+      std::string text = std::string(1, rule->type) + " " + std::to_string(rule->major) + ":" +
+                         std::to_string(rule->minor) + " rwm";
+      if (Status s = write_text(it->second + "/devices.deny", text); !s) {
+        warnings.push_back("GPU " + file + " not isolated: " + s.error().message);
+        all = false;
+      }
+    } else {
+      rules.push_back(*rule);
     }
-    std::string rule = std::string(S_ISCHR(st.st_mode) ? "c " : "b ") + std::to_string(major(st.st_rdev)) + ":" +
-                       std::to_string(minor(st.st_rdev)) + " rwm";
-    if (Status s = write_text(it->second + "/devices.deny", rule); !s) {
-      warnings.push_back("GPU " + file + " not isolated: " + s.error().message);
+  }
+  if (!rules.empty()) {
+    if (Status s = attach_device_filter(it->second, rules); !s) {
+      for (const auto& r : rules) warnings.push_back("GPU " + r.file + " not isolated: " + s.error().message);
       all = false;
     }
   }
@@ -542,7 +566,8 @@ void StepCgroup::remove() const {
 
 nlohmann::json StepCgroup::to_json() const {
   return {{"dirs", dirs_}, {"job_dirs", job_dirs_}, {"procs_files", procs_files_},
-          {"memory_v2", memory_v2_}, {"cpuset_v2", cpuset_v2_}, {"job_oom_baseline", job_oom_baseline_}};
+          {"memory_v2", memory_v2_}, {"cpuset_v2", cpuset_v2_}, {"devices_bpf", devices_bpf_},
+          {"job_oom_baseline", job_oom_baseline_}};
 }
 
 StepCgroup StepCgroup::from_json(const nlohmann::json& j) {
@@ -553,6 +578,7 @@ StepCgroup StepCgroup::from_json(const nlohmann::json& j) {
   cg.procs_files_ = j.value("procs_files", std::vector<std::string>{});
   cg.memory_v2_ = j.value("memory_v2", false);
   cg.cpuset_v2_ = j.value("cpuset_v2", false);
+  cg.devices_bpf_ = j.value("devices_bpf", false);
   cg.job_oom_baseline_ = j.value("job_oom_baseline", int64_t{0});
   return cg;
 }

@@ -53,7 +53,8 @@ void set_slurm_plugins(CgroupOptions& o, const std::string* task_plugin, const s
 struct CgroupPlan {
   std::string memory;   // v1 memory hierarchy base, or the v2 base when memory is enabled there
   std::string cpuset;
-  std::string devices;  // v1 only (v2 device filtering needs a BPF program: not built)
+  std::string devices;  // v1 devices hierarchy base, or the v2 base when a BPF device filter is used
+  bool devices_bpf = false;  // devices: the v2 tree, each step's cgroup gets a BPF device filter
   std::string freezer;  // v1 freezer, to stop a job while it is killed
   std::string unified;  // v2 tree: tracking, cgroup.kill, and (pure v2) controllers
   bool memory_v2 = false;  // memory/cpuset live in the unified tree
@@ -119,6 +120,7 @@ class StepCgroup {
   std::vector<std::string> procs_files_;
   bool memory_v2_ = false;
   bool cpuset_v2_ = false;
+  bool devices_bpf_ = false;
   int64_t job_oom_baseline_ = 0;
 };
 

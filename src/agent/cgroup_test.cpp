@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "agent/agent_test_util.hpp"
+#include "agent/device_filter.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
@@ -156,6 +158,62 @@ TEST(StepCgroup, NewCpusetsAreUsableAndFreezerOnlyWithoutCgroupKill) {
   for (const std::string* base : {&p.memory, &p.cpuset, &p.devices, &p.freezer, &p.unified}) {
     if (!base->empty()) rmdir((*base + "/" + node).c_str());
   }
+}
+
+// A step denied a device cannot open it and can still open the others:
+// through the v1 devices controller where this host has one, and through the
+// cgroup v2 BPF device filter (what a pure v2 host gets), forced here on the
+// v2 tree. /dev/null stands for a GPU not given to the step.
+TEST(StepCgroup, DeniedDevicesCannotBeOpenedThroughV1OrTheV2Filter) {
+  CgroupHost h = CgroupHost::probe(CgroupOptions{});
+  std::vector<std::pair<std::string, CgroupPlan>> plans;
+  if (!h.plan().devices.empty()) plans.emplace_back(h.plan().devices_bpf ? "v2 filter" : "v1 devices", h.plan());
+  if (!h.plan().unified.empty() && !h.plan().devices_bpf) {
+    if (Status st = device_filter_available(); st) {
+      CgroupPlan bpf = h.plan();
+      bpf.devices = bpf.unified;
+      bpf.devices_bpf = true;
+      plans.emplace_back("v2 filter", bpf);
+    } else {
+      std::printf("no v2 device filter here: %s\n", st.error().message.c_str());
+    }
+  }
+  if (plans.empty()) GTEST_SKIP() << "no device isolation on this host: " << h.description();
+  for (const auto& [how, plan] : plans) {
+    std::printf("checking isolation through the %s\n", how.c_str());
+    SCOPED_TRACE(how);
+    std::vector<std::string> warnings;
+    const std::string node = testing::unique_node();
+    auto cg = StepCgroup::create(plan, node + "/job_1", "step_0", warnings);
+    ASSERT_TRUE(cg.ok()) << cg.error().message;
+    EXPECT_TRUE(cg->deny_devices({"/dev/null"}, warnings)) << join(warnings, "; ");
+    std::vector<std::string> bad;
+    EXPECT_FALSE(cg->deny_devices({"/etc/hostname"}, bad));
+    ASSERT_EQ(bad.size(), 1u);
+    EXPECT_EQ(bad[0], "GPU /etc/hostname not isolated: /etc/hostname: not a device file");
+    pid_t child = fork();
+    if (child == 0) {
+      for (const auto& f : cg->procs_files()) (void)write_text(f, "0");
+      int denied = open("/dev/null", O_RDWR);
+      int denied_errno = errno;
+      int allowed = open("/dev/zero", O_RDONLY);
+      _exit(denied < 0 && denied_errno == EPERM && allowed >= 0 ? 0 : 1 + (denied >= 0) * 2 + (allowed < 0) * 4);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "exit " << WEXITSTATUS(status) << " (3: /dev/null opened; 5: /dev/zero refused)";
+    auto back = StepCgroup::from_json(cg->to_json());
+    EXPECT_EQ(back.to_json(), cg->to_json());
+    cg->remove();
+    for (const std::string* base : {&plan.memory, &plan.cpuset, &plan.devices, &plan.freezer, &plan.unified}) {
+      if (!base->empty()) rmdir((*base + "/" + node).c_str());
+    }
+  }
+  // Outside any such cgroup the device opens as before.
+  int fd = open("/dev/null", O_RDWR);
+  EXPECT_GE(fd, 0);
+  close(fd);
 }
 
 }  // namespace

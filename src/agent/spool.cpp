@@ -24,7 +24,7 @@ nlohmann::json to_json(const StepdConfig& c) {
           {"cgroups",
            {{"memory", p.memory}, {"cpuset", p.cpuset}, {"devices", p.devices}, {"freezer", p.freezer},
             {"unified", p.unified}, {"memory_v2", p.memory_v2}, {"cpuset_v2", p.cpuset_v2},
-            {"constrain_devices", p.constrain_devices}}}};
+            {"devices_bpf", p.devices_bpf}, {"constrain_devices", p.constrain_devices}}}};
 }
 
 StepdConfig stepd_config_from_json(const nlohmann::json& j) {
@@ -41,6 +41,7 @@ StepdConfig stepd_config_from_json(const nlohmann::json& j) {
   c.cgroups.unified = g.value("unified", "");
   c.cgroups.memory_v2 = g.value("memory_v2", false);
   c.cgroups.cpuset_v2 = g.value("cpuset_v2", false);
+  c.cgroups.devices_bpf = g.value("devices_bpf", false);
   c.cgroups.constrain_devices = g.value("constrain_devices", false);
   return c;
 }

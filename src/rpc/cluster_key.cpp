@@ -10,22 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "common/fd_io.hpp"
 #include "rpc/crypto.hpp"
 
 namespace drover::rpc {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { if (fd_ >= 0) ::close(fd_); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 Status check_key_file(const std::string& path, const struct stat& st,
                       const std::vector<uint32_t>& extra_owner_uids) {
