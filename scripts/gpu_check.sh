@@ -5,6 +5,7 @@
 #   bash scripts/gpu_check.sh [REPORT_DIR]
 # It checks, printing PASS/FAIL/NOTE per line and a summary (exit 1 on a FAIL):
 #  1. drover-detect finds through NVML the GPUs nvidia-smi lists (--check-nvidia-smi);
+#     and whether their Fabric Manager registration leaves them usable;
 #  2. a node that declares more GPUs than found gets Slurm's reason;
 #  3. a controller and two agents on this host: the node declaring what is
 #     there comes up idle, the other "inval" with that reason;
@@ -53,6 +54,9 @@ gtype=$(jq_py "$report/detect.json" 'd["gpus"][0]["type"] if d["gpus"] else ""')
 smi_n=$(nvidia-smi -L | grep -c '^GPU ')
 if [[ $rc == 0 && $ngpu == "$smi_n" && $ngpu -ge 1 ]]; then pass "drover-detect: $ngpu GPU(s) of type $gtype through NVML, nvidia-smi agrees"
 else fail "drover-detect rc=$rc found ${ngpu:-?} GPU(s), nvidia-smi lists $smi_n"; fi
+gh=$(jq_py "$report/detect.json" 'd["gpu_health"]')
+fm=$(jq_py "$report/detect.json" '" ".join(str(g["index"]) + ":" + g.get("fabric_state", "?") for g in d["gpus"])')
+if [[ -z $gh ]]; then pass "GPU health: no problem (Fabric Manager state by GPU: $fm)"; else note "$gh: the agent will drain gpu1"; fi
 drover-detect --cuda >"$report/cuda-host.json"; echo "drover-detect --cuda (host, rc $?):"; cat "$report/cuda-host.json"
 
 more=$((ngpu + 7))

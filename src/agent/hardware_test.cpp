@@ -308,6 +308,37 @@ TEST(DetectCommand, StandaloneBinaryChecksNvidiaSmi) {
   EXPECT_EQ(run_command(std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --bogus").status, 2);
 }
 
+// The seed's Fabric Manager pitfall: GPUs whose registration has not
+// completed (or failed) make a "gpu health:" reason naming them; GPUs that
+// do not take part (PCIe: not-supported) or completed make none.
+TEST(GpuHealth, FabricManagerNotRegisteredIsAProblem) {
+  hw::NodeHardware h;
+  auto gpu = [](int index, const std::string& state, const std::string& status) {
+    hw::GpuInfo g;
+    g.index = index;
+    g.fabric_state = state;
+    g.fabric_status = status;
+    return g;
+  };
+  h.gpus = {gpu(0, "not-supported", ""), gpu(1, "completed", "success"), gpu(2, "", "")};
+  EXPECT_EQ(hw::gpu_health_problem(h), "");
+  h.gpus.push_back(gpu(3, "not-started", "success"));
+  h.gpus.push_back(gpu(4, "in-progress", "success"));
+  h.gpus.push_back(gpu(5, "completed", "Unknown Error"));
+  EXPECT_EQ(hw::gpu_health_problem(h),
+            "gpu health: GPU 3 Fabric Manager not-started, GPU 4 Fabric Manager in-progress, GPU 5 Fabric Manager "
+            "registration failed (Unknown Error); CUDA refuses such a GPU until nvidia-fabricmanager has registered it");
+  // Through NVML: the stand-in's second GPU has not registered.
+  Ran r = run_command(std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --nvml-library=" + fake_nvml());
+  EXPECT_EQ(nlohmann::json::parse(r.out)["gpu_health"],
+            "gpu health: GPU 1 Fabric Manager not-started; CUDA refuses such a GPU until nvidia-fabricmanager has "
+            "registered it")
+      << r.out;
+  Ran healthy = run_command("DROVER_FAKE_NVML_REGISTERED=1 " + std::string(DROVER_BINARY_DIR) +
+                            "/bin/drover-detect --nvml-library=" + fake_nvml());
+  EXPECT_EQ(nlohmann::json::parse(healthy.out)["gpu_health"], "") << healthy.out;
+}
+
 TEST(DetectCommand, CudaShowsWhatACudaProgramSeesUnderCudaVisibleDevices) {
   const std::string detect = std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --cuda --cuda-library=" +
                              std::string(DROVER_BINARY_DIR) + "/tests/libcuda-fake.so";

@@ -156,10 +156,26 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::start(const AgentOptions& opts
   return d;
 }
 
-Status AgentDaemon::detect() {
+agent::hw::DetectOptions AgentDaemon::detect_options() const {
   agent::hw::DetectOptions dopts;
   dopts.fake_gpus = opts_.fake_gpus == "config" ? declared_gpus(*node_cfg_) : opts_.fake_gpus;
   if (!opts_.fake_gpu_dir.empty()) dopts.fake_gpu_dir = opts_.fake_gpu_dir;
+  return dopts;
+}
+
+// While the GPUs were found unhealthy, every report looks again, so that the
+// node comes back by itself once nvidia-fabricmanager has registered them.
+void AgentDaemon::recheck_gpu_health() {
+  auto hw = agent::hw::detect_hardware(detect_options());
+  if (!hw) return;
+  std::string now = agent::hw::gpu_health_problem(*hw);
+  if (now == gpu_health_) return;
+  log(now.empty() ? "GPUs healthy again (was: " + gpu_health_ + ")" : now);
+  gpu_health_ = std::move(now);
+}
+
+Status AgentDaemon::detect() {
+  agent::hw::DetectOptions dopts = detect_options();
   auto hw = agent::hw::detect_hardware(dopts);
   if (!hw) return make_error("--fake-gpus=" + opts_.fake_gpus + ": " + hw.error().message);
   hw_ = std::move(*hw);
@@ -186,6 +202,7 @@ Status AgentDaemon::detect() {
     hw_.real_memory_mb = compared.real_memory_mb;
   }
   drain_reason_ = agent::compare_with_config(compared, *node_cfg_).drain_reason();
+  gpu_health_ = agent::hw::gpu_health_problem(hw_);
   return {};
 }
 
@@ -266,6 +283,7 @@ Status AgentDaemon::open(const AgentOptions& opts) {
     log("re-adopted " + std::to_string(supervisor_->adopted().size()) + " step(s) from the spool");
   }
   if (!drain_reason_.empty()) log("has less than slurm.conf declares: " + drain_reason_);
+  if (!gpu_health_.empty()) log(gpu_health_ + " (the node is drained until they are)");
   return {};
 }
 
@@ -317,6 +335,8 @@ v1::NodeReport AgentDaemon::report(bool registering) {
     for (const auto& c : supervisor_->cannot_enforce()) r.add_cannot_enforce(c);
   }
   r.set_drain_reason(drain_reason_);
+  if (!gpu_health_.empty() && !registering) recheck_gpu_health();
+  r.set_gpu_health(gpu_health_);
   for (const auto& s : supervisor_->steps()) *r.add_steps() = report_from_status(s);
   scripts_->fill(r);
   r.set_boot_time(boot_time());

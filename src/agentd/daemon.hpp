@@ -87,6 +87,8 @@ class AgentDaemon {
   AgentDaemon() = default;
   Status open(const AgentOptions& opts);
   Status detect();
+  agent::hw::DetectOptions detect_options() const;
+  void recheck_gpu_health();
   void start_signer();
   void apply(const v1::NodeReportReply& reply);
 
@@ -95,6 +97,7 @@ class AgentDaemon {
   const config::NodeConfig* node_cfg_ = nullptr;
   agent::hw::NodeHardware hw_;
   std::string drain_reason_;
+  std::string gpu_health_;  // agent::gpu_health_problem of the last look ("" healthy)
   std::map<int, std::string> gpu_files_;
   std::unique_ptr<agent::Supervisor> supervisor_;
   std::unique_ptr<JobScripts> scripts_;  // before server_: destroyed after it

@@ -2,7 +2,9 @@
 // and the housekeeping timer (nodes that stop answering, old jobs).
 #include <algorithm>
 
+#include "common/node_reasons.hpp"
 #include "common/strings.hpp"
+#include "ctld/log.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -52,6 +54,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
       put_node(ni, fx);
     }
   }
+  apply_gpu_health(ni, report.gpu_health(), now, fx);
   v1::NodeReportReply reply;
   reply.set_heartbeat_interval_s(static_cast<int32_t>(settings_.heartbeat_s));
   reply.set_cluster(settings_.cluster_name);
@@ -122,6 +125,23 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
 // had it started); a confirmed one missing from the first report of an
 // agent session was lost with the node's spool (NODE_FAIL). Within a session
 // a confirmed job is never judged by a report that may predate its launch.
+void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& problem, int64_t now, Effects& fx) {
+  NodeRt& n = nodes_[ni];
+  const bool ours = n.drain && n.reason.rfind(kGpuHealthPrefix, 0) == 0;
+  const std::string& name = bridge_->cluster().nodes[ni].name;
+  if (problem.empty() && ours) {
+    log_line("node " + name + ": GPUs healthy again; drain lifted (was: " + n.reason + ")");
+    n.drain = false;
+    n.reason.clear();
+    n.reason_time = now;
+    put_node(ni, fx);
+  } else if (!problem.empty() && (!n.drain || (ours && n.reason != problem))) {
+    // A drain by an admin (or for less than declared) keeps its own reason.
+    log_line("node " + name + ": " + problem + "; draining it");
+    drain_node(ni, problem, now, fx);
+  }
+}
+
 void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session,
                                      int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;

@@ -420,6 +420,9 @@ class ControllerState {
   struct CycleInputs;
   CycleInputs cycle_inputs(int64_t now) const;
   mutable uint64_t run_stamps_ = 0;  // the last RunningJob::stamp given (cycle_inputs)
+  // The agent's GPU health check: drains the node with its reason ("gpu
+  // health: ...") unless an admin drained it already; "" lifts such a drain.
+  void apply_gpu_health(core::NodeIndex ni, const std::string& problem, int64_t now, Effects& fx);
   void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session, int64_t now,
                       Effects& fx);
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,

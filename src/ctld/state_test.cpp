@@ -289,6 +289,50 @@ TEST(ControllerState, NodeShortOfGpusIsDrainedWithTheAgentsReason) {
   EXPECT_FALSE(e.batch.empty()) << "the drain is durable";
 }
 
+// The agent's GPU health check (Fabric Manager not registered): the node is
+// drained (not "inval": it has what it declares) with the agent's reason; once
+// the agent reports the GPUs healthy the drain is lifted. A drain an admin
+// made is neither replaced nor lifted by it.
+TEST(ControllerState, GpuHealthDrainsTheNodeAndLiftsOnlyItsOwnDrain) {
+  auto st = make_state();
+  const std::string sick =
+      "gpu health: GPU 1 Fabric Manager not-started; CUDA refuses such a GPU until nvidia-fabricmanager has "
+      "registered it";
+  v1::NodeReport r = report("g1");
+  r.set_gpu_health(sick);
+  Effects e;
+  ASSERT_TRUE(st->node_report(r, true, 1000, e));
+  auto g1 = st->node_infos(1000)[2];
+  EXPECT_TRUE(g1.drain());
+  EXPECT_FALSE(g1.invalid_reg());
+  EXPECT_EQ(g1.reason(), sick);
+  EXPECT_FALSE(e.batch.empty()) << "the drain is durable";
+  Effects again;
+  ASSERT_TRUE(st->node_report(r, false, 1010, again));
+  EXPECT_TRUE(again.batch.empty()) << "the same report changes nothing";
+  r.set_gpu_health("");
+  Effects healed;
+  ASSERT_TRUE(st->node_report(r, false, 1020, healed));
+  g1 = st->node_infos(1020)[2];
+  EXPECT_FALSE(g1.drain());
+  EXPECT_EQ(g1.reason(), "");
+  EXPECT_FALSE(healed.batch.empty());
+
+  v1::UpdateNodeRequest drain;
+  drain.set_nodes("g1");
+  drain.set_state("DRAIN");
+  drain.set_reason("bad fan");
+  Effects admin;
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, drain, 1030, admin));
+  r.set_gpu_health(sick);
+  Effects other;
+  ASSERT_TRUE(st->node_report(r, false, 1040, other));
+  EXPECT_EQ(st->node_infos(1040)[2].reason(), "bad fan");
+  r.set_gpu_health("");
+  ASSERT_TRUE(st->node_report(r, false, 1050, other));
+  EXPECT_TRUE(st->node_infos(1050)[2].drain()) << "an admin's drain stays";
+}
+
 // A job that names (-w) nodes some of which cannot take jobs waits saying
 // which, as Slurm's did ("ReqNodeNotAvail, UnavailableNodes:cpu04"); one
 // whose named nodes are only busy waits for Resources.

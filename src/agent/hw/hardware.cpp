@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/hw/nvml.hpp"
+#include "common/node_reasons.hpp"
 
 namespace drover::agent::hw {
 namespace {
@@ -65,6 +66,20 @@ void add_gpu_notes(NodeHardware& hw) {
 }
 
 }  // namespace
+
+std::string gpu_health_problem(const NodeHardware& found) {
+  std::string parts;
+  for (const auto& g : found.gpus) {
+    const bool waiting = g.fabric_state == "not-started" || g.fabric_state == "in-progress";
+    const bool failed = g.fabric_state == "completed" && !g.fabric_status.empty() && g.fabric_status != "success";
+    if (!waiting && !failed) continue;
+    parts += (parts.empty() ? "GPU " : ", GPU ") + std::to_string(g.index) + " " +
+             (failed ? "Fabric Manager registration failed (" + g.fabric_status + ")" : "Fabric Manager " + g.fabric_state);
+  }
+  if (parts.empty()) return "";
+  return std::string(kGpuHealthPrefix) + parts + "; CUDA refuses such a GPU until nvidia-fabricmanager " +
+         "has registered it";
+}
 
 std::string short_host_name() {
   char buf[256] = {};
@@ -254,6 +269,7 @@ nlohmann::json hardware_json(const NodeHardware& hw, const std::string& node_nam
       {"driver_version", hw.driver_version},
       {"cuda_driver_version", hw.cuda_driver_version},
       {"notes", hw.notes},
+      {"gpu_health", gpu_health_problem(hw)},
       {"slurm_conf", slurm_conf_line(hw, node_name)},
   };
   return doc;

@@ -91,6 +91,14 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view s);
 // RealMemory=1031891 Gres=gpu:h100_80gb_hbm3:8".
 std::string slurm_conf_line(const NodeHardware& hw, const std::string& node_name);
 
+// The seed's Fabric Manager pitfall: GPUs present but unusable because
+// NVML says their Fabric Manager registration has not completed (not-started,
+// in-progress) or failed; CUDA refuses them ("system not yet initialized")
+// and NVLink is down. "" when every GPU is fine (or NVML does not support
+// the question, as on PCIe GPUs); else a drain reason starting with
+// kGpuHealthPrefix (common/node_reasons.hpp) that names the GPUs.
+std::string gpu_health_problem(const NodeHardware& found);
+
 // The JSON document `drover agent --detect` and `drover-detect` print.
 nlohmann::json hardware_json(const NodeHardware& hw, const std::string& node_name);
 

@@ -1,6 +1,7 @@
 // A stand-in libnvidia-ml for the agent's tests: two H100s, the second one not
 // yet registered with Fabric Manager. Exercises the dlopen path of detection
 // on machines without a GPU; never installed.
+#include <cstdlib>
 #include <cstring>
 
 extern "C" {
@@ -49,7 +50,9 @@ int nvmlDeviceGetNvLinkState(FakeDevice* d, unsigned link, int* active) {
 struct Fabric { unsigned char uuid[16]; int status; unsigned clique; unsigned char state; };
 int nvmlDeviceGetGpuFabricInfo(FakeDevice* d, Fabric* f) {
   std::memset(f, 0, sizeof *f);
-  f->state = d->index == 0 ? 3 : 1;
+  // DROVER_FAKE_NVML_REGISTERED=1: both registered (a healthy node, for rehearsals).
+  const char* all = std::getenv("DROVER_FAKE_NVML_REGISTERED");
+  f->state = d->index == 0 || (all && *all == '1') ? 3 : 1;
   return 0;
 }
 int nvmlDeviceGetMigMode(FakeDevice*, unsigned* cur, unsigned* pending) { *cur = 0; *pending = 0; return 0; }
