@@ -56,7 +56,8 @@ if [[ $rc == 0 && $ngpu == "$smi_n" && $ngpu -ge 1 ]]; then pass "drover-detect:
 else fail "drover-detect rc=$rc found ${ngpu:-?} GPU(s), nvidia-smi lists $smi_n"; fi
 gh=$(jq_py "$report/detect.json" 'd["gpu_health"]')
 fm=$(jq_py "$report/detect.json" '" ".join(str(g["index"]) + ":" + g.get("fabric_state", "?") for g in d["gpus"])')
-if [[ -z $gh ]]; then pass "GPU health: no problem (Fabric Manager state by GPU: $fm)"; else note "$gh: the agent will drain gpu1"; fi
+fmv=$(jq_py "$report/detect.json" 'd["fabric_manager_version"] or "not asked (no NVSwitch)"')
+if [[ -z $gh ]]; then pass "GPU health: no problem (Fabric Manager state by GPU: $fm; nv-fabricmanager: $fmv)"; else note "$gh: the agent will drain gpu1"; fi
 drover-detect --cuda >"$report/cuda-host.json"; echo "drover-detect --cuda (host, rc $?):"; cat "$report/cuda-host.json"
 
 more=$((ngpu + 7))

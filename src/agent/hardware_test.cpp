@@ -328,14 +328,35 @@ TEST(GpuHealth, FabricManagerNotRegisteredIsAProblem) {
   EXPECT_EQ(hw::gpu_health_problem(h),
             "gpu health: GPU 3 Fabric Manager not-started, GPU 4 Fabric Manager in-progress, GPU 5 Fabric Manager "
             "registration failed (Unknown Error); CUDA refuses such a GPU until nvidia-fabricmanager has registered it");
-  // Through NVML: the stand-in's second GPU has not registered.
-  Ran r = run_command(std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --nvml-library=" + fake_nvml());
-  EXPECT_EQ(nlohmann::json::parse(r.out)["gpu_health"],
+  // Why, in the seed's two causes: Fabric Manager missing, or another version than the driver.
+  h.driver_version = "550.54.15";
+  h.fabric_manager_status = "nv-fabricmanager is not installed";
+  EXPECT_NE(hw::gpu_health_problem(h).find("registered it; nv-fabricmanager is not installed"), std::string::npos);
+  h.fabric_manager_status = "";
+  h.fabric_manager_version = "535.104.05";
+  EXPECT_NE(hw::gpu_health_problem(h).find(
+                "registered it; nv-fabricmanager is 535.104.05 but the driver 550.54.15: they must be the same version"),
+            std::string::npos);
+  // Through NVML: the stand-in's second GPU has not registered; nv-fabricmanager is asked its version.
+  TempDir t;
+  const std::string fm = t.path() + "/nv-fabricmanager";
+  spit(fm, "#!/bin/sh\necho 'Fabric Manager version is : 550.54.15'\n");
+  chmod(fm.c_str(), 0755);
+  const std::string detect =
+      std::string(DROVER_BINARY_DIR) + "/bin/drover-detect --nvml-library=" + fake_nvml() + " --fabric-manager=";
+  Ran r = run_command(detect + fm);
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["fabric_manager_version"], "550.54.15");
+  EXPECT_EQ(doc["gpu_health"],
             "gpu health: GPU 1 Fabric Manager not-started; CUDA refuses such a GPU until nvidia-fabricmanager has "
-            "registered it")
+            "registered it; nv-fabricmanager 550.54.15 matches the driver: is the nvidia-fabricmanager service running?")
       << r.out;
-  Ran healthy = run_command("DROVER_FAKE_NVML_REGISTERED=1 " + std::string(DROVER_BINARY_DIR) +
-                            "/bin/drover-detect --nvml-library=" + fake_nvml());
+  Ran missing = run_command(detect + t.path() + "/none");
+  EXPECT_NE(nlohmann::json::parse(missing.out)["gpu_health"].get<std::string>().find(
+                "registered it; " + t.path() + "/none is not installed ("),
+            std::string::npos)
+      << missing.out;
+  Ran healthy = run_command("DROVER_FAKE_NVML_REGISTERED=1 " + detect + fm);
   EXPECT_EQ(nlohmann::json::parse(healthy.out)["gpu_health"], "") << healthy.out;
 }
 

@@ -23,7 +23,8 @@ std::map<std::string, std::string DetectOptions::*> detect_value_options() {
   return {{"--fake-gpus", &DetectOptions::fake_gpus},
           {"--fake-gpu-dir", &DetectOptions::fake_gpu_dir},
           {"--nvml-library", &DetectOptions::nvml_library},
-          {"--tmp-dir", &DetectOptions::tmp_dir}};
+          {"--tmp-dir", &DetectOptions::tmp_dir},
+          {"--fabric-manager", &DetectOptions::fabric_manager}};
 }
 
 }  // namespace
@@ -65,7 +66,7 @@ Result<DetectCliOptions> parse_detect_args(const std::vector<std::string>& args)
 std::string detect_usage(const std::string& program) {
   return "usage: " + program +
          " [--node=NAME] [--fake-gpus=TYPE:N[,TYPE:N]] [--fake-gpu-dir=DIR]\n"
-         "       [--nvml-library=PATH] [--tmp-dir=DIR] [--check-nvidia-smi [--nvidia-smi=PATH]]\n"
+         "       [--nvml-library=PATH] [--fabric-manager=PATH] [--tmp-dir=DIR] [--check-nvidia-smi [--nvidia-smi=PATH]]\n"
          "       " + program + " --cuda [--cuda-library=PATH]\n"
          "Prints the CPUs, memory and GPUs of this machine as JSON. GPUs come from NVML\n"
          "(libnvidia-ml.so.1, loaded at run time) unless --fake-gpus declares emulated ones.\n"

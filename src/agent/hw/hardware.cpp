@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/hw/nvidia_smi.hpp"
 #include "agent/hw/nvml.hpp"
 #include "common/node_reasons.hpp"
 
@@ -77,9 +78,60 @@ std::string gpu_health_problem(const NodeHardware& found) {
              (failed ? "Fabric Manager registration failed (" + g.fabric_status + ")" : "Fabric Manager " + g.fabric_state);
   }
   if (parts.empty()) return "";
+  // The seed's two causes: Fabric Manager missing, or not the driver's version.
+  std::string cause;
+  if (!found.fabric_manager_status.empty()) {
+    cause = "; " + found.fabric_manager_status;
+  } else if (!found.fabric_manager_version.empty() && !found.driver_version.empty()) {
+    cause = found.fabric_manager_version == found.driver_version
+                ? "; nv-fabricmanager " + found.fabric_manager_version + " matches the driver: is the nvidia-fabricmanager service running?"
+                : "; nv-fabricmanager is " + found.fabric_manager_version + " but the driver " + found.driver_version +
+                      ": they must be the same version";
+  }
   return std::string(kGpuHealthPrefix) + parts + "; CUDA refuses such a GPU until nvidia-fabricmanager " +
-         "has registered it";
+         "has registered it" + cause;
 }
+
+namespace {
+
+// The last word of `nv-fabricmanager --version` made of digits and dots
+// ("Fabric Manager version is : 535.104.05" -> "535.104.05").
+std::string fabric_manager_version(const std::string& out) {
+  std::string best, word;
+  auto take = [&] {
+    if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word.front())) &&
+        std::isdigit(static_cast<unsigned char>(word.back()))) {
+      best = word;
+    }
+    word.clear();
+  };
+  for (char ch : out) {
+    if (std::isdigit(static_cast<unsigned char>(ch)) || ch == '.') {
+      word += ch;
+    } else {
+      take();
+    }
+  }
+  take();
+  return best;
+}
+
+void probe_fabric_manager(const std::string& program, NodeHardware& hw) {
+  hw.fabric_managed = std::any_of(hw.gpus.begin(), hw.gpus.end(), [](const GpuInfo& g) {
+    return !g.fabric_state.empty() && g.fabric_state != "not-supported";
+  });
+  if (!hw.fabric_managed) return;
+  Captured run = run_capture({program, "--version"});
+  if (!run.started) {
+    hw.fabric_manager_status = program + " is not installed (" + run.error + "): install the nvidia-fabricmanager " +
+                               "package of the driver's version " + hw.driver_version;
+    return;
+  }
+  hw.fabric_manager_version = fabric_manager_version(run.out);
+  if (hw.fabric_manager_version.empty()) hw.fabric_manager_status = program + " --version printed no version";
+}
+
+}  // namespace
 
 std::string short_host_name() {
   char buf[256] = {};
@@ -213,6 +265,7 @@ Result<NodeHardware> detect_hardware(const DetectOptions& opts) {
   hw.cuda_driver_version = probe.cuda_driver_version;
   hw.gpus = std::move(probe.gpus);
   hw.notes.insert(hw.notes.end(), probe.notes.begin(), probe.notes.end());
+  probe_fabric_manager(opts.fabric_manager, hw);
   hw.gpu_source = hw.gpus.empty() ? "none" : "nvml";
   add_gpu_notes(hw);
   return hw;
@@ -269,6 +322,7 @@ nlohmann::json hardware_json(const NodeHardware& hw, const std::string& node_nam
       {"driver_version", hw.driver_version},
       {"cuda_driver_version", hw.cuda_driver_version},
       {"notes", hw.notes},
+      {"fabric_manager_version", hw.fabric_manager_version},
       {"gpu_health", gpu_health_problem(hw)},
       {"slurm_conf", slurm_conf_line(hw, node_name)},
   };

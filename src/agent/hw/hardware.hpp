@@ -54,6 +54,12 @@ struct NodeHardware {
   std::string driver_version;       // NVML's driver version, "" when none
   std::string cuda_driver_version;  // "12.4", "" when none
   std::string nvml_status;          // "loaded libnvidia-ml.so.1 (NVML 12.550.54.15)" or why not
+  // On an NVSwitch system (a GPU with a Fabric Manager state other than
+  // not-supported): the installed nv-fabricmanager's version ("" unknown) and
+  // what running `nv-fabricmanager --version` said when it gave none.
+  bool fabric_managed = false;
+  std::string fabric_manager_version;
+  std::string fabric_manager_status;
   std::vector<std::string> notes;   // anything worth a human's attention
 };
 
@@ -68,6 +74,8 @@ struct DetectOptions {
   // Root of /sys and /proc, so tests can read a prepared tree.
   std::string sys_root = "/sys";
   std::string proc_root = "/proc";
+  // The Fabric Manager binary asked for its version on an NVSwitch system.
+  std::string fabric_manager = "nv-fabricmanager";
 };
 
 // Full detection. Never fails for a missing GPU stack: "no NVML here" is a

@@ -20,12 +20,7 @@ std::string strip(std::string_view s) {
   return std::string(s);
 }
 
-struct Captured {
-  bool started = false;
-  int status = 0;
-  std::string out;
-  std::string error;
-};
+}  // namespace
 
 // fork/exec with the output captured; no shell involved. An exec failure
 // comes back through a close-on-exec pipe, so it is told apart from the
@@ -77,8 +72,6 @@ Captured run_capture(const std::vector<std::string>& argv) {
   if (!c.started) c.error = argv[0] + ": " + std::strerror(exec_errno);
   return c;
 }
-
-}  // namespace
 
 Result<std::vector<SmiGpu>> parse_smi_csv(std::string_view text) {
   std::vector<SmiGpu> out;

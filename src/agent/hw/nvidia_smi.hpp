@@ -12,6 +12,15 @@
 
 namespace drover::agent::hw {
 
+// A program's run with its standard output captured (no shell).
+struct Captured {
+  bool started = false;  // false: it could not be executed (error says why)
+  int status = 0;        // wait status
+  std::string out;
+  std::string error;
+};
+Captured run_capture(const std::vector<std::string>& argv);
+
 struct SmiGpu {
   int index = 0;
   std::string name;
