@@ -154,10 +154,12 @@ const char* control_refusal(v1::ControlAction action, const Job& j, const Caller
   switch (action) {
     case v1::HOLD:
     case v1::USER_HOLD:
-      return is_pending(j) ? nullptr : kNotPending;
     case v1::RELEASE:
-      if (!is_pending(j)) return kNotPending;
-      return (r.hold() == v1::HOLD_ADMIN && !who.privileged) ? kAccessDenied : nullptr;
+      // A running (or suspended) job may be held too, as in Slurm 22.05: it
+      // keeps running at priority 0, and a requeue brings it back held.
+      if (is_final(r.state())) return kFinished;
+      if (r.completing()) return kAlreadyDone;
+      return (action == v1::RELEASE && r.hold() == v1::HOLD_ADMIN && !who.privileged) ? kAccessDenied : nullptr;
     case v1::REQUEUE:
     case v1::REQUEUE_HOLD:
       if (is_pending(j)) return kJobPending;
@@ -273,6 +275,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           r.set_reason(hold == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser");
           break;
         case v1::RELEASE:
+          if (r.hold() == v1::HOLD_NONE) break;  // nothing to release: no error, as in Slurm
           r.clear_held_reason();
           r.set_hold(v1::HOLD_NONE);
           r.set_reason("None");
@@ -294,6 +297,16 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
         }
       }
       refresh_spec(*j);
+      const bool hold_change =
+          req.action() == v1::HOLD || req.action() == v1::USER_HOLD || req.action() == v1::RELEASE;
+      if (hold_change && is_started(r)) {
+        // The scheduling passes price pending jobs only: a running job shows
+        // priority 0 while held and its priority again once released.
+        int32_t part = std::max(0, bridge_->find_partition(r.partition()));
+        r.set_priority(core::job_priority(bridge_->cluster(), j->spec, part, &fairshare_, now,
+                                          r.eligible_time() ? r.eligible_time() : now)
+                           .total);
+      }
       put_job(*j, fx);
       fx.reschedule = true;
       out.push_back(result(label));

@@ -91,6 +91,16 @@ void ControllerState::end_running(Job& j, v1::JobState st, const std::string& re
   }
 }
 
+namespace {
+
+// A job back in the queue waits for its hold, if it has one (scontrol hold
+// of the running job, requeuehold), as Slurm shows it at once.
+const char* requeued_reason(const v1::JobRecord& r) {
+  return r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : r.hold() == v1::HOLD_USER ? "JobHeldUser" : "None";
+}
+
+}  // namespace
+
 void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
   const std::size_t mails = fx.mails.size();
@@ -100,7 +110,7 @@ void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t b
   if (!r.completing()) return requeue_job(j, now, fx);
   // Back to the queue once its processes have ended (the end report clears completing).
   r.set_state(v1::PENDING);
-  r.set_reason("None");
+  r.set_reason(requeued_reason(r));
   r.set_restart_count(r.restart_count() + 1);
   r.clear_cancelled_by();
 }
@@ -109,7 +119,7 @@ void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
   if (is_started(r)) mail_event(j, kMailRequeue, now, fx);  // scontrol requeue mails for itself
   r.set_state(v1::PENDING);
-  r.set_reason("None");
+  r.set_reason(requeued_reason(r));
   r.set_completing(false);
   r.set_restart_count(r.restart_count() + 1);
   r.set_start_time(0);

@@ -927,6 +927,52 @@ TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
   }
 }
 
+// scontrol hold/release of a running job, as Slurm 22.05 did on the anchor
+// cluster: it keeps running, shown at priority 0 with reason JobHeldUser;
+// release brings its priority back; a requeue while held leaves it pending
+// held; a finished job is "Job has already finished".
+TEST(ControllerState, ARunningJobCanBeHeldAndComesBackHeldWhenRequeued) {
+  auto st = wide_job_and_one_behind(core::PassKind::kFull);  // job 1 runs
+  auto act = [&](v1::ControlAction a, int64_t job, int64_t now) {
+    v1::ControlRequest req;
+    req.set_action(a);
+    req.add_targets()->set_job_id(job);
+    req.mutable_targets(0)->set_text(std::to_string(job));
+    Effects fx;
+    auto r = st->control(user(1000, "alice"), req, now, fx);
+    EXPECT_EQ(r.size(), 1u);
+    return r.empty() || r[0].ok() ? std::string() : r[0].error();
+  };
+  const v1::JobRecord& r = st->jobs().at(1).rec;
+  ASSERT_EQ(r.state(), v1::RUNNING);
+  const int64_t running_priority = r.priority();
+  ASSERT_GT(running_priority, 0);
+  EXPECT_EQ(act(v1::RELEASE, 1, 1005), "") << "releasing a job not held is no error";
+  EXPECT_EQ(r.reason(), "None");
+  EXPECT_EQ(act(v1::HOLD, 1, 1006), "");
+  EXPECT_EQ(r.state(), v1::RUNNING);
+  EXPECT_EQ(r.reason(), "JobHeldUser");
+  EXPECT_EQ(r.priority(), 0);
+  EXPECT_EQ(act(v1::RELEASE, 1, 1007), "");
+  EXPECT_EQ(r.reason(), "None");
+  EXPECT_GT(r.priority(), 0);
+  EXPECT_EQ(act(v1::HOLD, 1, 1008), "");
+  EXPECT_EQ(act(v1::REQUEUE, 1, 1009), "");
+  EXPECT_EQ(r.state(), v1::PENDING);
+  EXPECT_EQ(r.hold(), v1::HOLD_USER);
+  EXPECT_EQ(r.reason(), "JobHeldUser");
+  Effects e;
+  st->schedule(core::PassKind::kFull, 1010, e);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::PENDING) << "held: not started again";
+  v1::CancelRequest cancel;
+  cancel.add_targets()->set_job_id(2);
+  Effects ce;
+  ASSERT_TRUE(st->cancel(user(1000, "alice"), cancel, 1011, ce)[0].ok());
+  ASSERT_EQ(st->jobs().at(2).rec.state(), v1::CANCELLED);
+  EXPECT_EQ(act(v1::HOLD, 2, 1012), "Job has already finished");
+  EXPECT_EQ(act(v1::RELEASE, 2, 1012), "Job has already finished");
+}
+
 // scontrol suspend/resume, as Slurm's: operators only, with Slurm's words;
 // a suspended job's processes get SIGSTOP on its nodes, its CPUs go to the
 // next job while its memory stays its own, its batch host stops counting
