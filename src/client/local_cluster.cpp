@@ -1,6 +1,7 @@
 // drover up / drover down: a controller and one agent per node of a
 // slurm.conf whose nodes all live on this host (the demo cluster by
-// default), GPUs emulated, state and logs in one directory:
+// default), GPUs emulated (or, with --detect-gpus, this host's own, found by
+// NVML or gres.conf's device files), state and logs in one directory:
 //   DIR/slurm.conf (+ gres.conf, qos.conf)   the effective configuration
 //   DIR/drover.key                           the cluster key (0600)
 //   DIR/auth.sock                            the local signer (an agent serves it; for TCP)
@@ -52,6 +53,7 @@ struct UpOptions {
   std::string source;  // slurm.conf to start from
   std::string dir = "/tmp/drover-demo";
   bool keep_jobs = false;
+  bool detect_gpus = false;  // --detect-gpus: the agents find this host's GPUs (NVML, gres.conf) instead of emulating
 };
 
 std::string self_exe() {
@@ -70,7 +72,7 @@ std::string demo_config() {
   return "";
 }
 
-constexpr const char* kUpUsage = "usage: drover up [--demo | --config PATH] [--state DIR]";
+constexpr const char* kUpUsage = "usage: drover up [--demo | --config PATH] [--state DIR] [--detect-gpus]";
 constexpr const char* kDownUsage = "usage: drover down [--state DIR] [--keep-jobs]";
 
 Result<UpOptions> parse_up(const Args& args, bool down) {
@@ -86,6 +88,8 @@ Result<UpOptions> parse_up(const Args& args, bool down) {
     };
     if (a == "--demo" && !down) {
       demo = true;
+    } else if (a == "--detect-gpus" && !down) {
+      o.detect_gpus = true;
     } else if (a == "--keep-jobs" && down) {
       o.keep_jobs = true;
     } else if (auto v = value("--config"); v && !down) {
@@ -199,7 +203,8 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
       << "StateSaveLocation=" << o.dir << "/state\n"
       << "SlurmdSpoolDir=" << spool_dir(o) << "/%n\n"
       << "AuthInfo=key=" << o.dir << "/drover.key,socket=" << o.dir << "/auth.sock\n"
-      << "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n"
+      << (o.detect_gpus ? "# Emulated nodes: CPUs and memory as declared here; GPUs detected on this host (--detect-gpus).\n"
+                        : "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n")
       << "SlurmdParameters=config_overrides\n"
       << "DisableRootJobs=NO\n"
       << "ReturnToService=2\n"
@@ -363,7 +368,9 @@ int up_main(const Args& args) {
     a.node = n.name;
     a.log = o->dir + "/logs/agent-" + n.name + ".log";
     a.log_from = log_size(a.log);
-    auto pid = spawn({exe, "agent", "--node", n.name, "--config", conf, "--fake-gpus=config"}, a.log);
+    std::vector<std::string> argv = {exe, "agent", "--node", n.name, "--config", conf};
+    if (!o->detect_gpus) argv.push_back("--fake-gpus=config");
+    auto pid = spawn(argv, a.log);
     if (!pid) return std::fprintf(stderr, "drover up: %s\n", pid.error().message.c_str()), 1;
     std::ofstream(apid) << *pid << "\n";
     a.pid = *pid;

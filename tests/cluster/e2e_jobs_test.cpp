@@ -851,6 +851,26 @@ TEST(Config, ScontrolReservationsHoldNodesForTheirJobs) {
   EXPECT_TRUE(c.wait_done(outside));  // cpu1 is everyone's again
 }
 
+// A shell command's exit status and output (stderr with stdout).
+std::pair<int, std::string> sh(const std::string& cmd) {
+  std::string out;
+  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  while (f && fgets(buf, sizeof buf, f)) out += buf;
+  int rc = f ? pclose(f) : -1;
+  return std::make_pair(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out);
+}
+
+// `drover down` when the test ends, however it ends.
+struct Down {
+  std::string cmd;
+  ~Down() { (void)std::system((cmd + " >/dev/null 2>&1").c_str()); }
+};
+
+std::string bin_dir() {
+  return std::string(std::getenv("DROVER_BINARY_DIR") ? std::getenv("DROVER_BINARY_DIR") : DROVER_BINARY_DIR) + "/bin";
+}
+
 // `drover up` run again on a running cluster whose source slurm.conf
 // changed rewrites DIR/slurm.conf and has the controller take it (as
 // scontrol reconfigure would), or says what needs a restart.
@@ -861,28 +881,15 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
   auto ctld = rpc::testing::reserve_tcp_port("127.0.0.1");
   auto agent = rpc::testing::reserve_tcp_port("127.0.0.1");
   ASSERT_TRUE(ctld && agent);
-  const std::string bin = std::string(std::getenv("DROVER_BINARY_DIR") ? std::getenv("DROVER_BINARY_DIR")
-                                                                         : DROVER_BINARY_DIR) + "/bin";
+  const std::string bin = bin_dir();
   const std::string source = dir + "/source.conf";
   const std::string base = "ClusterName=up" + std::to_string(*ctld) + "\nSlurmctldHost=localhost(127.0.0.1)\n"
                            "SlurmctldPort=" + std::to_string(*ctld) + "\n"
                            "NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=" + std::to_string(*agent) +
                            " CPUs=2 RealMemory=2000\nPartitionName=p Nodes=n1 Default=YES\n";
   std::ofstream(source) << base;
-  auto sh = [&](const std::string& cmd) {
-    std::string out;
-    FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-    char buf[4096];
-    while (f && fgets(buf, sizeof buf, f)) out += buf;
-    int rc = f ? pclose(f) : -1;
-    return std::make_pair(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out);
-  };
   const std::string up = bin + "/drover up --config " + source + " --state " + dir + "/c";
-  // The daemons stop however the test ends.
-  struct Down {
-    std::string cmd;
-    ~Down() { (void)std::system((cmd + " >/dev/null 2>&1").c_str()); }
-  } stop{bin + "/drover down --state " + dir + "/c"};
+  Down stop{bin + "/drover down --state " + dir + "/c"};
   auto first = sh(up);
   ASSERT_EQ(first.first, 0) << first.second;
   const std::string env = "DROVER_CONF=" + dir + "/c/slurm.conf ";
@@ -934,6 +941,50 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
       << agent_busy.second;
   EXPECT_EQ(sh(bin + "/drover down --state " + dir + "/c").second,
             "drover down: stopped the controller and 0 agents of " + dir + "/c\n");
+}
+
+// `drover up --detect-gpus`: the agents take this host's devices as gres.conf
+// names them instead of emulating what slurm.conf declares. Three character
+// devices every host has stand in for GPUs on n1: a job given one can open
+// it and not the two others (the devices cgroup or the v2 device filter); n2
+// names device files that do not exist and is left out with Slurm's reason.
+TEST(Config, DroverUpDetectGpusBindsJobsToThisHostsDevices) {
+  auto tmp = rpc::testing::TempDir::create("drover-up-gpus");
+  ASSERT_TRUE(tmp) << tmp.error().message;
+  const std::string dir = tmp->path();
+  auto ctld = rpc::testing::reserve_tcp_port("127.0.0.1");
+  auto a1 = rpc::testing::reserve_tcp_port("127.0.0.1");
+  auto a2 = rpc::testing::reserve_tcp_port("127.0.0.1");
+  ASSERT_TRUE(ctld && a1 && a2);
+  const std::string bin = bin_dir();
+  std::ofstream(dir + "/slurm.conf")
+      << "ClusterName=gpus" << *ctld << "\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << *ctld
+      << "\nGresTypes=gpu\n"
+      << "NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=" << *a1 << " CPUs=2 RealMemory=2000 Gres=gpu:3\n"
+      << "NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=" << *a2 << " CPUs=2 RealMemory=2000 Gres=gpu:2\n"
+      << "PartitionName=p Nodes=n1,n2 Default=YES\n";
+  std::ofstream(dir + "/gres.conf") << "NodeName=n1 Name=gpu File=/dev/null,/dev/zero,/dev/full\n"
+                                    << "NodeName=n2 Name=gpu File=" << dir << "/nvidia[0-1]\n";
+  Down stop{bin + "/drover down --state " + dir + "/c"};
+  auto up = sh(bin + "/drover up --detect-gpus --config " + dir + "/slurm.conf --state " + dir + "/c");
+  ASSERT_EQ(up.first, 0) << up.second;
+  const std::string env = "DROVER_CONF=" + dir + "/c/slurm.conf ";
+  EXPECT_EQ(sh(env + bin + "/sinfo -h -N -o '%N %G %t %E'").second,
+            "n1 gpu:3 idle none\nn2 gpu:2 inval gres/gpu count reported lower than configured (0 < 2)\n");
+  const std::string script = dir + "/probe.sh";
+  std::ofstream(script) << "#!/bin/bash\necho \"gpus=$SLURM_JOB_GPUS cvd=$CUDA_VISIBLE_DEVICES\"\n"
+                        << "for f in /dev/null /dev/zero /dev/full; do\n"
+                        << "  if ( : < $f ) 2>>" << dir << "/probe.err; then echo \"$f opens\"; else echo \"$f denied\"; fi\n"
+                        << "done\n";
+  auto sub = sh(env + bin + "/sbatch --parsable -w n1 --gres=gpu:1 -D " + dir + " -o " + dir + "/probe.out " + script);
+  ASSERT_EQ(sub.first, 0) << sub.second;
+  std::string out;
+  for (int i = 0; i < 200 && out.find("/dev/full") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(dir + "/probe.out");
+    out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  EXPECT_EQ(out, "gpus=0 cvd=0\n/dev/null opens\n/dev/zero denied\n/dev/full denied\n");
 }
 
 // Commands that connect at once, more of them than the controller has
