@@ -144,6 +144,8 @@ struct JobRequest {
   std::optional<std::string> mpi;          // srun --mpi
   std::optional<std::string> task_prolog;  // srun --task-prolog
   std::optional<std::string> task_epilog;  // srun --task-epilog
+  std::optional<std::string> srun_prolog;  // srun --prolog (over slurm.conf's SrunProlog; "none": no prolog)
+  std::optional<std::string> srun_epilog;  // srun --epilog (over SrunEpilog)
   bool external_launcher = false;          // srun --external-launcher
   std::optional<int64_t> jobid;            // srun --jobid: run inside this allocation
   bool overlap = false;                    // srun --overlap

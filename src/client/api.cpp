@@ -1,6 +1,7 @@
 #include "client/api.hpp"
 
 #include <chrono>
+#include <map>
 #include <optional>
 
 #include <sys/random.h>
@@ -114,6 +115,7 @@ struct ControllerConf {
   Endpoint ep;               // all but wire_path
   std::string wire, socket;  // the local sockets under StateSaveLocation
   std::string name;          // SlurmctldHost's name (without its "(addr)")
+  std::map<std::string, std::string> keys;  // the keys commands act on themselves (command_conf_value)
 };
 
 Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
@@ -137,14 +139,17 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   c.name = entry.substr(0, entry.find('('));
   ep.target = cfg->controller_host() + ":" + std::to_string(cfg->slurmctld_port);
   ep.retry_s = static_cast<int>(cfg->message_timeout);
+  for (const char* k : {"SrunProlog", "SrunEpilog"}) c.keys[k] = cfg->passive_text(k);
   return c;
 }
 
 }  // namespace
 
-Result<Endpoint> find_controller(const std::string& config_flag) {
-  // A command may ask more than once (drover-cli to choose its transport, then
-  // the command itself): slurm.conf is read once per process and config flag.
+namespace {
+
+// A command may ask more than once (drover-cli to choose its transport, then
+// the command itself): slurm.conf is read once per process and config flag.
+Result<const ControllerConf*> cached_conf(const std::string& config_flag) {
   static std::string last_flag;
   static std::optional<ControllerConf> last;
   if (!last || last_flag != config_flag) {
@@ -153,6 +158,22 @@ Result<Endpoint> find_controller(const std::string& config_flag) {
     last_flag = config_flag;
     last = std::move(*c);
   }
+  return &*last;
+}
+
+}  // namespace
+
+std::string command_conf_value(const std::string& config_flag, const std::string& key) {
+  auto c = cached_conf(config_flag);
+  if (!c) return "";
+  auto it = (*c)->keys.find(key);
+  return it == (*c)->keys.end() ? "" : it->second;
+}
+
+Result<Endpoint> find_controller(const std::string& config_flag) {
+  auto conf = cached_conf(config_flag);
+  if (!conf) return conf.error();
+  const ControllerConf* last = *conf;
   Endpoint ep = last->ep;
   // The controller's host uses the local socket (also when the controller is
   // down: the call then says it cannot be contacted there). SlurmctldHost's

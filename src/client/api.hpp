@@ -69,6 +69,11 @@ bool has_remote_transport();
 // Reads the configuration (only the keys the commands need) and picks the target.
 Result<Endpoint> find_controller(const std::string& config_flag);
 
+// A slurm.conf key that a command acts on itself (srun's SrunProlog), from the
+// same reading as find_controller's: its text, trimmed, "" when unset or when
+// slurm.conf cannot be read (find_controller reports that).
+std::string command_conf_value(const std::string& config_flag, const std::string& key);
+
 class ControllerApi {
  public:
   // Errors: no transport for the endpoint (a remote controller without gRPC), or the transport's.

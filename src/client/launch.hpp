@@ -23,6 +23,7 @@ struct StepOutput {
   bool pty = false;
   int pty_rows = 0, pty_cols = 0;
   bool quit_on_interrupt = false;  // --quit-on-interrupt: the first Ctrl-C ends the step (no status)
+  int64_t* created_step = nullptr;  // when set, receives the step's id once it is created
 };
 
 // Creates the step (waiting while other steps hold what it needs), forwards

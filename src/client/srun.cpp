@@ -2,6 +2,7 @@
 // there; outside it first obtains an allocation (as salloc does), runs the
 // step and gives the allocation back. salloc runs a command (default: the
 // user's shell) with the allocation's environment and releases it on exit.
+#include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -17,6 +18,7 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -398,6 +400,84 @@ std::vector<std::string> allocation_env(const v1::JobRecord& rec, const std::str
   return env;
 }
 
+namespace {
+
+// srun --prolog/--epilog, else slurm.conf's SrunProlog/SrunEpilog; "" for none.
+std::string srun_script(const std::optional<std::string>& option, const Invocation& inv, const char* key) {
+  std::string v = option ? std::string(trim(*option)) : command_conf_value(inv.config_flag, key);
+  return iequals(v, "none") ? "" : v;
+}
+
+// Runs an srun prolog or epilog as srun(1) does, on this host as the user:
+// the step's command and arguments as its arguments, srun's environment with
+// the job's variables and SLURM_SCRIPT_CONTEXT (prolog_srun, epilog_srun);
+// stdout and stderr are srun's. A program that cannot be run is said and
+// skipped (0), as Slurm's srun skips it. Its exit status, 128+N for signal N.
+int run_srun_script(const std::string& path, const std::string& context, const std::vector<std::string>& step_argv,
+                    const std::vector<std::string>& job_env) {
+  if (access(path.c_str(), R_OK | X_OK) != 0) {
+    std::fprintf(stderr, "srun: Access denied for %s: %s\n", path.c_str(), std::strerror(errno));
+    return 0;
+  }
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& kv : job_env) {
+    auto eq = kv.find('=');
+    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  env["SLURM_SCRIPT_CONTEXT"] = context;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    std::vector<std::string> args = {path};
+    args.insert(args.end(), step_argv.begin(), step_argv.end());
+    std::vector<std::string> flat;
+    for (const auto& [k, v] : env) flat.push_back(k + "=" + v);
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& kv : flat) envp.push_back(kv.data());
+    envp.push_back(nullptr);
+    execve(path.c_str(), argv.data(), envp.data());
+    std::fprintf(stderr, "srun: error: %s: %s\n", path.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  if (pid < 0) {
+    std::fprintf(stderr, "srun: error: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+    return 1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The job's variables an srun prolog/epilog sees (Slurm's srun gives it the
+// allocation's, the user's and, for the epilog, the step's).
+std::vector<std::string> srun_script_env(ControllerApi& api, const Allocation* a, int64_t job_id) {
+  v1::JobRecord rec;
+  if (a) {
+    rec = a->rec;
+  } else if (auto r = api.get_jobs({job_id}, false); r && r->jobs_size() > 0) {
+    rec = r->jobs(0);
+  } else {
+    return {"SLURM_JOB_ID=" + std::to_string(job_id), "SLURM_JOBID=" + std::to_string(job_id)};
+  }
+  std::vector<std::string> env = allocation_env(rec, api.endpoint().cluster, api.endpoint().conf_path);
+  env.push_back("SLURM_JOB_USER=" + rec.user());
+  env.push_back("SLURM_JOB_UID=" + std::to_string(rec.uid()));
+  return env;
+}
+
+}  // namespace
+
 int srun_main(const Args& args) {
   Invocation inv = invocation("srun", args);
   Parsed p = parse(cli::SubmitCommand::kSrun, inv);
@@ -446,14 +526,42 @@ int srun_main(const Args& args) {
       out.unbuffered = true;
     }
   }
+  // srun --prolog/--epilog (SrunProlog/SrunEpilog) run here around the step.
+  // Drover's difference: the prolog runs before the step is created (the
+  // controller launches a step's tasks as it creates it), so it has the
+  // job's variables but no SLURM_STEP_ID, and a failing prolog runs nothing.
+  const std::string prolog = srun_script(req.srun_prolog, inv, "SrunProlog");
+  const std::string epilog = srun_script(req.srun_epilog, inv, "SrunEpilog");
+  int64_t step_id = -1;
+  out.created_step = &step_id;
+  auto run = [&](int64_t job_id, const Allocation* a) {
+    std::vector<std::string> job_env;
+    if (!prolog.empty() || !epilog.empty()) job_env = srun_script_env(*api, a, job_id);
+    if (!prolog.empty()) {
+      if (int prc = run_srun_script(prolog, "prolog_srun", req.argv, job_env); prc != 0) {
+        std::fprintf(stderr, "srun: error: srun prolog failed rc = %d. Aborting step.\n", prc);
+        return 1;
+      }
+    }
+    int rc = run_step("srun", *api, step(job_id), out);
+    if (!epilog.empty()) {
+      if (step_id >= 0) {
+        job_env.push_back("SLURM_STEP_ID=" + std::to_string(step_id));
+        job_env.push_back("SLURM_STEPID=" + std::to_string(step_id));
+      }
+      if (int erc = run_srun_script(epilog, "epilog_srun", req.argv, job_env); erc != 0) {
+        std::fprintf(stderr, "srun: error: srun epilog failed status=%d\n", erc);
+      }
+    }
+    return rc;
+  };
   if (req.jobid) {
     out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
-
-    return run_step("srun", *api, step(*req.jobid), out);
+    return run(*req.jobid, nullptr);
   }
   Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
-  int rc = run_step("srun", *api, step(a.job_id), out);
+  int rc = run(a.job_id, &a);
   release("srun", *api, a.job_id, rc, 0);
   return rc;
 }

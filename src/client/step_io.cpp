@@ -622,6 +622,7 @@ int StepIo::run(v1::CreateStepRequest req) {
   trace("step created");
   job_ = rec_.job_id();
   step_ = rec_.step_id();
+  if (out_.created_step) *out_.created_step = step_;
   for (int n = rec_.ntasks() - 1; n >= 10; n /= 10) ++label_width_;
   // With --pty only task 0's terminal comes back (stdout and stderr are one).
   expected_out_ = !to_srun ? 0 : out_.pty ? 1 : rec_.ntasks() * (req.stderr_pattern().empty() ? 2 : 1);

@@ -102,7 +102,7 @@ void weights(const Facts& f, Diagnostics& out) {
 // The site scripts Drover does not run are accepted: what a site counts on
 // them for silently does not happen, so say so once.
 void scripts_not_run(const Facts& f, Diagnostics& out) {
-  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld", "SrunProlog", "SrunEpilog"};
+  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld"};
   std::vector<std::string> set;
   SourceLoc first{f.cfg.slurm_conf_path, 0, 0};
   for (const char* k : kScripts) {
@@ -116,9 +116,9 @@ void scripts_not_run(const Facts& f, Diagnostics& out) {
   if (set.empty()) return;
   out.add(Severity::kWarning, "scripts-not-run", first, set.front().substr(0, set.front().find('=')),
           join(set, ", ") + (set.size() == 1 ? " is" : " are") +
-              " set, but of the site scripts Drover runs only Prolog, Epilog, TaskProlog, TaskEpilog and "
-              "HealthCheckProgram: what these do here (work on the controller or srun's host at a job's or a "
-              "step's start or end) does not happen",
+              " set, but of the site scripts Drover runs only Prolog, Epilog, TaskProlog, TaskEpilog, "
+              "SrunProlog, SrunEpilog and HealthCheckProgram: what these do here (work on the controller at a "
+              "job's start or end) does not happen",
           "do that work another way (in Prolog/Epilog on the nodes, or in the jobs' own scripts), and remove the "
           "keys");
 }

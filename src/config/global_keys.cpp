@@ -42,7 +42,7 @@ const char* const kPassiveGlobals[] = {
       "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
       "SlurmctldPrimaryOnProg", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug", "SlurmdLogFile",
       "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdUser",
-      "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunEpilog", "SrunPortRange", "SrunProlog",
+      "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunPortRange",
       "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
       "SwitchParameters", "SwitchType", "TaskPluginParam",
       "TCPTimeout", "TmpFS", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
@@ -58,11 +58,20 @@ PassiveKey auth_info() {
                     "authd`; default /run/drover/auth.sock)"};
 }
 
+// SrunProlog/SrunEpilog: kept as written; srun reads them.
+std::vector<PassiveKey> srun_scripts() {
+  return {PassiveKey{"SrunProlog", {},
+                     "srun: the program it runs on its own host before a step (srun --prolog overrides; docs/cluster.md "
+                     "\"srun's prolog and epilog\")"},
+          PassiveKey{"SrunEpilog", {}, "srun: the program it runs on its own host after a step (srun --epilog overrides)"}};
+}
+
 // Slurm keys the configuration model keeps as written for the daemons, which
 // act on them (docs/cluster.md): not reported as having no effect.
 std::vector<PassiveKey> passive_globals() {
   std::vector<PassiveKey> out = passive_keys(kPassiveGlobals);
   out.push_back(auth_info());
+  for (auto& k : srun_scripts()) out.push_back(std::move(k));
   const std::pair<const char*, const char*> daemons[] = {
       {"AccountingStorageEnforce", "the controller: `associations` (or limits, qos, safe, wckeys, all) admits only "
                                    "jobs of users with an association (sacctmgr add user), on one of their accounts; "
@@ -347,7 +356,11 @@ const KeyTable<ClusterConfig>& command_keys() {
   static const KeyTable<ClusterConfig>& table = *new KeyTable<ClusterConfig>(
       "slurm.conf (commands)",
       key_defs<C>(cluster_name(), slurmctld_host(), slurmctld_port(), state_save_location(), message_timeout()),
-      {auth_info()});
+      [] {
+        std::vector<PassiveKey> keys = {auth_info()};
+        for (auto& k : srun_scripts()) keys.push_back(std::move(k));
+        return keys;
+      }());
   return table;
 }
 

@@ -236,10 +236,12 @@ TEST(CommandKeys, AreTheGlobalKeysOfTheSameNames) {
     EXPECT_EQ(k.doc, g->doc) << k.name;
     EXPECT_EQ(k.repeatable, g->repeatable) << k.name;
   }
-  ASSERT_EQ(cmd.passive().size(), 1u);
-  const auto* auth = global_keys().find_passive("AuthInfo");
-  ASSERT_NE(auth, nullptr);
-  EXPECT_EQ(cmd.passive()[0].daemons, auth->daemons);
+  ASSERT_EQ(cmd.passive().size(), 3u);  // AuthInfo, SrunProlog, SrunEpilog
+  for (const auto& k : cmd.passive()) {
+    const auto* g = global_keys().find_passive(k.name);
+    ASSERT_NE(g, nullptr) << k.name;
+    EXPECT_EQ(k.daemons, g->daemons) << k.name;
+  }
 }
 
 TEST(ConfigReference, ListsEveryTable) {

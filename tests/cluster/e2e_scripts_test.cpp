@@ -216,6 +216,62 @@ TEST(TaskScripts, TaskPrologAndEpilogRunAsTheUserAroundEachTask) {
   std::filesystem::remove_all(dir);
 }
 
+// SrunProlog/SrunEpilog and srun's --prolog/--epilog, as Slurm 22.05's srun
+// ran them on the anchor cluster: on srun's host, as the user, the step's
+// command as arguments, srun's environment with the job's variables and
+// SLURM_SCRIPT_CONTEXT; a failed epilog is reported and leaves srun's exit
+// status; a program that cannot be run is skipped with "Access denied".
+// Drover's difference: a failed prolog runs no step (exit 1).
+TEST(SrunScripts, SrunPrologAndEpilogRunOnSrunsHostAroundTheStep) {
+  char tmpl[] = "/tmp/drover-srun-scripts-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  auto write = [&](const std::string& name, const std::string& body) {
+    std::ofstream(dir + "/" + name) << "#!/bin/sh\n" << body;
+    chmod((dir + "/" + name).c_str(), 0755);
+  };
+  write("prolog.sh", "echo \"prolog $SLURM_SCRIPT_CONTEXT job=$SLURM_JOB_ID nodes=$SLURM_NODELIST "
+                     "step=${SLURM_STEP_ID:-none} args=$*\" >> " + dir + "/log\nexit ${PROLOG_RC:-0}\n");
+  write("epilog.sh", "echo \"epilog $SLURM_SCRIPT_CONTEXT job=$SLURM_JOB_ID step=$SLURM_STEP_ID args=$*\" >> " +
+                         dir + "/log\necho 'epilog says' >&2\nexit ${EPILOG_RC:-0}\n");
+  write("other.sh", "echo \"other $SLURM_SCRIPT_CONTEXT\" >> " + dir + "/log\n");
+  ClusterDef def = small_cluster();
+  def.extra = {"SrunProlog=" + dir + "/prolog.sh", "SrunEpilog=" + dir + "/epilog.sh"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto ok = c.run("srun", {"-p", "compute", "-w", "cpu1", "echo", "hi", "there"});
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_EQ(ok.out, "hi there\n");
+  EXPECT_EQ(ok.err, "epilog says\n");
+  const std::vector<std::string> log = lines_of(read_file(dir + "/log"));
+  ASSERT_EQ(log.size(), 2u) << read_file(dir + "/log");
+  const std::string job = log[0].substr(log[0].find("job=") + 4, log[0].find(' ', log[0].find("job=")) - log[0].find("job=") - 4);
+  EXPECT_EQ(log[0], "prolog prolog_srun job=" + job + " nodes=cpu1 step=none args=echo hi there");
+  EXPECT_EQ(log[1], "epilog epilog_srun job=" + job + " step=0 args=echo hi there");
+  std::filesystem::remove(dir + "/log");
+
+  // --prolog/--epilog win over slurm.conf's; "none" runs none.
+  auto own = c.run("srun", {"-p", "compute", "--prolog=" + dir + "/other.sh", "--epilog=none", "true"});
+  EXPECT_EQ(own.rc, 0) << own.err;
+  EXPECT_EQ(read_file(dir + "/log"), "other prolog_srun\n");
+  std::filesystem::remove(dir + "/log");
+
+  // A failed epilog is reported; srun's exit status stays the step's.
+  auto epi = c.run_program("/bin/sh", {"-c", "EPILOG_RC=4 " + c.bin() + "/srun -p compute sh -c 'exit 2'"});
+  EXPECT_EQ(epi.rc, 2) << epi.err;
+  EXPECT_NE(epi.err.find("srun: error: srun epilog failed status=4\n"), std::string::npos) << epi.err;
+  // A failed prolog: no step runs.
+  auto pro = c.run_program("/bin/sh", {"-c", "PROLOG_RC=3 " + c.bin() + "/srun -p compute echo ran"});
+  EXPECT_EQ(pro.rc, 1) << pro.err;
+  EXPECT_EQ(pro.out, "");
+  EXPECT_NE(pro.err.find("srun: error: srun prolog failed rc = 3. Aborting step.\n"), std::string::npos) << pro.err;
+  // A program that is not there is skipped.
+  auto gone = c.run("srun", {"-p", "compute", "--prolog=" + dir + "/nonexistent", "--epilog=none", "echo", "ran"});
+  EXPECT_EQ(gone.rc, 0) << gone.err;
+  EXPECT_EQ(gone.out, "ran\n");
+  EXPECT_EQ(gone.err, "srun: Access denied for " + dir + "/nonexistent: No such file or directory\n");
+  std::filesystem::remove_all(dir);
+}
+
 // PrologFlags=Alloc: the Prolog runs on every node of a job as it starts,
 // and the batch script only once each has ended (squeue's reason "Prolog"
 // meanwhile), as Slurm 22.05 did on the anchor cluster.
