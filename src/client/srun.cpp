@@ -314,6 +314,12 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
     auto r = api.get_jobs({a.job_id}, false);
     if (r && r->jobs_size() > 0) {
       const v1::JobRecord& rec = r->jobs(0);
+      if (rec.state() == v1::RUNNING && rec.configuring() && !g_interrupted) {
+        // Its PrologSlurmctld is running: granted once that has ended.
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        delay_ms = std::min(delay_ms * 2, 200);
+        continue;
+      }
       if (rec.state() == v1::RUNNING) {
         if (said && !quiet) {
           std::fprintf(stderr, "%s: job %lld has been allocated resources\n", program.c_str(), static_cast<long long>(a.job_id));

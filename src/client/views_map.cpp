@@ -31,7 +31,11 @@ cli::JobState cli_job_state(v1::JobState state, bool completing) {
 
 namespace {
 
-cli::JobState job_state(const v1::JobRecord& r) { return cli_job_state(r.state(), r.completing()); }
+// squeue and scontrol: CONFIGURING while a running job's PrologSlurmctld runs (Slurm's CF).
+cli::JobState job_state(const v1::JobRecord& r) {
+  if (r.configuring() && r.state() == v1::RUNNING && !r.completing()) return cli::JobState::kConfiguring;
+  return cli_job_state(r.state(), r.completing());
+}
 
 std::string group_name(uint32_t gid) {
   static std::map<uint32_t, std::string> cache;

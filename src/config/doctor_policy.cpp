@@ -99,30 +99,6 @@ void weights(const Facts& f, Diagnostics& out) {
   }
 }
 
-// The site scripts Drover does not run are accepted: what a site counts on
-// them for silently does not happen, so say so once.
-void scripts_not_run(const Facts& f, Diagnostics& out) {
-  static const char* const kScripts[] = {"PrologSlurmctld", "EpilogSlurmctld"};
-  std::vector<std::string> set;
-  SourceLoc first{f.cfg.slurm_conf_path, 0, 0};
-  for (const char* k : kScripts) {
-    const std::string* v = f.cfg.passive(k);
-    if (!v || v->empty()) continue;
-    if (set.empty()) {
-      if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) first = it->second;
-    }
-    set.push_back(std::string(k) + "=" + *v);
-  }
-  if (set.empty()) return;
-  out.add(Severity::kWarning, "scripts-not-run", first, set.front().substr(0, set.front().find('=')),
-          join(set, ", ") + (set.size() == 1 ? " is" : " are") +
-              " set, but of the site scripts Drover runs only Prolog, Epilog, TaskProlog, TaskEpilog, "
-              "SrunProlog, SrunEpilog and HealthCheckProgram: what these do here (work on the controller at a "
-              "job's start or end) does not happen",
-          "do that work another way (in Prolog/Epilog on the nodes, or in the jobs' own scripts), and remove the "
-          "keys");
-}
-
 // Prolog= and Epilog= name programs every node runs as root around each
 // job; one that cannot run fails every job's Prolog (each node it lands on
 // drains, the job is requeued held) or Epilog (the node drains); a
@@ -192,7 +168,6 @@ void check_policy(const Facts& f, Diagnostics& out) {
   backfill(f, out);
   priority_type(f, out);
   weights(f, out);
-  scripts_not_run(f, out);
   job_scripts_present(f, out);
   health_check_states(f, out);
 }

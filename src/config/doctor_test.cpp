@@ -235,19 +235,6 @@ const std::vector<Case>& policy_cases() {
        },
        {{W, "backfill-off", "slurm.conf:4", {"sched/builtin", "small jobs queue long", "SchedulerType=sched/backfill"},
          {}}}},
-      {"scripts drover does not run",
-       [](ConfigBuilder& b) {
-         b.cfg.passive_values["PrologSlurmctld"] = "/etc/slurm/ctld_prolog.sh";
-         b.cfg.passive_locs["PrologSlurmctld"] = at("slurm.conf", 7);
-         b.cfg.passive_values["EpilogSlurmctld"] = "/etc/slurm/ctld_epilog.sh";
-         b.cfg.passive_locs["EpilogSlurmctld"] = at("slurm.conf", 8);
-         b.cfg.passive_values["SrunEpilog"] = "/etc/slurm/srun_epilog.sh";  // srun runs it: not named
-         b.cfg.passive_locs["SrunEpilog"] = at("slurm.conf", 9);
-       },
-       {{W, "scripts-not-run", "slurm.conf:7",
-         {"PrologSlurmctld=/etc/slurm/ctld_prolog.sh, EpilogSlurmctld=/etc/slurm/ctld_epilog.sh are set",
-          "runs only Prolog, Epilog, TaskProlog, TaskEpilog, SrunProlog, SrunEpilog and HealthCheckProgram"},
-         {}}}},
       {"task prolog that cannot run, task epilog not an absolute path",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["TaskProlog"] = "/nonexistent/task_prolog.sh";

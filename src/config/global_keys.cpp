@@ -21,7 +21,7 @@ const char* const kPassiveGlobals[] = {
       "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
       "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags", "DefCpuPerGPU", "DependencyParameters",
-      "EioTimeout", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
+      "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
       "InactiveLimit", "InteractiveStepOptions",
@@ -34,7 +34,6 @@ const char* const kPassiveGlobals[] = {
       "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
-      "PrologSlurmctld",
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
       "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
@@ -97,6 +96,12 @@ std::vector<PassiveKey> passive_globals() {
       {"PrologFlags", "the controller: Alloc (or Contain, which implies it) runs the Prolog on every node of a job "
                       "as it starts, in parallel, and launches the batch script once each has ended (squeue's "
                       "reason meanwhile: Prolog); the other flags have no effect"},
+      {"EpilogSlurmctld", "the controller: run on its host as its user when a job that ran ends, with the job's "
+                          "variables (SLURM_SCRIPT_CONTEXT=epilog_slurmctld, SLURM_JOB_EXIT_CODE, ...); changes nothing"},
+      {"PrologSlurmctld", "the controller: run on its host as its user as a job starts, with the job's variables "
+                          "(SLURM_SCRIPT_CONTEXT=prolog_slurmctld); the job is CONFIGURING (CF) and its batch script "
+                          "or first step waits until it ends; one that fails requeues the job held (a batch job that "
+                          "may be requeued) or cancels it"},
       {"PrologEpilogTimeout", "the agents: seconds a Prolog or Epilog may run before it is killed and counts as "
                               "failed (default: as long as it runs)"},
       {"ProctrackType", "the agents: with a TaskPlugin without task/cgroup, anything but proctrack/cgroup makes no "

@@ -120,6 +120,13 @@ Status Controller::open(const ControllerOptions& opts) {
   store_ = std::move(*opened);
   if (auto st = recover(); !st) return st;
   mailer_ = std::make_unique<Mailer>([](const std::string& line) { log_line(line); });
+  scripts_ = std::make_unique<CtldScripts>([this](const CtldScript& s, const ScriptRun& run) {
+    post([this, s, run] {
+      Effects fx;
+      state_->ctld_script_done(s, run, now(), fx);
+      commit(std::move(fx), [](const Status&) {});
+    });
+  });
   agents_ = std::make_unique<AgentLink>(
       state_->config(), s.key_path,
       [this](int64_t job, int64_t step, const std::string& node, int32_t restarts, std::optional<v1::LaunchReply> reply,
@@ -315,8 +322,12 @@ Caller Controller::caller_for(uint32_t uid, uint32_t gid) const {
 void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
   if (fx.reschedule) need_schedule_ = true;
   // Mail goes once what it tells of is durable, with the batch's commands.
-  auto send_mail = [this, prog = state_->settings().mail_prog, mails = std::move(fx.mails)]() mutable {
+  auto send_mail = [this, prog = state_->settings().mail_prog, mails = std::move(fx.mails),
+                    scripts = std::move(fx.scripts)]() mutable {
     if (!mails.empty() && mailer_) mailer_->send(prog, std::move(mails));
+    for (auto& s : scripts) {
+      if (scripts_) scripts_->start(std::move(s));
+    }
   };
   if (fx.batch.empty()) {
     done(Status{});
@@ -451,6 +462,7 @@ int Controller::shutdown(bool controller_only, const std::string& by) {
 }
 
 void Controller::stop() {
+  scripts_.reset();  // no PrologSlurmctld result is handed to a stopping loop
   if (wire_) wire_->stop();
   if (server_) server_->shutdown(std::chrono::milliseconds(1000));
   loop_.stop();

@@ -92,6 +92,7 @@ class Controller {
   std::unique_ptr<AgentLink> agents_;
   std::unique_ptr<WireServer> wire_;
   std::unique_ptr<Mailer> mailer_;
+  std::unique_ptr<CtldScripts> scripts_;  // PrologSlurmctld/EpilogSlurmctld runs
   EventLoop loop_;
   bool need_schedule_ = false;
   // Batches committed by the current loop batch's tasks, submitted together after it.

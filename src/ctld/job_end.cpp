@@ -49,6 +49,7 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   j.awaiting_node = false;
   put_job(j, fx);
   mail_event(j, kMailEnd, now, fx);
+  if (was_running && !settings_.epilog_slurmctld.empty()) fx.scripts.push_back(ctld_script(j, false));
   counters_.completed += 1;
   if (r.state() == v1::COMPLETED) {
     counters_.completed_ok += 1;

@@ -201,7 +201,12 @@ void ControllerState::prolog_failed(Job& j, const std::string& node, const std::
     end_job_steps(j, now, fx);
     requeue_job(j, now, fx);
   }
-  r.set_state_desc("launch failed requeued held: Prolog error on node " + node);
+  requeued_held(j, "Prolog error on node " + node, fx);
+}
+
+void ControllerState::requeued_held(Job& j, const std::string& why, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  r.set_state_desc("launch failed requeued held: " + why);
   if (!settings_.nohold_on_prolog_fail) {
     r.set_hold(v1::HOLD_USER);
     r.set_held_reason("launch failed requeued held");
@@ -256,6 +261,72 @@ void ControllerState::prolog_result(int64_t job_id, int32_t restart_count, const
   if (!j->prologs_pending.empty()) return;
   if (j->rec.desc().batch() && !j->rec.launched()) return launch_batch(*j, fx);
   j->rec.set_reason("None");
+}
+
+CtldScript ControllerState::ctld_script(const Job& j, bool prolog) const {
+  CtldScript s;
+  s.job_id = j.rec.job_id();
+  s.restart_count = j.rec.restart_count();
+  s.prolog = prolog;
+  s.program = prolog ? settings_.prolog_slurmctld : settings_.epilog_slurmctld;
+  // The nodes' Prolog's variables (of the job's first node), in the controller's context.
+  s.env = script_env(j, j.alloc.nodes.empty() ? core::NodeTake{} : j.alloc.nodes.front(), !prolog);
+  for (auto& e : s.env) {
+    if (e.rfind("SLURM_SCRIPT_CONTEXT=", 0) == 0) e = prolog ? "SLURM_SCRIPT_CONTEXT=prolog_slurmctld"
+                                                               : "SLURM_SCRIPT_CONTEXT=epilog_slurmctld";
+  }
+  s.env.erase(std::remove_if(s.env.begin(), s.env.end(),
+                             [](const std::string& e) { return e.rfind("SLURMD_NODENAME=", 0) == 0; }),
+              s.env.end());
+  return s;
+}
+
+void ControllerState::resume_configuring(Effects& fx) {
+  const std::vector<core::JobId> ids(active_.begin(), active_.end());  // put_job changes active_
+  for (core::JobId id : ids) {
+    Job& j = jobs_.at(id);
+    if (!is_started(j.rec) || !j.rec.configuring()) continue;
+    if (!settings_.prolog_slurmctld.empty()) {
+      log_line("job " + std::to_string(id) + ": its PrologSlurmctld ended with the controller's last run; running it again");
+      fx.scripts.push_back(ctld_script(j, true));
+      continue;
+    }
+    j.rec.set_configuring(false);
+    put_job(j, fx);
+    configured(j, fx);
+  }
+}
+
+void ControllerState::ctld_script_done(const CtldScript& s, const ScriptRun& run, int64_t now, Effects& fx) {
+  const std::string what = s.prolog ? "PrologSlurmctld" : "EpilogSlurmctld";
+  if (!run.ok()) {
+    log_line(what + " " + s.program + " of job " + std::to_string(s.job_id) + " failed: " + run.describe() +
+             run.output_suffix(200));
+  }
+  if (!s.prolog) return;  // an EpilogSlurmctld changes nothing
+  Job* j = find_job(s.job_id);
+  if (!j || j->rec.restart_count() != s.restart_count || !is_started(j->rec) || !j->rec.configuring()) return;
+  v1::JobRecord& r = j->rec;
+  r.set_configuring(false);
+  if (run.ok()) {
+    put_job(*j, fx);
+    return configured(*j, fx);
+  }
+  // Slurm's rule: requeued where possible (a batch job that may be), else
+  // ended. The requeued job is held, as after a node's Prolog failure
+  // (unless nohold_on_prolog_fail), so that a prolog that always fails does
+  // not start it again and again. Nothing of it ran yet.
+  const std::string why = "PrologSlurmctld failed (" + run.describe() + ")";
+  if (!r.desc().batch() || !r.requeue()) {
+    end_running(*j, v1::CANCELLED, why, 0, now, fx);
+    put_job(*j, fx);
+    return;
+  }
+  r.set_state(v1::CANCELLED);
+  r.set_end_time(now);
+  end_job_steps(*j, now, fx);
+  requeue_job(*j, now, fx);
+  requeued_held(*j, why, fx);
 }
 
 }  // namespace drover::ctld

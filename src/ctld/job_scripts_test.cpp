@@ -286,6 +286,83 @@ TEST(JobScripts, PrologFlagsAllocRunsEveryNodesPrologBeforeTheBatchScript) {
   EXPECT_TRUE(commands(late, AgentCommand::kLaunch).empty()) << "the old run's answer launches nothing";
 }
 
+// PrologSlurmctld: the controller runs it as a job starts (CONFIGURING
+// meanwhile, no launch, a step waits); the batch script is launched once it
+// ends well; one that fails requeues the job held. EpilogSlurmctld runs as
+// the job ends. A restarted controller runs a CONFIGURING job's prolog again.
+TEST(JobScripts, PrologSlurmctldRunsBeforeTheLaunchAndEpilogSlurmctldAtTheEnd) {
+  const std::string conf = "PrologSlurmctld=/etc/drover/ctld_prolog.sh\nEpilogSlurmctld=/etc/drover/ctld_epilog.sh\n";
+  auto st = make_state(conf);
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->submit(kAlice, job(), false, 1000, fx));
+  Effects start;
+  st->schedule(core::PassKind::kQuick, 1000, start);
+  const v1::JobRecord& r = st->jobs().at(1).rec;
+  ASSERT_EQ(r.state(), v1::RUNNING);
+  EXPECT_TRUE(r.configuring());
+  EXPECT_TRUE(commands(start, AgentCommand::kLaunch).empty()) << "nothing launched while it runs";
+  ASSERT_EQ(start.scripts.size(), 1u);
+  const CtldScript prolog = start.scripts[0];
+  EXPECT_TRUE(prolog.prolog);
+  EXPECT_EQ(prolog.program, "/etc/drover/ctld_prolog.sh");
+  EXPECT_NE(std::find(prolog.env.begin(), prolog.env.end(), "SLURM_SCRIPT_CONTEXT=prolog_slurmctld"), prolog.env.end());
+  EXPECT_NE(std::find(prolog.env.begin(), prolog.env.end(), "SLURM_JOB_ID=1"), prolog.env.end());
+  EXPECT_NE(std::find(prolog.env.begin(), prolog.env.end(), "SLURM_JOB_USER=alice"), prolog.env.end());
+  v1::CreateStepRequest step;
+  step.set_job_id(1);
+  step.set_ntasks(1);
+  Effects se;
+  auto busy = st->create_step(kAlice, step, 1000, se);
+  ASSERT_TRUE(busy);
+  EXPECT_EQ(busy->busy(), "the job's PrologSlurmctld is still running");
+
+  // A restarted controller runs it again.
+  std::vector<std::pair<int64_t, std::string>> jobs;
+  for (const auto& [id, j] : st->jobs()) jobs.emplace_back(id, j.rec.SerializeAsString());
+  auto after = make_state(conf);
+  ASSERT_TRUE(after->recover(jobs, {}, 2, 1001));
+  Effects hk;
+  after->housekeeping(1001, hk);
+  ASSERT_EQ(hk.scripts.size(), 1u);
+  EXPECT_TRUE(hk.scripts[0].prolog);
+
+  ScriptRun ok;
+  ok.started = true;
+  Effects done;
+  st->ctld_script_done(prolog, ok, 1002, done);
+  EXPECT_FALSE(r.configuring());
+  auto launch = commands(done, AgentCommand::kLaunch);
+  ASSERT_EQ(launch.size(), 1u);
+  EXPECT_FALSE(launch[0]->launch.script().empty());
+  Effects again;
+  st->ctld_script_done(prolog, ok, 1003, again);
+  EXPECT_TRUE(again.commands.empty()) << "a repeated answer launches nothing more";
+  Effects end;
+  ASSERT_TRUE(st->node_report(ended(r.batch_host(), 1, 3), false, 1004, end));
+  ASSERT_EQ(end.scripts.size(), 1u);
+  EXPECT_FALSE(end.scripts[0].prolog);
+  EXPECT_NE(std::find(end.scripts[0].env.begin(), end.scripts[0].env.end(), "SLURM_JOB_EXIT_CODE2=3:0"),
+            end.scripts[0].env.end());
+
+  // A prolog that fails: the job goes back to the queue held.
+  ASSERT_TRUE(st->submit(kAlice, job(), false, 1010, fx));
+  Effects second;
+  st->schedule(core::PassKind::kQuick, 1010, second);
+  ASSERT_EQ(second.scripts.size(), 1u);
+  ScriptRun failed;
+  failed.started = true;
+  failed.exit_code = 3;
+  Effects fe;
+  st->ctld_script_done(second.scripts[0], failed, 1011, fe);
+  const v1::JobRecord& r2 = st->jobs().at(2).rec;
+  EXPECT_EQ(r2.state(), v1::PENDING);
+  EXPECT_FALSE(r2.configuring());
+  EXPECT_EQ(r2.reason(), "launch failed requeued held");
+  EXPECT_EQ(r2.state_desc(), "launch failed requeued held: PrologSlurmctld failed (exit 3)");
+  EXPECT_TRUE(commands(fe, AgentCommand::kLaunch).empty());
+}
+
 TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesNone) {
   auto before = two_node_job();
   Effects end;

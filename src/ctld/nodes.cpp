@@ -151,6 +151,7 @@ void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>
     if (!is_started(j.rec) || j.rec.batch_host() != node || reported.count(id)) continue;
     if (!j.rec.desc().batch()) continue;  // an allocation: its steps are settled by their own reports
     if (j.launch_sent && !j.rec.launched()) continue;  // a Launch is in flight
+    if (j.rec.configuring()) continue;                 // its PrologSlurmctld runs first
     if (!j.rec.launched()) {
       j.awaiting_node = false;
       j.launch_sent = true;
@@ -258,7 +259,10 @@ Result<std::vector<std::string>> ControllerState::update_node(const Caller& who,
 }
 
 void ControllerState::housekeeping(int64_t now, Effects& fx) {
-  if (start_time_ == 0) start_time_ = now;
+  if (start_time_ == 0) {
+    start_time_ = now;
+    resume_configuring(fx);
+  }
   allocation_timeouts(now, fx);
   time_limit_mails(now, fx);
   reservation_windows(now, fx);

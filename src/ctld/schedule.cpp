@@ -354,22 +354,25 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   j->planned_start = 0;
   j->sched_nodes.clear();
   j->launch_sent = true;
-  if (!r.desc().batch()) {
-    // salloc / srun allocation: nothing runs until its steps (step_launch.cpp).
-    r.set_launched(true);
-    put_job(*j, fx);
-    if (settings_.prolog && settings_.prolog_alloc) order_prologs(*j, fx);
-  } else {
-    put_job(*j, fx);
-    start_batch_step(*j, now, fx);
-    if (settings_.prolog && settings_.prolog_alloc) {
-      order_prologs(*j, fx);
-    } else {
-      launch_batch(*j, fx);
-    }
+  if (!r.desc().batch()) r.set_launched(true);  // salloc / srun allocation: nothing runs until its steps
+  if (!settings_.prolog_slurmctld.empty()) {
+    // PrologSlurmctld first (CONFIGURING, as Slurm shows it); the rest once it has ended.
+    r.set_configuring(true);
+    fx.scripts.push_back(ctld_script(*j, true));
   }
+  put_job(*j, fx);
+  if (r.desc().batch()) start_batch_step(*j, now, fx);
+  if (!r.configuring()) configured(*j, fx);
   for (const auto& t : d.alloc.nodes) nodes_[t.node].last_busy = now;
   counters_.started += 1;
+}
+
+void ControllerState::configured(Job& j, Effects& fx) {
+  if (settings_.prolog && settings_.prolog_alloc) {
+    order_prologs(j, fx);
+  } else if (j.rec.desc().batch()) {
+    launch_batch(j, fx);
+  }
 }
 
 void ControllerState::launch_batch(Job& j, Effects& fx) {

@@ -52,6 +52,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   if (const std::string* domain = cfg.passive("MailDomain")) s.mail_domain = *domain;
   s.prolog = !cfg.passive_text("Prolog").empty();
   s.epilog = !cfg.passive_text("Epilog").empty();
+  s.prolog_slurmctld = cfg.passive_text("PrologSlurmctld");
+  s.epilog_slurmctld = cfg.passive_text("EpilogSlurmctld");
   s.nohold_on_prolog_fail = cfg.sched.nohold_on_prolog_fail;
   if (const std::string* flags = cfg.passive("PrologFlags")) {
     s.prolog_alloc = list_has(*flags, "Alloc") || list_has(*flags, "Contain");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "ctld/ctld_scripts.hpp"
 #include "ctld/mail.hpp"
 #include "config/model.hpp"
 #include "ctld/assoc.hpp"
@@ -73,6 +74,8 @@ struct Settings {
   // every node of a job as it starts, and its batch script waits for them.
   bool prolog_alloc = false;
   bool job_scripts() const { return prolog || epilog; }
+  // PrologSlurmctld= and EpilogSlurmctld= (the controller runs them), "" unset.
+  std::string prolog_slurmctld, epilog_slurmctld;
   // HealthCheckProgram with a HealthCheckNodeState other than ANY: the
   // agents are told their node's state (IDLE, MIXED, ALLOCATED).
   bool health_states = false;
@@ -121,6 +124,7 @@ struct Effects {
   store::Batch batch;
   std::vector<AgentCommand> commands;
   std::vector<Mail> mails;  // sent (MailProg) once the batch is durable
+  std::vector<CtldScript> scripts;  // PrologSlurmctld/EpilogSlurmctld runs, started once the batch is durable
   bool reschedule = false;
 };
 
@@ -459,6 +463,22 @@ class ControllerState {
   void order_prologs(Job& j, Effects& fx);
   // The batch script's Launch to its batch host.
   void launch_batch(Job& j, Effects& fx);
+  // What a started job does once its PrologSlurmctld has ended (or at once
+  // without one): the nodes' Prologs (PrologFlags=Alloc), or the batch launch.
+  void configured(Job& j, Effects& fx);
+  // After a restart: the PrologSlurmctld of each job that was CONFIGURING
+  // runs again (the one that ran died with the controller's process);
+  // without one configured now, the job goes on at once.
+  void resume_configuring(Effects& fx);
+  // A job whose run ended before anything of it ran, back in the queue:
+  // held (unless nohold_on_prolog_fail), "launch failed requeued held: WHY".
+  void requeued_held(Job& j, const std::string& why, Effects& fx);
+  // A PrologSlurmctld (prolog) or EpilogSlurmctld run of the job's present run.
+  CtldScript ctld_script(const Job& j, bool prolog) const;
+ public:
+  // A PrologSlurmctld or EpilogSlurmctld has ended (the controller's script thread).
+  void ctld_script_done(const CtldScript& s, const ScriptRun& run, int64_t now, Effects& fx);
+ private:
   // A node drained by the controller itself (SlurmUser's name on the reason).
   void drain_node(core::NodeIndex ni, const std::string& reason, int64_t now, Effects& fx);
   // steps

@@ -101,6 +101,11 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   if (is_pending(*j)) return make_error(kJobPending);
   if (j->rec.state() == v1::SUSPENDED) return make_error("Requested operation is presently disabled");
   if (j->rec.state() != v1::RUNNING || j->rec.completing()) return make_error(kAlreadyDone);
+  if (j->rec.configuring()) {  // its PrologSlurmctld runs: the step waits for it
+    v1::CreateStepReply wait;
+    wait.set_busy("the job's PrologSlurmctld is still running");
+    return wait;
+  }
   const core::Cluster& c = bridge_->cluster();
   // Candidate nodes: the allocation, or the -w subset of it (in allocation order).
   std::vector<const core::NodeTake*> cand;

@@ -4,6 +4,7 @@
 // ("Prolog error", "Epilog error") with the job requeued held when its
 // Prolog fails.
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,10 +23,12 @@ using namespace std::chrono_literals;
 
 class ScriptDir {
  public:
-  ScriptDir() {
+  // With node_scripts, the nodes' Prolog and Epilog are written too.
+  explicit ScriptDir(bool node_scripts = true) {
     char tmpl[] = "/tmp/drover-scripts-XXXXXX";
     dir_ = mkdtemp(tmpl);
     chmod(dir_.c_str(), 0755);
+    if (!node_scripts) return;
     // Each leaves its environment where the test can read it; a flag file
     // makes it fail (or the Epilog wait).
     write("prolog.sh",
@@ -39,6 +42,7 @@ class ScriptDir {
   }
   ~ScriptDir() { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  const std::string& dir() const { return dir_; }
   void flag(const std::string& name, bool on) const {
     if (on) {
       std::ofstream(path(name)) << "";
@@ -46,12 +50,13 @@ class ScriptDir {
       std::filesystem::remove(path(name));
     }
   }
-
- private:
+  // A shell script, executable.
   void write(const std::string& name, const std::string& body) const {
     std::ofstream(path(name)) << "#!/bin/sh\n" << body;
     chmod(path(name).c_str(), 0755);
   }
+
+ private:
   std::string dir_;
 };
 
@@ -223,12 +228,9 @@ TEST(TaskScripts, TaskPrologAndEpilogRunAsTheUserAroundEachTask) {
 // status; a program that cannot be run is skipped with "Access denied".
 // Drover's difference: a failed prolog runs no step (exit 1).
 TEST(SrunScripts, SrunPrologAndEpilogRunOnSrunsHostAroundTheStep) {
-  char tmpl[] = "/tmp/drover-srun-scripts-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
-  auto write = [&](const std::string& name, const std::string& body) {
-    std::ofstream(dir + "/" + name) << "#!/bin/sh\n" << body;
-    chmod((dir + "/" + name).c_str(), 0755);
-  };
+  const ScriptDir sd(false);
+  const std::string dir = sd.dir();
+  auto write = [&](const std::string& name, const std::string& body) { sd.write(name, body); };
   write("prolog.sh", "echo \"prolog $SLURM_SCRIPT_CONTEXT job=$SLURM_JOB_ID nodes=$SLURM_NODELIST "
                      "step=${SLURM_STEP_ID:-none} args=$*\" >> " + dir + "/log\nexit ${PROLOG_RC:-0}\n");
   write("epilog.sh", "echo \"epilog $SLURM_SCRIPT_CONTEXT job=$SLURM_JOB_ID step=$SLURM_STEP_ID args=$*\" >> " +
@@ -269,7 +271,65 @@ TEST(SrunScripts, SrunPrologAndEpilogRunOnSrunsHostAroundTheStep) {
   EXPECT_EQ(gone.rc, 0) << gone.err;
   EXPECT_EQ(gone.out, "ran\n");
   EXPECT_EQ(gone.err, "srun: Access denied for " + dir + "/nonexistent: No such file or directory\n");
-  std::filesystem::remove_all(dir);
+}
+
+// PrologSlurmctld and EpilogSlurmctld: the controller runs them with the
+// job's variables; the job is CONFIGURING (squeue CF) while the prolog runs
+// and its batch script (or srun's step) only then; one that fails requeues
+// the job held.
+TEST(CtldScripts, PrologSlurmctldRunsBeforeTheJobAndEpilogSlurmctldAfter) {
+  const ScriptDir sd(false);
+  const std::string dir = sd.dir();
+  auto write = [&](const std::string& name, const std::string& body) { sd.write(name, body); };
+  write("prolog.sh", "echo \"prolog $SLURM_SCRIPT_CONTEXT job=$SLURM_JOB_ID user=$SLURM_JOB_USER "
+                     "nodes=$SLURM_NODELIST\" >> " + dir + "/log\n"
+                     "while [ -e " + dir + "/hold ]; do /bin/sleep 0.05; done\n"
+                     "if [ -e " + dir + "/fail ]; then exit 3; fi\n");
+  write("epilog.sh", "echo \"epilog $SLURM_SCRIPT_CONTEXT job=$SLURM_JOB_ID exit=$SLURM_JOB_EXIT_CODE2\" >> " + dir +
+                         "/log\n");
+  ClusterDef def = small_cluster();
+  def.extra = {"PrologSlurmctld=" + dir + "/prolog.sh", "EpilogSlurmctld=" + dir + "/epilog.sh"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  std::ofstream(dir + "/hold") << "";
+  const int64_t job = c.submit({"-p", "compute", "-w", "cpu1", "-o", "ctld.out", "--wrap", "echo ran; exit 2"});
+  ASSERT_GT(job, 0) << c.last_error();
+  const std::string id = std::to_string(job);
+  std::string state;
+  for (int i = 0; i < 100 && state != "CF"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    state = c.run("squeue", {"-h", "-j", id, "-o", "%t"}).out;
+    if (!state.empty() && state.back() == '\n') state.pop_back();
+  }
+  EXPECT_EQ(state, "CF") << "CONFIGURING while the prolog runs";
+  EXPECT_EQ(c.job_fields(id)["JobState"], "CONFIGURING");
+  EXPECT_FALSE(std::filesystem::exists(c.work() + "/ctld.out")) << "the script waits for the prolog";
+  std::filesystem::remove(dir + "/hold");
+  ASSERT_TRUE(c.wait_done(id));
+  EXPECT_EQ(read_file(c.work() + "/ctld.out"), "ran\n");
+  for (int i = 0; i < 100 && lines_of(read_file(dir + "/log")).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const struct passwd* me = getpwuid(geteuid());
+  EXPECT_EQ(read_file(dir + "/log"), "prolog prolog_slurmctld job=" + id + " user=" + std::string(me ? me->pw_name : "?") +
+                                         " nodes=cpu1\nepilog epilog_slurmctld job=" + id + " exit=2:0\n");
+  // srun outside an allocation waits for it too, and then runs.
+  auto srun = c.run("srun", {"-p", "compute", "echo", "step ran"});
+  EXPECT_EQ(srun.rc, 0) << srun.err;
+  EXPECT_EQ(srun.out, "step ran\n");
+  // One that fails: the job is requeued held and never ran.
+  std::ofstream(dir + "/fail") << "";
+  const int64_t bad = c.submit({"-p", "compute", "-o", "bad.out", "--wrap", "echo ran"});
+  ASSERT_GT(bad, 0) << c.last_error();
+  EXPECT_TRUE(c.wait_state(std::to_string(bad), {"PENDING"}, std::chrono::seconds(10)));
+  std::string reason;
+  for (int i = 0; i < 100 && reason != "launch failed requeued held"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    reason = c.reason(std::to_string(bad));
+  }
+  EXPECT_EQ(reason, "launch failed requeued held");
+  EXPECT_FALSE(std::filesystem::exists(c.work() + "/bad.out"));
+  c.run("scancel", {std::to_string(bad)});
 }
 
 // PrologFlags=Alloc: the Prolog runs on every node of a job as it starts,
