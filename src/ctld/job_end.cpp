@@ -37,6 +37,7 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   // allocation past its time limit: Reason=TimeLimit, as Slurm's).
   r.set_reason(end_reason(r.state()));
   r.set_completing(false);
+  r.set_configuring(false);
   r.set_exit_code(exit_code);
   r.set_exit_signal(exit_signal);
   if (!why.empty()) r.set_state_desc(why);
@@ -71,10 +72,13 @@ void ControllerState::end_running(Job& j, v1::JobState st, const std::string& re
   r.set_state_desc(reason);
   core::NodeIndex host = bridge_->find_node(r.batch_host());
   bool reachable = host >= 0 && nodes_[host].responding;
-  if (!reachable || !r.desc().batch()) {
+  const bool script_sent = !r.configuring() && j.prologs_pending.empty();
+  if (!reachable || !r.desc().batch() || !script_sent) {
     // Nobody can clean up on a node that does not answer: the job is over.
     // An allocation (salloc, srun) has no script to wait for: it is over
-    // too, and its steps are ended on their nodes (end_job_steps).
+    // too, and its steps are ended on their nodes (end_job_steps). So is a
+    // job whose script was not sent yet (its PrologSlurmctld or, with
+    // PrologFlags=Alloc, its nodes' Prologs still running).
     finish_job(j, st, 0, st == v1::CANCELLED ? SIGKILL : 0, reason, now, fx);
     return;
   }

@@ -361,6 +361,22 @@ TEST(JobScripts, PrologSlurmctldRunsBeforeTheLaunchAndEpilogSlurmctldAtTheEnd) {
   EXPECT_EQ(r2.reason(), "launch failed requeued held");
   EXPECT_EQ(r2.state_desc(), "launch failed requeued held: PrologSlurmctld failed (exit 3)");
   EXPECT_TRUE(commands(fe, AgentCommand::kLaunch).empty());
+
+  // Cancelled while it runs: over at once (no script was sent to wait for);
+  // the prolog's end then launches nothing.
+  ASSERT_TRUE(st->submit(kAlice, job(), false, 1020, fx));
+  Effects third;
+  st->schedule(core::PassKind::kQuick, 1020, third);
+  ASSERT_EQ(third.scripts.size(), 1u);
+  v1::CancelRequest cancel;
+  cancel.add_targets()->set_job_id(3);
+  Effects ce;
+  ASSERT_TRUE(st->cancel(kAlice, cancel, 1021, ce)[0].ok());
+  EXPECT_EQ(st->jobs().at(3).rec.state(), v1::CANCELLED);
+  EXPECT_FALSE(st->jobs().at(3).rec.completing());
+  Effects late;
+  st->ctld_script_done(third.scripts[0], ok, 1022, late);
+  EXPECT_TRUE(commands(late, AgentCommand::kLaunch).empty());
 }
 
 TEST(JobScripts, ARestartedControllerAsksForTheEpilogsStillOwedAndALostNodeOwesNone) {
