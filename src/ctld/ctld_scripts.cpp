@@ -12,8 +12,7 @@ CtldScripts::~CtldScripts() {
 void CtldScripts::start(CtldScript s) {
   std::thread([shared = shared_, s = std::move(s)] {
     ScriptOptions so;
-    so.env = s.env;
-    so.env.push_back("PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+    so.env = s.env;  // exactly the job's variables: no PATH, as for the nodes' Prolog
     so.keep_output = false;
     ScriptRun run = run_script(s.program, so);
     std::lock_guard<std::mutex> lock(shared->mu);

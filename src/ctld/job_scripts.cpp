@@ -309,8 +309,9 @@ void ControllerState::ctld_script_done(const CtldScript& s, const ScriptRun& run
   v1::JobRecord& r = j->rec;
   r.set_configuring(false);
   if (run.ok()) {
+    configured(*j, fx);
     put_job(*j, fx);
-    return configured(*j, fx);
+    return;
   }
   // Slurm's rule: requeued where possible (a batch job that may be), else
   // ended. The requeued job is held, as after a node's Prolog failure
