@@ -120,11 +120,6 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
   finish_job(*j, st, s.exit_code(), s.exit_signal(), s.reason(), end, fx);
 }
 
-// Jobs this node should be running but did not report: a job whose launch
-// was never confirmed is launched (again: the agent's spool would list it
-// had it started); a confirmed one missing from the first report of an
-// agent session was lost with the node's spool (NODE_FAIL). Within a session
-// a confirmed job is never judged by a report that may predate its launch.
 void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& problem, int64_t now, Effects& fx) {
   NodeRt& n = nodes_[ni];
   const bool ours = n.drain && n.reason.rfind(kGpuHealthPrefix, 0) == 0;
@@ -142,6 +137,11 @@ void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& pr
   }
 }
 
+// Jobs this node should be running but did not report: a job whose launch
+// was never confirmed is launched (again: the agent's spool would list it
+// had it started); a confirmed one missing from the first report of an
+// agent session was lost with the node's spool (NODE_FAIL). Within a session
+// a confirmed job is never judged by a report that may predate its launch.
 void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session,
                                      int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;
