@@ -102,16 +102,19 @@ void weights(const Facts& f, Diagnostics& out) {
 // Prolog= and Epilog= name programs every node runs as root around each
 // job; one that cannot run fails every job's Prolog (each node it lands on
 // drains, the job is requeued held) or Epilog (the node drains); a
-// HealthCheckProgram that cannot run checks nothing. Checked on the host
-// that runs the check: say so when it is missing or not executable.
+// HealthCheckProgram that cannot run checks nothing. PrologSlurmctld and
+// EpilogSlurmctld run on the controller's host. Checked on the host that
+// runs the check: say so when it is missing or not executable.
 void job_scripts_present(const Facts& f, Diagnostics& out) {
-  for (const char* k : {"Prolog", "Epilog", "HealthCheckProgram", "TaskProlog", "TaskEpilog"}) {
+  for (const char* k : {"Prolog", "Epilog", "HealthCheckProgram", "TaskProlog", "TaskEpilog", "PrologSlurmctld",
+                        "EpilogSlurmctld"}) {
     const std::string spec = f.cfg.passive_text(k);
     if (spec.empty()) continue;
     SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
     if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) loc = it->second;
     const std::string key = k;
     const bool per_task = key == "TaskProlog" || key == "TaskEpilog";
+    const bool controller = key == "PrologSlurmctld" || key == "EpilogSlurmctld";
     const bool pattern = (key == "Prolog" || key == "Epilog") && spec.find_first_of("*?[") != std::string::npos;
     const char* fails = key == "Prolog" ? "each job's Prolog fails: every node it lands on drains (\"Prolog error\") and "
                                           "the job is requeued held"
@@ -120,11 +123,15 @@ void job_scripts_present(const Facts& f, Diagnostics& out) {
                         : key == "TaskProlog" ? "every task fails before it starts (exit 127, \"TaskProlog failed\" on "
                                                 "its stderr)"
                         : key == "TaskEpilog" ? "it fails after every task (\"TaskEpilog failed\" on the task's stderr)"
-                                              : "the health check fails on every node (logged) and checks nothing";
+                        : key == "PrologSlurmctld" ? "it fails as each job starts: every batch job is requeued held "
+                                                     "(\"launch failed requeued held\") and every other job cancelled"
+                        : key == "EpilogSlurmctld" ? "it fails as each job ends (logged), doing nothing"
+                                                   : "the health check fails on every node (logged) and checks nothing";
     if (spec.front() != '/') {
       out.add(Severity::kWarning, "script-not-absolute", loc, k,
-              std::string(k) + "=" + spec + " is not an absolute path: the agents run it from " +
-                  (per_task ? "each job's working directory" : "/") + ", where it is not found and " + fails,
+              std::string(k) + "=" + spec + " is not an absolute path: the " + (controller ? "controller" : "agents") +
+                  " run" + (controller ? "s" : "") + " it from " + (per_task ? "each job's working directory" : "/") +
+                  ", where it is not found and " + fails,
               std::string("give the full path, e.g. ") + k + "=/etc/slurm/" + spec);
       continue;
     }
@@ -141,9 +148,11 @@ void job_scripts_present(const Facts& f, Diagnostics& out) {
       const bool absent = access(p.c_str(), F_OK) != 0;
       out.add(Severity::kWarning, "script-missing", loc, k,
               std::string(k) + " program " + p + (absent ? " does not exist" : " is not executable") +
-                  " on this host; if it is the same on the nodes, " + fails,
-              absent ? "install it on every node (the same path), or remove the key"
-                     : "chmod 755 " + p + " on every node");
+                  " on this host; if it is the same on the " + (controller ? "controller's host" : "nodes") + ", " +
+                  fails,
+              absent ? (controller ? "install it on the controller's host, or remove the key"
+                                   : "install it on every node (the same path), or remove the key")
+                     : "chmod 755 " + p + (controller ? " on the controller's host" : " on every node"));
     }
   }
 }

@@ -235,6 +235,19 @@ const std::vector<Case>& policy_cases() {
        },
        {{W, "backfill-off", "slurm.conf:4", {"sched/builtin", "small jobs queue long", "SchedulerType=sched/backfill"},
          {}}}},
+      {"controller scripts: one that cannot run, one not an absolute path",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["PrologSlurmctld"] = "/nonexistent/ctld_prolog.sh";
+         b.cfg.passive_locs["PrologSlurmctld"] = at("slurm.conf", 7);
+         b.cfg.passive_values["EpilogSlurmctld"] = "ctld_epilog.sh";
+         b.cfg.passive_locs["EpilogSlurmctld"] = at("slurm.conf", 8);
+       },
+       {{W, "script-missing", "slurm.conf:7",
+         {"PrologSlurmctld program /nonexistent/ctld_prolog.sh does not exist on this host; if it is the same on "
+          "the controller's host, it fails as each job starts: every batch job is requeued held"},
+         {}},
+        {W, "script-not-absolute", "slurm.conf:8",
+         {"EpilogSlurmctld=ctld_epilog.sh is not an absolute path: the controller runs it from /"}, {}}}},
       {"task prolog that cannot run, task epilog not an absolute path",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["TaskProlog"] = "/nonexistent/task_prolog.sh";
