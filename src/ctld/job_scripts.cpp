@@ -193,15 +193,19 @@ void ControllerState::prolog_failed(Job& j, const std::string& node, const std::
     // The script runs on its batch host (this was an srun step's node): it
     // is ended there, and the job is back in the queue once it has.
     requeue_started(j, "Prolog error on node " + node, 0, now, fx);
+    requeued_held(j, "Prolog error on node " + node, fx);
   } else {
-    // Nothing of it ran (the Prolog runs first). Its batch step ends
-    // CANCELLED, as Slurm's.
-    r.set_state(v1::CANCELLED);
-    r.set_end_time(now);
-    end_job_steps(j, now, fx);
-    requeue_job(j, now, fx);
+    requeue_unlaunched(j, "Prolog error on node " + node, now, fx);  // the Prolog runs first
   }
-  requeued_held(j, "Prolog error on node " + node, fx);
+}
+
+void ControllerState::requeue_unlaunched(Job& j, const std::string& why, int64_t now, Effects& fx) {
+  // Nothing of it ran. Its batch step ends CANCELLED, as Slurm's.
+  j.rec.set_state(v1::CANCELLED);
+  j.rec.set_end_time(now);
+  end_job_steps(j, now, fx);
+  requeue_job(j, now, fx);
+  requeued_held(j, why, fx);
 }
 
 void ControllerState::requeued_held(Job& j, const std::string& why, Effects& fx) {
@@ -292,8 +296,8 @@ void ControllerState::resume_configuring(Effects& fx) {
       continue;
     }
     j.rec.set_configuring(false);
-    put_job(j, fx);
     configured(j, fx);
+    put_job(j, fx);
   }
 }
 
@@ -307,8 +311,8 @@ void ControllerState::ctld_script_done(const CtldScript& s, const ScriptRun& run
   Job* j = find_job(s.job_id);
   if (!j || j->rec.restart_count() != s.restart_count || !is_started(j->rec) || !j->rec.configuring()) return;
   v1::JobRecord& r = j->rec;
-  r.set_configuring(false);
   if (run.ok()) {
+    r.set_configuring(false);
     configured(*j, fx);
     put_job(*j, fx);
     return;
@@ -318,16 +322,10 @@ void ControllerState::ctld_script_done(const CtldScript& s, const ScriptRun& run
   // (unless nohold_on_prolog_fail), so that a prolog that always fails does
   // not start it again and again. Nothing of it ran yet.
   const std::string why = "PrologSlurmctld failed (" + run.describe() + ")";
-  if (!r.desc().batch() || !r.requeue()) {
-    end_running(*j, v1::CANCELLED, why, 0, now, fx);
-    put_job(*j, fx);
-    return;
-  }
-  r.set_state(v1::CANCELLED);
-  r.set_end_time(now);
-  end_job_steps(*j, now, fx);
-  requeue_job(*j, now, fx);
-  requeued_held(*j, why, fx);
+  // Still CONFIGURING, so end_running ends it at once: no script was sent to wait for.
+  if (!r.desc().batch() || !r.requeue()) return end_running(*j, v1::CANCELLED, why, 0, now, fx);
+  r.set_configuring(false);
+  requeue_unlaunched(*j, why, now, fx);
 }
 
 }  // namespace drover::ctld

@@ -362,6 +362,21 @@ TEST(JobScripts, PrologSlurmctldRunsBeforeTheLaunchAndEpilogSlurmctldAtTheEnd) {
   EXPECT_EQ(r2.state_desc(), "launch failed requeued held: PrologSlurmctld failed (exit 3)");
   EXPECT_TRUE(commands(fe, AgentCommand::kLaunch).empty());
 
+  // A job that may not be requeued is cancelled at once (not COMPLETING: nothing was sent).
+  v1::JobDescriptor once = job();
+  once.set_requeue(false);
+  ASSERT_TRUE(st->submit(kAlice, once, false, 1015, fx));
+  Effects fourth;
+  st->schedule(core::PassKind::kQuick, 1015, fourth);
+  ASSERT_EQ(fourth.scripts.size(), 1u);
+  Effects oe;
+  st->ctld_script_done(fourth.scripts[0], failed, 1016, oe);
+  const v1::JobRecord& r3 = st->jobs().at(3).rec;
+  EXPECT_EQ(r3.state(), v1::CANCELLED);
+  EXPECT_FALSE(r3.completing());
+  EXPECT_FALSE(r3.configuring());
+  EXPECT_EQ(r3.state_desc(), "PrologSlurmctld failed (exit 3)");
+
   // Cancelled while it runs: over at once (no script was sent to wait for);
   // the prolog's end then launches nothing.
   ASSERT_TRUE(st->submit(kAlice, job(), false, 1020, fx));
@@ -369,11 +384,11 @@ TEST(JobScripts, PrologSlurmctldRunsBeforeTheLaunchAndEpilogSlurmctldAtTheEnd) {
   st->schedule(core::PassKind::kQuick, 1020, third);
   ASSERT_EQ(third.scripts.size(), 1u);
   v1::CancelRequest cancel;
-  cancel.add_targets()->set_job_id(3);
+  cancel.add_targets()->set_job_id(4);
   Effects ce;
   ASSERT_TRUE(st->cancel(kAlice, cancel, 1021, ce)[0].ok());
-  EXPECT_EQ(st->jobs().at(3).rec.state(), v1::CANCELLED);
-  EXPECT_FALSE(st->jobs().at(3).rec.completing());
+  EXPECT_EQ(st->jobs().at(4).rec.state(), v1::CANCELLED);
+  EXPECT_FALSE(st->jobs().at(4).rec.completing());
   Effects late;
   st->ctld_script_done(third.scripts[0], ok, 1022, late);
   EXPECT_TRUE(commands(late, AgentCommand::kLaunch).empty());

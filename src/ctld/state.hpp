@@ -473,6 +473,9 @@ class ControllerState {
   // A job whose run ended before anything of it ran, back in the queue:
   // held (unless nohold_on_prolog_fail), "launch failed requeued held: WHY".
   void requeued_held(Job& j, const std::string& why, Effects& fx);
+  // A started job of which nothing ran (its Prolog or PrologSlurmctld
+  // failed): its run ends CANCELLED and it is back in the queue, requeued_held.
+  void requeue_unlaunched(Job& j, const std::string& why, int64_t now, Effects& fx);
   // A PrologSlurmctld (prolog) or EpilogSlurmctld run of the job's present run.
   CtldScript ctld_script(const Job& j, bool prolog) const;
  public:
