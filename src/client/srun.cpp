@@ -2,7 +2,6 @@
 // there; outside it first obtains an allocation (as salloc does), runs the
 // step and gives the allocation back. salloc runs a command (default: the
 // user's shell) with the allocation's environment and releases it on exit.
-#include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -31,6 +30,7 @@
 #include "client/submit_map.hpp"
 #include "common/hostlist.hpp"
 #include "common/multi_prog.hpp"
+#include "common/site_script.hpp"
 #include "common/strings.hpp"
 #include "common/user_db.hpp"
 
@@ -415,54 +415,38 @@ std::string srun_script(const std::optional<std::string>& option, const Invocati
 }
 
 // Runs an srun prolog or epilog as srun(1) does, on this host as the user:
-// the step's command and arguments as its arguments, srun's environment with
-// the job's variables and SLURM_SCRIPT_CONTEXT (prolog_srun, epilog_srun);
-// stdout and stderr are srun's. A program that cannot be run is said and
-// skipped (0), as Slurm's srun skips it. Its exit status, 128+N for signal N.
+// the step's command and arguments as its arguments, srun's environment
+// (`own_env`) with the job's variables and SLURM_SCRIPT_CONTEXT
+// (prolog_srun, epilog_srun); stdout and stderr are srun's. A program that
+// cannot be run is said and skipped (0), as Slurm's srun skips it. Its exit
+// status, 128+N for signal N.
 int run_srun_script(const std::string& path, const std::string& context, const std::vector<std::string>& step_argv,
-                    const std::vector<std::string>& job_env) {
+                    const std::map<std::string, std::string>& own_env, const std::vector<std::string>& job_env) {
   if (access(path.c_str(), R_OK | X_OK) != 0) {
     std::fprintf(stderr, "srun: Access denied for %s: %s\n", path.c_str(), std::strerror(errno));
     return 0;
   }
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  std::map<std::string, std::string> env = own_env;
   for (const auto& kv : job_env) {
     auto eq = kv.find('=');
     env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   env["SLURM_SCRIPT_CONTEXT"] = context;
+  ScriptOptions so;
+  so.argv = step_argv;
+  for (const auto& [k, v] : env) so.env.push_back(k + "=" + v);
+  so.keep_output = false;
+  so.stdout_fd = STDOUT_FILENO;
+  so.stderr_fd = STDERR_FILENO;
+  so.cwd.clear();  // srun's own directory
   std::fflush(stdout);
   std::fflush(stderr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    std::vector<std::string> args = {path};
-    args.insert(args.end(), step_argv.begin(), step_argv.end());
-    std::vector<std::string> flat;
-    for (const auto& [k, v] : env) flat.push_back(k + "=" + v);
-    std::vector<char*> argv, envp;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& kv : flat) envp.push_back(kv.data());
-    envp.push_back(nullptr);
-    execve(path.c_str(), argv.data(), envp.data());
-    std::fprintf(stderr, "srun: error: %s: %s\n", path.c_str(), std::strerror(errno));
-    _exit(127);
-  }
-  if (pid < 0) {
-    std::fprintf(stderr, "srun: error: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+  const ScriptRun run = run_script(path, so);
+  if (!run.started) {
+    std::fprintf(stderr, "srun: error: %s\n", run.error.c_str());
     return 1;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run.signal ? 128 + run.signal : run.exit_code;
 }
 
 // The job's variables an srun prolog/epilog sees (Slurm's srun gives it the
@@ -544,7 +528,7 @@ int srun_main(const Args& args) {
     std::vector<std::string> job_env;
     if (!prolog.empty() || !epilog.empty()) job_env = srun_script_env(*api, a, job_id);
     if (!prolog.empty()) {
-      if (int prc = run_srun_script(prolog, "prolog_srun", req.argv, job_env); prc != 0) {
+      if (int prc = run_srun_script(prolog, "prolog_srun", req.argv, who.env, job_env); prc != 0) {
         std::fprintf(stderr, "srun: error: srun prolog failed rc = %d. Aborting step.\n", prc);
         return 1;
       }
@@ -555,7 +539,7 @@ int srun_main(const Args& args) {
         job_env.push_back("SLURM_STEP_ID=" + std::to_string(step_id));
         job_env.push_back("SLURM_STEPID=" + std::to_string(step_id));
       }
-      if (int erc = run_srun_script(epilog, "epilog_srun", req.argv, job_env); erc != 0) {
+      if (int erc = run_srun_script(epilog, "epilog_srun", req.argv, who.env, job_env); erc != 0) {
         std::fprintf(stderr, "srun: error: srun epilog failed status=%d\n", erc);
       }
     }

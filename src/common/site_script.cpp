@@ -60,7 +60,7 @@ constexpr int kDefaultSignals[] = {SIGPIPE, SIGCHLD, SIGTERM, SIGINT};
 // Where the program's stderr goes: the caller's descriptor, /dev/null
 // (kStderrDiscard), or (kStderrWithStdout) the same pipe as its stdout.
 int stderr_target(const ScriptOptions& opts) {
-  if (opts.stderr_fd == kStderrWithStdout && !opts.keep_output) return kStderrDiscard;
+  if (opts.stderr_fd == kStderrWithStdout && !opts.keep_output && opts.stdout_fd < 0) return kStderrDiscard;
   return opts.stderr_fd;
 }
 
@@ -163,8 +163,9 @@ ScriptRun run_script(const std::string& program, const ScriptOptions& opts) {
     return run;
   }
   pid_t pid = -1;
-  const int rc = opts.user ? spawn_as_user(program, opts, pipefd[1], argv.data(), envp.data(), pid)
-                           : spawn_as_caller(program, opts, pipefd[1], argv.data(), envp.data(), pid);
+  const int stdout_to = opts.keep_output ? pipefd[1] : opts.stdout_fd;
+  const int rc = opts.user ? spawn_as_user(program, opts, stdout_to, argv.data(), envp.data(), pid)
+                           : spawn_as_caller(program, opts, stdout_to, argv.data(), envp.data(), pid);
   if (opts.keep_output) close(pipefd[1]);
   if (rc != 0) {
     if (opts.keep_output) close(pipefd[0]);

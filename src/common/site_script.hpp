@@ -45,7 +45,8 @@ struct ScriptOptions {
   std::vector<std::string> argv;  // argv[1..]; argv[0] is the program
   std::vector<std::string> env;   // NAME=value, exactly these
   int64_t timeout_s = 0;          // 0: wait as long as it runs
-  bool keep_output = true;        // stdout kept in ScriptRun::output; false: /dev/null
+  bool keep_output = true;        // stdout kept in ScriptRun::output; false: stdout_fd
+  int stdout_fd = -1;             // without keep_output: a descriptor of the caller's for stdout (-1: /dev/null)
   int stderr_fd = kStderrWithStdout;
   std::size_t keep_bytes = 4096;  // how much of the output is kept
   std::string cwd = "/";

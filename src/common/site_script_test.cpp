@@ -70,6 +70,19 @@ TEST_F(SiteScript, StderrGoesWhereAskedAndOnlyStdoutIsKept) {
   ASSERT_GT(read(fds[0], buf, sizeof buf - 1), 0);
   close(fds[0]);
   EXPECT_STREQ(buf, "err\n");
+  // Not kept: stdout to a descriptor of the caller's (srun's prolog writes to srun's), stderr with it.
+  ASSERT_EQ(pipe(fds), 0);
+  so = {};
+  so.keep_output = false;
+  so.stdout_fd = fds[1];
+  const ScriptRun both = run_script(p, so);
+  close(fds[1]);
+  EXPECT_TRUE(both.ok());
+  std::string got;
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  EXPECT_EQ(got, "out\nerr\n");
 }
 
 TEST_F(SiteScript, RunsAsTheUserItIsGiven) {

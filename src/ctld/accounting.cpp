@@ -237,15 +237,18 @@ bool competes(const Job& j) {
 
 }  // namespace
 
+core::PriorityBreakdown ControllerState::priority_now(const Job& j, int64_t now) const {
+  int32_t part = std::max(0, bridge_->find_partition(j.rec.partition()));
+  return core::job_priority(bridge_->cluster(), j.spec, part, &fairshare_, now,
+                            j.rec.eligible_time() ? j.rec.eligible_time() : now);
+}
+
 v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
   v1::GetPrioritiesReply rep;
-  const core::Cluster& c = bridge_->cluster();
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
     if (!is_pending(j) || !competes(j)) continue;
-    int32_t part = std::max(0, bridge_->find_partition(j.rec.partition()));
-    core::PriorityBreakdown b =
-        core::job_priority(c, j.spec, part, &fairshare_, now, j.rec.eligible_time() ? j.rec.eligible_time() : now);
+    core::PriorityBreakdown b = priority_now(j, now);
     v1::PriorityFactors* f = rep.add_jobs();
     f->set_job_id(id);
     f->set_partition(j.rec.partition());
@@ -266,7 +269,7 @@ v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
     f->set_norm_partition(b.partition_factor);
     f->set_norm_qos(b.qos_factor);
   }
-  const core::PriorityParams& p = c.priority;
+  const core::PriorityParams& p = bridge_->cluster().priority;
   rep.set_weight_age(p.weight_age);
   rep.set_weight_fairshare(p.weight_fairshare);
   rep.set_weight_job_size(p.weight_job_size);

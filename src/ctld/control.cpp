@@ -302,10 +302,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
       if (hold_change && is_started(r)) {
         // The scheduling passes price pending jobs only: a running job shows
         // priority 0 while held and its priority again once released.
-        int32_t part = std::max(0, bridge_->find_partition(r.partition()));
-        r.set_priority(core::job_priority(bridge_->cluster(), j->spec, part, &fairshare_, now,
-                                          r.eligible_time() ? r.eligible_time() : now)
-                           .total);
+        r.set_priority(priority_now(*j, now).total);
       }
       put_job(*j, fx);
       fx.reschedule = true;

@@ -258,6 +258,8 @@ class ControllerState {
   // Decayed usage per (account, user), as of the last charging pass.
   const std::map<std::pair<std::string, std::string>, double>& usage() const;
   v1::GetPrioritiesReply priorities(int64_t now) const;  // sprio
+  // The job's priority factors now (its partition, fair share, age since eligible).
+  core::PriorityBreakdown priority_now(const Job& j, int64_t now) const;
   v1::GetSharesReply shares() const;                     // sshare
 
   // ---- jobs (submit.cpp, control.cpp) ----

@@ -55,11 +55,16 @@ std::vector<int> affinity_cpus() {
   return out;
 }
 
-// Every GPU that NVML says waits on Fabric Manager gets a note: CUDA fails on
-// such a GPU ("system not yet initialized") until nvidia-fabricmanager runs.
+// NVML says the GPU waits on Fabric Manager: CUDA fails on it ("system not
+// yet initialized") until nvidia-fabricmanager has registered it.
+bool waits_on_fabric_manager(const GpuInfo& g) {
+  return g.fabric_state == "not-started" || g.fabric_state == "in-progress";
+}
+
+// Every GPU that waits on Fabric Manager gets a note.
 void add_gpu_notes(NodeHardware& hw) {
   for (const auto& g : hw.gpus) {
-    if (g.fabric_state == "not-started" || g.fabric_state == "in-progress") {
+    if (waits_on_fabric_manager(g)) {
       hw.notes.push_back("GPU " + std::to_string(g.index) + " (" + g.name + "): Fabric Manager state is " +
                          g.fabric_state + "; CUDA will not start on it until nvidia-fabricmanager has registered it");
     }
@@ -71,7 +76,7 @@ void add_gpu_notes(NodeHardware& hw) {
 std::string gpu_health_problem(const NodeHardware& found) {
   std::string parts;
   for (const auto& g : found.gpus) {
-    const bool waiting = g.fabric_state == "not-started" || g.fabric_state == "in-progress";
+    const bool waiting = waits_on_fabric_manager(g);
     const bool failed = g.fabric_state == "completed" && !g.fabric_status.empty() && g.fabric_status != "success";
     if (!waiting && !failed) continue;
     parts += (parts.empty() ? "GPU " : ", GPU ") + std::to_string(g.index) + " " +
