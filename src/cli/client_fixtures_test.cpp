@@ -230,6 +230,7 @@ AccountingRecord record(int64_t id, JobState st) {
   r.state = st;
   r.submit = test::utc("2026-11-29T21:00:00");
   r.partition = "compute";
+  r.req_mem_mb = 8192;
   r.node_list = st == JobState::kPending ? "" : "cpu01";
   if (st != JobState::kPending) r.start = test::utc("2026-11-29T21:00:05");
   return r;
@@ -317,7 +318,9 @@ TEST_F(Clients, OpenOnDemandSacct) {
   auto lines = lines_of(sacct({"-P", "--delimiter", "\x1F", "-n", "--units", "G", "-o", fields, "-j", "20956420"}));
   ASSERT_EQ(lines.size(), 2u);  // the job and its batch step
   for (const auto& l : lines) EXPECT_EQ(split(l, '\x1F').size(), 17u) << l;
-  EXPECT_EQ(split(lines[0], '\x1F')[5], "0.00G");
+  // ReqMem as asked whatever --units says, and only on the job's line (Slurm 22.05).
+  EXPECT_EQ(split(lines[0], '\x1F')[5], "8G");
+  EXPECT_EQ(split(lines[1], '\x1F')[5], "");
 }
 
 }  // namespace

@@ -60,6 +60,10 @@ using Value = std::function<std::string(const R&, const SacctContext&)>;
 
 std::string blank(const R&, const SacctContext&) { return ""; }
 
+// A job's requested CPU frequency is not recorded (Unknown); Slurm's batch
+// step shows 0.
+std::string req_cpu_freq(const R& r, const SacctContext&) { return r.step == "batch" ? "0" : "Unknown"; }
+
 }  // namespace
 
 std::string sacct_size_text(double value, char base_unit, const SacctContext& c) {
@@ -111,6 +115,7 @@ const std::vector<SacctField>& sacct_fields() {
        }},
       {C("DBIndex", 10, false, kNever), blank},
       {C("DerivedExitCode", 15, true, kNever), [](const R& r, const SacctContext&) {
+         if (!r.step.empty()) return std::string();  // a job's, not a step's
          return exit_text(r.derived_exit_code, r.derived_exit_signal);
        }},
       {C("Elapsed", 10, true, kNever), [](const R& r, const SacctContext& c) { return format_duration_hms(elapsed(r, c.now)); }},
@@ -159,16 +164,21 @@ const std::vector<SacctField>& sacct_fields() {
       {C("QOS", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.qos; }},
       {C("QOSRAW", 6, true, kNever), blank},
       {C("Reason", 22, true, kPlus), [](const R& r, const SacctContext&) { return r.reason; }},
-      {C("ReqCPUFreq", 10, true, kPlus), [](const R&, const SacctContext&) { return std::string("Unknown"); }},
-      {C("ReqCPUFreqGov", 13, true, kPlus), [](const R&, const SacctContext&) { return std::string("Unknown"); }},
-      {C("ReqCPUFreqMax", 13, true, kPlus), [](const R&, const SacctContext&) { return std::string("Unknown"); }},
-      {C("ReqCPUFreqMin", 13, true, kPlus), [](const R&, const SacctContext&) { return std::string("Unknown"); }},
+      {C("ReqCPUFreq", 10, true, kPlus), req_cpu_freq},
+      {C("ReqCPUFreqGov", 13, true, kPlus), req_cpu_freq},
+      {C("ReqCPUFreqMax", 13, true, kPlus), req_cpu_freq},
+      {C("ReqCPUFreqMin", 13, true, kPlus), req_cpu_freq},
       {C("ReqCPUS", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.req_cpus); }},
       {C("ReqMem", 10, true, kNever), [](const R& r, const SacctContext& c) {
-         return sacct_size_text(static_cast<double>(r.req_mem_mb), 'M', c);
+         if (!r.step.empty()) return std::string();  // requested by the job, not by its steps
+         SacctContext own = c;
+         own.units.reset();  // as Slurm's: --units leaves ReqMem as it was asked
+         return sacct_size_text(static_cast<double>(r.req_mem_mb), 'M', own);
        }},
       {C("ReqNodes", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.nnodes); }},
-      {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return format_tres_sacct(r.req_tres); }},
+      {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext&) {
+         return r.step.empty() ? format_tres_sacct(r.req_tres) : std::string();
+       }},
       {C("Reservation", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.reservation; }},
       {C("ReservationId", 8, true, kNever), blank},
       {C("Reserved", 10, true, kNever), blank},

@@ -226,13 +226,22 @@ CliError bad_time(const char* option, const std::string& value, const std::strin
   return CliError{fmt::format("Invalid time specification (pos=0): {}\nsacct: error: {}: {}\n", value, option, why), 1};
 }
 
+// sacct(1)'s default window: from midnight (epoch with -j; now with -s and
+// no -j) to now; with -s, the end defaults to the start when -S is given.
+// (An open end stands for now: nothing was submitted or ended after it, and
+// a controller's clock a second ahead of this host's loses no new job.)
 CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   Window w;
-  if (o.job_ids.empty()) w.start = midnight(now);
+  if (!o.job_ids.empty()) {
+    w.start = 0;
+  } else {
+    w.start = o.states.empty() ? midnight(now) : now;
+  }
   if (o.start_time) {
     auto t = parse_timestamp(*o.start_time, now, TimeBias::kPast);
     if (!t) return bad_time("--starttime", *o.start_time, t.error().message);
     w.start = *t;
+    if (!o.states.empty()) w.end = w.start;
   }
   if (o.end_time) {
     auto t = parse_timestamp(*o.end_time, now, TimeBias::kPast);
@@ -240,6 +249,31 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
     w.end = *t;
   }
   return w;
+}
+
+// With -s, a job is listed when it was in its state within the window:
+// pending from submission to its start, running (or suspended) from its
+// start to its end, and in a final state when it reached it in the window.
+bool state_in_window(const AccountingRecord& r, const Window& w) {
+  switch (r.state) {
+    case JobState::kPending:
+    case JobState::kRequeueHold:
+    case JobState::kResvDelHold: {
+      UnixTime left = r.start != kNoTime ? r.start : r.end;
+      return (r.submit == kNoTime || r.submit <= w.end) && (left == kNoTime || left >= w.start);
+    }
+    case JobState::kRunning:
+    case JobState::kSuspended:
+    case JobState::kCompleting:
+    case JobState::kConfiguring:
+    case JobState::kSignaling:
+    case JobState::kStageOut:
+    case JobState::kStopped:
+    case JobState::kResizing:
+      return (r.start == kNoTime || r.start <= w.end) && (r.end == kNoTime || r.end >= w.start);
+    default:
+      return r.end != kNoTime && r.end >= w.start && r.end <= w.end;
+  }
 }
 
 bool in_range(const std::optional<std::pair<int64_t, int64_t>>& range, int64_t v) {
@@ -296,7 +330,8 @@ bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::s
   bool user_ok = o.users.empty() ? (everyone || r.user == caller)
                                  : (in_list(o.users, r.user) || in_list(o.users, std::to_string(r.uid)));
   bool state_ok = o.states.empty() || std::find(o.states.begin(), o.states.end(), r.state) != o.states.end();
-  bool time_ok = (r.submit == kNoTime || r.submit <= w.end) && (r.end == kNoTime || r.end >= w.start);
+  bool time_ok = o.states.empty() ? (r.submit == kNoTime || r.submit <= w.end) && (r.end == kNoTime || r.end >= w.start)
+                                  : state_in_window(r, w);
   return user_ok && state_ok && time_ok && id_selected(o, r, false) && in_list(o.accounts, r.account) &&
          in_list(o.partitions, r.partition) && in_list(o.qos, r.qos) && in_list(o.names, r.job_name) &&
          more_selected(o, r);

@@ -181,6 +181,38 @@ namespace {
 
 // The selection options beyond -j/-u/-A/-r/-s: -g -W -R -C -N -I -i -k -K,
 // each keeping only the jobs (with their steps) it names.
+// -s picks jobs that were in a state within the window, and changes the
+// window's defaults (sacct(1), DEFAULT TIME WINDOW; checked on Slurm 22.05:
+// `-s CA` alone and `-s CA -S midnight` list nothing, `-s CA -S midnight -E
+// now` the jobs cancelled today, `-s R` alone the jobs running now).
+TEST(SacctSelect, StatesAreJobsInThatStateWithinTheWindow) {
+  std::vector<AccountingRecord> recs = {
+      job(1, "done", "compute", JobState::kCompleted, "2026-11-29T21:51:10", "2026-11-29T21:52:00", 1, {}),
+      job(2, "run", "compute", JobState::kRunning, "2026-11-29T21:51:10", nullptr, 1, {}),
+      job(3, "wait", "compute", JobState::kPending, nullptr, nullptr, 1, {}),
+      job(4, "gone", "compute", JobState::kCancelled, nullptr, "2026-11-29T21:55:00", 1, {})};
+  auto ids = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"-a", "-X", "-n", "-P", "-o", "JobID"});
+    auto o = parse_sacct_options(args, {});
+    EXPECT_TRUE(o) << (o ? "" : o.error().text);
+    if (!o) return std::string();
+    auto out = render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00"));
+    EXPECT_EQ(out.exit_code, 0) << out.err;
+    return out.out;
+  };
+  EXPECT_EQ(ids({}), "1\n2\n3\n4\n");  // since midnight
+  EXPECT_EQ(ids({"-s", "CD"}), "");        // from now: it ended before
+  EXPECT_EQ(ids({"-s", "CD,CA", "-S", "2026-11-29T00:00:00"}), "");  // the window ends where it starts
+  EXPECT_EQ(ids({"-s", "CD,CA", "-S", "2026-11-29T00:00:00", "-E", "now"}), "1\n4\n");
+  EXPECT_EQ(ids({"-s", "CA", "-S", "2026-11-29T21:54:00", "-E", "2026-11-29T21:56:00"}), "4\n");
+  EXPECT_EQ(ids({"-s", "R"}), "2\n");
+  EXPECT_EQ(ids({"-s", "R", "-S", "2026-11-29T21:00:00", "-E", "2026-11-29T21:51:00"}), "");  // not started yet
+  EXPECT_EQ(ids({"-s", "PD,R"}), "2\n3\n");
+  EXPECT_EQ(ids({"-s", "PD", "-S", "2026-11-29T21:50:00", "-E", "2026-11-29T21:50:30"}), "");  // not submitted yet
+  EXPECT_EQ(ids({"-j", "1,2", "-s", "CD"}), "1\n");  // from the epoch to now
+  EXPECT_EQ(ids({"-j", "1,2", "-s", "CD", "-S", "2026-11-29T00:00:00"}), "");
+}
+
 TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   auto rec = [](int64_t id, const char* node_list, int64_t cpus, int64_t nodes, Seconds limit) {
     AccountingRecord r = job(id, "j", "compute", JobState::kCompleted, "2026-11-29T21:51:10", "2026-11-29T21:52:00",

@@ -544,6 +544,9 @@ class ControllerState {
   std::set<core::JobId> active_;  // pending or holding resources: what cycles and node views look at
   std::vector<NodeRt> nodes_;
   int64_t next_job_id_ = 1;
+  // --test-only plans made (their specs' revisions, above any a real job reaches).
+  static constexpr uint64_t kTestOnlyRevisions = uint64_t{1} << 62;
+  uint64_t test_only_plans_ = 0;
   int64_t recovered_highest_id_ = 0;  // the highest job id recovery has read
   int64_t start_time_ = 0;
   int64_t config_time_ = 0;  // the last reconfigure; 0: none since the start

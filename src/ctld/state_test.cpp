@@ -116,6 +116,33 @@ TEST(ControllerState, ASubmissionSentAgainWithItsRequestIdIsAnsweredWithTheJobIt
   EXPECT_EQ(after->jobs().size(), 5u);
 }
 
+// Each --test-only is planned for what it asks: one after another (the
+// same next job id each time) they name their own partitions and nodes.
+TEST(ControllerState, EachTestOnlySubmissionIsPlannedForItsOwnRequest) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  v1::JobDescriptor on_gpu = wrap("true");
+  on_gpu.add_partitions("gpu");
+  on_gpu.set_cpus_per_task(2);
+  v1::JobDescriptor on_cpu = wrap("true");
+  on_cpu.add_partitions("cpu");
+  for (int round = 0; round < 2; ++round) {
+    Effects a;
+    auto g = st->submit(user(1000, "alice"), on_gpu, true, 1001, a);
+    ASSERT_TRUE(g) << g.error().message;
+    EXPECT_EQ(g->planned_partition(), "gpu");
+    EXPECT_EQ(g->planned_nodes(), "g1");
+    EXPECT_EQ(g->planned_cpus(), 2);
+    Effects b;
+    auto c = st->submit(user(1000, "alice"), on_cpu, true, 1001, b);
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->planned_partition(), "cpu");
+    EXPECT_EQ(c->planned_nodes(), "c1");
+    EXPECT_EQ(c->planned_cpus(), 1);
+  }
+  EXPECT_TRUE(st->jobs().empty());
+}
+
 TEST(ControllerState, RefusalsAreSlurmsLinesAndChangeNothing) {
   auto st = make_state();
   Effects fx;

@@ -192,6 +192,11 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   reply.set_cluster(settings_.cluster_name);
   reply.set_job_id(next_job_id_);
   if (test_only) {
+    // The core caches a job's demand by the spec's address, id and revision.
+    // Every --test-only spec lives at the same address with the next job's
+    // id, so each gets a revision no other plan had: without it, a second
+    // --test-only was answered with the first one's partition and nodes.
+    spec.revision = kTestOnlyRevisions + ++test_only_plans_;
     plan_test_only(spec, rec.desc().reservation(), now, reply);
     return reply;
   }
