@@ -181,6 +181,18 @@ namespace {
 
 // The selection options beyond -j/-u/-A/-r/-s: -g -W -R -C -N -I -i -k -K,
 // each keeping only the jobs (with their steps) it names.
+// What root's sacct lists of `recs` at 22:00 with `args` then `fixed`.
+std::string selected_ids(const std::vector<AccountingRecord>& recs, std::vector<std::string> args,
+                         const std::vector<std::string>& fixed) {
+  args.insert(args.end(), fixed.begin(), fixed.end());
+  auto o = parse_sacct_options(args, {});
+  EXPECT_TRUE(o) << (o ? "" : o.error().text);
+  if (!o) return std::string();
+  auto out = render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00"));
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  return out.out;
+}
+
 // -s picks jobs that were in a state within the window, and changes the
 // window's defaults (sacct(1), DEFAULT TIME WINDOW; checked on Slurm 22.05:
 // `-s CA` alone and `-s CA -S midnight` list nothing, `-s CA -S midnight -E
@@ -192,13 +204,7 @@ TEST(SacctSelect, StatesAreJobsInThatStateWithinTheWindow) {
       job(3, "wait", "compute", JobState::kPending, nullptr, nullptr, 1, {}),
       job(4, "gone", "compute", JobState::kCancelled, nullptr, "2026-11-29T21:55:00", 1, {})};
   auto ids = [&](std::vector<std::string> args) {
-    args.insert(args.end(), {"-a", "-X", "-n", "-P", "-o", "JobID"});
-    auto o = parse_sacct_options(args, {});
-    EXPECT_TRUE(o) << (o ? "" : o.error().text);
-    if (!o) return std::string();
-    auto out = render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00"));
-    EXPECT_EQ(out.exit_code, 0) << out.err;
-    return out.out;
+    return selected_ids(recs, std::move(args), {"-a", "-X", "-n", "-P", "-o", "JobID"});
   };
   EXPECT_EQ(ids({}), "1\n2\n3\n4\n");  // since midnight
   EXPECT_EQ(ids({"-s", "CD"}), "");        // from now: it ended before
@@ -236,13 +242,7 @@ TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   step.step = "batch";
   recs.insert(recs.begin() + 2, step);
   auto ids = [&](std::vector<std::string> args) {
-    args.insert(args.end(), {"-a", "-n", "-P", "-o", "JobID", "-S", "2026-11-29T00:00:00"});
-    auto o = parse_sacct_options(args, {});
-    EXPECT_TRUE(o) << (o ? "" : o.error().text);
-    if (!o) return std::string();
-    auto out = render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00"));
-    EXPECT_EQ(out.exit_code, 0) << out.err;
-    return out.out;
+    return selected_ids(recs, std::move(args), {"-a", "-n", "-P", "-o", "JobID", "-S", "2026-11-29T00:00:00"});
   };
   EXPECT_EQ(ids({"-g", "physics"}), "1\n");
   EXPECT_EQ(ids({"--gid=3000"}), "1\n");
