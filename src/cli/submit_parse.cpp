@@ -250,11 +250,25 @@ CliResult<bool> apply_memory_exclusion(JobRequest& req) {
   return true;
 }
 
+// Any GPU at all: -G, --gpus-per-*, or a gpu --gres.
+bool asks_for_gpus(const JobRequest& req) {
+  for (const auto* g : {&req.gpus, &req.gpus_per_node, &req.gpus_per_socket, &req.gpus_per_task}) {
+    if (*g && (*g)->count > 0) return true;
+  }
+  return std::any_of(req.gres.begin(), req.gres.end(), [](const GresSpec& g) { return g.name == "gpu" && g.count > 0; });
+}
+
 CliResult<bool> validate_merged(JobRequest& req) {
   const char* prog = submit_command_name(req.command);
   if (req.quiet && req.verbose > 0) return cli_error(prog, "don't specify both --verbose (-v) and --quiet (-Q)");
   auto mem = apply_memory_exclusion(req);
   if (!mem) return mem;
+  if (req.mem_per_gpu_mb && !asks_for_gpus(req)) {
+    CliError e = cli_error(prog, fmt::format("Requested mem_per_tres=gres:gpu:{} but did not request any GPU.",
+                                             *req.mem_per_gpu_mb));
+    e.text += fmt::format("{}: error: Invalid generic resource (gres) specification\n", prog);
+    return e;
+  }
   if (req.gpus_per_task && !req.gpus && !req.ntasks) {
     CliError e = cli_error(prog, "Failed to validate job spec. --gpus-per-task used without either --gpus or "
                                  "-n/--ntasks is not allowed.");

@@ -439,6 +439,14 @@ INSTANTIATE_TEST_SUITE_P(
                 "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 1},
         Refusal{S, {"--mem-per-cpu=1G", "--mem-per-gpu=2G"},
                 "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n", 1},
+        Refusal{S, {"--mem-per-gpu=4G"},
+                "sbatch: error: Requested mem_per_tres=gres:gpu:4096 but did not request any GPU.\nsbatch: error: "
+                "Invalid generic resource (gres) specification\n",
+                1},
+        Refusal{S, {"--mem-per-gpu=4G", "--gpus=0"},
+                "sbatch: error: Requested mem_per_tres=gres:gpu:4096 but did not request any GPU.\nsbatch: error: "
+                "Invalid generic resource (gres) specification\n",
+                1},
         Refusal{S, {"--gpus-per-task=2"},
                 "sbatch: error: Failed to validate job spec. --gpus-per-task used without either --gpus or "
                 "-n/--ntasks is not allowed.\nsbatch: error: Invalid generic resource (gres) specification\n",

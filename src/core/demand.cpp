@@ -335,6 +335,12 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   d.excluded = std::move(exc).value();
   d.whole_node = job.exclusive || part.exclusive;
   resolve_gres(c, job, part, d);
+  if (job.cpus_per_gpu > 0 && job.gpus.count <= 0 && d.gpus_per_task.count <= 0 &&
+      std::none_of(d.gres.begin(), d.gres.end(), [](const GresNeed& g) { return g.name == "gpu" && g.count > 0; })) {
+    return refuse(kNodeConfigUnavailable,
+                  "drover: --cpus-per-gpu gives CPUs per GPU, and the job asks for no GPU (add --gpus, "
+                  "--gpus-per-node, --gpus-per-task or --gres=gpu:N)");
+  }
   resolve_shape(c, job, part, d);
   resolve_memory(c, job, part, d);
   d.licenses = job.licenses;

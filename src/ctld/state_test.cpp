@@ -143,6 +143,26 @@ TEST(ControllerState, EachTestOnlySubmissionIsPlannedForItsOwnRequest) {
   EXPECT_TRUE(st->jobs().empty());
 }
 
+// --cpus-per-gpu without a GPU is refused as Slurm 22.05 refuses it, with
+// what to add; with GPUs it is taken.
+TEST(ControllerState, CpusPerGpuWithoutGpusIsRefused) {
+  auto st = make_state();
+  v1::JobDescriptor d = wrap("true");
+  d.set_cpus_per_gpu(2);
+  Effects fx;
+  auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "Batch job submission failed: Requested node configuration is not available\n"
+            "drover: --cpus-per-gpu gives CPUs per GPU, and the job asks for no GPU (add --gpus, --gpus-per-node, "
+            "--gpus-per-task or --gres=gpu:N)");
+  EXPECT_TRUE(fx.batch.empty());
+  d.add_partitions("gpu");
+  d.mutable_gpus_per_node()->set_count(1);
+  auto ok = st->submit(user(1000, "alice"), d, false, 1000, fx);
+  ASSERT_TRUE(ok) << ok.error().message;
+}
+
 TEST(ControllerState, RefusalsAreSlurmsLinesAndChangeNothing) {
   auto st = make_state();
   Effects fx;
