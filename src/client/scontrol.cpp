@@ -157,6 +157,10 @@ int show_config(ControllerApi& api, const Invocation& inv) {
 int show_licenses(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
   auto reply = api.get_config();
   if (!reply) return report_failure(inv, api, reply.error());
+  if (reply->licenses().empty()) {
+    write_out("No licenses configured in Slurm.\n", stdout);  // Slurm 22.05's words
+    return 0;
+  }
   std::string out;
   for (const auto& l : reply->licenses()) {
     if (!names.empty() && std::find(names.begin(), names.end(), l.name()) == names.end()) continue;
@@ -281,6 +285,12 @@ std::optional<int> run_show(ControllerApi* api, const Invocation& inv, const Opt
   if (abbrev(e, "config", 1)) return need() ? show_config(*api, inv) : 1;
   if (abbrev(e, "licenses", 3)) return need() ? show_licenses(*api, inv, o, rest) : 1;
   if (abbrev(e, "steps", 2)) return need() ? show_steps(*api, inv, o, rest) : 1;
+  if (abbrev(e, "frontend", 2)) {
+    // Drover has no front-end nodes (slurm.conf's FrontendName lines are
+    // read past): Slurm 22.05's answer for a cluster without them.
+    write_out("No nodes in the system\n", stdout);
+    return 0;
+  }
   if (abbrev(e, "reservations", 1)) return need() ? show_reservations(*api, inv, o, rest) : 1;
   return std::nullopt;
 }
@@ -384,6 +394,15 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
         *req.add_targets() = *t;
       }
       continue;
+    }
+    if (iequals(k, "TimeLimit")) {
+      // As Slurm's scontrol: checked here; a leading + or - changes the current limit.
+      std::string_view t = v;
+      if (!t.empty() && (t.front() == '+' || t.front() == '-')) t.remove_prefix(1);
+      if (!parse_duration(t)) {
+        std::fputs("scontrol: error: Invalid TimeLimit value\n", stderr);
+        return 1;
+      }
     }
     if (iequals(k, "Dependency") && !v.empty()) {
       auto dep = cli::parse_dependency(v);
@@ -788,7 +807,8 @@ bool needs_controller(const Opts& o) {
     const std::string& e = o.words[1];
     return iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1) || iequals(e, "nodes") ||
            abbrev(e, "node", 1) || iequals(e, "partitions") || abbrev(e, "partition", 1) || abbrev(e, "config", 1) ||
-           abbrev(e, "licenses", 3) || abbrev(e, "steps", 2) || abbrev(e, "reservations", 1);
+           abbrev(e, "licenses", 3) || abbrev(e, "steps", 2) || abbrev(e, "reservations", 1) ||
+           abbrev(e, "frontend", 2);
   }
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},

@@ -193,6 +193,8 @@ std::vector<v1::JobResult> ControllerState::top(const Caller& who, const v1::Con
         out.push_back(result(label, kAccessDenied));
       } else if (!is_pending(*j) || j->rec.completing()) {
         out.push_back(result(label, kNotPending));
+      } else if (j->rec.hold() != v1::HOLD_NONE) {
+        out.push_back(result(label, kJobHeld));  // Slurm 22.05's answer; its place waits for the release
       } else if (std::find(named.begin(), named.end(), j) == named.end()) {
         named.push_back(j);
         out.push_back(result(label));

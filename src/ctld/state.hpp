@@ -208,6 +208,7 @@ inline constexpr const char* kAccessDenied = "Access/permission denied";
 inline constexpr const char* kAlreadyDone = "Job/step already completing or completed";
 inline constexpr const char* kJobPending = "Job is pending execution";
 inline constexpr const char* kNotPending = "Job is no longer pending execution";
+inline constexpr const char* kJobHeld = "Job is in held state, pending scheduler release";
 inline constexpr const char* kFinished = "Job has already finished";
 
 class ControllerState {

@@ -972,6 +972,24 @@ TEST(ControllerState, ARunningJobsNewTimeLimitMovesThePlanOfTheJobBehindIt) {
     st->schedule(core::PassKind::kFull, now, e);
     EXPECT_EQ(st->jobs().at(2).planned_start, 1001 + 600) << "cycle at " << now;
   }
+  // A leading - or + changes the limit it has (scontrol(1)); only an
+  // operator may make it longer; below nothing is refused.
+  auto change = [&](const Caller& who, const std::string& v) {
+    v1::UpdateJobRequest r;
+    r.add_targets()->set_job_id(1);
+    (*r.mutable_fields())["TimeLimit"] = v;
+    r.add_field_order("TimeLimit");
+    Effects e;
+    auto out = st->update(who, r, 1008, e);
+    return out.size() == 1 && !out[0].ok() ? out[0].error() : std::string();
+  };
+  EXPECT_EQ(change(user(1000, "alice"), "-5"), "");
+  EXPECT_EQ(st->jobs().at(1).rec.time_limit_s(), 300);
+  EXPECT_EQ(change(user(1000, "alice"), "+1"), "Access/permission denied");
+  EXPECT_EQ(change(Caller{0, 0, "root", true}, "+1:00"), "");
+  EXPECT_EQ(st->jobs().at(1).rec.time_limit_s(), 360);
+  EXPECT_EQ(change(user(1000, "alice"), "-6"), "Invalid time limit specification");
+  EXPECT_EQ(st->jobs().at(1).rec.time_limit_s(), 360);
 }
 
 // scontrol hold/release of a running job, as Slurm 22.05 did on the anchor
@@ -1972,7 +1990,8 @@ TEST(ControllerState, TopPutsTheNamedJobsFirstInTheirUsersQueue) {
     EXPECT_EQ(prio(5), bob);
     EXPECT_EQ(st->jobs().at(5).rec.nice(), 0);
     EXPECT_EQ(st->jobs().at(6).rec.nice(), 0);  // the held job is not part of the rotation
-    EXPECT_EQ(top(who, {6}), "ok;");              // nor does naming it move anything
+    // Naming it is refused as Slurm 22.05 refuses it, and moves nothing.
+    EXPECT_EQ(top(who, {6}), "Job is in held state, pending scheduler release;");
     EXPECT_EQ(st->jobs().at(6).rec.nice(), 0);
     EXPECT_EQ(prio(4), p2);
     EXPECT_EQ(prio(3), p4);

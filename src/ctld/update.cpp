@@ -25,8 +25,16 @@ using Setter = const char* (*)(Ctx&, const std::string& value);
 const char* need_pending(const Ctx& c) { return c.job.rec.state() == v1::PENDING ? nullptr : kNotPending; }
 
 const char* set_time_limit(Ctx& c, const std::string& v) {
-  auto d = parse_duration(v);
+  // "+30" / "-1:00:00": the current limit, longer or shorter (scontrol(1)).
+  const bool relative = !v.empty() && (v.front() == '+' || v.front() == '-');
+  auto d = parse_duration(relative ? std::string_view(v).substr(1) : std::string_view(v));
   if (!d) return "Invalid time limit specification";
+  if (relative) {
+    const int64_t now_limit = c.rec.time_limit_s();
+    if (now_limit == kInfinite || *d == kInfinite) return "Invalid time limit specification";
+    d = v.front() == '+' ? now_limit + *d : now_limit - *d;
+    if (*d <= 0) return "Invalid time limit specification";
+  }
   bool longer = c.rec.time_limit_s() != kInfinite && (*d == kInfinite || *d > c.rec.time_limit_s());
   if (longer && !c.who.privileged) return kAccessDenied;
   c.rec.mutable_desc()->set_time_limit_s(*d);

@@ -563,6 +563,22 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
     EXPECT_EQ(r.rc, 1);
     EXPECT_EQ(r.err.rfind("sbatch: error: Batch job submission failed: Invalid --nice value\n", 0), 0u) << r.err;
   }
+  // scontrol, as Slurm 22.05 answered on the anchor cluster.
+  r = c.run("scontrol", {"top", held});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Job is in held state, pending scheduler release for job " + held + "\n");
+  r = c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=abc"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scontrol: error: Invalid TimeLimit value\n");
+  EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=30"}).rc, 0);
+  EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=-10"}).rc, 0);
+  EXPECT_EQ(c.job_fields(held)["TimeLimit"], "00:20:00");
+  r = c.run("scontrol", {"show", "licenses"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "No licenses configured in Slurm.\n");
+  r = c.run("scontrol", {"show", "frontend"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "No nodes in the system\n");
   r = c.run("srun", {"--jobid=99999", "true"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified\n"
