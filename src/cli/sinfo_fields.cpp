@@ -221,11 +221,9 @@ const std::vector<SinfoField>& sinfo_field_table() {
                            min_plus(r, [](const NodeView& n) { return n.threads_per_core; }));
       }),
       // -O only
-      F(0, "AllocMem", "ALLOCMEM", S::kNone, [](const Row& r) {
-        int64_t sum = 0;
-        for (const NodeView* n : r.nodes) sum += n->alloc_memory_mb;
-        return std::to_string(sum);
-      }),
+      // A node's own: nodes that differ go to different lines (Slurm 22.05
+      // on the anchor cluster: one busy node apart from the idle ones).
+      F(0, "AllocMem", "ALLOCMEM", S::kValue, [](const Row& r) { return std::to_string(first(r).alloc_memory_mb); }),
       F(0, "Comment", "COMMENT", S::kValue, [](const Row& r) { return or_text(first(r).comment, "(null)"); }),
       F(0, "Extra", "EXTRA", S::kValue, [](const Row& r) { return or_text(first(r).extra, "(null)"); }),
       F(0, "Port", "PORT", S::kValue, [](const Row& r) { return std::to_string(first(r).port); }),

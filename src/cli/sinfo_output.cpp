@@ -170,14 +170,20 @@ struct Grouped {
 Grouped group_nodes(const FormatLayout& layout, const SinfoOptions& o, const std::vector<PartitionView>& parts,
                     const std::map<std::string, const NodeView*>& by_name) {
   Grouped g;
+  const auto& table = sinfo_field_table();
+  const bool names_partitions = std::any_of(layout.items.begin(), layout.items.end(), [&](const auto& item) {
+    return item.field >= 0 && table[item.field].split == SinfoSplit::kPartition;
+  });
   std::map<std::string, std::size_t> row_of_key;
   std::vector<std::set<std::string>> members;
   for (std::size_t pi = 0; pi < parts.size(); ++pi) {
     const PartitionView& p = parts[pi];
     if (!partition_selected(o, p)) continue;
+    bool kept_one = false;
     for (const auto& name : p.node_names) {
       auto it = by_name.find(name);
       if (it == by_name.end() || !node_selected(o, *it->second)) continue;
+      kept_one = true;
       const NodeView* n = it->second;
       std::string key = o.node_oriented ? "" : group_key(layout, o, p, *n);
       auto found = row_of_key.find(key);
@@ -190,10 +196,12 @@ Grouped group_nodes(const FormatLayout& layout, const SinfoOptions& o, const std
         g.rows[found->second].nodes.push_back(n);
       }
     }
-    // A partition without nodes (scontrol create PartitionName=X alone) is a
-    // line of its own, with no nodes and state n/a, as Slurm shows it.
-    if (p.node_names.empty() && !o.node_oriented && o.nodes.empty() && o.states.empty() && !o.list_reasons &&
-        !o.responding_only && !o.dead_only) {
+    // A partition left without nodes (none configured, or none that -n, -t,
+    // -d or -r keep) is a line of its own, with no nodes and state n/a,
+    // where the format names partitions, as Slurm 22.05 shows it (checked on
+    // the anchor cluster: `sinfo -d`, `sinfo -t drain`, `sinfo -n gpu01`;
+    // `sinfo -d -o %C` prints the header alone).
+    if (!kept_one && names_partitions && !o.node_oriented && !o.list_reasons) {
       g.rows.push_back(SinfoRow{&p, {}});
       g.part_index.push_back(pi);
       members.push_back({});

@@ -111,6 +111,38 @@ INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
                          ::testing::Values("sinfo_drain.txt", "sinfo_drain_R.txt", "sinfo_drain_s.txt",
                                            "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"), [](const auto& i) { return test::test_name(i.param); });
 
+// The anchor cluster idle, nodes filtered away: a partition left without
+// nodes is a line with 0 nodes and state n/a where the format names
+// partitions, and no line where it does not (captured on the anchor
+// cluster, Slurm 22.05).
+class SinfoIdleOracle : public SinfoOracle {};
+
+TEST_P(SinfoIdleOracle, PartitionsLeftWithoutNodesMatchRealSlurm) {
+  test::Golden g = test::read_golden(GetParam());
+  auto opts = parse_sinfo_options(test::golden_args(g.command), {});
+  ASSERT_TRUE(opts.ok());
+  CommandOutput out = render_sinfo(*opts, test::anchor_partitions(), test::anchor_nodes_idle(), anchor_now());
+  EXPECT_EQ(out.out, g.output);
+}
+
+INSTANTIATE_TEST_SUITE_P(IdleAnchor, SinfoIdleOracle,
+                         ::testing::Values("sinfo_idle_d.txt", "sinfo_idle_n_gpu01.txt", "sinfo_idle_d_fields.txt",
+                                           "sinfo_idle_d_s.txt", "sinfo_idle_d_C.txt", "sinfo_idle_n_gpu01_lD.txt",
+                                           "sinfo_idle_d_p_compute.txt"),
+                         [](const auto& i) { return test::test_name(i.param); });
+
+// -O AllocMem is a node's own: nodes with other amounts go to other lines,
+// as Slurm 22.05 split them on the anchor cluster; CPUsState still sums.
+TEST(SinfoFormat, AllocMemSplitsLinesByTheNodesAmount) {
+  test::use_utc();
+  auto opts = parse_sinfo_options({"-h", "-p", "training", "-O", "Partition:10,CPUsState:14,AllocMem:8"}, {});
+  ASSERT_TRUE(opts.ok());
+  CommandOutput out = render_sinfo(*opts, test::anchor_partitions(), test::anchor_nodes_busy(), anchor_now());
+  EXPECT_EQ(out.out,
+            "training  3/381/0/384   4096    \n"   // gpu01-03, one CPU each
+            "training  2/126/0/128   8192    \n");  // gpu04, two
+}
+
 // sinfo -T lists reservations, not partitions; with none, Slurm 22.05's
 // words for that (checked on the anchor cluster). The table itself:
 // ScontrolShow.ReservationsMatchSlurm.
