@@ -326,8 +326,10 @@ int compare_on(char key, const JobView& a, const JobView& b, UnixTime now) {
   auto start = [](const JobView& j) { return j.start_time == kNoTime ? INT64_MAX : j.start_time; };
   switch (key) {
     case 'i': case 'A': case 'F':
-      return cmp(std::pair(a.array_job_id ? a.array_job_id : a.job_id, a.array_task_id.value_or(-1)),
-                 std::pair(b.array_job_id ? b.array_job_id : b.job_id, b.array_task_id.value_or(-1)));
+      // An array's pending record comes after its tasks (Slurm 22.05: 48_1,
+      // 48_2, 48_[3-5%2] with -S i, the reverse with -S -i).
+      return cmp(std::pair(a.array_job_id ? a.array_job_id : a.job_id, a.array_task_id.value_or(INT64_MAX)),
+                 std::pair(b.array_job_id ? b.array_job_id : b.job_id, b.array_task_id.value_or(INT64_MAX)));
     case 'P': return cmp(a.partition, b.partition);
     case 'j': return cmp(a.name, b.name);
     case 'u': return cmp(a.user, b.user);

@@ -73,6 +73,25 @@ TEST(SqueueSort, StatesSortByNameAndACompletingJobsTimeStopsAtItsEnd) {
   EXPECT_EQ(run_squeue({"-h", "-o", "%i %t %M"}, jobs).out, "6055 CG 0:05\n6056 PD 0:00\n6057 R 1:00\n");
 }
 
+// -S i: an array's pending record after its tasks (Slurm 22.05 on the
+// anchor cluster: 48_1 48_2 48_[3-5%2], the reverse with -S -i).
+TEST(SqueueSort, ByIdTheArraysPendingRecordComesAfterItsTasks) {
+  JobView pending = test::anchor_job(48, "compute", "arr", JobState::kPending, 600, 100, "JobArrayTaskLimit");
+  pending.array_job_id = 48;
+  pending.array_pending_tasks = {3, 4, 5};
+  pending.array_max_running = 2;
+  JobView one = test::anchor_job(49, "compute", "arr", JobState::kRunning, 600, 100, "cpu01", 3);
+  one.array_job_id = 48;
+  one.array_task_id = 1;
+  JobView two = one;
+  two.job_id = 50;
+  two.array_task_id = 2;
+  JobView later = test::anchor_job(51, "compute", "solo", JobState::kRunning, 600, 100, "cpu01", 3);
+  const std::vector<JobView> jobs = {later, pending, two, one};
+  EXPECT_EQ(run_squeue({"-h", "-S", "i", "-o", "%i"}, jobs).out, "48_1\n48_2\n48_[3-5%2]\n51\n");
+  EXPECT_EQ(run_squeue({"-h", "--sort=-i", "-o", "%i"}, jobs).out, "51\n48_[3-5%2]\n48_2\n48_1\n");
+}
+
 // squeue -s: Slurm's step format (srun(1)/squeue(1): "%.15i %.8j %.9P %.8u %.9M %N").
 std::vector<StepView> some_steps() {
   JobView a;

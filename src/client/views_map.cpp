@@ -75,9 +75,12 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
 
 void fill_times(const v1::JobRecord& r, cli::JobView& v) {
   v.submit_time = r.submit_time();
-  v.eligible_time = r.eligible_time();
-  v.accrue_time = r.eligible_time();
   bool pending = r.state() == v1::PENDING;
+  // A held job is not eligible, and accrues no age, until released: Slurm
+  // 22.05 shows EligibleTime=Unknown AccrueTime=Unknown for it.
+  const bool held = pending && r.hold() != v1::HOLD_NONE;
+  v.eligible_time = held ? kNoTime : r.eligible_time();
+  v.accrue_time = v.eligible_time;
   v.start_time = pending ? r.display().planned_start() : r.start_time();
   if (pending) {
     v.end_time = (v.start_time && r.time_limit_s() != kInfinite) ? v.start_time + r.time_limit_s() : kNoTime;

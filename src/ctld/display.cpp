@@ -136,7 +136,12 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool w
     d.set_mem_per_cpu_mb(sum->mem_per_cpu_mb);
     d.set_tres_per_node(sum->tres_per_node);
     for (const auto& [k, v] : sum->tres) (*d.mutable_tres())[k] = v;
-    d.set_min_cpus_per_node(sum->min_nodes > 0 ? sum->min_cpus / sum->min_nodes : sum->min_cpus);
+    // Slurm's pn_min_cpus: a task's CPUs, times --ntasks-per-node when given,
+    // at least --mincpus (`-n 4` shows 1, `-n 4 --ntasks-per-node=2` 2, `-c 3` 3,
+    // --exclusive 1: Slurm 22.05 on the anchor cluster).
+    const int64_t per_task = std::max<int64_t>(1, sum->cpus_per_task);
+    d.set_min_cpus_per_node(std::max<int64_t>(desc.min_cpus_per_node(),
+                                              per_task * std::max<int64_t>(1, desc.ntasks_per_node())));
   }
   if (j.rec.alloc().nodes_size() > 0 && j.rec.state() != v1::PENDING) {
     d.mutable_tres()->clear();

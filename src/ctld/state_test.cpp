@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <functional>
 #include <unistd.h>
 
 #include "common/strings.hpp"
@@ -161,6 +162,31 @@ TEST(ControllerState, CpusPerGpuWithoutGpusIsRefused) {
   d.mutable_gpus_per_node()->set_count(1);
   auto ok = st->submit(user(1000, "alice"), d, false, 1000, fx);
   ASSERT_TRUE(ok) << ok.error().message;
+}
+
+// MinCPUsNode / squeue %c: a task's CPUs, times --ntasks-per-node when
+// given, at least --mincpus (Slurm 22.05 on the anchor cluster: -n 4 shows
+// 1, -n 4 --ntasks-per-node=2 -N 2 shows 2, -c 3 shows 3).
+TEST(ControllerState, MinCpusPerNodeIsATasksCpusTimesTasksPerNode) {
+  auto st = make_state();
+  auto shown = [&](const std::function<void(v1::JobDescriptor&)>& ask) {
+    v1::JobDescriptor d = wrap("true");
+    d.set_hold(true);
+    ask(d);
+    Effects fx;
+    auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? st->job_for_display(st->jobs().at(r->job_id()), false, false, 1001).display().min_cpus_per_node() : -1;
+  };
+  EXPECT_EQ(shown([](v1::JobDescriptor& d) { d.set_ntasks(4); }), 1);
+  EXPECT_EQ(shown([](v1::JobDescriptor& d) {
+              d.set_ntasks(4);
+              d.set_ntasks_per_node(2);
+              d.set_min_nodes(2);
+            }),
+            2);
+  EXPECT_EQ(shown([](v1::JobDescriptor& d) { d.set_cpus_per_task(3); }), 3);
+  EXPECT_EQ(shown([](v1::JobDescriptor& d) { d.set_min_cpus_per_node(4); }), 4);
 }
 
 TEST(ControllerState, RefusalsAreSlurmsLinesAndChangeNothing) {

@@ -573,6 +573,8 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=30"}).rc, 0);
   EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=-10"}).rc, 0);
   EXPECT_EQ(c.job_fields(held)["TimeLimit"], "00:20:00");
+  EXPECT_EQ(c.job_fields(held)["EligibleTime"], "Unknown");  // not eligible while held
+  EXPECT_EQ(c.job_fields(held)["AccrueTime"], "Unknown");
   r = c.run("scontrol", {"show", "licenses"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out, "No licenses configured in Slurm.\n");
