@@ -307,6 +307,19 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
       if (c.entity == "account" && !o.assoc && user_row) continue;
       if (matches(r, c, c.entity == "user" ? "user" : "account")) rows.push_back(r);
     }
+    // Users and accounts are listed by name, each name's associations by
+    // the other name (Slurm 22.05; `show assoc` keeps the tree's order).
+    auto value = [](const Row& r, const char* k) {
+      auto it = r.v.find(k);
+      return it == r.v.end() ? std::string() : it->second;
+    };
+    if (c.entity == "user" || c.entity == "account") {
+      const char* first = c.entity == "user" ? "user" : "account";
+      const char* second = c.entity == "user" ? "account" : "user";
+      std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+        return std::pair(value(a, first), value(a, second)) < std::pair(value(b, first), value(b, second));
+      });
+    }
     if (c.entity == "user" && !o.assoc) {  // one row per user
       std::vector<Row> once;
       std::set<std::string> seen;

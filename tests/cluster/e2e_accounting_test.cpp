@@ -69,7 +69,8 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
       << rows[0];
   EXPECT_EQ(rows[2].substr(0, rows[2].find("|cpu")), b + "|" + b + "|bad|FAILED|3:0|0:0|1|1");
   EXPECT_NE(rows[2].find("|NonZeroExitCode|"), std::string::npos) << rows[2];
-  EXPECT_EQ(rows[3].substr(0, rows[3].find("|cpu")), b + ".batch|" + b + ".batch|batch|FAILED|3:0|0:0|1|1");
+  // A step's DerivedExitCode (and ReqTRES) is blank, as Slurm 22.05's.
+  EXPECT_EQ(rows[3].substr(0, rows[3].find("|cpu")), b + ".batch|" + b + ".batch|batch|FAILED|3:0||1|1");
   // The held array's pending elements are one record; the cancelled pending job says by whom.
   EXPECT_EQ(rows[4].substr(0, rows[4].find("|0:0")), h + "_[2-4%25]|" + h + "|arr|PENDING") << rows[4];
   EXPECT_NE(rows[4].find("|None assigned|"), std::string::npos) << rows[4];
@@ -77,8 +78,12 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
 
   // Selection: -X leaves the steps out, -s, --name, -u, and -j N_T.
   EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-j", g + "," + b, "-o", "JobID"})), (std::vector<std::string>{g, b}));
-  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-s", "F", "-o", "JobID,State"})), (std::vector<std::string>{b + "|FAILED"}));
-  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "--state=cancelled,pending", "-o", "JobID"})),
+  // -s alone looks at this moment (sacct(1)'s default window: see
+  // SacctSelect.StatesAreJobsInThatStateWithinTheWindow); a window that
+  // holds the job's end finds it.
+  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-s", "F", "-S", "now-1hour", "-E", "now", "-o", "JobID,State"})),
+            (std::vector<std::string>{b + "|FAILED"}));
+  EXPECT_EQ(lines_of(sacct_p(c, {"-X", "--state=cancelled,pending", "-S", "now-1hour", "-E", "now", "-o", "JobID"})),
             (std::vector<std::string>{h + "_[2-4%25]", x}));
   EXPECT_EQ(lines_of(sacct_p(c, {"--name=env-gpu", "-o", "JobID"})), (std::vector<std::string>{g, g + ".batch"}));
   EXPECT_EQ(lines_of(sacct_p(c, {"-j", h + "_3", "-o", "JobID"})), (std::vector<std::string>{h + "_[2-4%25]"}));
@@ -160,7 +165,9 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   EXPECT_EQ(assoc.out, golden);
   // snakemake's and Open OnDemand's calls.
   auto sm = c.run("sacctmgr", {"-n", "-s", "list", "user", "root", "format=account%20"});
-  EXPECT_EQ(sm.out, "                root \n            research \n") << sm.err;
+  EXPECT_EQ(sm.out, "            research \n                root \n") << sm.err;  // by account name, as Slurm 22.05
+  auto accounts = c.run("sacctmgr", {"-nP", "show", "account", "format=account"});
+  EXPECT_EQ(accounts.out, "research\nroot\n") << accounts.err;
   auto ood = c.run("sacctmgr", {"-nP", "show", "users", "withassoc", "format=account,qos", "where", "user=alice",
                                 "cluster=" + name});
   EXPECT_EQ(ood.out, "research|debug,normal,training\n") << ood.err;
