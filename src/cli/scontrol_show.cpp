@@ -48,8 +48,9 @@ std::string num_nodes_text(const JobView& j) {
 }
 
 std::string memory_field(const JobView& j) {
-  if (j.mem_per_node_mb > 0) return fmt::format("MinMemoryNode={}", memory_text(j.mem_per_node_mb));
-  return fmt::format("MinMemoryCPU={}", memory_text(j.mem_per_cpu_mb));
+  // Per CPU when so asked (or defaulted), else per node: --mem=0 shows MinMemoryNode=0.
+  if (j.mem_per_cpu_mb > 0 && j.mem_per_node_mb <= 0) return fmt::format("MinMemoryCPU={}", memory_text(j.mem_per_cpu_mb));
+  return fmt::format("MinMemoryNode={}", memory_text(j.mem_per_node_mb));
 }
 
 void add_job_times(Record& r, const JobView& j, UnixTime now) {
@@ -108,7 +109,9 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, boo
   r.add("StdIn={}", j.std_in);
   r.add("StdOut={}", j.std_out);
   r.add("Power=");
+  if (!j.tres_per_job.empty()) r.add("TresPerJob={}", j.tres_per_job);
   if (!j.tres_per_node.empty()) r.add("TresPerNode={}", j.tres_per_node);
+  if (!j.tres_per_task.empty()) r.add("TresPerTask={}", j.tres_per_task);
   if (!j.mail_user.empty() || !j.mail_type.empty())
     r.add("MailUser={} MailType={}", null_or(j.mail_user), or_text(j.mail_type, "NONE"));
   return r.finish_job();

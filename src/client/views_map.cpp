@@ -49,6 +49,12 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
   for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
 }
 
+// "gres:gpu:a100:2" / "gres:gpu:3"; "" when no GPU is asked.
+std::string gpu_tres(const v1::GpuCount& g) {
+  if (g.count() <= 0) return "";
+  return "gres:gpu:" + (g.type().empty() ? "" : g.type() + ":") + std::to_string(g.count());
+}
+
 void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   const v1::JobDisplay& d = r.display();
   const v1::JobDescriptor& desc = r.desc();
@@ -66,8 +72,16 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.ntasks_per_node = desc.ntasks_per_node();
   v.mem_per_cpu_mb = d.mem_per_cpu_mb();
   v.mem_per_node_mb = d.mem_per_node_mb();
+  if (desc.has_mem_per_node_mb() && desc.mem_per_node_mb() == 0) {
+    v.mem_per_cpu_mb = v.mem_per_node_mb = 0;  // --mem=0 (all of each node's memory) shows as asked: 0
+  }
   for (const auto& [k, n] : d.tres()) v.tres[k] = n;
-  v.tres_per_node = d.tres_per_node();
+  // GPUs per node, per job and per task, each as asked (Slurm's TresPerNode,
+  // TresPerJob, TresPerTask); a per-job count is not a per-node one.
+  const bool per_node_asked = !desc.gres().empty() || desc.gpus_per_node().count() > 0;
+  v.tres_per_node = per_node_asked ? d.tres_per_node() : "";
+  v.tres_per_job = gpu_tres(desc.gpus());
+  v.tres_per_task = gpu_tres(desc.gpus_per_task());
   v.features = desc.constraint();
   v.licenses = desc.licenses();
   v.over_subscribe = desc.exclusive() ? "NO" : "OK";

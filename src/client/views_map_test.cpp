@@ -1,0 +1,67 @@
+// What squeue and scontrol show of a job record: the request as the user
+// wrote it, as Slurm 22.05 showed it on the anchor cluster.
+#include "client/views_map.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cli/scontrol_show.hpp"
+
+namespace drover::client {
+namespace {
+
+v1::JobRecord pending_job() {
+  v1::JobRecord r;
+  r.set_job_id(7);
+  r.set_state(v1::PENDING);
+  r.set_hold(v1::HOLD_USER);
+  r.set_submit_time(1796400000);
+  r.set_eligible_time(1796400000);
+  r.mutable_display()->set_mem_per_cpu_mb(4096);
+  return r;
+}
+
+// --gpus=3 is per job (TresPerJob), --gpus-per-task=1 per task, --gres per
+// node: each in its own field, none of them turned into another.
+TEST(JobView, GpusPerJobPerTaskAndPerNodeStayAsAsked) {
+  v1::JobRecord per_job = pending_job();
+  per_job.mutable_desc()->mutable_gpus()->set_count(3);
+  per_job.mutable_display()->set_tres_per_node("gres:gpu:3");  // the one node it would take
+  cli::JobView v = job_view(per_job);
+  EXPECT_EQ(v.tres_per_job, "gres:gpu:3");
+  EXPECT_EQ(v.tres_per_node, "");
+  EXPECT_EQ(v.tres_per_task, "");
+
+  v1::JobRecord per_task = pending_job();
+  per_task.mutable_desc()->mutable_gpus_per_task()->set_count(1);
+  per_task.mutable_desc()->mutable_gpus_per_task()->set_type("a100");
+  v = job_view(per_task);
+  EXPECT_EQ(v.tres_per_task, "gres:gpu:a100:1");
+  EXPECT_EQ(v.tres_per_job, "");
+
+  v1::JobRecord per_node = pending_job();
+  per_node.mutable_desc()->add_gres("gpu:2");
+  per_node.mutable_display()->set_tres_per_node("gres:gpu:2");
+  v = job_view(per_node);
+  EXPECT_EQ(v.tres_per_node, "gres:gpu:2");
+  EXPECT_EQ(v.tres_per_job, "");
+}
+
+// --mem=0 (all of each node's memory) shows as asked, MinMemoryNode=0; a
+// held job is not yet eligible.
+TEST(JobView, MemZeroShowsAsAskedAndAHeldJobIsNotEligible) {
+  v1::JobRecord r = pending_job();
+  r.mutable_desc()->set_mem_per_node_mb(0);
+  r.mutable_display()->set_mem_per_cpu_mb(0);
+  r.mutable_display()->set_mem_per_node_mb(256000);
+  cli::JobView v = job_view(r);
+  EXPECT_EQ(v.mem_per_node_mb, 0);
+  EXPECT_EQ(v.mem_per_cpu_mb, 0);
+  EXPECT_EQ(v.eligible_time, kNoTime);
+  EXPECT_EQ(v.accrue_time, kNoTime);
+  const std::string shown = cli::render_job_detail(v, 1796400100, false);
+  EXPECT_NE(shown.find(" MinMemoryNode=0 "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("EligibleTime=Unknown"), std::string::npos) << shown;
+}
+
+}  // namespace
+}  // namespace drover::client
