@@ -84,11 +84,16 @@ int show_jobs(ControllerApi& api, const Invocation& inv, const Opts& o, const st
   auto reply = api.get_jobs(want, o.details > 0, true);
   if (!reply) return report_failure(inv, api, reply.error());
   std::vector<std::string> blocks;
-  for (const auto& v : job_views(*reply, false)) {
+  // N_T names one task, also one still pending in its array's record: it is
+  // shown on its own, as Slurm 22.05 shows it (JobId=N ArrayTaskId=T, its
+  // own output paths).
+  const bool one_task = !ids.empty() && ids[0].find('_') != std::string::npos;
+  for (auto v : job_views(*reply, one_task)) {
     bool wanted = want.empty() || std::find(want.begin(), want.end(), v.job_id) != want.end() ||
                   (v.array_job_id && std::find(want.begin(), want.end(), v.array_job_id) != want.end());
-    if (!ids.empty() && ids[0].find('_') != std::string::npos && v.array_task_id) {
+    if (one_task && v.array_task_id) {
       wanted = ids[0] == std::to_string(v.array_job_id) + "_" + std::to_string(*v.array_task_id);
+      if (v.state == cli::JobState::kPending) v.job_id = v.array_job_id;  // not split from its array yet
     }
     if (wanted) blocks.push_back(cli::render_job_detail(v, reply->now(), o.one_line, o.details > 0));
   }

@@ -122,6 +122,11 @@ TEST(Jobs, ArrayThrottleKeepsAtMostTwoRunning) {
   std::this_thread::sleep_for(300ms);
   auto q = c.run("squeue", {"-h", "-o", "%i %t %r"});
   EXPECT_NE(q.out.find(std::to_string(a) + "_[2-5%2] PD JobArrayTaskLimit"), std::string::npos) << q.out;
+  // One pending task on its own, as Slurm 22.05 shows it: the array's id, the task's own output path.
+  auto one = c.run("scontrol", {"-o", "show", "job", std::to_string(a) + "_5"});
+  EXPECT_EQ(one.out.rfind("JobId=" + std::to_string(a) + " ArrayJobId=" + std::to_string(a) + " ArrayTaskId=5 ", 0), 0u)
+      << one.out << one.err;
+  EXPECT_NE(one.out.find(" StdOut=/dev/null "), std::string::npos) << one.out;
   for (int i = 0; i < 6; ++i) ASSERT_TRUE(c.wait_done(std::to_string(a) + "_" + std::to_string(i), 30s));
   std::vector<std::pair<double, int>> events;
   for (int i = 0; i < 6; ++i) {
