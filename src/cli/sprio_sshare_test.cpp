@@ -127,6 +127,7 @@ TEST(Sshare, AllMatchesGolden) {
 TEST(Sshare, WithoutAllShowsOnlyTheCallersUserRows) {
   std::string out = sshare({"-n", "-P", "-o", "user"}, "alice").out;
   EXPECT_EQ(out, "\n\nalice\n");  // root and research account rows, then alice
+  EXPECT_EQ(sshare({"-h", "-P", "-o", "user"}, "alice").out, out);  // -h as -n, as Slurm 22.05's sshare takes it
 }
 
 // Prometheus exporter sshare.go: `sshare -n -P -o account,fairshare`, split on '|'.

@@ -64,6 +64,7 @@ const std::vector<OptionSpec>& sshare_specs() {
       {kUsage, "usage", 0, ArgKind::kNone},             {kUsers, "users", 'u', ArgKind::kRequired},
       {kUsersOnly, "Users", 'U', ArgKind::kNone},       {kVerbose, "verbose", 'v', ArgKind::kNone},
       {kVersion, "version", 'V', ArgKind::kNone},
+      {kNoHeader, "", 'h', ArgKind::kNone},  // not in sshare(1), but Slurm 22.05's sshare takes -h so
   };
   return specs;
 }
