@@ -2,6 +2,7 @@
 
 
 #include <map>
+#include <tuple>
 
 #include "common/gres.hpp"
 #include "common/hostlist.hpp"
@@ -47,6 +48,21 @@ std::string group_name(uint32_t gid) {
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (std::size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) s.replace(pos, from.size(), to);
+}
+
+// When the job started; one that ended without starting (cancelled while
+// pending) has its end as its start, as Slurm 22.05 records it.
+UnixTime start_or_end(const v1::JobRecord& r) {
+  if (r.start_time()) return r.start_time();
+  return r.state() != v1::PENDING && r.end_time() ? r.end_time() : kNoTime;
+}
+
+// The job's exit code and signal: its script's, except that a cancelled
+// job's is 0:0 (its batch step keeps the signal that ended the script), as
+// Slurm 22.05's scontrol and sacct show it.
+std::pair<int, int> job_exit(const v1::JobRecord& r) {
+  if (r.state() == v1::CANCELLED) return {0, 0};
+  return {r.exit_code(), r.exit_signal()};
 }
 
 // "gres:gpu:a100:2" / "gres:gpu:3"; "" when no GPU is asked.
@@ -95,7 +111,7 @@ void fill_times(const v1::JobRecord& r, cli::JobView& v) {
   const bool held = pending && r.hold() != v1::HOLD_NONE;
   v.eligible_time = held ? kNoTime : r.eligible_time();
   v.accrue_time = v.eligible_time;
-  v.start_time = pending ? r.display().planned_start() : r.start_time();
+  v.start_time = pending ? r.display().planned_start() : start_or_end(r);
   if (pending) {
     v.end_time = (v.start_time && r.time_limit_s() != kInfinite) ? v.start_time + r.time_limit_s() : kNoTime;
   } else {
@@ -159,8 +175,7 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.requeue = r.requeue();
   v.restarts = r.restart_count();
   v.batch = d.batch();
-  v.exit_code = r.exit_code();
-  v.exit_signal = r.exit_signal();
+  std::tie(v.exit_code, v.exit_signal) = job_exit(r);
   v.derived_exit_code = r.derived_exit_code();
   v.scheduler = r.scheduler().empty() ? "Main" : r.scheduler();
   fill_times(r, v);
@@ -372,12 +387,11 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   if (r.state() == v1::PENDING && !r.held_reason().empty() && r.reason() == r.held_reason()) {
     x.reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
   }
-  x.exit_code = r.exit_code();
-  x.exit_signal = r.exit_signal();
+  std::tie(x.exit_code, x.exit_signal) = job_exit(r);
   x.derived_exit_code = r.derived_exit_code();
   x.submit = r.submit_time() ? r.submit_time() : kNoTime;
   x.eligible = r.eligible_time() ? r.eligible_time() : kNoTime;
-  x.start = r.start_time() ? r.start_time() : kNoTime;
+  x.start = start_or_end(r);
   const bool open = r.state() == v1::RUNNING || r.state() == v1::PENDING || r.state() == v1::SUSPENDED;
   x.end = r.end_time() && !open ? r.end_time() : kNoTime;
   x.suspended = r.suspended_s();

@@ -63,5 +63,39 @@ TEST(JobView, MemZeroShowsAsAskedAndAHeldJobIsNotEligible) {
   EXPECT_NE(shown.find("EligibleTime=Unknown"), std::string::npos) << shown;
 }
 
+// A job cancelled while it ran: 0:0 for the job, as Slurm 22.05 showed on
+// the anchor cluster (its batch step keeps 0:15); a failed job keeps its code.
+TEST(JobView, ACancelledJobsExitCodeIsZero) {
+  v1::JobRecord r = pending_job();
+  r.set_hold(v1::HOLD_NONE);
+  r.set_state(v1::CANCELLED);
+  r.set_start_time(1796400010);
+  r.set_end_time(1796400020);
+  r.set_exit_signal(15);
+  cli::JobView v = job_view(r);
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.exit_signal, 0);
+  v1::GetJobHistoryReply history;
+  *history.add_jobs()->mutable_job() = r;
+  auto rows = accounting_records(history);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0].exit_signal, 0);
+
+  // Cancelled while pending: it started (and ended) when cancelled.
+  v1::JobRecord never = pending_job();
+  never.set_state(v1::CANCELLED);
+  never.set_end_time(1796400030);
+  EXPECT_EQ(job_view(never).start_time, 1796400030);
+  v1::GetJobHistoryReply h2;
+  *h2.add_jobs()->mutable_job() = never;
+  EXPECT_EQ(accounting_records(h2).at(0).start, 1796400030);
+
+  r.set_state(v1::FAILED);
+  r.set_exit_code(3);
+  r.set_exit_signal(0);
+  v = job_view(r);
+  EXPECT_EQ(v.exit_code, 3);
+}
+
 }  // namespace
 }  // namespace drover::client
