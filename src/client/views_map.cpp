@@ -57,11 +57,13 @@ UnixTime start_or_end(const v1::JobRecord& r) {
   return r.state() != v1::PENDING && r.end_time() ? r.end_time() : kNoTime;
 }
 
-// The job's exit code and signal: its script's, except that a cancelled
-// job's is 0:0 (its batch step keeps the signal that ended the script), as
-// Slurm 22.05's scontrol and sacct show it.
-std::pair<int, int> job_exit(const v1::JobRecord& r) {
-  if (r.state() == v1::CANCELLED) return {0, 0};
+// sacct's exit code and signal for the job's line: its script's, except
+// that a job the controller ended (cancelled, out of time) has 0:0 there,
+// its batch step keeping the signal that ended the script; scontrol shows
+// the script's (Slurm 22.05 on the anchor cluster: scontrol ExitCode=0:15,
+// sacct 0:0 and 0:15 on the batch line).
+std::pair<int, int> accounted_exit(const v1::JobRecord& r) {
+  if (r.state() == v1::CANCELLED || r.state() == v1::TIMEOUT) return {0, 0};
   return {r.exit_code(), r.exit_signal()};
 }
 
@@ -175,7 +177,8 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.requeue = r.requeue();
   v.restarts = r.restart_count();
   v.batch = d.batch();
-  std::tie(v.exit_code, v.exit_signal) = job_exit(r);
+  v.exit_code = r.exit_code();
+  v.exit_signal = r.exit_signal();
   v.derived_exit_code = r.derived_exit_code();
   v.scheduler = r.scheduler().empty() ? "Main" : r.scheduler();
   fill_times(r, v);
@@ -387,7 +390,7 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   if (r.state() == v1::PENDING && !r.held_reason().empty() && r.reason() == r.held_reason()) {
     x.reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
   }
-  std::tie(x.exit_code, x.exit_signal) = job_exit(r);
+  std::tie(x.exit_code, x.exit_signal) = accounted_exit(r);
   x.derived_exit_code = r.derived_exit_code();
   x.submit = r.submit_time() ? r.submit_time() : kNoTime;
   x.eligible = r.eligible_time() ? r.eligible_time() : kNoTime;

@@ -63,23 +63,28 @@ TEST(JobView, MemZeroShowsAsAskedAndAHeldJobIsNotEligible) {
   EXPECT_NE(shown.find("EligibleTime=Unknown"), std::string::npos) << shown;
 }
 
-// A job cancelled while it ran: 0:0 for the job, as Slurm 22.05 showed on
-// the anchor cluster (its batch step keeps 0:15); a failed job keeps its code.
-TEST(JobView, ACancelledJobsExitCodeIsZero) {
+// A job cancelled while it ran, or out of time: scontrol shows the signal
+// that ended the script (0:15), sacct's job line 0:0, as Slurm 22.05 showed
+// on the anchor cluster (its batch line keeps 0:15); a failed job keeps its
+// code in both.
+TEST(JobView, ACancelledJobsAccountedExitCodeIsZero) {
+  for (v1::JobState st : {v1::CANCELLED, v1::TIMEOUT}) {
+    v1::JobRecord r = pending_job();
+    r.set_hold(v1::HOLD_NONE);
+    r.set_state(st);
+    r.set_start_time(1796400010);
+    r.set_end_time(1796400020);
+    r.set_exit_signal(15);
+    cli::JobView v = job_view(r);
+    EXPECT_EQ(v.exit_code, 0);
+    EXPECT_EQ(v.exit_signal, 15);
+    v1::GetJobHistoryReply history;
+    *history.add_jobs()->mutable_job() = r;
+    auto rows = accounting_records(history);
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(rows[0].exit_signal, 0);
+  }
   v1::JobRecord r = pending_job();
-  r.set_hold(v1::HOLD_NONE);
-  r.set_state(v1::CANCELLED);
-  r.set_start_time(1796400010);
-  r.set_end_time(1796400020);
-  r.set_exit_signal(15);
-  cli::JobView v = job_view(r);
-  EXPECT_EQ(v.exit_code, 0);
-  EXPECT_EQ(v.exit_signal, 0);
-  v1::GetJobHistoryReply history;
-  *history.add_jobs()->mutable_job() = r;
-  auto rows = accounting_records(history);
-  ASSERT_FALSE(rows.empty());
-  EXPECT_EQ(rows[0].exit_signal, 0);
 
   // Cancelled while pending: it started (and ended) when cancelled.
   v1::JobRecord never = pending_job();
@@ -93,8 +98,10 @@ TEST(JobView, ACancelledJobsExitCodeIsZero) {
   r.set_state(v1::FAILED);
   r.set_exit_code(3);
   r.set_exit_signal(0);
-  v = job_view(r);
-  EXPECT_EQ(v.exit_code, 3);
+  EXPECT_EQ(job_view(r).exit_code, 3);
+  v1::GetJobHistoryReply h3;
+  *h3.add_jobs()->mutable_job() = r;
+  EXPECT_EQ(accounting_records(h3).at(0).exit_code, 3);
 }
 
 }  // namespace

@@ -38,10 +38,13 @@ std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a) {
 namespace {
 
 // The batch step's state: the job's, except that a script the controller
-// ended (time limit, cancel) shows CANCELLED, as Slurm's batch step does.
+// ended (time limit, cancel) or a signal killed shows CANCELLED, as Slurm's
+// batch step does (a script that ran `kill -9 $$`: the job FAILED 0:9, its
+// batch step CANCELLED 0:9, on the anchor cluster).
 v1::JobState batch_state(const v1::JobRecord& rec) {
   switch (rec.state()) {
     case v1::TIMEOUT: case v1::DEADLINE: case v1::PREEMPTED: return v1::CANCELLED;
+    case v1::FAILED: return rec.exit_signal() != 0 ? v1::CANCELLED : v1::FAILED;
     default: return rec.state();
   }
 }
