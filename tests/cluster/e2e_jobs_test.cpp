@@ -436,14 +436,15 @@ TEST(Jobs, ASuspendedStepsOwnTimeLimitWaitsForTheResume) {
 TEST(Jobs, ALongerTimeLimitLetsTheJobsStepsRunOn) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
-  std::string id = std::to_string(c.submit({"-t", "0:04", "-o", "/dev/null", "--wrap", "srun -t 5 sleep 30"}));
+  // 8 s: room for the step to start and the update to arrive on a loaded machine.
+  std::string id = std::to_string(c.submit({"-t", "0:08", "-o", "/dev/null", "--wrap", "srun -t 5 sleep 30"}));
   ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
   const auto t0 = std::chrono::steady_clock::now();
   auto step_runs = [&] { return c.run("squeue", {"-h", "-s", "-j", id, "-o", "%i"}).out.find(id + ".0") != std::string::npos; };
   ASSERT_TRUE(eventually(step_runs, 3s));
   auto u = c.run("scontrol", {"update", "JobId=" + id, "TimeLimit=1"});
   ASSERT_EQ(u.rc, 0) << u.err;
-  std::this_thread::sleep_until(t0 + 7s);  // well past the old end
+  std::this_thread::sleep_until(t0 + 11s);  // well past the old end
   EXPECT_EQ(c.state(id), "RUNNING");
   EXPECT_TRUE(step_runs()) << "the step ended at the job's old time limit";
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
