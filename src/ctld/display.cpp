@@ -450,7 +450,7 @@ int64_t rss_kb() {
 v1::StatusReply ControllerState::status(int64_t now) const {
   v1::StatusReply s;
   s.set_cluster(settings_.cluster_name);
-  s.set_host(settings_.host);
+  s.set_host(settings_.shown_host);
   s.set_start_time(start_time_);
   s.set_now(now);
   for (core::JobId id : active_) {

@@ -141,7 +141,7 @@ void get_config(Controller& c, const Caller&, const v1::GetConfigRequest& req, v
   for (auto& e : c.state().config_entries()) *rep->add_entries() = std::move(e);
   for (auto& l : c.state().licenses()) *rep->add_licenses() = std::move(l);
   rep->set_as_of(c.state().config_time());
-  rep->set_controller_host(c.settings().host);
+  rep->set_controller_host(c.settings().shown_host);
   rep->set_slurm_conf_path(c.settings().conf_path);
   header(req, rep);
   done(0, "");

@@ -4,6 +4,7 @@
 // ClusterConfig::passive_values.
 #include <grp.h>
 #include <pwd.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -68,6 +69,17 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   if (!cfg.slurmctld_hosts.empty()) {
     s.host = cfg.controller_host();
     s.tcp_address = s.host + ":" + std::to_string(cfg.slurmctld_port);
+  }
+  // Slurm names the controller by SlurmctldHost's name (not the address in
+  // name(address)), and one named "localhost" by this host's short name
+  // (`scontrol ping`: "Slurmctld(primary) at vm is UP").
+  s.shown_host = cfg.slurmctld_hosts.empty() ? s.host
+                                             : cfg.slurmctld_hosts.front().substr(0, cfg.slurmctld_hosts.front().find('('));
+  if (s.shown_host == "localhost") {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') {
+      s.shown_host = std::string(name).substr(0, std::string(name).find('.'));
+    }
   }
   s.key_path = cfg.auth_key_path();
   struct passwd* pw = getpwnam(cfg.slurm_user.c_str());

@@ -37,6 +37,7 @@ struct Settings {
   std::string conf_path;
   std::string cluster_name;
   std::string host;                 // SlurmctldHost (first)
+  std::string shown_host;           // its name in ping and show config: this host's for "localhost", as Slurm's
   std::string state_dir;            // StateSaveLocation
   std::string socket_path;          // <StateSaveLocation>/ctld.sock
   std::string tcp_address;          // host:SlurmctldPort ("" = no TCP)

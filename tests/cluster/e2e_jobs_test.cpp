@@ -587,6 +587,13 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   r = c.run("scontrol", {"show", "frontend"});
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out, "No nodes in the system\n");
+  // SlurmctldHost=localhost(127.0.0.1): named by this host's short name, as Slurm's ping names it.
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const std::string shortname = std::string(host).substr(0, std::string(host).find('.'));
+  r = c.run("scontrol", {"ping"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "Slurmctld(primary) at " + shortname + " is UP\n");
   r = c.run("srun", {"--jobid=99999", "true"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified\n"
