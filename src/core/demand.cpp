@@ -134,6 +134,9 @@ void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& pa
 
   if (job.ntasks_per_node > 0) {
     d.tasks_per_node = job.ntasks_per_node;
+    // Each node gives room for --ntasks-per-node tasks, also when -n asks
+    // fewer (Slurm's pn_min_cpus: `-n 2 --ntasks-per-node=4` takes 4 CPUs).
+    d.min_cpus_per_node = std::max(d.min_cpus_per_node, job.ntasks_per_node * d.cpus_per_task);
     if (job.ntasks > 0) {
       min_nodes = std::max(min_nodes, ceil_div(job.ntasks, job.ntasks_per_node));
       d.tasks = job.ntasks;

@@ -144,6 +144,22 @@ TEST(ControllerState, EachTestOnlySubmissionIsPlannedForItsOwnRequest) {
   EXPECT_TRUE(st->jobs().empty());
 }
 
+// --ntasks-per-node gives each node room for that many tasks, also when -n
+// asks fewer: `sbatch -n 2 --ntasks-per-node=4 --test-only` planned 4
+// processors on Slurm 22.05 (the anchor cluster).
+TEST(ControllerState, NtasksPerNodeTakesItsCpusEvenWithFewerTasks) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  v1::JobDescriptor d = wrap("true");
+  d.set_ntasks(2);
+  d.set_ntasks_per_node(4);
+  Effects fx;
+  auto r = st->submit(user(1000, "alice"), d, true, 1001, fx);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->planned_cpus(), 4);
+  EXPECT_EQ(r->planned_nodes(), "c1");
+}
+
 // --cpus-per-gpu without a GPU is refused as Slurm 22.05 refuses it, with
 // what to add; with GPUs it is taken.
 TEST(ControllerState, CpusPerGpuWithoutGpusIsRefused) {
