@@ -402,9 +402,7 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
     }
     if (iequals(k, "TimeLimit")) {
       // As Slurm's scontrol: checked here; a leading + or - changes the current limit.
-      std::string_view t = v;
-      if (!t.empty() && (t.front() == '+' || t.front() == '-')) t.remove_prefix(1);
-      if (!parse_duration(t)) {
+      if (!parse_limit_change(v)) {
         std::fputs("scontrol: error: Invalid TimeLimit value\n", stderr);
         return 1;
       }

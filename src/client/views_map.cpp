@@ -70,7 +70,7 @@ std::pair<int, int> accounted_exit(const v1::JobRecord& r) {
 // "gres:gpu:a100:2" / "gres:gpu:3"; "" when no GPU is asked.
 std::string gpu_tres(const v1::GpuCount& g) {
   if (g.count() <= 0) return "";
-  return "gres:gpu:" + (g.type().empty() ? "" : g.type() + ":") + std::to_string(g.count());
+  return "gres:" + GresSpec{"gpu", g.type(), g.count()}.str();
 }
 
 void fill_resources(const v1::JobRecord& r, cli::JobView& v) {

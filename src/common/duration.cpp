@@ -58,6 +58,18 @@ Result<Seconds> parse_duration(std::string_view s) {
   return *total;
 }
 
+Result<LimitChange> parse_limit_change(std::string_view s) {
+  LimitChange c;
+  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+    c.sign = s.front() == '+' ? 1 : -1;
+    s.remove_prefix(1);
+  }
+  auto d = parse_duration(s);
+  if (!d) return d.error();
+  c.amount = *d;
+  return c;
+}
+
 std::string format_duration(Seconds s) {
   if (s == kInfinite) return "UNLIMITED";
   if (s < 0) return "INVALID";

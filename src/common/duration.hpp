@@ -21,6 +21,14 @@ inline constexpr Seconds kInfinite = INT64_MAX;
 // expected.
 Result<Seconds> parse_duration(std::string_view s);
 
+// scontrol update TimeLimit=: a duration as above (sign 0), or one after
+// "+" or "-" (sign +1 or -1) that lengthens or shortens the current limit.
+struct LimitChange {
+  int sign = 0;
+  Seconds amount = 0;
+};
+Result<LimitChange> parse_limit_change(std::string_view s);
+
 // Slurm's display form: "UNLIMITED" for kInfinite, "D-HH:MM:SS" with days,
 // "H:MM:SS" with hours, "M:SS" otherwise (as squeue's TIME column);
 // "INVALID" for a negative value.

@@ -26,13 +26,13 @@ const char* need_pending(const Ctx& c) { return c.job.rec.state() == v1::PENDING
 
 const char* set_time_limit(Ctx& c, const std::string& v) {
   // "+30" / "-1:00:00": the current limit, longer or shorter (scontrol(1)).
-  const bool relative = !v.empty() && (v.front() == '+' || v.front() == '-');
-  auto d = parse_duration(relative ? std::string_view(v).substr(1) : std::string_view(v));
-  if (!d) return "Invalid time limit specification";
-  if (relative) {
+  auto change = parse_limit_change(v);
+  if (!change) return "Invalid time limit specification";
+  Result<Seconds> d = change->amount;
+  if (change->sign != 0) {
     const int64_t now_limit = c.rec.time_limit_s();
-    if (now_limit == kInfinite || *d == kInfinite) return "Invalid time limit specification";
-    d = v.front() == '+' ? now_limit + *d : now_limit - *d;
+    if (now_limit == kInfinite || change->amount == kInfinite) return "Invalid time limit specification";
+    d = now_limit + change->sign * change->amount;
     if (*d <= 0) return "Invalid time limit specification";
   }
   bool longer = c.rec.time_limit_s() != kInfinite && (*d == kInfinite || *d > c.rec.time_limit_s());
