@@ -70,6 +70,24 @@ TEST(Duration, ErrorsSayWhichFormWasExpected) {
 // 0:32, 10:00, 3:00:00, 7-00:00:00, 8-00:00:00) and scontrol/sacct print
 // RunTime/TimeLimit/Elapsed/MaxWall (00:00:35, 01:00:00, 00:00:01, 04:00:00,
 // MaxTime=7-00:00:00, MaxTime=UNLIMITED).
+// scontrol update TimeLimit=: a limit, or +/- one that changes the current.
+TEST(Duration, LimitChangesTakeASign) {
+  auto set = parse_limit_change("1:00:00");
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->sign, 0);
+  EXPECT_EQ(set->amount, 3600);
+  auto more = parse_limit_change("+30");
+  ASSERT_TRUE(more);
+  EXPECT_EQ(more->sign, 1);
+  EXPECT_EQ(more->amount, 1800);
+  auto less = parse_limit_change("-1");  // one minute less, not INFINITE
+  ASSERT_TRUE(less);
+  EXPECT_EQ(less->sign, -1);
+  EXPECT_EQ(less->amount, 60);
+  EXPECT_FALSE(parse_limit_change("abc"));
+  EXPECT_FALSE(parse_limit_change("+"));
+}
+
 TEST(Duration, FormatsAsSlurm) {
   const std::tuple<Seconds, const char*, const char*> cases[] = {
       {0, "0:00", "00:00:00"},

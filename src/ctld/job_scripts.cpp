@@ -20,7 +20,8 @@ bool has_node(const v1::JobRecord& r, const std::string& node) {
 
 }  // namespace
 
-std::vector<std::string> ControllerState::script_env(const Job& j, const core::NodeTake& t, bool epilog) const {
+std::vector<std::string> ControllerState::script_env(const Job& j, const core::NodeTake& t, bool epilog,
+                                                     ScriptSite site) const {
   const core::Cluster& c = bridge_->cluster();
   const v1::JobRecord& r = j.rec;
   const v1::JobDescriptor& d = r.desc();
@@ -32,8 +33,8 @@ std::vector<std::string> ControllerState::script_env(const Job& j, const core::N
     cpus.push_back(x.cpus);
   }
   const std::string id = std::to_string(r.job_id());
+  const bool on_node = site == ScriptSite::kNode;
   std::vector<std::string> env = {
-      "SLURMD_NODENAME=" + n.name,
       "SLURM_CLUSTER_NAME=" + settings_.cluster_name,
       "SLURM_CONF=" + settings_.conf_path,
       "SLURM_JOBID=" + id,
@@ -48,9 +49,10 @@ std::vector<std::string> ControllerState::script_env(const Job& j, const core::N
       "SLURM_JOB_USER=" + r.user(),
       "SLURM_JOB_WORK_DIR=" + d.work_dir(),
       "SLURM_NODELIST=" + hostlist_compress(names),
-      std::string("SLURM_SCRIPT_CONTEXT=") + (epilog ? "epilog_slurmd" : "prolog_slurmd"),
+      std::string("SLURM_SCRIPT_CONTEXT=") + (epilog ? "epilog_" : "prolog_") + (on_node ? "slurmd" : "slurmctld"),
       "SLURM_UID=" + std::to_string(r.uid()),
   };
+  if (on_node) env.insert(env.begin(), "SLURMD_NODENAME=" + n.name);
   if (d.batch()) env.push_back("SLURM_JOB_STDIN=" + (d.std_in().empty() ? std::string("/dev/null") : d.std_in()));
   if (!d.reservation().empty()) env.push_back("SLURM_JOB_RESERVATION=" + d.reservation());
   if (!d.constraint().empty()) env.push_back("SLURM_JOB_CONSTRAINTS=" + d.constraint());
@@ -274,14 +276,8 @@ CtldScript ControllerState::ctld_script(const Job& j, bool prolog) const {
   s.prolog = prolog;
   s.program = prolog ? settings_.prolog_slurmctld : settings_.epilog_slurmctld;
   // The nodes' Prolog's variables (of the job's first node), in the controller's context.
-  s.env = script_env(j, j.alloc.nodes.empty() ? core::NodeTake{} : j.alloc.nodes.front(), !prolog);
-  for (auto& e : s.env) {
-    if (e.rfind("SLURM_SCRIPT_CONTEXT=", 0) == 0) e = prolog ? "SLURM_SCRIPT_CONTEXT=prolog_slurmctld"
-                                                               : "SLURM_SCRIPT_CONTEXT=epilog_slurmctld";
-  }
-  s.env.erase(std::remove_if(s.env.begin(), s.env.end(),
-                             [](const std::string& e) { return e.rfind("SLURMD_NODENAME=", 0) == 0; }),
-              s.env.end());
+  s.env = script_env(j, j.alloc.nodes.empty() ? core::NodeTake{} : j.alloc.nodes.front(), !prolog,
+                     ScriptSite::kController);
   return s;
 }
 

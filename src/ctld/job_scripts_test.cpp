@@ -309,6 +309,9 @@ TEST(JobScripts, PrologSlurmctldRunsBeforeTheLaunchAndEpilogSlurmctldAtTheEnd) {
   EXPECT_NE(std::find(prolog.env.begin(), prolog.env.end(), "SLURM_SCRIPT_CONTEXT=prolog_slurmctld"), prolog.env.end());
   EXPECT_NE(std::find(prolog.env.begin(), prolog.env.end(), "SLURM_JOB_ID=1"), prolog.env.end());
   EXPECT_NE(std::find(prolog.env.begin(), prolog.env.end(), "SLURM_JOB_USER=alice"), prolog.env.end());
+  EXPECT_TRUE(std::none_of(prolog.env.begin(), prolog.env.end(),
+                           [](const std::string& e) { return e.rfind("SLURMD_NODENAME=", 0) == 0; }))
+      << "the controller runs it, not a node";
   v1::CreateStepRequest step;
   step.set_job_id(1);
   step.set_ntasks(1);

@@ -440,8 +440,12 @@ class ControllerState {
   // IDLE, MIXED or ALLOCATED: the node's CPUs held by running jobs (HealthCheckNodeState).
   std::string cpu_state(core::NodeIndex ni) const;
   // ---- Prolog and Epilog (job_scripts.cpp) ----
-  // Slurm's prolog_slurmd / epilog_slurmd environment for the job's share of a node.
-  std::vector<std::string> script_env(const Job& j, const core::NodeTake& t, bool epilog) const;
+  // Slurm's prolog_slurmd / epilog_slurmd environment for the job's share of
+  // a node; for the controller's PrologSlurmctld / EpilogSlurmctld the same
+  // (of the job's first node) without SLURMD_NODENAME, in its own context.
+  enum class ScriptSite { kNode, kController };
+  std::vector<std::string> script_env(const Job& j, const core::NodeTake& t, bool epilog,
+                                      ScriptSite site = ScriptSite::kNode) const;
   // A job's processes are over and it leaves its nodes: with Prolog or
   // Epilog set it stays COMPLETING and holds them until each node reports
   // its Epilog's end (true); else nothing is left to do (false).
