@@ -321,9 +321,10 @@ Caller Controller::caller_for(uint32_t uid, uint32_t gid) const {
 
 void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
   if (fx.reschedule) need_schedule_ = true;
-  // Mail goes once what it tells of is durable, with the batch's commands.
-  auto send_mail = [this, prog = state_->settings().mail_prog, mails = std::move(fx.mails),
-                    scripts = std::move(fx.scripts)]() mutable {
+  // Mail, and PrologSlurmctld/EpilogSlurmctld, go once what they tell of or
+  // start for is durable, with the batch's commands.
+  auto after_durable = [this, prog = state_->settings().mail_prog, mails = std::move(fx.mails),
+                        scripts = std::move(fx.scripts)]() mutable {
     if (!mails.empty() && mailer_) mailer_->send(prog, std::move(mails));
     for (auto& s : scripts) {
       if (scripts_) scripts_->start(std::move(s));
@@ -332,11 +333,11 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
   if (fx.batch.empty()) {
     done(Status{});
     dispatch(std::move(fx.commands));
-    send_mail();
+    after_durable();
     return;
   }
   store::Store::Completion completion = [this, done = std::move(done), cmds = std::move(fx.commands),
-                                         send_mail = std::move(send_mail)](const Status& st) mutable {
+                                         after_durable = std::move(after_durable)](const Status& st) mutable {
     done(st);
     if (!st) {
       log_line("state store failed: " + st.error().message + "; stopping (a restart recovers every committed change)");
@@ -345,7 +346,7 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
       return;
     }
     dispatch(std::move(cmds));
-    send_mail();
+    after_durable();
   };
   // On the state thread the batch waits for the end of the loop's batch of
   // tasks (flush_commits), so that a submission and the start the quick pass
