@@ -64,6 +64,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
     apply_step_report(ni, s, now, fx, reply);
   }
   reconcile_node(ni, reported, new_session, now, fx);
+  if (new_session) restop_suspended(ni, fx);
   epilogs_reported(ni, report, now, fx, reply);
   if (new_session) epilogs_owed(ni, reply);
   if (settings_.health_states) reply.set_node_state(cpu_state(ni));
@@ -142,6 +143,16 @@ void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& pr
 // had it started); a confirmed one missing from the first report of an
 // agent session was lost with the node's spool (NODE_FAIL). Within a session
 // a confirmed job is never judged by a report that may predate its launch.
+void ControllerState::restop_suspended(core::NodeIndex ni, Effects& fx) const {
+  for (core::JobId id : active_) {
+    const Job& j = jobs_.at(id);
+    if (j.rec.state() != v1::SUSPENDED) continue;
+    if (std::any_of(j.alloc.nodes.begin(), j.alloc.nodes.end(), [&](const core::NodeTake& t) { return t.node == ni; })) {
+      stop_on_nodes(j, fx);
+    }
+  }
+}
+
 void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session,
                                      int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;

@@ -397,6 +397,11 @@ class ControllerState {
   void signal_running(const Job& j, const v1::CancelRequest& req, Effects& fx) const;
   // A suspended job's nodes: SIGSTOP, and no time limit on its batch host.
   void stop_on_nodes(const Job& j, Effects& fx) const;
+  // A node that (re)registers gets the stop of each suspended job it runs
+  // again: the reply to scontrol suspend goes out before its SIGSTOP reaches
+  // the nodes, so a controller stopped in between (or an agent restarted)
+  // would leave the job running. A second SIGSTOP and paused limit change nothing.
+  void restop_suspended(core::NodeIndex ni, Effects& fx) const;
   // SetTimeLimit for the job's live srun steps with their own -t on each of
   // their nodes: none while suspended, else step_time_limit.
   void step_time_limits(const Job& j, bool none, Effects& fx) const;

@@ -991,6 +991,34 @@ std::unique_ptr<ControllerState> wide_job_and_one_behind(core::PassKind first) {
   return st;
 }
 
+// A node that registers anew (here: its agent restarted; a restarted
+// controller sees every node so) gets the stop of each suspended job it
+// runs again, since the suspend's SIGSTOP may never have reached it.
+TEST(ControllerState, ASuspendedJobIsStoppedAgainWhenItsNodeRegisters) {
+  auto st = wide_job_and_one_behind(core::PassKind::kFull);  // job 1 runs, 8 CPUs on one node
+  v1::ControlRequest req;
+  req.set_action(v1::SUSPEND);
+  req.add_targets()->set_job_id(1);
+  req.mutable_targets(0)->set_text("1");
+  Effects fx;
+  auto r = st->control(Caller{0, 0, "root", true}, req, 1005, fx);
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_TRUE(r[0].ok()) << r[0].error();
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::SUSPENDED);
+  const std::string node = st->jobs().at(1).rec.batch_host();
+  auto stops = [](const Effects& e) {
+    int n = 0;
+    for (const auto& c : e.commands) n += c.kind == AgentCommand::kSignal && c.signal == SIGSTOP && c.job_id == 1;
+    return n;
+  };
+  Effects same;
+  ASSERT_TRUE(st->node_report(report(node), false, 1006, same));
+  EXPECT_EQ(stops(same), 0) << "the same agent, reporting as usual";
+  Effects anew;
+  ASSERT_TRUE(st->node_report(report(node, 200), true, 1007, anew));
+  EXPECT_GE(stops(anew), 1);
+}
+
 // The scheduler keeps what running jobs hold from one cycle to the next
 // (RunningJob::stamp); a running job whose record changes must be counted
 // again. Lowering a running job's time limit moves the planned start of
