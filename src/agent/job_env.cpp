@@ -211,7 +211,10 @@ Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, boo
   }
   // Slurm sets TMPDIR only when the job does not bring its own.
   if (!env.count("TMPDIR")) env["TMPDIR"] = "/tmp";
+  std::optional<std::string> step_name;  // a step's SLURM_JOB_NAME is srun's (its -J or its command's name)
+  if (!r.key.is_batch() && env.count("SLURM_JOB_NAME")) step_name = env["SLURM_JOB_NAME"];
   for (auto& [k, v] : slurm_variables(r, task, devices_constrained)) env[k] = v;
+  if (step_name) env["SLURM_JOB_NAME"] = *step_name;
   if (login) env["SLURM_GET_USER_ENV"] = "1";
   return env;
 }

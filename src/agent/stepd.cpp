@@ -229,10 +229,13 @@ void StepDaemon::reap_children() {
       t.exit = ExitStatus::from_wait_status(wstatus);
       // When the last task ends, finish() writes the state next.
       if (!all_tasks_ended()) write_state();
-      if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && !all_tasks_ended()) {
-        // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED).
+      if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && kill_ms_ == 0 && !all_tasks_ended()) {
+        // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED),
+        // the others ended as Slurm's are: SIGCONT and SIGTERM, SIGKILL after KillWait.
         status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
-        signal_processes(SIGKILL, false);
+        signal_processes(SIGCONT, false);
+        signal_processes(SIGTERM, false);
+        kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
       }
     }
   }

@@ -391,14 +391,16 @@ void put_decimal(char* out, long v) {
 
 // In the child: join the cgroups, set up the streams, become the user, enter
 // the working directory and exec. Any failure is reported as {stage, errno}
-// on error_fd, which exec closes on success.
+// on error_fd, which exec closes on success. A program that cannot be
+// executed makes the task exit with the errno (2 for a missing one, 13 when
+// it may not be run), as Slurm's slurmstepd does.
 int run_child(void* arg) {
   const ChildPlan& p = *static_cast<const ChildPlan*>(arg);
   auto fail = [&](int stage) {
     int msg[2] = {stage, errno};
     ssize_t ignored = write(p.error_fd, msg, sizeof msg);
     (void)ignored;
-    _exit(stage == kStageExec ? (msg[1] == ENOENT ? 127 : 126) : 1);
+    _exit(stage == kStageExec && msg[1] > 0 && msg[1] < 256 ? msg[1] : 1);
   };
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;

@@ -475,7 +475,7 @@ TEST_F(SupervisorTest, KillOnBadExitEndsTheOtherTasks) {
     EXPECT_EQ(st.state, JobState::kFailed);
     const std::string rank1 = slurp(work_ + "/kobe-" + std::to_string(r.job.job_id) + "-1.out");
     if (kill) {
-      EXPECT_EQ(st.exit.str(), "3:9");
+      EXPECT_EQ(st.exit.str(), "3:15") << "the other task was sent SIGTERM, as Slurm's srun -K ends it";
       EXPECT_EQ(st.reason, "task 0 exited 3:0 (--kill-on-bad-exit)");
       EXPECT_EQ(rank1, "");
       EXPECT_LT(ms, 900) << "the other task was killed, not waited for";
@@ -522,7 +522,7 @@ TEST_F(SupervisorTest, ExecFailureIsTheTasksExitCode) {
   auto r = step_request(node_, work_, 1, {"/nonexistent/program"});
   StepStatus st = run(r);
   EXPECT_EQ(st.state, JobState::kFailed);
-  EXPECT_EQ(st.exit.str(), "127:0");
+  EXPECT_EQ(st.exit.str(), "2:0") << "the errno, as Slurm's slurmstepd exits";
   EXPECT_EQ(st.reason, "task 0: execve(/nonexistent/program): No such file or directory");
 }
 

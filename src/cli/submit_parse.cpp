@@ -278,6 +278,15 @@ CliResult<bool> validate_merged(JobRequest& req) {
   return true;
 }
 
+// -n fewer than -N's minimum: as Slurm's commands, one node per task, said.
+void fit_nodes_to_tasks(JobRequest& req, std::vector<std::string>& warnings) {
+  if (!req.ntasks || !req.nodes || *req.ntasks <= 0 || *req.ntasks >= req.nodes->min) return;
+  warnings.push_back(fmt::format("{}: Warning: can't run {} processes on {} nodes, setting nnodes to {}",
+                                 submit_command_name(req.command), *req.ntasks, req.nodes->min, *req.ntasks));
+  req.nodes->min = *req.ntasks;
+  if (req.nodes->max > *req.ntasks) req.nodes->max = *req.ntasks;
+}
+
 using Layer = std::vector<std::pair<ScannedOption, OptionOrigin>>;
 
 CliResult<bool> apply_layers(JobRequest& req, const std::vector<Layer>& layers, UnixTime now) {
@@ -362,6 +371,7 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
   if (req.wrap) req.script = wrap_script(*req.wrap);
   auto valid = validate_merged(req);
   if (!valid) return valid.error();
+  fit_nodes_to_tasks(req, out.warnings);
   collect_warnings(req, out.warnings);
   return out;
 }

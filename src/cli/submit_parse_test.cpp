@@ -583,6 +583,21 @@ TEST(Values, OptionsDroverDoesNotInterpretAreRecordedAndWarned) {
   EXPECT_EQ(r->warnings[0], "sbatch: warning: --acctg-freq is accepted for compatibility but has no effect in Drover");
 }
 
+// Fewer tasks than -N's minimum: one node per task, said as Slurm 22.05's
+// sbatch, srun and salloc say it (on the anchor cluster).
+TEST(Values, FewerTasksThanNodesTakeOneNodePerTask) {
+  auto r = parse_submission(inputs(S, {"-N", "3-5", "-n", "2", "--wrap", "x"}));
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_EQ(r->warnings[0], "sbatch: Warning: can't run 2 processes on 3 nodes, setting nnodes to 2");
+  EXPECT_EQ(r->request.nodes->min, 2);
+  EXPECT_EQ(r->request.nodes->max, 2);
+  auto fits = parse_submission(inputs(S, {"-N", "2", "-n", "2", "--wrap", "x"}));
+  ASSERT_TRUE(fits.ok());
+  EXPECT_TRUE(fits->warnings.empty());
+  EXPECT_EQ(fits->request.nodes->min, 2);
+}
+
 // Options parsed into the request that nothing in Drover acts on are said,
 // not dropped in silence; those it acts on (--ntasks-per-gpu) are not.
 TEST(Values, ParsedOptionsDroverDoesNotActOnAreWarnedToo) {

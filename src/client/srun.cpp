@@ -129,6 +129,10 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   }
   for (const auto& a : r.argv) s.add_argv(a);
   for (const auto& [k, v] : who.env) s.add_environment(k + "=" + v);
+  if (r.label) s.add_environment("SLURM_LABELIO=1");  // as Slurm's srun -l sets it for the tasks
+  // The tasks' SLURM_JOB_NAME, as Slurm's srun sets it: -J, else the one srun
+  // has (inside a batch job or salloc, the job's), else the step's name.
+  if (named || !who.env.count("SLURM_JOB_NAME")) s.add_environment("SLURM_JOB_NAME=" + name);
   s.set_export_spec(export_text(r.export_env));
   s.set_work_dir(r.chdir ? *r.chdir : who.cwd);
   if (r.stdout_path) s.set_stdout_pattern(*r.stdout_path);
@@ -466,6 +470,34 @@ std::vector<std::string> srun_script_env(ControllerApi& api, const Allocation* a
   return env;
 }
 
+// srun --test-only: the job is planned, not queued, and nothing runs; the
+// plan is said as sbatch --test-only says it. A refusal reads as Slurm's
+// srun words it ("allocation failure: ..."), Drover's detail lines after.
+int test_only(ControllerApi& api, const cli::JobRequest& req, const SubmitterContext& who) {
+  auto reply = api.submit(descriptor_from_request(req, who), true);
+  if (!reply) {
+    if (reply.error().unreachable) {
+      write_out(unreachable_text("srun", reply.error(), api.endpoint()), stderr);
+      return 1;
+    }
+    constexpr std::string_view kBatch = "Batch job submission failed: ";
+    for (const auto& line : split(reply.error().message, '\n')) {
+      if (line.empty()) continue;
+      if (line.rfind(kBatch, 0) == 0) {
+        write_out("allocation failure: " + line.substr(kBatch.size()) + "\n", stderr);
+      } else {
+        print_error_lines("srun", line);
+      }
+    }
+    return 1;
+  }
+  for (const auto& w : reply->warnings()) std::fprintf(stderr, "srun: %s\n", w.c_str());
+  write_out(cli::test_only_reply(req, reply->job_id(), reply->planned_start(), reply->planned_cpus(),
+                                 reply->planned_nodes(), reply->planned_partition()),
+            stderr);
+  return 0;
+}
+
 }  // namespace
 
 int srun_main(const Args& args) {
@@ -549,6 +581,7 @@ int srun_main(const Args& args) {
     out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
     return run(*req.jobid, nullptr);
   }
+  if (req.test_only) return test_only(*api, req, who);
   Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   int rc = run(a.job_id, &a);

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -193,6 +194,23 @@ TEST(Steps, TaskEnvironmentAsSlurmSetsIt) {
   missing.erase("SLURM_JOB_QOS");
   missing.erase("SLURM_WORKING_CLUSTER");
   EXPECT_TRUE(missing.empty()) << *missing.begin();
+
+  // srun -l sets SLURM_LABELIO; outside a job a step's SLURM_JOB_NAME is its
+  // command's name (Slurm 22.05 on the anchor cluster: "printenv").
+  r = c.run("srun", {"-l", "printenv", "SLURM_LABELIO", "SLURM_JOB_NAME"});
+  EXPECT_EQ(r.out, "0: 1\n0: printenv\n") << r.err;
+  // --test-only plans the job and runs nothing; -n under -N's minimum takes
+  // one node per task, and says so (both as Slurm's srun).
+  r = c.run("srun", {"--test-only", "-p", "compute", "-N", "2", "-n", "1", "touch", "ran.txt"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\nsrun: Job ", 0), 0u)
+      << r.err;
+  EXPECT_NE(r.err.find(" using 1 processors on nodes cpu1 in partition compute\n"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(c.work() + "/ran.txt"));
+  EXPECT_EQ(c.run("squeue", {"-h", "-t", "all", "-n", "touch"}).out, "") << "nothing was queued";
+  r = c.run("srun", {"--test-only", "-w", "nosuch", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.rfind("allocation failure: Invalid node name specified\n", 0), 0u) << r.err;
 }
 
 TEST(Steps, StdinGoesToTaskZeroAndOutputPatternsPerTask) {
@@ -433,10 +451,14 @@ TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   ASSERT_TRUE(c.wait_done(std::to_string(job), 30s));
   EXPECT_EQ(c.state(std::to_string(job)), "COMPLETED");
   std::string out = read_file(c.work() + "/steps.out");
+  // srun -n1 in a two-node job says it uses one node, as Slurm 22.05's did
+  // on the anchor cluster (SLURM_NNODES=2 is srun's -N there).
   EXPECT_EQ(out,
             "0: 0 0 4 2(x2)\n1: 0 1 4 2(x2)\n2: 1 0 4 2(x2)\n3: 1 1 4 2(x2)\n"
+            "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"
             "cpu2\n1\n"
             "0: cpu1\n1: cpu2\n"
+            "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"
             "srun: error: cpu1: task 0: Exited with exit code 1\n"
             "rc=1\n")
       << out;
