@@ -18,6 +18,7 @@
 #include "client/commands.hpp"
 #include "client/session.hpp"
 #include "common/duration.hpp"
+#include "common/gres.hpp"
 #include "common/strings.hpp"
 #include "common/tres.hpp"
 #include "config/parse.hpp"
@@ -66,6 +67,7 @@ std::string entity_of(const std::string& w) {
   if (e == "user" || e == "users") return "user";
   if (e == "assoc" || e == "association" || e == "associations") return "assoc";
   if (e == "cluster" || e == "clusters") return "cluster";
+  if (e == "tres") return "tres";
   return "";
 }
 
@@ -76,7 +78,7 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
   if (c.verb.empty()) return make_error("Invalid command: " + words[0] + " (add, modify, delete, show or list)");
   if (words.size() < 2 || (c.entity = entity_of(words[1])).empty()) {
     return make_error("Invalid entity " + (words.size() < 2 ? std::string("(none)") : words[1]) +
-                      " for " + words[0] + " (qos, account, user, association)");
+                      " for " + words[0] + " (qos, account, user, association, cluster, tres)");
   }
   bool after_set = false;
   for (std::size_t i = 2; i < words.size(); ++i) {
@@ -268,6 +270,46 @@ std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
   return rows;
 }
 
+const std::vector<Field>& tres_fields() {
+  static const std::vector<Field> f = {{"Type", "Type", 14}, {"Name", "Name", 14}, {"ID", "ID", 6}};
+  return f;
+}
+
+// The trackable resources: Slurm's eight fixed ones (their ids 1-8), then a
+// gres/NAME for each generic resource the nodes have and a gres/NAME:TYPE
+// for each of its types, in the order slurm.conf's nodes first name them,
+// numbered from 1001 as Slurm's database numbers those it adds.
+ApiResult<std::vector<Row>> tres_rows(ControllerApi& api) {
+  auto nodes = api.get_nodes({});
+  if (!nodes) return nodes.error();
+  std::vector<Row> rows;
+  auto add = [&](const std::string& type, const std::string& name, int64_t id) {
+    Row r;
+    r.v = {{"type", type}, {"name", name}, {"id", std::to_string(id)}};
+    rows.push_back(std::move(r));
+  };
+  int64_t id = 1;
+  for (const char* t : {"cpu", "mem", "energy", "node", "billing"}) add(t, "", id++);
+  add("fs", "disk", id++);
+  add("vmem", "", id++);
+  add("pages", "", id++);
+  std::vector<std::string> gres;
+  for (const auto& n : nodes->nodes()) {
+    for (const auto& g : n.gres()) {
+      auto list = parse_gres_list(g);
+      if (!list) continue;
+      for (const auto& spec : *list) {
+        for (const std::string& name : {spec.name, spec.type.empty() ? "" : spec.name + ":" + spec.type}) {
+          if (!name.empty() && std::find(gres.begin(), gres.end(), name) == gres.end()) gres.push_back(name);
+        }
+      }
+    }
+  }
+  id = 1001;
+  for (const auto& g : gres) add("gres", g, id++);
+  return rows;
+}
+
 bool matches(const Row& r, const Command& c, const char* name_field) {
   auto get = [&](const char* f) {
     auto it = r.v.find(f);
@@ -294,6 +336,12 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     fields = &qos_fields();
     rows = qos_rows(*a, c);
     if (format.empty()) format = kQosDefault;
+  } else if (c.entity == "tres") {
+    auto t = tres_rows(api);
+    if (!t) return report_failure(inv, api, t.error());
+    rows = std::move(*t);
+    fields = &tres_fields();
+    if (format.empty()) format = "Type,Name,ID";
   } else if (c.entity == "cluster") {
     Row r;
     r.v = {{"cluster", a->cluster()}, {"share", "1"}, {"qos", "normal"}};
@@ -395,6 +443,7 @@ int change(const Command& c, const Options& o, ControllerApi& api, const Invocat
   auto rep = api.modify_associations(req);
   if (!rep) return report_failure(inv, api, rep.error());
   for (const auto& l : rep->lines()) write_out(l + "\n", stdout);
+  if (rep->unchanged()) return 1;  // " Nothing new added." and the like: nothing to commit
   if (o.immediate) return 0;
   if (!confirm()) {
     write_out(" Changes Discarded\n", stdout);
@@ -410,9 +459,10 @@ int change(const Command& c, const Options& o, ControllerApi& api, const Invocat
 
 int sacctmgr_main(const Args& args) {
   Invocation inv = invocation("sacctmgr", args);
-  // Options come first; the command's words may look like options to no one.
+  // Options may come anywhere (`sacctmgr show qos -P`), as getopt permutes
+  // Slurm's; the command's own words never begin with '-'.
   std::vector<std::string> opt_words, words;
-  for (const auto& a : inv.args) (words.empty() && a.size() > 1 && a[0] == '-' ? opt_words : words).push_back(a);
+  for (const auto& a : inv.args) (a.size() > 1 && a[0] == '-' ? opt_words : words).push_back(a);
   auto scan = cli::scan_args(opt_words, specs(), cli::OperandMode::kPermute, "sacctmgr");
   if (!scan) {
     write_out(cli::getopt_error_text(scan.error(), "sacctmgr"), stderr);

@@ -371,7 +371,13 @@ int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std
       return 1;
     }
   }
-  return update_outcome(api, inv, api.update_node(req));
+  auto reply = api.update_node(req);
+  if (reply && !reply->not_resumable().empty()) {
+    // The others resumed; these were neither drained nor down.
+    std::fputs("slurm_update error: Invalid node state specified\n", stderr);
+    return 1;
+  }
+  return update_outcome(api, inv, reply);
 }
 
 int update_partition(ControllerApi& api, const Invocation& inv,
@@ -389,8 +395,31 @@ int update_partition(ControllerApi& api, const Invocation& inv,
   return update_outcome(api, inv, api.update_partition(req));
 }
 
+// The job keys Slurm 22.05's scontrol update knows (scontrol(1)); any other
+// is refused here, before asking, as Slurm's is. The controller then says
+// which of these Drover does not build.
+bool slurm_job_update_key(const std::string& k) {
+  static const char* const kKeys[] = {
+      "Account", "AdminComment", "ArrayTaskThrottle", "BurstBuffer", "Clusters", "ClusterFeatures", "Comment",
+      "Contiguous", "CoreSpec", "CPUsPerTask", "Deadline", "DelayBoot", "Dependency", "EligibleTime", "ExcNodeList",
+      "Features", "Constraint", "Gres", "JobId", "Job", "Licenses", "MailType", "MailUser", "MinCPUsNode",
+      "MinMemoryCPU", "MinMemoryNode", "MinTmpDiskNode", "TimeMin", "JobName", "Name", "Nice", "NodeList", "NumCPUs",
+      "NumNodes", "NumTasks", "OverSubscribe", "Partition", "Prefer", "Priority", "QOS", "Reboot", "ReqCores",
+      "ReqNodeList", "ReqNodes", "ReqProcs", "ReqSockets", "ReqThreads", "Requeue", "ReservationName", "Reservation",
+      "SiteFactor", "StdOut", "StdErr", "Shared", "StartTime", "BeginTime", "Switches", "TasksPerNode", "ThreadSpec",
+      "TimeLimit", "UserID", "WCKey", "WorkDir"};
+  return std::any_of(std::begin(kKeys), std::end(kKeys), [&](const char* w) { return iequals(k, w); });
+}
+
 int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
   v1::UpdateJobRequest req;
+  for (const auto& [k, v] : kv) {
+    if (!slurm_job_update_key(k)) {
+      if (v.empty()) std::fprintf(stderr, "Invalid input: %s\nRequest aborted\n", k.c_str());
+      else std::fprintf(stderr, "Update of this parameter is not supported: %s=%s\nRequest aborted\n", k.c_str(), v.c_str());
+      return 1;
+    }
+  }
   for (const auto& [k, v] : kv) {
     if (iequals(k, "JobId") || iequals(k, "Job")) {
       for (const auto& id : split(v, ',')) {

@@ -153,20 +153,20 @@ v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& 
 
 void ControllerState::set_accounting(AccountingDb db) {
   acct_ = std::move(db);
+  acct_.set_cluster(settings_.cluster_name);
   bridge_->set_qos(acct_.qos_specs());
   for (auto& [_, j] : jobs_) refresh_spec(j);  // the core's caches hold the old cluster
   fairshare_dirty_ = true;
 }
 
-Result<std::vector<std::string>> ControllerState::modify_associations(const Caller& who,
-                                                                      const v1::ModifyAssociationsRequest& req,
-                                                                      int64_t now, Effects& fx) {
+Result<AssocChange> ControllerState::modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req,
+                                                        int64_t now, Effects& fx) {
   if (!who.privileged && !req.dry_run()) {
     return make_error("Access/permission denied: only root, SlurmUser or an operator may change accounts, users "
                       "and QOS; you are " + who.describe());
   }
-  auto lines = acct_.apply(req, fx.batch);
-  if (!lines || req.dry_run()) return lines;
+  auto change = acct_.apply(req, fx.batch);
+  if (!change || req.dry_run() || change->unchanged) return change;
   if (req.entity() == "qos") {
     bridge_->set_qos(acct_.qos_specs());
     for (auto& [_, j] : jobs_) refresh_spec(j);
@@ -174,7 +174,7 @@ Result<std::vector<std::string>> ControllerState::modify_associations(const Call
   fairshare_dirty_ = true;
   fx.reschedule = true;
   (void)now;
-  return lines;
+  return change;
 }
 
 core::UsageLedger& ControllerState::ledger() {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "common/duration.hpp"
@@ -169,89 +170,142 @@ const v1::UserRecord* AccountingDb::user(const std::string& name) const {
   return it == users_.end() ? nullptr : &it->second;
 }
 
-Result<std::vector<std::string>> AccountingDb::apply(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
+Result<AssocChange> AccountingDb::apply(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
   if (req.verb() != "add" && req.verb() != "modify" && req.verb() != "delete") {
     return make_error("unknown action '" + req.verb() + "' (add, modify or delete)");
   }
   // Work on a copy: a refused change leaves nothing half done; dry runs keep nothing.
   AccountingDb next = *this;
   store::Batch batch;
-  Result<std::vector<std::string>> lines = make_error("unknown entity '" + req.entity() + "' (qos, account or user)");
-  if (req.entity() == "qos") lines = next.apply_qos(req, batch);
-  if (req.entity() == "account") lines = next.apply_account(req, batch);
-  if (req.entity() == "user") lines = next.apply_user(req, batch);
-  if (!lines || req.dry_run()) return lines;
+  Result<AssocChange> change = make_error("unknown entity '" + req.entity() + "' (qos, account or user)");
+  if (req.entity() == "qos") change = next.apply_qos(req, batch);
+  if (req.entity() == "account") change = next.apply_account(req, batch);
+  if (req.entity() == "user") change = next.apply_user(req, batch);
+  if (!change || req.dry_run() || change->unchanged) return change;
   *this = std::move(next);
   for (auto& m : batch.mutations) b.mutations.push_back(std::move(m));
-  return lines;
+  return change;
 }
 
 namespace {
 
-std::vector<std::string> settings_lines(const google::protobuf::Map<std::string, std::string>& set) {
+AssocChange nothing(const std::string& verb) {
+  return AssocChange{{verb == "add" ? " Nothing new added." : verb == "delete" ? " Nothing deleted" : " Nothing modified"},
+                     true};
+}
+
+// "QOS", "QOS+" and "QOS-" (sacctmgr's `QOS+=name`, split at its '=').
+bool qos_list_key(const std::string& lower, char* op) {
+  if (lower == "qos") return *op = '=', true;
+  if (lower == "qos+" || lower == "qos-") return *op = lower.back(), true;
+  return false;
+}
+
+// sacctmgr's lines for an added QOS's settings: the description first (the
+// QOS's name unless given), then each key as qos.conf spells it.
+std::vector<std::string> qos_settings_lines(const std::string& last_name,
+                                            const std::map<std::string, std::string>& set) {
   std::vector<std::string> out{" Settings"};
-  std::map<std::string, std::string> sorted(set.begin(), set.end());
-  for (const auto& [k, v] : sorted) out.push_back(fmt::format("  {:<15}= {}", k, v));
+  auto d = set.find("Description");
+  out.push_back(fmt::format("  {:<15}= {}", "Description", d == set.end() ? last_name : d->second));
+  for (const auto& [k, v] : set) {
+    if (k == "Description") continue;
+    std::string shown = v;
+    if (k == "MaxWall" || k == "GrpWall") {
+      if (auto t = parse_duration(v)) shown = format_duration_hms(*t);
+    }
+    out.push_back(fmt::format("  {:<25}= {}", k, shown));
+  }
   return out;
 }
 
 }  // namespace
 
-Result<std::vector<std::string>> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
+Result<std::vector<std::string>> AccountingDb::edit_qos_list(const std::vector<std::string>& now, char op,
+                                                             const std::string& value) const {
+  std::vector<std::string> given = qos_list(value);
+  for (const auto& q : given) {
+    if (!qos_.count(q)) {
+      std::vector<const v1::QosRecord*> by_id;
+      for (const auto& [_, r] : qos_) by_id.push_back(&r);
+      std::sort(by_id.begin(), by_id.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+      std::vector<std::string> valid;
+      for (const auto* r : by_id) valid.push_back(r->name());
+      return make_error(fmt::format("You gave a bad qos '{}'. Valid QOS's are {}", q, join(valid, ",")));
+    }
+  }
+  if (op == '=') return given;
+  std::set<std::string> out(now.begin(), now.end());
+  for (const auto& q : given) op == '+' ? (void)out.insert(q) : (void)out.erase(q);
+  return std::vector<std::string>(out.begin(), out.end());
+}
+
+Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
   if (req.names().empty()) return make_error("No QOS name given");
-  std::vector<std::string> lines;
+  AssocChange c;
+  std::vector<std::string> touched;
   if (req.verb() == "delete") {
-    lines.push_back(" Deleting QOS(s)...");
     for (const auto& n : req.names()) {
-      if (!qos_.erase(n)) return make_error("QOS " + n + " does not exist");
+      if (!qos_.erase(n)) continue;
       b.erase(store::Erase{kQosTable, n});
-      lines.push_back("  " + n);
+      touched.push_back("  " + n);
       for (auto& [_, a] : accounts_) {
         auto* l = a.mutable_qos();
         auto it = std::find(l->begin(), l->end(), n);
         if (it != l->end()) l->erase(it), put_account(a, b);
       }
     }
-    return lines;
+    if (touched.empty()) return nothing(req.verb());
+    c.lines.push_back(" Deleting QOS(s)...");
+    c.lines.insert(c.lines.end(), touched.begin(), touched.end());
+    return c;
   }
-  lines.push_back(req.verb() == "add" ? " Adding QOS(s)" : " Modified qos...");
+  std::map<std::string, std::string> canonical;  // key as qos.conf spells it -> value
+  for (const auto& [k, v] : req.set()) {
+    auto key = canonical_qos_key(k);
+    if (!key) return key.error();
+    canonical[*key] = v;
+  }
+  std::string last;
   for (const auto& n : req.names()) {
     bool exists = qos_.count(n) != 0;
-    if (req.verb() == "add" && exists) return make_error("QOS " + n + " already exists");
-    if (req.verb() == "modify" && !exists) return make_error("QOS " + n + " does not exist");
+    if (req.verb() == "add" ? exists : !exists) continue;
     v1::QosRecord r = exists ? qos_[n] : v1::QosRecord{};
     if (!exists) {
       r.set_id(next_qos_id_++);
       r.set_name(n);
     }
-    for (const auto& [k, v] : req.set()) {
-      auto key = canonical_qos_key(k);
-      if (!key) return key.error();
+    for (const auto& [key, v] : canonical) {
       if (v.empty() || v == "-1") {
-        r.mutable_settings()->erase(*key);  // sacctmgr's "-1" clears a limit
+        r.mutable_settings()->erase(key);  // sacctmgr's "-1" clears a limit
       } else {
-        (*r.mutable_settings())[*key] = v;
+        (*r.mutable_settings())[key] = v;
       }
     }
     if (auto ok = qos_config(r); !ok) return ok.error();
     qos_[n] = r;
     put_qos(r, b);
-    lines.push_back("  " + n);
+    touched.push_back("  " + n);
+    last = n;
   }
-  auto s = settings_lines(req.set());
-  if (req.verb() == "add" && !req.set().empty()) lines.insert(lines.end(), s.begin(), s.end());
-  return lines;
+  if (touched.empty()) return nothing(req.verb());
+  c.lines.push_back(req.verb() == "add" ? " Adding QOS(s)" : " Modified qos...");
+  c.lines.insert(c.lines.end(), touched.begin(), touched.end());
+  if (req.verb() == "add") {
+    auto s = qos_settings_lines(last, canonical);
+    c.lines.insert(c.lines.end(), s.begin(), s.end());
+  }
+  return c;
 }
 
-Result<std::vector<std::string>> AccountingDb::apply_account(const v1::ModifyAssociationsRequest& req,
-                                                             store::Batch& b) {
+Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
   if (req.names().empty()) return make_error("No account name given");
-  std::vector<std::string> lines;
+  AssocChange c;
+  std::vector<std::string> touched;
   if (req.verb() == "delete") {
-    lines.push_back(" Deleting account(s)...");
     for (const auto& n : req.names()) {
       if (n == "root") return make_error("the root account cannot be deleted");
-      if (!accounts_.count(n)) return make_error("Account " + n + " does not exist");
+      if (!accounts_.count(n)) continue;
       for (const auto& [_, a] : accounts_) {
         if (a.parent() == n) return make_error("Account " + n + " has child account " + a.name() + "; delete it first");
       }
@@ -262,15 +316,18 @@ Result<std::vector<std::string>> AccountingDb::apply_account(const v1::ModifyAss
       }
       accounts_.erase(n);
       b.erase(store::Erase{kAccountsTable, n});
-      lines.push_back("  " + n);
+      touched.push_back("  " + n);
     }
-    return lines;
+    if (touched.empty()) return nothing(req.verb());
+    c.lines.push_back(" Deleting accounts...");
+    c.lines.insert(c.lines.end(), touched.begin(), touched.end());
+    return c;
   }
-  lines.push_back(req.verb() == "add" ? " Adding Account(s)" : " Modified account associations...");
+  std::vector<std::string> assoc_lines;
+  std::string parent_given, description, organization;
   for (const auto& n : req.names()) {
     bool exists = accounts_.count(n) != 0;
-    if (req.verb() == "add" && exists) return make_error("Account " + n + " already exists");
-    if (req.verb() == "modify" && !exists) return make_error("Account " + n + " does not exist");
+    if (req.verb() == "add" ? exists : !exists) continue;
     v1::AccountRecord a = exists ? accounts_[n] : v1::AccountRecord{};
     if (!exists) {
       a.set_name(n);
@@ -284,74 +341,102 @@ Result<std::vector<std::string>> AccountingDb::apply_account(const v1::ModifyAss
     }
     for (const auto& [k0, v] : req.set()) {
       std::string k = lower_key(k0);
+      char op = 0;
       if (k == "parent") {
         if (!accounts_.count(v)) return make_error("Parent account " + v + " does not exist");
         if (v == n) return make_error("an account cannot be its own parent");
         a.set_parent(v);
+        parent_given = v;
       } else if (k == "description") {
         a.set_description(v);
+        description = v;
       } else if (k == "organization") {
         a.set_organization(v);
+        organization = v;
       } else if (k == "fairshare" || k == "shares") {
         auto s = shares_value(v);
         if (!s) return s.error();
         a.set_shares(*s);
-      } else if (k == "qos") {
+      } else if (qos_list_key(k, &op)) {
+        auto l = edit_qos_list({a.qos().begin(), a.qos().end()}, op, v);
+        if (!l) return l.error();
         a.clear_qos();
-        for (const auto& q : qos_list(v)) {
-          if (!qos_.count(q)) return make_error("QOS " + q + " does not exist");
-          a.add_qos(q);
-        }
+        for (const auto& q : *l) a.add_qos(q);
       } else if (k == "defaultqos") {
         if (!qos_.count(v)) return make_error("QOS " + v + " does not exist");
         a.set_default_qos(v);
       } else {
         return make_error("Unknown option: " + k0 + " (an account takes Parent, Description, Organization, "
-                          "Fairshare, QOS, DefaultQOS)");
+                          "Fairshare, QOS, DefaultQOS; association limits such as GrpJobs are not built in Drover: "
+                          "set them on a QOS)");
       }
     }
     accounts_[n] = a;
     put_account(a, b);
-    lines.push_back("  " + n);
+    touched.push_back("  " + n);
+    assoc_lines.push_back(req.verb() == "add" ? fmt::format("  A = {:<10} C = {:<10}", n, cluster_)
+                                              : a.parent().empty() || n == "root"
+                                                    ? fmt::format("  C = {:<10} A = {}", cluster_, n)
+                                                    : fmt::format("  C = {:<10} A = {} of {}", cluster_, n, a.parent()));
   }
-  return lines;
+  if (touched.empty()) return nothing(req.verb());
+  if (req.verb() == "modify") {
+    c.lines.push_back(" Modified account associations...");
+    c.lines.insert(c.lines.end(), assoc_lines.begin(), assoc_lines.end());
+    return c;
+  }
+  c.lines.push_back(" Adding Account(s)");
+  c.lines.insert(c.lines.end(), touched.begin(), touched.end());
+  c.lines.push_back(" Settings");
+  c.lines.push_back(fmt::format("  {:<16}= {}", "Description", description.empty() ? "Account Name" : description));
+  c.lines.push_back(
+      fmt::format("  {:<16}= {}", "Organization", organization.empty() ? "Parent/Account Name" : organization));
+  c.lines.push_back(" Associations");
+  c.lines.insert(c.lines.end(), assoc_lines.begin(), assoc_lines.end());
+  c.lines.push_back(" Settings");
+  c.lines.push_back(fmt::format("  {:<14}= {}", "Parent", parent_given.empty() ? "root" : parent_given));
+  return c;
 }
 
-Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
+Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
   if (req.names().empty()) return make_error("No user name given");
-  std::vector<std::string> lines;
+  AssocChange c;
   std::string where_account;
   for (const auto& [k, v] : req.where()) {
     if (lower_key(k) == "account" || lower_key(k) == "accounts") where_account = v;
   }
   if (req.verb() == "delete") {
-    lines.push_back(" Deleting user associations...");
+    std::vector<std::string> touched;
     for (const auto& n : req.names()) {
       auto it = users_.find(n);
-      if (it == users_.end()) return make_error("User " + n + " does not exist");
+      if (it == users_.end()) continue;
       if (where_account.empty()) {
         users_.erase(it);
         b.erase(store::Erase{kUsersTable, n});
-        lines.push_back("  " + n);
+        touched.push_back("  " + n);
         continue;
       }
       auto* as = it->second.mutable_assocs();
       auto a = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == where_account; });
-      if (a == as->end()) return make_error("User " + n + " is not in account " + where_account);
+      if (a == as->end()) continue;
       as->erase(a);
       if (it->second.default_account() == where_account) {
         it->second.set_default_account(as->empty() ? "" : as->begin()->account());
       }
       put_user(it->second, b);
-      lines.push_back(fmt::format("  C = {:<10} A = {:<10} U = {:<9}", "", where_account, n));
+      touched.push_back(fmt::format("  C = {:<10} A = {:<10} U = {:<9}", cluster_, where_account, n));
     }
-    return lines;
+    if (touched.empty()) return nothing(req.verb());
+    c.lines.push_back(where_account.empty() ? " Deleting users..." : " Deleting user associations...");
+    c.lines.insert(c.lines.end(), touched.begin(), touched.end());
+    return c;
   }
   std::string account, default_account, admin, default_qos;
   std::optional<int64_t> shares;
-  std::optional<std::vector<std::string>> qos;
+  std::vector<std::pair<char, std::string>> qos_edits;
   for (const auto& [k0, v] : req.set()) {
     std::string k = lower_key(k0);
+    char op = 0;
     if (k == "account" || k == "accounts") {
       account = v;
     } else if (k == "defaultaccount") {
@@ -362,29 +447,38 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
       shares = *s;
     } else if (k == "adminlevel") {
       admin = v;
-    } else if (k == "qos") {
-      qos = qos_list(v);
+    } else if (qos_list_key(k, &op)) {
+      if (auto l = edit_qos_list({}, op, v); !l) return l.error();
+      qos_edits.emplace_back(op, v);
     } else if (k == "defaultqos") {
       default_qos = v;
     } else {
       return make_error("Unknown option: " + k0 +
-                        " (a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel)");
+                        " (a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel; association "
+                        "limits such as MaxJobs are not built in Drover: set them on a QOS)");
     }
   }
   if (!where_account.empty()) account = where_account;
   for (const std::string& acc : {account, default_account}) {
     if (!acc.empty() && !accounts_.count(acc)) return make_error("Account " + acc + " does not exist");
   }
-  if (qos) {
-    for (const auto& q : *qos) {
-      if (!qos_.count(q)) return make_error("QOS " + q + " does not exist");
-    }
-  }
   if (!default_qos.empty() && !qos_.count(default_qos)) return make_error("QOS " + default_qos + " does not exist");
-  lines.push_back(req.verb() == "add" ? " Adding User(s)" : " Modified user associations...");
+  auto apply_qos_edits = [&](v1::UserAssoc& a) -> Result<void> {
+    for (const auto& [op, v] : qos_edits) {
+      auto l = edit_qos_list({a.qos().begin(), a.qos().end()}, op, v);
+      if (!l) return l.error();
+      a.clear_qos();
+      for (const auto& q : *l) a.add_qos(q);
+    }
+    if (!default_qos.empty()) a.set_default_qos(default_qos);
+    return {};
+  };
+  std::vector<std::string> new_users, new_assocs, modified_users, modified_assocs;
+  const bool user_level = !admin.empty() || !default_account.empty();
+  const bool assoc_level = shares || !qos_edits.empty() || !default_qos.empty();
   for (const auto& n : req.names()) {
     bool exists = users_.count(n) != 0;
-    if (req.verb() == "modify" && !exists) return make_error("User " + n + " does not exist");
+    if (req.verb() == "modify" && !exists) continue;
     v1::UserRecord u = exists ? users_[n] : v1::UserRecord{};
     u.set_name(n);
     if (!admin.empty()) u.set_admin_level(admin);
@@ -394,30 +488,26 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
     auto* as = u.mutable_assocs();
     auto it = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == acc; });
     if (req.verb() == "add") {
-      if (it != as->end()) return make_error("User " + n + " is already in account " + acc);
+      if (it != as->end()) continue;  // already there: Slurm's "Nothing new added."
       v1::UserAssoc* a = u.add_assocs();
       const v1::AccountRecord& parent = accounts_.at(acc);
       a->set_account(acc);
       a->set_shares(shares.value_or(1));
       *a->mutable_qos() = parent.qos();
       a->set_default_qos(parent.default_qos());
-      if (qos) {
-        a->clear_qos();
-        for (const auto& q : *qos) a->add_qos(q);
-      }
-      if (!default_qos.empty()) a->set_default_qos(default_qos);
+      if (auto ok = apply_qos_edits(*a); !ok) return ok.error();
       if (u.default_account().empty()) u.set_default_account(default_account.empty() ? acc : default_account);
+      if (!exists) new_users.push_back("  " + n);
+      new_assocs.push_back(fmt::format("  U = {:<9} A = {:<10} C = {:<10}", n, acc, cluster_));
     } else {
       // modify: the named account's association (or every one), and the user's defaults.
       for (auto& a : *as) {
         if (!acc.empty() && a.account() != acc) continue;
         if (shares) a.set_shares(*shares);
-        if (qos) {
-          a.clear_qos();
-          for (const auto& q : *qos) a.add_qos(q);
-        }
-        if (!default_qos.empty()) a.set_default_qos(default_qos);
+        if (auto ok = apply_qos_edits(a); !ok) return ok.error();
+        modified_assocs.push_back(fmt::format("  C = {:<10} A = {:<20} U = {:<9}", cluster_, a.account(), n));
       }
+      modified_users.push_back("  " + n);
     }
     if (!default_account.empty()) {
       bool member = std::any_of(u.assocs().begin(), u.assocs().end(),
@@ -427,9 +517,27 @@ Result<std::vector<std::string>> AccountingDb::apply_user(const v1::ModifyAssoci
     }
     users_[n] = u;
     put_user(u, b);
-    lines.push_back("  " + n);
   }
-  return lines;
+  if (req.verb() == "add") {
+    if (new_assocs.empty()) return nothing(req.verb());
+    if (!new_users.empty()) c.lines.push_back(" Adding User(s)");
+    c.lines.insert(c.lines.end(), new_users.begin(), new_users.end());
+    c.lines.push_back(" Associations =");
+    c.lines.insert(c.lines.end(), new_assocs.begin(), new_assocs.end());
+    c.lines.push_back(" Non Default Settings");
+    return c;
+  }
+  if (modified_users.empty()) return nothing(req.verb());
+  if (user_level) {
+    c.lines.push_back(" Modified users...");
+    c.lines.insert(c.lines.end(), modified_users.begin(), modified_users.end());
+  }
+  if (assoc_level && !modified_assocs.empty()) {
+    c.lines.push_back(" Modified user associations...");
+    c.lines.insert(c.lines.end(), modified_assocs.begin(), modified_assocs.end());
+  }
+  if (c.lines.empty()) return nothing(req.verb());
+  return c;
 }
 
 std::vector<core::QosSpec> AccountingDb::qos_specs() const {

@@ -27,6 +27,14 @@ inline constexpr const char* kAccountsTable = "accounts";
 inline constexpr const char* kUsersTable = "users";
 inline constexpr const char* kAccountingSeededMeta = "accounting_seeded";
 
+// What one sacctmgr change did: the lines sacctmgr prints, and whether it
+// touched nothing (Slurm's " Nothing new added.", " Nothing modified",
+// " Nothing deleted", after which sacctmgr exits 1).
+struct AssocChange {
+  std::vector<std::string> lines;
+  bool unchanged = false;
+};
+
 class AccountingDb {
  public:
   // The first start's content: qos.conf's QOS, account root, user root.
@@ -40,7 +48,11 @@ class AccountingDb {
   // Checks and applies one sacctmgr change, adding its store mutations to
   // `b`; with dry_run only checks. The lines describe the change as
   // sacctmgr prints it. Errors name the entity, key and value.
-  Result<std::vector<std::string>> apply(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  // Names that do not exist (modify, delete) or already do (add) are passed
+  // over, as Slurm's sacctmgr does.
+  Result<AssocChange> apply(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  // The cluster the association lines name ("C = anchor").
+  void set_cluster(std::string name) { cluster_ = std::move(name); }
 
   std::vector<core::QosSpec> qos_specs() const;
   // Fair Tree's tree: accounts (with parents) and user associations, with
@@ -52,15 +64,20 @@ class AccountingDb {
   bool has_account(const std::string& name) const { return accounts_.count(name) > 0; }
 
  private:
-  Result<std::vector<std::string>> apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b);
-  Result<std::vector<std::string>> apply_account(const v1::ModifyAssociationsRequest& req, store::Batch& b);
-  Result<std::vector<std::string>> apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  Result<AssocChange> apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  Result<AssocChange> apply_account(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  Result<AssocChange> apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b);
   std::vector<std::string> all_qos_names() const;
+  // A QOS list after `QOS=`, `QOS+=` or `QOS-=` (op '=', '+', '-') applied to `now`;
+  // an unknown name is Slurm's "You gave a bad qos" error.
+  Result<std::vector<std::string>> edit_qos_list(const std::vector<std::string>& now, char op,
+                                                 const std::string& value) const;
 
   std::map<std::string, v1::QosRecord> qos_;
   std::map<std::string, v1::AccountRecord> accounts_;
   std::map<std::string, v1::UserRecord> users_;
   int64_t next_qos_id_ = 1;
+  std::string cluster_;
 };
 
 // A QOS's settings read as a qos.conf line; errors are the parser's.

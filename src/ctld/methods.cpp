@@ -122,7 +122,8 @@ void update_node(Controller& c, const Caller& who, const v1::UpdateNodeRequest& 
   Effects fx;
   auto updated = c.state().update_node(who, req, c.now(), fx);
   if (!updated) return done(who.privileged ? kInvalidArgument : kPermissionDenied, updated.error().message);
-  for (const auto& n : *updated) rep->add_updated(n);
+  for (const auto& n : updated->updated) rep->add_updated(n);
+  for (const auto& n : updated->not_resumable) rep->add_not_resumable(n);
   header(req, rep);
   finish_after(c, std::move(fx), std::move(done));
 }
@@ -288,9 +289,10 @@ void get_associations(Controller& c, const Caller&, const v1::GetAssociationsReq
 void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssociationsRequest& req,
                          v1::ModifyAssociationsReply* rep, Done done) {
   Effects fx;
-  auto lines = c.state().modify_associations(who, req, c.now(), fx);
-  if (!lines) return done(who.privileged ? kInvalidArgument : kPermissionDenied, lines.error().message);
-  for (const auto& l : *lines) rep->add_lines(l);
+  auto change = c.state().modify_associations(who, req, c.now(), fx);
+  if (!change) return done(who.privileged ? kInvalidArgument : kPermissionDenied, change.error().message);
+  for (const auto& l : change->lines) rep->add_lines(l);
+  rep->set_unchanged(change->unchanged);
   header(req, rep);
   finish_after(c, std::move(fx), std::move(done));
 }

@@ -224,8 +224,8 @@ void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int6
   }
 }
 
-Result<std::vector<std::string>> ControllerState::update_node(const Caller& who, const v1::UpdateNodeRequest& req,
-                                                              int64_t now, Effects& fx) {
+Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& who, const v1::UpdateNodeRequest& req,
+                                                                int64_t now, Effects& fx) {
   if (!who.privileged) return make_error("Access/permission denied");
   if (!req.other().empty()) {
     return make_error("Update of this parameter is not supported: " + req.other().begin()->first);
@@ -245,7 +245,21 @@ Result<std::vector<std::string>> ControllerState::update_node(const Caller& who,
     return make_error("Invalid node state specified: " + req.state() +
                       " (Drover takes DRAIN, DOWN, RESUME, UNDRAIN, IDLE, FAIL)");
   }
-  std::vector<std::string> done;
+  NodeUpdate done;
+  if (state == "RESUME") {
+    // Only a drained, down or failed node can resume (IDLE takes any).
+    std::vector<core::NodeIndex> resumable;
+    for (core::NodeIndex i : idx) {
+      const NodeRt& n = nodes_[i];
+      if (n.drain || n.down || n.invalid_reg) {
+        resumable.push_back(i);
+      } else {
+        done.not_resumable.push_back(bridge_->cluster().nodes[i].name);
+      }
+    }
+    if (resumable.empty()) return make_error("Invalid node state specified");
+    idx = std::move(resumable);
+  }
   for (core::NodeIndex i : idx) {
     NodeRt& n = nodes_[i];
     if (state == "DRAIN" || state == "FAIL") n.drain = true;
@@ -263,7 +277,7 @@ Result<std::vector<std::string>> ControllerState::update_node(const Caller& who,
     }
     put_node(i, fx);
     if (state == "DOWN") node_lost(i, "set DOWN by " + who.describe(), now, fx);
-    done.push_back(bridge_->cluster().nodes[i].name);
+    done.updated.push_back(bridge_->cluster().nodes[i].name);
   }
   fx.reschedule = true;
   return done;

@@ -248,8 +248,8 @@ class ControllerState {
   void set_accounting(AccountingDb db);
   const AccountingDb& accounting() const { return acct_; }
   // Root, SlurmUser and operators only. The scheduler uses the change from its next cycle.
-  Result<std::vector<std::string>> modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req,
-                                                       int64_t now, Effects& fx);
+  Result<AssocChange> modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req, int64_t now,
+                                          Effects& fx);
   // Fair Tree factors from the associations' shares and their decayed
   // usage (recomputed by the full pass and after changes).
   const core::FairShareFactors& fairshare() const { return fairshare_; }
@@ -337,8 +337,13 @@ class ControllerState {
 
   // ---- nodes (nodes.cpp) ----
   Result<v1::NodeReportReply> node_report(const v1::NodeReport& report, bool registering, int64_t now, Effects& fx);
-  Result<std::vector<std::string>> update_node(const Caller& who, const v1::UpdateNodeRequest& req, int64_t now,
-                                               Effects& fx);
+  // scontrol update NodeName=: the nodes changed, and those RESUME passed
+  // over because they were neither drained nor down (Slurm's "Invalid node
+  // state specified" for them; a list of only such nodes is refused).
+  struct NodeUpdate {
+    std::vector<std::string> updated, not_resumable;
+  };
+  Result<NodeUpdate> update_node(const Caller& who, const v1::UpdateNodeRequest& req, int64_t now, Effects& fx);
   // Nodes not heard from within SlurmdTimeout go DOWN; finished jobs older
   // than MinJobAge leave memory (they stay in the store).
   void housekeeping(int64_t now, Effects& fx);

@@ -1220,7 +1220,7 @@ std::unique_ptr<ControllerState> state_with_accounting(const std::string& extra 
 }
 
 // One sacctmgr change, made by root.
-Result<std::vector<std::string>> sacctmgr(ControllerState& st, const std::string& verb, const std::string& entity,
+Result<AssocChange> sacctmgr(ControllerState& st, const std::string& verb, const std::string& entity,
                                           const std::string& name, const std::map<std::string, std::string>& set) {
   v1::ModifyAssociationsRequest r;
   r.set_verb(verb);
@@ -1307,6 +1307,87 @@ TEST(ControllerState, AccountingStartsWithQosNormalAndUsersTakeADefaultQos) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "QOS nosuch does not exist");
   EXPECT_EQ(st->accounting().user("alice")->assocs(0).default_qos(), "debug") << "a refused change changes nothing";
+}
+
+// sacctmgr's lines and outcomes as Slurm 22.05's printed them on the anchor
+// cluster: names already there (add) or not there (modify, delete) are
+// passed over, and a change that touches nothing says so (sacctmgr exits 1);
+// QOS+= and QOS-= edit a list; a bad QOS names the valid ones.
+TEST(ControllerState, SacctmgrChangesSayWhatTheyTouched) {
+  auto st = state_with_accounting();
+  using Lines = std::vector<std::string>;
+  auto added = sacctmgr(*st, "add", "qos", "debug", {{"priority", "10"}, {"MaxWall", "1:00:00"}});
+  ASSERT_TRUE(added);
+  EXPECT_EQ(added->lines, (Lines{" Adding QOS(s)", "  debug", " Settings", "  Description    = debug",
+                                 "  MaxWall                  = 01:00:00", "  Priority                 = 10"}));
+  auto again = sacctmgr(*st, "add", "qos", "debug", {});
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->unchanged);
+  EXPECT_EQ(again->lines, (Lines{" Nothing new added."}));
+  auto gone = sacctmgr(*st, "delete", "qos", "nosuch", {});
+  ASSERT_TRUE(gone);
+  EXPECT_TRUE(gone->unchanged);
+  EXPECT_EQ(gone->lines, (Lines{" Nothing deleted"}));
+  auto nobody = sacctmgr(*st, "modify", "user", "nosuch", {{"QOS", "normal"}});
+  ASSERT_TRUE(nobody);
+  EXPECT_EQ(nobody->lines, (Lines{" Nothing modified"}));
+
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "research", {}));
+  auto alice = sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}});
+  ASSERT_TRUE(alice);
+  EXPECT_EQ(alice->lines, (Lines{" Adding User(s)", "  alice", " Associations =",
+                                 "  U = alice     A = research   C = t         ", " Non Default Settings"}));
+  EXPECT_TRUE(sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}})->unchanged);
+  auto qos = [&] {
+    const auto& l = st->accounting().user("alice")->assocs(0).qos();
+    return std::vector<std::string>(l.begin(), l.end());
+  };
+  EXPECT_EQ(qos(), (Lines{"normal"})) << "the account's, which has root's";
+  auto plus = sacctmgr(*st, "modify", "user", "alice", {{"qos+", "debug"}});
+  ASSERT_TRUE(plus);
+  EXPECT_EQ(plus->lines, (Lines{" Modified user associations...", "  C = t          A = research             U = alice    "}));
+  EXPECT_EQ(qos(), (Lines{"debug", "normal"}));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"QOS-", "normal"}}));
+  EXPECT_EQ(qos(), (Lines{"debug"}));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"QOS+", "normal"}}));
+  auto bad = sacctmgr(*st, "modify", "user", "alice", {{"QOS+", "nosuch"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "You gave a bad qos 'nosuch'. Valid QOS's are normal,debug");
+  EXPECT_EQ(qos(), (Lines{"debug", "normal"})) << "a refused change changes nothing";
+  auto defaults = sacctmgr(*st, "modify", "user", "alice", {{"DefaultAccount", "research"}});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->lines, (Lines{" Modified users...", "  alice"}));
+  auto account = sacctmgr(*st, "modify", "account", "research", {{"QOS-", "debug"}});
+  ASSERT_TRUE(account);
+  EXPECT_EQ(account->lines, (Lines{" Modified account associations...", "  C = t          A = research of root"}));
+  auto users = sacctmgr(*st, "delete", "user", "alice", {});
+  ASSERT_TRUE(users);
+  EXPECT_EQ(users->lines, (Lines{" Deleting users...", "  alice"}));
+}
+
+// scontrol update State=RESUME: only a drained or down node resumes; the
+// others in the list are passed over and said, a list of only those is refused.
+TEST(ControllerState, ResumeTakesOnlyDrainedOrDownNodes) {
+  auto st = make_state();
+  const Caller root{0, 0, "root", true};
+  v1::UpdateNodeRequest req;
+  req.set_nodes("c1");
+  req.set_state("RESUME");
+  Effects e;
+  auto idle = st->update_node(root, req, 1000, e);
+  ASSERT_FALSE(idle);
+  EXPECT_EQ(idle.error().message, "Invalid node state specified");
+  req.set_state("DRAIN");
+  req.set_reason("disk");
+  ASSERT_TRUE(st->update_node(root, req, 1000, e));
+  req.set_nodes("c[1-2]");
+  req.set_state("RESUME");
+  req.clear_reason();
+  auto some = st->update_node(root, req, 1001, e);
+  ASSERT_TRUE(some);
+  EXPECT_EQ(some->updated, (std::vector<std::string>{"c1"}));
+  EXPECT_EQ(some->not_resumable, (std::vector<std::string>{"c2"}));
+  EXPECT_EQ(st->node_infos(1001)[0].reason(), "");
 }
 
 // scontrol show partition: a partition shows its own DefMemPerCPU; under

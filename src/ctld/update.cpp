@@ -274,7 +274,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       for (const auto& k : keys) {
         const Field* f = find_field(k);
         if (!f) {
-          error = "Update of this parameter is not supported: " + k;
+          error = "Update of " + k + " is not built in Drover";
           break;
         }
         if (const char* e = f->set(c, req.fields().at(k))) {

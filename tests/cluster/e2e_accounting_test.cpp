@@ -187,6 +187,24 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   auto unknown = c.run("sacctmgr", {"-i", "add", "user", "bob", "Account=nosuch"});
   EXPECT_NE(unknown.rc, 0);
   EXPECT_NE(unknown.err.find("Account nosuch does not exist"), std::string::npos) << unknown.err;
+  // As Slurm's: options after the command, a change that touches nothing
+  // (exit 1), QOS+= on a list, and the trackable resources.
+  EXPECT_EQ(c.run("sacctmgr", {"show", "qos", "low", "format=name,priority", "-P"}).out, "Name|Priority\nlow|10\n");
+  auto again = c.run("sacctmgr", {"-i", "add", "qos", "low"});
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_EQ(again.out, " Nothing new added.\n");
+  auto plus = c.run("sacctmgr", {"-i", "modify", "user", "alice", "set", "qos+=low"});
+  EXPECT_EQ(plus.rc, 0) << plus.err;
+  std::string left = cluster_of(c);  // the cluster's name, left in ten columns
+  left.resize(std::max<std::size_t>(10, left.size()), ' ');
+  EXPECT_EQ(plus.out, " Modified user associations...\n  C = " + left + " A = research             U = alice    \n");
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "assoc", "user=alice", "format=qos"}).out, "debug,low,normal,training\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-i", "modify", "user", "alice", "set", "qos-=low"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "assoc", "user=alice", "format=qos"}).out, "debug,normal,training\n");
+  auto tres = c.run("sacctmgr", {"show", "tres", "-nP"});
+  EXPECT_EQ(tres.out, "cpu||1\nmem||2\nenergy||3\nnode||4\nbilling||5\nfs|disk|6\nvmem||7\npages||8\n"
+                      "gres|gpu|1001\ngres|gpu:h100|1002\ngres|gpu:a100|1003\n")
+      << tres.err;
 
   // The scheduler uses a QOS change from its next cycle: a 2-hour job in debug now waits on MaxWall.
   ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "qos", "debug", "set", "MaxWall=01:00:00"}).rc, 0);

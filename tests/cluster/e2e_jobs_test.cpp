@@ -576,6 +576,16 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   r = c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=abc"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "scontrol: error: Invalid TimeLimit value\n");
+  // A key scontrol does not know is refused before asking, one it knows but Drover does not build by the controller.
+  r = c.run("scontrol", {"update", "JobId=" + held, "NoSuch=1", "Nice=5"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Update of this parameter is not supported: NoSuch=1\nRequest aborted\n");
+  r = c.run("scontrol", {"update", "JobId=" + held, "Bogus"});
+  EXPECT_EQ(r.err, "Invalid input: Bogus\nRequest aborted\n");
+  r = c.run("scontrol", {"update", "JobId=" + held, "NumCPUs=4"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Update of NumCPUs is not built in Drover for job " + held + "\n");
+  EXPECT_EQ(c.job_fields(held)["Nice"], "0") << "nothing of a refused update is made";
   EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=30"}).rc, 0);
   EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=-10"}).rc, 0);
   EXPECT_EQ(c.job_fields(held)["TimeLimit"], "00:20:00");
