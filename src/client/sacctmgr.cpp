@@ -233,6 +233,27 @@ constexpr const char* kAccountAssocDefault =
     "Account,Description,Organization,Cluster,ParentName,User,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,GrpWall,"
     "GrpTRESMins,MaxJobs,MaxTRES,MaxTRESPerNode,MaxSubmit,MaxWall,MaxTRESMins,QOS,DefaultQOS,GrpTRESRunMins";
 
+// An association's limits in sacctmgr's columns: its own Grp* ones, and
+// each Max* one it has or inherits from the accounts above (`inherited`,
+// which the walk down the tree passes on), as Slurm shows them.
+void put_limits(Row& r, const google::protobuf::Map<std::string, std::string>& limits,
+                std::map<std::string, std::string>& inherited) {
+  static const std::pair<const char*, const char*> kColumns[] = {
+      {"GrpTRES", "grptres"}, {"GrpJobs", "grpjobs"}, {"GrpSubmitJobs", "grpsubmit"}, {"MaxJobs", "maxjobs"},
+      {"MaxSubmitJobs", "maxsubmit"}, {"MaxTRES", "maxtres"}, {"MaxWall", "maxwall"}};
+  for (const auto& [key, column] : kColumns) {
+    auto it = limits.find(key);
+    const bool per_user = std::string_view(key).rfind("Max", 0) == 0;
+    if (it != limits.end()) {
+      r.v[column] = it->second;
+      if (per_user) inherited[key] = it->second;
+    } else {
+      auto up = inherited.find(key);
+      r.v[column] = per_user && up != inherited.end() ? up->second : "";
+    }
+  }
+}
+
 // Every association in Slurm's tree order: an account, its users, then its child accounts.
 std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
   std::map<std::string, const v1::AccountRecord*> acc;
@@ -242,13 +263,15 @@ std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
     if (!r.parent().empty() && r.name() != "root") kids[r.parent()].push_back(r.name());
   }
   std::vector<Row> rows;
-  std::function<void(const std::string&)> walk = [&](const std::string& name) {
+  std::function<void(const std::string&, std::map<std::string, std::string>)> walk =
+      [&](const std::string& name, std::map<std::string, std::string> inherited) {
     const v1::AccountRecord& r = *acc.at(name);
     Row ar;
     ar.v = {{"cluster", a.cluster()},       {"account", name},           {"share", std::to_string(r.shares())},
             {"fairshare", std::to_string(r.shares())},
             {"qos", joined(r.qos())},       {"defaultqos", r.default_qos()}, {"parentname", r.parent()},
             {"description", r.description()}, {"organization", r.organization()}};
+    put_limits(ar, r.limits(), inherited);
     rows.push_back(ar);
     for (const auto& u : a.users()) {
       for (const auto& ua : u.assocs()) {
@@ -261,12 +284,14 @@ std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
         ur.v["parentname"] = "";
         ur.v["defaultaccount"] = u.default_account();
         ur.v["adminlevel"] = u.admin_level();
+        auto mine = inherited;
+        put_limits(ur, ua.limits(), mine);
         rows.push_back(ur);
       }
     }
-    for (const auto& k : kids[name]) walk(k);
+    for (const auto& k : kids[name]) walk(k, inherited);
   };
-  if (acc.count("root")) walk("root");
+  if (acc.count("root")) walk("root", {});
   return rows;
 }
 

@@ -74,7 +74,9 @@ std::vector<PassiveKey> passive_globals() {
   const std::pair<const char*, const char*> daemons[] = {
       {"AccountingStorageEnforce", "the controller: `associations` (or limits, qos, safe, wckeys, all) admits only "
                                    "jobs of users with an association (sacctmgr add user), on one of their accounts; "
-                                   "`qos` (or all) only with a QOS their association allows"},
+                                   "`qos` (or all) only with a QOS their association allows; `limits` (or safe, "
+                                   "all) enforces the associations' limits (sacctmgr's GrpTRES, GrpJobs, MaxJobs, "
+                                   "MaxWall, ...; docs/accounting.md)"},
       {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},

@@ -33,6 +33,20 @@ int32_t Cluster::find_qos(std::string_view name) const {
   return -1;
 }
 
+int32_t Cluster::find_assoc(std::string_view account, std::string_view user) const {
+  if (assoc_index_.empty()) return -1;
+  auto it = assoc_index_.find(std::make_pair(std::string(account), std::string(user)));
+  return it == assoc_index_.end() ? -1 : it->second;
+}
+
+void Cluster::set_assocs(std::vector<AssocLimitSpec> a) {
+  assocs = std::move(a);
+  assoc_index_.clear();
+  for (size_t i = 0; i < assocs.size(); ++i) {
+    assoc_index_.emplace(std::make_pair(assocs[i].account, assocs[i].user), static_cast<int32_t>(i));
+  }
+}
+
 NodeIndex Cluster::find_node(std::string_view name) const {
   auto it = node_index_.find(name);
   return it == node_index_.end() ? -1 : it->second;

@@ -100,6 +100,24 @@ struct QosSpec {
   bool no_reserve = false;      // Flags=NoReserve: its jobs get no reservation in the backfill plan
 };
 
+// An association's limits (sacctmgr's, on an account or on a user in an
+// account), enforced under AccountingStorageEnforce=limits. Group limits
+// (Grp*) count every job at or below the association; the per-user ones
+// (MaxJobs, MaxSubmitJobs, MaxTRES per job, MaxWall) apply to each user
+// association, which takes the nearest one set on itself or an account
+// above it.
+struct AssocLimitSpec {
+  std::string account, user;  // user "" for the account's own row
+  int32_t parent = -1;        // the row above: a user's account, an account's parent; -1 at the top
+  TresMap grp_tres;
+  int64_t grp_jobs = kNoLimit;
+  int64_t grp_submit_jobs = kNoLimit;
+  int64_t max_jobs = kNoLimit;
+  int64_t max_submit_jobs = kNoLimit;
+  TresMap max_tres_per_job;
+  Seconds max_wall = kInfinite;
+};
+
 enum class PriorityKind { kBasic, kMultifactor };
 
 struct PriorityParams {
@@ -136,6 +154,7 @@ struct Cluster {
   std::vector<NodeSpec> nodes;
   std::vector<PartitionSpec> partitions;
   std::vector<QosSpec> qos;
+  std::vector<AssocLimitSpec> assocs;  // empty unless association limits are enforced (set_assocs)
   PriorityParams priority;
   SchedParams sched;
   std::optional<int64_t> def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
@@ -150,6 +169,10 @@ struct Cluster {
   int32_t find_qos(std::string_view name) const;        // -1 when absent
   NodeIndex find_node(std::string_view name) const;     // -1 when absent
   int32_t default_partition() const;                    // -1 when none is Default=YES
+  // The association of `user` in `account` (-1 when none has limits).
+  int32_t find_assoc(std::string_view account, std::string_view user) const;
+  // Installs association limits; parents are given by index.
+  void set_assocs(std::vector<AssocLimitSpec> a);
 
   // Call after filling nodes/partitions: builds the name index, each node's
   // partition list, the node groups and the TRES totals.
@@ -157,6 +180,7 @@ struct Cluster {
 
  private:
   std::map<std::string, NodeIndex, std::less<>> node_index_;
+  std::map<std::pair<std::string, std::string>, int32_t, std::less<>> assoc_index_;
 };
 
 // "gpu" or "gpu:h100" as a TRES name.

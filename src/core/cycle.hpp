@@ -96,11 +96,12 @@ class LimitUsage {
  public:
   void reset(const Cluster& c, const TresIds& ids);
   // sign -1 takes back what an add with the same arguments counted.
-  void add(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres,
-           JobId array_job, int sign = 1);
+  void add(int32_t qos, int32_t partition_qos, const std::string& user, int32_t assoc,
+           const std::vector<int64_t>& tres, JobId array_job, int sign = 1);
   void add_array_element(JobId array_job, int sign = 1);  // only the array count (no limit needs the rest)
   // First limit the job would pass over if it started now, or kNone.
-  Reason check(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres) const;
+  Reason check(int32_t qos, int32_t partition_qos, const std::string& user, int32_t assoc,
+               const std::vector<int64_t>& tres) const;
   int64_t array_running(JobId array_job) const;
   bool active() const { return active_; }
 
@@ -115,6 +116,16 @@ class LimitUsage {
     bool per_user_any = false;  // some per-user limit: only then is use counted per user
   };
   Reason check_one(int32_t qos, const std::string& user, const std::vector<int64_t>& tres) const;
+  Reason check_assoc(int32_t assoc, const std::vector<int64_t>& tres) const;
+  struct AssocLimits {
+    std::vector<int64_t> grp;  // -1: no limit
+    int64_t grp_jobs = kNoLimit;
+    int64_t max_jobs = kNoLimit;  // a user row's own or the nearest account's above
+    int32_t parent = -1;
+  };
+  std::vector<AssocLimits> assoc_limits_;
+  std::vector<Use> assoc_use_;
+  std::vector<Reason> assoc_grp_reason_;  // per TRES id
   Use& use_of(std::vector<Use>& v, size_t i);
   const TresIds* ids_ = nullptr;
   bool active_ = false;
@@ -216,6 +227,7 @@ struct QueueEntry {
 struct HeldLimits {
   bool counted = false;            // it has a spec: limits (or its array) count it
   int32_t qos = -1, partition_qos = -1;
+  int32_t assoc = -1;              // the user's association with limits (Cluster::assocs)
   std::string user;
   std::vector<int64_t> tres;       // TresIds::held (only when limits are active)
   JobId array_job = 0;

@@ -50,12 +50,19 @@ Result<int32_t, Refusal> resolve_qos(const Cluster& c, const JobSpec& job, const
   return q;
 }
 
-Seconds resolve_time_limit(const Cluster& c, const JobSpec& job, const PartitionSpec& part, int32_t qos) {
+Seconds resolve_time_limit(const Cluster& c, const JobSpec& job, const PartitionSpec& part, int32_t qos,
+                           int32_t assoc) {
   if (job.time_limit == 0) return kInfinite;  // --time=0: no limit
   if (job.time_limit > 0) return job.time_limit;
   Seconds t = part.default_time.value_or(part.max_time);
-  // An unset limit is capped by the QOS MaxWall, as Slurm's accounting policy does.
+  // An unset limit is capped by the QOS MaxWall and the association's
+  // (its own or the nearest account's), as Slurm's accounting policy does.
   if (qos >= 0 && c.qos[qos].max_wall < t) t = c.qos[qos].max_wall;
+  for (int32_t a = assoc; a >= 0 && a < static_cast<int32_t>(c.assocs.size()); a = c.assocs[a].parent) {
+    if (c.assocs[a].max_wall == kInfinite) continue;
+    t = std::min(t, c.assocs[a].max_wall);
+    break;
+  }
   return t;
 }
 
@@ -318,6 +325,7 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   auto qos = resolve_qos(c, job, part);
   if (!qos) return qos.error();
   d.qos = *qos;
+  d.assoc = c.find_assoc(job.account, job.user);
   if (!job.account.empty()) {
     bool allowed = part.allow_accounts.empty() || contains(part.allow_accounts, "ALL") ||
                    contains(part.allow_accounts, job.account);
@@ -326,7 +334,7 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
                     "drover: partition " + part.name + " does not accept account " + job.account);
     }
   }
-  d.time_limit = resolve_time_limit(c, job, part, d.qos);
+  d.time_limit = resolve_time_limit(c, job, part, d.qos, d.assoc);
   auto alts = resolve_constraint(c, job);
   if (!alts) return alts.error();
   d.alternatives = std::move(alts).value();
@@ -503,16 +511,40 @@ std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d) {
 
 namespace {
 
-Reason qos_per_job_reason(const QosSpec& q, const TresMap& tres) {
-  for (const auto& [name, limit] : q.max_tres_per_job) {
+// The first per-job TRES limit the job's TRES pass over, as the reason for
+// its kind: `reasons` are those for cpu, mem, node and the rest (gres).
+struct PerJobReasons {
+  Reason cpu, mem, node, gres;
+};
+constexpr PerJobReasons kQosPerJob{Reason::kQosMaxCpuPerJobLimit, Reason::kQosMaxMemoryPerJob,
+                                   Reason::kQosMaxNodePerJobLimit, Reason::kQosMaxGresPerJob};
+constexpr PerJobReasons kAssocPerJob{Reason::kAssocMaxCpuPerJobLimit, Reason::kAssocMaxMemPerJob,
+                                     Reason::kAssocMaxNodePerJobLimit, Reason::kAssocMaxGresPerJob};
+
+Reason per_job_tres_reason(const TresMap& limits, const TresMap& tres, const PerJobReasons& reasons) {
+  for (const auto& [name, limit] : limits) {
     auto it = tres.find(name);
     if (it == tres.end() || it->second <= limit) continue;
-    if (name == "cpu") return Reason::kQosMaxCpuPerJobLimit;
-    if (name == "mem") return Reason::kQosMaxMemoryPerJob;
-    if (name == "node") return Reason::kQosMaxNodePerJobLimit;
-    return Reason::kQosMaxGresPerJob;
+    if (name == "cpu") return reasons.cpu;
+    if (name == "mem") return reasons.mem;
+    if (name == "node") return reasons.node;
+    return reasons.gres;
   }
   return Reason::kNone;
+}
+
+// An association's per-job limits: the nearest MaxWall and, per TRES, the
+// nearest MaxTRES set on the user's association or an account above it.
+Reason assoc_per_job_reason(const Cluster& c, int32_t assoc, Seconds time_limit, const TresMap& tres) {
+  Seconds wall = kInfinite;
+  TresMap per_job;
+  for (int32_t a = assoc; a >= 0 && a < static_cast<int32_t>(c.assocs.size()); a = c.assocs[a].parent) {
+    const AssocLimitSpec& s = c.assocs[a];
+    if (wall == kInfinite) wall = s.max_wall;
+    for (const auto& [name, v] : s.max_tres_per_job) per_job.emplace(name, v);  // the nearer one stays
+  }
+  if (time_limit > wall) return Reason::kAssocMaxWallDurationPerJobLimit;
+  return per_job_tres_reason(per_job, tres, kAssocPerJob);
 }
 
 }  // namespace
@@ -531,9 +563,10 @@ Reason static_limit_reason(const Cluster& c, const Demand& d) {
   if (d.qos >= 0) {
     const QosSpec& q = c.qos[d.qos];
     if (d.time_limit > q.max_wall) return Reason::kQosMaxWallDurationPerJobLimit;
-    Reason r = qos_per_job_reason(q, demand_tres(c, d));
+    Reason r = per_job_tres_reason(q.max_tres_per_job, demand_tres(c, d), kQosPerJob);
     if (r != Reason::kNone) return r;
   }
+  if (d.assoc >= 0) return assoc_per_job_reason(c, d.assoc, d.time_limit, demand_tres(c, d));
   return Reason::kNone;
 }
 

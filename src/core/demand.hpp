@@ -56,6 +56,7 @@ struct GresNeed {
 struct Demand {
   int32_t partition = 0;
   int32_t qos = -1;
+  int32_t assoc = -1;  // the job's user association with limits (Cluster::assocs), or -1
   Seconds time_limit = kInfinite;
   int32_t min_nodes = 1, max_nodes = 1;
   int32_t tasks = 1;

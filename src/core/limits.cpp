@@ -13,6 +13,9 @@ void TresIds::build(const Cluster& c) {
       for (const auto& [name, v] : *m) used.insert(name);
     }
   }
+  for (const AssocLimitSpec& a : c.assocs) {
+    for (const auto& [name, v] : a.grp_tres) used.insert(name);
+  }
   for (const auto& [name, w] : c.priority.weight_tres) used.insert(name);
   for (const auto& [name, n] : c.licenses) used.insert(name);
   names_.assign(used.begin(), used.end());
@@ -77,6 +80,13 @@ Reason group_reason(const std::string& tres) {
   return Reason::kQosGrpGres;
 }
 
+Reason assoc_group_reason(const std::string& tres) {
+  if (tres == "cpu") return Reason::kAssocGrpCpuLimit;
+  if (tres == "mem") return Reason::kAssocGrpMemLimit;
+  if (tres == "node") return Reason::kAssocGrpNodeLimit;
+  return Reason::kAssocGrpGres;
+}
+
 Reason user_reason(const std::string& tres) {
   if (tres == "cpu") return Reason::kQosMaxCpuPerUserLimit;
   if (tres == "mem") return Reason::kQosMaxMemoryPerUser;
@@ -109,11 +119,30 @@ void LimitUsage::reset(const Cluster& c, const TresIds& ids) {
     active_ = active_ || !spec.grp_tres.empty() || !spec.max_tres_per_user.empty() || spec.grp_jobs != kNoLimit ||
               spec.max_jobs_per_user != kNoLimit;
   }
+  assoc_limits_.assign(c.assocs.size(), AssocLimits{});
+  for (size_t a = 0; a < c.assocs.size(); ++a) {
+    const AssocLimitSpec& spec = c.assocs[a];
+    AssocLimits& l = assoc_limits_[a];
+    l.parent = spec.parent;
+    l.grp.assign(n, -1);
+    for (const auto& [name, v] : spec.grp_tres) {
+      if (int32_t i = ids.id(name); i >= 0) l.grp[static_cast<size_t>(i)] = v;
+    }
+    l.grp_jobs = spec.grp_jobs;
+    // MaxJobs: the user's own, else the nearest account's above it.
+    for (int32_t up = static_cast<int32_t>(a); up >= 0 && l.max_jobs == kNoLimit; up = c.assocs[up].parent) {
+      l.max_jobs = c.assocs[up].max_jobs;
+    }
+    active_ = active_ || !spec.grp_tres.empty() || spec.grp_jobs != kNoLimit || spec.max_jobs != kNoLimit;
+  }
+  assoc_use_.assign(c.assocs.size(), Use{});
+  assoc_grp_reason_.resize(n);
   grp_reason_.resize(n);
   user_reason_.resize(n);
   license_total_.assign(n, -1);
   for (size_t i = 0; i < n; ++i) {
     grp_reason_[i] = group_reason(ids.name(i));
+    assoc_grp_reason_[i] = assoc_group_reason(ids.name(i));
     user_reason_[i] = user_reason(ids.name(i));
     auto it = c.licenses.find(ids.name(i));
     if (it != c.licenses.end()) license_total_[i] = it->second;
@@ -130,8 +159,14 @@ LimitUsage::Use& LimitUsage::use_of(std::vector<Use>& v, size_t i) {
   return u;
 }
 
-void LimitUsage::add(int32_t qos, int32_t partition_qos, const std::string& user, const std::vector<int64_t>& tres,
-                     JobId array_job, int sign) {
+void LimitUsage::add(int32_t qos, int32_t partition_qos, const std::string& user, int32_t assoc,
+                     const std::vector<int64_t>& tres, JobId array_job, int sign) {
+  // A job counts against its association and every account above it.
+  for (int32_t a = assoc; a >= 0 && a < static_cast<int32_t>(assoc_use_.size()); a = assoc_limits_[a].parent) {
+    Use& use = use_of(assoc_use_, static_cast<size_t>(a));
+    for (size_t i = 0; i < tres.size(); ++i) use.tres[i] += sign * tres[i];
+    use.jobs += sign;
+  }
   // A job counts against its own QOS and, when different, its partition's QOS.
   for (int32_t q : {qos, partition_qos == qos ? -1 : partition_qos}) {
     if (q < 0 || q >= static_cast<int32_t>(qos_.size())) continue;
@@ -185,7 +220,27 @@ Reason LimitUsage::check_one(int32_t qos, const std::string& user, const std::ve
   return Reason::kNone;
 }
 
-Reason LimitUsage::check(int32_t qos, int32_t partition_qos, const std::string& user,
+// The user's MaxJobs, then each Grp* limit from the user's association up.
+Reason LimitUsage::check_assoc(int32_t assoc, const std::vector<int64_t>& tres) const {
+  if (assoc < 0 || assoc >= static_cast<int32_t>(assoc_limits_.size())) return Reason::kNone;
+  const AssocLimits& own = assoc_limits_[static_cast<size_t>(assoc)];
+  if (own.max_jobs != kNoLimit && assoc_use_[static_cast<size_t>(assoc)].jobs + 1 > own.max_jobs) {
+    return Reason::kAssocMaxJobsLimit;
+  }
+  for (int32_t a = assoc; a >= 0; a = assoc_limits_[static_cast<size_t>(a)].parent) {
+    const AssocLimits& l = assoc_limits_[static_cast<size_t>(a)];
+    const Use& use = assoc_use_[static_cast<size_t>(a)];
+    for (size_t i = 0; i < tres.size() && i < l.grp.size(); ++i) {
+      if (l.grp[i] < 0 || tres[i] <= 0) continue;
+      int64_t used = use.tres.empty() ? 0 : use.tres[i];
+      if (used + tres[i] > l.grp[i]) return assoc_grp_reason_[i];
+    }
+    if (l.grp_jobs != kNoLimit && use.jobs + 1 > l.grp_jobs) return Reason::kAssocGrpJobsLimit;
+  }
+  return Reason::kNone;
+}
+
+Reason LimitUsage::check(int32_t qos, int32_t partition_qos, const std::string& user, int32_t assoc,
                          const std::vector<int64_t>& tres) const {
   // The partition's QOS is applied first, then the job's (Slurm's order).
   if (partition_qos >= 0 && partition_qos != qos) {
@@ -196,6 +251,7 @@ Reason LimitUsage::check(int32_t qos, int32_t partition_qos, const std::string& 
     Reason r = check_one(qos, user, tres);
     if (r != Reason::kNone) return r;
   }
+  if (Reason r = check_assoc(assoc, tres); r != Reason::kNone) return r;
   for (size_t i = 0; i < tres.size(); ++i) {
     if (license_total_[i] >= 0 && tres[i] > 0 && licenses_[i] + tres[i] > license_total_[i]) return Reason::kLicenses;
   }

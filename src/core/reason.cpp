@@ -43,6 +43,17 @@ std::string_view reason_name(Reason r) {
     case Reason::kAccountNotAllowed: return "AccountNotAllowed";
     case Reason::kInvalidQos: return "InvalidQOS";
     case Reason::kInvalidAccount: return "InvalidAccount";
+    case Reason::kAssocGrpCpuLimit: return "AssocGrpCpuLimit";
+    case Reason::kAssocGrpMemLimit: return "AssocGrpMemLimit";
+    case Reason::kAssocGrpNodeLimit: return "AssocGrpNodeLimit";
+    case Reason::kAssocGrpGres: return "AssocGrpGRES";
+    case Reason::kAssocGrpJobsLimit: return "AssocGrpJobsLimit";
+    case Reason::kAssocMaxJobsLimit: return "AssocMaxJobsLimit";
+    case Reason::kAssocMaxWallDurationPerJobLimit: return "AssocMaxWallDurationPerJobLimit";
+    case Reason::kAssocMaxCpuPerJobLimit: return "AssocMaxCpuPerJobLimit";
+    case Reason::kAssocMaxMemPerJob: return "AssocMaxMemPerJob";
+    case Reason::kAssocMaxNodePerJobLimit: return "AssocMaxNodePerJobLimit";
+    case Reason::kAssocMaxGresPerJob: return "AssocMaxGRESPerJob";
   }
   return "None";
 }

@@ -47,6 +47,18 @@ enum class Reason : uint8_t {
   kAccountNotAllowed,
   kInvalidQos,
   kInvalidAccount,
+  // Association limits (sacctmgr's on an account or user), as Slurm names them.
+  kAssocGrpCpuLimit,
+  kAssocGrpMemLimit,
+  kAssocGrpNodeLimit,
+  kAssocGrpGres,
+  kAssocGrpJobsLimit,
+  kAssocMaxJobsLimit,
+  kAssocMaxWallDurationPerJobLimit,
+  kAssocMaxCpuPerJobLimit,
+  kAssocMaxMemPerJob,
+  kAssocMaxNodePerJobLimit,
+  kAssocMaxGresPerJob,
 };
 
 // "Resources", "QOSGrpGRES", "PartitionTimeLimit", ...

@@ -53,6 +53,55 @@ bool is_partition_limit(Reason r) {
 }
 
 // MaxSubmitJobsPerUser and GrpSubmitJobs count jobs already submitted.
+// An association's MaxSubmitJobs (the user's own or the nearest above) and
+// each GrpSubmitJobs from the user's association up, over the jobs already
+// submitted under it.
+bool over_assoc_submit_limits(const Cluster& c, int32_t assoc, const SubmitContext& ctx, SubmitVerdict& v) {
+  if (assoc < 0 || assoc >= static_cast<int32_t>(c.assocs.size())) return false;
+  auto refuse_with = [&](const char* reason, const std::string& line) {
+    v.accepted = false;
+    v.details = {reason};  // Slurm's sbatch says which limit first
+    v.error = kPolicyViolation;
+    v.drover_line = line;
+    return true;
+  };
+  const AssocLimitSpec& own = c.assocs[assoc];
+  auto mine_it = ctx.jobs_per_assoc.find({own.account, own.user});
+  const int64_t mine = mine_it == ctx.jobs_per_assoc.end() ? 0 : mine_it->second;
+  for (int32_t a = assoc; a >= 0; a = c.assocs[a].parent) {
+    if (c.assocs[a].max_submit_jobs == kNoLimit) continue;
+    if (mine + ctx.new_jobs > c.assocs[a].max_submit_jobs) {
+      return refuse_with("AssocMaxSubmitJobLimit", "drover: the association of user " + own.user + " in account " + own.account + " allows " +
+                         std::to_string(c.assocs[a].max_submit_jobs) + " submitted jobs (MaxSubmitJobs); it has " +
+                         std::to_string(mine));
+    }
+    break;  // the nearest one counts
+  }
+  // Is row `a` at or above row `below`?
+  auto above = [&](int32_t a, int32_t below) {
+    for (int32_t x = below; x >= 0; x = c.assocs[x].parent) {
+      if (x == a) return true;
+    }
+    return false;
+  };
+  for (int32_t a = assoc; a >= 0; a = c.assocs[a].parent) {
+    const AssocLimitSpec& s = c.assocs[a];
+    if (s.grp_submit_jobs == kNoLimit) continue;
+    int64_t all = 0;
+    for (const auto& [key, n] : ctx.jobs_per_assoc) {
+      int32_t at = c.find_assoc(key.first, key.second);
+      if (at >= 0 && above(a, at)) all += n;
+    }
+    if (all + ctx.new_jobs > s.grp_submit_jobs) {
+      return refuse_with("AssocGrpSubmitJobsLimit", "drover: " + (s.user.empty() ? "account " + s.account : "the association of user " + s.user +
+                                                                                      " in account " + s.account) +
+                         " allows " + std::to_string(s.grp_submit_jobs) +
+                         " submitted jobs in all (GrpSubmitJobs); there are " + std::to_string(all));
+    }
+  }
+  return false;
+}
+
 bool over_submit_limits(const Cluster& c, int32_t qos, const SubmitContext& ctx, SubmitVerdict& v) {
   if (qos < 0) return false;
   const QosSpec& q = c.qos[qos];
@@ -134,7 +183,7 @@ bool refuse_on_limit(const Cluster& c, const Demand& d, Reason r, SubmitVerdict&
     return true;
   }
   if (!part_limit && d.qos >= 0 && c.qos[d.qos].deny_on_limit && r != Reason::kPartitionDown &&
-      r != Reason::kPartitionInactive) {
+      r != Reason::kPartitionInactive && reason_name(r).rfind("Assoc", 0) != 0) {
     v.accepted = false;
     v.error = kPolicyViolation;
     v.drover_line = "drover: the job exceeds QOS " + c.qos[d.qos].name + "'s " + std::string(reason_name(r)) +
@@ -177,6 +226,8 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
     Reason limit = static_limit_reason(c, *d);
     if (limit != Reason::kNone && refuse_on_limit(c, *d, limit, v)) return v;
     if (over_submit_limits(c, d->qos, ctx, v)) return v;
+    // The association of the account the job gets (its default one when it names none).
+    if (over_assoc_submit_limits(c, c.find_assoc(v.account, job.user), ctx, v)) return v;
     v.partition = p;
     v.qos = d->qos >= 0 ? c.qos[d->qos].name : "";
     v.pending_reason = limit;

@@ -42,6 +42,9 @@ struct SubmitContext {
   // total, for MaxSubmitJobsPerUser / GrpSubmitJobs.
   std::map<std::string, int64_t> user_jobs_per_qos;
   std::map<std::string, int64_t> jobs_per_qos;
+  // Jobs (pending + running) per (account, user), for an association's
+  // MaxSubmitJobs and GrpSubmitJobs; filled only when associations have limits.
+  std::map<std::pair<std::string, std::string>, int64_t> jobs_per_assoc;
   // When non-empty, the accounts this user may use (associations); the
   // first is the default. Empty: accounts are not enforced.
   std::vector<std::string> user_accounts;

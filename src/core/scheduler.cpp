@@ -116,6 +116,7 @@ void Scheduler::Impl::limits_of(const JobSpec* spec, int32_t qos, int32_t partit
                                  HeldLimits& out) {
   out.counted = spec != nullptr;
   out.qos = qos;
+  out.assoc = -1;
   out.partition_qos = -1;
   out.array_job = 0;
   out.tres.clear();
@@ -126,6 +127,7 @@ void Scheduler::Impl::limits_of(const JobSpec* spec, int32_t qos, int32_t partit
                           ? partition_qos[static_cast<size_t>(partition)]
                           : -1;
   out.user = spec->user;
+  out.assoc = c.find_assoc(spec->account, spec->user);
   tres_ids.held(c, a, spec->licenses, out.tres);
 }
 
@@ -165,7 +167,7 @@ void Scheduler::Impl::count_running(const Allocation& a, Time end, int sign, boo
 void Scheduler::Impl::count_limits(const HeldLimits& lim, int sign) {
   if (!lim.counted) return;
   if (limits.active()) {
-    limits.add(lim.qos, lim.partition_qos, lim.user, lim.tres, lim.array_job, sign);
+    limits.add(lim.qos, lim.partition_qos, lim.user, lim.assoc, lim.tres, lim.array_job, sign);
   } else {
     limits.add_array_element(lim.array_job, sign);
   }
@@ -814,7 +816,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
         r = Reason::kJobArrayTaskLimit;
       }
       if (r == Reason::kNone) {
-        r = limits.check(pc.demand.qos, pc.partition_qos, job.user, pc.tres);
+        r = limits.check(pc.demand.qos, pc.partition_qos, job.user, pc.demand.assoc, pc.tres);
       }
       if (r != Reason::kNone) {
         if (first_reason == Reason::kNone) first_reason = r;

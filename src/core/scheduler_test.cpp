@@ -486,6 +486,65 @@ TEST(Reasons, PartitionAndQosLimits) {
   EXPECT_EQ(waiting(r, 5)->reason, Reason::kQosGrpGres);
 }
 
+// Association limits (sacctmgr's, on accounts and users in them): MaxJobs
+// on the user's association (or the nearest account's), GrpJobs and
+// GrpTRES counted over every job at or below the association, MaxWall
+// and MaxTRES per job from the nearest one set; a job whose association
+// has no row is not held back.
+TEST(Reasons, AssociationLimits) {
+  ClusterBuilder b;
+  b.add(node("n1", 8, 64000, "h100", 4)).add(node("n2", 8, 64000, "h100", 4));
+  b.partition("p", {"n1", "n2"}, true);
+  Cluster c = b.build();
+  auto row = [](std::string account, std::string user, int32_t parent) {
+    AssocLimitSpec a;
+    a.account = std::move(account);
+    a.user = std::move(user);
+    a.parent = parent;
+    return a;
+  };
+  AssocLimitSpec lab = row("lab", "", 0);
+  lab.grp_tres = {{"gres/gpu", 3}};
+  lab.max_wall = 3600;
+  lab.max_tres_per_job = {{"cpu", 4}};
+  lab.max_jobs = 2;
+  AssocLimitSpec small = row("small", "", 0);
+  small.grp_jobs = 1;
+  AssocLimitSpec bob = row("lab", "bob", 1);
+  bob.max_jobs = 5;  // his own, over the account's
+  c.set_assocs({row("root", "", -1), lab, small, row("lab", "alice", 1), bob, row("small", "dave", 2)});
+  Scheduler s(c);
+  Jobs jobs;
+  auto job = [&](JobId id, const char* user, const char* account) -> JobSpec& {
+    JobSpec& j = jobs.add(id);
+    j.user = user;
+    j.account = account;
+    return j;
+  };
+  job(1, "alice", "lab");
+  job(2, "alice", "lab");
+  job(3, "alice", "lab");  // the account's MaxJobs=2 per user
+  job(4, "bob", "lab").gres = {GresSpec{"gpu", "", 2}};
+  job(5, "bob", "lab").gres = {GresSpec{"gpu", "", 2}};  // 2 + 2 > the account's GrpTRES gres/gpu=3
+  job(6, "bob", "lab").time_limit = 7200;                // over MaxWall=1:00:00
+  job(7, "bob", "lab").ntasks = 6;                       // over MaxTRES cpu=4
+  job(8, "dave", "small");
+  job(9, "dave", "small");    // GrpJobs=1 over the account
+  job(10, "carol", "other");  // no association row: no limits
+  CycleResult r = cycle(s, jobs);
+  EXPECT_NE(started(r, 1), nullptr);
+  EXPECT_NE(started(r, 2), nullptr);
+  EXPECT_EQ(waiting(r, 3)->reason, Reason::kAssocMaxJobsLimit);
+  EXPECT_NE(started(r, 4), nullptr);
+  EXPECT_EQ(waiting(r, 5)->reason, Reason::kAssocGrpGres);
+  EXPECT_EQ(waiting(r, 6)->reason, Reason::kAssocMaxWallDurationPerJobLimit);
+  EXPECT_EQ(waiting(r, 7)->reason, Reason::kAssocMaxCpuPerJobLimit);
+  EXPECT_NE(started(r, 8), nullptr);
+  EXPECT_EQ(waiting(r, 9)->reason, Reason::kAssocGrpJobsLimit);
+  EXPECT_NE(started(r, 10), nullptr);
+  EXPECT_EQ(reason_name(Reason::kAssocGrpGres), "AssocGrpGRES");
+}
+
 TEST(Reasons, ArrayThrottle) {
   Cluster c = mixed();
   Scheduler s(c);

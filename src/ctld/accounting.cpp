@@ -155,6 +155,7 @@ void ControllerState::set_accounting(AccountingDb db) {
   acct_ = std::move(db);
   acct_.set_cluster(settings_.cluster_name);
   bridge_->set_qos(acct_.qos_specs());
+  bridge_->set_assocs(settings_.enforce_limits ? acct_.assoc_limits() : std::vector<core::AssocLimitSpec>{});
   for (auto& [_, j] : jobs_) refresh_spec(j);  // the core's caches hold the old cluster
   fairshare_dirty_ = true;
 }
@@ -167,9 +168,10 @@ Result<AssocChange> ControllerState::modify_associations(const Caller& who, cons
   }
   auto change = acct_.apply(req, fx.batch);
   if (!change || req.dry_run() || change->unchanged) return change;
-  if (req.entity() == "qos") {
-    bridge_->set_qos(acct_.qos_specs());
-    for (auto& [_, j] : jobs_) refresh_spec(j);
+  if (req.entity() == "qos") bridge_->set_qos(acct_.qos_specs());
+  if (settings_.enforce_limits) bridge_->set_assocs(acct_.assoc_limits());
+  if (req.entity() == "qos" || settings_.enforce_limits) {
+    for (auto& [_, j] : jobs_) refresh_spec(j);  // the core's caches hold the old cluster
   }
   fairshare_dirty_ = true;
   fx.reschedule = true;

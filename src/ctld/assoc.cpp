@@ -58,6 +58,91 @@ Result<int64_t> shares_value(const std::string& v) {
 
 std::string lower_key(const std::string& k) { return to_lower(k); }
 
+// sacctmgr's association limit keys (any case, with Slurm's aliases) by
+// their canonical name; "" for another key.
+std::string assoc_limit_key(const std::string& lower) {
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"grptres", "GrpTRES"},         {"grpjobs", "GrpJobs"},
+      {"grpsubmitjobs", "GrpSubmitJobs"}, {"grpsubmit", "GrpSubmitJobs"},
+      {"maxjobs", "MaxJobs"},         {"maxsubmitjobs", "MaxSubmitJobs"},
+      {"maxsubmit", "MaxSubmitJobs"}, {"maxtres", "MaxTRES"},
+      {"maxtresperjob", "MaxTRES"},   {"maxwall", "MaxWall"},
+      {"maxwalldurationperjob", "MaxWall"}};
+  for (const auto& [k, canonical] : kKeys) {
+    if (lower == k) return canonical;
+  }
+  return "";
+}
+
+// One association limit set on `limits`: "-1" (or nothing) clears it;
+// counts are whole and >= 0; a TRES list merges into the one there (an
+// item "name=-1" drops that TRES); MaxWall takes Slurm's time syntax.
+Status set_assoc_limit(google::protobuf::Map<std::string, std::string>& limits, const std::string& key,
+                       const std::string& v) {
+  if (v.empty() || v == "-1") {
+    limits.erase(key);
+    return {};
+  }
+  if (key == "GrpTRES" || key == "MaxTRES") {
+    TresMap now;
+    if (auto it = limits.find(key); it != limits.end()) {
+      if (auto t = parse_tres(it->second)) now = *t;
+    }
+    std::vector<std::string> keep;
+    for (const auto& item : split(v, ',')) {
+      auto eq = item.find('=');
+      if (eq != std::string::npos && item.substr(eq + 1) == "-1") {
+        now.erase(canonical_tres_name(item.substr(0, eq)));
+      } else {
+        keep.push_back(item);
+      }
+    }
+    auto given = parse_tres(join(keep, ","));
+    if (!given) return make_error(fmt::format("Invalid {} '{}': {}", key, v, given.error().message));
+    for (const auto& [name, n] : *given) now[name] = n;
+    if (now.empty()) limits.erase(key);
+    else limits[key] = format_tres(now);
+    return {};
+  }
+  if (key == "MaxWall") {
+    auto t = parse_duration(v);
+    if (!t) return make_error(fmt::format("Invalid MaxWall '{}': {}", v, t.error().message));
+    limits[key] = format_duration_hms(*t);
+    return {};
+  }
+  auto n = parse_int(v);
+  if (!n || *n < 0) return make_error(fmt::format("Invalid {} '{}': a whole number from 0, or -1 to clear it", key, v));
+  limits[key] = std::to_string(*n);
+  return {};
+}
+
+core::AssocLimitSpec limit_spec(const google::protobuf::Map<std::string, std::string>& limits) {
+  core::AssocLimitSpec s;
+  auto get = [&](const char* k) -> const std::string* {
+    auto it = limits.find(k);
+    return it == limits.end() ? nullptr : &it->second;
+  };
+  auto count = [&](const char* k, int64_t& out) {
+    if (const auto* v = get(k)) {
+      if (auto n = parse_int(*v)) out = *n;
+    }
+  };
+  if (const auto* v = get("GrpTRES")) {
+    if (auto t = parse_tres(*v)) s.grp_tres = *t;
+  }
+  if (const auto* v = get("MaxTRES")) {
+    if (auto t = parse_tres(*v)) s.max_tres_per_job = *t;
+  }
+  if (const auto* v = get("MaxWall")) {
+    if (auto t = parse_duration(*v)) s.max_wall = *t;
+  }
+  count("GrpJobs", s.grp_jobs);
+  count("GrpSubmitJobs", s.grp_submit_jobs);
+  count("MaxJobs", s.max_jobs);
+  count("MaxSubmitJobs", s.max_submit_jobs);
+  return s;
+}
+
 template <class Rec>
 std::string payload(const Rec& r) {
   std::string p;
@@ -325,6 +410,11 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
   }
   std::vector<std::string> assoc_lines;
   std::string parent_given, description, organization;
+  // A per-user limit (Max*) set on an account reaches the associations below
+  // it, which Slurm's sacctmgr lists with the account's.
+  const bool per_user_limit = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
+    return assoc_limit_key(lower_key(kv.first)).rfind("Max", 0) == 0;
+  });
   for (const auto& n : req.names()) {
     bool exists = accounts_.count(n) != 0;
     if (req.verb() == "add" ? exists : !exists) continue;
@@ -365,10 +455,12 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
       } else if (k == "defaultqos") {
         if (!qos_.count(v)) return make_error("QOS " + v + " does not exist");
         a.set_default_qos(v);
+      } else if (std::string lk = assoc_limit_key(k); !lk.empty()) {
+        if (auto st = set_assoc_limit(*a.mutable_limits(), lk, v); !st) return st.error();
       } else {
         return make_error("Unknown option: " + k0 + " (an account takes Parent, Description, Organization, "
-                          "Fairshare, QOS, DefaultQOS; association limits such as GrpJobs are not built in Drover: "
-                          "set them on a QOS)");
+                          "Fairshare, QOS, DefaultQOS and the limits GrpTRES, GrpJobs, GrpSubmitJobs, MaxJobs, "
+                          "MaxSubmitJobs, MaxTRES, MaxWall)");
       }
     }
     accounts_[n] = a;
@@ -378,6 +470,15 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
                                               : a.parent().empty() || n == "root"
                                                     ? fmt::format("  C = {:<10} A = {}", cluster_, n)
                                                     : fmt::format("  C = {:<10} A = {} of {}", cluster_, n, a.parent()));
+    if (req.verb() == "modify" && per_user_limit) {
+      for (const auto& [user, u] : users_) {
+        for (const auto& ua : u.assocs()) {
+          if (ua.account() == n) {
+            assoc_lines.push_back(fmt::format("  C = {:<10} A = {:<20} U = {:<9}", cluster_, n, user));
+          }
+        }
+      }
+    }
   }
   if (touched.empty()) return nothing(req.verb());
   if (req.verb() == "modify") {
@@ -434,6 +535,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
   std::string account, default_account, admin, default_qos;
   std::optional<int64_t> shares;
   std::vector<std::pair<char, std::string>> qos_edits;
+  std::vector<std::pair<std::string, std::string>> limit_edits;  // canonical key, value
   for (const auto& [k0, v] : req.set()) {
     std::string k = lower_key(k0);
     char op = 0;
@@ -452,10 +554,14 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
       qos_edits.emplace_back(op, v);
     } else if (k == "defaultqos") {
       default_qos = v;
+    } else if (std::string lk = assoc_limit_key(k); !lk.empty()) {
+      google::protobuf::Map<std::string, std::string> scratch;  // checked here, applied per association below
+      if (auto st = set_assoc_limit(scratch, lk, v); !st) return st.error();
+      limit_edits.emplace_back(lk, v);
     } else {
       return make_error("Unknown option: " + k0 +
-                        " (a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel; association "
-                        "limits such as MaxJobs are not built in Drover: set them on a QOS)");
+                        " (a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel and the "
+                        "limits GrpTRES, GrpJobs, GrpSubmitJobs, MaxJobs, MaxSubmitJobs, MaxTRES, MaxWall)");
     }
   }
   if (!where_account.empty()) account = where_account;
@@ -463,7 +569,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     if (!acc.empty() && !accounts_.count(acc)) return make_error("Account " + acc + " does not exist");
   }
   if (!default_qos.empty() && !qos_.count(default_qos)) return make_error("QOS " + default_qos + " does not exist");
-  auto apply_qos_edits = [&](v1::UserAssoc& a) -> Result<void> {
+  auto apply_assoc_edits = [&](v1::UserAssoc& a) -> Result<void> {
     for (const auto& [op, v] : qos_edits) {
       auto l = edit_qos_list({a.qos().begin(), a.qos().end()}, op, v);
       if (!l) return l.error();
@@ -471,11 +577,14 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
       for (const auto& q : *l) a.add_qos(q);
     }
     if (!default_qos.empty()) a.set_default_qos(default_qos);
+    for (const auto& [k, v] : limit_edits) {
+      if (auto st = set_assoc_limit(*a.mutable_limits(), k, v); !st) return st.error();
+    }
     return {};
   };
   std::vector<std::string> new_users, new_assocs, modified_users, modified_assocs;
   const bool user_level = !admin.empty() || !default_account.empty();
-  const bool assoc_level = shares || !qos_edits.empty() || !default_qos.empty();
+  const bool assoc_level = shares || !qos_edits.empty() || !default_qos.empty() || !limit_edits.empty();
   for (const auto& n : req.names()) {
     bool exists = users_.count(n) != 0;
     if (req.verb() == "modify" && !exists) continue;
@@ -495,18 +604,21 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
       a->set_shares(shares.value_or(1));
       *a->mutable_qos() = parent.qos();
       a->set_default_qos(parent.default_qos());
-      if (auto ok = apply_qos_edits(*a); !ok) return ok.error();
+      if (auto ok = apply_assoc_edits(*a); !ok) return ok.error();
       if (u.default_account().empty()) u.set_default_account(default_account.empty() ? acc : default_account);
       if (!exists) new_users.push_back("  " + n);
       new_assocs.push_back(fmt::format("  U = {:<9} A = {:<10} C = {:<10}", n, acc, cluster_));
     } else {
       // modify: the named account's association (or every one), and the user's defaults.
+      std::vector<std::string> mine;
       for (auto& a : *as) {
         if (!acc.empty() && a.account() != acc) continue;
         if (shares) a.set_shares(*shares);
-        if (auto ok = apply_qos_edits(a); !ok) return ok.error();
-        modified_assocs.push_back(fmt::format("  C = {:<10} A = {:<20} U = {:<9}", cluster_, a.account(), n));
+        if (auto ok = apply_assoc_edits(a); !ok) return ok.error();
+        mine.push_back(fmt::format("  C = {:<10} A = {:<20} U = {:<9}", cluster_, a.account(), n));
       }
+      std::sort(mine.begin(), mine.end());  // by account, as Slurm's lists them
+      modified_assocs.insert(modified_assocs.end(), mine.begin(), mine.end());
       modified_users.push_back("  " + n);
     }
     if (!default_account.empty()) {
@@ -571,6 +683,37 @@ std::vector<core::Association> AccountingDb::associations(
       auto it = usage.find({a.account(), name});
       x.usage = it == usage.end() ? 0 : it->second;
       out.push_back(x);
+    }
+  }
+  return out;
+}
+
+std::vector<core::AssocLimitSpec> AccountingDb::assoc_limits() const {
+  bool any = std::any_of(accounts_.begin(), accounts_.end(), [](const auto& a) { return !a.second.limits().empty(); });
+  for (const auto& [_, u] : users_) {
+    for (const auto& a : u.assocs()) any = any || !a.limits().empty();
+  }
+  if (!any) return {};
+  std::vector<core::AssocLimitSpec> out;
+  std::map<std::string, int32_t> at;
+  for (const auto& [name, a] : accounts_) {
+    at[name] = static_cast<int32_t>(out.size());
+    core::AssocLimitSpec s = limit_spec(a.limits());
+    s.account = name;
+    out.push_back(std::move(s));
+  }
+  for (const auto& [name, a] : accounts_) {
+    auto p = at.find(a.parent());
+    if (p != at.end() && name != "root") out[static_cast<size_t>(at[name])].parent = p->second;
+  }
+  for (const auto& [name, u] : users_) {
+    for (const auto& a : u.assocs()) {
+      core::AssocLimitSpec s = limit_spec(a.limits());
+      s.account = a.account();
+      s.user = name;
+      auto p = at.find(a.account());
+      s.parent = p == at.end() ? -1 : p->second;
+      out.push_back(std::move(s));
     }
   }
   return out;

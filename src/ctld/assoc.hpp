@@ -55,6 +55,9 @@ class AccountingDb {
   void set_cluster(std::string name) { cluster_ = std::move(name); }
 
   std::vector<core::QosSpec> qos_specs() const;
+  // Every account and user association with the limits sacctmgr set on
+  // them, parents by index; empty when none has a limit.
+  std::vector<core::AssocLimitSpec> assoc_limits() const;
   // Fair Tree's tree: accounts (with parents) and user associations, with
   // shares and the usage given per (account, user).
   std::vector<core::Association> associations(

@@ -50,6 +50,12 @@ void CoreBridge::set_qos(std::vector<core::QosSpec> qos) {
   scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
 }
 
+void CoreBridge::set_assocs(std::vector<core::AssocLimitSpec> assocs) {
+  if (assocs.empty() && cluster_.assocs.empty()) return;
+  cluster_.set_assocs(std::move(assocs));
+  scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
+}
+
 int32_t CoreBridge::find_partition(std::string_view name) const { return cluster_.find_partition(name); }
 int32_t CoreBridge::find_qos(std::string_view name) const { return cluster_.find_qos(name); }
 core::NodeIndex CoreBridge::find_node(std::string_view name) const { return cluster_.find_node(name); }

@@ -40,6 +40,8 @@ class CoreBridge {
   int32_t default_partition() const;
   // Replaces the QOS (sacctmgr); the scheduler starts afresh on the new cluster.
   void set_qos(std::vector<core::QosSpec> qos);
+  // Replaces the association limits (sacctmgr; empty when not enforced).
+  void set_assocs(std::vector<core::AssocLimitSpec> assocs);
 
  private:
   explicit CoreBridge(core::Cluster cluster);

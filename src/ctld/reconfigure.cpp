@@ -152,6 +152,7 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
 
 void ControllerState::install_config(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings) {
   bridge->set_qos(acct_.qos_specs());
+  bridge->set_assocs(settings.enforce_limits ? acct_.assoc_limits() : std::vector<core::AssocLimitSpec>{});
   const Seconds half_life = bridge->cluster().priority.decay_half_life;
   if (ledger_ && bridge_->cluster().priority.decay_half_life != half_life) {
     core::UsageLedger fresh(half_life);

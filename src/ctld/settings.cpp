@@ -112,6 +112,9 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
         if (iequals(trim(word), implies)) s.enforce_associations = true;
       }
       if (iequals(trim(word), "qos") || iequals(trim(word), "all")) s.enforce_qos = true;
+      for (const char* implies : {"limits", "safe", "all"}) {
+        if (iequals(trim(word), implies)) s.enforce_limits = true;
+      }
     }
   }
   return s;

@@ -59,6 +59,9 @@ struct Settings {
   bool enforce_associations = false;
   // ... names qos (or all): a job's QOS must be one its association allows.
   bool enforce_qos = false;
+  // ... names limits (or safe, all): the associations' limits (sacctmgr's
+  // GrpTRES, GrpJobs, MaxJobs, ... on accounts and users) hold jobs back.
+  bool enforce_limits = false;
   // Job e-mail (--mail-type): MailProg (Slurm's default /bin/mail) and
   // MailDomain (appended to a recipient without '@').
   std::string mail_prog = "/bin/mail";

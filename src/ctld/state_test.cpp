@@ -1365,6 +1365,61 @@ TEST(ControllerState, SacctmgrChangesSayWhatTheyTouched) {
   EXPECT_EQ(users->lines, (Lines{" Deleting users...", "  alice"}));
 }
 
+// Association limits set with sacctmgr hold jobs back under
+// AccountingStorageEnforce=limits (Slurm's reasons), MaxSubmitJobs refuses
+// at submit, a changed limit counts from the next pass, and without
+// "limits" they are kept but not enforced.
+TEST(ControllerState, AssociationLimitsFromSacctmgrHoldJobsBack) {
+  auto st = state_with_accounting("AccountingStorageEnforce=associations,limits\n");
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "research", {{"GrpJobs", "3"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}, {"MaxJobs", "1"}, {"MaxSubmit", "3"}}));
+  auto bad = sacctmgr(*st, "modify", "user", "alice", {{"MaxJobs", "many"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "Invalid MaxJobs 'many': a whole number from 0, or -1 to clear it");
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("sleep 60"), false, 1001, fx));
+  auto fourth = st->submit(user(1000, "alice"), wrap("sleep 60"), false, 1001, fx);
+  ASSERT_FALSE(fourth);
+  EXPECT_EQ(fourth.error().message.substr(0, fourth.error().message.rfind('\n')),
+            "AssocMaxSubmitJobLimit\nBatch job submission failed: Job violates accounting/QOS policy (job submit "
+            "limit, user's size and/or time limits)");
+  st->schedule(core::PassKind::kFull, 1002, fx);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(2).rec.reason(), "AssocMaxJobsLimit");
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"MaxJobs", "-1"}}));  // cleared: the account's GrpJobs=3 holds
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "research", {{"GrpJobs", "2"}}));
+  st->schedule(core::PassKind::kFull, 1003, fx);
+  EXPECT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(3).rec.reason(), "AssocGrpJobsLimit");
+  // MaxWall=30 is 30 minutes (Slurm's time syntax): a job asking for an hour
+  // waits on it, one that asks for no limit gets 30 minutes instead of the
+  // partition's hour (as Slurm's did on the anchor cluster).
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "research", {{"MaxWall", "30"}, {"MaxSubmit", "-1"}}));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"MaxSubmit", "-1"}}));
+  v1::JobDescriptor hour = wrap("true");
+  hour.set_time_limit_s(3600);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), hour, false, 1004, fx));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "research", {{"GrpJobs", "-1"}}));
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1004, fx));
+  st->schedule(core::PassKind::kFull, 1005, fx);
+  EXPECT_EQ(st->jobs().at(4).rec.reason(), "AssocMaxWallDurationPerJobLimit");
+  EXPECT_EQ(st->jobs().at(5).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(5).rec.time_limit_s(), 1800);
+  auto snap = st->accounting().snapshot();
+  for (const auto& a : snap.accounts()) {
+    if (a.name() == "research") EXPECT_EQ(a.limits().at("MaxWall"), "00:30:00");
+  }
+
+  auto loose = state_with_accounting("AccountingStorageEnforce=associations\n");  // no "limits"
+  register_all(*loose, 1000);
+  ASSERT_TRUE(sacctmgr(*loose, "add", "account", "research", {}));
+  ASSERT_TRUE(sacctmgr(*loose, "add", "user", "alice", {{"Account", "research"}, {"MaxJobs", "1"}}));
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(loose->submit(user(1000, "alice"), wrap("sleep 60"), false, 1001, fx));
+  loose->schedule(core::PassKind::kFull, 1002, fx);
+  EXPECT_EQ(loose->jobs().at(2).rec.state(), v1::RUNNING) << "kept, not enforced";
+}
+
 // scontrol update State=RESUME: only a drained or down node resumes; the
 // others in the list are passed over and said, a list of only those is refused.
 TEST(ControllerState, ResumeTakesOnlyDrainedOrDownNodes) {

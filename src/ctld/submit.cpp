@@ -87,11 +87,17 @@ std::string submit_request_key(uint32_t uid, const std::string& request_id) {
   return std::to_string(uid) + "/" + request_id;
 }
 
+bool has_assoc_submit_limits(const core::Cluster& c) {
+  return std::any_of(c.assocs.begin(), c.assocs.end(), [](const core::AssocLimitSpec& a) {
+    return a.grp_submit_jobs != core::kNoLimit || a.max_submit_jobs != core::kNoLimit;
+  });
+}
+
 bool has_submit_limits(const core::Cluster& c) {
   for (const auto& q : c.qos) {
     if (q.grp_submit_jobs != core::kNoLimit || q.max_submit_jobs_per_user != core::kNoLimit) return true;
   }
-  return false;
+  return has_assoc_submit_limits(c);
 }
 
 }  // namespace
@@ -111,10 +117,12 @@ core::SubmitContext ControllerState::submit_context(const Caller& who) const {
     }
   }
   if (!has_submit_limits(bridge_->cluster())) return ctx;
+  const bool per_assoc = has_assoc_submit_limits(bridge_->cluster());
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
     ctx.jobs_per_qos[j.rec.qos()] += 1;
     if (j.rec.uid() == who.uid) ctx.user_jobs_per_qos[j.rec.qos()] += 1;
+    if (per_assoc) ctx.jobs_per_assoc[{j.rec.account(), j.rec.user()}] += 1;
   }
   return ctx;
 }
