@@ -263,6 +263,35 @@ TEST(Sacct, BatchScriptAndEnvVarsAreKeptForTheOwner) {
   }
 }
 
+// Association limits through the commands, under AccountingStorageEnforce=limits:
+// MaxJobs on root's association holds its second job with Slurm's reason, the
+// account's MaxWall becomes the time limit of a job that gives none, and a
+// restart of the controller keeps the limits.
+TEST(Sacctmgr, AssociationLimitsHoldJobsAsSlurmsDo) {
+  ClusterDef def = small_cluster();
+  def.extra.push_back("AccountingStorageEnforce=associations,limits");
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "account", "lab"}).rc, 0);
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "user", "root", "account=lab"}).rc, 0);
+  auto set = c.run("sacctmgr", {"-i", "modify", "account", "lab", "set", "MaxWall=2:00:00", "GrpJobs=5"});
+  ASSERT_EQ(set.rc, 0) << set.err;
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "user", "root", "where", "account=lab", "set", "MaxJobs=1"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "assoc", "account=lab", "format=user,grpjobs,maxjobs,maxwall"}).out,
+            "|5||02:00:00\nroot||1|02:00:00\n");
+  std::string first = std::to_string(c.submit({"-A", "lab", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  std::string second = std::to_string(c.submit({"-A", "lab", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  EXPECT_TRUE(eventually([&] { return c.state(first) == "RUNNING"; }, 10s));
+  EXPECT_TRUE(eventually([&] { return c.reason(second) == "AssocMaxJobsLimit"; }, 10s)) << c.reason(second);
+  EXPECT_EQ(c.job_fields(second)["TimeLimit"], "02:00:00") << "the account's MaxWall, not the partition's 7 days";
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  ASSERT_TRUE(c.wait_nodes_responding());
+  EXPECT_TRUE(eventually([&] { return c.reason(second) == "AssocMaxJobsLimit"; }, 10s)) << c.reason(second);
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "user", "root", "set", "MaxJobs=-1"}).rc, 0);
+  EXPECT_TRUE(eventually([&] { return c.state(second) == "RUNNING"; }, 10s)) << c.reason(second);
+}
+
 TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
   auto user = ensure_user("drover-e2e-acct");
   if (!user) GTEST_SKIP() << "needs root to create a test user";
