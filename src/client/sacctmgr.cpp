@@ -252,6 +252,12 @@ void put_limits(Row& r, const google::protobuf::Map<std::string, std::string>& l
       r.v[column] = per_user && up != inherited.end() ? up->second : "";
     }
   }
+  // MaxCPUs and MaxNodes: those TRES of MaxTRES (Slurm's older columns).
+  auto max_tres = parse_tres(r.v["maxtres"]);
+  for (const auto& [tres, column] : {std::pair{"cpu", "maxcpus"}, std::pair{"node", "maxnodes"}}) {
+    auto it = max_tres ? max_tres->find(tres) : TresMap::const_iterator{};
+    r.v[column] = max_tres && it != max_tres->end() ? std::to_string(it->second) : "";
+  }
 }
 
 // Every association in Slurm's tree order: an account, its users, then its child accounts.

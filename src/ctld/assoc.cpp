@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "common/duration.hpp"
 #include "common/strings.hpp"
@@ -67,7 +68,11 @@ std::string assoc_limit_key(const std::string& lower) {
       {"maxjobs", "MaxJobs"},         {"maxsubmitjobs", "MaxSubmitJobs"},
       {"maxsubmit", "MaxSubmitJobs"}, {"maxtres", "MaxTRES"},
       {"maxtresperjob", "MaxTRES"},   {"maxwall", "MaxWall"},
-      {"maxwalldurationperjob", "MaxWall"}};
+      {"maxwalldurationperjob", "MaxWall"},
+      // Slurm's older spellings of one TRES of a list.
+      {"maxcpus", "MaxCPUs"},         {"maxnodes", "MaxNodes"},
+      {"grpcpus", "GrpCPUs"},         {"grpnodes", "GrpNodes"},
+      {"grpmem", "GrpMem"}};
   for (const auto& [k, canonical] : kKeys) {
     if (lower == k) return canonical;
   }
@@ -79,6 +84,13 @@ std::string assoc_limit_key(const std::string& lower) {
 // item "name=-1" drops that TRES); MaxWall takes Slurm's time syntax.
 Status set_assoc_limit(google::protobuf::Map<std::string, std::string>& limits, const std::string& key,
                        const std::string& v) {
+  // MaxCPUs=4 is MaxTRES=cpu=4, GrpMem=1000 is GrpTRES=mem=1000, and so on.
+  static const std::tuple<const char*, const char*, const char*> kOneTres[] = {
+      {"MaxCPUs", "MaxTRES", "cpu"}, {"MaxNodes", "MaxTRES", "node"}, {"GrpCPUs", "GrpTRES", "cpu"},
+      {"GrpNodes", "GrpTRES", "node"}, {"GrpMem", "GrpTRES", "mem"}};
+  for (const auto& [old, list, tres] : kOneTres) {
+    if (key == old) return set_assoc_limit(limits, list, std::string(tres) + "=" + (v.empty() ? "-1" : v));
+  }
   if (v.empty() || v == "-1") {
     limits.erase(key);
     return {};

@@ -1410,6 +1410,13 @@ TEST(ControllerState, AssociationLimitsFromSacctmgrHoldJobsBack) {
   for (const auto& a : snap.accounts()) {
     if (a.name() == "research") EXPECT_EQ(a.limits().at("MaxWall"), "00:30:00");
   }
+  // Slurm's older spellings set one TRES of a list.
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"MaxCPUs", "4"}, {"GrpMem", "2G"}}));
+  auto limits = [&] { return st->accounting().user("alice")->assocs(0).limits(); };
+  EXPECT_EQ(limits().at("MaxTRES"), "cpu=4");
+  EXPECT_EQ(limits().at("GrpTRES"), "mem=2G");
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"MaxCPUs", "-1"}}));
+  EXPECT_EQ(limits().count("MaxTRES"), 0u);
 
   auto loose = state_with_accounting("AccountingStorageEnforce=associations\n");  // no "limits"
   register_all(*loose, 1000);
