@@ -198,16 +198,22 @@ cli::JobView job_view(const v1::JobRecord& r) {
   return v;
 }
 
+namespace {
+
+// An array task that has not run yet: Slurm keeps it in the array's one
+// pending record ("N_[2-4%25]", "N_[5]" when it is the last), where a
+// requeued one is a record of its own ("N_3").
+bool in_pending_array_record(const v1::JobRecord& r) {
+  return r.array_job_id() && r.state() == v1::PENDING && !r.completing() && r.restart_count() == 0;
+}
+
+}  // namespace
+
 std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_arrays) {
   std::vector<cli::JobView> out;
   std::map<int64_t, std::size_t> group;  // array id -> index of its pending view
-  std::map<int64_t, int> pending_count;
   for (const auto& r : reply.jobs()) {
-    if (r.array_job_id() && r.state() == v1::PENDING && !r.completing()) pending_count[r.array_job_id()] += 1;
-  }
-  for (const auto& r : reply.jobs()) {
-    bool groupable = !expand_arrays && r.array_job_id() && r.state() == v1::PENDING && !r.completing() &&
-                     pending_count[r.array_job_id()] > 1;
+    bool groupable = !expand_arrays && in_pending_array_record(r);
     if (!groupable) {
       out.push_back(job_view(r));
       continue;
@@ -444,13 +450,9 @@ cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::Ac
 std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryReply& reply) {
   std::vector<cli::AccountingRecord> out;
   std::map<int64_t, std::size_t> group;  // array id -> index of its pending record
-  std::map<int64_t, int> pending_count;
-  for (const auto& a : reply.jobs()) {
-    if (a.job().array_job_id() && a.job().state() == v1::PENDING) pending_count[a.job().array_job_id()] += 1;
-  }
   for (const auto& a : reply.jobs()) {
     const v1::JobRecord& r = a.job();
-    if (r.array_job_id() && r.state() == v1::PENDING && pending_count[r.array_job_id()] > 1) {
+    if (in_pending_array_record(r)) {
       // The still-pending elements are one record ("N_[2-4%25]"), as Slurm keeps them.
       auto it = group.find(r.array_job_id());
       if (it != group.end()) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/scontrol_show.hpp"
+#include "cli/squeue_output.hpp"
 
 namespace drover::client {
 namespace {
@@ -102,6 +103,35 @@ TEST(JobView, ACancelledJobsAccountedExitCodeIsZero) {
   v1::GetJobHistoryReply h3;
   *h3.add_jobs()->mutable_job() = r;
   EXPECT_EQ(accounting_records(h3).at(0).exit_code, 3);
+}
+
+
+// An array's tasks that have not run are one record, even the last one
+// ("N_[5]", as Slurm 22.05 showed --array=7 and the last task left on the
+// anchor cluster); a requeued task is a record of its own; -r lists each.
+TEST(JobView, AnArraysPendingTasksAreOneRecordEvenTheLast) {
+  auto task = [](int64_t id, int64_t t, int restarts) {
+    v1::JobRecord r = pending_job();
+    r.set_job_id(id);
+    r.set_array_job_id(10);
+    r.set_array_task_id(t);
+    r.set_restart_count(restarts);
+    return r;
+  };
+  auto ids = [](const v1::GetJobsReply& reply, bool expand) {
+    std::string out;
+    for (const auto& v : job_views(reply, expand)) out += cli::squeue_job_id(v) + " ";
+    return out;
+  };
+  v1::GetJobsReply one;
+  *one.add_jobs() = task(15, 5, 0);
+  EXPECT_EQ(ids(one, false), "10_[5] ");
+  EXPECT_EQ(ids(one, true), "10_5 ");
+  v1::GetJobsReply mixed;
+  *mixed.add_jobs() = task(13, 3, 1);  // requeued
+  *mixed.add_jobs() = task(14, 4, 0);
+  *mixed.add_jobs() = task(15, 5, 0);
+  EXPECT_EQ(ids(mixed, false), "10_3 10_[4-5] ");
 }
 
 }  // namespace
