@@ -262,7 +262,22 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
   if (bad && (s.kill_on_bad_exit() || lost) && !s.kill_requested()) {
     s.set_kill_requested(true);
     for (const auto& other : s.nodes()) {
-      if (!other.ended()) fx.commands.push_back(signal_command(j.rec.job_id(), other.node(), SIGKILL, s.step_id()));
+      if (other.ended()) continue;
+      if (lost) {
+        fx.commands.push_back(signal_command(j.rec.job_id(), other.node(), SIGKILL, s.step_id()));
+        continue;
+      }
+      // --kill-on-bad-exit: the other nodes' tasks end as Slurm's srun ends
+      // them, SIGTERM and SIGKILL after KillWait (their exits give the state).
+      AgentCommand cmd;
+      cmd.kind = AgentCommand::kTerminate;
+      cmd.node = other.node();
+      cmd.job_id = j.rec.job_id();
+      cmd.step_id = s.step_id();
+      cmd.state = "FAILED";
+      cmd.reason = "a task on " + n.node() + " exited " + std::to_string(n.exit_code()) + ":" +
+                   std::to_string(n.exit_signal()) + " (--kill-on-bad-exit)";
+      fx.commands.push_back(std::move(cmd));
     }
   }
   bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });

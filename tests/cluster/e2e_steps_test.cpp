@@ -493,6 +493,7 @@ TEST(Steps, KillOnBadExitEndsTheOtherTasks) {
   EXPECT_NE(r.rc, 0);
   EXPECT_LT(took, 20s);
   EXPECT_NE(r.err.find("task 1: Exited with exit code 5"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("task 0: Terminated"), std::string::npos) << "SIGTERM first, as Slurm's srun -K: " << r.err;
 }
 
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
