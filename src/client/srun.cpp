@@ -577,11 +577,13 @@ int srun_main(const Args& args) {
     }
     return rc;
   };
+  // Inside an allocation too, --test-only plans a job of its own and runs
+  // nothing (as Slurm 22.05's srun did on the anchor cluster).
+  if (req.test_only) return test_only(*api, req, who);
   if (req.jobid) {
     out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
     return run(*req.jobid, nullptr);
   }
-  if (req.test_only) return test_only(*api, req, who);
   Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   int rc = run(a.job_id, &a);

@@ -208,6 +208,11 @@ TEST(Steps, TaskEnvironmentAsSlurmSetsIt) {
   EXPECT_NE(r.err.find(" using 1 processors on nodes cpu1 in partition compute\n"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(c.work() + "/ran.txt"));
   EXPECT_EQ(c.run("squeue", {"-h", "-t", "all", "-n", "touch"}).out, "") << "nothing was queued";
+  // Inside an allocation as well.
+  r = c.run("salloc", {"-p", "compute", "-N1", "srun", "--test-only", "touch", "ran.txt"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("srun: Job "), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(c.work() + "/ran.txt"));
   r = c.run("srun", {"--test-only", "-w", "nosuch", "true"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.rfind("allocation failure: Invalid node name specified\n", 0), 0u) << r.err;
