@@ -1408,7 +1408,9 @@ TEST(ControllerState, AssociationLimitsFromSacctmgrHoldJobsBack) {
   EXPECT_EQ(st->jobs().at(5).rec.time_limit_s(), 1800);
   auto snap = st->accounting().snapshot();
   for (const auto& a : snap.accounts()) {
-    if (a.name() == "research") EXPECT_EQ(a.limits().at("MaxWall"), "00:30:00");
+    if (a.name() == "research") {
+      EXPECT_EQ(a.limits().at("MaxWall"), "00:30:00");
+    }
   }
   // Slurm's older spellings set one TRES of a list.
   ASSERT_TRUE(sacctmgr(*st, "modify", "user", "alice", {{"MaxCPUs", "4"}, {"GrpMem", "2G"}}));
