@@ -253,10 +253,10 @@ void put_limits(Row& r, const google::protobuf::Map<std::string, std::string>& l
     }
   }
   // MaxCPUs and MaxNodes: those TRES of MaxTRES (Slurm's older columns).
-  auto max_tres = parse_tres(r.v["maxtres"]);
+  const TresMap max_tres = parse_tres(r.v["maxtres"]).value_or(TresMap{});
   for (const auto& [tres, column] : {std::pair{"cpu", "maxcpus"}, std::pair{"node", "maxnodes"}}) {
-    auto it = max_tres ? max_tres->find(tres) : TresMap::const_iterator{};
-    r.v[column] = max_tres && it != max_tres->end() ? std::to_string(it->second) : "";
+    auto it = max_tres.find(tres);
+    r.v[column] = it == max_tres.end() ? "" : std::to_string(it->second);
   }
 }
 

@@ -44,6 +44,17 @@ void Cluster::set_assocs(std::vector<AssocLimitSpec> a) {
   assoc_index_.clear();
   for (size_t i = 0; i < assocs.size(); ++i) {
     assoc_index_.emplace(std::make_pair(assocs[i].account, assocs[i].user), static_cast<int32_t>(i));
+    AssocLimitSpec::InForce& f = assocs[i].in_force;
+    f = {};
+    // Up from the row itself: the first value set wins.
+    for (int32_t up = static_cast<int32_t>(i); up >= 0 && up < static_cast<int32_t>(assocs.size());
+         up = assocs[up].parent) {
+      const AssocLimitSpec& s = assocs[up];
+      if (f.max_jobs == kNoLimit) f.max_jobs = s.max_jobs;
+      if (f.max_submit_jobs == kNoLimit) f.max_submit_jobs = s.max_submit_jobs;
+      if (f.max_wall == kInfinite) f.max_wall = s.max_wall;
+      for (const auto& [name, v] : s.max_tres_per_job) f.max_tres_per_job.emplace(name, v);
+    }
   }
 }
 

@@ -116,6 +116,14 @@ struct AssocLimitSpec {
   int64_t max_submit_jobs = kNoLimit;
   TresMap max_tres_per_job;
   Seconds max_wall = kInfinite;
+  // The per-user limits in force for this row: each its own or the nearest
+  // one set above it (MaxTRES per TRES). Filled by Cluster::set_assocs.
+  struct InForce {
+    int64_t max_jobs = kNoLimit;
+    int64_t max_submit_jobs = kNoLimit;
+    TresMap max_tres_per_job;
+    Seconds max_wall = kInfinite;
+  } in_force;
 };
 
 enum class PriorityKind { kBasic, kMultifactor };
@@ -171,7 +179,8 @@ struct Cluster {
   int32_t default_partition() const;                    // -1 when none is Default=YES
   // The association of `user` in `account` (-1 when none has limits).
   int32_t find_assoc(std::string_view account, std::string_view user) const;
-  // Installs association limits; parents are given by index.
+  // Installs association limits (parents given by index) and fills each
+  // row's in_force limits.
   void set_assocs(std::vector<AssocLimitSpec> a);
 
   // Call after filling nodes/partitions: builds the name index, each node's

@@ -58,11 +58,7 @@ Seconds resolve_time_limit(const Cluster& c, const JobSpec& job, const Partition
   // An unset limit is capped by the QOS MaxWall and the association's
   // (its own or the nearest account's), as Slurm's accounting policy does.
   if (qos >= 0 && c.qos[qos].max_wall < t) t = c.qos[qos].max_wall;
-  for (int32_t a = assoc; a >= 0 && a < static_cast<int32_t>(c.assocs.size()); a = c.assocs[a].parent) {
-    if (c.assocs[a].max_wall == kInfinite) continue;
-    t = std::min(t, c.assocs[a].max_wall);
-    break;
-  }
+  if (assoc >= 0) t = std::min(t, c.assocs[assoc].in_force.max_wall);
   return t;
 }
 
@@ -533,20 +529,6 @@ Reason per_job_tres_reason(const TresMap& limits, const TresMap& tres, const Per
   return Reason::kNone;
 }
 
-// An association's per-job limits: the nearest MaxWall and, per TRES, the
-// nearest MaxTRES set on the user's association or an account above it.
-Reason assoc_per_job_reason(const Cluster& c, int32_t assoc, Seconds time_limit, const TresMap& tres) {
-  Seconds wall = kInfinite;
-  TresMap per_job;
-  for (int32_t a = assoc; a >= 0 && a < static_cast<int32_t>(c.assocs.size()); a = c.assocs[a].parent) {
-    const AssocLimitSpec& s = c.assocs[a];
-    if (wall == kInfinite) wall = s.max_wall;
-    for (const auto& [name, v] : s.max_tres_per_job) per_job.emplace(name, v);  // the nearer one stays
-  }
-  if (time_limit > wall) return Reason::kAssocMaxWallDurationPerJobLimit;
-  return per_job_tres_reason(per_job, tres, kAssocPerJob);
-}
-
 }  // namespace
 
 Reason static_limit_reason(const Cluster& c, const Demand& d) {
@@ -566,7 +548,12 @@ Reason static_limit_reason(const Cluster& c, const Demand& d) {
     Reason r = per_job_tres_reason(q.max_tres_per_job, demand_tres(c, d), kQosPerJob);
     if (r != Reason::kNone) return r;
   }
-  if (d.assoc >= 0) return assoc_per_job_reason(c, d.assoc, d.time_limit, demand_tres(c, d));
+  if (d.assoc >= 0) {
+    // The association's per-job limits in force: its own or the nearest set above it.
+    const AssocLimitSpec::InForce& a = c.assocs[d.assoc].in_force;
+    if (d.time_limit > a.max_wall) return Reason::kAssocMaxWallDurationPerJobLimit;
+    return per_job_tres_reason(a.max_tres_per_job, demand_tres(c, d), kAssocPerJob);
+  }
   return Reason::kNone;
 }
 

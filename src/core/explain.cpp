@@ -80,8 +80,8 @@ void Scheduler::Impl::describe(const JobSpec& job, const JobCache& jc, Explanati
     int32_t part_qos = c.find_qos(part.qos);
     Reason lr = limits.check(pc.demand.qos, part_qos, job.user, pc.demand.assoc, pc.tres);
     if (lr != Reason::kNone) {
-      ex.lines.push_back(head + " waits on " + std::string(reason_name(lr)) + (reason_name(lr).rfind("Assoc", 0) == 0 ? ": running jobs use the association's share now"
-                                                         : ": running jobs use the QOS's share now"));
+      ex.lines.push_back(head + " waits on " + std::string(reason_name(lr)) + ": running jobs use the " +
+                         (is_association_limit(lr) ? "association's" : "QOS's") + " share now");
     }
     Time d = duration(pc);
     int32_t k = pc.demand.min_nodes;

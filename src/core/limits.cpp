@@ -129,10 +129,7 @@ void LimitUsage::reset(const Cluster& c, const TresIds& ids) {
       if (int32_t i = ids.id(name); i >= 0) l.grp[static_cast<size_t>(i)] = v;
     }
     l.grp_jobs = spec.grp_jobs;
-    // MaxJobs: the user's own, else the nearest account's above it.
-    for (int32_t up = static_cast<int32_t>(a); up >= 0 && l.max_jobs == kNoLimit; up = c.assocs[up].parent) {
-      l.max_jobs = c.assocs[up].max_jobs;
-    }
+    l.max_jobs = spec.in_force.max_jobs;  // the user's own, else the nearest account's above it
     active_ = active_ || !spec.grp_tres.empty() || spec.grp_jobs != kNoLimit || spec.max_jobs != kNoLimit;
   }
   assoc_use_.assign(c.assocs.size(), Use{});

@@ -47,7 +47,8 @@ enum class Reason : uint8_t {
   kAccountNotAllowed,
   kInvalidQos,
   kInvalidAccount,
-  // Association limits (sacctmgr's on an account or user), as Slurm names them.
+  // Association limits (sacctmgr's on an account or user), as Slurm names
+  // them; kept together, first to last (is_association_limit).
   kAssocGrpCpuLimit,
   kAssocGrpMemLimit,
   kAssocGrpNodeLimit,
@@ -63,5 +64,10 @@ enum class Reason : uint8_t {
 
 // "Resources", "QOSGrpGRES", "PartitionTimeLimit", ...
 std::string_view reason_name(Reason r);
+
+// One of an association's limits (Assoc*), not the QOS's or the partition's.
+inline bool is_association_limit(Reason r) {
+  return r >= Reason::kAssocGrpCpuLimit && r <= Reason::kAssocMaxGresPerJob;
+}
 
 }  // namespace drover::core

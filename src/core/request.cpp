@@ -52,7 +52,6 @@ bool is_partition_limit(Reason r) {
   return r == Reason::kPartitionTimeLimit || r == Reason::kPartitionNodeLimit;
 }
 
-// MaxSubmitJobsPerUser and GrpSubmitJobs count jobs already submitted.
 // An association's MaxSubmitJobs (the user's own or the nearest above) and
 // each GrpSubmitJobs from the user's association up, over the jobs already
 // submitted under it.
@@ -68,14 +67,11 @@ bool over_assoc_submit_limits(const Cluster& c, int32_t assoc, const SubmitConte
   const AssocLimitSpec& own = c.assocs[assoc];
   auto mine_it = ctx.jobs_per_assoc.find({own.account, own.user});
   const int64_t mine = mine_it == ctx.jobs_per_assoc.end() ? 0 : mine_it->second;
-  for (int32_t a = assoc; a >= 0; a = c.assocs[a].parent) {
-    if (c.assocs[a].max_submit_jobs == kNoLimit) continue;
-    if (mine + ctx.new_jobs > c.assocs[a].max_submit_jobs) {
-      return refuse_with("AssocMaxSubmitJobLimit", "drover: the association of user " + own.user + " in account " + own.account + " allows " +
-                         std::to_string(c.assocs[a].max_submit_jobs) + " submitted jobs (MaxSubmitJobs); it has " +
-                         std::to_string(mine));
-    }
-    break;  // the nearest one counts
+  const int64_t max_submit = own.in_force.max_submit_jobs;
+  if (max_submit != kNoLimit && mine + ctx.new_jobs > max_submit) {
+    return refuse_with("AssocMaxSubmitJobLimit", "drover: the association of user " + own.user + " in account " +
+                                                     own.account + " allows " + std::to_string(max_submit) +
+                                                     " submitted jobs (MaxSubmitJobs); it has " + std::to_string(mine));
   }
   // Is row `a` at or above row `below`?
   auto above = [&](int32_t a, int32_t below) {
@@ -102,6 +98,7 @@ bool over_assoc_submit_limits(const Cluster& c, int32_t assoc, const SubmitConte
   return false;
 }
 
+// MaxSubmitJobsPerUser and GrpSubmitJobs count jobs already submitted.
 bool over_submit_limits(const Cluster& c, int32_t qos, const SubmitContext& ctx, SubmitVerdict& v) {
   if (qos < 0) return false;
   const QosSpec& q = c.qos[qos];
@@ -183,7 +180,7 @@ bool refuse_on_limit(const Cluster& c, const Demand& d, Reason r, SubmitVerdict&
     return true;
   }
   if (!part_limit && d.qos >= 0 && c.qos[d.qos].deny_on_limit && r != Reason::kPartitionDown &&
-      r != Reason::kPartitionInactive && reason_name(r).rfind("Assoc", 0) != 0) {
+      r != Reason::kPartitionInactive && !is_association_limit(r)) {
     v.accepted = false;
     v.error = kPolicyViolation;
     v.drover_line = "drover: the job exceeds QOS " + c.qos[d.qos].name + "'s " + std::string(reason_name(r)) +

@@ -86,13 +86,7 @@ void ControllerState::end_running(Job& j, v1::JobState st, const std::string& re
   j.terminate_sent = true;
   put_job(j, fx);
   for (const auto& t : r.alloc().nodes()) {
-    AgentCommand cmd;
-    cmd.kind = AgentCommand::kTerminate;
-    cmd.node = t.node();
-    cmd.job_id = r.job_id();
-    cmd.state = state_name(st);
-    cmd.reason = reason;
-    fx.commands.push_back(std::move(cmd));
+    fx.commands.push_back(terminate_command(r.job_id(), t.node(), state_name(st), reason));
   }
 }
 
@@ -214,6 +208,18 @@ AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds) {
   cmd.node = r.batch_host();
   cmd.job_id = r.job_id();
   cmd.time_limit_s = seconds;
+  return cmd;
+}
+
+AgentCommand terminate_command(int64_t job_id, const std::string& node, const std::string& state,
+                               std::string reason, int64_t step_id) {
+  AgentCommand cmd;
+  cmd.kind = AgentCommand::kTerminate;
+  cmd.node = node;
+  cmd.job_id = job_id;
+  cmd.step_id = step_id;
+  cmd.state = state;
+  cmd.reason = std::move(reason);
   return cmd;
 }
 

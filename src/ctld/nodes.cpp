@@ -138,11 +138,6 @@ void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& pr
   }
 }
 
-// Jobs this node should be running but did not report: a job whose launch
-// was never confirmed is launched (again: the agent's spool would list it
-// had it started); a confirmed one missing from the first report of an
-// agent session was lost with the node's spool (NODE_FAIL). Within a session
-// a confirmed job is never judged by a report that may predate its launch.
 void ControllerState::restop_suspended(core::NodeIndex ni, Effects& fx) const {
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
@@ -153,6 +148,11 @@ void ControllerState::restop_suspended(core::NodeIndex ni, Effects& fx) const {
   }
 }
 
+// Jobs this node should be running but did not report: a job whose launch
+// was never confirmed is launched (again: the agent's spool would list it
+// had it started); a confirmed one missing from the first report of an
+// agent session was lost with the node's spool (NODE_FAIL). Within a session
+// a confirmed job is never judged by a report that may predate its launch.
 void ControllerState::reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session,
                                      int64_t now, Effects& fx) {
   const std::string& node = bridge_->cluster().nodes[ni].name;

@@ -123,6 +123,11 @@ AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds);
 // `sig` to the job's processes on `node`: step_id's, or (-1) every step's
 // there (the batch_only and every_step fields narrow or widen it).
 AgentCommand signal_command(int64_t job_id, const std::string& node, int sig, int64_t step_id = -1);
+// The end of the job's processes on `node` (step_id's, or every step's): SIGCONT
+// and SIGTERM, SIGKILL after KillWait; `state` (CANCELLED, TIMEOUT, ...) and
+// `reason` are what the node reports the ending with.
+AgentCommand terminate_command(int64_t job_id, const std::string& node, const std::string& state,
+                               std::string reason, int64_t step_id = -1);
 
 struct Effects {
   store::Batch batch;

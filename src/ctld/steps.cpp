@@ -156,13 +156,8 @@ void ControllerState::end_job_steps(const Job& j, int64_t now, Effects& fx) {
     put_step(s, fx);
   }
   for (const auto& node : to_clean) {
-    AgentCommand cmd;
-    cmd.kind = AgentCommand::kTerminate;
-    cmd.node = node;
-    cmd.job_id = j.rec.job_id();
-    cmd.state = "CANCELLED";
-    cmd.reason = "job " + std::to_string(j.rec.job_id()) + " ended";
-    fx.commands.push_back(std::move(cmd));
+    fx.commands.push_back(
+        terminate_command(j.rec.job_id(), node, "CANCELLED", "job " + std::to_string(j.rec.job_id()) + " ended"));
   }
 }
 
@@ -269,15 +264,10 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
       }
       // --kill-on-bad-exit: the other nodes' tasks end as Slurm's srun ends
       // them, SIGTERM and SIGKILL after KillWait (their exits give the state).
-      AgentCommand cmd;
-      cmd.kind = AgentCommand::kTerminate;
-      cmd.node = other.node();
-      cmd.job_id = j.rec.job_id();
-      cmd.step_id = s.step_id();
-      cmd.state = "FAILED";
-      cmd.reason = "a task on " + n.node() + " exited " + std::to_string(n.exit_code()) + ":" +
-                   std::to_string(n.exit_signal()) + " (--kill-on-bad-exit)";
-      fx.commands.push_back(std::move(cmd));
+      fx.commands.push_back(terminate_command(j.rec.job_id(), other.node(), "FAILED",
+                                              "a task on " + n.node() + " exited " + std::to_string(n.exit_code()) +
+                                                  ":" + std::to_string(n.exit_signal()) + " (--kill-on-bad-exit)",
+                                              s.step_id()));
     }
   }
   bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });

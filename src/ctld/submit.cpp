@@ -93,11 +93,10 @@ bool has_assoc_submit_limits(const core::Cluster& c) {
   });
 }
 
-bool has_submit_limits(const core::Cluster& c) {
-  for (const auto& q : c.qos) {
-    if (q.grp_submit_jobs != core::kNoLimit || q.max_submit_jobs_per_user != core::kNoLimit) return true;
-  }
-  return has_assoc_submit_limits(c);
+bool has_qos_submit_limits(const core::Cluster& c) {
+  return std::any_of(c.qos.begin(), c.qos.end(), [](const core::QosSpec& q) {
+    return q.grp_submit_jobs != core::kNoLimit || q.max_submit_jobs_per_user != core::kNoLimit;
+  });
 }
 
 }  // namespace
@@ -116,8 +115,8 @@ core::SubmitContext ControllerState::submit_context(const Caller& who) const {
       }
     }
   }
-  if (!has_submit_limits(bridge_->cluster())) return ctx;
   const bool per_assoc = has_assoc_submit_limits(bridge_->cluster());
+  if (!per_assoc && !has_qos_submit_limits(bridge_->cluster())) return ctx;
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
     ctx.jobs_per_qos[j.rec.qos()] += 1;

@@ -28,21 +28,21 @@ const char* set_time_limit(Ctx& c, const std::string& v) {
   // "+30" / "-1:00:00": the current limit, longer or shorter (scontrol(1)).
   auto change = parse_limit_change(v);
   if (!change) return "Invalid time limit specification";
-  Result<Seconds> d = change->amount;
+  Seconds d = change->amount;
   if (change->sign != 0) {
     const int64_t now_limit = c.rec.time_limit_s();
     if (now_limit == kInfinite || change->amount == kInfinite) return "Invalid time limit specification";
     d = now_limit + change->sign * change->amount;
-    if (*d <= 0) return "Invalid time limit specification";
+    if (d <= 0) return "Invalid time limit specification";
   }
-  bool longer = c.rec.time_limit_s() != kInfinite && (*d == kInfinite || *d > c.rec.time_limit_s());
+  bool longer = c.rec.time_limit_s() != kInfinite && (d == kInfinite || d > c.rec.time_limit_s());
   if (longer && !c.who.privileged) return kAccessDenied;
-  c.rec.mutable_desc()->set_time_limit_s(*d);
-  c.rec.set_time_limit_s(*d);
+  c.rec.mutable_desc()->set_time_limit_s(d);
+  c.rec.set_time_limit_s(d);
   if (is_started(c.rec)) {
     // Time spent suspended does not count; a suspended job's batch host
     // hears of the new limit when it resumes.
-    c.rec.set_end_time(*d == kInfinite ? 0 : c.rec.start_time() + agent_time_limit(c.rec));
+    c.rec.set_end_time(d == kInfinite ? 0 : c.rec.start_time() + agent_time_limit(c.rec));
     c.set_time_limit = c.rec.state() == v1::RUNNING;
   }
   return nullptr;
