@@ -41,7 +41,7 @@ struct DiagView {
 struct SdiagOptions {
   bool print_version = false;
   bool print_help = false;
-  bool reset = false;  // -r: refused (statistics are kept since the controller started)
+  bool reset = false;  // -r: zero the controller's counters (operators and admins)
   std::string clusters;  // -M/--cluster: must name this cluster
 };
 

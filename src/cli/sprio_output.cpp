@@ -202,8 +202,10 @@ CommandOutput render_sprio(const SprioOptions& opts, const std::vector<PriorityV
     std::stable_sort(picked.begin(), picked.end(),
                      [](const PriorityView* a, const PriorityView* b) { return a->job_id < b->job_id; });
     for (const auto* j : picked) rows.push_back(Row{j, nullptr});
-    if (picked.empty() && (!opts.job_ids.empty() || !opts.users.empty())) {
-      result.out = "Unable to find jobs matching user/id(s) specified\n";  // Slurm 22.05's sprio, no header
+    // Slurm 22.05's sprio says so, without a header, only for -j; with -u
+    // alone and nothing pending it printed the header (anchor cluster).
+    if (picked.empty() && !opts.job_ids.empty()) {
+      result.out = "Unable to find jobs matching user/id(s) specified\n";
       return result;
     }
   }

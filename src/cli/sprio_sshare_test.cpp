@@ -91,6 +91,15 @@ TEST(Sprio, NormalizedWeightsAndFormatMatchRealSlurm) {
   unsetenv("DROVER_GOLDEN_DIR");
 }
 
+// Nothing matched: Slurm 22.05's sprio said so for -j, and printed only its
+// header for -u (anchor cluster, both with nothing competing).
+TEST(Sprio, NothingMatchedSaysSoOnlyForJobIds) {
+  auto jobs = anchor_priorities();
+  EXPECT_EQ(sprio("sprio -j 99999", jobs, anchor_weights()), "Unable to find jobs matching user/id(s) specified\n");
+  EXPECT_EQ(sprio("sprio -u bob -o \"%i %u %Y\"", jobs, anchor_weights()), "JOBID USER PRIORITY\n");
+  EXPECT_EQ(sprio("sprio -u bob -h", jobs, anchor_weights()), "");
+}
+
 ShareView share(int depth, const char* account, const char* user, std::optional<int64_t> raw, double norm,
                 int64_t usage, double eff, std::optional<double> fs) {
   ShareView s;

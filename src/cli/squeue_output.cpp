@@ -135,12 +135,27 @@ CliResult<bool> set_steps(SqueueOptions& o, const std::string& text) {
   return true;
 }
 
+// "-o %all": every letter's field, a to z then A to Z, each as it is and
+// joined by "|", as Slurm 22.05's squeue prints it; %s (a plugin's data
+// Slurm no longer fills) stays an empty column.
+std::string percent_format(const std::string& v) {
+  if (v != "%all") return v;
+  std::string out;
+  for (const char* letters : {"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}) {
+    for (const char* c = letters; *c; ++c) {
+      if (!out.empty()) out += '|';
+      if (*c != 's') out += std::string("%") + *c;
+    }
+  }
+  return out;
+}
+
 CliResult<bool> apply_env(SqueueOptions& o, const std::map<std::string, std::string>& env) {
   auto get = [&](const char* k) -> const std::string* {
     auto it = env.find(k);
     return it == env.end() ? nullptr : &it->second;
   };
-  if (auto v = get("SQUEUE_FORMAT")) o.format = *v;
+  if (auto v = get("SQUEUE_FORMAT")) o.format = percent_format(*v);
   if (auto v = get("SQUEUE_FORMAT2")) o.format_long = *v;
   if (auto v = get("SQUEUE_SORT")) o.sort = *v;
   if (auto v = get("SQUEUE_ACCOUNT")) o.accounts = comma_list(*v);
@@ -167,7 +182,7 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
       o.iterate_s = *n;
       break;
     }
-    case kFormat: o.format = v; format_given = true; break;
+    case kFormat: o.format = percent_format(v); format_given = true; break;
     case kFormatLong: o.format_long = v; format_given = true; break;
     case kNoHeader: o.noheader = true; break;
     case kHelp: case kUsage: o.print_help = true; break;

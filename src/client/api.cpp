@@ -385,7 +385,11 @@ ApiResult<v1::GetJobHistoryReply> ControllerApi::get_job_history(const v1::GetJo
   return call<v1::GetJobHistoryReply>(v1::WIRE_GET_JOB_HISTORY, req);
 }
 
-ApiResult<v1::DiagReply> ControllerApi::diag() { return call<v1::DiagReply>(v1::WIRE_DIAG, v1::DiagRequest{}); }
+ApiResult<v1::DiagReply> ControllerApi::diag(bool reset) {
+  v1::DiagRequest req;
+  req.set_reset(reset);
+  return call<v1::DiagReply>(v1::WIRE_DIAG, req);
+}
 
 ApiResult<v1::GetAssociationsReply> ControllerApi::get_associations() {
   return call<v1::GetAssociationsReply>(v1::WIRE_GET_ASSOCIATIONS, v1::GetAssociationsRequest{});

@@ -124,7 +124,7 @@ class ControllerApi {
   ApiResult<v1::SignalStepReply> signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel);
   ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
   ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);
-  ApiResult<v1::DiagReply> diag();
+  ApiResult<v1::DiagReply> diag(bool reset = false);
   ApiResult<v1::GetPrioritiesReply> get_priorities();
   ApiResult<v1::GetSharesReply> get_shares();
   ApiResult<v1::GetAssociationsReply> get_associations();

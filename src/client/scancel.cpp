@@ -90,7 +90,11 @@ cli::CliResult<v1::JobTarget> parse_target(const std::string& text) {
   return t;
 }
 
-cli::CliResult<bool> apply(v1::CancelRequest& req, bool& quiet, bool& version, bool& help, const cli::ScannedOption& o) {
+struct Flags {
+  bool quiet = false, verbose = false, interactive = false, version = false, help = false;
+};
+
+cli::CliResult<bool> apply(v1::CancelRequest& req, Flags& f, const cli::ScannedOption& o) {
   const std::string v = o.value.value_or("");
   switch (o.id) {
     case kUser: req.set_user(v); break;
@@ -101,18 +105,19 @@ cli::CliResult<bool> apply(v1::CancelRequest& req, bool& quiet, bool& version, b
     case kNodes: req.set_nodelist(v); break;
     case kBatch: req.set_batch_only(true); break;
     case kFull: req.set_full(true); break;
-    case kQuiet: quiet = true; break;
-    case kVersion: version = true; break;
-    case kHelp: help = true; break;
+    case kQuiet: f.quiet = true; break;
+    case kVerbose: f.verbose = true; break;
+    case kInteractive: f.interactive = true; break;
+    case kVersion: f.version = true; break;
+    case kHelp: f.help = true; break;
     case kMe: {
       auto u = user_by_uid(getuid());
       req.set_user(u ? u->name : std::to_string(getuid()));
       break;
     }
-    case kInteractive: return cli::cli_error("scancel", "--interactive is not supported by Drover's scancel; name the jobs");
     case kSignal: {
       int sig = cli::signal_number(v);
-      if (sig <= 0) return cli::cli_error("scancel", "Invalid signal name: " + v);
+      if (sig <= 0) return cli::CliError{"Unknown job signal: " + v + "\n", 1};  // Slurm 22.05's words
       req.set_signal(sig);
       break;
     }
@@ -130,9 +135,88 @@ cli::CliResult<bool> apply(v1::CancelRequest& req, bool& quiet, bool& version, b
                                                         : v1::SUSPENDED);
       }
       break;
-    default: break;  // -v, -H, -M, -R, --wckey: accepted
+    default: break;  // -H, -M, -R, --wckey: accepted
   }
   return true;
+}
+
+// scancel -v with filters that matched nothing, in Slurm 22.05's words.
+std::string filters_text(const v1::CancelRequest& req) {
+  std::string out;
+  auto add = [&](const char* key, const std::string& v) {
+    if (!v.empty()) out += std::string(key) + "=" + v + " ";
+  };
+  add("account", req.account());
+  add("job_name", req.name());
+  add("partition", req.partition());
+  add("qos", req.qos());
+  add("reservation", req.reservation());
+  std::string states;
+  for (int s : req.states()) states += (states.empty() ? "" : ",") + std::string(v1::JobState_Name(s));
+  add("state", states);
+  add("user_name", req.user());
+  add("nodelist", req.nodelist());
+  return out;
+}
+
+// scancel -i: "Cancel job_id=N name=X partition=P [y/n]? " until y or n;
+// the end of the input answers no.
+bool confirmed(const std::string& what) {
+  for (;;) {
+    std::fputs(what.c_str(), stdout);
+    std::fputs(" [y/n]? ", stdout);
+    std::fflush(stdout);
+    char line[256];
+    if (!std::fgets(line, sizeof line, stdin)) {
+      std::fputc('\n', stdout);
+      return false;
+    }
+    if (line[0] == 'y' || line[0] == 'Y') return true;
+    if (line[0] == 'n' || line[0] == 'N') return false;
+  }
+}
+
+// The jobs scancel -i confirmed, by id, with the request's signal and shell
+// flags; the filters have done their work in the dry run.
+std::optional<v1::CancelRequest> ask_each(const v1::CancelRequest& req, const v1::CancelReply& plan) {
+  v1::CancelRequest out;
+  out.set_signal(req.signal());
+  out.set_batch_only(req.batch_only());
+  out.set_full(req.full());
+  for (const auto& r : plan.results()) {
+    if (!r.ok()) continue;
+    if (!confirmed("Cancel job_id=" + r.target() + " name=" + r.name() + " partition=" + r.partition())) continue;
+    auto t = parse_target(r.target());
+    if (t) *out.add_targets() = *t;
+  }
+  if (out.targets().empty()) return std::nullopt;
+  return out;
+}
+
+// Each target's outcome in Slurm 22.05's lines (anchor cluster): cancelling
+// a job that is unknown or already over is no error, only -v says so; a
+// signal (--signal) to such a job is one. -v names each job as it goes
+// (a dry run's jobs are named when they are really cancelled). The exit
+// status is Slurm's error number modulo 256: 210 for ESLURM_ACCESS_DENIED.
+int report_results(const v1::CancelRequest& req, const v1::CancelReply& reply, const Flags& flags) {
+  int rc = 0;
+  for (const auto& r : reply.results()) {
+    if (flags.verbose && !req.dry_run()) {
+      if (req.signal()) {
+        std::fprintf(stderr, "scancel: Signal %d to job %s\n", req.signal(), r.target().c_str());
+      } else {
+        std::fprintf(stderr, "scancel: Terminating job %s\n", r.target().c_str());
+      }
+    }
+    if (r.ok()) continue;
+    const bool done = r.error() == "Job/step already completing or completed";
+    const bool failed = req.signal() != 0 || !(done || r.error() == "Invalid job id specified");
+    if (failed) rc = std::max(rc, r.error() == "Access/permission denied" ? kAccessDeniedExit : 1);
+    if (failed ? !flags.quiet || !done : flags.verbose) {
+      std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
+    }
+  }
+  return rc;
 }
 
 }  // namespace
@@ -145,16 +229,17 @@ int scancel_main(const Args& args) {
     return 1;
   }
   v1::CancelRequest req;
-  bool quiet = false, version = false, help = false;
+  Flags flags;
   for (const auto& o : scan->options) {
-    auto r = apply(req, quiet, version, help, o);
+    auto r = apply(req, flags, o);
     if (!r) {
       write_out(r.error().text, stderr);
       return r.error().exit_code;
     }
   }
-  if (version) return std::puts(cli::kSlurmVersionLine), 0;
-  if (help) return write_out(kUsage, stdout), 0;
+  if (flags.version) return std::puts(cli::kSlurmVersionLine), 0;
+  if (flags.help) return write_out(kUsage, stdout), 0;
+  const bool quiet = flags.quiet;
   std::optional<std::string> clusters;
   bool selects_none = false;
   for (const auto& o : scan->options) {
@@ -199,6 +284,14 @@ int scancel_main(const Args& args) {
   // Steps: --signal sends that signal to the step's tasks; without it the
   // step is cancelled (SIGTERM, then SIGKILL after KillWait) and the job runs on.
   for (const auto& st : steps) {
+    if (flags.interactive && !confirmed("Cancel step_id=" + st.text)) continue;
+    if (flags.verbose) {
+      if (req.signal()) {
+        std::fprintf(stderr, "scancel: Signal %d to step %s\n", req.signal(), st.text.c_str());
+      } else {
+        std::fprintf(stderr, "scancel: Terminating step %s\n", st.text.c_str());
+      }
+    }
     auto r = api->signal_step(st.job_id, st.step_id, req.signal(), req.signal() == 0);
     if (r) continue;
     if (r.error().unreachable) return report_failure(inv, *api, r.error());
@@ -209,24 +302,20 @@ int scancel_main(const Args& args) {
     }
   }
   if (req.targets().empty() && !filtered) return rc;
+  req.set_dry_run(flags.interactive);  // -i: which jobs, then ask about each
   auto reply = api->cancel(req);
   if (!reply) return report_failure(inv, *api, reply.error());
-  const bool verbose = std::any_of(scan->options.begin(), scan->options.end(),
-                                   [](const cli::ScannedOption& o) { return o.id == kVerbose; });
-  for (const auto& r : reply->results()) {
-    if (r.ok()) continue;
-    // Slurm 22.05's scancel (on the anchor cluster): cancelling a job that
-    // is unknown or already over is no error; only -v says so. A signal
-    // (--signal) to such a job is one.
-    const bool done = r.error() == "Job/step already completing or completed";
-    const bool failed = req.signal() != 0 || !(done || r.error() == "Invalid job id specified");
-    // Its exit status is Slurm's error number, modulo 256: 210 for ESLURM_ACCESS_DENIED.
-    if (failed) rc = std::max(rc, r.error() == "Access/permission denied" ? kAccessDeniedExit : 1);
-    if (failed ? !quiet || !done : verbose) {
-      std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
-    }
+  if (flags.verbose && filtered && reply->results().empty()) {
+    std::fprintf(stderr, "scancel: error: No active jobs match ALL job filters, including: %s\n",
+                 filters_text(req).c_str());
   }
-  return rc;
+  rc = std::max(rc, report_results(req, *reply, flags));
+  if (!flags.interactive) return rc;
+  auto chosen = ask_each(req, *reply);
+  if (!chosen) return rc;
+  auto done = api->cancel(*chosen);
+  if (!done) return report_failure(inv, *api, done.error());
+  return std::max(rc, report_results(*chosen, *done, flags));
 }
 
 }  // namespace drover::client

@@ -49,16 +49,20 @@ int sdiag_main(const Args& args) {
   if (auto early = cli::version_or_usage(opts->print_version, opts->print_help, "Usage: sdiag [OPTIONS]\n")) {
     return print_output(*early);
   }
-  if (opts->reset) {
-    write_out("sdiag: error: -r/--reset is not built in Drover: statistics count from the controller's start\n",
-              stderr);
-    return 1;
-  }
   auto api = connect_or_report(inv);
   if (!api) return 1;
   if (!opts->clusters.empty() && !names_this_cluster("sdiag", opts->clusters, *api)) return 1;
-  auto d = api->diag();
+  auto d = api->diag(opts->reset);
+  if (!d && opts->reset && !d.error().unreachable) {
+    // Slurm 22.05's words and status (-1) for a user who may not reset them.
+    write_out("slurm_reset_statistics: " + d.error().message + "\n", stderr);
+    return 255;
+  }
   if (!d) return report_failure(inv, *api, d.error());
+  if (opts->reset) {
+    write_out("Reset scheduling statistics\n", stdout);
+    return 0;
+  }
   cli::DiagView v;
   v.now = d->now();
   v.since = d->since();

@@ -93,6 +93,12 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
       out.push_back(result(label, kAlreadyDone));
       continue;
     }
+    if (req.dry_run()) {
+      v1::JobResult& would = out.emplace_back(result(label));
+      would.set_name(r.desc().name());
+      would.set_partition(r.partition());
+      continue;
+    }
     bool kill = req.signal() == 0 || (req.signal() == SIGKILL && is_pending(*j));
     if (!kill) {
       if (is_pending(*j)) {

@@ -508,7 +508,7 @@ v1::DiagReply ControllerState::diag(int64_t now) const {
   v1::StatusReply st = status(now);
   v1::DiagReply d;
   d.set_now(now);
-  d.set_since(start_time_);
+  d.set_since(stats_since_ ? stats_since_ : start_time_);
   d.set_server_threads(thread_count());
   d.set_jobs_submitted(counters_.submitted);
   d.set_jobs_started(counters_.started);

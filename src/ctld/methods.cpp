@@ -268,7 +268,11 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
   done(0, "");
 }
 
-void diag(Controller& c, const Caller&, const v1::DiagRequest& req, v1::DiagReply* rep, Done done) {
+void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::DiagReply* rep, Done done) {
+  if (req.reset()) {
+    if (!who.privileged) return done(kPermissionDenied, "Access/permission denied");
+    c.state().reset_statistics(c.now());
+  }
   *rep = c.state().diag(c.now());
   store::StoreStats st = c.store().stats();
   rep->set_store_commits(static_cast<int64_t>(st.commits));

@@ -384,6 +384,11 @@ class ControllerState {
   v1::StatusReply status(int64_t now) const;
   // sdiag's figures (display.cpp).
   v1::DiagReply diag(int64_t now) const;
+  // sdiag -r: the job and scheduling counters start again from zero now.
+  void reset_statistics(int64_t now) {
+    counters_ = Counters{};
+    stats_since_ = now;
+  }
 
  private:
   friend class StateTestPeer;
@@ -573,6 +578,7 @@ class ControllerState {
   uint64_t test_only_plans_ = 0;
   int64_t recovered_highest_id_ = 0;  // the highest job id recovery has read
   int64_t start_time_ = 0;
+  int64_t stats_since_ = 0;  // the last sdiag -r (0: never, the counters run from start_time_)
   int64_t config_time_ = 0;  // the last reconfigure; 0: none since the start
   // scontrol update PartitionName= settings per partition, in the order given (a later one of a key replaces it).
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> partition_updates_;

@@ -313,6 +313,17 @@ TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
   EXPECT_EQ(main_ran, 1u) << "the submissions ran quick passes\n" << diag.out;
   EXPECT_GE(seen["Jobs submitted"].at(0), 3) << diag.out;
   EXPECT_GT(seen["Server thread count"].at(0), 1) << diag.out;
+  // sdiag -r: the counters start again from zero, for operators and admins only.
+  if (auto user = ensure_user("droveruser")) {
+    auto refused = c.run("sdiag", {"-r"}, user->as());
+    EXPECT_EQ(refused.rc, 255);
+    EXPECT_EQ(refused.err, "slurm_reset_statistics: Access/permission denied\n");
+    EXPECT_EQ(refused.out, "");
+  }
+  auto reset = c.run("sdiag", {"-r"});
+  EXPECT_EQ(reset.rc, 0) << reset.err;
+  EXPECT_EQ(reset.out, "Reset scheduling statistics\n");
+  EXPECT_NE(c.run("sdiag", {}).out.find("\nJobs submitted: 0\n"), std::string::npos);
 
   // submitit's cancel: scancel <id>.
   EXPECT_EQ(c.run("scancel", {gpu_id}).rc, 0);

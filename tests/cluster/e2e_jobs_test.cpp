@@ -210,13 +210,53 @@ TEST(Jobs, CancelPendingAndRunning) {
   EXPECT_EQ(again.err, "");
   auto told = c.run("scancel", {"-v", run});
   EXPECT_EQ(told.rc, 0);
-  EXPECT_EQ(told.err, "scancel: error: Kill job error on job id " + run + ": Job/step already completing or completed\n");
+  EXPECT_EQ(told.err, "scancel: Terminating job " + run + "\nscancel: error: Kill job error on job id " + run +
+                          ": Job/step already completing or completed\n");
   auto unknown = c.run("scancel", {"99999"});
   EXPECT_EQ(unknown.rc, 0);
   EXPECT_EQ(unknown.err, "");
   auto signal = c.run("scancel", {"--signal=USR1", "99999"});
   EXPECT_EQ(signal.rc, 1);
   EXPECT_EQ(signal.err, "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
+  auto bad = c.run("scancel", {"-s", "BOGUS", "99999"});
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.err, "Unknown job signal: BOGUS\n");
+  // -v with filters that match nothing says which, as Slurm 22.05's does.
+  auto none = c.run("scancel", {"-v", "-u", "nobody", "-p", "compute"});
+  EXPECT_EQ(none.rc, 0);
+  EXPECT_EQ(none.err, "scancel: error: No active jobs match ALL job filters, including: partition=compute user_name=nobody \n");
+}
+
+// scancel -i asks about each job it would cancel, by id, name and partition,
+// and cancels those answered y; n, or the end of the input, leaves them be.
+TEST(Jobs, ScancelInteractiveAsksAboutEachJob) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string a = std::to_string(c.submit({"-H", "-J", "ask", "-o", "/dev/null", "--wrap", "true"}));
+  std::string b = std::to_string(c.submit({"-H", "-J", "ask", "-o", "/dev/null", "--wrap", "true"}));
+  std::string arr = std::to_string(c.submit({"-H", "-J", "many", "--array=1-3", "-o", "/dev/null", "--wrap", "true"}));
+  auto prompt = [](const std::string& id, const std::string& name) {
+    return "Cancel job_id=" + id + " name=" + name + " partition=compute [y/n]? ";
+  };
+  auto no = c.run("scancel", {"-i", a}, {}, "n\n");
+  EXPECT_EQ(no.rc, 0) << no.err;
+  EXPECT_EQ(no.out, prompt(a, "ask"));
+  EXPECT_EQ(c.state(a), "PENDING");
+  // By name: both jobs; an answer other than y or n asks again.
+  auto some = c.run("scancel", {"-i", "-v", "-n", "ask"}, {}, "maybe\ny\nn\n");
+  EXPECT_EQ(some.rc, 0) << some.err;
+  EXPECT_EQ(some.out, prompt(a, "ask") + prompt(a, "ask") + prompt(b, "ask"));
+  EXPECT_EQ(some.err, "scancel: Terminating job " + a + "\n");
+  EXPECT_EQ(c.state(a), "CANCELLED");
+  EXPECT_EQ(c.state(b), "PENDING");
+  auto eof = c.run("scancel", {"-i", b}, {}, "");
+  EXPECT_EQ(eof.out, prompt(b, "ask") + "\n");
+  EXPECT_EQ(c.state(b), "PENDING");
+  // An array task alone.
+  auto task = c.run("scancel", {"-i", arr + "_2"}, {}, "y\n");
+  EXPECT_EQ(task.out, prompt(arr + "_2", "many"));
+  EXPECT_EQ(c.state(arr + "_2"), "CANCELLED");
+  EXPECT_EQ(c.state(arr + "_1"), "PENDING");
 }
 
 // slurm.conf's Licenses= (the seed's cluster-wide token pool, e.g. file-system
