@@ -49,6 +49,29 @@ INSTANTIATE_TEST_SUITE_P(AnchorQueue, SqueueGolden,
                                            "squeue_after_scancel.txt"), [](const auto& i) { return test::test_name(i.param); });
 
 
+// -o %all: every letter's field joined by "|", a-z then A-Z, %s an empty
+// column (Slurm 22.05's header on the anchor cluster, byte for byte).
+TEST(SqueueFormat, AllIsEveryFieldJoinedByBars) {
+  const std::string header =
+      "ACCOUNT|TRES_PER_NODE|MIN_CPUS|MIN_TMP_DISK|END_TIME|FEATURES|GROUP|OVER_SUBSCRIBE|JOBID|NAME|COMMENT|"
+      "TIME_LIMIT|MIN_MEMORY|REQ_NODES|COMMAND|PRIORITY|QOS|REASON||ST|USER|RESERVATION|WCKEY|EXC_NODES|NICE|S:C:T|"
+      "JOBID|EXEC_HOST|CPUS|NODES|DEPENDENCY|ARRAY_JOB_ID|GROUP|SOCKETS_PER_NODE|CORES_PER_SOCKET|THREADS_PER_CORE|"
+      "ARRAY_TASK_ID|TIME_LEFT|TIME|NODELIST|CONTIGUOUS|PARTITION|PRIORITY|NODELIST(REASON)|START_TIME|STATE|UID|"
+      "SUBMIT_TIME|LICENSES|CORE_SPEC|SCHEDNODES|WORK_DIR\n";
+  JobView held = test::anchor_job(3199, "compute", "held", JobState::kPending, 600, 0, "JobHeldUser");
+  auto out = run_squeue({"-o", "%all"}, {held}).out;
+  ASSERT_EQ(out.rfind(header, 0), 0u) << out;
+  auto row = split(out.substr(header.size()), '|');
+  ASSERT_EQ(row.size(), 52u) << out;
+  EXPECT_EQ(row[8], "3199");
+  EXPECT_EQ(row[9], "held");
+  EXPECT_EQ(row[17], "JobHeldUser");
+  EXPECT_EQ(row[18], "");
+  EXPECT_EQ(row[19], "PD");
+  EXPECT_EQ(row[45], "PENDING");
+  EXPECT_EQ(run_squeue({"-h"}, {held}, {{"SQUEUE_FORMAT", "%all"}}).out, out.substr(header.size()));
+}
+
 // Within a partition Slurm sorts states by name: the COMPLETING job (its
 // Epilog running) came before the PENDING one on the anchor cluster, and
 // PENDING before RUNNING (squeue_default.txt). A COMPLETING job's TIME
