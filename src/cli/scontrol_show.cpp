@@ -141,6 +141,7 @@ std::string render_node_detail(const NodeView& n, bool one_line) {
   r.add("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
   if (!n.reason.empty())
     r.add("Reason={} [{}@{}]", n.reason, or_text(n.reason_user, "root"), time_or(n.reason_time, "Unknown"));
+  if (!n.comment.empty()) r.add("Comment={}", n.comment);
   return r.finish();
 }
 

@@ -146,8 +146,10 @@ std::string filters_text(const v1::CancelRequest& req) {
   auto add = [&](const char* key, const std::string& v) {
     if (!v.empty()) out += std::string(key) + "=" + v + " ";
   };
+  // In Slurm 22.05's order (anchor cluster): by name.
   add("account", req.account());
   add("job_name", req.name());
+  add("nodelist", req.nodelist());
   add("partition", req.partition());
   add("qos", req.qos());
   add("reservation", req.reservation());
@@ -155,7 +157,6 @@ std::string filters_text(const v1::CancelRequest& req) {
   for (int s : req.states()) states += (states.empty() ? "" : ",") + std::string(v1::JobState_Name(s));
   add("state", states);
   add("user_name", req.user());
-  add("nodelist", req.nodelist());
   return out;
 }
 

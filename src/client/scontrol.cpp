@@ -345,8 +345,27 @@ int update_outcome(ControllerApi& api, const Invocation& inv, const ApiResult<Re
   return 1;
 }
 
+// The node keys Slurm 22.05's scontrol update knows (scontrol(1)); any other
+// is refused here, before asking, as Slurm's is.
+bool slurm_node_update_key(const std::string& k) {
+  static const char* const kKeys[] = {"NodeName",    "Node",       "State",    "Reason",   "ActiveFeatures",
+                                      "AvailableFeatures", "Features", "Comment", "CpuBind", "Extra",
+                                      "Gres",        "NodeAddr",   "NodeHostname", "ResumeAfter", "Weight"};
+  return std::any_of(std::begin(kKeys), std::end(kKeys), [&](const char* w) { return iequals(k, w); });
+}
+
 int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
   v1::UpdateNodeRequest req;
+  for (const auto& [k, v] : kv) {
+    if (!slurm_node_update_key(k)) {
+      std::fprintf(stderr, "Update of this parameter is not supported: %s=%s\nRequest aborted\n", k.c_str(), v.c_str());
+      return 1;
+    }
+    if (iequals(k, "Weight") && !cli::parse_count(v)) {
+      std::fprintf(stderr, "scontrol: error: Weight value (%s) is not a valid number\nNo changes specified\n", v.c_str());
+      return 1;
+    }
+  }
   for (const auto& [k, v] : kv) {
     if (iequals(k, "NodeName") || iequals(k, "Node")) req.set_nodes(v);
     else if (iequals(k, "State")) req.set_state(v);

@@ -298,7 +298,10 @@ cli::NodeView node_view(const v1::NodeInfo& n) {
   v.tmp_disk_mb = n.tmp_disk_mb();
   v.weight = n.weight();
   v.features = join({n.features().begin(), n.features().end()}, ",");
-  v.features_active = v.features;
+  // Unset: all available features are active; [""]: none is.
+  v.features_active = n.active_features().empty() ? v.features
+                                                  : join({n.active_features().begin(), n.active_features().end()}, ",");
+  v.comment = n.comment();
   for (const auto& g : n.gres()) {
     if (auto parsed = parse_gres_list(g)) v.gres.insert(v.gres.end(), parsed->begin(), parsed->end());
   }

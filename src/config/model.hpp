@@ -42,6 +42,9 @@ struct NodeConfig {
   int64_t tmp_disk_mb = 0;
   std::vector<GresSpec> gres;          // Gres=gpu:h100:8
   std::vector<std::string> features;   // Feature= / Features=
+  // scontrol update NodeName= ActiveFeatures=: the ones jobs' constraints
+  // match (unset: all of features).
+  std::optional<std::vector<std::string>> active_features;
   uint32_t weight = 1;
   std::string state = "UNKNOWN";       // State= as written (upper-cased)
   std::string reason;                  // Reason=

@@ -183,6 +183,10 @@ void fill_config(const config::NodeConfig* nc, const core::NodeSpec& n, v1::Node
   info.set_real_memory_mb(n.mem_mb);
   info.set_weight(n.weight);
   for (const auto& f : (nc ? nc->features : n.features)) info.add_features(f);
+  if (nc && nc->active_features) {
+    for (const auto& f : *nc->active_features) info.add_active_features(f);
+    if (nc->active_features->empty()) info.add_active_features("");  // none active, some available
+  }
   if (nc) {
     info.set_addr(nc->addr);
     info.set_hostname(nc->hostname);
@@ -285,6 +289,7 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     info.set_reason_time(rt.reason_time);
     info.set_reason_uid(rt.reason_uid);
     info.set_reason_user(rt.reason_user);
+    info.set_comment(rt.comment);
     info.set_boot_time(rt.boot_time);
     info.set_agent_start_time(rt.agent_start);
     info.set_last_heard(rt.last_heard);

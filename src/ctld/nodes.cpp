@@ -27,6 +27,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
   bool new_session = !n.registered || n.agent_start != report.agent_start_time();
   n.registered = true;
   n.last_heard = now;
+  if (n.last_busy == 0) n.last_busy = now;  // never busy: idle since it registered (Slurm's LastBusyTime)
   n.agent_start = report.agent_start_time();
   if (report.boot_time()) n.boot_time = report.boot_time();
   if (!report.version().empty()) n.version = report.version();
@@ -222,65 +223,6 @@ void ControllerState::node_lost(core::NodeIndex ni, const std::string& why, int6
       finish_job(j, j.rec.state(), j.rec.exit_code(), j.rec.exit_signal(), "", j.rec.end_time(), fx);
     }
   }
-}
-
-Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& who, const v1::UpdateNodeRequest& req,
-                                                                int64_t now, Effects& fx) {
-  if (!who.privileged) return make_error("Access/permission denied");
-  if (!req.other().empty()) {
-    return make_error("Update of this parameter is not supported: " + req.other().begin()->first);
-  }
-  auto listed = node_indices(bridge_->cluster(), req.nodes());
-  if (!listed) return listed.error();
-  if (listed->empty()) return make_error("Invalid node name specified");
-  std::vector<core::NodeIndex> idx = std::move(*listed);
-  std::string state = to_upper(req.state());
-  bool needs_reason = state == "DRAIN" || state == "DOWN" || state == "FAIL";
-  if (needs_reason && req.reason().empty()) {
-    return make_error("You must specify a reason when DOWNING or DRAINING a node. Request denied");
-  }
-  bool known = state.empty() || state == "DRAIN" || state == "DOWN" || state == "RESUME" || state == "IDLE" ||
-               state == "UNDRAIN" || state == "FAIL";
-  if (!known) {
-    return make_error("Invalid node state specified: " + req.state() +
-                      " (Drover takes DRAIN, DOWN, RESUME, UNDRAIN, IDLE, FAIL)");
-  }
-  NodeUpdate done;
-  if (state == "RESUME") {
-    // Only a drained, down or failed node can resume (IDLE takes any).
-    std::vector<core::NodeIndex> resumable;
-    for (core::NodeIndex i : idx) {
-      const NodeRt& n = nodes_[i];
-      if (n.drain || n.down || n.invalid_reg) {
-        resumable.push_back(i);
-      } else {
-        done.not_resumable.push_back(bridge_->cluster().nodes[i].name);
-      }
-    }
-    if (resumable.empty()) return make_error("Invalid node state specified");
-    idx = std::move(resumable);
-  }
-  for (core::NodeIndex i : idx) {
-    NodeRt& n = nodes_[i];
-    if (state == "DRAIN" || state == "FAIL") n.drain = true;
-    if (state == "DOWN") n.down = true;
-    if (state == "RESUME" || state == "IDLE") {
-      n.drain = n.down = n.invalid_reg = false;
-      n.reason.clear();
-    }
-    if (state == "UNDRAIN") n.drain = false;
-    if (!req.reason().empty() && state != "RESUME" && state != "IDLE") {
-      n.reason = req.reason();
-      n.reason_time = now;
-      n.reason_uid = who.uid;
-      n.reason_user = who.user;
-    }
-    put_node(i, fx);
-    if (state == "DOWN") node_lost(i, "set DOWN by " + who.describe(), now, fx);
-    done.updated.push_back(bridge_->cluster().nodes[i].name);
-  }
-  fx.reschedule = true;
-  return done;
 }
 
 void ControllerState::housekeeping(int64_t now, Effects& fx) {

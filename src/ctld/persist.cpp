@@ -82,6 +82,8 @@ void ControllerState::put_node(core::NodeIndex i, Effects& fx) const {
   info.set_reason_time(n.reason_time);
   info.set_reason_uid(n.reason_uid);
   info.set_reason_user(n.reason_user);
+  for (const auto& [k, v] : n.updates) (*info.mutable_updates())[k] = v;
+  info.set_comment(n.comment);
   std::string payload;
   info.SerializeToString(&payload);
   std::string state = n.down ? "DOWN" : n.drain ? "DRAIN" : "UP";
@@ -92,6 +94,7 @@ Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string
                                 const std::vector<std::pair<std::string, std::string>>& node_payloads,
                                 std::optional<int64_t> next_job_id, int64_t now) {
   if (auto st = recover_nodes(node_payloads); !st) return st;
+  if (auto st = restore_node_updates(); !st) return st;
   for (const auto& [id, payload] : job_payloads) {
     if (auto st = recover_job(id, payload, now); !st) return st;
   }
@@ -113,6 +116,8 @@ Status ControllerState::recover_nodes(const std::vector<std::pair<std::string, s
     n.reason_time = info.reason_time();
     n.reason_uid = info.reason_uid();
     n.reason_user = info.reason_user();
+    n.updates = {info.updates().begin(), info.updates().end()};
+    n.comment = info.comment();
   }
   return {};
 }

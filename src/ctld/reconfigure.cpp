@@ -58,6 +58,7 @@ Result<std::vector<std::string>> ControllerState::reconfigure(config::ClusterCon
   // scontrol update PartitionName= changes outlive a reconfigure, as Slurm's do.
   std::vector<std::string> changes, dropped;
   cfg = with_partition_updates(std::move(cfg), changes, dropped);
+  cfg = with_node_updates(std::move(cfg), changes);  // scontrol update NodeName= settings too
   auto bridge = CoreBridge::create(cfg);
   if (!bridge) return bridge.error();
   const core::Cluster& was = bridge_->cluster();

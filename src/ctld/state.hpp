@@ -153,6 +153,8 @@ struct NodeRt {
   int64_t reason_time = 0;
   uint32_t reason_uid = 0;
   std::string reason_user;
+  std::map<std::string, std::string> updates;  // scontrol update's Weight/AvailableFeatures/ActiveFeatures
+  std::string comment;
   // This controller process's view.
   bool registered = false;   // reported since this controller started
   bool responding = false;
@@ -244,6 +246,8 @@ class ControllerState {
   // finished job that MinJobAge has forgotten is read and dropped), then the
   // next job id (after the highest id seen), then the steps (steps.cpp).
   Status recover_nodes(const std::vector<std::pair<std::string, std::string>>& node_payloads);
+  // After recover_nodes: the nodes' stored scontrol settings laid over slurm.conf.
+  Status restore_node_updates();
   Status recover_job(int64_t id, const std::string& payload, int64_t now);
   void recover_next_job_id(std::optional<int64_t> stored);
   // The same from records in hand.
@@ -542,6 +546,7 @@ class ControllerState {
   // `dropped`, with a line each in `notes` (partition_update.cpp).
   // Deletions and creations are applied first; a dropped deletion is named
   // "-NAME" in `dropped`. forget_partition_changes forgets what was dropped.
+  config::ClusterConfig with_node_updates(config::ClusterConfig cfg, std::vector<std::string>& notes) const;
   config::ClusterConfig with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
                                                std::vector<std::string>& dropped) const;
   void forget_partition_changes(const std::vector<std::string>& dropped);

@@ -465,12 +465,68 @@ TEST(ControllerState, DrainNeedsAReasonAndAnOperator) {
   EXPECT_EQ(st->node_infos(1000)[0].reason(), "disk");
   // Nodes slurm.conf does not have, or a list that does not parse, are refused.
   for (const auto& [nodes, why] : std::vector<std::pair<std::string, std::string>>{
-           {"c[1-3]", "Invalid node name specified: c3"}, {"c[1-", "Invalid node name specified"}}) {
+           {"c[1-3]", "Invalid node name specified"}, {"c[1-", "Invalid node name specified"}}) {
     req.set_nodes(nodes);
     auto bad = st->update_node(Caller{0, 0, "root", true}, req, 1000, e);
     ASSERT_FALSE(bad) << nodes;
     EXPECT_EQ(bad.error().message, why) << nodes;
   }
+}
+
+// scontrol update NodeName= Weight=, AvailableFeatures=, ActiveFeatures=,
+// Comment=: applied at once (jobs' constraints match the active features),
+// kept in the node's stored record and laid over slurm.conf after a restart.
+TEST(ControllerState, NodeSettingsFromScontrolApplyAtOnceAndOutliveARestart) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  auto update = [&](std::map<std::string, std::string> other, Effects& fx) {
+    v1::UpdateNodeRequest req;
+    req.set_nodes("c2");
+    for (const auto& [k, v] : other) (*req.mutable_other())[k] = v;
+    return st->update_node(root, req, 1001, fx);
+  };
+  Effects fx;
+  ASSERT_TRUE(update({{"Weight", "5"}, {"AvailableFeatures", "fast,big"}, {"Comment", "new dimms"}}, fx));
+  ASSERT_TRUE(update({{"activefeatures", "fast"}}, fx));
+  v1::NodeInfo c2 = st->node_infos(1001)[1];
+  EXPECT_EQ(c2.weight(), 5u);
+  EXPECT_EQ(join({c2.features().begin(), c2.features().end()}, ","), "fast,big");
+  EXPECT_EQ(join({c2.active_features().begin(), c2.active_features().end()}, ","), "fast");
+  EXPECT_EQ(c2.comment(), "new dimms");
+  // Refusals change nothing: available features must keep the active ones, a
+  // key scontrol cannot change, a weight that is no number.
+  Effects no;
+  auto dropped = update({{"AvailableFeatures", "big"}}, no);
+  ASSERT_FALSE(dropped);
+  EXPECT_EQ(dropped.error().message, "Active features not subset of available features");
+  EXPECT_FALSE(update({{"ActiveFeatures", "slow"}}, no));
+  EXPECT_FALSE(update({{"NodeAddr", "10.0.0.2"}}, no));
+  EXPECT_FALSE(update({{"Weight", "heavy"}}, no));
+  EXPECT_TRUE(no.batch.empty());
+  EXPECT_EQ(st->config().find_node("c2")->weight, 5u);
+
+  v1::JobDescriptor fast = wrap("true");
+  fast.set_constraint("fast");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), fast, false, 1002, fx));
+  st->schedule(core::PassKind::kFull, 1003, fx);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(1).rec.alloc().nodes(0).node(), "c2");
+
+  // A restarted controller: slurm.conf, then the nodes' stored records.
+  std::vector<std::pair<std::string, std::string>> stored;
+  for (const auto& m : fx.batch.mutations) {
+    if (const auto* put = std::get_if<store::Put>(&m); put && put->table == kNodesTable) {
+      stored.emplace_back(std::get<std::string>(put->key), put->payload);
+    }
+  }
+  auto again = make_state();
+  ASSERT_TRUE(again->recover({}, stored, 1, 1010));
+  c2 = again->node_infos(1010)[1];
+  EXPECT_EQ(c2.weight(), 5u);
+  EXPECT_EQ(join({c2.active_features().begin(), c2.active_features().end()}, ","), "fast");
+  EXPECT_EQ(c2.comment(), "new dimms");
+  EXPECT_EQ(again->bridge().cluster().nodes[1].features, std::vector<std::string>{"fast"});
 }
 
 // ---- job steps (steps.cpp, step_launch.cpp) ----

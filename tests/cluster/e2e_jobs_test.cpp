@@ -734,6 +734,30 @@ TEST(Nodes, DrainAndResume) {
   auto no_reason = c.run("scontrol", {"update", "NodeName=cpu2", "State=DRAIN"});
   EXPECT_EQ(no_reason.rc, 1);
   EXPECT_NE(no_reason.err.find("You must specify a reason"), std::string::npos) << no_reason.err;
+  // A node's settings: Weight, features (a job's -C matches the active ones),
+  // Comment, shown where Slurm 22.05 shows them; what scontrol refuses itself
+  // in Slurm's words.
+  auto set = c.run("scontrol", {"update", "NodeName=cpu2", "Weight=7", "AvailableFeatures=fast,big",
+                                "ActiveFeatures=fast", "Comment=new dimms"});
+  ASSERT_EQ(set.rc, 0) << set.err;
+  auto node = c.node_fields("cpu2");
+  EXPECT_EQ(node["Weight"], "7");
+  EXPECT_EQ(node["AvailableFeatures"], "fast,big");
+  EXPECT_EQ(node["ActiveFeatures"], "fast");
+  auto shown = c.run("scontrol", {"show", "node", "cpu2"}).out;
+  EXPECT_NE(shown.find("ExtSensorsTemp=n/s\n   Comment=new dimms\n"), std::string::npos) << shown;
+  std::string fast = std::to_string(c.submit({"-C", "fast", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(fast));
+  EXPECT_EQ(c.job_fields(fast)["NodeList"], "cpu2");
+  for (const auto& [setting, refusal] : std::vector<std::pair<std::string, std::string>>{
+           {"Weight=heavy", "scontrol: error: Weight value (heavy) is not a valid number\nNo changes specified\n"},
+           {"CPUs=8", "Update of this parameter is not supported: CPUs=8\nRequest aborted\n"},
+           {"AvailableFeatures=big", "slurm_update error: Active features not subset of available features\n"}}) {
+    auto refused = c.run("scontrol", {"update", "NodeName=cpu2", setting});
+    EXPECT_EQ(refused.rc, 1) << setting;
+    EXPECT_EQ(refused.err, refusal);
+  }
+  EXPECT_EQ(c.node_fields("cpu2")["Weight"], "7") << "nothing changed";
 }
 
 // An admin edits slurm.conf and runs `scontrol reconfigure`: a new partition
