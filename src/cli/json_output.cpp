@@ -168,7 +168,7 @@ Json squeue_job(const JobView& j, const std::map<std::string, const NodeView*>& 
   o["deadline"] = unix_or_zero(j.deadline);
   o["delay_boot"] = 0;
   o["dependency"] = j.dependency;
-  o["derived_exit_code"] = wait_status(j.derived_exit_code, 0);
+  o["derived_exit_code"] = wait_status(j.derived_exit_code, j.derived_exit_signal);
   o["eligible_time"] = unix_or_zero(j.eligible_time);
   o["end_time"] = unix_or_zero(j.end_time);
   o["excluded_nodes"] = j.exc_nodes;

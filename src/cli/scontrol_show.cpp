@@ -99,7 +99,7 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, boo
   r.add("JobState={} Reason={} Dependency={}", job_state_long(j.state), reason, null_or(j.dependency));
   r.add("Requeue={} Restarts={} BatchFlag={} Reboot=0 ExitCode={}:{}", j.requeue ? 1 : 0, j.restarts,
         j.batch ? 1 : 0, j.exit_code, j.exit_signal);
-  if (details) r.add("DerivedExitCode={}:0", j.derived_exit_code);
+  if (details) r.add("DerivedExitCode={}:{}", j.derived_exit_code, j.derived_exit_signal);
   add_job_times(r, j, now);
   add_job_resources(r, j, details);
   r.add("Command={}", null_or(j.command));

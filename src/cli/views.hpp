@@ -53,7 +53,8 @@ struct JobView {
   bool batch = true;                       // submitted by sbatch (BatchFlag)
   int exit_code = 0;                       // ExitCode=<exit_code>:<exit_signal>
   int exit_signal = 0;
-  int derived_exit_code = 0;
+  int derived_exit_code = 0;               // DerivedExitCode=<code>:<signal> (scontrol -d)
+  int derived_exit_signal = 0;
   std::string scheduler = "Main";          // which pass last evaluated it: Main, Backfill, Backfill:*
 
   // ---- times ----

@@ -180,6 +180,7 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.exit_code = r.exit_code();
   v.exit_signal = r.exit_signal();
   v.derived_exit_code = r.derived_exit_code();
+  v.derived_exit_signal = r.derived_exit_signal();
   v.scheduler = r.scheduler().empty() ? "Main" : r.scheduler();
   fill_times(r, v);
   fill_resources(r, v);
@@ -401,6 +402,7 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   }
   std::tie(x.exit_code, x.exit_signal) = accounted_exit(r);
   x.derived_exit_code = r.derived_exit_code();
+  x.derived_exit_signal = r.derived_exit_signal();
   x.submit = r.submit_time() ? r.submit_time() : kNoTime;
   x.eligible = r.eligible_time() ? r.eligible_time() : kNoTime;
   x.start = start_or_end(r);

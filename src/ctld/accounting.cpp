@@ -93,6 +93,9 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   s.set_running(running);
   v1::JobState state = v1::RUNNING;
   if (!running && !v1::JobState_Parse(si.state(), &state)) state = v1::FAILED;
+  // A step whose task a signal killed shows CANCELLED, as Slurm's (`srun bash
+  // -c 'kill -9 $$'`: the step CANCELLED 0:9, on the anchor cluster).
+  if (state == v1::FAILED && si.exit_signal() != 0) state = v1::CANCELLED;
   s.set_state(state);
   s.set_exit_code(si.exit_code());
   s.set_exit_signal(si.exit_signal());

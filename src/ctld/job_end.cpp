@@ -34,8 +34,10 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
     r.set_end_time(now);
   }
   // Also for a job end_running already moved to its final state (an
-  // allocation past its time limit: Reason=TimeLimit, as Slurm's).
-  r.set_reason(end_reason(r.state()));
+  // allocation past its time limit: Reason=TimeLimit, as Slurm's). A script
+  // a signal killed (`kill -9 $$`) is JobLaunchFailure in Slurm 22.05's
+  // squeue and scontrol (anchor cluster), not NonZeroExitCode.
+  r.set_reason(r.state() == v1::FAILED && exit_signal != 0 ? "JobLaunchFailure" : end_reason(r.state()));
   r.set_completing(false);
   r.set_configuring(false);
   r.set_exit_code(exit_code);

@@ -271,8 +271,25 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
     }
   }
   bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });
-  if (all) settle_step(s, now);
+  if (all) {
+    settle_step(s, now);
+    derive_exit(j, s, fx);
+  }
   put_step(s, fx);
+}
+
+// An srun step's end raises the job's DerivedExitCode when it is worse: the
+// highest wait status (exit code << 8 | signal) of its steps, as Slurm's
+// (`srun false` in a script that exits 0: the job COMPLETED 0:0, derived 1:0).
+void ControllerState::derive_exit(Job& j, const v1::StepInfo& s, Effects& fx) {
+  if (s.step_id() < 0) return;
+  auto status = [](int code, int sig) { return (code << 8) | (sig & 0x7f); };
+  if (status(s.exit_code(), s.exit_signal()) <= status(j.rec.derived_exit_code(), j.rec.derived_exit_signal())) {
+    return;
+  }
+  j.rec.set_derived_exit_code(s.exit_code());
+  j.rec.set_derived_exit_signal(s.exit_signal());
+  put_job(j, fx);
 }
 
 void ControllerState::step_launch_result(int64_t job_id, int64_t step_id, const std::string& node,

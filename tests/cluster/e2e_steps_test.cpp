@@ -480,6 +480,22 @@ TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   EXPECT_EQ(acct.out, id + "|COMPLETED|0:0|2|\n" + id + ".batch|COMPLETED|0:0|1|1\n" + id + ".0|COMPLETED|0:0|2|4\n" +
                           id + ".1|COMPLETED|0:0|1|1\n" + id + ".2|COMPLETED|0:0|2|2\n" + id + ".3|FAILED|1:0|1|1\n")
       << acct.out;
+  // The job's DerivedExitCode is its worst step's, as Slurm 22.05's (anchor
+  // cluster: a script that ran `srun false` and exited 0, COMPLETED 0:0, 1:0).
+  auto derived = c.run("sacct", {"-j", id, "-X", "-P", "-n", "-o", "State,ExitCode,DerivedExitCode"});
+  EXPECT_EQ(derived.out, "COMPLETED|0:0|1:0\n");
+  EXPECT_NE(c.run("scontrol", {"-d", "show", "job", id}).out.find(" DerivedExitCode=1:0\n"), std::string::npos);
+  // A step a signal killed is CANCELLED with it (and the job's derived code
+  // is the signal); a script a signal killed FAILED with JobLaunchFailure.
+  int64_t killed = c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "srun bash -c 'kill -9 $$'; exit 0"});
+  int64_t self = c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "kill -9 $$"});
+  ASSERT_TRUE(c.wait_done(std::to_string(killed)));
+  ASSERT_TRUE(c.wait_done(std::to_string(self)));
+  auto k = c.run("sacct", {"-j", std::to_string(killed), "-P", "-n", "-o", "JobName,State,ExitCode,DerivedExitCode"});
+  EXPECT_EQ(k.out, "wrap|COMPLETED|0:0|0:9\nbatch|COMPLETED|0:0|\nbash|CANCELLED|0:9|\n");
+  auto s = c.run("sacct", {"-j", std::to_string(self), "-X", "-P", "-n", "-o", "State,ExitCode,Reason"});
+  EXPECT_EQ(s.out, "FAILED|0:9|JobLaunchFailure\n");
+  EXPECT_EQ(c.reason(std::to_string(self)), "JobLaunchFailure");
   // A step that asks for more than the allocation: Slurm's refusal.
   auto r = c.run("srun", {"--jobid=" + std::to_string(job), "true"});
   EXPECT_EQ(r.rc, 1);
