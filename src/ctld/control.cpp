@@ -164,7 +164,9 @@ const char* control_refusal(v1::ControlAction action, const Job& j, const Caller
       // A running (or suspended) job may be held too, as in Slurm 22.05: it
       // keeps running at priority 0, and a requeue brings it back held.
       if (is_final(r.state())) return kFinished;
-      if (r.completing()) return kAlreadyDone;
+      // A requeued job is pending while its processes end: it may be held
+      // or released already (Slurm 22.05 released one it showed CG).
+      if (r.completing() && !is_pending(j)) return kAlreadyDone;
       return (action == v1::RELEASE && r.hold() == v1::HOLD_ADMIN && !who.privileged) ? kAccessDenied : nullptr;
     case v1::REQUEUE:
     case v1::REQUEUE_HOLD:
@@ -297,6 +299,8 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
         default: {
           // A suspended job goes back to the queue held, as in Slurm.
           if (req.action() == v1::REQUEUE_HOLD || r.state() == v1::SUSPENDED) r.set_hold(hold);
+          // Slurm 22.05's reason for it (squeue "job requeued in held state").
+          if (req.action() == v1::REQUEUE_HOLD) r.set_held_reason("job requeued in held state");
           if (is_started(r)) {
             requeue_started(*j, "requeued by " + who.describe(), who.uid, now, fx);
           } else {

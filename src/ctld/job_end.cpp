@@ -35,9 +35,8 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   }
   // Also for a job end_running already moved to its final state (an
   // allocation past its time limit: Reason=TimeLimit, as Slurm's). A script
-  // a signal killed (`kill -9 $$`) is JobLaunchFailure in Slurm 22.05's
-  // squeue and scontrol (anchor cluster), not NonZeroExitCode.
-  r.set_reason(r.state() == v1::FAILED && exit_signal != 0 ? "JobLaunchFailure" : end_reason(r.state()));
+  // a signal killed keeps NonZeroExitCode on purpose (docs/cli.md).
+  r.set_reason(end_reason(r.state()));
   r.set_completing(false);
   r.set_configuring(false);
   r.set_exit_code(exit_code);
@@ -96,7 +95,8 @@ namespace {
 
 // A job back in the queue waits for its hold, if it has one (scontrol hold
 // of the running job, requeuehold), as Slurm shows it at once.
-const char* requeued_reason(const v1::JobRecord& r) {
+std::string requeued_reason(const v1::JobRecord& r) {
+  if (r.hold() != v1::HOLD_NONE && !r.held_reason().empty()) return r.held_reason();
   return r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : r.hold() == v1::HOLD_USER ? "JobHeldUser" : "None";
 }
 

@@ -297,7 +297,8 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
   for (const auto& p : result.pending) {
     Job* j = find_job(p.job->id);
     if (!j || !p.tested) continue;
-    const bool own_hold = p.reason == core::Reason::kJobHeldUser && !j->rec.held_reason().empty();
+    const bool own_hold = (p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin) &&
+                          !j->rec.held_reason().empty();
     j->rec.set_reason(own_hold ? j->rec.held_reason() : CoreBridge::reason_name(p.reason));
     j->rec.set_priority(p.priority);
     j->rec.set_last_sched_eval(now);

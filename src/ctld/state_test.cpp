@@ -1164,6 +1164,30 @@ TEST(ControllerState, ARunningJobCanBeHeldAndComesBackHeldWhenRequeued) {
   EXPECT_EQ(act(v1::RELEASE, 2, 1012), "Job has already finished");
 }
 
+// scontrol requeuehold of a running job: pending, held, with Slurm 22.05's
+// reason (anchor cluster: "job requeued in held state"), also after a pass;
+// release clears it.
+TEST(ControllerState, RequeueHoldShowsSlurmsReason) {
+  auto st = wide_job_and_one_behind(core::PassKind::kFull);  // job 1 runs
+  const v1::JobRecord& r = st->jobs().at(1).rec;
+  ASSERT_EQ(r.state(), v1::RUNNING);
+  auto act = [&](v1::ControlAction a, int64_t now) {
+    v1::ControlRequest req;
+    req.set_action(a);
+    req.add_targets()->set_job_id(1);
+    Effects fx;
+    auto res = st->control(Caller{0, 0, "root", true}, req, now, fx);
+    return res.size() == 1 && res[0].ok();
+  };
+  ASSERT_TRUE(act(v1::REQUEUE_HOLD, 1005));
+  Effects e;
+  st->schedule(core::PassKind::kFull, 1006, e);
+  EXPECT_EQ(r.hold(), v1::HOLD_ADMIN);
+  EXPECT_EQ(r.reason(), "job requeued in held state");
+  ASSERT_TRUE(act(v1::RELEASE, 1007));
+  EXPECT_EQ(r.reason(), "None");
+}
+
 // scontrol suspend/resume, as Slurm's: operators only, with Slurm's words;
 // a suspended job's processes get SIGSTOP on its nodes, its CPUs go to the
 // next job while its memory stays its own, its batch host stops counting
