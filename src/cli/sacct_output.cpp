@@ -173,6 +173,7 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kHelp: case kUsage: o.print_help = true; break;
     case kVersion: o.print_version = true; break;
     case kAllocations: o.allocations = true; break;
+    case kDuplicates: o.duplicates = true; break;
     case kJson: o.json = true; break;
     case kYaml: return CliError{yaml_not_built("sacct"), kExitError};
     default: break;  // accepted; no effect on one local cluster

@@ -39,6 +39,7 @@ struct SacctOptions {
   bool parsable2 = false;                    // -P
   std::string delimiter = "|";               // --delimiter
   bool allocations = false;                  // -X: jobs only, no steps
+  bool duplicates = false;                   // -D: a requeued job's earlier runs too
   bool all_users = false;                    // -a
   std::vector<std::string> users;            // -u
   std::vector<std::string> accounts;         // -A

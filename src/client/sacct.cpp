@@ -35,6 +35,7 @@ int sacct_main(const Args& args) {
   req.set_ended_after(cli::sacct_window_start(*opts, std::time(nullptr)));
   req.set_with_script(opts->batch_script);
   req.set_with_environment(opts->env_vars);
+  req.set_duplicates(opts->duplicates);
   auto reply = api->get_job_history(req);
   if (!reply) return report_failure(inv, *api, reply.error());
   return print_output(cli::render_sacct(*opts, accounting_records(*reply), caller_name(), reply->now()));

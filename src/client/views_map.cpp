@@ -26,6 +26,7 @@ cli::JobState cli_job_state(v1::JobState state, bool completing) {
     case v1::DEADLINE: return cli::JobState::kDeadline;
     case v1::BOOT_FAIL: return cli::JobState::kBootFail;
     case v1::PREEMPTED: return cli::JobState::kPreempted;
+    case v1::REQUEUED: return cli::JobState::kRequeued;
     default: return cli::JobState::kPending;
   }
 }

@@ -43,7 +43,7 @@ namespace {
 // batch step CANCELLED 0:9, on the anchor cluster).
 v1::JobState batch_state(const v1::JobRecord& rec) {
   switch (rec.state()) {
-    case v1::TIMEOUT: case v1::DEADLINE: case v1::PREEMPTED: return v1::CANCELLED;
+    case v1::TIMEOUT: case v1::DEADLINE: case v1::PREEMPTED: case v1::REQUEUED: return v1::CANCELLED;
     case v1::FAILED: return rec.exit_signal() != 0 ? v1::CANCELLED : v1::FAILED;
     default: return rec.state();
   }

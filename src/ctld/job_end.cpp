@@ -5,6 +5,8 @@
 #include <csignal>
 #include <set>
 
+#include "ctld/accounting.hpp"
+#include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 #include "ctld/steps.hpp"
 
@@ -110,15 +112,53 @@ void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t b
   mail_event(j, kMailRequeue, now, fx);
   if (!r.completing()) return requeue_job(j, now, fx);
   // Back to the queue once its processes have ended (the end report clears completing).
+  record_requeued_run(j, now, fx);
   r.set_state(v1::PENDING);
   r.set_reason(requeued_reason(r));
   r.set_restart_count(r.restart_count() + 1);
   r.clear_cancelled_by();
 }
 
+// The run a requeue ends, kept for sacct -D as Slurm's database keeps it: the
+// job as it ran, REQUEUED 0:0, with its batch step (CANCELLED 0:15) and its
+// srun steps; the next run starts its step ids again from 0.
+void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx) {
+  const v1::JobRecord& r = j.rec;
+  if (r.start_time() <= 0 || r.state() == v1::PENDING) return;
+  v1::JobRecord run = r;
+  run.set_state(v1::REQUEUED);
+  run.set_completing(false);
+  if (run.end_time() <= 0) run.set_end_time(now);
+  run.set_exit_code(0);
+  run.set_exit_signal(0);
+  run.clear_cancelled_by();
+  std::vector<v1::StepInfo> steps;
+  if (auto it = steps_.find(r.job_id()); it != steps_.end()) {
+    for (auto& [id, s] : it->second.steps) {
+      if (id < 0) continue;
+      if (!step_final(s)) {
+        s.set_state("CANCELLED");
+        s.set_end_time(now);
+      }
+      steps.push_back(s);
+      fx.batch.erase(store::Erase{kStepsTable, step_name(r.job_id(), id)});
+    }
+    std::erase_if(it->second.steps, [](const auto& kv) { return kv.first >= 0; });
+    it->second.next_id = 0;
+  }
+  v1::AccountingJob a = accounting_job(*bridge_, run, steps, now);
+  a.mutable_job()->mutable_desc()->clear_script();
+  a.mutable_job()->mutable_desc()->clear_environment();
+  std::string payload;
+  a.SerializeToString(&payload);
+  fx.batch.put(store::Put{kJobRunsTable, std::to_string(r.job_id()) + "." + std::to_string(r.restart_count()),
+                          std::move(payload), {{"job_id", r.job_id()}}});
+}
+
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
   if (is_started(r)) mail_event(j, kMailRequeue, now, fx);  // scontrol requeue mails for itself
+  record_requeued_run(j, now, fx);
   r.set_state(v1::PENDING);
   r.set_reason(requeued_reason(r));
   r.set_completing(false);

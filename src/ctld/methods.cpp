@@ -1,5 +1,6 @@
 #include "ctld/methods.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "ctld/accounting.hpp"
@@ -262,7 +263,24 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
   auto st = history_from_store(c.store(), req, [&](v1::JobRecord&& r) { add(r); });
   if (!st) return done(kInternal, "reading job history from the state store: " + st.error().message);
   if (!steps_read) return done(kInternal, "reading job steps from the state store: " + steps_read.error().message);
-  for (auto& [id, a] : out) *rep->add_jobs() = std::move(a);
+  for (auto& [id, a] : out) {
+    if (req.duplicates() && a.job().restart_count() > 0) {
+      // sacct -D: the job's earlier runs first, in the order they ran.
+      std::vector<v1::AccountingJob> runs;
+      auto read = c.store().scan_where(kJobRunsTable, "job_id", store::Value{id}, [&](store::Record&& rec) {
+        v1::AccountingJob run;
+        if (run.ParseFromString(rec.payload)) runs.push_back(std::move(run));
+        return true;
+      });
+      if (!read) return done(kInternal, "reading a requeued job's earlier runs from the state store: " +
+                                            read.error().message);
+      std::sort(runs.begin(), runs.end(), [](const v1::AccountingJob& x, const v1::AccountingJob& y) {
+        return x.job().restart_count() < y.job().restart_count();
+      });
+      for (auto& run : runs) *rep->add_jobs() = std::move(run);
+    }
+    *rep->add_jobs() = std::move(a);
+  }
   rep->set_now(now);
   header(req, rep);
   done(0, "");

@@ -49,6 +49,10 @@ store::Schema controller_schema() {
   // copies to read with sqlite3.
   schema.migrations.push_back({5, "jobs: drop the state and user indexes, which no query uses",
                                {"DROP INDEX IF EXISTS jobs__state", "DROP INDEX IF EXISTS jobs__user_id"}});
+  schema.migrations.push_back({6, "a requeued job's earlier runs (sacct -D)",
+                               store::create_table({kJobRunsTable,
+                                                    store::ColumnType::kText,
+                                                    {{"job_id", store::ColumnType::kInteger}}})});
   return schema;
 }
 

@@ -17,6 +17,9 @@ namespace drover::ctld {
 
 inline constexpr const char* kJobsTable = "jobs";
 inline constexpr const char* kNodesTable = "nodes";
+// A requeued job's earlier runs: key "JOBID.RUN" (RUN its restart count then);
+// payload v1::AccountingJob as sacct -D shows it; column job_id.
+inline constexpr const char* kJobRunsTable = "job_runs";
 inline constexpr const char* kNextJobIdMeta = "next_job_id";
 inline constexpr const char* kUsageTable = "usage";
 inline constexpr const char* kUsageChargedMeta = "usage_charged_until";

@@ -533,6 +533,7 @@ class ControllerState {
   void apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                               v1::NodeReportReply& reply);
   void derive_exit(Job& j, const v1::StepInfo& s, Effects& fx);
+  void record_requeued_run(Job& j, int64_t now, Effects& fx);
   void step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx);
   // A --no-kill job lost `node`: its running steps' parts there end NODE_FAIL.
   void fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now, Effects& fx);

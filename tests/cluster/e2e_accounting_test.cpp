@@ -100,6 +100,30 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
   EXPECT_TRUE(lines_of(sacct_p(c, {"-X", "-S", "now+1hour", "-E", "now+2hours", "-s", "CD", "-o", "JobID"})).empty());
 }
 
+// sacct -D: a requeued job's earlier run stays in the history, REQUEUED with
+// its batch step CANCELLED 0:15 and its srun step, before the job's current
+// record, as Slurm 22.05's sacct -D showed it on the anchor cluster; without
+// -D only the current run; kept across a controller restart.
+TEST(Accounting, SacctDuplicatesListsARequeuedJobsEarlierRuns) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "srun sleep 300"}));
+  ASSERT_TRUE(eventually([&] { return lines_of(sacct_p(c, {"-j", id, "-o", "JobID"})).size() == 3; }, 20s));
+  ASSERT_EQ(c.run("scontrol", {"requeue", id}).rc, 0);
+  ASSERT_TRUE(eventually([&] { return lines_of(sacct_p(c, {"-j", id, "-o", "JobID"})).size() == 3; }, 20s))
+      << "the job runs again, with its step";
+  const std::string now_running = id + "|RUNNING|0:0\n" + id + ".batch|RUNNING|0:0\n" + id + ".0|RUNNING|0:0\n";
+  EXPECT_EQ(sacct_p(c, {"-j", id, "-o", "JobID,State,ExitCode"}), now_running);
+  const std::string earlier = id + "|REQUEUED|0:0\n" + id + ".batch|CANCELLED|0:15\n" + id + ".0|CANCELLED|0:0\n";
+  EXPECT_EQ(sacct_p(c, {"-D", "-j", id, "-o", "JobID,State,ExitCode"}), earlier + now_running);
+  EXPECT_EQ(sacct_p(c, {"-D", "-X", "-j", id, "-o", "JobID,State"}), id + "|REQUEUED\n" + id + "|RUNNING\n");
+  c.kill_controller(SIGKILL);
+  ASSERT_TRUE(c.start_controller());
+  ASSERT_TRUE(c.wait_nodes_responding());
+  EXPECT_EQ(sacct_p(c, {"-D", "-j", id, "-o", "JobID,State,ExitCode"}), earlier + now_running);
+  EXPECT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
 }  // namespace
 }  // namespace drover::e2e
 
