@@ -343,12 +343,26 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
       bool evaluated = rec.last_sched_eval() > 0;
       bool give_up = immediate_s >= 0 && ((immediate_s == 0 && evaluated) || waited > std::chrono::seconds(immediate_s) ||
                                           (immediate_s == 0 && waited > std::chrono::seconds(2)));
+      const long long id = static_cast<long long>(a.job_id);
+      const bool salloc = program == "salloc";
+      if (give_up && !said && immediate_s > 0 && !quiet) {
+        // --immediate=N waited: it said so first, as Slurm 22.05's did.
+        if (salloc) std::fprintf(stderr, "salloc: Pending job allocation %lld\n", id);
+        std::fprintf(stderr, "%s: job %lld queued and waiting for resources\n", program.c_str(), id);
+      }
       if (give_up || g_interrupted) {
         release(program, api, a.job_id, 0, 0);  // a pending allocation is withdrawn
-        if (give_up) {
+        // Slurm 22.05's lines on the anchor cluster: salloc's --immediate=N
+        // ran out on a timer; a signal (Ctrl-C, timeout's SIGTERM) ends the wait.
+        if (give_up && salloc && immediate_s > 0) {
+          std::fprintf(stderr, "salloc: error: Unable to allocate resources: Connection timed out\n"
+                               "salloc: Job allocation %lld has been revoked.\n", id);
+        } else if (give_up) {
           std::fprintf(stderr, "%s: error: Unable to allocate resources: Requested nodes are busy\n", program.c_str());
+        } else if (salloc) {
+          std::fprintf(stderr, "salloc: Job allocation %lld has been revoked.\nsalloc: Job aborted due to signal\n", id);
         } else {
-          std::fprintf(stderr, "%s: Job allocation %lld has been revoked.\n", program.c_str(), static_cast<long long>(a.job_id));
+          std::fprintf(stderr, "srun: Job allocation %lld has been revoked\nsrun: Force Terminated JobId=%lld\n", id, id);
         }
         a.failed = 1;
         restore();
@@ -624,8 +638,9 @@ int salloc_main(const Args& args) {
     for (auto& kv : env) envp.push_back(kv.data());
     envp.push_back(nullptr);
     execvpe(argv[0], argv.data(), envp.data());
-    std::fprintf(stderr, "salloc: error: %s: %s\n", req.argv[0].c_str(), std::strerror(errno));
-    _exit(127);
+    // Slurm 22.05's words and status (anchor cluster).
+    std::fprintf(stderr, "salloc: error: _fork_command: Unable to find command \"%s\"\n", req.argv[0].c_str());
+    _exit(1);
   }
   CommandEnd end = wait_for_command(*api, a.job_id, pid, req.kill_command_signal);
   const int status = end.status;

@@ -108,6 +108,12 @@ TEST(Steps, SrunOutsideAnAllocationLabelsOutputAndReturnsTheWorstExit) {
   // The allocations srun made are over.
   auto q = c.run("squeue", {"-h"});
   EXPECT_EQ(q.out, "");
+  // A command salloc cannot start: Slurm 22.05's line and status.
+  auto missing = c.run("salloc", {"-p", "compute", "nosuchcommand"});
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_NE(missing.err.find("salloc: error: _fork_command: Unable to find command \"nosuchcommand\"\n"),
+            std::string::npos)
+      << missing.err;
 }
 
 // srun --multi-prog: each rank runs its record of the file, on the nodes of
@@ -610,6 +616,20 @@ TEST(Steps, ImmediateFailsFastWhenBusyAndSrunWaitsOtherwise) {
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("salloc: error: Unable to allocate resources: Requested nodes are busy"), std::string::npos)
       << r.err;
+  // --immediate=N waits N seconds, saying so, then gives up in Slurm 22.05's
+  // lines (anchor cluster): salloc's timer, srun's busy nodes.
+  auto timed = c.run("salloc", {"--immediate=1", "-p", "gpu", "-w", "hgpu1", "true"});
+  EXPECT_EQ(timed.rc, 1);
+  EXPECT_TRUE(std::regex_match(timed.err, std::regex("salloc: Pending job allocation (\\d+)\n"
+                                                     "salloc: job \\1 queued and waiting for resources\n"
+                                                     "salloc: error: Unable to allocate resources: Connection timed out\n"
+                                                     "salloc: Job allocation \\1 has been revoked.\n")))
+      << timed.err;
+  auto busy = c.run("srun", {"-I1", "-p", "gpu", "-w", "hgpu1", "true"});
+  EXPECT_EQ(busy.rc, 1);
+  EXPECT_TRUE(std::regex_match(busy.err, std::regex("srun: job \\d+ queued and waiting for resources\n"
+                                                    "srun: error: Unable to allocate resources: Requested nodes are busy\n")))
+      << busy.err;
   // Without -I srun waits, says so, and runs once the node is free.
   auto r2 = c.run("/bin/bash", {"-c", "srun -p gpu -w hgpu1 hostname & p=$!; sleep 1.5; scancel " +
                                      std::to_string(blocker) + "; wait $p"});
