@@ -304,7 +304,7 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
     j->rec.set_last_sched_eval(now);
     j->never = p.never;
     bool waiting = p.reason == core::Reason::kDependency || p.reason == core::Reason::kBeginTime ||
-                   p.reason == core::Reason::kDependencyNeverSatisfied;
+                   p.reason == core::Reason::kDependencyNeverSatisfied || p.reason == core::Reason::kJobArrayTaskLimit;
     // A quick pass plans nothing: the full pass's planned start and nodes
     // (squeue --start, SchedNodeList) stand until the next full pass, as
     // Slurm's main scheduler leaves the backfill's, unless the job can no

@@ -218,6 +218,10 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
       j.rec.set_array_job_id(next_job_id_);
       j.rec.set_array_task_id(static_cast<int32_t>(ids[k]));
       set_array_facts(j.rec, desc.array());
+      // Beyond the throttle (%N) a task waits for the array, not for
+      // resources: not eligible yet (EligibleTime=Unknown, as Slurm 22.05
+      // showed the array's pending record), until a pass finds it free to run.
+      if (desc.array().max_running() > 0 && k >= desc.array().max_running()) j.rec.set_eligible_time(0);
     }
     refresh_spec(j);
     put_job(j, fx, true);

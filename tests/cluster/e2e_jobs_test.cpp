@@ -127,6 +127,8 @@ TEST(Jobs, ArrayThrottleKeepsAtMostTwoRunning) {
   EXPECT_EQ(one.out.rfind("JobId=" + std::to_string(a) + " ArrayJobId=" + std::to_string(a) + " ArrayTaskId=5 ", 0), 0u)
       << one.out << one.err;
   EXPECT_NE(one.out.find(" StdOut=/dev/null "), std::string::npos) << one.out;
+  // Throttled, it is not eligible yet (Slurm 22.05: EligibleTime=Unknown); it is once it has run.
+  EXPECT_NE(one.out.find(" EligibleTime=Unknown "), std::string::npos) << one.out;
   for (int i = 0; i < 6; ++i) ASSERT_TRUE(c.wait_done(std::to_string(a) + "_" + std::to_string(i), 30s));
   std::vector<std::pair<double, int>> events;
   for (int i = 0; i < 6; ++i) {
@@ -140,6 +142,9 @@ TEST(Jobs, ArrayThrottleKeepsAtMostTwoRunning) {
   int running = 0, most = 0;
   for (const auto& [t, d] : events) most = std::max(most, running += d);
   EXPECT_LE(most, 2);
+  auto eligible = c.run("sacct", {"-j", std::to_string(a) + "_5", "-X", "-n", "-P", "-o", "Eligible"});
+  EXPECT_NE(eligible.out, "Unknown\n");
+  EXPECT_EQ(eligible.out.rfind("20", 0), 0u) << eligible.out;
 }
 
 TEST(Jobs, Dependencies) {
