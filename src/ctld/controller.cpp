@@ -187,10 +187,6 @@ Status Controller::recover() {
   std::vector<std::pair<std::string, std::string>> node_payloads;
   for (auto& r : *nodes) node_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
   if (auto st = state_->recover_nodes(node_payloads); !st) return st;
-  if (auto st = state_->restore_node_updates(); !st) {
-    return make_error("state database " + store_->path() + ": the scontrol update NodeName= settings it keeps do not "
-                      "apply to " + opts_.conf_path + ": " + st.error().message);
-  }
   auto partition_updates = store_->get_meta(kPartitionUpdatesMeta);
   if (!partition_updates) return partition_updates.error();
   if (*partition_updates && std::holds_alternative<std::string>(**partition_updates)) {

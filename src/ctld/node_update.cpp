@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/strings.hpp"
+#include "ctld/log.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -67,7 +68,8 @@ config::ClusterConfig ControllerState::with_node_updates(config::ClusterConfig c
     if (i < 0 || nodes_[i].updates.empty()) continue;
     config::NodeConfig changed = nc;
     if (auto st = apply_node_settings(changed, nodes_[i].updates); !st) {
-      notes.push_back("scontrol update of NodeName=" + nc.name + " dropped: " + st.error().message);
+      notes.push_back("scontrol update of NodeName=" + nc.name + " not applied (kept for later): " +
+                      st.error().message);
       continue;
     }
     nc = std::move(changed);
@@ -80,8 +82,12 @@ Status ControllerState::restore_node_updates() {
   if (!any) return {};
   std::vector<std::string> notes;
   config::ClusterConfig cfg = with_node_updates(cfg_, notes);
+  for (const auto& n : notes) log_line(n);
   auto bridge = CoreBridge::create(cfg);
-  if (!bridge) return bridge.error();
+  if (!bridge) {
+    return make_error("the scontrol update NodeName= settings kept in the state store do not apply to " +
+                      settings_.conf_path + ": " + bridge.error().message);
+  }
   install_config(std::move(cfg), std::move(*bridge), settings_);
   return {};
 }
@@ -141,23 +147,25 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
     install_config(std::move(cfg), std::move(*bridge), settings_);
   }
   NodeUpdate done;
-  const std::vector<core::NodeIndex> all = idx;
-  if (state == "RESUME") {
-    // Only a drained, down or failed node can resume (IDLE takes any).
-    std::vector<core::NodeIndex> resumable;
-    for (core::NodeIndex i : idx) {
-      const NodeRt& n = nodes_[i];
-      if (n.drain || n.down || n.invalid_reg) {
-        resumable.push_back(i);
-      } else {
-        done.not_resumable.push_back(bridge_->cluster().nodes[i].name);
-      }
-    }
-    if (resumable.empty() && settled.empty() && !comment) return make_error("Invalid node state specified");
-    idx = std::move(resumable);
+  // Only a drained, down or failed node can resume (IDLE takes any); the
+  // settings given with State=RESUME reach the others too.
+  auto passed_over = [&](core::NodeIndex i) {
+    const NodeRt& n = nodes_[i];
+    return state == "RESUME" && !n.drain && !n.down && !n.invalid_reg;
+  };
+  if (state == "RESUME" && settled.empty() && !comment && std::all_of(idx.begin(), idx.end(), passed_over)) {
+    return make_error("Invalid node state specified");
   }
   for (core::NodeIndex i : idx) {
     NodeRt& n = nodes_[i];
+    const std::string& name = bridge_->cluster().nodes[i].name;
+    if (comment) n.comment = *comment;
+    if (auto it = settled.find(i); it != settled.end()) n.updates = std::move(it->second);
+    if (passed_over(i)) {
+      done.not_resumable.push_back(name);
+      if (comment || !settled.empty()) put_node(i, fx);
+      continue;
+    }
     if (state == "DRAIN" || state == "FAIL") n.drain = true;
     if (state == "DOWN") n.down = true;
     if (state == "RESUME" || state == "IDLE") {
@@ -171,19 +179,9 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
       n.reason_uid = who.uid;
       n.reason_user = who.user;
     }
-    if (comment) n.comment = *comment;
-    if (auto it = settled.find(i); it != settled.end()) n.updates = std::move(it->second);
     put_node(i, fx);
     if (state == "DOWN") node_lost(i, "set DOWN by " + who.describe(), now, fx);
-    done.updated.push_back(bridge_->cluster().nodes[i].name);
-  }
-  // Settings given with State=RESUME reach the nodes that did not resume too.
-  for (core::NodeIndex i : all) {
-    auto it = settled.find(i);
-    if (std::find(idx.begin(), idx.end(), i) != idx.end() || (it == settled.end() && !comment)) continue;
-    if (it != settled.end()) nodes_[i].updates = std::move(it->second);
-    if (comment) nodes_[i].comment = *comment;
-    put_node(i, fx);
+    done.updated.push_back(name);
   }
   fx.reschedule = true;
   return done;

@@ -98,7 +98,6 @@ Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string
                                 const std::vector<std::pair<std::string, std::string>>& node_payloads,
                                 std::optional<int64_t> next_job_id, int64_t now) {
   if (auto st = recover_nodes(node_payloads); !st) return st;
-  if (auto st = restore_node_updates(); !st) return st;
   for (const auto& [id, payload] : job_payloads) {
     if (auto st = recover_job(id, payload, now); !st) return st;
   }
@@ -123,7 +122,7 @@ Status ControllerState::recover_nodes(const std::vector<std::pair<std::string, s
     n.updates = {info.updates().begin(), info.updates().end()};
     n.comment = info.comment();
   }
-  return {};
+  return restore_node_updates();
 }
 
 Status ControllerState::recover_job(int64_t id, const std::string& payload, int64_t now) {

@@ -245,9 +245,8 @@ class ControllerState {
   // never held in memory at once: the nodes first, then every job record (a
   // finished job that MinJobAge has forgotten is read and dropped), then the
   // next job id (after the highest id seen), then the steps (steps.cpp).
+  // The nodes' admin state, and their scontrol settings laid over slurm.conf.
   Status recover_nodes(const std::vector<std::pair<std::string, std::string>>& node_payloads);
-  // After recover_nodes: the nodes' stored scontrol settings laid over slurm.conf.
-  Status restore_node_updates();
   Status recover_job(int64_t id, const std::string& payload, int64_t now);
   void recover_next_job_id(std::optional<int64_t> stored);
   // The same from records in hand.
@@ -543,12 +542,17 @@ class ControllerState {
   // Makes cfg (with its bridge and settings) the running configuration;
   // jobs' allocations and specs are resolved against it (reconfigure.cpp).
   void install_config(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings);
+  // cfg with the nodes' scontrol settings (NodeRt::updates) applied; a
+  // node's that no longer apply to it are left out, with a line in `notes`,
+  // and kept (node_update.cpp). restore_node_updates installs them after
+  // recovery.
+  config::ClusterConfig with_node_updates(config::ClusterConfig cfg, std::vector<std::string>& notes) const;
+  Status restore_node_updates();
   // cfg with partition_updates_ applied; the updates of partitions cfg no
   // longer has, or that no longer apply to it, are skipped: named in
   // `dropped`, with a line each in `notes` (partition_update.cpp).
   // Deletions and creations are applied first; a dropped deletion is named
   // "-NAME" in `dropped`. forget_partition_changes forgets what was dropped.
-  config::ClusterConfig with_node_updates(config::ClusterConfig cfg, std::vector<std::string>& notes) const;
   config::ClusterConfig with_partition_updates(config::ClusterConfig cfg, std::vector<std::string>& notes,
                                                std::vector<std::string>& dropped) const;
   void forget_partition_changes(const std::vector<std::string>& dropped);
