@@ -24,7 +24,8 @@ namespace {
 constexpr std::string_view kNeedsController =
     "Drover's scontrol has show job|node|partition|config|licenses|step|reservation|topology|aliases|daemons|hostnames|"
     "hostlist, update NodeName=/PartitionName=/JobId=, create/delete PartitionName=, hold, uhold, release, requeue, "
-    "requeuehold, suspend, resume, top, wait_job, write batch_script, ping, reconfigure, shutdown and version so far";
+    "requeuehold, suspend, resume, top, wait_job, write batch_script, ping, reconfigure, setdebug, setdebugflags, "
+    "shutdown and version so far";
 
 // A keyword or entity with the shortest abbreviation scontrol accepts for it.
 template <class Handler>

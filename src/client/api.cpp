@@ -335,6 +335,10 @@ ApiResult<v1::ShutdownReply> ControllerApi::shutdown(bool controller_only) {
   return call<v1::ShutdownReply>(v1::WIRE_SHUTDOWN, req);
 }
 
+ApiResult<v1::SetDebugReply> ControllerApi::set_debug(const v1::SetDebugRequest& req) {
+  return call<v1::SetDebugReply>(v1::WIRE_SET_DEBUG, req);
+}
+
 ApiResult<v1::ChangeReservationReply> ControllerApi::change_reservation(const v1::ChangeReservationRequest& req) {
   return call<v1::ChangeReservationReply>(v1::WIRE_CHANGE_RESERVATION, req);
 }

@@ -113,6 +113,8 @@ class ControllerApi {
   ApiResult<v1::ReconfigureReply> reconfigure();
   // scontrol shutdown [slurmctld]
   ApiResult<v1::ShutdownReply> shutdown(bool controller_only);
+  // scontrol setdebug / setdebugflags
+  ApiResult<v1::SetDebugReply> set_debug(const v1::SetDebugRequest& req);
   // scontrol create|update|delete ReservationName=; show reservation, sinfo -T.
   ApiResult<v1::ChangeReservationReply> change_reservation(const v1::ChangeReservationRequest& req);
   ApiResult<v1::GetReservationsReply> get_reservations();

@@ -54,6 +54,8 @@ class GrpcTransport final : public Transport {
                                                                             &C::GetReservations);
       case v1::WIRE_SHUTDOWN:
         return invoke<v1::ShutdownRequest, v1::ShutdownReply>(request, cluster_.get(), &C::Shutdown);
+      case v1::WIRE_SET_DEBUG:
+        return invoke<v1::SetDebugRequest, v1::SetDebugReply>(request, cluster_.get(), &C::SetDebug);
       case v1::WIRE_CREATE_STEP:
         return invoke<v1::CreateStepRequest, v1::CreateStepReply>(request, steps_.get(), &T::CreateStep);
       case v1::WIRE_GET_STEP: return invoke<v1::GetStepRequest, v1::GetStepReply>(request, steps_.get(), &T::GetStep);

@@ -27,6 +27,7 @@
 #include "common/duration.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "config/debug_levels.hpp"
 #include "config/model.hpp"
 
 namespace drover::client {
@@ -850,6 +851,58 @@ int run_show_daemons(const Invocation& inv) {
   return 0;
 }
 
+// setdebug and setdebugflags take one word, as Slurm's: says so otherwise.
+bool one_word(const Opts& o) {
+  if (o.words.size() == 2) return true;
+  std::fprintf(stderr, "too %s arguments for keyword:%s\n", o.words.size() < 2 ? "few" : "many", o.words[0].c_str());
+  return false;
+}
+
+// Sends a setdebug/setdebugflags change; `call` names it in a refusal
+// ("slurm_set_debug_level error: Permission denied", as Slurm's).
+int send_set_debug(ControllerApi& api, const Invocation& inv, const v1::SetDebugRequest& req, const char* call) {
+  auto reply = api.set_debug(req);
+  if (reply) return 0;
+  if (reply.error().unreachable) return report_failure(inv, api, reply.error());
+  constexpr int kPermissionDenied = 7;  // gRPC's PERMISSION_DENIED
+  std::fprintf(stderr, "%s error: %s\n", call,
+               reply.error().code == kPermissionDenied ? "Permission denied" : reply.error().message.c_str());
+  return 1;
+}
+
+// scontrol setdebug LEVEL: the controller's log detail (SlurmctldDebug's
+// words or 0-9) until its next restart or reconfigure. Silent on success, as Slurm's.
+int run_setdebug(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  if (!one_word(o)) return 1;
+  if (!config::parse_debug_level(o.words[1])) {
+    std::fprintf(stderr, "invalid debug level: %s\n", o.words[1].c_str());
+    return 1;
+  }
+  v1::SetDebugRequest req;
+  req.set_level(o.words[1]);
+  return send_set_debug(api, inv, req, "slurm_set_debug_level");
+}
+
+// scontrol setdebugflags +NAME[,NAME] | -NAME[,NAME]: adds DebugFlags
+// subsystems to the controller's log, or takes them away.
+int run_setdebugflags(ControllerApi& api, const Invocation& inv, const Opts& o) {
+  if (!one_word(o)) return 1;
+  const std::string& word = o.words[1];
+  if (word.empty() || (word[0] != '+' && word[0] != '-')) {
+    std::fprintf(stderr, "invalid debug flag: %s\nUsage: setdebugflags [+|-]NAME\n", word.c_str());
+    return 1;
+  }
+  const std::string names = word.substr(1);
+  if (auto flags = config::parse_debug_flags(names); !flags || names.empty()) {
+    if (!flags) std::fprintf(stderr, "scontrol: error: %s\n", flags.error().message.c_str());
+    std::fprintf(stderr, "invalid debug flag: %s\n", word.c_str());
+    return 1;
+  }
+  v1::SetDebugRequest req;
+  (word[0] == '+' ? req.mutable_add_flags() : req.mutable_remove_flags())->assign(names);
+  return send_set_debug(api, inv, req, "slurm_set_debug_flags");
+}
+
 bool needs_controller(const Opts& o) {
   if (o.words.empty()) return false;
   const std::string& k = o.words[0];
@@ -864,7 +917,7 @@ bool needs_controller(const Opts& o) {
   for (auto [name, min] : {std::pair<std::string_view, std::size_t>{"update", 1}, {"hold", 3}, {"uhold", 2},
                            {"release", 3}, {"requeue", 3}, {"requeuehold", 8}, {"ping", 3}, {"reconfigure", 3},
                            {"write", 2}, {"suspend", 2}, {"resume", 3}, {"top", 3}, {"shutdown", 3},
-                           {"create", 2}, {"delete", 3}, {"wait_job", 4}}) {
+                           {"create", 2}, {"delete", 3}, {"wait_job", 4}, {"setdebugflags", 9}, {"setdebug", 4}}) {
     if (abbrev(k, name, min)) return true;
   }
   return false;
@@ -935,6 +988,8 @@ int scontrol_main(const Args& args) {
   if (abbrev(k, "create", 2)) return run_create(*api, inv, o);
   if (abbrev(k, "delete", 3)) return run_delete(*api, inv, o);
   if (abbrev(k, "wait_job", 4)) return run_wait_job(*api, inv, o);
+  if (abbrev(k, "setdebugflags", 9)) return run_setdebugflags(*api, inv, o);
+  if (abbrev(k, "setdebug", 4)) return run_setdebug(*api, inv, o);
   return cli::scontrol_main(inv.args);
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/site_script.hpp"
 #include "common/strings.hpp"
+#include "config/debug_levels.hpp"
 #include "config/health_states.hpp"
 #include "config/doctor_internal.hpp"
 
@@ -171,6 +172,30 @@ void health_check_states(const Facts& f, Diagnostics& out) {
           "HealthCheckNodeState=IDLE,MIXED (or ANY, the default)");
 }
 
+// The daemons' log levels and DebugFlags: Slurm's daemons refuse to start
+// on a word they do not know; Drover's controller would log at info instead.
+void log_settings(const Facts& f, Diagnostics& out) {
+  auto loc_of = [&](const char* key) {
+    SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
+    if (auto it = f.cfg.passive_locs.find(key); it != f.cfg.passive_locs.end()) loc = it->second;
+    return loc;
+  };
+  for (const char* key : {"SlurmctldDebug", "SlurmdDebug", "SlurmctldSyslogDebug", "SlurmdSyslogDebug"}) {
+    const std::string* v = f.cfg.passive(key);
+    if (!v || parse_debug_level(*v)) continue;
+    out.add(Severity::kError, "debug-level-unknown", loc_of(key), key,
+            std::string(key) + "=" + *v + " is not a log level (Slurm's daemons would not start)",
+            std::string(key) + "=info (or quiet, fatal, error, verbose, debug, debug2 .. debug5, or 0-9)");
+  }
+  if (const std::string* v = f.cfg.passive("DebugFlags")) {
+    if (auto flags = parse_debug_flags(*v); !flags) {
+      out.add(Severity::kError, "debug-flag-unknown", loc_of("DebugFlags"), "DebugFlags",
+              "DebugFlags=" + *v + ": " + flags.error().message + " (Slurm's daemons would not start)",
+              "remove it, or name the subsystems of `man slurm.conf` (Backfill, Priority, Protocol, TraceJobs, ...)");
+    }
+  }
+}
+
 }  // namespace
 
 void check_policy(const Facts& f, Diagnostics& out) {
@@ -179,6 +204,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   weights(f, out);
   job_scripts_present(f, out);
   health_check_states(f, out);
+  log_settings(f, out);
 }
 
 }  // namespace drover::config::doctor

@@ -269,6 +269,17 @@ const std::vector<Case>& policy_cases() {
        {{W, "script-missing", "slurm.conf:7", {"/nonexistent/nhc does not exist", "checks nothing"}, {}},
         {E, "health-state-unknown", "slurm.conf:8", {"unknown state 'BUSY'", "ALLOC, ANY, CYCLE, IDLE and MIXED"},
          {}}}},
+      {"log levels and debug flags the daemons do not know",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["SlurmctldDebug"] = "loud";
+         b.cfg.passive_locs["SlurmctldDebug"] = at("slurm.conf", 7);
+         b.cfg.passive_values["SlurmdDebug"] = "debug3";
+         b.cfg.passive_locs["SlurmdDebug"] = at("slurm.conf", 8);
+         b.cfg.passive_values["DebugFlags"] = "Backfill,Sched";
+         b.cfg.passive_locs["DebugFlags"] = at("slurm.conf", 9);
+       },
+       {{E, "debug-level-unknown", "slurm.conf:7", {"SlurmctldDebug=loud is not a log level"}, {}},
+        {E, "debug-flag-unknown", "slurm.conf:9", {"DebugFlags=Backfill,Sched: Invalid DebugFlag: Sched"}, {}}}},
       {"prolog and epilog that cannot run",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["Prolog"] = "/nonexistent/drover/prolog.sh";

@@ -20,7 +20,7 @@ const char* const kPassiveGlobals[] = {
       "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes",
       "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
-      "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags", "DefCpuPerGPU", "DependencyParameters",
+      "CpuFreqDef", "CpuFreqGovernors", "CredType", "DefCpuPerGPU", "DependencyParameters",
       "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
@@ -37,7 +37,7 @@ const char* const kPassiveGlobals[] = {
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
       "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
-      "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldDebug", "SlurmctldLogFile",
+      "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldLogFile",
       "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
       "SlurmctldPrimaryOnProg", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug", "SlurmdLogFile",
       "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdUser",
@@ -77,7 +77,13 @@ std::vector<PassiveKey> passive_globals() {
                                    "`qos` (or all) only with a QOS their association allows; `limits` (or safe, "
                                    "all) enforces the associations' limits (sacctmgr's GrpTRES, GrpJobs, MaxJobs, "
                                    "MaxWall, ...; docs/accounting.md)"},
+      {"DebugFlags", "the controller: Backfill logs each full scheduling pass's figures, Protocol each call's "
+                     "answer, TraceJobs each change of a pending job's reason; the other subsystems are accepted "
+                     "and add nothing (`scontrol setdebugflags` changes them until a restart or reconfigure)"},
       {"DisableRootJobs", "the agents run root's jobs only with `NO`"},
+      {"SlurmctldDebug", "the controller's log: quiet, fatal, error (failures only), info (default: also each job "
+                         "submitted, started and ended), verbose, debug (also each scheduling pass), debug2 and up "
+                         "(also each call); `scontrol setdebug` changes it until a restart or reconfigure"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
       {"MailProg", "the controller: the program job mail (`--mail-type`) goes through, as `MailProg -s SUBJECT "

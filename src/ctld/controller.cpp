@@ -104,6 +104,8 @@ Status Controller::open(const ControllerOptions& opts) {
   std::string store_path = read->settings.state_dir + "/state.db";
   state_ = std::make_unique<ControllerState>(std::move(read->cfg), std::move(*bridge), std::move(read->settings));
   const Settings& s = state_->settings();
+  set_log_level(s.log_level);
+  set_log_flags(s.debug_flags);
 
   rpc::ServerOptions so;
   so.unix_socket_path = s.socket_path;
@@ -134,15 +136,15 @@ Status Controller::open(const ControllerOptions& opts) {
         post([this, job, step, node, restarts, reply = std::move(reply), error = std::move(error)] {
           Effects fx;
           if (step == kPrologOrderStep) {
-            if (!reply) log_line("prolog order of job " + std::to_string(job) + " to " + node + " failed: " + error);
+            if (!reply) log_error("prolog order of job " + std::to_string(job) + " to " + node + " failed: " + error);
             state_->prolog_result(job, restarts, node, reply, error, now(), fx);
           } else if (step >= 0) {
-            if (!reply) log_line("launch of step " + std::to_string(job) + "." + std::to_string(step) + " failed: " + error);
+            if (!reply) log_error("launch of step " + std::to_string(job) + "." + std::to_string(step) + " failed: " + error);
             state_->step_launch_result(job, step, node, reply, error, now(), fx);
           } else if (reply) {
             state_->launch_result(job, restarts, *reply, now(), fx);
           } else {
-            log_line("launch of job " + std::to_string(job) + " failed: " + error);
+            log_error("launch of job " + std::to_string(job) + " failed: " + error);
             state_->launch_unreachable(job, restarts, error, now(), fx);
           }
           fx.batch.may_wait = kAgentNewsMayWait;
@@ -324,7 +326,8 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
   // Mail, and PrologSlurmctld/EpilogSlurmctld, go once what they tell of or
   // start for is durable, with the batch's commands.
   auto after_durable = [this, prog = state_->settings().mail_prog, mails = std::move(fx.mails),
-                        scripts = std::move(fx.scripts)]() mutable {
+                        scripts = std::move(fx.scripts), lines = std::move(fx.log)]() mutable {
+    for (const auto& [level, line] : lines) log_at(level, line);
     if (!mails.empty() && mailer_) mailer_->send(prog, std::move(mails));
     for (auto& s : scripts) {
       if (scripts_) scripts_->start(std::move(s));
@@ -340,7 +343,7 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
                                          after_durable = std::move(after_durable)](const Status& st) mutable {
     done(st);
     if (!st) {
-      log_line("state store failed: " + st.error().message + "; stopping (a restart recovers every committed change)");
+      log_error("state store failed: " + st.error().message + "; stopping (a restart recovers every committed change)");
       store_failed_ = true;
       request_stop();
       return;
@@ -411,9 +414,12 @@ Result<std::vector<std::string>> Controller::reconfigure() {
   Effects fx;
   auto changes = state_->reconfigure(std::move(read->cfg), std::move(read->settings), now(), fx);
   if (!changes) {
-    log_line("scontrol reconfigure refused: " + changes.error().message);
+    log_error("scontrol reconfigure refused: " + changes.error().message);
     return changes.error();
   }
+  // Back to slurm.conf's SlurmctldDebug and DebugFlags, as Slurm's reconfigure.
+  set_log_level(settings().log_level);
+  set_log_flags(settings().debug_flags);
   log_line("reconfigured from " + opts_.conf_path + (changes->empty() ? "" : ": " + join(*changes, "; ")));
   for (const auto& w : warnings) log_line("reconfigure: " + w);
   last_full_pass_ = 0;  // the next tick plans the whole queue with the new configuration

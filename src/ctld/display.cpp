@@ -12,6 +12,7 @@
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "config/debug_levels.hpp"
 #include "config/tables.hpp"
 #include "ctld/accounting.hpp"
 #include "ctld/state.hpp"
@@ -389,6 +390,10 @@ std::string config_value(const std::string& key, const std::string& value) {
 std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
   std::vector<std::pair<std::string, std::string>> rows;
   std::set<std::string> seen;
+  // The log detail in force (scontrol setdebug/setdebugflags), not only slurm.conf's.
+  rows.emplace_back("SlurmctldDebug", std::string(config::debug_level_name(settings_.log_level)));
+  rows.emplace_back("DebugFlags", config::debug_flags_text(settings_.debug_flags));
+  seen.insert({"SlurmctldDebug", "DebugFlags"});
   for (const auto& def : config::global_keys().keys()) {
     rows.emplace_back(def.name, def.show(cfg_));
     seen.insert(def.name);

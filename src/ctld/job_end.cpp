@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ctld/accounting.hpp"
+#include "ctld/log.hpp"
 #include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 #include "ctld/steps.hpp"
@@ -54,6 +55,11 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   put_job(j, fx);
   mail_event(j, kMailEnd, now, fx);
   if (was_running && !settings_.epilog_slurmctld.empty()) fx.scripts.push_back(ctld_script(j, false));
+  if (log_enabled(config::kLogInfo)) {
+    fx.log.emplace_back(config::kLogInfo, log_name(r) + " ended: " + state_name(r.state()) + " ExitCode=" +
+                                              std::to_string(exit_code) + ":" + std::to_string(exit_signal) +
+                                              (why.empty() ? "" : " (" + why + ")"));
+  }
   counters_.completed += 1;
   if (r.state() == v1::COMPLETED) {
     counters_.completed_ok += 1;

@@ -256,4 +256,12 @@ std::vector<int32_t> gpu_indexes(const core::NodeSpec& n, const core::NodeTake& 
   return out;
 }
 
+std::string log_name(const v1::JobRecord& r) {
+  std::string out = "job " + std::to_string(r.job_id());
+  if (r.array_job_id() != 0 && r.array_task_id() >= 0) {
+    out += " (" + std::to_string(r.array_job_id()) + "_" + std::to_string(r.array_task_id()) + ")";
+  }
+  return out;
+}
+
 }  // namespace drover::ctld

@@ -61,6 +61,8 @@ bool holds_resources(const Job& j);
 
 // Slurm's state names ("PENDING", "OUT_OF_MEMORY").
 const char* state_name(v1::JobState s);
+// A job as the controller's log names it: "job 12", or "job 15 (12_3)" for an array element.
+std::string log_name(const v1::JobRecord& r);
 v1::JobState state_from_agent(const std::string& name);
 
 // The core's view of the record.

@@ -129,7 +129,7 @@ void ControllerState::epilogs_reported(core::NodeIndex ni, const v1::NodeReport&
     Job* j = find_job(done.job_id());
     if (!j || !has_node(j->rec, node)) continue;  // a repeated report
     if (done.failed()) {
-      log_line("epilog of job " + std::to_string(done.job_id()) + " failed on node " + node + ": " + done.message() +
+      log_error("epilog of job " + std::to_string(done.job_id()) + " failed on node " + node + ": " + done.message() +
                "; draining the node");
       drain_node(ni, "Epilog error", now, fx);
     }
@@ -181,7 +181,7 @@ void ControllerState::drain_node(core::NodeIndex ni, const std::string& reason, 
 void ControllerState::prolog_failed(Job& j, const std::string& node, const std::string& failure, int64_t now,
                                     Effects& fx) {
   v1::JobRecord& r = j.rec;
-  log_line("prolog of job " + std::to_string(r.job_id()) + " failed on node " + node + ": " + failure +
+  log_error("prolog of job " + std::to_string(r.job_id()) + " failed on node " + node + ": " + failure +
            "; draining the node");
   if (core::NodeIndex ni = bridge_->find_node(node); ni >= 0) drain_node(ni, "Prolog error", now, fx);
   if (!is_started(r)) return;
@@ -261,7 +261,7 @@ void ControllerState::prolog_result(int64_t job_id, int32_t restart_count, const
   }
   // Done, or not delivered: an unreachable node's Prolog runs before the
   // job's first step there instead (a node that stays silent is lost).
-  if (!reply) log_line("job " + std::to_string(job_id) + ": the Prolog order to " + node + " failed (" + error +
+  if (!reply) log_error("job " + std::to_string(job_id) + ": the Prolog order to " + node + " failed (" + error +
                        "); it runs with the job's first step there");
   j->prologs_pending.erase(ni);
   if (!j->prologs_pending.empty()) return;
@@ -300,7 +300,7 @@ void ControllerState::resume_configuring(Effects& fx) {
 void ControllerState::ctld_script_done(const CtldScript& s, const ScriptRun& run, int64_t now, Effects& fx) {
   const std::string what = s.prolog ? "PrologSlurmctld" : "EpilogSlurmctld";
   if (!run.ok()) {
-    log_line(what + " " + s.program + " of job " + std::to_string(s.job_id) + " failed: " + run.describe() +
+    log_error(what + " " + s.program + " of job " + std::to_string(s.job_id) + " failed: " + run.describe() +
              run.output_suffix(200));
   }
   if (!s.prolog) return;  // an EpilogSlurmctld changes nothing

@@ -2,13 +2,18 @@
 
 #include <sys/time.h>
 
+#include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
 
 namespace drover::ctld {
+namespace {
 
-void log_line(const std::string& message) {
+std::atomic<int> g_level{config::kLogInfo};
+std::atomic<config::DebugFlags> g_flags{0};
+
+void write_line(const std::string& message) {
   static std::mutex mu;
   struct timeval tv {};
   gettimeofday(&tv, nullptr);
@@ -21,5 +26,26 @@ void log_line(const std::string& message) {
                message.c_str());
   std::fflush(stderr);
 }
+
+}  // namespace
+
+bool log_enabled(int level) { return level <= g_level.load(std::memory_order_relaxed); }
+
+void log_at(int level, const std::string& message) {
+  if (log_enabled(level)) write_line(message);
+}
+
+void log_line(const std::string& message) { log_at(config::kLogInfo, message); }
+
+void log_error(const std::string& message) { log_at(config::kLogError, message); }
+
+bool log_flag(config::DebugFlag flag) {
+  return (g_flags.load(std::memory_order_relaxed) & config::bit(flag)) != 0 && log_enabled(config::kLogInfo);
+}
+
+void set_log_level(int level) { g_level.store(level, std::memory_order_relaxed); }
+int log_level() { return g_level.load(std::memory_order_relaxed); }
+void set_log_flags(config::DebugFlags flags) { g_flags.store(flags, std::memory_order_relaxed); }
+config::DebugFlags log_flags() { return g_flags.load(std::memory_order_relaxed); }
 
 }  // namespace drover::ctld

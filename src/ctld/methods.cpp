@@ -1,10 +1,13 @@
 #include "ctld/methods.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
+#include "config/debug_levels.hpp"
 #include "ctld/accounting.hpp"
 #include "ctld/controller.hpp"
+#include "ctld/log.hpp"
 #include "ctld/persist.hpp"
 #include "store/store.hpp"
 
@@ -40,11 +43,32 @@ void copy_results(Results&& from, google::protobuf::RepeatedPtrField<v1::JobResu
 
 }  // namespace
 
+Done logged(const google::protobuf::MessageLite& req, const Caller& who, Done done) {
+  if (!log_flag(config::flag_protocol()) && !log_enabled(config::kLogDebug2)) return done;
+  return [what = req.GetTypeName(), who = who.describe(), t0 = std::chrono::steady_clock::now(),
+          done = std::move(done)](int code, const std::string& error) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+    log_line("protocol: " + what + " from " + who + ": " +
+             (code == 0 ? std::string("OK") : "error " + std::to_string(code) + " (" + error + ")") + ", " +
+             std::to_string(us.count()) + " usec");
+    done(code, error);
+  };
+}
+
 void submit(Controller& c, const Caller& who, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done) {
   Effects fx;
   auto result = c.state().submit(who, req.job(), req.test_only(), c.now(), fx, req.header().request_id());
   if (!result) return done(kInvalidArgument, result.error().message);
   *rep = std::move(*result);
+  if (!req.test_only() && log_enabled(config::kLogInfo)) {
+    std::string line = "job " + std::to_string(rep->job_id()) + " submitted by " + who.describe();
+    if (auto it = c.state().jobs().find(rep->job_id()); it != c.state().jobs().end()) {
+      const v1::JobRecord& r = it->second.rec;
+      if (!r.array_text().empty()) line += ": Array=" + r.array_text();
+      line += (r.array_text().empty() ? ": " : " ") + std::string("Partition=") + r.partition();
+    }
+    fx.log.emplace_back(config::kLogInfo, std::move(line));
+  }
   header(req, rep);
   finish_after(c, std::move(fx), std::move(done));
 }
@@ -186,6 +210,45 @@ void shutdown(Controller& c, const Caller& who, const v1::ShutdownRequest& req, 
                 "only root, SlurmUser or an operator may shut the cluster down; you are " + who.describe());
   }
   rep->set_agents_told(c.shutdown(req.controller_only(), who.describe()));
+  header(req, rep);
+  done(0, "");
+}
+
+// scontrol setdebug / setdebugflags: the log detail changes at once, for
+// every thread that logs; it is not cluster state and is not stored (a
+// restart or reconfigure goes back to slurm.conf's, as Slurm's).
+void set_debug(Controller& c, const Caller& who, const v1::SetDebugRequest& req, v1::SetDebugReply* rep, Done done) {
+  if (!who.privileged) {
+    return done(kPermissionDenied,
+                "only root, SlurmUser or an operator may change the controller's log detail; you are " +
+                    who.describe());
+  }
+  const Settings& now = c.state().settings();
+  int level = now.log_level;
+  if (!req.level().empty()) {
+    auto parsed = config::parse_debug_level(req.level());
+    if (!parsed) return done(kInvalidArgument, "invalid debug level: " + req.level());
+    level = *parsed;
+  }
+  auto add = config::parse_debug_flags(req.add_flags());
+  if (!add) return done(kInvalidArgument, add.error().message);
+  auto remove = config::parse_debug_flags(req.remove_flags());
+  if (!remove) return done(kInvalidArgument, remove.error().message);
+  const config::DebugFlags flags = (now.debug_flags | *add) & ~*remove;
+  const bool changed = level != now.log_level || flags != now.debug_flags;
+  c.state().set_log_settings(level, flags);
+  // Said before a lower level would hide it, and after a higher one allows it.
+  if (changed) {
+    const std::string line = "scontrol setdebug by " + who.describe() + ": SlurmctldDebug=" +
+                             std::string(config::debug_level_name(level)) +
+                             " DebugFlags=" + config::debug_flags_text(flags);
+    set_log_level(std::max(level, log_level()));
+    log_line(line);
+  }
+  set_log_level(level);
+  set_log_flags(flags);
+  rep->set_level(std::string(config::debug_level_name(level)));
+  rep->set_flags(config::debug_flags_text(flags));
   header(req, rep);
   done(0, "");
 }

@@ -23,6 +23,11 @@ namespace methods {
 
 inline constexpr const char* kServerName = "drover-controller 0.1.0";
 
+// With DebugFlags=Protocol (or SlurmctldDebug=debug2 and up): `done`, which
+// also logs the call's answer (the request's type, the caller, the code and
+// how long it took); otherwise `done` itself.
+Done logged(const google::protobuf::MessageLite& req, const Caller& who, Done done);
+
 void submit(Controller& c, const Caller& who, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done);
 void get_jobs(Controller& c, const Caller& who, const v1::GetJobsRequest& req, v1::GetJobsReply* rep, Done done);
 void cancel(Controller& c, const Caller& who, const v1::CancelRequest& req, v1::CancelReply* rep, Done done);
@@ -45,6 +50,7 @@ void change_reservation(Controller& c, const Caller& who, const v1::ChangeReserv
 void get_reservations(Controller& c, const Caller& who, const v1::GetReservationsRequest& req,
                       v1::GetReservationsReply* rep, Done done);
 void shutdown(Controller& c, const Caller& who, const v1::ShutdownRequest& req, v1::ShutdownReply* rep, Done done);
+void set_debug(Controller& c, const Caller& who, const v1::SetDebugRequest& req, v1::SetDebugReply* rep, Done done);
 void status(Controller& c, const Caller& who, const v1::StatusRequest& req, v1::StatusReply* rep, Done done);
 void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::DiagReply* rep, Done done);
 void get_associations(Controller& c, const Caller& who, const v1::GetAssociationsRequest& req,

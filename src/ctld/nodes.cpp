@@ -134,7 +134,7 @@ void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& pr
     put_node(ni, fx);
   } else if (!problem.empty() && (!n.drain || (ours && n.reason != problem))) {
     // A drain by an admin (or for less than declared) keeps its own reason.
-    log_line("node " + name + ": " + problem + "; draining it");
+    log_error("node " + name + ": " + problem + "; draining it");
     drain_node(ni, problem, now, fx);
   }
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "common/hostlist.hpp"
+#include "ctld/log.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -207,6 +208,15 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     pc.last_reserved = result.stats.reserved;
     apply_cycle(result, pass, now, fx);
     node_reasons(result, now);
+    const bool full = pass == core::PassKind::kFull;
+    if ((full && log_flag(config::flag_backfill())) || log_enabled(config::kLogDebug)) {
+      fx.log.emplace_back(config::kLogInfo,
+                          std::string(full ? "backfill" : "sched") + ": " + std::to_string(result.stats.pending) +
+                              " pending, tested " + std::to_string(result.stats.tested) + ", started " +
+                              std::to_string(result.stats.started) + " (" + std::to_string(result.stats.backfilled) +
+                              " backfilled), planned " + std::to_string(result.stats.planned) + ", reserved " +
+                              std::to_string(result.stats.reserved) + ", " + std::to_string(us) + " usec");
+    }
   }
   for (const auto& [name, specs] : ci.in_reservation) {
     auto it = reservations_.find(name);
@@ -299,7 +309,12 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
     if (!j || !p.tested) continue;
     const bool own_hold = (p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin) &&
                           !j->rec.held_reason().empty();
-    j->rec.set_reason(own_hold ? j->rec.held_reason() : CoreBridge::reason_name(p.reason));
+    const std::string reason = own_hold ? j->rec.held_reason() : CoreBridge::reason_name(p.reason);
+    if (reason != j->rec.reason() && log_flag(config::flag_trace_jobs())) {
+      fx.log.emplace_back(config::kLogInfo, "trace: " + log_name(j->rec) + " pending, Reason " + j->rec.reason() +
+                                                " -> " + reason);
+    }
+    j->rec.set_reason(reason);
     j->rec.set_priority(p.priority);
     j->rec.set_last_sched_eval(now);
     j->never = p.never;
@@ -366,6 +381,14 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   if (!r.configuring()) configured(*j, fx);
   for (const auto& t : d.alloc.nodes) nodes_[t.node].last_busy = now;
   counters_.started += 1;
+  if (log_enabled(config::kLogInfo)) {
+    std::vector<std::string> names;
+    for (const auto& t : d.alloc.nodes) names.push_back(c.nodes[t.node].name);
+    fx.log.emplace_back(config::kLogInfo, log_name(r) + " started: NodeList=" + hostlist_compress(names) +
+                                              " CPUs=" + std::to_string(d.alloc.total_cpus()) + " Partition=" +
+                                              r.partition() +
+                                              (d.kind == core::StartKind::kBackfilled ? " (backfilled)" : ""));
+  }
 }
 
 void ControllerState::configured(Job& j, Effects& fx) {

@@ -50,9 +50,9 @@ template <class Req, class Rep, class Method>
 grpc::ServerUnaryReactor* serve(Controller& ctl, grpc::CallbackServerContext* ctx, const Req* req, Rep* rep,
                                 Method method) {
   return handle(ctl, ctx, req, [&ctl, req, rep, method](grpc::ServerUnaryReactor* r, const Caller& who) {
-    method(ctl, who, *req, rep, [r](int code, const std::string& error) {
+    method(ctl, who, *req, rep, methods::logged(*req, who, [r](int code, const std::string& error) {
       r->Finish(code == 0 ? grpc::Status::OK : status(static_cast<grpc::StatusCode>(code), error));
-    });
+    }));
   });
 }
 
@@ -127,6 +127,10 @@ class ClusterServiceImpl final : public v1::ClusterService::CallbackService {
   grpc::ServerUnaryReactor* GetReservations(grpc::CallbackServerContext* ctx, const v1::GetReservationsRequest* req,
                                             v1::GetReservationsReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::get_reservations);
+  }
+  grpc::ServerUnaryReactor* SetDebug(grpc::CallbackServerContext* ctx, const v1::SetDebugRequest* req,
+                                     v1::SetDebugReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::set_debug);
   }
   grpc::ServerUnaryReactor* Shutdown(grpc::CallbackServerContext* ctx, const v1::ShutdownRequest* req,
                                      v1::ShutdownReply* rep) override {

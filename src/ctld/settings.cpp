@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "common/strings.hpp"
+#include "config/debug_levels.hpp"
 #include "config/health_states.hpp"
 #include "ctld/state.hpp"
 
@@ -106,6 +107,24 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.max_array_size = cfg.max_array_size;
   s.max_job_count = cfg.max_job_count;
   s.bf_interval_s = std::max<int64_t>(cfg.sched.bf_interval, 1);
+  // SlurmctldDebug and DebugFlags: Slurm's controller does not start on a word it does not know.
+  auto where = [&](const char* key) {
+    auto it = cfg.passive_locs.find(key);
+    return it == cfg.passive_locs.end() || !it->second.known() ? conf_path : it->second.str();
+  };
+  if (const std::string* level = cfg.passive("SlurmctldDebug")) {
+    auto parsed = config::parse_debug_level(*level);
+    if (!parsed) {
+      return make_error(where("SlurmctldDebug") + ": SlurmctldDebug=" + *level +
+                        " is not a log level (quiet, fatal, error, info, verbose, debug, debug2 .. debug5, or 0-9)");
+    }
+    s.log_level = *parsed;
+  }
+  if (const std::string* flags = cfg.passive("DebugFlags")) {
+    auto parsed = config::parse_debug_flags(*flags);
+    if (!parsed) return make_error(where("DebugFlags") + ": DebugFlags=" + *flags + ": " + parsed.error().message);
+    s.debug_flags = *parsed;
+  }
   if (const std::string* enforce = cfg.passive("AccountingStorageEnforce")) {
     for (const auto& word : split(*enforce, ',')) {
       for (const char* implies : {"associations", "limits", "qos", "safe", "wckeys", "all"}) {

@@ -51,6 +51,8 @@ struct Settings {
   int64_t max_array_size = 1001;
   int64_t max_job_count = 10000;
   int64_t bf_interval_s = 30;       // full scheduling pass
+  int log_level = 3;                // SlurmctldDebug (config::kLogInfo); scontrol setdebug changes the log's
+  uint64_t debug_flags = 0;         // DebugFlags (config::DebugFlags); scontrol setdebugflags too
   bool return_to_service = false;   // ReturnToService >= 1
   bool job_requeue = true;          // JobRequeue (default requeue on node failure)
   // AccountingStorageEnforce names associations (or limits, qos, safe,
@@ -134,6 +136,9 @@ struct Effects {
   std::vector<AgentCommand> commands;
   std::vector<Mail> mails;  // sent (MailProg) once the batch is durable
   std::vector<CtldScript> scripts;  // PrologSlurmctld/EpilogSlurmctld runs, started once the batch is durable
+  // Log lines (log.hpp) written once the batch is durable: a job is said to
+  // have started when its start is stored. Make one only when log_enabled.
+  std::vector<std::pair<int, std::string>> log;
   bool reschedule = false;
 };
 
@@ -317,6 +322,13 @@ class ControllerState {
   // SlurmdParameters) or removes a partition a pending or running job is in.
   // Returns the changes worth logging.
   Result<std::vector<std::string>> reconfigure(config::ClusterConfig cfg, Settings settings, int64_t now, Effects& fx);
+  // scontrol setdebug/setdebugflags: the log detail scontrol show config
+  // shows (the log itself is log.hpp's). Not stored: a restart or a
+  // reconfigure goes back to slurm.conf's, as Slurm's.
+  void set_log_settings(int level, uint64_t flags) {
+    settings_.log_level = level;
+    settings_.debug_flags = flags;
+  }
 
   // ---- scontrol update PartitionName= (partition_update.cpp) ----
   // Root, SlurmUser and operators. Applies Key=Value as on the partition's

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/strings.hpp"
+#include "config/debug_levels.hpp"
 #include "config/parse.hpp"
 #include "ctld/persist.hpp"
 #include "ctld/state_test_support.hpp"
@@ -2298,6 +2299,42 @@ TEST(ControllerState, TopPutsTheNamedJobsFirstInTheirUsersQueue) {
       EXPECT_EQ(top(user(1001, "bob"), {4}), "Access/permission denied;");
     }
   }
+}
+
+// SlurmctldDebug and DebugFlags: the controller starts logging at them (and
+// scontrol show config shows them); a word Slurm does not know stops it at
+// start, naming the line, as it stops Slurm's.
+TEST(ControllerState, SettingsReadTheLogLevelAndDebugFlags) {
+  const std::string base = "ClusterName=t\nSlurmctldHost=localhost\nNodeName=n1 CPUs=4\nPartitionName=p Nodes=n1\n";
+  auto read = [&](const std::string& extra) {
+    return settings_from_config(config::parse_slurm_conf_text(base + extra, "test.conf"), "test.conf");
+  };
+  auto plain = read("");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->log_level, config::kLogInfo);
+  EXPECT_EQ(plain->debug_flags, 0u);
+  auto set = read("SlurmctldDebug=debug2\nDebugFlags=priority,Backfill\n");
+  ASSERT_TRUE(set) << set.error().message;
+  EXPECT_EQ(set->log_level, config::kLogDebug2);
+  EXPECT_EQ(config::debug_flags_text(set->debug_flags), "Backfill,Priority");
+  auto loud = read("SlurmctldDebug=loud\n");
+  ASSERT_FALSE(loud);
+  EXPECT_EQ(loud.error().message,
+            "test.conf:5:1: SlurmctldDebug=loud is not a log level (quiet, fatal, error, info, verbose, debug, debug2 .. "
+            "debug5, or 0-9)");
+  auto flag = read("DebugFlags=Backfill,Sched\n");
+  ASSERT_FALSE(flag);
+  EXPECT_EQ(flag.error().message, "test.conf:5:1: DebugFlags=Backfill,Sched: Invalid DebugFlag: Sched");
+
+  auto st = make_state("SlurmctldDebug=debug2\nDebugFlags=priority,Backfill\n");
+  std::map<std::string, std::string> shown;
+  for (const auto& e : st->config_entries()) shown[e.key()] = e.value();
+  EXPECT_EQ(shown["SlurmctldDebug"], "debug2");
+  EXPECT_EQ(shown["DebugFlags"], "Backfill,Priority");
+  st->set_log_settings(config::kLogQuiet, 0);
+  for (const auto& e : st->config_entries()) shown[e.key()] = e.value();
+  EXPECT_EQ(shown["SlurmctldDebug"], "quiet");
+  EXPECT_EQ(shown["DebugFlags"], "(null)");
 }
 
 }  // namespace

@@ -46,11 +46,11 @@ Outcome call(Controller& ctl, int fd, const Caller& who, const std::string& payl
   auto promise = std::make_shared<std::promise<Outcome>>();
   auto future = promise->get_future();
   ctl.post([&ctl, fd, who, req, rep, promise, method] {
-    method(ctl, who, *req, rep.get(), [fd, rep, promise](int code, const std::string& error) {
+    method(ctl, who, *req, rep.get(), methods::logged(*req, who, [fd, rep, promise](int code, const std::string& error) {
       Outcome out{rpc::encode_frame(static_cast<uint16_t>(code), code == 0 ? rep->SerializeAsString() : error), 0};
       out.sent = rpc::send_now(fd, out.frame);
       promise->set_value(std::move(out));
-    });
+    }));
   });
   return future.get();
 }
@@ -77,6 +77,7 @@ Outcome dispatch(Controller& c, int fd, const Caller& who, uint16_t method, cons
     case v1::WIRE_GET_RESERVATIONS:
       return call<v1::GetReservationsRequest, v1::GetReservationsReply>(c, fd, who, p, m::get_reservations);
     case v1::WIRE_SHUTDOWN: return call<v1::ShutdownRequest, v1::ShutdownReply>(c, fd, who, p, m::shutdown);
+    case v1::WIRE_SET_DEBUG: return call<v1::SetDebugRequest, v1::SetDebugReply>(c, fd, who, p, m::set_debug);
     case v1::WIRE_CREATE_STEP: return call<v1::CreateStepRequest, v1::CreateStepReply>(c, fd, who, p, m::create_step);
     case v1::WIRE_GET_STEP: return call<v1::GetStepRequest, v1::GetStepReply>(c, fd, who, p, m::get_step);
     case v1::WIRE_GET_STEPS: return call<v1::GetStepsRequest, v1::GetStepsReply>(c, fd, who, p, m::get_steps);

@@ -810,6 +810,82 @@ TEST(Config, ReconfigureAppliesAnEditedSlurmConfOrSaysWhatNeedsARestart) {
   }
 }
 
+// scontrol setdebug / setdebugflags: what the controller logs changes at
+// once (quiet hides a job's submitted/started/ended lines; Protocol,
+// Backfill and TraceJobs add theirs), scontrol show config shows it, a plain
+// user may not change it, and a reconfigure goes back to slurm.conf's, as
+// Slurm 22.05 does (its messages checked on the anchor cluster).
+TEST(Config, ScontrolSetdebugChangesWhatTheControllerLogsUntilReconfigure) {
+  ClusterDef def = small_cluster();
+  def.extra = {"SchedulerParameters=bf_interval=1", "DebugFlags=TraceJobs"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto config = [&](const std::string& key) {
+    for (const auto& line : lines_of(c.run("scontrol", {"show", "config"}).out)) {
+      if (line.rfind(key + " ", 0) == 0) return line.substr(line.find("= ") + 2);
+    }
+    return std::string("(absent)");
+  };
+  auto logged = [&](const std::string& text) { return c.log("controller").find(text) != std::string::npos; };
+  EXPECT_EQ(config("SlurmctldDebug"), "info");
+  EXPECT_EQ(config("DebugFlags"), "TraceJobs");
+
+  std::string a = std::to_string(c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(a)) << c.last_error();
+  EXPECT_TRUE(eventually([&] { return logged("job " + a + " ended: COMPLETED ExitCode=0:0"); }, 5s))
+      << c.log("controller");
+  EXPECT_TRUE(logged("job " + a + " submitted by root(0): Partition=compute"));
+  EXPECT_TRUE(logged("job " + a + " started: NodeList="));
+
+  auto quiet = c.run("scontrol", {"setdebug", "quiet"});
+  ASSERT_EQ(quiet.rc, 0) << quiet.err;
+  EXPECT_EQ(quiet.out + quiet.err, "");
+  EXPECT_EQ(config("SlurmctldDebug"), "quiet");
+  std::string b = std::to_string(c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(b)) << c.last_error();
+  EXPECT_FALSE(logged("job " + b + " submitted")) << c.log("controller");
+
+  ASSERT_EQ(c.run("scontrol", {"setdebug", "info"}).rc, 0);
+  auto add = c.run("scontrol", {"setdebugflags", "+backfill,Protocol"});
+  ASSERT_EQ(add.rc, 0) << add.err;
+  EXPECT_EQ(config("DebugFlags"), "Backfill,Protocol,TraceJobs");
+  std::string hog =
+      std::to_string(c.submit({"-p", "compute", "-w", "cpu1", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(c.wait_state(hog, {"RUNNING"}));
+  std::string waits = std::to_string(c.submit({"-p", "compute", "-w", "cpu1", "-o", "/dev/null", "--wrap", "true"}));
+  EXPECT_TRUE(eventually([&] { return c.reason(waits) == "Resources"; }, 5s)) << c.reason(waits);
+  EXPECT_TRUE(eventually([&] { return logged("trace: job " + waits + " pending, Reason ") && logged("backfill: "); },
+                         5s))
+      << c.log("controller");
+  EXPECT_TRUE(logged("-> Resources")) << c.log("controller");
+  EXPECT_TRUE(logged("protocol: drover.v1.SubmitRequest from root(0): OK, ")) << c.log("controller");
+  ASSERT_EQ(c.run("scontrol", {"setdebugflags", "-protocol"}).rc, 0);
+  EXPECT_EQ(config("DebugFlags"), "Backfill,TraceJobs");
+
+  // Each refusal: exit 1 and Slurm's words.
+  auto refused = [](const CmdResult& r, const std::string& err) {
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(r.err, err);
+  };
+  refused(c.run("scontrol", {"setdebug", "loud"}), "invalid debug level: loud\n");
+  refused(c.run("scontrol", {"setdebugflags", "+nosuch"}),
+          "scontrol: error: Invalid DebugFlag: nosuch\ninvalid debug flag: +nosuch\n");
+  refused(c.run("scontrol", {"setdebugflags", "backfill"}),
+          "invalid debug flag: backfill\nUsage: setdebugflags [+|-]NAME\n");
+  if (auto user = ensure_user("droveruser")) {
+    refused(c.run("scontrol", {"setdebug", "debug"}, user->as()), "slurm_set_debug_level error: Permission denied\n");
+    refused(c.run("scontrol", {"setdebugflags", "+Gres"}, user->as()),
+            "slurm_set_debug_flags error: Permission denied\n");
+    EXPECT_EQ(config("DebugFlags"), "Backfill,TraceJobs");
+  }
+
+  ASSERT_EQ(c.run("scontrol", {"setdebug", "debug3"}).rc, 0);
+  auto re = c.run("scontrol", {"reconfigure"});
+  ASSERT_EQ(re.rc, 0) << re.err;
+  EXPECT_EQ(config("SlurmctldDebug"), "info");
+  EXPECT_EQ(config("DebugFlags"), "TraceJobs");
+}
+
 // scontrol update PartitionName=: a partition taken DOWN keeps its jobs
 // pending (PartitionDown) and stays down across a kill -9 of the
 // controller; State=UP lets them run. A plain user may not do it.
