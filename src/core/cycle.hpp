@@ -19,6 +19,9 @@
 
 namespace drover::core {
 
+// a + b, or kForever when that reaches it (b may be kForever).
+inline Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
+
 // Nodes with one configuration, partition set, features and weight.
 struct NodeClass {
   const NodeSpec* spec = nullptr;  // the first member's (all members are alike)
@@ -416,6 +419,26 @@ struct Scheduler::Impl {
   uint32_t held_off = 0;
   std::vector<uint32_t> held_off_mark;  // per node
   uint32_t held_off_stamp = 0;          // the last stamp given
+  // --exclusive=user and ExclusiveUser=YES: per node, whose jobs hold it
+  // over which times (running jobs until their end, jobs started or given a
+  // reservation this cycle over their window), and whether each is
+  // user-exclusive. Two jobs of different users conflict on a node when
+  // either is user-exclusive and their windows overlap. Empty when no job
+  // of the cycle, running or pending, is user-exclusive: nothing to check.
+  struct UserHold {
+    const std::string* user = nullptr;
+    bool exclusive = false;
+    Time from = 0, to = kForever;
+  };
+  std::vector<std::vector<UserHold>> node_users;
+  bool user_exclusive(const JobSpec& job, int32_t partition) const {
+    return job.exclusive_user || c.partitions[static_cast<size_t>(partition)].exclusive_user;
+  }
+  void collect_node_users(const CycleInput& input);
+  void add_node_users(const std::vector<NodeIndex>& nodes, const JobSpec& job, bool exclusive, Time from, Time to);
+  // The end of the last hold on node n that conflicts with `job` over
+  // [from, to) (so the job may not be there before it), or 0 when none does.
+  Time user_blocked_until(NodeIndex n, const JobSpec& job, int32_t partition, Time from, Time to) const;
   // Earliest start at or after not_before within the window.
   std::optional<Placement> plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation, Time not_before);
   void commit(const PartChoice& pc, const Placement& p, Time end);  // take the resources in the profile

@@ -82,6 +82,7 @@ struct JobSpec {
   std::string nodelist;                  // -w hostlist
   std::string exclude;                   // -x hostlist
   bool exclusive = false;                // --exclusive
+  bool exclusive_user = false;           // --exclusive=user: shares nodes with this user's jobs only
 
   Seconds time_limit = -1;               // -t; -1 = partition default; kInfinite = UNLIMITED
   Hold hold = Hold::kNone;

@@ -16,8 +16,6 @@ namespace drover::core {
 
 namespace {
 
-Time sat_add(Time a, Time b) { return b >= kForever - a ? kForever : a + b; }
-
 Time eligible_since(const JobSpec& job) {
   if (job.eligible_time > 0) return job.eligible_time;
   return std::max(job.submit_time, job.begin_time);
@@ -673,6 +671,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
   if (c.sched.policy == QueuePolicy::kFcfs) depth = INT64_MAX;
 
   Names names = collect_names(input);
+  collect_node_users(input);
   std::vector<uint8_t> part_waiting(c.partitions.size(), 0);
   std::vector<Time> part_block_start(c.partitions.size(), kNoPlan);  // FCFS: a job waits here from then
   std::vector<uint8_t> class_waiting(classes.size(), 0);
@@ -881,6 +880,9 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       limits_of(&job, sd.qos, sd.partition, sd.alloc, la);
       count_limits(la, +1);
       if (names.used) names.active.insert({job.user, job.name});
+      if (!node_users.empty()) {
+        add_node_users(now_fit->nodes, job, user_exclusive(job, sd.partition), now, round_up(sat_add(now, d)));
+      }
       ++out.stats.started;
       if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
       if (reservations > 0) ++out.stats.started_behind_reservation;
@@ -910,6 +912,9 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       if (fcfs) block(shown.partition, later->start);
       const Time end = round_up(sat_add(later->start, duration(shown)));
       bool deferring = false;
+      if (reserve && !node_users.empty()) {
+        add_node_users(later->nodes, job, user_exclusive(job, shown.partition), later->start, end);
+      }
       if (reserve) {
         // Once the walk is settled no later search reads the profiles: the
         // reservation is the plan's alone.

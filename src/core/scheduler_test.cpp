@@ -265,6 +265,73 @@ TEST(Backfill, ShortJobBackfillsLongJobWaits) {
   EXPECT_EQ(waiting(r, 3)->nodes, std::vector<NodeIndex>{1});
 }
 
+// --exclusive=user (Slurm 22.05 on the anchor cluster): the job takes what
+// it asks for, and shares its node with its own user's jobs only; another
+// user's job waits for it (and a user-exclusive job for the other users'
+// jobs), planned for when they end; a later user-exclusive job of the first
+// user may not start into that plan.
+TEST(Placement, ExclusiveUserSharesNodesOnlyWithTheSameUser) {
+  ClusterBuilder b;
+  b.add(node("n1", 32, 128000));
+  b.partition("p", {"n1"}, true);
+  Cluster c = b.build();
+  c.sched.bf_resolution = 1;
+  Scheduler s(c);
+  Jobs run_jobs;
+  JobSpec& mine = run_jobs.add(90);
+  mine.user = "root";
+  mine.exclusive_user = true;
+  std::vector<RunningJob> run = {running(c, &mine, {"n1"}, 1, 1024, 0, 900, 2000)};
+  Jobs jobs;
+  JobSpec& same = jobs.add(1);  // root's, not exclusive: shares with root's
+  same.user = "root";
+  same.time_limit = 500;
+  JobSpec& other = jobs.add(2);  // alice's: waits until root's user-exclusive job ends
+  other.time_limit = 600;
+  CycleResult r = cycle(s, jobs, run);
+  const StartDecision* d = started(r, 1);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->alloc.nodes[0].cpus, 1) << "not the whole node";
+  EXPECT_FALSE(d->alloc.exclusive);
+  const PendingPlan* p = waiting(r, 2);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->reason, Reason::kResources);
+  EXPECT_EQ(p->start, 2000);
+  EXPECT_TRUE(p->reserved);
+
+  // Root's next user-exclusive job would run into alice's plan: it waits.
+  Jobs later;
+  JobSpec& alice = later.add(2);
+  alice.time_limit = 600;
+  JobSpec& again = later.add(3);
+  again.user = "root";
+  again.exclusive_user = true;
+  again.time_limit = 3000;
+  r = cycle(s, later, run);
+  EXPECT_EQ(started(r, 3), nullptr);
+  ASSERT_NE(waiting(r, 2), nullptr);
+  EXPECT_EQ(waiting(r, 2)->start, 2000);
+  // One that ends before it may run beside root's own.
+  again.time_limit = 900;
+  again.revision += 1;
+  r = cycle(s, later, run);
+  EXPECT_NE(started(r, 3), nullptr);
+
+  // The other way round: alice's job runs; root's user-exclusive job waits for its end.
+  Jobs alice_run;
+  JobSpec& hers = alice_run.add(80);
+  std::vector<RunningJob> run2 = {running(c, &hers, {"n1"}, 1, 1024, 0, 900, 1500)};
+  Scheduler s2(c);
+  Jobs pend2;
+  JobSpec& ux = pend2.add(4);
+  ux.user = "root";
+  ux.exclusive_user = true;
+  r = cycle(s2, pend2, run2);
+  EXPECT_EQ(started(r, 4), nullptr);
+  ASSERT_NE(waiting(r, 4), nullptr);
+  EXPECT_EQ(waiting(r, 4)->start, 1500);
+}
+
 // An advance reservation on c1 and c2 from 1000 + 3600 to 1000 + 7200,
 // seen by jobs outside it: a job that would run into the window waits for
 // its end; one that ends before it starts now; a running job's part stays.

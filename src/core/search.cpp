@@ -130,8 +130,21 @@ struct SearchCtx {
   size_t alt;
   Time d;
   Time not_before = 0;  // plans start no earlier (FCFS: behind the first waiting job)
+  const JobSpec* job = nullptr;
+  bool start_now = false;  // a search for a start now (else for a plan)
+  // Some nodes the job's class allows may still not take it: -w/-x, or
+  // user exclusivity (then what one search learns is not for other jobs).
+  bool filtered() const { return needs_filter(pc.demand) || !s.node_users.empty(); }
+  // Another user's job holds node n, now or (for a start now) over the job's
+  // run, which user exclusivity forbids sharing with.
+  bool user_blocked(NodeIndex n) const {
+    const Time from = std::max(s.now, not_before);
+    const Time to = start_now ? sat_add(s.now, d) : from + 1;
+    return s.user_blocked_until(n, *job, pc.partition, from, to) > 0;
+  }
   bool eligible(NodeIndex n) const {
     if (s.held_off != 0 && s.held_off_mark[static_cast<size_t>(n)] == s.held_off) return false;
+    if (!s.node_users.empty() && job && user_blocked(n)) return false;
     return !needs_filter(pc.demand) || node_eligible(pc.demand, s.c, n, alt);
   }
 };
@@ -161,7 +174,7 @@ std::optional<Placement> single_now(SearchCtx& x, const std::vector<ClassNeed>& 
           amount.data(), x.d, x.s.now, best, who, key, x.s.prof,
           [&](NodeIndex n) { return x.eligible(n) && (pass == 1 || !strands(cls, x.s.prof[n], x.s.now, amount)); },
           false, [](NodeIndex) { return int64_t{0}; });
-      if (who < 0 && pass == passes - 1 && !needs_filter(x.pc.demand)) {
+      if (who < 0 && pass == passes - 1 && !x.filtered()) {
         x.s.frontier.learn(cn.cls, amount, x.d, 1, x.s.now + 1);
       }
       if (who >= 0) {
@@ -179,7 +192,7 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
                                    int32_t tpn, int32_t tasks) {
   // Quick "no": not enough idle nodes now (jobs taking whole nodes' cores),
   // or learnt this cycle that a job needing no more could not start now.
-  bool single = classes.size() == 1 && !needs_filter(x.pc.demand);
+  bool single = classes.size() == 1 && !x.filtered();
   if (single && (x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k) > x.s.now ||
                  !x.s.idle_now(classes[0], k, x.d))) {
     return std::nullopt;
@@ -296,10 +309,9 @@ void order_by_rank(Placement& p, const Scheduler::Impl& s) {
 }  // namespace
 
 std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const JobSpec& job) {
-  (void)job;
   const Demand& d = pc.demand;
   for (size_t alt = 0; alt < pc.alts.size(); ++alt) {
-    SearchCtx x{*this, pc, alt, duration(pc)};
+    SearchCtx x{*this, pc, alt, duration(pc), 0, &job, true};
     const auto& classes = pc.alts[alt];
     std::optional<Placement> p;
     if (d.fixed_shape()) {
@@ -363,12 +375,39 @@ std::optional<Placement> single_later(SearchCtx& x, const std::vector<ClassNeed>
     }
     // Learn only unconditioned answers: a plan held behind not_before says
     // nothing about how early the class could take the job.
-    if (!needs_filter(x.pc.demand) && x.not_before <= x.s.now) {
+    if (!x.filtered() && x.not_before <= x.s.now) {
       Time learnt = who != before_who ? best : std::min(class_best, idx.window_end());
       if (who == before_who && class_best == kNever) learnt = idx.window_end();
       x.s.frontier.learn(cn.cls, amount, x.d, 1, learnt);
     }
     if (who != before_who) chosen = &amount;
+  }
+  // Nodes passed over because another user's job holds them now (user
+  // exclusivity): each may take the job once no such hold overlaps its run.
+  if (!x.s.node_users.empty()) {
+    for (size_t i = 0; i < classes.size(); ++i) {
+      const std::vector<int64_t>& amount = amounts ? (*amounts)[i] : classes[i].amount;
+      if (amount.empty()) continue;
+      for (NodeIndex n : x.s.classes[classes[i].cls].members) {
+        if (!x.user_blocked(n)) continue;
+        if (needs_filter(x.pc.demand) && !node_eligible(x.pc.demand, x.s.c, n, x.alt)) continue;
+        Time t = std::max(x.s.now, x.not_before);
+        for (int tries = 0; tries < 8 && t < best; ++tries) {
+          if (Time until = x.s.user_blocked_until(n, *x.job, x.pc.partition, t, sat_add(t, x.d)); until > 0) {
+            t = until;
+            continue;
+          }
+          Time fit = x.s.prof[n].earliest_fit(amount.data(), x.d, t, best);
+          if (fit == t) {
+            best = t;
+            who = n;
+            chosen = &amount;
+            break;
+          }
+          t = fit;
+        }
+      }
+    }
   }
   if (who < 0) return std::nullopt;
   Placement p;
@@ -386,7 +425,7 @@ std::optional<Placement> multi_later(SearchCtx& x, const std::vector<ClassNeed>&
   Time t = kNever;
   for (const ClassNeed& cn : classes) t = std::min(t, x.s.frontier.lower_bound(cn.cls, cn.amount, x.d, 1));
   t = std::max({t == kNever ? x.s.now : t, x.s.now, x.not_before});
-  bool learn = classes.size() == 1 && !needs_filter(x.pc.demand) && x.not_before <= x.s.now;
+  bool learn = classes.size() == 1 && !x.filtered() && x.not_before <= x.s.now;
   if (learn) t = std::max(t, x.s.frontier.lower_bound(classes[0].cls, classes[0].amount, x.d, k));
   if (classes.size() == 1) {
     t = x.s.idle_bound(classes[0], k, x.d, t);
@@ -483,11 +522,10 @@ std::optional<Placement> spread_later(SearchCtx& x, const std::vector<ClassNeed>
 
 std::optional<Placement> Scheduler::Impl::plan_later(const PartChoice& pc, const JobSpec& job, bool for_reservation,
                                                      Time not_before) {
-  (void)job;
   const Demand& d = pc.demand;
   std::optional<Placement> best;
   for (size_t alt = 0; alt < pc.alts.size(); ++alt) {
-    SearchCtx x{*this, pc, alt, duration(pc), not_before};
+    SearchCtx x{*this, pc, alt, duration(pc), not_before, &job};
     const auto& classes = pc.alts[alt];
     if (classes.empty()) continue;
     std::optional<Placement> p;
@@ -542,6 +580,41 @@ Time Scheduler::Impl::idle_bound(const ClassNeed& cn, int32_t k, Time d, Time fr
   int64_t need = k;
   Time t = idle_of(cn.cls).earliest_fit(&need, d, from, window_end());
   return t;
+}
+
+void Scheduler::Impl::collect_node_users(const CycleInput& input) {
+  node_users.clear();
+  bool any = std::any_of(c.partitions.begin(), c.partitions.end(), [](const PartitionSpec& p) { return p.exclusive_user; });
+  any = any || std::any_of(input.running.begin(), input.running.end(),
+                           [](const RunningJob& r) { return r.spec && r.spec->exclusive_user; });
+  any = any || std::any_of(input.pending.begin(), input.pending.end(),
+                           [](const JobSpec* j) { return j->exclusive_user; });
+  if (!any) return;
+  node_users.resize(c.nodes.size());
+  std::vector<NodeIndex> nodes;
+  for (const RunningJob& r : input.running) {
+    if (!r.spec) continue;
+    nodes.clear();
+    for (const NodeTake& t : r.alloc.nodes) nodes.push_back(t.node);
+    add_node_users(nodes, *r.spec, user_exclusive(*r.spec, r.partition), 0, held_end(r));
+  }
+}
+
+void Scheduler::Impl::add_node_users(const std::vector<NodeIndex>& nodes, const JobSpec& job, bool exclusive,
+                                     Time from, Time to) {
+  if (node_users.empty()) return;
+  for (NodeIndex n : nodes) node_users[static_cast<size_t>(n)].push_back(UserHold{&job.user, exclusive, from, to});
+}
+
+Time Scheduler::Impl::user_blocked_until(NodeIndex n, const JobSpec& job, int32_t partition, Time from,
+                                         Time to) const {
+  const bool mine = user_exclusive(job, partition);
+  Time until = 0;
+  for (const UserHold& h : node_users[static_cast<size_t>(n)]) {
+    if (h.from >= to || h.to <= from || *h.user == job.user || !(h.exclusive || mine)) continue;
+    until = std::max(until, h.to);
+  }
+  return until;
 }
 
 void Scheduler::Impl::commit(const PartChoice& pc, const Placement& p, Time end) {

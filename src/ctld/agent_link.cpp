@@ -3,9 +3,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <mutex>
 
 #include "drover/v1/agent.grpc.pb.h"
@@ -83,6 +86,29 @@ struct AgentLink::Impl {
 
   // Sends one command; `after` (may be empty) runs once it is answered or has failed.
   void dispatch(const AgentCommand& cmd, std::function<void()> after);
+
+  // Calls whose callbacks have not ended yet: the link outlives them, since
+  // they use it (its stubs, its queues, the callbacks it was given).
+  // The contexts of those not answered yet, which the link's end cancels.
+  std::mutex calls_mu;
+  std::condition_variable calls_cv;
+  int64_t calls = 0;
+  std::set<grpc::ClientContext*> live;
+  void begin_call(grpc::ClientContext* ctx) {
+    std::lock_guard<std::mutex> lock(calls_mu);
+    ++calls;
+    live.insert(ctx);
+  }
+  // First in a callback: its context is about to go.
+  void settled(grpc::ClientContext* ctx) {
+    std::lock_guard<std::mutex> lock(calls_mu);
+    live.erase(ctx);
+  }
+  // Last in a callback: nothing of it uses the link any more.
+  void end_call() {
+    std::lock_guard<std::mutex> lock(calls_mu);
+    if (--calls == 0) calls_cv.notify_all();
+  }
 };
 
 AgentLink::AgentLink(const config::ClusterConfig& cfg, std::string key_path, LaunchDone on_launch, Log log)
@@ -93,7 +119,12 @@ AgentLink::AgentLink(const config::ClusterConfig& cfg, std::string key_path, Lau
   impl_->log = std::move(log);
 }
 
-AgentLink::~AgentLink() = default;
+// Cancels the calls still out and waits for their callbacks (which use the link).
+AgentLink::~AgentLink() {
+  std::unique_lock<std::mutex> lock(impl_->calls_mu);
+  for (grpc::ClientContext* ctx : impl_->live) ctx->TryCancel();
+  impl_->calls_cv.wait_for(lock, std::chrono::seconds(45), [this] { return impl_->calls == 0; });
+}
 
 void AgentLink::send(const AgentCommand& cmd) {
   Impl* impl = impl_.get();
@@ -145,13 +176,16 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       int64_t step = cmd.launch.step().step_id();
       int32_t restarts = cmd.launch.restart_count();
       std::string node = cmd.node;
+      impl->begin_call(&c->ctx);
       stub->async()->Launch(&c->ctx, &c->req, &c->rep, [impl, c, job, step, node, restarts](grpc::Status st) {
+        impl->settled(&c->ctx);
         if (st.ok()) {
           impl->on_launch(job, step, node, restarts, c->rep, "");
         } else {
           impl->on_launch(job, step, node, restarts, std::nullopt, st.error_message());
         }
         delete c;
+        impl->end_call();
       });
       return;
     }
@@ -167,9 +201,12 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       }
       rpc::set_timeout(c->ctx, std::chrono::seconds(20));
       std::string node = cmd.node;
+      impl->begin_call(&c->ctx);
       stub->async()->Terminate(&c->ctx, &c->req, &c->rep, [impl, c, node](grpc::Status st) {
+        impl->settled(&c->ctx);
         if (!st.ok()) impl->log("terminate job " + std::to_string(c->req.job_id()) + " on " + node + ": " + st.error_message());
         delete c;
+        impl->end_call();
       });
       return;
     }
@@ -183,10 +220,13 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       c->req.set_every_step(cmd.every_step);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));
       std::string node = cmd.node;
+      impl->begin_call(&c->ctx);
       stub->async()->Signal(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
+        impl->settled(&c->ctx);
         if (!st.ok()) impl->log("signal job " + std::to_string(c->req.step().job_id()) + " on " + node + ": " + st.error_message());
         delete c;
         if (after) after();
+        impl->end_call();
       });
       return;
     }
@@ -198,10 +238,13 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       if (cmd.step_id >= 0) c->req.set_step_id(cmd.step_id);
       rpc::set_timeout(c->ctx, std::chrono::seconds(10));
       std::string node = cmd.node;
+      impl->begin_call(&c->ctx);
       stub->async()->SetTimeLimit(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
+        impl->settled(&c->ctx);
         if (!st.ok()) impl->log("time limit of job " + std::to_string(c->req.job_id()) + " on " + node + ": " + st.error_message());
         delete c;
         if (after) after();
+        impl->end_call();
       });
       return;
     }
@@ -213,10 +256,13 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       std::string node = cmd.node;
       // Unanswered, the order comes again with the reply to the node's next
       // registration; a node that stays silent is lost and not waited for.
+      impl->begin_call(&c->ctx);
       stub->async()->Epilog(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
+        impl->settled(&c->ctx);
         if (!st.ok()) impl->log("epilog of job " + std::to_string(c->req.orders(0).job_id()) + " on " + node + ": " + st.error_message());
         delete c;
         if (after) after();
+        impl->end_call();
       });
       return;
     }
@@ -225,10 +271,13 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       rpc::fill_request_header(client, c->req.mutable_header());
       rpc::set_timeout(c->ctx, std::chrono::seconds(5));
       std::string node = cmd.node;
+      impl->begin_call(&c->ctx);
       stub->async()->Shutdown(&c->ctx, &c->req, &c->rep, [impl, c, node, after](grpc::Status st) {
+        impl->settled(&c->ctx);
         if (!st.ok()) impl->log("shutdown of the agent on " + node + ": " + st.error_message());
         delete c;
         if (after) after();
+        impl->end_call();
       });
       return;
     }

@@ -477,6 +477,9 @@ void Controller::stop() {
     flush_commits();  // what the last tasks committed (the loop thread has ended)
     store_->close();
   }
+  // Once no commit can send a command: its calls still out are cancelled,
+  // and their news is not posted to the stopped loop.
+  agents_.reset();
   server_.reset();
   lock_.reset();
 }

@@ -132,6 +132,7 @@ void fill_shape(const v1::JobDescriptor& d, core::JobSpec& s) {
   s.nodelist = d.nodelist();
   s.exclude = d.exclude();
   s.exclusive = d.exclusive();
+  s.exclusive_user = d.exclusive_user();
 }
 
 }  // namespace

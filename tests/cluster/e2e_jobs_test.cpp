@@ -810,6 +810,35 @@ TEST(Config, ReconfigureAppliesAnEditedSlurmConfOrSaysWhatNeedsARestart) {
   }
 }
 
+// --exclusive=user, as Slurm 22.05 on the anchor cluster: the job gets the
+// CPUs it asks for (not the whole node), OverSubscribe=USER; the same
+// user's jobs share its node, another user's wait (Resources) until it ends
+// (and may then share the node with the first user's other jobs).
+TEST(Jobs, ExclusiveUserSharesANodeOnlyWithTheSameUsersJobs) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string ux = std::to_string(
+      c.submit({"-p", "compute", "-w", "cpu1", "--exclusive=user", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(c.wait_state(ux, {"RUNNING"})) << c.last_error();
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", ux, "-o", "%C %h %N"}).out, "1 USER cpu1\n");
+  EXPECT_EQ(c.job_fields(ux)["OverSubscribe"], "USER");
+  std::string same = std::to_string(c.submit({"-p", "compute", "-w", "cpu1", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(c.wait_state(same, {"RUNNING"})) << c.reason(same);
+  auto user = ensure_user("droveruser");
+  if (!user) GTEST_SKIP() << "no second user to submit as";
+  auto theirs = c.run("sbatch", {"--parsable", "-p", "compute", "-w", "cpu1", "-o", "/dev/null", "--wrap", "true"},
+                      user->as());
+  ASSERT_EQ(theirs.rc, 0) << theirs.err;
+  std::string other = theirs.out.substr(0, theirs.out.find_first_of(";\n"));
+  EXPECT_TRUE(eventually([&] { return c.reason(other) == "Resources"; }, 5s)) << c.reason(other);
+  EXPECT_EQ(c.state(other), "PENDING");
+  // Root's other job is not user-exclusive: theirs may run beside it.
+  ASSERT_EQ(c.run("scancel", {ux}).rc, 0);
+  EXPECT_TRUE(c.wait_done(other)) << c.reason(other);
+  EXPECT_EQ(c.state(other), "COMPLETED");
+  EXPECT_EQ(c.state(same), "RUNNING");
+}
+
 // scontrol setdebug / setdebugflags: what the controller logs changes at
 // once (quiet hides a job's submitted/started/ended lines; Protocol,
 // Backfill and TraceJobs add theirs), scontrol show config shows it, a plain
