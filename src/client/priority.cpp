@@ -20,6 +20,8 @@ cli::PriorityView priority_view(const v1::PriorityFactors& f) {
   v.account = f.account();
   v.qos = f.qos();
   v.priority = f.priority();
+  // sprio's %y: the priority over its largest value (2^32 - 1), as Slurm 22.05's.
+  v.norm_priority = static_cast<double>(f.priority()) / 4294967295.0;
   v.age = whole(f.age());
   v.fairshare = whole(f.fairshare());
   v.jobsize = whole(f.job_size());

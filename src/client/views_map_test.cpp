@@ -106,6 +106,24 @@ TEST(JobView, ACancelledJobsAccountedExitCodeIsZero) {
 }
 
 
+// sacct's AllocCPUS of a pending job is what it asks for (Slurm 22.05 on the
+// anchor cluster: 8 for -n 8, 1 for --exclusive); none once it ended without running.
+TEST(JobView, APendingJobsAllocCpusAreTheOnesItAsksFor) {
+  v1::JobRecord r = pending_job();
+  r.set_hold(v1::HOLD_NONE);
+  v1::GetJobHistoryReply history;
+  v1::AccountingJob* a = history.add_jobs();
+  *a->mutable_job() = r;
+  a->set_req_cpus(8);
+  auto rows = accounting_records(history);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0].alloc_cpus, 8);
+  EXPECT_EQ(rows[0].req_cpus, 8);
+  a->mutable_job()->set_state(v1::CANCELLED);
+  a->mutable_job()->set_end_time(1796400030);
+  EXPECT_EQ(accounting_records(history).at(0).alloc_cpus, 0);
+}
+
 // An array's tasks that have not run are one record, even the last one
 // ("N_[5]", as Slurm 22.05 showed --array=7 and the last task left on the
 // anchor cluster); a requeued task is a record of its own; -r lists each.

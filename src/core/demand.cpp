@@ -557,7 +557,21 @@ Reason static_limit_reason(const Cluster& c, const Demand& d) {
   return Reason::kNone;
 }
 
-TresMap demand_tres(const Cluster& c, const Demand& d) {
+int64_t demand_gpus(const Demand& d) {
+  int64_t per_node = 0;
+  for (const GresNeed& g : d.gres) {
+    if (g.name == "gpu") per_node += g.count;
+  }
+  return per_node * d.min_nodes + static_cast<int64_t>(d.gpus_per_task.count) * d.tasks;
+}
+
+int64_t requested_cpus(const Demand& d) {
+  int64_t cpus = static_cast<int64_t>(d.tasks) * d.cpus_per_task;
+  cpus = std::max<int64_t>(cpus, static_cast<int64_t>(d.min_nodes) * d.min_cpus_per_node);
+  return std::max<int64_t>(cpus, static_cast<int64_t>(d.cpus_per_gpu) * demand_gpus(d));
+}
+
+TresMap demand_tres(const Cluster& c, const Demand& d, bool as_requested) {
   TresMap t;
   // Figures per node from the partition's first node that can hold the job
   // (whole-node and per-CPU memory depend on the node).
@@ -572,15 +586,10 @@ TresMap demand_tres(const Cluster& c, const Demand& d) {
   }
   (void)part;
   int64_t nodes = d.min_nodes;
-  int64_t cpus = static_cast<int64_t>(d.tasks) * d.cpus_per_task;
-  int64_t gpus_node = 0;
-  for (const GresNeed& g : d.gres) {
-    if (g.name == "gpu") gpus_node += g.count;
-  }
-  int64_t gpus = gpus_node * nodes + static_cast<int64_t>(d.gpus_per_task.count) * d.tasks;
-  cpus = std::max<int64_t>(cpus, nodes * d.min_cpus_per_node);
-  cpus = std::max<int64_t>(cpus, static_cast<int64_t>(d.cpus_per_gpu) * gpus);
-  if (sample && d.whole_node) cpus = std::max<int64_t>(cpus, nodes * sample->cpus);
+  int64_t gpus = demand_gpus(d);
+  int64_t cpus = requested_cpus(d);
+  const bool whole = sample && d.whole_node && !as_requested;
+  if (whole) cpus = std::max<int64_t>(cpus, nodes * sample->cpus);
   int64_t mem = 0;
   switch (d.mem_mode) {
     case MemMode::kPerNode: mem = d.mem_mb * nodes; break;
@@ -588,7 +597,7 @@ TresMap demand_tres(const Cluster& c, const Demand& d) {
     case MemMode::kPerGpu: mem = d.mem_mb * std::max<int64_t>(gpus, nodes); break;
     case MemMode::kWholeNode: mem = sample ? sample->mem_mb * nodes : 0; break;
   }
-  if (sample && d.whole_node) mem = sample->mem_mb * nodes;
+  if (whole) mem = sample->mem_mb * nodes;
   t["cpu"] = cpus;
   t["mem"] = mem;
   t["node"] = nodes;

@@ -151,6 +151,14 @@ int64_t priority_total(const Cluster& c, const JobSpec& job, double fixed, const
 
 // The TRES one job asks for in total (cpu, mem, node, gres/gpu[:type],
 // license/*), counting tasks_per_node tasks per node.
-TresMap demand_tres(const Cluster& c, const Demand& d);
+// What the job holds (--exclusive: its whole nodes) or, as_requested,
+// what it asked for: Slurm's ReqTRES and NumCPUs of a pending job.
+TresMap demand_tres(const Cluster& c, const Demand& d, bool as_requested = false);
+// The GPUs the job asks for, over all its nodes.
+int64_t demand_gpus(const Demand& d);
+// The CPUs the job asks for (tasks x -c, --mincpus, --cpus-per-gpu), before
+// --exclusive widens them to whole nodes: what Slurm shows for a pending
+// job (NumCPUs, squeue %C) and counts in its job size priority.
+int64_t requested_cpus(const Demand& d);
 
 }  // namespace drover::core

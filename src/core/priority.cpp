@@ -52,7 +52,7 @@ PriorityTerms priority_terms(const Cluster& c, int32_t partition, const Demand* 
     auto it = c.total_tres.find(k);
     return it == c.total_tres.end() ? int64_t{0} : it->second;
   };
-  int64_t cpus = tres.get("cpu");
+  int64_t cpus = d ? requested_cpus(*d) : tres.get("cpu");
   double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(cpus > 0 ? cpus : 1, total("cpu"))) / 2.0;
   t.job_size_factor = w.favor_small ? 1.0 - size : size;
   double jf = max_job_factor(c);

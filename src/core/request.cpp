@@ -248,7 +248,7 @@ Result<RequestSummary> summarize(const Cluster& c, const JobSpec& job, int32_t p
   s.max_nodes = d->max_nodes == d->min_nodes ? 0 : d->max_nodes;
   s.ntasks = d->tasks;
   s.cpus_per_task = d->cpus_per_task;
-  s.tres = demand_tres(c, *d);
+  s.tres = demand_tres(c, *d, true);
   s.min_cpus = s.tres["cpu"];
   if (d->mem_mode == MemMode::kPerCpu) {
     s.mem_per_cpu_mb = d->mem_mb;

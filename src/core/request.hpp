@@ -29,7 +29,7 @@ struct RequestSummary {
   int64_t min_cpus = 1;                   // NumCPUs while pending
   int64_t mem_per_node_mb = 0;            // one of these two is set
   int64_t mem_per_cpu_mb = 0;
-  TresMap tres;                           // ReqTRES: cpu, mem, node, billing, gres/gpu[:type]
+  TresMap tres;                           // ReqTRES: cpu, mem, node, billing, gres/gpu[:type] (as asked: --exclusive's whole nodes are not in it)
   std::string tres_per_node;              // "gres:gpu:8"; "" = none
 };
 

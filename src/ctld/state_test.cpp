@@ -1292,6 +1292,39 @@ TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {
   EXPECT_EQ(listed, (std::vector<int64_t>{2}));
 }
 
+// A pending --exclusive job shows and is weighed by what it asked for, as
+// Slurm 22.05 showed on the anchor cluster (NumCPUs=1, TRES cpu=1 and the
+// CPUs' default memory, the job size priority of one CPU); once it runs it
+// holds whole nodes.
+TEST(ControllerState, APendingExclusiveJobShowsWhatItAskedFor) {
+  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n");
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor both = wrap("sleep 60");
+  both.set_min_nodes(2);
+  both.set_exclusive(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), both, false, 1000, fx));  // 1: runs on c1 and c2
+  v1::JobDescriptor ex = wrap("true");
+  ex.set_exclusive(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), ex, false, 1001, fx));  // 2: waits
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1001, fx));  // 3: waits
+  st->schedule(core::PassKind::kFull, 1002, fx);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  ASSERT_EQ(st->jobs().at(2).rec.state(), v1::PENDING);
+  const v1::JobDisplay running = st->job_for_display(st->jobs().at(1), false, false, 1002).display();
+  EXPECT_EQ(running.num_cpus(), 8) << "whole nodes";
+  const v1::JobDisplay waiting = st->job_for_display(st->jobs().at(2), false, false, 1002).display();
+  EXPECT_EQ(waiting.num_cpus(), 1);
+  EXPECT_EQ(waiting.tres().at("cpu"), 1);
+  EXPECT_EQ(waiting.tres().at("mem"), 100);
+  std::map<int64_t, double> size;
+  const v1::GetPrioritiesReply sprio = st->priorities(1002);
+  for (const auto& f : sprio.jobs()) size[f.job_id()] = f.job_size();
+  ASSERT_EQ(size.size(), 2u);
+  EXPECT_GT(size[2], 0);
+  EXPECT_EQ(size[2], size[3]);
+}
+
 // A controller whose accounting database is the first start's (QOS normal,
 // account and user root), with `extra` slurm.conf lines.
 std::unique_ptr<ControllerState> state_with_accounting(const std::string& extra = "") {

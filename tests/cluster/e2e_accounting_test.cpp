@@ -393,6 +393,13 @@ TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
   EXPECT_NE(wts.out.find("10000"), std::string::npos) << wts.out;
   auto only = c.run("sprio", {"-h", "--jobs=" + std::to_string(b), "-o", "%i %Y"});  // -j takes its value attached, as Slurm's
   EXPECT_EQ(words_of(only.out).at(0), std::to_string(b)) << only.out;
+  // %y: the priority over 2^32 - 1, as Slurm 22.05's (9738 gave 0.00000226740916 on the anchor cluster).
+  auto norm = c.run("sprio", {"-h", "--jobs=" + std::to_string(b), "-o", "%Y %.20y"});
+  auto nw = words_of(norm.out);
+  ASSERT_EQ(nw.size(), 2u) << norm.out;
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "%.14f", std::stod(nw[0]) / 4294967295.0);
+  EXPECT_EQ(nw[1], expected) << norm.out;
 
   // Usage is charged by the full pass (every bf_interval=2 s here, as Slurm
   // charges it every PriorityCalcPeriod): the job's last seconds show once
