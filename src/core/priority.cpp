@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/demand.hpp"
 
@@ -63,9 +64,18 @@ PriorityTerms priority_terms(const Cluster& c, int32_t partition, const Demand* 
   t.job_size = w.weight_job_size * t.job_size_factor;
   t.partition = w.weight_partition * t.partition_factor;
   t.qos = w.weight_qos * t.qos_factor;
+  // An --exclusive job is weighed by what it asked for, not by the whole
+  // nodes it will hold (Slurm 22.05's sprio on the anchor cluster: cpu=16 of
+  // 1000 for one CPU of 64): its CPUs and memory as requested.
+  std::optional<TresMap> requested;
+  if (d && d->whole_node && !w.weight_tres.empty()) requested = demand_tres(c, *d, true);
   for (const auto& [name, weight] : w.weight_tres) {
     auto all = part.total_tres.find(name);
     int64_t asked = tres.get(name);
+    if (requested && (name == "cpu" || name == "mem")) {
+      auto it = requested->find(name);
+      asked = it == requested->end() ? 0 : it->second;
+    }
     if (all == part.total_tres.end() || asked <= 0 || all->second <= 0) continue;
     t.tres.emplace_back(&name, weight * static_cast<double>(asked) / all->second);
   }

@@ -1294,10 +1294,10 @@ TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {
 
 // A pending --exclusive job shows and is weighed by what it asked for, as
 // Slurm 22.05 showed on the anchor cluster (NumCPUs=1, TRES cpu=1 and the
-// CPUs' default memory, the job size priority of one CPU); once it runs it
-// holds whole nodes.
+// CPUs' default memory, the job size and TRES priority of one CPU); once it
+// runs it holds whole nodes.
 TEST(ControllerState, APendingExclusiveJobShowsWhatItAskedFor) {
-  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n");
+  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityWeightTRES=CPU=1000\n");
   register_all(*st, 1000);
   Effects fx;
   v1::JobDescriptor both = wrap("sleep 60");
@@ -1317,12 +1317,17 @@ TEST(ControllerState, APendingExclusiveJobShowsWhatItAskedFor) {
   EXPECT_EQ(waiting.num_cpus(), 1);
   EXPECT_EQ(waiting.tres().at("cpu"), 1);
   EXPECT_EQ(waiting.tres().at("mem"), 100);
-  std::map<int64_t, double> size;
+  std::map<int64_t, double> size, cpu;
   const v1::GetPrioritiesReply sprio = st->priorities(1002);
-  for (const auto& f : sprio.jobs()) size[f.job_id()] = f.job_size();
+  for (const auto& f : sprio.jobs()) {
+    size[f.job_id()] = f.job_size();
+    cpu[f.job_id()] = f.tres().at("cpu");
+  }
   ASSERT_EQ(size.size(), 2u);
   EXPECT_GT(size[2], 0);
   EXPECT_EQ(size[2], size[3]);
+  EXPECT_EQ(cpu[2], 1000.0 / 8) << "one CPU of the partition's 8";
+  EXPECT_EQ(cpu[2], cpu[3]);
 }
 
 // A controller whose accounting database is the first start's (QOS normal,
