@@ -105,8 +105,8 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
   if (r.nodelist) d.set_nodelist(*r.nodelist);
   if (r.exclude) d.set_exclude(*r.exclude);
   d.set_exclusive(r.sharing == cli::Sharing::kExclusive);
-  // Without an MCS plugin, Drover takes =mcs as =user (one user's jobs per node).
-  d.set_exclusive_user(r.sharing == cli::Sharing::kExclusiveUser || r.sharing == cli::Sharing::kExclusiveMcs);
+  d.set_exclusive_user(r.sharing == cli::Sharing::kExclusiveUser);
+  d.set_exclusive_mcs(r.sharing == cli::Sharing::kExclusiveMcs);
 }
 
 void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDescriptor& d) {

@@ -103,7 +103,10 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.tres_per_task = gpu_tres(desc.gpus_per_task());
   v.features = desc.constraint();
   v.licenses = desc.licenses();
-  v.over_subscribe = desc.exclusive() ? "NO" : desc.exclusive_user() ? "USER" : "OK";
+  v.over_subscribe = desc.exclusive()        ? "NO"
+                     : desc.exclusive_user() ? "USER"
+                     : desc.exclusive_mcs()  ? "MCS"
+                                             : "OK";
 }
 
 void fill_times(const v1::JobRecord& r, cli::JobView& v) {

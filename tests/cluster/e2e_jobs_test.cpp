@@ -837,6 +837,18 @@ TEST(Jobs, ExclusiveUserSharesANodeOnlyWithTheSameUsersJobs) {
   EXPECT_TRUE(c.wait_done(other)) << c.reason(other);
   EXPECT_EQ(c.state(other), "COMPLETED");
   EXPECT_EQ(c.state(same), "RUNNING");
+
+  // --exclusive=mcs without an MCS plugin: shown, and no bar to other users (as Slurm's).
+  std::string mcs = std::to_string(
+      c.submit({"-p", "compute", "-w", "cpu2", "--exclusive=mcs", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(c.wait_state(mcs, {"RUNNING"})) << c.last_error();
+  EXPECT_EQ(c.job_fields(mcs)["OverSubscribe"], "MCS");
+  auto beside = c.run("sbatch", {"--parsable", "-p", "compute", "-w", "cpu2", "-o", "/dev/null", "--wrap", "true"},
+                      user->as());
+  ASSERT_EQ(beside.rc, 0) << beside.err;
+  std::string next = beside.out.substr(0, beside.out.find_first_of(";\n"));
+  EXPECT_TRUE(c.wait_done(next)) << c.reason(next);
+  EXPECT_EQ(c.state(next), "COMPLETED");
 }
 
 // scontrol setdebug / setdebugflags: what the controller logs changes at
