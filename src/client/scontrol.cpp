@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -580,12 +581,17 @@ int run_create(ControllerApi& api, const Invocation& inv, const Opts& o) {
   return 1;
 }
 
+// Whether the keyword has between min and max words, itself included; says
+// Slurm's "too few/many arguments for keyword:K" otherwise.
+bool word_count_ok(const Opts& o, std::size_t min, std::size_t max) {
+  if (o.words.size() >= min && o.words.size() <= max) return true;
+  std::fprintf(stderr, "too %s arguments for keyword:%s\n", o.words.size() < min ? "few" : "many", o.words[0].c_str());
+  return false;
+}
+
 // scontrol delete PartitionName=NAME, or delete partition NAME.
 int run_delete(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  if (o.words.size() < 2) {
-    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
-    return 1;
-  }
+  if (!word_count_ok(o, 2, SIZE_MAX)) return 1;
   const std::string& what = o.words[1];
   const auto eq = what.find('=');
   const std::string key = what.substr(0, eq);
@@ -707,14 +713,7 @@ const v1::JobRecord* record_of(const v1::GetJobsReply& reply, const v1::JobTarge
 // privileged (the controller sends anyone else's without it). Slurm's
 // messages; unlike Slurm's scontrol, a failure exits 1.
 int run_write(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  if (o.words.size() < 2) {
-    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
-    return 1;
-  }
-  if (o.words.size() > 4) {
-    std::fprintf(stderr, "too many arguments for keyword:%s\n", o.words[0].c_str());
-    return 1;
-  }
+  if (!word_count_ok(o, 2, 4)) return 1;
   if (!abbrev(o.words[1], "batch_script", 1)) {
     std::fprintf(stderr, "invalid entity:%s for keyword:%s\n", o.words[1].c_str(), o.words[0].c_str());
     return 1;
@@ -772,10 +771,7 @@ int run_reconfigure(ControllerApi& api, const Invocation& inv) {
 // already durable) and stop; running jobs keep running. Silent on success,
 // as Slurm's.
 int run_shutdown(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  if (o.words.size() > 2) {
-    std::fprintf(stderr, "too many arguments for keyword:%s\n", o.words[0].c_str());
-    return 1;
-  }
+  if (!word_count_ok(o, 1, 2)) return 1;
   bool controller_only = false;
   if (o.words.size() == 2) {
     if (!iequals(o.words[1], "slurmctld") && !iequals(o.words[1], "controller")) {
@@ -800,14 +796,7 @@ int run_shutdown(ControllerApi& api, const Invocation& inv, const Opts& o) {
 // running job is answered at once; as in Slurm 22.05 (checked on the anchor
 // cluster), a job that is not running, pending included, fails at once.
 int run_wait_job(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  if (o.words.size() < 2) {
-    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
-    return 1;
-  }
-  if (o.words.size() > 2) {
-    std::fprintf(stderr, "too many arguments for keyword:%s\n", o.words[0].c_str());
-    return 1;
-  }
+  if (!word_count_ok(o, 2, 2)) return 1;
   const std::string& id = o.words[1];
   auto target = target_of(id);
   if (!target) {
@@ -851,13 +840,6 @@ int run_show_daemons(const Invocation& inv) {
   return 0;
 }
 
-// setdebug and setdebugflags take one word, as Slurm's: says so otherwise.
-bool one_word(const Opts& o) {
-  if (o.words.size() == 2) return true;
-  std::fprintf(stderr, "too %s arguments for keyword:%s\n", o.words.size() < 2 ? "few" : "many", o.words[0].c_str());
-  return false;
-}
-
 // Sends a setdebug/setdebugflags change; `call` names it in a refusal
 // ("slurm_set_debug_level error: Permission denied", as Slurm's).
 int send_set_debug(ControllerApi& api, const Invocation& inv, const v1::SetDebugRequest& req, const char* call) {
@@ -873,7 +855,7 @@ int send_set_debug(ControllerApi& api, const Invocation& inv, const v1::SetDebug
 // scontrol setdebug LEVEL: the controller's log detail (SlurmctldDebug's
 // words or 0-9) until its next restart or reconfigure. Silent on success, as Slurm's.
 int run_setdebug(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  if (!one_word(o)) return 1;
+  if (!word_count_ok(o, 2, 2)) return 1;
   if (!config::parse_debug_level(o.words[1])) {
     std::fprintf(stderr, "invalid debug level: %s\n", o.words[1].c_str());
     return 1;
@@ -886,7 +868,7 @@ int run_setdebug(ControllerApi& api, const Invocation& inv, const Opts& o) {
 // scontrol setdebugflags +NAME[,NAME] | -NAME[,NAME]: adds DebugFlags
 // subsystems to the controller's log, or takes them away.
 int run_setdebugflags(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  if (!one_word(o)) return 1;
+  if (!word_count_ok(o, 2, 2)) return 1;
   const std::string& word = o.words[1];
   if (word.empty() || (word[0] != '+' && word[0] != '-')) {
     std::fprintf(stderr, "invalid debug flag: %s\nUsage: setdebugflags [+|-]NAME\n", word.c_str());

@@ -111,8 +111,7 @@ void job_scripts_present(const Facts& f, Diagnostics& out) {
                         "EpilogSlurmctld"}) {
     const std::string spec = f.cfg.passive_text(k);
     if (spec.empty()) continue;
-    SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
-    if (auto it = f.cfg.passive_locs.find(k); it != f.cfg.passive_locs.end()) loc = it->second;
+    const SourceLoc loc = f.cfg.passive_loc(k);
     const std::string key = k;
     const bool per_task = key == "TaskProlog" || key == "TaskEpilog";
     const bool controller = key == "PrologSlurmctld" || key == "EpilogSlurmctld";
@@ -165,9 +164,7 @@ void health_check_states(const Facts& f, Diagnostics& out) {
   if (!v) return;
   auto parsed = parse_health_states(*v);
   if (parsed) return;
-  SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
-  if (auto it = f.cfg.passive_locs.find("HealthCheckNodeState"); it != f.cfg.passive_locs.end()) loc = it->second;
-  out.add(Severity::kError, "health-state-unknown", loc, "HealthCheckNodeState",
+  out.add(Severity::kError, "health-state-unknown", f.cfg.passive_loc("HealthCheckNodeState"), "HealthCheckNodeState",
           "HealthCheckNodeState=" + *v + ": " + parsed.error().message,
           "HealthCheckNodeState=IDLE,MIXED (or ANY, the default)");
 }
@@ -175,21 +172,16 @@ void health_check_states(const Facts& f, Diagnostics& out) {
 // The daemons' log levels and DebugFlags: Slurm's daemons refuse to start
 // on a word they do not know; Drover's controller would log at info instead.
 void log_settings(const Facts& f, Diagnostics& out) {
-  auto loc_of = [&](const char* key) {
-    SourceLoc loc{f.cfg.slurm_conf_path, 0, 0};
-    if (auto it = f.cfg.passive_locs.find(key); it != f.cfg.passive_locs.end()) loc = it->second;
-    return loc;
-  };
   for (const char* key : {"SlurmctldDebug", "SlurmdDebug", "SlurmctldSyslogDebug", "SlurmdSyslogDebug"}) {
     const std::string* v = f.cfg.passive(key);
     if (!v || parse_debug_level(*v)) continue;
-    out.add(Severity::kError, "debug-level-unknown", loc_of(key), key,
+    out.add(Severity::kError, "debug-level-unknown", f.cfg.passive_loc(key), key,
             std::string(key) + "=" + *v + " is not a log level (Slurm's daemons would not start)",
             std::string(key) + "=info (or quiet, fatal, error, verbose, debug, debug2 .. debug5, or 0-9)");
   }
   if (const std::string* v = f.cfg.passive("DebugFlags")) {
     if (auto flags = parse_debug_flags(*v); !flags) {
-      out.add(Severity::kError, "debug-flag-unknown", loc_of("DebugFlags"), "DebugFlags",
+      out.add(Severity::kError, "debug-flag-unknown", f.cfg.passive_loc("DebugFlags"), "DebugFlags",
               "DebugFlags=" + *v + ": " + flags.error().message + " (Slurm's daemons would not start)",
               "remove it, or name the subsystems of `man slurm.conf` (Backfill, Priority, Protocol, TraceJobs, ...)");
     }

@@ -27,6 +27,11 @@ const std::string* ClusterConfig::passive(const std::string& key) const {
   return it == passive_values.end() ? nullptr : &it->second;
 }
 
+SourceLoc ClusterConfig::passive_loc(const std::string& key) const {
+  auto it = passive_locs.find(key);
+  return it == passive_locs.end() ? SourceLoc{slurm_conf_path, 0, 0} : it->second;
+}
+
 std::string ClusterConfig::passive_text(const std::string& key) const {
   const std::string* v = passive(key);
   return v ? std::string(trim(*v)) : std::string();

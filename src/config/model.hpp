@@ -214,6 +214,8 @@ struct ClusterConfig {
   const NodeConfig* find_node(std::string_view name) const;
   // A passive key's value as written (`passive_values`), or nullptr.
   const std::string* passive(const std::string& key) const;
+  // Where a passive key was written (its file and line), else slurm.conf alone.
+  SourceLoc passive_loc(const std::string& key) const;
   // The same without its surrounding blanks; "" when it is not written (a
   // program the daemons run: Prolog=, TaskProlog=, HealthCheckProgram=).
   std::string passive_text(const std::string& key) const;

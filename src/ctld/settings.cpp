@@ -109,8 +109,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.bf_interval_s = std::max<int64_t>(cfg.sched.bf_interval, 1);
   // SlurmctldDebug and DebugFlags: Slurm's controller does not start on a word it does not know.
   auto where = [&](const char* key) {
-    auto it = cfg.passive_locs.find(key);
-    return it == cfg.passive_locs.end() || !it->second.known() ? conf_path : it->second.str();
+    const SourceLoc loc = cfg.passive_loc(key);
+    return loc.known() ? loc.str() : conf_path;
   };
   if (const std::string* level = cfg.passive("SlurmctldDebug")) {
     auto parsed = config::parse_debug_level(*level);
