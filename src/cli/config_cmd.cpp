@@ -15,7 +15,7 @@ const char* const kUsage =
     "usage: drover config check [--config PATH] [--json]   diagnose slurm.conf, gres.conf and qos.conf\n"
     "       drover config show [--config PATH]             print the effective configuration\n"
     "       drover config reference                        print every key Drover reads (Markdown)\n"
-    "The configuration is --config PATH, else $DROVER_CONF, else /etc/drover/slurm.conf;\n"
+    "The configuration is --config PATH, else $DROVER_CONF, else $SLURM_CONF, else /etc/drover/slurm.conf;\n"
     "gres.conf and qos.conf are read from the same directory when present.\n";
 
 struct Options {

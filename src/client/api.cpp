@@ -127,8 +127,8 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   auto cfg = config::load_config(load);
   if (!cfg) {
     return make_error(cfg.error().message +
-                      " (the commands read the cluster's slurm.conf from --config, DROVER_CONF or "
-                      "/etc/drover/slurm.conf; `drover up` prints the export DROVER_CONF=... line)");
+                      " (the commands read the cluster's slurm.conf from --config, DROVER_CONF, "
+                      "SLURM_CONF or /etc/drover/slurm.conf; `drover up` prints the export DROVER_CONF=... line)");
   }
   ep.cluster = cfg->cluster_name;
   c.wire = cfg->state_save_location + "/ctld.wire.sock";

@@ -1,5 +1,5 @@
 // The commands' way to the controller: finds the configuration as Slurm's
-// commands find theirs (--config, else DROVER_CONF, else
+// commands find theirs (--config, else DROVER_CONF, else SLURM_CONF, else
 // /etc/drover/slurm.conf). On the controller's host it uses the local fast
 // path (proto/drover/v1/wire.proto: the Unix socket
 // <StateSaveLocation>/ctld.wire.sock, the kernel says who the caller is);

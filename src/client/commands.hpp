@@ -1,8 +1,7 @@
 // The Slurm-compatible commands that talk to the controller, and Drover's
 // local-cluster commands. Each takes the arguments after the command name
-// and returns the exit status. A leading `--config PATH` (Drover's; Slurm's
-// commands read SLURM_CONF) names the slurm.conf; else DROVER_CONF, else
-// /etc/drover/slurm.conf.
+// and returns the exit status. A leading `--config PATH` (Drover's) names the
+// slurm.conf; else DROVER_CONF, else SLURM_CONF, else /etc/drover/slurm.conf.
 #pragma once
 
 #include <string>

@@ -16,14 +16,15 @@ namespace drover::config {
 
 namespace fs = std::filesystem;
 
-std::string resolve_config_path(std::string_view flag_value, const char* env_value) {
+std::string resolve_config_path(std::string_view flag_value, const char* drover_conf, const char* slurm_conf) {
   if (!flag_value.empty()) return std::string(flag_value);
-  if (env_value != nullptr && *env_value != '\0') return env_value;
+  if (drover_conf != nullptr && *drover_conf != '\0') return drover_conf;
+  if (slurm_conf != nullptr && *slurm_conf != '\0') return slurm_conf;
   return kDefaultConfigPath;
 }
 
 std::string resolve_config_path(std::string_view flag_value) {
-  return resolve_config_path(flag_value, std::getenv("DROVER_CONF"));
+  return resolve_config_path(flag_value, std::getenv("DROVER_CONF"), std::getenv("SLURM_CONF"));
 }
 
 Result<std::string> read_config_file(const std::string& path) {

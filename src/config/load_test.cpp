@@ -23,11 +23,14 @@ std::vector<std::string> not_info(const Diagnostics& diags) {
   return out;
 }
 
-TEST(ResolveConfigPath, FlagThenEnvironmentThenDefault) {
-  EXPECT_EQ(resolve_config_path("/a/slurm.conf", "/b/slurm.conf"), "/a/slurm.conf");
+TEST(ResolveConfigPath, FlagThenDroverConfThenSlurmConfThenDefault) {
+  EXPECT_EQ(resolve_config_path("/a/slurm.conf", "/b/slurm.conf", "/c/slurm.conf"), "/a/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", "/b/slurm.conf", "/c/slurm.conf"), "/b/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", "", "/c/slurm.conf"), "/c/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", nullptr, "/c/slurm.conf"), "/c/slurm.conf");
   EXPECT_EQ(resolve_config_path("", "/b/slurm.conf"), "/b/slurm.conf");
-  EXPECT_EQ(resolve_config_path("", ""), "/etc/drover/slurm.conf");
-  EXPECT_EQ(resolve_config_path("", nullptr), "/etc/drover/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", "", ""), "/etc/drover/slurm.conf");
+  EXPECT_EQ(resolve_config_path("", nullptr, nullptr), "/etc/drover/slurm.conf");
 }
 
 TEST(LoadConfig, ReadsCompanionFilesBesideSlurmConf) {

@@ -250,11 +250,14 @@ struct LoadOptions {
 
 inline constexpr const char* kDefaultConfigPath = "/etc/drover/slurm.conf";
 
-// The slurm.conf every command reads: --config PATH when given (non-empty),
-// else $DROVER_CONF when set and non-empty, else kDefaultConfigPath.
+// The slurm.conf every command and daemon reads: --config PATH when given
+// (non-empty), else $DROVER_CONF when set and non-empty, else $SLURM_CONF
+// when set and non-empty (what tools that drive Slurm's commands pass, such
+// as Open OnDemand), else kDefaultConfigPath.
 std::string resolve_config_path(std::string_view flag_value);
-// The same with the environment value passed in (nullptr: unset).
-std::string resolve_config_path(std::string_view flag_value, const char* env_value);
+// The same with the environment values passed in (nullptr: unset).
+std::string resolve_config_path(std::string_view flag_value, const char* drover_conf,
+                                const char* slurm_conf = nullptr);
 
 // Errors only when slurm.conf itself cannot be read; everything else is a
 // diagnostic in ClusterConfig::diags (unknown key = warning with the nearest

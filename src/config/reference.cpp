@@ -53,7 +53,7 @@ const char* const kHeader =
     "(`unknown-key`, naming the nearest known key); a key that belongs on another kind of line is a\n"
     "warning (`key-wrong-section`); a value that does not parse is an error (`bad-value`) at the\n"
     "value's file:line:column. Slurm keys Drover accepts without acting on are listed under each table.\n\n"
-    "The configuration is found at `--config PATH`, else `$DROVER_CONF`, else `/etc/drover/slurm.conf`;\n"
+    "The configuration is found at `--config PATH`, else `$DROVER_CONF`, else `$SLURM_CONF`, else `/etc/drover/slurm.conf`;\n"
     "`gres.conf` and `qos.conf` are read from the same directory when present.\n\n";
 
 }  // namespace

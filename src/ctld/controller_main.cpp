@@ -18,7 +18,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: drover controller [--config PATH] [--tcp HOST:PORT]\n"
-    "  --config PATH    slurm.conf to serve (default: $DROVER_CONF, else /etc/drover/slurm.conf)\n"
+    "  --config PATH    slurm.conf to serve (default: $DROVER_CONF, else $SLURM_CONF,\n"
+    "                   else /etc/drover/slurm.conf)\n"
     "  --tcp HOST:PORT  listen there instead of SlurmctldHost:SlurmctldPort (port 0: any free port)\n";
 
 }  // namespace

@@ -331,6 +331,39 @@ TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
 }
 
 
+// Open OnDemand runs each command with SLURM_CONF=<file> in its environment
+// (sbatch --parsable with the script on stdin, then squeue): with no
+// DROVER_CONF, the commands find the cluster through SLURM_CONF as Slurm's
+// do; DROVER_CONF, where set, wins.
+TEST(ClientFixtures, CommandsFindTheClusterThroughSlurmConf) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::vector<std::string> env = {"-u", "DROVER_CONF", "SLURM_CONF=" + c.conf()};
+  auto with_env = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), env.begin(), env.end());
+    return args;
+  };
+  auto sub = c.run_program("/usr/bin/env", with_env({c.bin() + "/sbatch", "-H", "-J", "ood", "--parsable"}), {},
+                           "#!/bin/bash\ntrue\n");
+  ASSERT_EQ(sub.rc, 0) << sub.err;
+  const std::string id = std::string(trim(sub.out.substr(0, sub.out.find(';'))));
+  auto q = c.run_program("/usr/bin/env", with_env({c.bin() + "/squeue", "-h", "-j", id, "-o", "%j %t %r"}));
+  EXPECT_EQ(q.out, "ood PD JobHeldUser\n") << q.err;
+  // Neither set: the default path, named in the error with where else to look
+  // (on a host with no cluster installed there).
+  if (::access("/etc/drover/slurm.conf", F_OK) != 0) {
+    auto none = c.run_program("/usr/bin/env", {"-u", "DROVER_CONF", "-u", "SLURM_CONF", c.bin() + "/squeue"});
+    EXPECT_NE(none.rc, 0);
+    EXPECT_NE(none.err.find("cannot read /etc/drover/slurm.conf"), std::string::npos) << none.err;
+    EXPECT_NE(none.err.find("DROVER_CONF, SLURM_CONF"), std::string::npos) << none.err;
+  }
+  // Both set: DROVER_CONF (the harness's) wins over a SLURM_CONF that points elsewhere.
+  auto both = c.run_program("/usr/bin/env", {"SLURM_CONF=/nonexistent/slurm.conf", c.bin() + "/squeue", "-h", "-j", id,
+                                             "-o", "%j"});
+  EXPECT_EQ(both.out, "ood\n") << both.err;
+  EXPECT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
 // squeue/sinfo/sacct --json on a live cluster: Slurm 22.05's documents (the
 // JSON exporters and dashboards read), with the cluster's own jobs and nodes;
 // squeue's and sinfo's filters are ignored, as Slurm 22.05 ignores them.
