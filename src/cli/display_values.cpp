@@ -34,6 +34,10 @@ std::string limit_text_hms(Seconds s) {
 
 std::string memory_text(int64_t mb) { return format_memory_mb(mb); }
 
+std::string cluster_banner(const std::string& cluster) {
+  return cluster.empty() ? std::string() : "CLUSTER: " + cluster + "\n";
+}
+
 std::string banner_time(UnixTime t) {
   std::time_t tt = static_cast<std::time_t>(t);
   std::tm tm{};

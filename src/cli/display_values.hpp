@@ -23,6 +23,9 @@ std::string limit_text_hms(Seconds s);
 std::string memory_text(int64_t mb);
 // "%a %b %d %H:%M:%S %Y" in local time: the banner of squeue -l / sinfo -l.
 std::string banner_time(UnixTime t);
+// "CLUSTER: NAME\n", the line that heads squeue's, sinfo's and sshare's
+// listings when -M/--clusters names the cluster; "" for an empty name.
+std::string cluster_banner(const std::string& cluster);
 // "%.14f" of priority / 2^32-1 (squeue %p).
 std::string priority_fraction(int64_t priority);
 

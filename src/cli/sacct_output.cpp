@@ -249,6 +249,13 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
     if (!t) return bad_time("--endtime", *o.end_time, t.error().message);
     w.end = *t;
   }
+  // The end is now unless given (or, with -s and -S, the start itself).
+  const UnixTime end = o.end_time ? w.end : !o.states.empty() && o.start_time ? w.start : now;
+  if (w.start > end) {  // Slurm 22.05's words
+    return CliError{fmt::format("sacct: error: Start time ({}) requested is after end time ({}).\n",
+                                format_timestamp(w.start), format_timestamp(end)),
+                    kExitError};
+  }
   return w;
 }
 

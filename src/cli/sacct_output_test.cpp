@@ -219,6 +219,32 @@ TEST(SacctSelect, StatesAreJobsInThatStateWithinTheWindow) {
   EXPECT_EQ(ids({"-j", "1,2", "-s", "CD", "-S", "2026-11-29T00:00:00"}), "");
 }
 
+// A window that ends before it starts is refused with Slurm 22.05's words
+// (checked on its sacct): -S after now with no -E, -E before today's
+// midnight with no -S, -S after -E; with -s, -S alone is a one-moment window.
+TEST(SacctSelect, AWindowThatEndsBeforeItStartsIsRefused) {
+  const UnixTime now = utc("2026-11-29T22:00:00");
+  auto run = [&](std::vector<std::string> args) {
+    auto o = parse_sacct_options(args, {});
+    EXPECT_TRUE(o) << (o ? "" : o.error().text);
+    return o ? render_sacct(*o, {}, "root", now) : CommandOutput{};
+  };
+  auto refused = [&](std::vector<std::string> args, UnixTime start, UnixTime end) {
+    auto out = run(args);
+    EXPECT_EQ(out.exit_code, 1);
+    EXPECT_EQ(out.out, "");
+    EXPECT_EQ(out.err, "sacct: error: Start time (" + format_timestamp(start) + ") requested is after end time (" +
+                           format_timestamp(end) + ").\n");
+  };
+  refused({"-S", "now+1hour"}, now + 3600, now);
+  refused({"-j", "1", "-S", "now+1hour"}, now + 3600, now);
+  refused({"-E", "2026-11-28T00:00:00"}, utc("2026-11-29T00:00:00"), utc("2026-11-28T00:00:00"));
+  refused({"-S", "2026-11-29T10:00:00", "-E", "2026-11-29T09:00:00"}, utc("2026-11-29T10:00:00"),
+          utc("2026-11-29T09:00:00"));
+  EXPECT_EQ(run({"-s", "CD", "-S", "now+1hour"}).exit_code, 0);
+  EXPECT_EQ(run({"-S", "now-1hour", "-E", "now+1hour"}).exit_code, 0);
+}
+
 TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   auto rec = [](int64_t id, const char* node_list, int64_t cpus, int64_t nodes, Seconds limit) {
     AccountingRecord r = job(id, "j", "compute", JobState::kCompleted, "2026-11-29T21:51:10", "2026-11-29T21:52:00",

@@ -327,7 +327,8 @@ CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<Partition
     return *early;
   CommandOutput result;
   if (opts.reservations) {
-    result.out = render_sinfo_reservations(reservations, !opts.noheader);
+    if (!opts.noheader) result.out = cluster_banner(opts.cluster_banner);
+    result.out += render_sinfo_reservations(reservations, !opts.noheader);
     return result;
   }
   const auto& fields = sinfo_fields();
@@ -349,6 +350,7 @@ CommandOutput render_sinfo(const SinfoOptions& opts, const std::vector<Partition
   Grouped g = group_nodes(layout, opts, partitions, by_name);
   sort_rows(g, opts.sort.value_or(opts.node_oriented ? "N" : "#P,-t"));
   if ((opts.long_format || opts.iterate_s > 0) && !opts.noheader) result.out = banner_time(now) + "\n";
+  if (!opts.noheader) result.out += cluster_banner(opts.cluster_banner);
   result.out += render_table(layout, fields, g.rows, !opts.noheader);
   return result;
 }

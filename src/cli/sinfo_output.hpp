@@ -47,6 +47,7 @@ struct SinfoOptions {
   std::vector<std::string> nodes;          // -n (expanded)
   std::vector<std::string> states;         // -t (compact or long names, any case)
   std::string clusters;                    // -M: must name this cluster (or all)
+  std::string cluster_banner;              // -M given: the cluster's name, for the CLUSTER: line
   bool print_version = false;
   bool print_help = false;
 };

@@ -144,6 +144,7 @@ CliResult<bool> apply_option(SprioOptions& o, const ScannedOption& opt) {
     case kFormat: o.format = v; break;
     case kPartition: o.partitions = comma_list(v); break;
     case kUser: o.users = comma_list(v); break;
+    case kClusters: o.clusters = v; break;
     case kVersion: o.print_version = true; break;
     case kWeights: o.weights = true; break;
     case kHelp: case kUsage: o.print_help = true; break;

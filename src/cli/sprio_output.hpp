@@ -28,6 +28,7 @@ struct SprioOptions {
   std::vector<int64_t> job_ids;       // -j
   std::vector<std::string> users;     // -u
   std::vector<std::string> partitions;  // -p
+  std::string clusters;               // -M: must name this cluster (or all)
   bool print_version = false;
   bool print_help = false;
 };

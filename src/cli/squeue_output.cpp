@@ -437,8 +437,16 @@ CommandOutput render_squeue_steps(const SqueueOptions& opts, const std::vector<S
   result.err = invalid_lines(parsed.invalid);
   std::vector<SqueueStepRow> rows;
   for (const StepView* s : picked) rows.push_back({s, now});
-  result.out = render_table(parsed.layout, fields, rows, !opts.noheader);
+  if (!opts.noheader) result.out = cluster_banner(opts.cluster_banner);
+  result.out += render_table(parsed.layout, fields, rows, !opts.noheader);
   return result;
+}
+
+std::string squeue_banners(const SqueueOptions& opts, UnixTime now) {
+  if (opts.noheader) return "";
+  // The time line of -l, and of every listing of -i (as Slurm prints them).
+  std::string out = opts.long_format || opts.iterate_s > 0 ? banner_time(now) + "\n" : std::string();
+  return out + cluster_banner(opts.cluster_banner);
 }
 
 CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now) {
@@ -463,8 +471,7 @@ CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView
   result.err = invalid_lines(parsed.invalid);
   std::vector<SqueueRow> rows;
   for (const auto& j : picked) rows.push_back({&j, now});
-  // The time line of -l, and of every listing of -i (as Slurm prints them).
-  if ((opts.long_format || opts.iterate_s > 0) && !opts.noheader) result.out = banner_time(now) + "\n";
+  result.out = squeue_banners(opts, now);
   result.out += render_table(parsed.layout, fields, rows, !opts.noheader);
   return result;
 }

@@ -44,6 +44,7 @@ struct SqueueOptions {
   bool print_version = false;              // -V
   bool print_help = false;                 // --help / --usage
   std::string clusters;                    // -M: must name this cluster (or all)
+  std::string cluster_banner;              // -M given: the cluster's name, for the CLUSTER: line
   bool steps = false;                      // -s/--steps: list job steps instead of jobs
   std::vector<std::string> step_ids;       // -s1008.0,1009.batch: only these ("JOB[_TASK].STEP")
 };
@@ -69,6 +70,10 @@ inline constexpr const char* kSqueueStartFormat = "%.18i %.9P %.8j %.8u %.2t %.1
 
 // Selects, orders and prints. `now` is used for TIME/TIME_LEFT and the -l banner.
 CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView>& jobs, UnixTime now);
+// What heads a listing before its column header, unless -h: the time line of
+// -l and -i, then the CLUSTER: line of -M. Slurm prints them also when the
+// one job named is unknown.
+std::string squeue_banners(const SqueueOptions& opts, UnixTime now);
 
 // squeue -s: the steps selected by -j, -u, -p, -w and the -s list, by
 // partition and then step id (the batch step after the numbered ones), in

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "cli/display_options.hpp"
+#include "cli/display_values.hpp"
 #include "cli/format_engine.hpp"
 #include "cli/job_options.hpp"
 #include "common/strings.hpp"
@@ -74,6 +75,7 @@ CliResult<bool> apply_option(SshareOptions& o, const ScannedOption& opt) {
   switch (opt.id) {
     case kAccounts: o.accounts = comma_list(v); break;
     case kAll: o.all = true; break;
+    case kClusters: o.clusters = v; break;
     case kFormat: o.format = v; break;
     case kHelp: case kUsage: o.print_help = true; break;
     case kLong: o.format = kSshareLongFormat; break;
@@ -140,7 +142,8 @@ CommandOutput render_sshare(const SshareOptions& opts, const std::vector<ShareVi
   ColumnOptions copts;
   copts.mode = opts.parsable2 ? ColumnMode::kParsable2 : opts.parsable ? ColumnMode::kParsable : ColumnMode::kFixed;
   copts.header = !opts.noheader;
-  result.out = render_columns(*items, columns, cells, copts);
+  // Slurm 22.05's sshare prints the CLUSTER: line under -n too.
+  result.out = cluster_banner(opts.cluster_banner) + render_columns(*items, columns, cells, copts);
   return result;
 }
 

@@ -30,6 +30,8 @@ struct SshareOptions {
   bool partitions = false;                    // -m: add the Partition column
   std::vector<std::string> accounts;          // -A
   std::vector<std::string> users;             // -u
+  std::string clusters;                       // -M: must name this cluster (or all)
+  std::string cluster_banner;                 // -M given: the cluster's name, for the CLUSTER: line
   bool print_version = false;
   bool print_help = false;
 };

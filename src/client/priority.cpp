@@ -50,6 +50,7 @@ int sprio_main(const Args& args) {
   if (opts->print_version || opts->print_help) return print_output(cli::render_sprio(*opts, {}, {}));
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (!opts->clusters.empty() && !names_this_cluster("sprio", opts->clusters, *api)) return 1;
   auto rep = api->get_priorities();
   if (!rep) return report_failure(inv, *api, rep.error());
   std::vector<cli::PriorityView> jobs;
@@ -74,6 +75,10 @@ int sshare_main(const Args& args) {
   if (opts->print_version || opts->print_help) return print_output(cli::render_sshare(*opts, {}, caller_name()));
   auto api = connect_or_report(inv);
   if (!api) return 1;
+  if (!opts->clusters.empty()) {
+    if (!names_this_cluster("sshare", opts->clusters, *api)) return 1;
+    opts->cluster_banner = api->endpoint().cluster;
+  }
   auto rep = api->get_shares();
   if (!rep) return report_failure(inv, *api, rep.error());
   std::vector<cli::ShareView> rows;

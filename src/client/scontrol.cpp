@@ -38,17 +38,38 @@ struct Opts {
   bool one_line = false;
   int details = 0;
   bool quiet = false;
+  std::string clusters;            // -M/--clusters: must name this cluster (or all)
   std::vector<std::string> words;  // keyword and its arguments
 };
 
+// The options before and among the words (cli::scontrol_main has checked
+// them): those that change the output, -M's cluster, and the ones that make
+// no difference on one cluster without a federation (-a, -v, -F, --hide,
+// --local, --sibling, --federation, -u UID).
 Opts global_options(const std::vector<std::string>& args) {
   Opts o;
-  for (const auto& a : args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value_of = [&](std::string_view flag) -> std::optional<std::string> {
+      if (a == flag) {  // without its value: a word, which cli::scontrol_main refuses as Slurm's does
+        return i + 1 < args.size() ? std::optional<std::string>(args[++i]) : std::nullopt;
+      }
+      if (flag.size() == 2 && a.size() > 2 && a.compare(0, 2, flag) == 0) return a.substr(2);  // -Mname
+      if (flag.size() > 2 && a.size() > flag.size() && a.compare(0, flag.size(), flag) == 0 && a[flag.size()] == '=') {
+        return a.substr(flag.size() + 1);  // --clusters=name
+      }
+      return std::nullopt;
+    };
     if (a == "-o" || a == "--oneliner") o.one_line = true;
     else if (a == "-d" || a == "--details") o.details += 1;
     else if (a == "-dd") o.details += 2;
     else if (a == "-Q" || a == "--quiet") o.quiet = true;
-    else if (a == "-a" || a == "--all" || a == "-v" || a == "--verbose") continue;
+    else if (a == "-a" || a == "--all" || a == "-v" || a == "--verbose" || a == "-F" || a == "--future" ||
+             a == "--hide" || a == "--local" || a == "--sibling" || a == "--federation") continue;
+    else if (auto c = value_of("-M")) o.clusters = *c;
+    else if (auto c2 = value_of("--clusters")) o.clusters = *c2;
+    else if (auto c3 = value_of("--cluster")) o.clusters = *c3;
+    else if (value_of("-u") || value_of("--uid")) continue;
     else o.words.push_back(a);
   }
   return o;
@@ -949,9 +970,15 @@ int scontrol_main(const Args& args) {
   if (o.words.size() == 2 && abbrev(o.words[0], "show", 3) && abbrev(o.words[1], "daemons", 2)) {
     return run_show_daemons(inv);
   }
-  if (!needs_controller(o)) return cli::scontrol_main(inv.args);
-  auto api = connect_or_report(inv);
-  if (!api) return 1;
+  // -M must name this cluster, also for what needs no controller (as Slurm's scontrol).
+  const bool controller = needs_controller(o);
+  std::unique_ptr<ControllerApi> api;
+  if (controller || !o.clusters.empty()) {
+    api = connect_or_report(inv);
+    if (!api) return 1;
+    if (!o.clusters.empty() && !names_this_cluster("scontrol", o.clusters, *api)) return 1;
+  }
+  if (!controller) return cli::scontrol_main(inv.args);
   const std::string& k = o.words[0];
   if (abbrev(k, "show", 3)) return run_show(api.get(), inv, o).value_or(1);
   if (abbrev(k, "update", 1)) return run_update(*api, inv, o).value_or(1);

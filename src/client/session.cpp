@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include "cli/cli_error.hpp"
+#include "common/duration.hpp"
 #include "common/strings.hpp"
 #include "common/user_db.hpp"
 
@@ -22,6 +25,8 @@ Invocation invocation(const std::string& program, const std::vector<std::string>
     start = 2;
   }
   inv.args.assign(args.begin() + static_cast<long>(start), args.end());
+  // Timestamps as Slurm's commands show them under SLURM_TIME_FORMAT.
+  if (const char* f = std::getenv("SLURM_TIME_FORMAT")) set_timestamp_format(f);
   for (char** e = environ; e && *e; ++e) {
     std::string kv = *e;
     auto eq = kv.find('=');
@@ -51,12 +56,17 @@ void print_error_lines(const std::string& program, const std::string& message) {
   }
 }
 
-bool names_this_cluster(const std::string& program, const std::string& clusters, const ControllerApi& api) {
-  bool ours = false;
+bool lists_this_cluster(const std::string& clusters, const ControllerApi& api) {
   for (const auto& name : split(clusters, ',')) {
-    if (name == api.endpoint().cluster || iequals(name, "all")) {
-      ours = true;
-    } else {
+    if (name == api.endpoint().cluster || iequals(name, "all")) return true;
+  }
+  return false;
+}
+
+bool names_this_cluster(const std::string& program, const std::string& clusters, const ControllerApi& api) {
+  const bool ours = lists_this_cluster(clusters, api);
+  for (const auto& name : split(clusters, ',')) {
+    if (name != api.endpoint().cluster && !iequals(name, "all")) {
       std::fprintf(stderr, "%s: error: No cluster '%s' known by database.\n", program.c_str(), name.c_str());
     }
   }

@@ -33,6 +33,9 @@ std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv);
 // other name gets Slurm's "No cluster 'X' known by database." line; with
 // none of this cluster, Slurm's refusal and Drover's reason follow.
 bool names_this_cluster(const std::string& program, const std::string& clusters, const ControllerApi& api);
+// The same question, answered quietly (sacct reads the accounting records of
+// the clusters named, and has none of another cluster to show).
+bool lists_this_cluster(const std::string& clusters, const ControllerApi& api);
 
 // Prints "<program>: error: <line>" for each line of `message`.
 void print_error_lines(const std::string& program, const std::string& message);

@@ -83,7 +83,10 @@ int squeue_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
-  if (!opts->clusters.empty() && !names_this_cluster("squeue", opts->clusters, *api)) return 1;
+  if (!opts->clusters.empty()) {
+    if (!names_this_cluster("squeue", opts->clusters, *api)) return 1;
+    opts->cluster_banner = api->endpoint().cluster;
+  }
   // Ask only for what can be shown: the named jobs (-j), and finished jobs
   // only when -t asks for them. The renderer selects the rest.
   std::vector<int64_t> ids;
@@ -115,6 +118,7 @@ int squeue_main(const Args& args) {
       auto any = finished ? reply : api->get_jobs(ids, false, true);
       if (!any) return report_failure(inv, *api, any.error());
       if (any->jobs().empty()) {
+        std::fputs(cli::squeue_banners(*opts, any->now()).c_str(), stdout);
         std::fputs("slurm_load_jobs error: Invalid job id specified\n", stderr);
         return 1;
       }
@@ -135,7 +139,10 @@ int sinfo_main(const Args& args) {
   }
   auto api = connect_or_report(inv);
   if (!api) return 1;
-  if (!opts->clusters.empty() && !names_this_cluster("sinfo", opts->clusters, *api)) return 1;
+  if (!opts->clusters.empty()) {
+    if (!names_this_cluster("sinfo", opts->clusters, *api)) return 1;
+    opts->cluster_banner = api->endpoint().cluster;
+  }
   return iterate(opts->iterate_s, [&] {
     auto parts = api->get_partitions();
     if (!parts) return report_failure(inv, *api, parts.error());

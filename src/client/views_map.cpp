@@ -58,6 +58,25 @@ UnixTime start_or_end(const v1::JobRecord& r) {
   return r.state() != v1::PENDING && r.end_time() ? r.end_time() : kNoTime;
 }
 
+// The --begin time a pending job waits for, held or not (0: none): Slurm
+// 22.05 shows it as EligibleTime, sacct's Eligible and, with no plan yet,
+// StartTime (EndTime = it + the time limit).
+UnixTime awaited_begin(const v1::JobRecord& r) {
+  const bool pending = r.state() == v1::PENDING;
+  const int64_t begin = r.desc().begin_time();
+  const bool waits = r.eligible_time() == 0 || r.hold() != v1::HOLD_NONE;
+  return pending && begin > r.submit_time() && waits ? begin : 0;
+}
+
+// EligibleTime and sacct's Eligible: the --begin time awaited, else none
+// while held (Slurm 22.05 showed Unknown for a held job in both), else when
+// the job became eligible.
+UnixTime shown_eligible(const v1::JobRecord& r) {
+  if (UnixTime begin = awaited_begin(r)) return begin;
+  if (r.state() == v1::PENDING && r.hold() != v1::HOLD_NONE) return kNoTime;
+  return r.eligible_time() ? r.eligible_time() : kNoTime;
+}
+
 // sacct's exit code and signal for the job's line: its script's, except
 // that a job the controller ended (cancelled, out of time) has 0:0 there,
 // its batch step keeping the signal that ended the script; scontrol shows
@@ -113,11 +132,13 @@ void fill_times(const v1::JobRecord& r, cli::JobView& v) {
   v.submit_time = r.submit_time();
   bool pending = r.state() == v1::PENDING;
   // A held job is not eligible, and accrues no age, until released: Slurm
-  // 22.05 shows EligibleTime=Unknown AccrueTime=Unknown for it.
+  // 22.05 shows EligibleTime=Unknown AccrueTime=Unknown for it, or its
+  // --begin time as EligibleTime.
   const bool held = pending && r.hold() != v1::HOLD_NONE;
-  v.eligible_time = held ? kNoTime : r.eligible_time();
-  v.accrue_time = v.eligible_time;
+  v.accrue_time = held ? kNoTime : r.eligible_time();
+  v.eligible_time = shown_eligible(r);
   v.start_time = pending ? r.display().planned_start() : start_or_end(r);
+  if (v.start_time == 0) v.start_time = awaited_begin(r);
   if (pending) {
     v.end_time = (v.start_time && r.time_limit_s() != kInfinite) ? v.start_time + r.time_limit_s() : kNoTime;
   } else {
@@ -408,7 +429,7 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.derived_exit_code = r.derived_exit_code();
   x.derived_exit_signal = r.derived_exit_signal();
   x.submit = r.submit_time() ? r.submit_time() : kNoTime;
-  x.eligible = r.eligible_time() ? r.eligible_time() : kNoTime;
+  x.eligible = shown_eligible(r);
   x.start = start_or_end(r);
   const bool open = r.state() == v1::RUNNING || r.state() == v1::PENDING || r.state() == v1::SUSPENDED;
   x.end = r.end_time() && !open ? r.end_time() : kNoTime;

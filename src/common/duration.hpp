@@ -42,8 +42,17 @@ std::string format_duration_hms(Seconds s);
 using UnixTime = int64_t;
 inline constexpr UnixTime kNoTime = 0;
 
-// "2026-11-29T21:27:35" in local time; "Unknown" for kNoTime.
+// "2026-11-29T21:27:35" in local time; "Unknown" for kNoTime. A command
+// that has called set_timestamp_format shows it the way that chose.
 std::string format_timestamp(UnixTime t);
+// Slurm's SLURM_TIME_FORMAT, which the commands read from their environment:
+// "standard" (also empty) is the form above; "relative" is "HH:MM:SS" today,
+// "Tomorr HH:MM", "Ystday HH:MM", the weekday and "HH:MM" within the coming
+// week, "D Mon HH:MM" for other days of this year and "D Mon YYYY" for other
+// years; anything else is a strftime() format. For this process, from now on.
+void set_timestamp_format(std::string_view spec);
+// The same with the format and the present time given (for tests).
+std::string format_timestamp(UnixTime t, std::string_view spec, UnixTime now);
 
 // Which way an incomplete time points. sbatch --begin looks ahead: a time of
 // day already past today means tomorrow, a date without a year already past

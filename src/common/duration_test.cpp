@@ -135,6 +135,31 @@ TEST_F(Timestamp, FormatsLikeScontrol) {
   EXPECT_EQ(format_timestamp(kNoTime), "Unknown");
 }
 
+// SLURM_TIME_FORMAT: what Slurm 22.05's squeue, scontrol and sacct showed on
+// the anchor cluster at 2026-12-05T07:59:05 UTC for these times.
+TEST_F(Timestamp, ShowsTheFormsOfSlurmTimeFormat) {
+  constexpr UnixTime now = 1796457545;
+  const std::pair<UnixTime, const char*> relative[] = {
+      {1796543944, "Tomorr 07:59"},  // --begin=now+1day
+      {1796716744, "Tue 07:59"},     // now+3days
+      {1797235144, "14 Dec 07:59"},  // now+9days
+      {1801477230, "1 Feb 2027"},    // another year: no time
+      {1796486400, "16:00:00"},      // today
+      {1796418000, "Ystday 21:00"},
+  };
+  for (const auto& [t, text] : relative) EXPECT_EQ(format_timestamp(t, "relative", now), text);
+  EXPECT_EQ(format_timestamp(1796543944, "%a %T", now), "Sun 07:59:04");
+  EXPECT_EQ(format_timestamp(1796543944, "%s", now), "1796543944");
+  EXPECT_EQ(format_timestamp(1796543944, "standard", now), "2026-12-06T07:59:04");
+  EXPECT_EQ(format_timestamp(1796543944, "", now), "2026-12-06T07:59:04");
+  EXPECT_EQ(format_timestamp(kNoTime, "relative", now), "Unknown");
+  // The process-wide choice the commands make from their environment.
+  set_timestamp_format("%H");
+  EXPECT_EQ(format_timestamp(1796543944), "07");
+  set_timestamp_format("");
+  EXPECT_EQ(format_timestamp(1796543944), "2026-12-06T07:59:04");
+}
+
 struct TsCase {
   const char* text;
   const char* past;    // sacct -S (Slurm 22.05's answer, probed with sacct at kNow)

@@ -194,11 +194,49 @@ std::optional<Clock> named_clock(std::string_view word) {
 
 }  // namespace
 
-std::string format_timestamp(UnixTime t) {
+namespace {
+
+std::string& timestamp_spec() {
+  static std::string spec;  // "": standard
+  return spec;
+}
+
+std::string strftime_text(const char* format, const std::tm& tm) {
+  char buf[256];
+  std::size_t n = std::strftime(buf, sizeof buf, format, &tm);
+  return std::string(buf, n);  // 0: empty, or longer than Slurm's own buffer would take
+}
+
+// SLURM_TIME_FORMAT=relative, as squeue(1) describes it.
+std::string relative_text(const std::tm& tm, UnixTime now) {
+  std::tm today = local_tm(now);
+  if (tm.tm_year != today.tm_year) return fmt::format("{} {}", tm.tm_mday, strftime_text("%b %Y", tm));
+  const int days = tm.tm_yday - today.tm_yday;
+  if (days == 0) return strftime_text("%H:%M:%S", tm);
+  if (days == 1) return strftime_text("Tomorr %H:%M", tm);
+  if (days == -1) return strftime_text("Ystday %H:%M", tm);
+  if (days > 1 && days < 7) return strftime_text("%a %H:%M", tm);
+  return fmt::format("{} {}", tm.tm_mday, strftime_text("%b %H:%M", tm));
+}
+
+}  // namespace
+
+void set_timestamp_format(std::string_view spec) { timestamp_spec() = std::string(spec); }
+
+std::string format_timestamp(UnixTime t, std::string_view spec, UnixTime now) {
   if (t == kNoTime) return "Unknown";
   std::tm tm = local_tm(t);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec);
+  if (spec.empty() || spec == "standard") {
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                       tm.tm_hour, tm.tm_min, tm.tm_sec);
+  }
+  if (spec == "relative") return relative_text(tm, now);
+  return strftime_text(std::string(spec).c_str(), tm);
+}
+
+std::string format_timestamp(UnixTime t) {
+  const std::string& spec = timestamp_spec();
+  return format_timestamp(t, spec, spec.empty() ? 0 : static_cast<UnixTime>(std::time(nullptr)));
 }
 
 Result<UnixTime> parse_timestamp(std::string_view s, UnixTime now, TimeBias bias) {

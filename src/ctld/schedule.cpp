@@ -438,8 +438,15 @@ void ControllerState::launch_unreachable(int64_t job_id, int32_t restart_count, 
   (void)fx;
 }
 
-void ControllerState::plan_test_only(const core::JobSpec& spec, const std::string& reservation, int64_t now,
+void ControllerState::plan_test_only(const core::JobSpec& asked, const std::string& reservation, int64_t now,
                                      v1::SubmitReply& reply) {
+  // As Slurm 22.05's --test-only: a hold makes no difference, and a job that
+  // may not begin before --begin is planned on what is free now, from then on
+  // (the plan cannot see which running jobs will have ended by then).
+  core::JobSpec spec = asked;
+  spec.hold = core::Hold::kNone;
+  const int64_t begin = spec.begin_time > now ? spec.begin_time : 0;
+  spec.begin_time = 0;
   CycleInputs ci = cycle_inputs(now);
   ci.pending = {&spec};
   if (auto it = reservations_.find(reservation); it != reservations_.end()) {
@@ -453,7 +460,7 @@ void ControllerState::plan_test_only(const core::JobSpec& spec, const std::strin
     const auto& d = r.starts.front();
     std::vector<std::string> names;
     for (const auto& t : d.alloc.nodes) names.push_back(c.nodes[t.node].name);
-    reply.set_planned_start(now);
+    reply.set_planned_start(std::max(now, begin));
     reply.set_planned_nodes(hostlist_compress(names));
     reply.set_planned_partition(c.partitions[d.partition].name);
     int64_t cpus = 0;
@@ -463,7 +470,7 @@ void ControllerState::plan_test_only(const core::JobSpec& spec, const std::strin
   }
   if (!r.pending.empty()) {
     const auto& p = r.pending.front();
-    reply.set_planned_start(p.start == core::kNoPlan ? 0 : p.start);
+    reply.set_planned_start(p.start == core::kNoPlan ? 0 : std::max(p.start, begin));
     std::vector<std::string> names;
     for (auto ni : p.nodes) names.push_back(c.nodes[ni].name);
     reply.set_planned_nodes(hostlist_compress(names));

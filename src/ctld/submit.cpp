@@ -194,7 +194,11 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   }
   if (auto st = check_job_reservation(rec); !st) return st.error();
   spec = spec_from_record(rec);
-  if (auto sum = bridge_->summarize(spec, v.partition)) rec.set_time_limit_s(sum->time_limit);
+  int64_t asked_cpus = 0;
+  if (auto sum = bridge_->summarize(spec, v.partition)) {
+    rec.set_time_limit_s(sum->time_limit);
+    asked_cpus = sum->min_cpus;
+  }
   v1::SubmitReply reply;
   reply.set_cluster(settings_.cluster_name);
   reply.set_job_id(next_job_id_);
@@ -204,6 +208,7 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
     // id, so each gets a revision no other plan had: without it, a second
     // --test-only was answered with the first one's partition and nodes.
     spec.revision = kTestOnlyRevisions + ++test_only_plans_;
+    reply.set_planned_cpus(asked_cpus);  // a job that would wait: the CPUs it asks for (a start sets what it gets)
     plan_test_only(spec, rec.desc().reservation(), now, reply);
     return reply;
   }

@@ -1298,20 +1298,106 @@ TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
   EXPECT_EQ(m.err, "sbatch: error: No cluster 'elsewhere' known by database.\n");
   const std::string held = m.out.substr(0, m.out.find(';'));
   EXPECT_EQ(m.out, held + ";" + cluster + "\n");
-  // The listings too: this cluster's name (or all) lists, another is refused.
+  // The listings too: this cluster's name (or all) lists, under Slurm's
+  // CLUSTER: line unless -h (sshare's even with -n); another is refused.
   EXPECT_EQ(c.run("squeue", {"-M", cluster, "-h", "-o", "%i"}).out, held + "\n");
-  for (const char* cmd : {"squeue", "sinfo", "sacct"}) {
-    auto other = c.run(cmd, {"-M", "elsewhere"});
+  EXPECT_EQ(c.run("squeue", {"-M", cluster, "-o", "%i;%t", "-j", held}).out,
+            "CLUSTER: " + cluster + "\nJOBID;ST\n" + held + ";PD\n");
+  EXPECT_EQ(c.run("squeue", {"-o", "%i;%t", "-j", held}).out, "JOBID;ST\n" + held + ";PD\n");
+  EXPECT_EQ(lines_of(c.run("sinfo", {"--clusters=all", "-o", "%P"}).out).at(0), "CLUSTER: " + cluster);
+  EXPECT_EQ(lines_of(c.run("sinfo", {"-M", cluster, "-h", "-o", "%P"}).out).at(0).rfind("CLUSTER", 0), std::string::npos);
+  EXPECT_EQ(lines_of(c.run("sshare", {"-M", cluster, "-n", "-P"}).out).at(0), "CLUSTER: " + cluster);
+  for (const char* cmd : {"squeue", "sinfo", "sshare", "scontrol"}) {
+    std::vector<std::string> args = {"-M", "elsewhere"};
+    if (std::string(cmd) == "scontrol") args.insert(args.end(), {"show", "job", held});
+    auto other = c.run(cmd, args);
     EXPECT_EQ(other.rc, 1) << cmd;
     EXPECT_EQ(other.out, "") << cmd;
     EXPECT_EQ(lines_of(other.err).at(0), std::string(cmd) + ": error: No cluster 'elsewhere' known by database.");
   }
+  // sacct reads the records of the clusters named: none of another's here, and no error.
+  auto none = c.run("sacct", {"-M", "elsewhere", "-X", "-n", "-j", held});
+  EXPECT_EQ(none.rc, 0) << none.err;
+  EXPECT_EQ(none.out + none.err, "");
   EXPECT_EQ(c.run("sacct", {"--clusters", "all", "-X", "-n", "-j", held, "-o", "JobID"}).rc, 0);
+  // scontrol takes -M before its command as Slurm's does (Open OnDemand's hold and release).
+  EXPECT_EQ(c.run("scontrol", {"-M", cluster, "hold", held}).rc, 0);
+  EXPECT_EQ(c.run("scontrol", {"--clusters=" + cluster, "release", held}).rc, 0);
+  EXPECT_EQ(c.run("scontrol", {"-M" + cluster, "-o", "show", "job", held}).out.rfind("JobId=" + held + " ", 0), 0u);
   c.run("scancel", {held});
   // Accepted, but pending with a reason that names the limit (Slurm does the same).
   std::string id = std::to_string(c.submit({"-t", "8-00:00:00", "--wrap", "true"}));
   std::this_thread::sleep_for(300ms);
   EXPECT_EQ(c.reason(id), "PartitionTimeLimit");
+}
+
+}  // namespace
+}  // namespace drover::e2e
+
+namespace drover::e2e {
+namespace {
+
+// A job waiting for its --begin time shows that time as EligibleTime and,
+// with no plan yet, as StartTime (EndTime = it + the time limit), held or
+// not; sacct's Eligible too; --test-only plans it from then on and ignores
+// -H. SLURM_TIME_FORMAT changes how the commands print times. All as Slurm
+// 22.05 did on the anchor cluster.
+TEST(Submit, ABeginTimeShowsAsTheEligibleAndStartTime) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const int64_t now = std::time(nullptr);
+  auto epoch = [&](const std::string& cmd, std::vector<std::string> args) -> int64_t {
+    args.insert(args.begin(), {"SLURM_TIME_FORMAT=%s", c.bin() + "/" + cmd});
+    auto r = c.run_program("/usr/bin/env", args);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    try {
+      return std::stoll(r.out);
+    } catch (...) {
+      ADD_FAILURE() << cmd << " printed '" << r.out << "'";
+      return 0;
+    }
+  };
+  const std::string held = std::to_string(c.submit({"-H", "--begin=now+2days", "-t", "30", "--wrap", "true"}));
+  const std::string later = std::to_string(c.submit({"-p", "compute", "--begin=now+1day", "--wrap", "true"}));
+  ASSERT_NE(held, "-1");
+  ASSERT_NE(later, "-1");
+  const int64_t begin2 = epoch("squeue", {"-h", "-j", held, "-o", "%S"});
+  EXPECT_NEAR(begin2, now + 2 * 86400, 10);
+  EXPECT_EQ(epoch("squeue", {"-h", "-j", held, "-o", "%e"}), begin2 + 1800);
+  EXPECT_EQ(epoch("sacct", {"-X", "-n", "-j", held, "-o", "Eligible"}), begin2);
+  auto f = c.job_fields(held);
+  EXPECT_EQ(f["EligibleTime"], f["StartTime"]);
+  EXPECT_EQ(f["AccrueTime"], "Unknown");
+  EXPECT_EQ(f["JobState"], "PENDING");
+  EXPECT_EQ(f["Reason"], "JobHeldUser");
+  const int64_t begin1 = epoch("squeue", {"-h", "-j", later, "-o", "%S"});
+  EXPECT_NEAR(begin1, now + 86400, 10);
+  EXPECT_EQ(epoch("squeue", {"-h", "-j", later, "-o", "%e"}), begin1 + 7 * 86400);  // the partition's MaxTime
+  EXPECT_EQ(c.reason(later), "BeginTime");
+  // SLURM_TIME_FORMAT=relative: "Tomorr HH:MM" (when tomorrow is in this year).
+  std::tm tm_now{}, tm_begin{};
+  std::time_t tn = now, tb = begin1;
+  localtime_r(&tn, &tm_now);
+  localtime_r(&tb, &tm_begin);
+  if (tm_now.tm_year == tm_begin.tm_year) {
+    auto rel = c.run_program("/usr/bin/env", {"SLURM_TIME_FORMAT=relative", c.bin() + "/squeue", "-h", "-j", later,
+                                              "-o", "%S"});
+    EXPECT_EQ(rel.out.rfind("Tomorr ", 0), 0u) << rel.out;
+  }
+  // --test-only: planned from the --begin time, on a node, held or not.
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"-H"}}) {
+    std::vector<std::string> args = {"SLURM_TIME_FORMAT=%s", c.bin() + "/sbatch", "--test-only", "-p", "compute",
+                                     "--begin=now+2days", "--wrap", "true"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto t = c.run_program("/usr/bin/env", args);
+    EXPECT_EQ(t.rc, 0) << t.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(t.err, m, std::regex("sbatch: Job \\d+ to start at (\\d+) using 1 processors on "
+                                                      "nodes (cpu[12]|lgpu1) in partition compute\n")))
+        << t.err;
+    EXPECT_NEAR(std::stoll(m[1].str()), now + 2 * 86400, 10);
+  }
+  EXPECT_EQ(c.run("scancel", {held, later}).rc, 0);
 }
 
 }  // namespace
