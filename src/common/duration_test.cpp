@@ -197,6 +197,23 @@ TEST_F(Timestamp, ParsesSlurmForms) {
       {"12/01/27", "2027-12-01T00:00:00", "2027-12-01T00:00:00"},
       {"120127", "2027-12-01T00:00:00", "2027-12-01T00:00:00"},
       {"1201", "2025-12-01T00:00:00", "2026-12-01T00:00:00"},
+      // The other forms sacct(1) lists, as Slurm 22.05's sacct -S read them on 2026-12-05.
+      {"12.01", "2025-12-01T00:00:00", "2026-12-01T00:00:00"},
+      {"12.01.27", "2027-12-01T00:00:00", "2027-12-01T00:00:00"},
+      {"11/29-10:00", "2026-11-29T10:00:00", "2027-11-29T10:00:00"},
+      {"11.29-10:00:30", "2026-11-29T10:00:30", "2027-11-29T10:00:30"},
+      {"1129-10:00", "2026-11-29T10:00:00", "2027-11-29T10:00:00"},
+      {"112926-10:00", "2026-11-29T10:00:00", "2026-11-29T10:00:00"},
+      {"11/29/26-10:00", "2026-11-29T10:00:00", "2026-11-29T10:00:00"},
+      {"11/29T10:00", "2026-11-29T10:00:00", "2027-11-29T10:00:00"},
+      {"2026-11-29 10:00", "2026-11-29T10:00:00", "2026-11-29T10:00:00"},
+      {"2026-11-29T", "2026-11-29T00:00:00", "2026-11-29T00:00:00"},
+      // Looking back, only a later month is last year's (11/30 is still to
+      // come, and this year's); looking ahead, any moment already past is
+      // next year's, today's midnight too (sbatch --test-only --begin=12/05
+      // on 2026-12-05 planned 2027-12-05T00:00:00).
+      {"11/30", "2026-11-30T00:00:00", "2026-11-30T00:00:00"},
+      {"11/29", "2026-11-29T00:00:00", "2027-11-29T00:00:00"},
   };
   for (const auto& c : cases) {
     auto past = parse_timestamp(c.text, kNow, TimeBias::kPast);
@@ -210,7 +227,8 @@ TEST_F(Timestamp, ParsesSlurmForms) {
 TEST_F(Timestamp, ErrorsNameTheTextAndTheForms) {
   const std::string forms =
       "expected now[+count[seconds|minutes|hours|days|weeks]], today, tomorrow, midnight, noon, fika, teatime, "
-      "HH:MM[:SS][AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], MMDD or MMDDYY";
+      "HH:MM[:SS][AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], MM.DD[.YY] or MMDD[YY], each date with an optional "
+      "-HH:MM[:SS]";
   const std::pair<const char*, std::string> cases[] = {
       {"garbage", "bad time \"garbage\": " + forms},
       {"now+5min", "bad time \"now+5min\": " + forms},

@@ -16,7 +16,8 @@ constexpr UnixTime kLastTime = 253402300799;  // 9999-12-31T23:59:59 UTC
 
 constexpr std::string_view kTimeForms =
     "expected now[+count[seconds|minutes|hours|days|weeks]], today, tomorrow, midnight, noon, fika, teatime, "
-    "HH:MM[:SS][AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], MMDD or MMDDYY";
+    "HH:MM[:SS][AM|PM], YYYY-MM-DD[THH:MM[:SS]], MM/DD[/YY], MM.DD[.YY] or MMDD[YY], each date with an optional "
+    "-HH:MM[:SS]";
 
 Error bad_time(std::string_view s, std::string_view why = {}) {
   return make_error(why.empty() ? fmt::format("bad time \"{}\": {}", s, kTimeForms)
@@ -111,11 +112,14 @@ UnixTime at_clock(Clock c, UnixTime now, TimeBias bias) {
 }
 
 // A date without a year: this year, or the next/last one by the bias.
-UnixTime yearless(Date d, UnixTime now, TimeBias bias) {
-  UnixTime t = local_time(d, {});
-  UnixTime today = local_time(date_of(now), {});
-  if (bias == TimeBias::kFuture && t < today) return local_time(d, {}, 0, 1);
-  if (bias == TimeBias::kPast && t > now) return local_time(d, {}, 0, -1);
+// Looking ahead (--begin), a moment already past is next year's; looking back
+// (sacct -S/-E), Slurm 22.05 goes to last year only for a later month: on
+// 2026-12-05, "12/05" was 2027-12-05 for sbatch, "12/31" 2026-12-31 for
+// sacct, and on 2026-11-29 "12/01" was 2025-12-01 for sacct.
+UnixTime yearless(Date d, Clock c, UnixTime now, TimeBias bias) {
+  UnixTime t = local_time(d, c);
+  if (bias == TimeBias::kFuture && t < now) return local_time(d, c, 0, 1);
+  if (bias == TimeBias::kPast && d.month > date_of(now).month) return local_time(d, c, 0, -1);
   return t;
 }
 
@@ -149,8 +153,9 @@ Result<UnixTime> parse_now(std::string_view s, std::string_view rest, UnixTime n
   return t;
 }
 
+// "YYYY-MM-DD", then "THH:MM[:SS]" or " HH:MM[:SS]" ("YYYY-MM-DDT" is midnight).
 Result<UnixTime> parse_iso(std::string_view s, std::string_view t) {
-  std::string_view date = t.substr(0, t.find('T'));
+  std::string_view date = t.substr(0, t.find_first_of("T "));
   std::vector<std::string> f = split(date, '-');
   if (f.size() != 3) return bad_time(s);
   auto y = fixed_digits(f[0], 4), m = fixed_digits(f[1], 2), d = fixed_digits(f[2], 2);
@@ -158,7 +163,7 @@ Result<UnixTime> parse_iso(std::string_view s, std::string_view t) {
   auto day = checked_date(s, *y, *m, *d);
   if (!day) return day.error();
   Clock c;
-  if (date.size() < t.size()) {
+  if (date.size() + 1 < t.size()) {
     auto clock = parse_clock(s, t.substr(date.size() + 1));
     if (!clock) return clock.error();
     c = *clock;
@@ -166,9 +171,17 @@ Result<UnixTime> parse_iso(std::string_view s, std::string_view t) {
   return local_time(*day, c);
 }
 
-// "MM/DD", "MM/DD/YY", "MM/DD/YYYY", "MMDD", "MMDDYY".
+// "MM/DD", "MM/DD/YY", "MM/DD/YYYY", "MM.DD[.YY]", "MMDD", "MMDDYY", each
+// optionally followed by "-HH:MM[:SS]" or "THH:MM[:SS]".
 Result<UnixTime> parse_us_date(std::string_view s, std::string_view t, UnixTime now, TimeBias bias) {
-  std::vector<std::string> f = split(t, '/');
+  Clock c;
+  if (auto at = t.find_first_of("-T"); at != std::string_view::npos) {
+    auto clock = parse_clock(s, t.substr(at + 1));
+    if (!clock) return clock.error();
+    c = *clock;
+    t = t.substr(0, at);
+  }
+  std::vector<std::string> f = split(t, t.find('.') != std::string_view::npos ? '.' : '/');
   if (f.size() == 1 && (t.size() == 4 || t.size() == 6)) {
     f = {std::string(t.substr(0, 2)), std::string(t.substr(2, 2))};
     if (t.size() == 6) f.emplace_back(t.substr(4));
@@ -181,7 +194,7 @@ Result<UnixTime> parse_us_date(std::string_view s, std::string_view t, UnixTime 
   if (!m || !d || !y) return bad_time(s);
   auto day = checked_date(s, *y, *m, *d);
   if (!day) return day.error();
-  return f.size() == 3 ? local_time(*day, {}) : yearless(*day, now, bias);
+  return f.size() == 3 ? local_time(*day, c) : yearless(*day, c, now, bias);
 }
 
 std::optional<Clock> named_clock(std::string_view word) {
@@ -246,8 +259,8 @@ Result<UnixTime> parse_timestamp(std::string_view s, UnixTime now, TimeBias bias
   if (iequals(t, "today")) return local_time(date_of(now), {});
   if (iequals(t, "tomorrow")) return local_time(date_of(now), {}, 1);
   if (auto c = named_clock(t)) return at_clock(*c, now, bias);
-  if (t.size() >= 10 && t[4] == '-') return parse_iso(s, t);
-  if (t.find(':') != std::string_view::npos) {
+  if (t.size() >= 10 && t[4] == '-' && t[7] == '-') return parse_iso(s, t);
+  if (t.find(':') != std::string_view::npos && t.find_first_of("-T") == std::string_view::npos) {
     auto c = parse_clock(s, t);
     if (!c) return c.error();
     return at_clock(*c, now, bias);
