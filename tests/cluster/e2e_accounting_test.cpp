@@ -229,6 +229,21 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   EXPECT_EQ(tres.out, "cpu||1\nmem||2\nenergy||3\nnode||4\nbilling||5\nfs|disk|6\nvmem||7\npages||8\n"
                       "gres|gpu|1001\ngres|gpu:h100|1002\ngres|gpu:a100|1003\n")
       << tres.err;
+  // The anchor's widths (Type 8, Name 20), and its clusters' columns.
+  EXPECT_EQ(lines_of(c.run("sacctmgr", {"show", "tres"}).out).back(), "    gres             gpu:a100   1003 ");
+  std::string port;
+  for (const auto& l : lines_of(c.run("scontrol", {"show", "config"}).out)) {
+    if (l.rfind("SlurmctldPort ", 0) == 0) port = l.substr(l.find("= ") + 2);
+  }
+  auto clusters = c.run("sacctmgr", {"-nP", "list", "clusters", "format=cluster,controlport,rpc,share,qos,defaultqos"});
+  EXPECT_EQ(clusters.out, cluster_of(c) + "|" + port + "|9728|1|debug,normal,training|normal\n") << clusters.err;
+  // Entities of Slurm's that Drover's sacctmgr has not: said so; runaway jobs: none, ever.
+  auto events = c.run("sacctmgr", {"show", "events"});
+  EXPECT_EQ(events.rc, 1);
+  EXPECT_EQ(events.err, "sacctmgr: error: `show events` is not implemented yet in this version of Drover (its "
+                        "sacctmgr has qos, account, user, association, cluster, tres and runawayjobs)\n");
+  EXPECT_EQ(c.run("sacctmgr", {"show", "runawayjobs"}).out,
+            "Runaway Jobs: No runaway jobs found on cluster " + cluster_of(c) + "\n");
 
   // The scheduler uses a QOS change from its next cycle: a 2-hour job in debug now waits on MaxWall.
   ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "qos", "debug", "set", "MaxWall=01:00:00"}).rc, 0);
