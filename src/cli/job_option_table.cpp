@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <functional>
 
 #include "cli/job_options.hpp"
@@ -159,6 +162,40 @@ Apply uninterpreted() {
 }
 
 // ---- option-specific appliers ---------------------------------------------------
+
+// -F/--nodefile FILE, and -w/--nodelist with a '/' in it (a file's name, as
+// Slurm reads it): the node names in the file, on one line or many, separated
+// by white space or commas, each once, as --nodelist.
+CliResult<bool> apply_node_file(Ctx& c) {
+  const std::string& path = c.value();
+  std::ifstream in(path);
+  if (!in) {  // Slurm 22.05's two lines, and its exit status
+    return CliError{fmt::format("{0}: error: slurm_allocate_resources error opening file {1}, {2}\n"
+                                "{0}: error: Invalid --nodefile node file\n",
+                                c.program(), path, std::strerror(errno)),
+                    kExitBadOption};
+  }
+  std::vector<std::string> names;
+  std::string word;
+  while (in >> word) {
+    for (const auto& n : split(word, ',')) {
+      if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  }
+  if (names.empty()) {  // Slurm 22.05's two lines, and its exit status
+    return CliError{fmt::format("{0}: error: Hostlist is empty!\n{0}: error: Invalid --nodefile node file\n",
+                                c.program()),
+                    kExitBadOption};
+  }
+  c.req.nodelist = join(names, ",");
+  return true;
+}
+
+CliResult<bool> apply_nodelist(Ctx& c) {
+  if (c.value().find('/') != std::string::npos) return apply_node_file(c);
+  c.req.nodelist = c.value();
+  return true;
+}
 
 CliResult<bool> apply_array(Ctx& c) {
   auto a = parse_array_spec(c.value());
@@ -513,8 +550,8 @@ const std::vector<OptionDef>& option_table() {
       {"no-kill", 'k', ArgKind::kOptional, SRA, apply_no_kill},
       {"no-requeue", 0, ArgKind::kNone, S, [](Ctx& c) { return apply_requeue(c, false); }},
       {"no-shell", 0, ArgKind::kNone, A, set_flag(&J::no_shell)},
-      {"nodefile", 'F', ArgKind::kRequired, SRA, uninterpreted()},
-      {"nodelist", 'w', ArgKind::kRequired, SRA, set_str(&J::nodelist)},
+      {"nodefile", 'F', ArgKind::kRequired, SRA, apply_node_file},
+      {"nodelist", 'w', ArgKind::kRequired, SRA, apply_nodelist},
       {"nodes", 'N', ArgKind::kRequired, SRA, apply_nodes},
       {"ntasks", 'n', ArgKind::kRequired, SRA, set_count(&J::ntasks)},
       {"ntasks-per-core", 0, ArgKind::kRequired, SRA, set_count(&J::ntasks_per_core)},

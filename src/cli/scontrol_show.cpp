@@ -112,8 +112,9 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, boo
   if (!j.tres_per_job.empty()) r.add("TresPerJob={}", j.tres_per_job);
   if (!j.tres_per_node.empty()) r.add("TresPerNode={}", j.tres_per_node);
   if (!j.tres_per_task.empty()) r.add("TresPerTask={}", j.tres_per_task);
-  if (!j.mail_user.empty() || !j.mail_type.empty())
-    r.add("MailUser={} MailType={}", null_or(j.mail_user), or_text(j.mail_type, "NONE"));
+  // Only with --mail-type: Slurm 22.05 showed no Mail line for --mail-user alone.
+  if (!j.mail_type.empty() && !iequals(j.mail_type, "NONE"))
+    r.add("MailUser={} MailType={}", null_or(j.mail_user), j.mail_type);
   return r.finish_job();
 }
 

@@ -1,6 +1,7 @@
 #include "client/views_map.hpp"
 
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -93,14 +94,26 @@ std::string gpu_tres(const v1::GpuCount& g) {
   return "gres:" + GresSpec{"gpu", g.type(), g.count()}.str();
 }
 
+// A job's -w/-x node list as Slurm keeps it, a set of nodes: each once, in
+// Slurm's host order, compressed (-w cpu03,cpu02 shows as cpu[02-03]).
+std::string node_set_text(const std::string& expr) {
+  if (expr.empty()) return expr;
+  auto hosts = hostlist_expand(expr);
+  if (!hosts) return expr;
+  std::vector<std::string> names = *hosts;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return hostlist_compress_slurm_sorted(std::move(names));
+}
+
 void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   const v1::JobDisplay& d = r.display();
   const v1::JobDescriptor& desc = r.desc();
   v.nodes = r.state() == v1::PENDING ? "" : d.nodes();
   v.sched_nodes = d.sched_nodes();
   v.batch_host = r.batch_host();
-  v.req_nodes = desc.nodelist();
-  v.exc_nodes = desc.exclude();
+  v.req_nodes = node_set_text(desc.nodelist());
+  v.exc_nodes = node_set_text(desc.exclude());
   v.num_nodes = std::max<int64_t>(1, d.num_nodes());
   v.max_nodes = desc.max_nodes();
   v.num_cpus = std::max<int64_t>(1, d.num_cpus());
@@ -216,8 +229,10 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.std_in = d.std_in().empty() ? "/dev/null" : d.std_in();
   v.alloc_node = d.submit_host();
   v.alloc_sid = d.submit_sid();
-  v.mail_user = d.mail_user();
   v.mail_type = d.mail_type();
+  // Mail goes to the job's user unless --mail-user says otherwise; Slurm
+  // 22.05 shows that user's name (MailUser=root for --mail-type=END alone).
+  v.mail_user = d.mail_user().empty() && !d.mail_type().empty() ? r.user() : d.mail_user();
   v.job_gres = r.display().job_gres();
   for (const auto& n : r.display().node_detail())
     v.node_detail.push_back(cli::JobView::NodeDetail{n.nodes(), n.cpu_ids(), n.mem_mb(), n.gres()});

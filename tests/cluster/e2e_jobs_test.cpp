@@ -2,6 +2,7 @@
 // timeout, drain/resume and refused submissions on a live cluster.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1398,6 +1399,47 @@ TEST(Submit, ABeginTimeShowsAsTheEligibleAndStartTime) {
     EXPECT_NEAR(std::stoll(m[1].str()), now + 2 * 86400, 10);
   }
   EXPECT_EQ(c.run("scancel", {held, later}).rc, 0);
+}
+
+// -F/--nodefile and -w with a file's name read the node names from the file,
+// and the job keeps them as a set (ReqNodeList=cpu[1-2], each once, in
+// order); an empty or missing file is refused with Slurm 22.05's lines and
+// exit status; --mail-type alone mails the job's user, shown as MailUser.
+TEST(Submit, NodeFilesAndMailUserAsSlurmShowsThem) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  {
+    std::ofstream f(c.work() + "/hosts.txt");
+    f << "cpu2\ncpu2, cpu1\n";
+  }
+  { std::ofstream f(c.work() + "/empty.txt"); }
+  for (const std::string& opt : {std::string("-F"), std::string("-w")}) {
+    const std::string id =
+        std::to_string(c.submit({"-H", "-N", "2", opt, c.work() + "/hosts.txt", "--wrap", "true"}));
+    ASSERT_NE(id, "-1") << c.last_error();
+    EXPECT_EQ(c.job_fields(id)["ReqNodeList"], "cpu[1-2]") << opt;
+    c.run("scancel", {id});
+  }
+  const std::string listed = std::to_string(c.submit({"-H", "-w", "cpu2,cpu1,cpu2", "-x", "lgpu1", "--wrap", "true"}));
+  EXPECT_EQ(c.job_fields(listed)["ReqNodeList"], "cpu[1-2]");
+  EXPECT_EQ(c.job_fields(listed)["ExcNodeList"], "lgpu1");
+  auto empty = c.run("sbatch", {"-F", c.work() + "/empty.txt", "--wrap", "true"});
+  EXPECT_EQ(empty.rc, 255);
+  EXPECT_EQ(empty.err, "sbatch: error: Hostlist is empty!\nsbatch: error: Invalid --nodefile node file\n");
+  auto missing = c.run("sbatch", {"--nodefile=" + c.work() + "/nosuch", "--wrap", "true"});
+  EXPECT_EQ(missing.rc, 255);
+  EXPECT_EQ(missing.err, "sbatch: error: slurm_allocate_resources error opening file " + c.work() +
+                             "/nosuch, No such file or directory\nsbatch: error: Invalid --nodefile node file\n");
+  const std::string mailed = std::to_string(c.submit({"-H", "--mail-type=END", "--wrap", "true"}));
+  auto show = c.run("scontrol", {"show", "job", mailed});
+  const struct passwd* me = ::getpwuid(::getuid());
+  ASSERT_NE(me, nullptr);
+  EXPECT_NE(show.out.find("   MailUser=" + std::string(me->pw_name) + " MailType=END\n"),
+            std::string::npos)
+      << show.out;
+  const std::string addressed = std::to_string(c.submit({"-H", "--mail-user=a@b", "--wrap", "true"}));
+  EXPECT_EQ(c.run("scontrol", {"show", "job", addressed}).out.find("MailUser"), std::string::npos);
+  c.run("scancel", {listed, mailed, addressed});
 }
 
 }  // namespace
