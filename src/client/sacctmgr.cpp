@@ -21,6 +21,7 @@
 #include "common/gres.hpp"
 #include "common/strings.hpp"
 #include "common/tres.hpp"
+#include "common/user_db.hpp"
 #include "config/parse.hpp"
 
 namespace drover::client {
@@ -69,6 +70,7 @@ std::string entity_of(const std::string& w) {
   if (e == "cluster" || e == "clusters") return "cluster";
   if (e == "tres") return "tres";
   if (e == "runawayjobs" || e == "runaway" || e == "runawayjob") return "runaway";
+  if (e == "problem" || e == "problems") return "problem";
   return "";
 }
 
@@ -76,7 +78,7 @@ std::string entity_of(const std::string& w) {
 // rather than called invalid).
 bool slurm_only_entity(const std::string& w) {
   static const char* const kNames[] = {"configuration", "config",     "stats",      "statistics", "event",
-                                       "events",        "problem",    "problems",   "wckey",      "wckeys",
+                                       "events",        "wckey",      "wckeys",
                                        "resource",      "resources",  "federation", "federations", "reservation",
                                        "reservations",  "transaction", "transactions", "txn",     "coordinator",
                                        "coordinators",  "instance",   "instances"};
@@ -93,7 +95,7 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
   if (c.verb.empty()) return make_error("Invalid command: " + words[0] + " (add, modify, delete, show or list)");
   if (words.size() >= 2 && entity_of(words[1]).empty() && slurm_only_entity(words[1])) {
     return make_error("`" + words[0] + " " + words[1] + "` is not implemented yet in this version of Drover (its "
-                      "sacctmgr has qos, account, user, association, cluster, tres and runawayjobs)");
+                      "sacctmgr has qos, account, user, association, cluster, tres, problem and runawayjobs)");
   }
   if (words.size() < 2 || (c.entity = entity_of(words[1])).empty()) {
     return make_error("Invalid entity " + (words.size() < 2 ? std::string("(none)") : words[1]) +
@@ -333,6 +335,34 @@ const std::vector<Field>& tres_fields() {
 // gres/NAME for each generic resource the nodes have and a gres/NAME:TYPE
 // for each of its types, in the order slurm.conf's nodes first name them,
 // numbered from 1001 as Slurm's database numbers those it adds.
+// `show problem`, the two of Slurm's checks that Drover's associations can
+// fail (each account and user has its association by construction): an
+// account with neither users nor sub-accounts, and a user this host does not
+// know. Accounts first, then users, each by name, as Slurm 22.05 listed them.
+std::vector<Row> problem_rows(const v1::GetAssociationsReply& a) {
+  std::set<std::string> parents, with_users, users;
+  for (const auto& r : a.accounts()) parents.insert(r.parent());
+  for (const auto& u : a.users()) {
+    users.insert(u.name());
+    for (const auto& ua : u.assocs()) with_users.insert(ua.account());
+  }
+  std::set<std::string> empty;
+  for (const auto& r : a.accounts()) {
+    if (!parents.count(r.name()) && !with_users.count(r.name())) empty.insert(r.name());
+  }
+  std::vector<Row> rows;
+  for (const auto& name : empty) {
+    rows.push_back(Row{{{"cluster", a.cluster()}, {"account", name}, {"user", ""},
+                        {"problem", "Account has no users"}}});
+  }
+  for (const auto& name : users) {
+    if (!user_by_name(name)) {
+      rows.push_back(Row{{{"cluster", ""}, {"account", ""}, {"user", name}, {"problem", "User does not have a uid"}}});
+    }
+  }
+  return rows;
+}
+
 ApiResult<std::vector<Row>> tres_rows(ControllerApi& api) {
   auto nodes = api.get_nodes({});
   if (!nodes) return nodes.error();
@@ -396,6 +426,12 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     rows = std::move(*t);
     fields = &tres_fields();
     if (format.empty()) format = "Type,Name,ID";
+  } else if (c.entity == "problem") {
+    static const std::vector<Field> problem_fields = {
+        {"Cluster", "Cluster", 10}, {"Account", "Account", 10}, {"User", "User", 10}, {"Problem", "Problem", 40}};
+    fields = &problem_fields;
+    rows = problem_rows(*a);
+    if (format.empty()) format = "Cluster,Account,User,Problem";
   } else if (c.entity == "cluster") {
     // The cluster's line: where its controller listens and its root
     // association's share, limits and QOS, as Slurm's `list clusters`.

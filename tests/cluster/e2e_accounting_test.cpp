@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 #include "harness.hpp"
 
 namespace drover::e2e {
@@ -241,7 +242,27 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   auto events = c.run("sacctmgr", {"show", "events"});
   EXPECT_EQ(events.rc, 1);
   EXPECT_EQ(events.err, "sacctmgr: error: `show events` is not implemented yet in this version of Drover (its "
-                        "sacctmgr has qos, account, user, association, cluster, tres and runawayjobs)\n");
+                        "sacctmgr has qos, account, user, association, cluster, tres, problem and runawayjobs)\n");
+  // show problem: an account with neither users nor sub-accounts, a user this
+  // host does not know (Slurm 22.05's lines on the anchor cluster).
+  const std::string alice = user_by_name("alice") ? "" : "||alice|User does not have a uid\n";
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "problem"}).out, alice);
+  ASSERT_FALSE(user_by_name("nouid99"));
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-i", "add", "account", "empty1"},
+                                                                {"-i", "add", "account", "parent2"},
+                                                                {"-i", "add", "account", "child2", "parent=parent2"},
+                                                                {"-i", "add", "user", "nouid99", "account=research"}}) {
+    EXPECT_EQ(c.run("sacctmgr", args).rc, 0);
+  }
+  EXPECT_EQ(c.run("sacctmgr", {"-P", "show", "problem"}).out,
+            "Cluster|Account|User|Problem\n" + cluster_of(c) + "|child2||Account has no users\n" + cluster_of(c) +
+                "|empty1||Account has no users\n" + alice + "||nouid99|User does not have a uid\n");
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-i", "delete", "user", "nouid99"},
+                                                                {"-i", "delete", "account", "child2"},
+                                                                {"-i", "delete", "account", "parent2"},
+                                                                {"-i", "delete", "account", "empty1"}}) {
+    EXPECT_EQ(c.run("sacctmgr", args).rc, 0);
+  }
   EXPECT_EQ(c.run("sacctmgr", {"show", "runawayjobs"}).out,
             "Runaway Jobs: No runaway jobs found on cluster " + cluster_of(c) + "\n");
 
