@@ -315,7 +315,6 @@ void collect_warnings(const JobRequest& req, std::vector<std::string>& warnings)
       {req.ntasks_per_core.has_value(), "--ntasks-per-core"},
       {req.ntasks_per_socket.has_value(), "--ntasks-per-socket"},
       {req.overcommit, "--overcommit"},
-      {req.prefer.has_value(), "--prefer"},
       {req.sockets_per_node.has_value(), "--sockets-per-node"},
       {req.spread_job, "--spread-job"},
       {req.use_min_nodes, "--use-min-nodes"},

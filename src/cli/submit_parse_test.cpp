@@ -599,7 +599,7 @@ TEST(Values, FewerTasksThanNodesTakeOneNodePerTask) {
 }
 
 // Options parsed into the request that nothing in Drover acts on are said,
-// not dropped in silence; those it acts on (--ntasks-per-gpu) are not.
+// not dropped in silence; those it acts on (--ntasks-per-gpu, --prefer) are not.
 TEST(Values, ParsedOptionsDroverDoesNotActOnAreWarnedToo) {
   auto r = parse_submission(inputs(S, {"--prefer=h100", "--contiguous", "-O", "--ntasks-per-gpu=2", "--wrap", "x"}));
   ASSERT_TRUE(r.ok());
@@ -607,8 +607,7 @@ TEST(Values, ParsedOptionsDroverDoesNotActOnAreWarnedToo) {
   EXPECT_EQ(r->warnings,
             (std::vector<std::string>{
                 "sbatch: warning: --contiguous is accepted for compatibility but has no effect in Drover",
-                "sbatch: warning: --overcommit is accepted for compatibility but has no effect in Drover",
-                "sbatch: warning: --prefer is accepted for compatibility but has no effect in Drover"}));
+                "sbatch: warning: --overcommit is accepted for compatibility but has no effect in Drover"}));
 }
 
 // ---- precedence: command line > environment > script ------------------------------------------

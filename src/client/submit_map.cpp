@@ -102,6 +102,7 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
   if (r.cpus_per_gpu) d.set_cpus_per_gpu(static_cast<int32_t>(*r.cpus_per_gpu));
   if (r.licenses) d.set_licenses(*r.licenses);
   if (r.constraint) d.set_constraint(*r.constraint);
+  if (r.prefer) d.set_prefer(*r.prefer);
   if (r.nodelist) d.set_nodelist(*r.nodelist);
   if (r.exclude) d.set_exclude(*r.exclude);
   d.set_exclusive(r.sharing == cli::Sharing::kExclusive);

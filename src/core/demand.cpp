@@ -81,23 +81,39 @@ Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const st
   return out;
 }
 
-Result<std::vector<Constraint>, Refusal> resolve_constraint(const Cluster& c, const JobSpec& job) {
-  auto parsed = Constraint::parse(job.constraint);
-  if (!parsed) return refuse("Invalid feature specification", "drover: " + parsed.error().message);
+// One feature expression's alternatives (-C, or --prefer with its own line).
+Result<std::vector<Constraint>, Refusal> resolve_features(const Cluster& c, const std::string& text,
+                                                          const char* slurm_line, const char* option) {
+  auto parsed = Constraint::parse(text);
+  if (!parsed) return refuse(slurm_line, "drover: " + parsed.error().message);
   if (!parsed->counts().empty()) {
-    return refuse("Invalid feature specification",
-                  "drover: node counts in --constraint (\"" + parsed->counts().front().feature + "*" +
-                      std::to_string(parsed->counts().front().count) +
-                      "\") are not supported yet; ask for the feature on every node instead");
+    return refuse(slurm_line, std::string("drover: node counts in ") + option + " (\"" +
+                                  parsed->counts().front().feature + "*" +
+                                  std::to_string(parsed->counts().front().count) +
+                                  "\") are not supported yet; ask for the feature on every node instead");
   }
   for (const std::string& f : parsed->features()) {
     bool known = std::any_of(c.groups.begin(), c.groups.end(),
                              [&](const NodeGroup& g) { return c.nodes[g.members.front()].has_feature(f); });
-    if (!known) {
-      return refuse("Invalid feature specification", "drover: no node in the cluster has the feature \"" + f + "\"");
-    }
+    if (!known) return refuse(slurm_line, "drover: no node in the cluster has the feature \"" + f + "\"");
   }
   return parsed->alternatives();
+}
+
+// The job's feature alternatives, in the order the scheduler tries them:
+// --prefer's first (in place of -C, as Slurm 22.05 takes it), then -C's.
+std::optional<Refusal> resolve_constraint(const Cluster& c, const JobSpec& job, Demand& d) {
+  auto alts = resolve_features(c, job.constraint, "Invalid feature specification", "--constraint");
+  if (!alts) return alts.error();
+  d.alternatives.clear();
+  if (!job.prefer.empty()) {
+    auto preferred = resolve_features(c, job.prefer, "Invalid preferred feature specification", "--prefer");
+    if (!preferred) return preferred.error();
+    d.alternatives = std::move(preferred).value();
+  }
+  d.preferred = static_cast<int32_t>(d.alternatives.size());
+  for (auto& a : *alts) d.alternatives.push_back(std::move(a));
+  return std::nullopt;
 }
 
 // Largest GPU count of the given type on one of the partition's nodes.
@@ -331,9 +347,7 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
     }
   }
   d.time_limit = resolve_time_limit(c, job, part, d.qos, d.assoc);
-  auto alts = resolve_constraint(c, job);
-  if (!alts) return alts.error();
-  d.alternatives = std::move(alts).value();
+  if (auto bad = resolve_constraint(c, job, d)) return *bad;
   auto req = resolve_nodes(c, job.nodelist, "--nodelist");
   if (!req) return req.error();
   d.required = std::move(req).value();
@@ -397,8 +411,8 @@ Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<No
   const PartitionSpec& part = c.partitions[d.partition];
   int32_t tasks = d.tasks_per_node > 0 ? d.tasks_per_node : 1;
   if (eligible.empty()) {
-    std::string what = d.alternatives.front().empty() ? "" : " with features matching \"" +
-                                                              d.alternatives.front().text() + "\"";
+    const Constraint& asked = d.alternatives[d.preferred];  // -C's first (--prefer's come before it)
+    std::string what = asked.empty() ? "" : " with features matching \"" + asked.text() + "\"";
     if (!d.required.empty()) what = " among the nodes named by --nodelist";
     return refuse(kNodeConfigUnavailable, "drover: partition " + part.name + " has no node" + what);
   }
@@ -450,7 +464,16 @@ std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d) {
   int32_t want_nodes = std::min<int32_t>(d.min_nodes, static_cast<int32_t>(part.nodes.size()));
   bool per_node = !d.required.empty() || !d.excluded.empty();
   std::optional<Refusal> first;
+  bool fits = false;  // some alternative can hold the job
   for (size_t alt = 0; alt < d.alternatives.size(); ++alt) {
+    // --prefer must be possible in the partition, as Slurm 22.05 refuses it
+    // otherwise; once it is, -C is only a fallback and need not be checked.
+    if (fits && static_cast<int32_t>(alt) >= d.preferred) return std::nullopt;
+    if (d.preferred > 0 && static_cast<int32_t>(alt) == d.preferred && !fits) {
+      return refuse(kNodeConfigUnavailable, "drover: no node of partition " + part.name +
+                                                " can hold the job with the features --prefer asks for (\"" +
+                                                d.alternatives.front().text() + "\")");
+    }
     // Node groups are alike in everything this looks at: one node answers for its group.
     std::vector<NodeIndex> eligible;  // one per group, for the refusal's wording
     int64_t fitting = 0;
@@ -487,8 +510,9 @@ std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d) {
       if (nodes_left <= 0) break;
     }
     bool ok = fitting >= want_nodes && fitting > 0 && (d.fixed_shape() || task_room >= d.tasks);
-    if (ok) return std::nullopt;
-    if (first) continue;
+    if (ok && static_cast<int32_t>(alt) >= d.preferred) return std::nullopt;
+    fits = fits || ok;
+    if (first || static_cast<int32_t>(alt) < d.preferred) continue;  // refused in -C's words
     if (fitting == 0) {
       first = capacity_refusal(c, d, eligible);
     } else if (fitting < want_nodes) {

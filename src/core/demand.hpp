@@ -69,7 +69,8 @@ struct Demand {
   GpuReq gpus_per_task;
   int32_t cpus_per_gpu = 0;
   bool whole_node = false;
-  std::vector<Constraint> alternatives;  // at least one
+  std::vector<Constraint> alternatives;  // at least one: --prefer's (the first `preferred`), then -C's
+  int32_t preferred = 0;
   std::vector<NodeIndex> required;  // -w, ascending
   std::vector<NodeIndex> excluded;  // -x, ascending
   TresMap licenses;

@@ -79,6 +79,7 @@ struct JobSpec {
   TresMap licenses;                      // -L fsbw:2 -> {"license/fsbw": 2}
 
   std::string constraint;                // -C expression
+  std::string prefer;                    // --prefer expression: tried first, in place of -C
   std::string nodelist;                  // -w hostlist
   std::string exclude;                   // -x hostlist
   bool exclusive = false;                // --exclusive

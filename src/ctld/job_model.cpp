@@ -129,6 +129,7 @@ void fill_shape(const v1::JobDescriptor& d, core::JobSpec& s) {
   s.cpus_per_gpu = d.cpus_per_gpu();
   s.licenses = licenses_of(d.licenses());
   s.constraint = d.constraint();
+  s.prefer = d.prefer();
   s.nodelist = d.nodelist();
   s.exclude = d.exclude();
   s.exclusive = d.exclusive();

@@ -1442,5 +1442,45 @@ TEST(Submit, NodeFilesAndMailUserAsSlurmShowsThem) {
   c.run("scancel", {listed, mailed, addressed});
 }
 
+// --prefer: features wanted, not required. The scheduler tries them first, in
+// place of -C (Slurm 22.05 "will override whatever is set there if
+// possible"), and falls back to -C when no node with them is free; features
+// no node has, or that no node of the partition can give, are refused as
+// Slurm 22.05 refused them on the anchor cluster.
+TEST(Submit, PreferredFeaturesAreTriedFirst) {
+  TestCluster c(small_cluster());  // hgpu1: h100; lgpu1: a100, weight 100 (used last)
+  REQUIRE_CLUSTER(c);
+  auto node_of = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> full = {"-p", "gpu", "--gres=gpu:1", "-o", "/dev/null"};
+    full.insert(full.end(), args.begin(), args.end());
+    full.insert(full.end(), {"--wrap", "sleep 60"});
+    const std::string id = std::to_string(c.submit(full));
+    EXPECT_TRUE(c.wait_state(id, {"RUNNING"})) << id << " " << c.reason(id);
+    return std::pair(id, c.job_fields(id)["NodeList"]);
+  };
+  auto [plain, plain_node] = node_of({});
+  EXPECT_EQ(plain_node, "hgpu1");  // the lighter node
+  auto [pref, pref_node] = node_of({"--prefer=a100"});
+  EXPECT_EQ(pref_node, "lgpu1");
+  auto [over, over_node] = node_of({"-C", "h100", "--prefer=a100"});
+  EXPECT_EQ(over_node, "lgpu1");
+  c.run("scancel", {plain, pref, over});
+  // With the a100 node taken whole, the job runs on what -C (none) allows.
+  const std::string hog = std::to_string(c.submit({"-p", "gpu", "--exclusive", "-w", "lgpu1", "--wrap", "sleep 60"}));
+  ASSERT_TRUE(c.wait_state(hog, {"RUNNING"}));
+  auto [fallback, fallback_node] = node_of({"--prefer=a100"});
+  EXPECT_EQ(fallback_node, "hgpu1");
+  c.run("scancel", {hog, fallback});
+  auto unknown = c.run("sbatch", {"-p", "gpu", "--prefer=nosuch", "--wrap", "true"});
+  EXPECT_EQ(unknown.rc, 1);
+  EXPECT_EQ(lines_of(unknown.err).at(0), "sbatch: error: Batch job submission failed: Invalid preferred feature "
+                                         "specification");
+  EXPECT_EQ(c.submit({"-p", "compute", "-x", "lgpu1", "--prefer=h100", "--wrap", "true"}), -1);
+  EXPECT_NE(c.last_error().find("Requested node configuration is not available"), std::string::npos)
+      << c.last_error();
+  EXPECT_EQ(c.run("sbatch", {"-p", "gpu", "--prefer=a100", "--wrap", "true"}).err, "")
+      << "no 'has no effect' warning any more";
+}
+
 }  // namespace
 }  // namespace drover::e2e
