@@ -331,10 +331,6 @@ const std::vector<Field>& tres_fields() {
   return f;
 }
 
-// The trackable resources: Slurm's eight fixed ones (their ids 1-8), then a
-// gres/NAME for each generic resource the nodes have and a gres/NAME:TYPE
-// for each of its types, in the order slurm.conf's nodes first name them,
-// numbered from 1001 as Slurm's database numbers those it adds.
 // `show problem`, the two of Slurm's checks that Drover's associations can
 // fail (each account and user has its association by construction): an
 // account with neither users nor sub-accounts, and a user this host does not
@@ -363,6 +359,10 @@ std::vector<Row> problem_rows(const v1::GetAssociationsReply& a) {
   return rows;
 }
 
+// The trackable resources: Slurm's eight fixed ones (their ids 1-8), then a
+// gres/NAME for each generic resource the nodes have and a gres/NAME:TYPE
+// for each of its types, in the order slurm.conf's nodes first name them,
+// numbered from 1001 as Slurm's database numbers those it adds.
 ApiResult<std::vector<Row>> tres_rows(ControllerApi& api) {
   auto nodes = api.get_nodes({});
   if (!nodes) return nodes.error();
@@ -443,8 +443,6 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     r.v["controlhost"] = target.substr(0, colon);
     r.v["controlport"] = colon == std::string::npos ? "" : target.substr(colon + 1);
     r.v["rpc"] = "9728";  // Slurm 22.05's protocol number, as the version Drover's commands give
-    r.v["classification"] = r.v["flags"] = r.v["nodenames"] = r.v["tres"] = r.v["pluginidselect"] = "";
-    r.v["nodecount"] = "";
     rows.push_back(r);
     if (format.empty()) {
       format = "Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,MaxTRES,MaxSubmit,MaxWall,"

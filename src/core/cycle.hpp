@@ -435,6 +435,7 @@ struct Scheduler::Impl {
     return job.exclusive_user || c.partitions[static_cast<size_t>(partition)].exclusive_user;
   }
   void collect_node_users(const CycleInput& input);
+  // Records the job on the nodes over [from, to); nothing while node_users is empty.
   void add_node_users(const std::vector<NodeIndex>& nodes, const JobSpec& job, bool exclusive, Time from, Time to);
   // The end of the last hold on node n that conflicts with `job` over
   // [from, to) (so the job may not be there before it), or 0 when none does.

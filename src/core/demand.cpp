@@ -468,8 +468,8 @@ std::optional<Refusal> check_capacity(const Cluster& c, const Demand& d) {
   for (size_t alt = 0; alt < d.alternatives.size(); ++alt) {
     // --prefer must be possible in the partition, as Slurm 22.05 refuses it
     // otherwise; once it is, -C is only a fallback and need not be checked.
-    if (fits && static_cast<int32_t>(alt) >= d.preferred) return std::nullopt;
-    if (d.preferred > 0 && static_cast<int32_t>(alt) == d.preferred && !fits) {
+    if (d.preferred > 0 && static_cast<int32_t>(alt) == d.preferred) {
+      if (fits) return std::nullopt;
       return refuse(kNodeConfigUnavailable, "drover: no node of partition " + part.name +
                                                 " can hold the job with the features --prefer asks for (\"" +
                                                 d.alternatives.front().text() + "\")");

@@ -880,9 +880,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       limits_of(&job, sd.qos, sd.partition, sd.alloc, la);
       count_limits(la, +1);
       if (names.used) names.active.insert({job.user, job.name});
-      if (!node_users.empty()) {
-        add_node_users(now_fit->nodes, job, user_exclusive(job, sd.partition), now, round_up(sat_add(now, d)));
-      }
+      add_node_users(now_fit->nodes, job, user_exclusive(job, sd.partition), now, round_up(sat_add(now, d)));
       ++out.stats.started;
       if (sd.kind == StartKind::kBackfilled) ++out.stats.backfilled;
       if (reservations > 0) ++out.stats.started_behind_reservation;
@@ -912,9 +910,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       if (fcfs) block(shown.partition, later->start);
       const Time end = round_up(sat_add(later->start, duration(shown)));
       bool deferring = false;
-      if (reserve && !node_users.empty()) {
-        add_node_users(later->nodes, job, user_exclusive(job, shown.partition), later->start, end);
-      }
+      if (reserve) add_node_users(later->nodes, job, user_exclusive(job, shown.partition), later->start, end);
       if (reserve) {
         // Once the walk is settled no later search reads the profiles: the
         // reservation is the plan's alone.
