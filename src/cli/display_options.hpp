@@ -16,17 +16,20 @@
 namespace drover::cli {
 
 // `apply(options, scanned)` returns CliResult<bool>. Getopt errors exit 1, as
-// these commands do.
+// these commands do. Operands are refused unless `operands` takes them.
 template <class Options, class Apply>
 CliResult<Options> scan_display_options(const std::vector<std::string>& args, std::span<const OptionSpec> specs,
-                                        std::string_view program, Options options, Apply apply) {
+                                        std::string_view program, Options options, Apply apply,
+                                        std::vector<std::string>* operands = nullptr) {
   auto scan = scan_args(args, specs, OperandMode::kPermute, program);
   if (!scan) return CliError{getopt_error_text(scan.error(), program), kExitError};
   for (const auto& opt : scan->options) {
     CliResult<bool> r = apply(options, opt);
     if (!r) return r.error();
   }
-  if (!scan->operands.empty()) {
+  if (operands) {
+    *operands = std::move(scan->operands);
+  } else if (!scan->operands.empty()) {
     return cli_error(program, fmt::format("unrecognized argument \"{}\"; options start with '-'", scan->operands[0]));
   }
   return options;

@@ -64,7 +64,7 @@ const std::vector<OptionSpec>& squeue_specs() {
       {kClusters, "clusters", 'M', ArgKind::kRequired}, {kFederation, "federation", 0, ArgKind::kNone},
       {kFormat, "format", 'o', ArgKind::kRequired},     {kFormatLong, "Format", 'O', ArgKind::kRequired},
       {kHelp, "help", 0, ArgKind::kNone},               {kHide, "hide", 0, ArgKind::kNone},
-      {kIterate, "iterate", 'i', ArgKind::kRequired},   {kJobs, "jobs", 'j', ArgKind::kRequired},
+      {kIterate, "iterate", 'i', ArgKind::kRequired},   {kJobs, "jobs", 'j', ArgKind::kOptional},
       {kLicenses, "licenses", 'L', ArgKind::kRequired}, {kLocal, "local", 0, ArgKind::kNone},
       {kLong, "long", 'l', ArgKind::kNone},             {kMe, "me", 0, ArgKind::kNone},
       {kName, "name", 'n', ArgKind::kRequired},         {kNoConvert, "noconvert", 0, ArgKind::kNone},
@@ -186,7 +186,9 @@ CliResult<bool> apply_option(SqueueOptions& o, const ScannedOption& opt, bool& f
     case kFormatLong: o.format_long = v; format_given = true; break;
     case kNoHeader: o.noheader = true; break;
     case kHelp: case kUsage: o.print_help = true; break;
-    case kJobs: return set_jobs(o, v);
+    case kJobs:
+      o.jobs_flag = true;
+      return set_jobs(o, v);
     case kLong: o.long_format = true; break;
     case kName: o.names = comma_list(v); break;
     case kNodeList: {
@@ -222,10 +224,26 @@ CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& ar
   auto env_ok = apply_env(o, env);
   if (!env_ok) return env_ok.error();
   bool format_given = false;
-  auto parsed = scan_display_options(args, squeue_specs(), "squeue", std::move(o),
-                                     [&](SqueueOptions& opts, const ScannedOption& opt) {
-                                       return apply_option(opts, opt, format_given);
-                                     });
+  std::vector<std::string> operands;
+  auto parsed = scan_display_options(
+      args, squeue_specs(), "squeue", std::move(o),
+      [&](SqueueOptions& opts, const ScannedOption& opt) { return apply_option(opts, opt, format_given); },
+      &operands);
+  // -j and -s take their list as an operand too (getopt's optional
+  // arguments must be attached): `squeue -j 123`, `squeue --steps 9.0`.
+  // Only the first; any other operand is refused, as Slurm 22.05 does.
+  std::size_t used = 0;
+  if (parsed && !operands.empty() && (parsed->jobs_flag || parsed->steps)) {
+    auto listed = parsed->jobs_flag ? set_jobs(*parsed, operands[0]) : set_steps(*parsed, operands[0]);
+    if (!listed) return listed.error();
+    used = 1;
+  }
+  if (parsed && operands.size() > used) {
+    return CliError{fmt::format("squeue: error: Unrecognized option: {}\nTry \"squeue --help\" for more "
+                                "information\n",
+                                operands[used]),
+                    kExitError};
+  }
   if (parsed && parsed->long_format && format_given) {
     return CliError{"squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
                     "and retry.\n",

@@ -38,6 +38,7 @@ struct SqueueOptions {
   std::vector<std::string> qos;            // -q
   std::vector<std::string> names;          // -n/--name
   std::vector<std::string> job_ids;        // -j: "123" or "123_4"
+  bool jobs_flag = false;                  // -j given (with its list or not: alone it lists all)
   std::vector<std::string> reservations;   // -R
   std::vector<std::string> nodelist;       // -w (expanded host names)
   bool only_job_state = false;             // --only-job-state (accepted; same data)

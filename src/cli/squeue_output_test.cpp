@@ -189,5 +189,27 @@ TEST(SqueueSteps, FiltersAndStepFields) {
   EXPECT_FALSE(parse_squeue_options({"--steps=42.x"}, {}).ok());
 }
 
+// -j's list is an optional argument, so it must be attached or come as the
+// first operand (`squeue -j 42`, `squeue --jobs 42`); -j alone lists every
+// job; any other operand is refused, as Slurm 22.05's squeue refused it.
+TEST(SqueueJobs, TheListMayComeAsAWordOfItsOwn) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-j", "42"}, {"--jobs", "42"}, {"-j42"}, {"--jobs=42"}, {"-h", "-o", "%i", "-j", "42"}}) {
+    auto o = parse_squeue_options(args, {});
+    ASSERT_TRUE(o.ok()) << o.error().text;
+    EXPECT_EQ(o->job_ids, std::vector<std::string>{"42"}) << args.front();
+  }
+  auto all = parse_squeue_options({"-j", "-o", "%i"}, {});
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->job_ids.empty());
+  EXPECT_EQ(all->format.value_or(""), "%i");
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"-j", "42", "43"}, {"43"}}) {
+    auto bad = parse_squeue_options(args, {});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().text.substr(0, bad.error().text.find('\n')), "squeue: error: Unrecognized option: 43");
+    EXPECT_EQ(bad.error().exit_code, 1);
+  }
+}
+
 }  // namespace
 }  // namespace drover::cli
