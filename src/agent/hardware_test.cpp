@@ -217,6 +217,14 @@ TEST(NodeCheck, DrainReasonsNameBothNumbers) {
     EXPECT_EQ(check.drain_reason(), c.want);
     EXPECT_EQ(check.ok(), c.want.empty());
   }
+  // TmpDisk= larger than the file system holding TmpFS.
+  hw::NodeHardware small = found(128, 1000000, 0, "");
+  small.tmp_disk_mb = 1000;
+  config::NodeConfig wants = gpu_node(128, 1000000, {});
+  wants.tmp_disk_mb = 4096;
+  EXPECT_EQ(compare_with_config(small, wants).drain_reason(), "Low TmpDisk (reported:1000 < configured:4096)");
+  wants.tmp_disk_mb = 1000;
+  EXPECT_TRUE(compare_with_config(small, wants).ok());
 }
 
 TEST(NodeCheck, GpusFromGresConf) {

@@ -34,6 +34,8 @@ NodeCheck compare_with_config(const hw::NodeHardware& found, const config::NodeC
     c.problems.push_back("Low RealMemory (reported:" + std::to_string(found.real_memory_mb) +
                          " < 100.00% of configured:" + std::to_string(node.real_memory_mb) + ")");
   }
+  // Slurm's reason is "Low TmpDisk"; Drover names the two sizes (MB), as for CPUs.
+  if (found.tmp_disk_mb < node.tmp_disk_mb) c.problems.push_back(lower_than("Low TmpDisk", found.tmp_disk_mb, node.tmp_disk_mb));
   int64_t configured_gpus = 0;
   for (const auto& g : node.gres) {
     if (g.name == "gpu") configured_gpus += g.count;

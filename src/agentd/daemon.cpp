@@ -160,6 +160,8 @@ agent::hw::DetectOptions AgentDaemon::detect_options() const {
   agent::hw::DetectOptions dopts;
   dopts.fake_gpus = opts_.fake_gpus == "config" ? declared_gpus(*node_cfg_) : opts_.fake_gpus;
   if (!opts_.fake_gpu_dir.empty()) dopts.fake_gpu_dir = opts_.fake_gpu_dir;
+  // TmpDisk is the size of the file system holding TmpFS (default /tmp).
+  if (const std::string* tmp_fs = cfg_.passive("TmpFS"); tmp_fs && !tmp_fs->empty()) dopts.tmp_dir = *tmp_fs;
   return dopts;
 }
 
@@ -195,6 +197,8 @@ Status AgentDaemon::detect() {
     compared.cores_per_socket = node_cfg_->cores_per_socket;
     compared.threads_per_core = node_cfg_->threads_per_core;
     compared.real_memory_mb = node_cfg_->real_memory_mb;
+    compared.tmp_disk_mb = node_cfg_->tmp_disk_mb;
+    hw_.tmp_disk_mb = compared.tmp_disk_mb;
     hw_.cpus = compared.cpus;
     hw_.sockets = compared.sockets;
     hw_.cores_per_socket = compared.cores_per_socket;
