@@ -34,6 +34,8 @@ std::string limit_text_hms(Seconds s) {
 
 std::string memory_text(int64_t mb) { return format_memory_mb(mb); }
 
+std::string star_or(int64_t v) { return v > 0 ? std::to_string(v) : "*"; }
+
 std::string cluster_banner(const std::string& cluster) {
   return cluster.empty() ? std::string() : "CLUSTER: " + cluster + "\n";
 }

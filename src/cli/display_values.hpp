@@ -21,6 +21,8 @@ std::string limit_text(Seconds s, std::string_view infinite = "UNLIMITED");
 std::string limit_text_hms(Seconds s);
 // Memory in MB as Slurm prints request sizes: "4G", "1000000M", "0".
 std::string memory_text(int64_t mb);
+// A count, or "*" when not asked (0): squeue's %z, scontrol's Socks/Node.
+std::string star_or(int64_t v);
 // "%a %b %d %H:%M:%S %Y" in local time: the banner of squeue -l / sinfo -l.
 std::string banner_time(UnixTime t);
 // "CLUSTER: NAME\n", the line that heads squeue's, sinfo's and sshare's

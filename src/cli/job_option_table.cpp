@@ -439,6 +439,7 @@ CliResult<bool> apply_extra_node_info(Ctx& c) {
     if (!n) return invalid_spec(c, "use sockets[:cores[:threads]], each a count or *");
     c.req.*fields[i] = *n;
   }
+  c.req.extra_node_info = true;
   return true;
 }
 

@@ -68,6 +68,7 @@ struct JobRequest {
   std::optional<int64_t> sockets_per_node;    // --sockets-per-node or -B S
   std::optional<int64_t> cores_per_socket;    // --cores-per-socket or -B S:C
   std::optional<int64_t> threads_per_core;    // --threads-per-core or -B S:C:T
+  bool extra_node_info = false;               // -B given (it implies a task count, see parse_submission)
   bool overcommit = false;                    // -O
   bool contiguous = false;                    // --contiguous
   bool spread_job = false;                    // --spread-job

@@ -70,17 +70,19 @@ void add_job_resources(Record& r, const JobView& j, bool details) {
   bool sched = j.state == JobState::kPending && !j.sched_nodes.empty();
   r.add("NodeList={}{}", j.nodes, sched ? " SchedNodeList=" + j.sched_nodes : "");
   if (!j.batch_host.empty() && j.state != JobState::kPending) r.add("BatchHost={}", j.batch_host);
-  r.add("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*", num_nodes_text(j), j.num_cpus,
-        j.num_tasks, j.cpus_per_task);
+  r.add("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:{}:{}", num_nodes_text(j), j.num_cpus,
+        j.num_tasks, j.cpus_per_task, star_or(j.cores_per_socket), star_or(j.threads_per_core));
   r.add("TRES={}", format_tres(j.tres));
-  r.add("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", j.ntasks_per_node);
+  r.add("Socks/Node={} NtasksPerN:B:S:C={}:0:{}:{} CoreSpec=*", star_or(j.sockets_per_node), j.ntasks_per_node,
+        star_or(j.ntasks_per_socket), star_or(j.ntasks_per_core));
   if (details && !j.node_detail.empty()) {
     r.add("JOB_GRES={}", null_or(j.job_gres));
     for (const auto& n : j.node_detail)
       r.add("  Nodes={} CPU_IDs={} Mem={} GRES={}", n.nodes, n.cpu_ids, n.mem_mb, n.gres);
   }
-  r.add("MinCPUsNode={} {} MinTmpDiskNode={}", j.min_cpus_per_node, memory_field(j), j.min_tmp_disk_mb);
-  r.add("Features={} DelayBoot=00:00:00", null_or(j.features));
+  r.add("MinCPUsNode={} {} MinTmpDiskNode={}", j.min_cpus_per_node, memory_field(j), memory_text(j.min_tmp_disk_mb));
+  r.add("Features={} DelayBoot={}", null_or(j.features), format_duration_hms(j.delay_boot));
+  if (!j.cluster_features.empty()) r.add("ClusterFeatures={}", j.cluster_features);
   if (!j.reservation.empty()) r.add("Reservation={}", j.reservation);  // only when set, as Slurm
   r.add("OverSubscribe={} Contiguous={} Licenses={} Network={}", j.over_subscribe, j.contiguous ? 1 : 0,
         null_or(j.licenses), null_or(j.network));

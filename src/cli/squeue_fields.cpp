@@ -11,7 +11,6 @@ namespace {
 using Row = SqueueRow;
 
 std::string num(int64_t v) { return std::to_string(v); }
-std::string star_or(int64_t v) { return v > 0 ? std::to_string(v) : "*"; }
 
 std::string time_left(const Row& r) {
   const JobView& j = *r.job;
@@ -68,7 +67,7 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
       F('B', "BatchHost", "EXEC_HOST", [](const Row& r) { return or_text(r.job->batch_host, "n/a"); }),
       F('c', "MinCpus", "MIN_CPUS", [](const Row& r) { return num(r.job->min_cpus_per_node); }),
       F('C', "NumCPUs", "CPUS", [](const Row& r) { return num(r.job->num_cpus); }),
-      F('d', "MinTmpDisk", "MIN_TMP_DISK", [](const Row& r) { return num(r.job->min_tmp_disk_mb); }),
+      F('d', "MinTmpDisk", "MIN_TMP_DISK", [](const Row& r) { return memory_text(r.job->min_tmp_disk_mb); }),
       F('D', "NumNodes", "NODES", [](const Row& r) { return num(r.job->num_nodes); }),
       F('e', "EndTime", "END_TIME", [](const Row& r) { return time_or(r.job->end_time, "N/A"); }),
       F('E', "Dependency", "DEPENDENCY", [](const Row& r) { return or_text(r.job->dependency, "(null)"); }),

@@ -279,6 +279,24 @@ CliResult<bool> validate_merged(JobRequest& req) {
 }
 
 // -n fewer than -N's minimum: as Slurm's commands, one node per task, said.
+// -B S[:C[:T]] without -n or --ntasks-per-node asks for a task per CPU it
+// names on each node, as Slurm 22.05 did on the anchor cluster: sbatch and
+// salloc -B 2:4:1 ran 8 tasks, -B 2 two, -B *:4:1 four; srun only when all
+// three are given (srun -B 2:4 ran one task, -B 1:2:1 two).
+void tasks_from_extra_node_info(JobRequest& req) {
+  if (!req.extra_node_info || req.ntasks || req.ntasks_per_node) return;
+  int64_t per_node = 1;
+  int given = 0;
+  for (const auto& f : {req.sockets_per_node, req.cores_per_socket, req.threads_per_core}) {
+    if (f) {
+      per_node *= *f;
+      ++given;
+    }
+  }
+  if (given == 0 || (req.command == SubmitCommand::kSrun && given < 3)) return;
+  req.ntasks = per_node * (req.nodes ? std::max<int64_t>(1, req.nodes->min) : 1);
+}
+
 void fit_nodes_to_tasks(JobRequest& req, std::vector<std::string>& warnings) {
   if (!req.ntasks || !req.nodes || *req.ntasks <= 0 || *req.ntasks >= req.nodes->min) return;
   warnings.push_back(fmt::format("{}: Warning: can't run {} processes on {} nodes, setting nnodes to {}",
@@ -312,10 +330,7 @@ void collect_warnings(const JobRequest& req, std::vector<std::string>& warnings)
       {req.external_launcher, "--external-launcher"},
       {req.gpus_per_socket.has_value(), "--gpus-per-socket"},
       {req.gres_flags.has_value(), "--gres-flags"},
-      {req.ntasks_per_core.has_value(), "--ntasks-per-core"},
-      {req.ntasks_per_socket.has_value(), "--ntasks-per-socket"},
       {req.overcommit, "--overcommit"},
-      {req.sockets_per_node.has_value(), "--sockets-per-node"},
       {req.spread_job, "--spread-job"},
       {req.use_min_nodes, "--use-min-nodes"},
   };
@@ -370,6 +385,7 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
   if (req.wrap) req.script = wrap_script(*req.wrap);
   auto valid = validate_merged(req);
   if (!valid) return valid.error();
+  tasks_from_extra_node_info(req);
   fit_nodes_to_tasks(req, out.warnings);
   collect_warnings(req, out.warnings);
   return out;

@@ -610,6 +610,26 @@ TEST(Values, ParsedOptionsDroverDoesNotActOnAreWarnedToo) {
                 "sbatch: warning: --overcommit is accepted for compatibility but has no effect in Drover"}));
 }
 
+// -B S[:C[:T]] without -n asks for a task per CPU it names on each node, as
+// Slurm 22.05 did on the anchor cluster: sbatch and salloc multiply the
+// counts given, srun only when all three are; -n or --ntasks-per-node win.
+TEST(Values, ExtraNodeInfoImpliesATaskCount) {
+  EXPECT_EQ(command_ok(S, {"-B", "2:4:1", "--wrap", "x"}).ntasks, 8);
+  EXPECT_EQ(command_ok(S, {"-B", "2", "--wrap", "x"}).ntasks, 2);
+  EXPECT_EQ(command_ok(S, {"-B", "*:4:1", "--wrap", "x"}).ntasks, 4);
+  EXPECT_EQ(command_ok(S, {"-B", "2:4:1", "-N", "2", "--wrap", "x"}).ntasks, 16);
+  EXPECT_EQ(command_ok(S, {"-B", "2:4:1", "-n", "2", "--wrap", "x"}).ntasks, 2);
+  EXPECT_FALSE(command_ok(S, {"-B", "2:4:1", "--ntasks-per-node=2", "--wrap", "x"}).ntasks.has_value());
+  EXPECT_FALSE(command_ok(S, {"--sockets-per-node=2", "--cores-per-socket=4", "--wrap", "x"}).ntasks.has_value());
+  EXPECT_EQ(command_ok(SubmitCommand::kSalloc, {"-B", "2:4"}).ntasks, 8);
+  EXPECT_FALSE(command_ok(SubmitCommand::kSrun, {"-B", "2:4", "true"}).ntasks.has_value());
+  EXPECT_EQ(command_ok(SubmitCommand::kSrun, {"-B", "1:2:1", "true"}).ntasks, 2);
+  // The layout options act on where the job runs now: no warning.
+  auto r = parse_submission(inputs(S, {"-B", "2", "--ntasks-per-socket=1", "--ntasks-per-core=1", "--wrap", "x"}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+}
+
 // ---- precedence: command line > environment > script ------------------------------------------
 
 TEST(Precedence, EnvironmentOverridesScriptAndCommandLineOverridesBoth) {

@@ -87,6 +87,9 @@ struct JobView {
   int64_t mem_per_node_mb = 0;             // MinMemoryNode
   int64_t min_tmp_disk_mb = 0;
   int64_t sockets_per_node = 0, cores_per_socket = 0, threads_per_core = 0;  // 0 = "*"
+  int64_t ntasks_per_socket = 0, ntasks_per_core = 0;                        // 0 = "*"
+  Seconds delay_boot = 0;
+  std::string cluster_features;            // --cluster-constraint; "" = no line
   TresMap tres;                            // allocated (running) or requested (pending)
   std::string tres_per_node;               // "gres:gpu:8"; "" = N/A
   std::string tres_per_job, tres_per_task, tres_per_socket;

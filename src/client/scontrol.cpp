@@ -28,6 +28,7 @@
 #include "common/duration.hpp"
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/units.hpp"
 #include "config/debug_levels.hpp"
 #include "config/model.hpp"
 
@@ -478,6 +479,11 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
         return 1;
       }
     }
+    if ((iequals(k, "MinMemoryNode") || iequals(k, "MinMemoryCPU") || iequals(k, "MinTmpDiskNode")) &&
+        !parse_memory_mb(v)) {
+      std::fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k.c_str(), v.c_str());
+      return 1;
+    }
     if (iequals(k, "Dependency") && !v.empty()) {
       auto dep = cli::parse_dependency(v);
       if (!dep) {
@@ -657,21 +663,53 @@ int run_delete(ControllerApi& api, const Invocation& inv, const Opts& o) {
   return 1;
 }
 
+bool names_job(const std::string& key) { return iequals(key, "JobId") || iequals(key, "Job"); }
+
 std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const Opts& o) {
-  auto kv = pairs_of(o.words, 1);
+  // A job may be named as a word of its own, anywhere: `update job 12
+  // TimeLimit=5`, `update TimeLimit=5 jobid 12` (Slurm 22.05 took both).
+  std::vector<std::string> words;
+  for (std::size_t i = 1; i < o.words.size(); ++i) {
+    if (names_job(o.words[i]) && i + 1 < o.words.size() && o.words[i + 1].find('=') == std::string::npos) {
+      words.push_back("JobId=" + o.words[++i]);
+    } else {
+      words.push_back(o.words[i]);
+    }
+  }
+  auto kv = pairs_of(words, 0);
   if (kv.empty()) {
     std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
     return 1;
   }
-  const std::string& first = kv[0].first;
-  if (iequals(first, "NodeName") || iequals(first, "Node")) return update_node(api, inv, kv);
-  if (iequals(first, "JobId") || iequals(first, "Job")) return update_job(api, inv, kv);
+  if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first); })) {
+    return update_job(api, inv, kv);
+  }
+  const auto& [first, value] = kv[0];
+  const bool valued = words[0].find('=') != std::string::npos;
+  const bool node = iequals(first, "NodeName") || iequals(first, "Node");
+  const bool partition = iequals(first, "PartitionName") || iequals(first, "Partition");
+  if ((node || partition || names_reservation(first)) && !valued) {
+    // Slurm's words for an entity named without '=' (`update node cpu01 ...`).
+    std::fprintf(stderr, "scontrol: error: Invalid input: %s  Request aborted\nslurm_update error: No error\n",
+                 first.c_str());
+    return 1;
+  }
+  if (node) return update_node(api, inv, kv);
   if (iequals(first, "PartitionName")) return update_partition(api, inv, kv);
   if (names_reservation(first)) return update_reservation(api, inv, kv);
+  for (const char* other : {"StepId", "FrontendName", "SlurmctldDebug", "SuspendExcNodes", "SuspendExcParts",
+                            "SuspendExcStates"}) {
+    if (iequals(first, other)) {
+      std::fprintf(stderr,
+                   "scontrol: error: update of %s is not supported by Drover yet (NodeName=, PartitionName=, "
+                   "ReservationName= and JobId= are)\n",
+                   first.c_str());
+      return 1;
+    }
+  }
   std::fprintf(stderr,
-               "scontrol: error: update of %s is not supported by Drover yet (NodeName=, PartitionName=, "
-               "ReservationName= and JobId= are)\n",
-               first.c_str());
+               "No valid entity in update command\nInput line must include \"NodeName\", \"PartitionName\", "
+               "\"Reservation\", \"JobId\", or \"SlurmctldDebug\"\n");
   return 1;
 }
 

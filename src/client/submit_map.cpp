@@ -79,6 +79,15 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
     d.set_mem_per_gpu_text(std::to_string(*r.mem_per_gpu_mb));
   }
   if (r.tmp_disk_mb) d.set_tmp_disk_mb(*r.tmp_disk_mb);
+  if (r.sockets_per_node) d.set_sockets_per_node(static_cast<int32_t>(*r.sockets_per_node));
+  if (r.cores_per_socket) d.set_cores_per_socket(static_cast<int32_t>(*r.cores_per_socket));
+  if (r.threads_per_core) d.set_threads_per_core(static_cast<int32_t>(*r.threads_per_core));
+  if (r.ntasks_per_socket) d.set_ntasks_per_socket(static_cast<int32_t>(*r.ntasks_per_socket));
+  if (r.ntasks_per_core) d.set_ntasks_per_core(static_cast<int32_t>(*r.ntasks_per_core));
+  if (r.delay_boot) d.set_delay_boot_s(*r.delay_boot);
+  if (auto cc = r.uninterpreted.find("--cluster-constraint"); cc != r.uninterpreted.end()) {
+    d.set_cluster_constraint(cc->second);
+  }
   for (const auto& g : r.gres) d.add_gres(g.str());
   set_gpu(r.gpus, d.mutable_gpus());
   set_gpu(r.gpus_per_node, d.mutable_gpus_per_node());

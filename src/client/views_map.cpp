@@ -120,6 +120,14 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.num_tasks = std::max<int64_t>(1, d.num_tasks());
   v.cpus_per_task = std::max<int64_t>(1, d.cpus_per_task());
   v.min_cpus_per_node = std::max<int64_t>(1, d.min_cpus_per_node());
+  v.min_tmp_disk_mb = desc.tmp_disk_mb();
+  v.sockets_per_node = desc.sockets_per_node();
+  v.cores_per_socket = desc.cores_per_socket();
+  v.threads_per_core = desc.threads_per_core();
+  v.ntasks_per_socket = desc.ntasks_per_socket();
+  v.ntasks_per_core = desc.ntasks_per_core();
+  v.delay_boot = desc.delay_boot_s();
+  v.cluster_features = desc.cluster_constraint();
   v.ntasks_per_node = desc.ntasks_per_node();
   v.mem_per_cpu_mb = d.mem_per_cpu_mb();
   v.mem_per_node_mb = d.mem_per_node_mb();

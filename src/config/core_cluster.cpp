@@ -62,6 +62,7 @@ core::NodeSpec node_spec(const ClusterConfig& cfg, const NodeConfig& n) {
   }
   s.mem_mb = std::max<int64_t>(1, n.real_memory_mb - n.mem_spec_limit_mb.value_or(0));
   s.weight = n.weight;
+  s.tmp_disk_mb = n.tmp_disk_mb;
   s.features = n.active_features.value_or(n.features);
   int32_t next_gpu = 0;
   for (const GresSpec& g : n.gres) {

@@ -96,7 +96,7 @@ void add_node_tres(const NodeSpec& n, TresMap& t) {
 std::string group_key(const NodeSpec& n) {
   std::string k = std::to_string(n.sockets) + "/" + std::to_string(n.cores_per_socket) + "/" +
                   std::to_string(n.threads_per_core) + "/" + std::to_string(n.cpus) + "/" + std::to_string(n.mem_mb) +
-                  "/w" + std::to_string(n.weight) + "|";
+                  "/w" + std::to_string(n.weight) + "/t" + std::to_string(n.tmp_disk_mb) + "|";
   for (const GresPool& g : n.gres) {
     k += g.name + ":" + g.type + ":" + std::to_string(g.count) + (g.no_consume ? "n" : "") + ",";
   }

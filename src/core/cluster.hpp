@@ -47,6 +47,7 @@ struct NodeSpec {
   std::vector<GresPool> gres;
   std::vector<std::string> features;  // sorted, unique
   uint32_t weight = 1;
+  int64_t tmp_disk_mb = 0;            // TmpDisk: what --tmp may ask of it
   std::vector<int32_t> partitions;    // indices into Cluster::partitions, ascending
 
   // Allocation is in whole cores (cons_tres CR_Core*): a job asking for one

@@ -134,6 +134,12 @@ int32_t max_gpus_per_node(const Cluster& c, const PartitionSpec& part, const std
 void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& part, Demand& d) {
   d.cpus_per_task = std::max(1, job.cpus_per_task);
   d.min_cpus_per_node = job.min_cpus_per_node;
+  d.min_tmp_disk_mb = job.min_tmp_disk_mb;
+  d.sockets = job.sockets_per_node;
+  d.cores_per_socket = job.cores_per_socket;
+  d.threads_per_core = job.threads_per_core;
+  d.tasks_per_socket = job.ntasks_per_socket;
+  d.tasks_per_core = job.ntasks_per_core;
   int32_t min_nodes = job.min_nodes;
   int32_t max_nodes = std::max(job.max_nodes, job.min_nodes);
   if (!d.required.empty() && static_cast<int32_t>(d.required.size()) > min_nodes) {
@@ -281,7 +287,11 @@ void one_task_per_node(const Cluster& c, Demand& d) {
 
 }  // namespace
 
-NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
+namespace {
+
+// The gres part of need_on: pools taken, GPUs counted, `fits` false when
+// the node's pools cannot give them.
+NodeNeed gres_need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
   NodeNeed need;
   need.pool.assign(node.gres.size(), 0);
   for (const GresNeed& g : d.gres) {
@@ -293,6 +303,13 @@ NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
     if (!take_from_pools(node, "gpu", d.gpus_per_task.type, n, need.pool)) need.fits = false;
     need.gpus += n;
   }
+  return need;
+}
+
+}  // namespace
+
+NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
+  NodeNeed need = gres_need_on(d, node, tasks_on_node);
   int64_t cpus = static_cast<int64_t>(tasks_on_node) * d.cpus_per_task;
   cpus = std::max<int64_t>(cpus, d.min_cpus_per_node);
   cpus = std::max<int64_t>(cpus, static_cast<int64_t>(d.cpus_per_gpu) * need.gpus);
@@ -315,13 +332,21 @@ NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
     need.mem_mb = node.mem_mb;
   }
   if (need.cores > node.cores() || need.mem_mb > node.mem_mb) need.fits = false;
+  if (d.tasks_per_socket > 0 && tasks_on_node > static_cast<int64_t>(d.tasks_per_socket) * node.sockets) need.fits = false;
+  if (d.tasks_per_core > 0 && tasks_on_node > static_cast<int64_t>(d.tasks_per_core) * node.cores()) need.fits = false;
   return need;
+}
+
+bool node_config_fits(const Demand& d, const NodeSpec& node) {
+  return node.tmp_disk_mb >= d.min_tmp_disk_mb && node.sockets >= d.sockets &&
+         node.cores_per_socket >= d.cores_per_socket && node.threads_per_core >= d.threads_per_core;
 }
 
 bool node_eligible(const Demand& d, const Cluster& c, NodeIndex n, size_t alt) {
   const NodeSpec& node = c.nodes[n];
   if (!std::binary_search(node.partitions.begin(), node.partitions.end(), d.partition)) return false;
   if (!d.alternatives[alt].matches(node)) return false;
+  if (!node_config_fits(d, node)) return false;
   if (std::binary_search(d.excluded.begin(), d.excluded.end(), n)) return false;
   if (!d.required.empty() && static_cast<int32_t>(d.required.size()) >= d.min_nodes &&
       !std::binary_search(d.required.begin(), d.required.end(), n)) {
@@ -406,11 +431,49 @@ int32_t max_tasks_on(const Demand& d, const NodeSpec& node) {
   return lo;
 }
 
+// When the nodes the job may use would do but for --tmp or -B: Slurm's
+// wording for which (TmpDisk checked first, as Slurm 22.05 did on the
+// anchor cluster for a job asking both).
+std::optional<Refusal> config_refusal(const Cluster& c, const Demand& d) {
+  const PartitionSpec& part = c.partitions[d.partition];
+  Demand open = d;
+  open.min_tmp_disk_mb = 0;
+  open.sockets = open.cores_per_socket = open.threads_per_core = 0;
+  std::vector<NodeIndex> would;
+  for (NodeIndex n : part.nodes) {
+    if (node_eligible(open, c, n, d.preferred)) would.push_back(n);
+  }
+  if (would.empty()) return std::nullopt;
+  int64_t most_tmp = 0;
+  std::string layouts;
+  for (NodeIndex n : would) {
+    const NodeSpec& node = c.nodes[n];
+    most_tmp = std::max(most_tmp, node.tmp_disk_mb);
+    const std::string l = std::to_string(node.sockets) + ":" + std::to_string(node.cores_per_socket) + ":" +
+                          std::to_string(node.threads_per_core);
+    if (layouts.find(l) == std::string::npos) layouts += (layouts.empty() ? "" : ", ") + l;
+  }
+  if (most_tmp < d.min_tmp_disk_mb) {
+    return refuse(kNodeConfigUnavailable,
+                  "drover: the job asks for " + format_memory_mb(d.min_tmp_disk_mb) +
+                      " of temporary disk per node (--tmp); the nodes of partition " + part.name +
+                      " it may use have TmpDisk=" + format_memory_mb(most_tmp) + " at most",
+                  {"Temporary disk specification can not be satisfied"});
+  }
+  auto star = [](int32_t v) { return v > 0 ? std::to_string(v) : std::string("*"); };
+  return refuse(kNodeConfigUnavailable,
+                "drover: the job asks for nodes with at least " + star(d.sockets) + ":" + star(d.cores_per_socket) +
+                    ":" + star(d.threads_per_core) + " sockets:cores:threads (-B); the nodes of partition " +
+                    part.name + " it may use have " + layouts,
+                {"Socket, core and/or thread specification can not be satisfied"});
+}
+
 // Slurm's wording for the dimension no node of the group can give.
 Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<NodeIndex>& eligible) {
   const PartitionSpec& part = c.partitions[d.partition];
   int32_t tasks = d.tasks_per_node > 0 ? d.tasks_per_node : 1;
   if (eligible.empty()) {
+    if (auto r = config_refusal(c, d)) return *r;
     const Constraint& asked = d.alternatives[d.preferred];  // -C's first (--prefer's come before it)
     std::string what = asked.empty() ? "" : " with features matching \"" + asked.text() + "\"";
     if (!d.required.empty()) what = " among the nodes named by --nodelist";
@@ -423,13 +486,7 @@ Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<No
     const NodeSpec& node = c.nodes[n];
     best_cpus = std::max(best_cpus, node.cpus);
     best_mem = std::max(best_mem, node.mem_mb);
-    Demand probe = d;
-    probe.mem_mode = MemMode::kPerNode;
-    probe.mem_mb = 0;
-    probe.cpus_per_task = 1;
-    probe.min_cpus_per_node = 0;
-    probe.cpus_per_gpu = 0;
-    if (need_on(probe, node, tasks).fits) gres_ok = true;
+    if (gres_need_on(d, node, tasks).fits) gres_ok = true;
   }
   const NodeSpec& sample = c.nodes[eligible.front()];
   NodeNeed need = need_on(d, sample, tasks);
@@ -449,6 +506,16 @@ Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<No
                   "drover: the job needs " + format_memory_mb(need.mem_mb) + " of memory on one node; the largest node of partition " +
                       part.name + " has " + format_memory_mb(best_mem),
                   {"Memory specification can not be satisfied"});
+  }
+  if (d.tasks_per_socket > 0 || d.tasks_per_core > 0) {
+    Demand uncapped = d;
+    uncapped.tasks_per_socket = uncapped.tasks_per_core = 0;
+    if (need_on(uncapped, sample, tasks).fits) {
+      return refuse(kNodeConfigUnavailable,
+                    "drover: " + std::to_string(tasks) + " tasks on one node of partition " + part.name +
+                        " are more than --ntasks-per-socket/--ntasks-per-core allow on its " +
+                        std::to_string(sample.sockets) + " sockets and " + std::to_string(sample.cores()) + " cores");
+    }
   }
   return refuse(kNodeConfigUnavailable, "drover: no node of partition " + part.name +
                                             " can hold one node's share of the job (" + std::to_string(need.cpus) +

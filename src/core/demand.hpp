@@ -63,6 +63,9 @@ struct Demand {
   int32_t tasks_per_node = 0;  // > 0: every node runs this many (the last may run fewer); 0: spread freely
   int32_t cpus_per_task = 1;
   int32_t min_cpus_per_node = 0;
+  int64_t min_tmp_disk_mb = 0;  // --tmp: a node filter, like the features
+  int32_t sockets = 0, cores_per_socket = 0, threads_per_core = 0;  // -B: node filters too (0: any)
+  int32_t tasks_per_socket = 0, tasks_per_core = 0;  // caps on a node's tasks (0: none)
   MemMode mem_mode = MemMode::kPerNode;
   int64_t mem_mb = 0;
   std::vector<GresNeed> gres;  // per node
@@ -98,8 +101,12 @@ struct NodeNeed {
 
 NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node);
 
+// Does the node's configuration give what --tmp and -B ask (at least that
+// TmpDisk, sockets, cores per socket, threads per core)? Alike for a group.
+bool node_config_fits(const Demand& d, const NodeSpec& node);
+
 // Does the node's configuration satisfy the job's non-capacity filters:
-// partition, feature alternative `alt`, -w/-x?
+// partition, feature alternative `alt`, -w/-x, --tmp, -B?
 bool node_eligible(const Demand& d, const Cluster& c, NodeIndex n, size_t alt);
 
 // Why a request was refused while resolving it. `details` and `error` are

@@ -68,6 +68,12 @@ struct JobSpec {
   int32_t ntasks_per_node = 0;
   int32_t cpus_per_task = 0;             // -c; 0 = 1
   int32_t min_cpus_per_node = 0;         // --mincpus
+  int64_t min_tmp_disk_mb = 0;           // --tmp: nodes with at least this TmpDisk
+  int32_t sockets_per_node = 0;          // -B S:C:T: nodes with at least these; 0 = not asked
+  int32_t cores_per_socket = 0;
+  int32_t threads_per_core = 0;
+  int32_t ntasks_per_socket = 0;         // at most this many tasks per socket / core; 0 = not asked
+  int32_t ntasks_per_core = 0;
   int64_t mem_per_node_mb = -1;          // --mem; 0 = all the node's memory; -1 = not asked
   int64_t mem_per_cpu_mb = -1;
   int64_t mem_per_gpu_mb = -1;

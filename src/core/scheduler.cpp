@@ -420,7 +420,9 @@ uint64_t demand_hash(const Demand& d) {
   auto mix_text = [&](const std::string& s) { mix(std::hash<std::string>{}(s)); };
   for (int64_t v : {int64_t{d.partition}, int64_t{d.qos}, d.time_limit, int64_t{d.min_nodes}, int64_t{d.max_nodes},
                     int64_t{d.tasks}, int64_t{d.tasks_per_node}, int64_t{d.cpus_per_task},
-                    int64_t{d.min_cpus_per_node}, static_cast<int64_t>(d.mem_mode), d.mem_mb,
+                    int64_t{d.min_cpus_per_node}, d.min_tmp_disk_mb, int64_t{d.sockets}, int64_t{d.cores_per_socket},
+                    int64_t{d.threads_per_core}, int64_t{d.tasks_per_socket}, int64_t{d.tasks_per_core},
+                    static_cast<int64_t>(d.mem_mode), d.mem_mb,
                     int64_t{d.gpus_per_task.count}, int64_t{d.cpus_per_gpu}, int64_t{d.whole_node}}) {
     mix(static_cast<uint64_t>(v));
   }
@@ -476,7 +478,7 @@ std::shared_ptr<const PartChoice> Scheduler::Impl::part_choice(Demand d) {
     for (size_t k = 0; k < classes.size(); ++k) {
       const NodeSpec& spec = *classes[k].spec;
       if (!std::binary_search(spec.partitions.begin(), spec.partitions.end(), p)) continue;
-      if (!pc.demand.alternatives[alt].matches(spec)) continue;
+      if (!pc.demand.alternatives[alt].matches(spec) || !node_config_fits(pc.demand, spec)) continue;
       NodeNeed need = need_on(pc.demand, spec, tasks);
       if (!need.fits) continue;
       ClassNeed cn;

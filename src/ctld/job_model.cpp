@@ -116,6 +116,12 @@ void fill_shape(const v1::JobDescriptor& d, core::JobSpec& s) {
   s.ntasks_per_node = d.ntasks_per_node();
   s.cpus_per_task = d.cpus_per_task();
   s.min_cpus_per_node = d.min_cpus_per_node();
+  s.min_tmp_disk_mb = d.tmp_disk_mb();
+  s.sockets_per_node = d.sockets_per_node();
+  s.cores_per_socket = d.cores_per_socket();
+  s.threads_per_core = d.threads_per_core();
+  s.ntasks_per_socket = d.ntasks_per_socket();
+  s.ntasks_per_core = d.ntasks_per_core();
   s.mem_per_node_mb = d.has_mem_per_node_mb() ? d.mem_per_node_mb() : -1;
   s.mem_per_cpu_mb = d.has_mem_per_cpu_mb() ? d.mem_per_cpu_mb() : -1;
   s.mem_per_gpu_mb = d.has_mem_per_gpu_mb() ? d.mem_per_gpu_mb() : -1;

@@ -151,6 +151,22 @@ const char* set_memory(Ctx& c, const std::string& v, bool per_cpu) {
   return nullptr;
 }
 const char* set_mem_node(Ctx& c, const std::string& v) { return set_memory(c, v, false); }
+const char* set_tmp_disk(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  auto mb = parse_memory_mb(v);
+  if (!mb) return "Invalid numeric value";  // scontrol checks it before asking
+  c.rec.mutable_desc()->set_tmp_disk_mb(*mb);
+  return nullptr;
+}
+const char* set_req_sockets(Ctx& c, const std::string& v) {
+  return set_count(c, v, &v1::JobDescriptor::set_sockets_per_node);
+}
+const char* set_req_cores(Ctx& c, const std::string& v) {
+  return set_count(c, v, &v1::JobDescriptor::set_cores_per_socket);
+}
+const char* set_req_threads(Ctx& c, const std::string& v) {
+  return set_count(c, v, &v1::JobDescriptor::set_threads_per_core);
+}
 const char* set_mem_cpu(Ctx& c, const std::string& v) { return set_memory(c, v, true); }
 
 const char* set_begin(Ctx& c, const std::string& v) {
@@ -227,7 +243,8 @@ const Field kFields[] = {
     {"NodeList", set_nodelist},        {"ExcNodeList", set_exclude},   {"NumNodes", set_num_nodes},
     {"ReqNodes", set_num_nodes},       {"NumTasks", set_num_tasks},    {"ReqProcs", set_num_tasks},
     {"CPUsPerTask", set_cpus_per_task}, {"MinCPUsNode", set_min_cpus_node}, {"MinMemoryNode", set_mem_node},
-    {"MinMemoryCPU", set_mem_cpu},     {"StartTime", set_begin},       {"BeginTime", set_begin},
+    {"MinMemoryCPU", set_mem_cpu},     {"MinTmpDiskNode", set_tmp_disk}, {"ReqSockets", set_req_sockets},
+    {"ReqCores", set_req_cores},       {"ReqThreads", set_req_threads},     {"StartTime", set_begin},       {"BeginTime", set_begin},
     {"Requeue", set_requeue},          {"ArrayTaskThrottle", set_throttle}, {"WorkDir", set_work_dir},
     {"StdOut", set_stdout},            {"StdErr", set_stderr},         {"Dependency", set_dependency},
     {"Reservation", set_reservation},  {"ReservationName", set_reservation},

@@ -1332,6 +1332,75 @@ TEST(Submit, UnsatisfiableJobsAreRefusedWithSlurmsMessages) {
   EXPECT_EQ(c.reason(id), "PartitionTimeLimit");
 }
 
+// --tmp and -B choose nodes by their configuration (TmpDisk; sockets, cores
+// per socket, threads per core), --ntasks-per-socket caps a node's tasks, and
+// scontrol shows what was asked as Slurm 22.05 does; what no node of the
+// partition can give is refused with Slurm's lines (all as on the anchor
+// cluster, where Drover used to drop --tmp and -B in silence).
+TEST(Submit, TmpDiskAndSocketLayoutChooseNodes) {
+  ClusterDef def = small_cluster();
+  def.nodes[3].tmp_disk_mb = 2048;  // cpu2
+  def.nodes[3].sockets = 4;         // cpu2: 4 x 4 cores
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto started = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> full = {"-p", "compute", "-o", "/dev/null"};
+    full.insert(full.end(), args.begin(), args.end());
+    full.insert(full.end(), {"--wrap", "sleep 60"});
+    const std::string id = std::to_string(c.submit(full));
+    EXPECT_TRUE(c.wait_state(id, {"RUNNING"})) << id << " " << c.reason(id) << " " << c.last_error();
+    return id;
+  };
+  const std::string tmp = started({"--tmp=1G"});
+  auto f = c.job_fields(tmp);
+  EXPECT_EQ(f["NodeList"], "cpu2");
+  EXPECT_EQ(f["MinTmpDiskNode"], "1G");
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", tmp, "-o", "%d"}).out, "1G\n") << "-j's list may follow as a word";
+  const std::string socks = started({"-B", "4"});
+  f = c.job_fields(socks);
+  EXPECT_EQ(f["NodeList"], "cpu2");
+  EXPECT_EQ(f["NumTasks"], "4");
+  EXPECT_EQ(f["Socks/Node"], "4");
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", socks, "-o", "%z"}).out, "4:*:*\n");
+  // cpu1 has two sockets: two of the three tasks, lgpu1 the third.
+  auto capped = c.run("sbatch", {"-p", "compute", "-w", "cpu1", "-N", "1", "-n", "3", "--ntasks-per-socket=1",
+                                 "--wrap", "true"});
+  EXPECT_EQ(capped.rc, 1);
+  EXPECT_EQ(lines_of(capped.err).at(0),
+            "sbatch: error: Batch job submission failed: Requested node configuration is not available");
+  const std::string two = started({"--ntasks-per-socket=1", "-n", "3", "-x", "cpu2"});
+  f = c.job_fields(two);
+  EXPECT_EQ(f["NumNodes"], "2");
+  EXPECT_EQ(f["NtasksPerN:B:S:C"], "0:0:1:*");
+  c.run("scancel", {tmp, socks, two});
+  for (const auto& [opt, detail] :
+       {std::pair<std::string, std::string>{"--tmp=4G", "Temporary disk specification can not be satisfied"},
+        {"--sockets-per-node=8", "Socket, core and/or thread specification can not be satisfied"},
+        {"--threads-per-core=2", "Socket, core and/or thread specification can not be satisfied"}}) {
+    auto r = c.run("sbatch", {"-p", "compute", opt, "--wrap", "true"});
+    EXPECT_EQ(r.rc, 1) << opt;
+    auto lines = lines_of(r.err);
+    ASSERT_GE(lines.size(), 2u) << r.err;
+    EXPECT_EQ(lines[0], "sbatch: error: " + detail) << opt;
+    EXPECT_EQ(lines[1], "sbatch: error: Batch job submission failed: Requested node configuration is not available");
+  }
+  // scontrol: a job named as a word of its own; memory values checked first.
+  const std::string held = std::to_string(c.submit({"-H", "--wrap", "true"}));
+  EXPECT_EQ(c.run("scontrol", {"update", "job", held, "TimeLimit=5"}).rc, 0);
+  EXPECT_EQ(c.job_fields(held)["TimeLimit"], "00:05:00");
+  auto bad = c.run("scontrol", {"update", "jobid=" + held, "MinTmpDiskNode=abc"});
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.err, "scontrol: error: Invalid MinTmpDiskNode value: abc\n");
+  EXPECT_EQ(c.run("scontrol", {"update", "jobid=" + held, "MinTmpDiskNode=512", "ReqSockets=2"}).rc, 0);
+  f = c.job_fields(held);
+  EXPECT_EQ(f["MinTmpDiskNode"], "512M");
+  EXPECT_EQ(f["Socks/Node"], "2");
+  auto stray = c.run("squeue", {"-h", "-j", held, "12345"});
+  EXPECT_EQ(stray.rc, 1);
+  EXPECT_EQ(lines_of(stray.err).at(0), "squeue: error: Unrecognized option: 12345");
+  c.run("scancel", {held});
+}
+
 }  // namespace
 }  // namespace drover::e2e
 

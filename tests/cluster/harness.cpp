@@ -164,6 +164,7 @@ bool TestCluster::write_config() {
     c << "NodeName=" << node.name << " NodeHostname=localhost NodeAddr=" << addr << " Port=" << *p
       << " CPUs=" << node.cpus << " Sockets=" << node.sockets << " CoresPerSocket=" << node.cpus / node.sockets
       << " ThreadsPerCore=1 RealMemory=" << node.mem_mb << " Weight=" << node.weight;
+    if (node.tmp_disk_mb > 0) c << " TmpDisk=" << node.tmp_disk_mb;
     if (node.gpus > 0) {
       c << " Gres=gpu:" << node.gpu_type << ":" << node.gpus;
       g << "NodeName=" << node.name << " Name=gpu Type=" << node.gpu_type << " File=/dev/nvidia[0-" << node.gpus - 1

@@ -25,6 +25,7 @@ struct NodeDef {
   int gpus = 0;
   std::string features;
   int weight = 1;
+  int64_t tmp_disk_mb = 0;           // TmpDisk= (0: not written)
   std::string fake_gpus = "config";  // what the agent emulates
 };
 
