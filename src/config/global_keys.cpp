@@ -44,7 +44,7 @@ const char* const kPassiveGlobals[] = {
       "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunPortRange",
       "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
       "SwitchParameters", "SwitchType", "TaskPluginParam",
-      "TCPTimeout", "TmpFS", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
+      "TCPTimeout", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
       "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "WaitTime", "X11Parameters",
 };
 
@@ -117,10 +117,12 @@ std::vector<PassiveKey> passive_globals() {
       {"ReturnToService", "the controller: 1 or more brings a node that was DOWN for not responding back when its "
                           "agent reports"},
       {"SlurmctldParameters", "the controller: `drover_operators=a:b` may act on every job and node"},
-      {"SlurmdParameters", "the agents: `config_overrides` takes CPUs and memory as slurm.conf declares them"},
+      {"SlurmdParameters", "the agents: `config_overrides` takes CPUs, memory and TmpDisk as slurm.conf declares them"},
       {"SlurmdTimeout", "the controller marks a node DOWN after this many silent seconds (300)"},
       {"TaskEpilog", "the agents: run as the job's user after each task ends (after srun's --task-epilog), "
                      "with the task's environment; its stderr and a failure line go to the task's stderr"},
+      {"TmpFS", "the agents: the file system whose size is a node's TmpDisk (default /tmp); one smaller than "
+                "TmpDisk= drains the node (\"Low TmpDisk\")"},
       {"TaskPlugin", "the agents: without task/cgroup, cores, memory and GPUs are not confined"},
       {"TaskProlog", "the agents: run as the job's user before each task starts (before srun's --task-prolog); "
                      "its `export NAME=value`, `unset NAME` and `print TEXT` lines set the task's environment and "
