@@ -141,7 +141,7 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.tres_per_node = per_node_asked ? d.tres_per_node() : "";
   v.tres_per_job = gpu_tres(desc.gpus());
   v.tres_per_task = gpu_tres(desc.gpus_per_task());
-  v.features = desc.constraint();
+  v.features = d.features_in_use().empty() ? desc.constraint() : d.features_in_use();
   v.licenses = desc.licenses();
   v.over_subscribe = desc.exclusive()        ? "NO"
                      : desc.exclusive_user() ? "USER"

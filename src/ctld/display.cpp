@@ -14,6 +14,7 @@
 #include "common/strings.hpp"
 #include "config/debug_levels.hpp"
 #include "config/tables.hpp"
+#include "core/constraint.hpp"
 #include "ctld/accounting.hpp"
 #include "ctld/state.hpp"
 
@@ -148,6 +149,16 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool w
     d.mutable_tres()->clear();
     alloc_tres(j.rec.alloc(), d);
     if (detail) node_detail(*bridge_, j.rec.alloc(), d);
+    if (!desc.prefer().empty()) {
+      auto preferred = core::Constraint::parse(desc.prefer());
+      const core::Cluster& c = bridge_->cluster();
+      bool all = preferred.ok();
+      for (const auto& t : j.rec.alloc().nodes()) {
+        const core::NodeIndex n = bridge_->find_node(t.node());
+        all = all && n >= 0 && preferred->matches(c.nodes[n]);
+      }
+      if (all) d.set_features_in_use(desc.prefer());
+    }
   }
   d.set_dependency(dependency_display(j));
   d.set_planned_start(j.planned_start);

@@ -1533,12 +1533,16 @@ TEST(Submit, PreferredFeaturesAreTriedFirst) {
   EXPECT_EQ(pref_node, "lgpu1");
   auto [over, over_node] = node_of({"-C", "h100", "--prefer=a100"});
   EXPECT_EQ(over_node, "lgpu1");
+  // Running with them, the job shows the preferred features (Slurm's Features=, %f).
+  EXPECT_EQ(c.job_fields(over)["Features"], "a100");
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", pref, "-o", "%f"}).out, "a100\n");
   c.run("scancel", {plain, pref, over});
   // With the a100 node taken whole, the job runs on what -C (none) allows.
   const std::string hog = std::to_string(c.submit({"-p", "gpu", "--exclusive", "-w", "lgpu1", "--wrap", "sleep 60"}));
   ASSERT_TRUE(c.wait_state(hog, {"RUNNING"}));
   auto [fallback, fallback_node] = node_of({"--prefer=a100"});
   EXPECT_EQ(fallback_node, "hgpu1");
+  EXPECT_EQ(c.job_fields(fallback)["Features"], "(null)");
   c.run("scancel", {hog, fallback});
   auto unknown = c.run("sbatch", {"-p", "gpu", "--prefer=nosuch", "--wrap", "true"});
   EXPECT_EQ(unknown.rc, 1);
