@@ -228,7 +228,7 @@ AccountingRecord record(int64_t id, JobState st) {
   r.job_name = "0f6c-uuid";
   r.user = "alice";
   r.state = st;
-  r.submit = test::utc("2026-11-29T21:00:00");
+  r.submit = r.eligible = test::utc("2026-11-29T21:00:00");
   r.partition = "compute";
   r.req_mem_mb = 8192;
   r.node_list = st == JobState::kPending ? "" : "cpu01";

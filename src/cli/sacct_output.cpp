@@ -220,6 +220,7 @@ bool id_selected(const SacctOptions& o, const AccountingRecord& r, bool check_st
 struct Window {
   UnixTime start = 0;
   UnixTime end = INT64_MAX;
+  UnixTime eligible_by = INT64_MAX;  // a job is listed (without -j) once eligible by then
 };
 
 // Slurm 22.05's sacct line (bare, as it prints it), then which option and what it takes.
@@ -251,6 +252,13 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   }
   // The end is now unless given (or, with -s and -S, the start itself).
   const UnixTime end = o.end_time ? w.end : !o.states.empty() && o.start_time ? w.start : now;
+  // Without -j, Slurm 22.05 lists a job (with no -s) or a pending one (-s
+  // PD) only once it became eligible by the window's end: never one still
+  // held, waiting on a dependency or for its --begin time, nor one
+  // cancelled so, unless -s names its final state. (A few seconds' grace
+  // for an open end: the controller's clock may run ahead of this host's.)
+  constexpr Seconds kClockGrace = 10;
+  w.eligible_by = end == now && w.end == INT64_MAX ? now + kClockGrace : end;
   if (w.start > end) {  // Slurm 22.05's words
     return CliError{fmt::format("sacct: error: Start time ({}) requested is after end time ({}).\n",
                                 format_timestamp(w.start), format_timestamp(end)),
@@ -259,14 +267,20 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   return w;
 }
 
+bool eligible_in_window(const AccountingRecord& r, const Window& w) {
+  return r.eligible != kNoTime && r.eligible <= w.eligible_by;
+}
+
 // With -s, a job is listed when it was in its state within the window:
-// pending from submission to its start, running (or suspended) from its
-// start to its end, and in a final state when it reached it in the window.
-bool state_in_window(const AccountingRecord& r, const Window& w) {
+// pending from when it became eligible (`by_eligible`; else its submission)
+// to its start, running (or suspended) from its start to its end, and in a
+// final state when it reached it in the window.
+bool state_in_window(const AccountingRecord& r, const Window& w, bool by_eligible) {
   switch (r.state) {
     case JobState::kPending:
     case JobState::kRequeueHold:
     case JobState::kResvDelHold: {
+      if (by_eligible && !eligible_in_window(r, w)) return false;
       UnixTime left = r.start != kNoTime ? r.start : r.end;
       return (r.submit == kNoTime || r.submit <= w.end) && (left == kNoTime || left >= w.start);
     }
@@ -338,8 +352,11 @@ bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::s
   bool user_ok = o.users.empty() ? (everyone || r.user == caller)
                                  : (in_list(o.users, r.user) || in_list(o.users, std::to_string(r.uid)));
   bool state_ok = o.states.empty() || std::find(o.states.begin(), o.states.end(), r.state) != o.states.end();
-  bool time_ok = o.states.empty() ? (r.submit == kNoTime || r.submit <= w.end) && (r.end == kNoTime || r.end >= w.start)
-                                  : state_in_window(r, w);
+  const bool by_eligible = o.job_ids.empty();
+  bool time_ok = o.states.empty() ? (r.submit == kNoTime || r.submit <= w.end) &&
+                                        (r.end == kNoTime || r.end >= w.start) &&
+                                        (!by_eligible || eligible_in_window(r, w))
+                                  : state_in_window(r, w, by_eligible);
   return user_ok && state_ok && time_ok && id_selected(o, r, false) && in_list(o.accounts, r.account) &&
          in_list(o.partitions, r.partition) && in_list(o.qos, r.qos) && in_list(o.names, r.job_name) &&
          more_selected(o, r);

@@ -28,7 +28,7 @@ AccountingRecord job(int64_t id, const char* name, const char* part, JobState st
   r.group = "alice";
   r.gid = 2001;
   r.state = st;
-  r.submit = utc("2026-11-29T21:51:00");
+  r.submit = r.eligible = utc("2026-11-29T21:51:00");
   r.start = start ? utc(start) : kNoTime;
   r.end = end ? utc(end) : kNoTime;
   r.alloc_cpus = r.req_cpus = cpus;
@@ -217,6 +217,29 @@ TEST(SacctSelect, StatesAreJobsInThatStateWithinTheWindow) {
   EXPECT_EQ(ids({"-s", "PD", "-S", "2026-11-29T21:50:00", "-E", "2026-11-29T21:50:30"}), "");  // not submitted yet
   EXPECT_EQ(ids({"-j", "1,2", "-s", "CD"}), "1\n");  // from the epoch to now
   EXPECT_EQ(ids({"-j", "1,2", "-s", "CD", "-S", "2026-11-29T00:00:00"}), "");
+}
+
+// Without -j, a job is listed only once it became eligible by the window's
+// end, as Slurm 22.05's sacct lists them (on the anchor cluster): not one
+// held, waiting on a dependency or for its --begin time, pending or
+// cancelled so (but -s CA lists a cancelled one); -j names it all the same.
+TEST(SacctSelect, JobsNeverEligibleAreListedOnlyByTheirIds) {
+  std::vector<AccountingRecord> recs = {
+      job(1, "held", "compute", JobState::kPending, nullptr, nullptr, 1, {}),
+      job(2, "dep", "compute", JobState::kCancelled, nullptr, "2026-11-29T21:55:00", 1, {}),
+      job(3, "begin", "compute", JobState::kPending, nullptr, nullptr, 1, {}),
+      job(4, "wait", "compute", JobState::kPending, nullptr, nullptr, 1, {})};
+  recs[0].eligible = recs[1].eligible = kNoTime;
+  recs[2].eligible = utc("2026-11-29T23:00:00");  // --begin, an hour from now
+  auto ids = [&](std::vector<std::string> args) {
+    return selected_ids(recs, std::move(args), {"-a", "-X", "-n", "-P", "-o", "JobID"});
+  };
+  EXPECT_EQ(ids({}), "4\n");
+  EXPECT_EQ(ids({"-s", "PD"}), "4\n");
+  // A final state named by -s lists it all the same (Slurm 22.05's `-s CA` did).
+  EXPECT_EQ(ids({"-s", "PD,CA", "-S", "2026-11-29T21:00:00", "-E", "now"}), "2\n4\n");
+  EXPECT_EQ(ids({"-S", "2026-11-29T00:00:00", "-E", "2026-11-30T00:00:00"}), "3\n4\n");  // eligible by then
+  EXPECT_EQ(ids({"-j", "1,2,3"}), "1\n2\n3\n");
 }
 
 // A window that ends before it starts is refused with Slurm 22.05's words

@@ -71,11 +71,14 @@ UnixTime awaited_begin(const v1::JobRecord& r) {
 
 // EligibleTime and sacct's Eligible: the --begin time awaited, else none
 // while held (Slurm 22.05 showed Unknown for a held job in both), else when
-// the job became eligible.
+// the job became eligible; one that ended before that, its --begin time if
+// it had one (Slurm 22.05 kept it), else none.
 UnixTime shown_eligible(const v1::JobRecord& r) {
   if (UnixTime begin = awaited_begin(r)) return begin;
   if (r.state() == v1::PENDING && r.hold() != v1::HOLD_NONE) return kNoTime;
-  return r.eligible_time() ? r.eligible_time() : kNoTime;
+  if (r.eligible_time()) return r.eligible_time();
+  const int64_t begin = r.desc().begin_time();
+  return r.state() != v1::PENDING && r.hold() == v1::HOLD_NONE && begin > r.submit_time() ? begin : kNoTime;
 }
 
 // sacct's exit code and signal for the job's line: its script's, except

@@ -318,13 +318,16 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
     j->rec.set_priority(p.priority);
     j->rec.set_last_sched_eval(now);
     j->never = p.never;
+    bool held = p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin;
+    // Not yet eligible: a held job too (Slurm 22.05 records no eligible
+    // time for it, and sacct never lists it, even once cancelled so).
     bool waiting = p.reason == core::Reason::kDependency || p.reason == core::Reason::kBeginTime ||
-                   p.reason == core::Reason::kDependencyNeverSatisfied || p.reason == core::Reason::kJobArrayTaskLimit;
+                   p.reason == core::Reason::kDependencyNeverSatisfied || p.reason == core::Reason::kJobArrayTaskLimit ||
+                   held;
     // A quick pass plans nothing: the full pass's planned start and nodes
     // (squeue --start, SchedNodeList) stand until the next full pass, as
     // Slurm's main scheduler leaves the backfill's, unless the job can no
     // longer start on resources alone (held, waiting on another job, never).
-    bool held = p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin;
     bool keep_plan = pass == core::PassKind::kQuick && p.start == core::kNoPlan && !p.never && !held &&
                      p.reason != core::Reason::kDependency && p.reason != core::Reason::kDependencyNeverSatisfied;
     if (!keep_plan) {
