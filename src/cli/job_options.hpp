@@ -36,6 +36,9 @@ struct SubmitInputs {
   // Reads the script from standard input when no file is named.
   std::function<Result<std::string>()> read_stdin;
   UnixTime now = 0;                            // anchors relative times (--begin=now+1hour)
+  // slurm.conf's GresTypes (empty: not known here, not checked): a --gres
+  // naming another is refused before asking, as Slurm's commands refuse it.
+  std::vector<std::string> gres_types;
 };
 
 enum class SubmitAction {

@@ -385,6 +385,17 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
   if (req.wrap) req.script = wrap_script(*req.wrap);
   auto valid = validate_merged(req);
   if (!valid) return valid.error();
+  if (!in.gres_types.empty()) {
+    for (const auto& g : req.gres) {
+      if (std::find(in.gres_types.begin(), in.gres_types.end(), g.name) == in.gres_types.end()) {
+        CliError e = cli_error(prog, "Invalid generic resource (gres) specification");
+        e.text += fmt::format("{}: error: drover: --gres={} names \"{}\", which slurm.conf's GresTypes ({}) does "
+                              "not list\n",
+                              prog, g.str(), g.name, join(in.gres_types, ","));
+        return e;
+      }
+    }
+  }
   tasks_from_extra_node_info(req);
   fit_nodes_to_tasks(req, out.warnings);
   collect_warnings(req, out.warnings);

@@ -72,6 +72,7 @@ int sbatch_main(const Args& args) {
   in.read_file = read_file;
   in.read_stdin = read_stdin;
   in.now = static_cast<UnixTime>(std::time(nullptr));
+  in.gres_types = configured_gres_types(inv);
   auto parsed = cli::parse_submission(in);
   if (!parsed) {
     write_out(parsed.error().text, stderr);

@@ -79,6 +79,11 @@ bool names_this_cluster(const std::string& program, const std::string& clusters,
   return false;
 }
 
+std::vector<std::string> configured_gres_types(const Invocation& inv) {
+  const std::string types = command_conf_value(inv.config_flag, "GresTypes");
+  return types.empty() ? std::vector<std::string>{} : split(types, ',');
+}
+
 std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv) {
   auto ep = find_controller(inv.config_flag);
   if (!ep) {

@@ -28,6 +28,10 @@ Invocation invocation(const std::string& program, const std::vector<std::string>
 // Connects, or prints why not (Slurm's line, then Drover's) and returns nullptr.
 std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv);
 
+// slurm.conf's GresTypes for sbatch/srun/salloc to check --gres against
+// (empty when unset or unreadable: then not checked here).
+std::vector<std::string> configured_gres_types(const Invocation& inv);
+
 // -M/--clusters of sbatch, srun and salloc: whether `clusters` (a comma
 // list; "all" names every cluster) names the cluster `api` reaches. Each
 // other name gets Slurm's "No cluster 'X' known by database." line; with

@@ -173,6 +173,7 @@ Parsed parse(cli::SubmitCommand cmd, const Invocation& inv) {
   in.read_file = read_any;
   in.read_stdin = [] { return Result<std::string>(std::string()); };
   in.now = static_cast<UnixTime>(std::time(nullptr));
+  in.gres_types = configured_gres_types(inv);
   Parsed p;
   auto parsed = cli::parse_submission(in);
   if (!parsed) {

@@ -259,6 +259,11 @@ KeyDef<C> seconds(std::string name, Seconds C::*field, int64_t max, std::string 
   return d;
 }
 
+// Also read by sbatch/srun/salloc, which refuse a --gres it does not list.
+KeyDef<C> gres_types() {
+  return name_list<C>("GresTypes", &C::gres_types, "Generic resource names in use (gpu, mps, shard, ...).");
+}
+
 KeyDef<C> message_timeout() {
   return seconds("MessageTimeout", &C::message_timeout, 3600,
                  "Seconds a command keeps trying to reach the controller (once a second) before it gives up; a "
@@ -337,7 +342,7 @@ std::vector<KeyDef<C>> make_global_keys() {
       time_limit<C>("PriorityDecayHalfLife", &C::priority_decay_half_life, "Half-life of past usage in fair-share."),
       time_limit<C>("PriorityMaxAge", &C::priority_max_age, "Queue time at which the age factor reaches 1."),
       yes_no<C>("PriorityFavorSmall", &C::priority_favor_small, "YES: the job-size factor favours small jobs."),
-      name_list<C>("GresTypes", &C::gres_types, "Generic resource names in use (gpu, mps, shard, ...)."),
+      gres_types(),
       tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,
                      "TRES tracked beyond the defaults (cpu, mem, energy, node, billing, fs/disk, vmem, pages)."),
       choice<C>("EnforcePartLimits", &C::enforce_part_limits, {"NO", "ANY", "ALL", "YES"},
@@ -370,7 +375,8 @@ const KeyTable<ClusterConfig>& command_keys() {
   // larger part of a command's start-up when every command did).
   static const KeyTable<ClusterConfig>& table = *new KeyTable<ClusterConfig>(
       "slurm.conf (commands)",
-      key_defs<C>(cluster_name(), slurmctld_host(), slurmctld_port(), state_save_location(), message_timeout()),
+      key_defs<C>(cluster_name(), slurmctld_host(), slurmctld_port(), state_save_location(), message_timeout(),
+                  gres_types()),
       [] {
         std::vector<PassiveKey> keys = {auth_info()};
         for (auto& k : srun_scripts()) keys.push_back(std::move(k));

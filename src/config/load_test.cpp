@@ -229,7 +229,8 @@ TEST(ConfigReference, CommittedDocMatchesTheKeyTables) {
 // that could drift from them.
 TEST(CommandKeys, AreTheGlobalKeysOfTheSameNames) {
   const auto& cmd = command_keys();
-  ASSERT_EQ(cmd.keys().size(), 5u);  // ClusterName, SlurmctldHost, SlurmctldPort, StateSaveLocation, MessageTimeout
+  // ClusterName, SlurmctldHost, SlurmctldPort, StateSaveLocation, MessageTimeout, GresTypes
+  ASSERT_EQ(cmd.keys().size(), 6u);
   for (const auto& k : cmd.keys()) {
     const auto* g = global_keys().find(k.name);
     ASSERT_NE(g, nullptr) << k.name;

@@ -1395,6 +1395,12 @@ TEST(Submit, TmpDiskAndSocketLayoutChooseNodes) {
   f = c.job_fields(held);
   EXPECT_EQ(f["MinTmpDiskNode"], "512M");
   EXPECT_EQ(f["Socks/Node"], "2");
+  // A gres GresTypes does not list is refused by the command itself, as Slurm 22.05's.
+  for (const std::string prog : {"sbatch", "srun"}) {
+    auto r = c.run(prog, {"--gres=nvme:1", prog == "sbatch" ? "--wrap" : "true", "true"});
+    EXPECT_EQ(r.rc, 1) << prog;
+    EXPECT_EQ(lines_of(r.err).at(0), prog + ": error: Invalid generic resource (gres) specification") << r.err;
+  }
   auto stray = c.run("squeue", {"-h", "-j", held, "12345"});
   EXPECT_EQ(stray.rc, 1);
   EXPECT_EQ(lines_of(stray.err).at(0), "squeue: error: Unrecognized option: 12345");
