@@ -309,15 +309,15 @@ int option_error(const std::string& what) {
   return 1;
 }
 
-struct Parsed {
-  Args words;
-  bool help = false;
-  bool version = false;
-};
+using Parsed = ScontrolOptions;
 
-void note(const OptionSpec& spec, Parsed& parsed) {
+void note(const OptionSpec& spec, const std::string& value, Parsed& parsed) {
   parsed.help |= spec.long_name == "help" || spec.long_name == "usage";
   parsed.version |= spec.long_name == "version";
+  parsed.one_line |= spec.long_name == "oneliner";
+  parsed.quiet |= spec.long_name == "quiet";
+  if (spec.long_name == "details") parsed.details += 1;
+  if (spec.long_name == "clusters" || spec.long_name == "cluster") parsed.clusters = value;
 }
 
 // "--name", "--name=value" or "--name value"; a unique prefix of a name counts (as getopt_long).
@@ -341,7 +341,9 @@ int parse_long(const Args& args, std::size_t& i, Parsed& parsed) {
   if (spec->takes_value && eq == std::string::npos && ++i >= args.size()) {
     return option_error("option '--" + std::string(spec->long_name) + "' requires an argument");
   }
-  note(*spec, parsed);
+  std::string value;
+  if (spec->takes_value) value = eq == std::string::npos ? args[i] : a.substr(eq + 1);
+  note(*spec, value, parsed);
   return 0;
 }
 
@@ -354,20 +356,22 @@ int parse_short(const Args& args, std::size_t& i, Parsed& parsed) {
       if (o.short_name == a[k]) spec = &o;
     }
     if (!spec) return option_error(std::string("invalid option -- '") + a[k] + "'");
-    note(*spec, parsed);
     if (spec->takes_value) {
       if (k + 1 == a.size() && ++i >= args.size()) {
         return option_error(std::string("option requires an argument -- '") + a[k] + "'");
       }
+      note(*spec, k + 1 < a.size() ? a.substr(k + 1) : args[i], parsed);  // -Mname, -M name
       break;
     }
+    note(*spec, "", parsed);
   }
   return 0;
 }
 
-// GNU-style: options may appear anywhere; "--" ends them. Returns an exit
-// status when the options are wrong, else 0 with `parsed` filled in.
-int parse_options(const Args& args, Parsed& parsed) {
+}  // namespace
+
+// GNU-style: options may appear anywhere; "--" ends them.
+int parse_scontrol_options(const Args& args, ScontrolOptions& parsed) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -375,7 +379,9 @@ int parse_options(const Args& args, Parsed& parsed) {
       break;
     }
     int rc = 0;
-    if (a.size() < 2 || a[0] != '-') {
+    // setdebugflags takes "-Flag" words (`scontrol setdebugflags -protocol`).
+    const bool flag_words = !parsed.words.empty() && iequals(parsed.words[0], "setdebugflags");
+    if (a.size() < 2 || a[0] != '-' || flag_words) {
       parsed.words.push_back(a);
     } else {
       rc = a[1] == '-' ? parse_long(args, i, parsed) : parse_short(args, i, parsed);
@@ -385,11 +391,9 @@ int parse_options(const Args& args, Parsed& parsed) {
   return 0;
 }
 
-}  // namespace
-
 int scontrol_main(const Args& args) {
   Parsed parsed;
-  if (int rc = parse_options(args, parsed); rc != 0) return rc;
+  if (int rc = parse_scontrol_options(args, parsed); rc != 0) return rc;
   if (parsed.help) {
     usage(stdout);
     return 0;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
+
 namespace {
 
 struct Outcome {
@@ -206,6 +208,29 @@ TEST_F(Scontrol, HelpListsWhatWorks) {
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("show hostnames [LIST]"), std::string::npos);
   EXPECT_NE(r.out.find("With the controller (DROVER_CONF"), std::string::npos) << r.out;
+}
+
+// One reading of scontrol's options for both layers: anywhere among the
+// words, short ones bundled, values attached or apart, -dd twice -d.
+TEST(ScontrolOptions, ReadAnywhereWithTheirValues) {
+  using drover::cli::ScontrolOptions;
+  ScontrolOptions o;
+  ASSERT_EQ(drover::cli::parse_scontrol_options({"-M", "anchor", "show", "-dd", "job", "-o", "5", "--quiet"}, o), 0);
+  EXPECT_EQ(o.words, (std::vector<std::string>{"show", "job", "5"}));
+  EXPECT_EQ(o.clusters, "anchor");
+  EXPECT_EQ(o.details, 2);
+  EXPECT_TRUE(o.one_line);
+  EXPECT_TRUE(o.quiet);
+  ScontrolOptions p;
+  ASSERT_EQ(drover::cli::parse_scontrol_options({"--clusters=c2", "-u", "1000", "-av", "--details", "ping"}, p), 0);
+  EXPECT_EQ(p.words, (std::vector<std::string>{"ping"}));
+  EXPECT_EQ(p.clusters, "c2");
+  EXPECT_EQ(p.details, 1);
+  ScontrolOptions q;
+  ASSERT_EQ(drover::cli::parse_scontrol_options({"-Mc3", "--", "-o"}, q), 0);
+  EXPECT_EQ(q.clusters, "c3");
+  EXPECT_EQ(q.words, (std::vector<std::string>{"-o"}));
+  EXPECT_FALSE(q.one_line);
 }
 
 }  // namespace

@@ -43,36 +43,14 @@ struct Opts {
   std::vector<std::string> words;  // keyword and its arguments
 };
 
-// The options before and among the words (cli::scontrol_main has checked
-// them): those that change the output, -M's cluster, and the ones that make
-// no difference on one cluster without a federation (-a, -v, -F, --hide,
-// --local, --sibling, --federation, -u UID).
-Opts global_options(const std::vector<std::string>& args) {
+// The options among the words, read by cli::parse_scontrol_options.
+Opts options_of(const cli::ScontrolOptions& p) {
   Opts o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value_of = [&](std::string_view flag) -> std::optional<std::string> {
-      if (a == flag) {  // without its value: a word, which cli::scontrol_main refuses as Slurm's does
-        return i + 1 < args.size() ? std::optional<std::string>(args[++i]) : std::nullopt;
-      }
-      if (flag.size() == 2 && a.size() > 2 && a.compare(0, 2, flag) == 0) return a.substr(2);  // -Mname
-      if (flag.size() > 2 && a.size() > flag.size() && a.compare(0, flag.size(), flag) == 0 && a[flag.size()] == '=') {
-        return a.substr(flag.size() + 1);  // --clusters=name
-      }
-      return std::nullopt;
-    };
-    if (a == "-o" || a == "--oneliner") o.one_line = true;
-    else if (a == "-d" || a == "--details") o.details += 1;
-    else if (a == "-dd") o.details += 2;
-    else if (a == "-Q" || a == "--quiet") o.quiet = true;
-    else if (a == "-a" || a == "--all" || a == "-v" || a == "--verbose" || a == "-F" || a == "--future" ||
-             a == "--hide" || a == "--local" || a == "--sibling" || a == "--federation") continue;
-    else if (auto c = value_of("-M")) o.clusters = *c;
-    else if (auto c2 = value_of("--clusters")) o.clusters = *c2;
-    else if (auto c3 = value_of("--cluster")) o.clusters = *c3;
-    else if (value_of("-u") || value_of("--uid")) continue;
-    else o.words.push_back(a);
-  }
+  o.one_line = p.one_line;
+  o.details = p.details;
+  o.quiet = p.quiet;
+  o.clusters = p.clusters;
+  o.words = p.words;
   return o;
 }
 
@@ -1003,7 +981,10 @@ int run_interactive(const Args& args) {
 
 int scontrol_main(const Args& args) {
   Invocation inv = invocation("scontrol", args);
-  Opts o = global_options(inv.args);
+  cli::ScontrolOptions parsed;
+  if (int rc = cli::parse_scontrol_options(inv.args, parsed); rc != 0) return rc;
+  if (parsed.help || parsed.version) return cli::scontrol_main(inv.args);
+  Opts o = options_of(parsed);
   if (o.words.empty()) return run_interactive(args);
   if (o.words.size() == 2 && abbrev(o.words[0], "show", 3) && abbrev(o.words[1], "daemons", 2)) {
     return run_show_daemons(inv);
