@@ -35,24 +35,9 @@
 namespace drover::client {
 namespace {
 
-struct Opts {
-  bool one_line = false;
-  int details = 0;
-  bool quiet = false;
-  std::string clusters;            // -M/--clusters: must name this cluster (or all)
-  std::vector<std::string> words;  // keyword and its arguments
-};
+// The options among the words and the words (cli::parse_scontrol_options).
+using Opts = cli::ScontrolOptions;
 
-// The options among the words, read by cli::parse_scontrol_options.
-Opts options_of(const cli::ScontrolOptions& p) {
-  Opts o;
-  o.one_line = p.one_line;
-  o.details = p.details;
-  o.quiet = p.quiet;
-  o.clusters = p.clusters;
-  o.words = p.words;
-  return o;
-}
 
 // Case-insensitive abbreviation of `name`, at least `min` letters.
 bool abbrev(const std::string& word, std::string_view name, std::size_t min) {
@@ -981,10 +966,9 @@ int run_interactive(const Args& args) {
 
 int scontrol_main(const Args& args) {
   Invocation inv = invocation("scontrol", args);
-  cli::ScontrolOptions parsed;
-  if (int rc = cli::parse_scontrol_options(inv.args, parsed); rc != 0) return rc;
-  if (parsed.help || parsed.version) return cli::scontrol_main(inv.args);
-  Opts o = options_of(parsed);
+  Opts o;
+  if (int rc = cli::parse_scontrol_options(inv.args, o); rc != 0) return rc;
+  if (o.help || o.version) return cli::scontrol_main(inv.args);
   if (o.words.empty()) return run_interactive(args);
   if (o.words.size() == 2 && abbrev(o.words[0], "show", 3) && abbrev(o.words[1], "daemons", 2)) {
     return run_show_daemons(inv);

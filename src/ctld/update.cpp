@@ -151,6 +151,7 @@ const char* set_memory(Ctx& c, const std::string& v, bool per_cpu) {
   return nullptr;
 }
 const char* set_mem_node(Ctx& c, const std::string& v) { return set_memory(c, v, false); }
+const char* set_mem_cpu(Ctx& c, const std::string& v) { return set_memory(c, v, true); }
 const char* set_tmp_disk(Ctx& c, const std::string& v) {
   if (auto e = need_pending(c)) return e;
   auto mb = parse_memory_mb(v);
@@ -167,7 +168,6 @@ const char* set_req_cores(Ctx& c, const std::string& v) {
 const char* set_req_threads(Ctx& c, const std::string& v) {
   return set_count(c, v, &v1::JobDescriptor::set_threads_per_core);
 }
-const char* set_mem_cpu(Ctx& c, const std::string& v) { return set_memory(c, v, true); }
 
 const char* set_begin(Ctx& c, const std::string& v) {
   if (auto e = need_pending(c)) return e;
@@ -244,7 +244,8 @@ const Field kFields[] = {
     {"ReqNodes", set_num_nodes},       {"NumTasks", set_num_tasks},    {"ReqProcs", set_num_tasks},
     {"CPUsPerTask", set_cpus_per_task}, {"MinCPUsNode", set_min_cpus_node}, {"MinMemoryNode", set_mem_node},
     {"MinMemoryCPU", set_mem_cpu},     {"MinTmpDiskNode", set_tmp_disk}, {"ReqSockets", set_req_sockets},
-    {"ReqCores", set_req_cores},       {"ReqThreads", set_req_threads},     {"StartTime", set_begin},       {"BeginTime", set_begin},
+    {"ReqCores", set_req_cores},       {"ReqThreads", set_req_threads}, {"StartTime", set_begin},
+    {"BeginTime", set_begin},
     {"Requeue", set_requeue},          {"ArrayTaskThrottle", set_throttle}, {"WorkDir", set_work_dir},
     {"StdOut", set_stdout},            {"StdErr", set_stderr},         {"Dependency", set_dependency},
     {"Reservation", set_reservation},  {"ReservationName", set_reservation},
