@@ -94,6 +94,38 @@ CliResult<bool> not_kept(const char* option, const char* why) {
   return cli_error("sacct", fmt::format("{} is not built in Drover: {}", option, why));
 }
 
+// -j JOB[_TASK][+COMPONENT][.STEP],...: checked as Slurm 22.05's sacct checks
+// them, in its words (on the anchor cluster: `12_ab` is "Bad job array
+// element specified: 12", `1.x` "Bad step specified: 1", `abc` "Bad
+// job/step specified: abc"). A heterogeneous job's +COMPONENT names the
+// job itself here (Drover has no heterogeneous jobs).
+CliResult<bool> set_job_ids(SacctOptions& o, const std::string& v) {
+  auto fatal = [](const std::string& what, const std::string& which) -> CliResult<bool> {
+    return CliError{fmt::format("sacct: fatal: Bad {} specified: {}\n", what, which), kExitError};
+  };
+  o.job_ids.clear();
+  for (std::string id : comma_list(v)) {
+    const auto dot = id.find('.');
+    std::string step = dot == std::string::npos ? "" : id.substr(dot + 1);
+    std::string job = id.substr(0, dot);
+    if (auto plus = job.find('+'); plus != std::string::npos) {
+      if (!parse_count(std::string_view(job).substr(plus + 1), true)) return fatal("job/step", id);
+      job.erase(plus);
+    }
+    const auto us = job.find('_');
+    const std::string number = job.substr(0, us);
+    if (!parse_count(number, true)) return fatal("job/step", id);
+    if (us != std::string::npos && !parse_count(std::string_view(job).substr(us + 1), true)) {
+      return fatal("job array element", number);
+    }
+    if (dot != std::string::npos && step != "batch" && step != "extern" && !parse_count(step, true)) {
+      return fatal("step", number);
+    }
+    o.job_ids.push_back(dot == std::string::npos ? job : job + "." + step);
+  }
+  return true;
+}
+
 CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
   const std::string v = opt.value.value_or("");
   switch (opt.id) {
@@ -143,7 +175,7 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kDelimiter: o.delimiter = v; break;
     case kEndTime: o.end_time = v; break;
     case kHelpFormat: o.print_fields = true; break;
-    case kJobs: o.job_ids = comma_list(v); break;
+    case kJobs: return set_job_ids(o, v);
     case kLong: o.format = kSacctLongFormat; break;
     case kClusters: o.clusters = v; break;
     case kNoHeader: o.noheader = true; break;

@@ -173,6 +173,26 @@ TEST(SacctOptions, BatchScriptAndEnvVarsPrintWhatWasSubmitted) {
   EXPECT_EQ(no_ids.error().exit_code, 1);
 }
 
+// -j's ids are checked as Slurm 22.05's sacct checked them on the anchor
+// cluster, in its words; a heterogeneous job's +0 names the job itself.
+TEST(SacctSelect, JobIdsAreCheckedInSlurmsWords) {
+  auto fatal = [](const std::string& ids) {
+    auto o = parse_sacct_options({"-j", ids}, {});
+    return o ? std::string("accepted") : o.error().text;
+  };
+  EXPECT_EQ(fatal("12_ab"), "sacct: fatal: Bad job array element specified: 12\n");
+  EXPECT_EQ(fatal("12_"), "sacct: fatal: Bad job array element specified: 12\n");
+  EXPECT_EQ(fatal("1.x"), "sacct: fatal: Bad step specified: 1\n");
+  EXPECT_EQ(fatal("12,abc"), "sacct: fatal: Bad job/step specified: abc\n");
+  EXPECT_EQ(fatal("-o"), "sacct: fatal: Bad job/step specified: -o\n");
+  for (const char* ok : {"12", "12.batch", "12.extern", "12_1.0", "12+0"}) {
+    EXPECT_EQ(fatal(ok), "accepted") << ok;
+  }
+  auto het = parse_sacct_options({"-j", "12+0.batch"}, {});
+  ASSERT_TRUE(het.ok());
+  EXPECT_EQ(het->job_ids, std::vector<std::string>{"12.batch"});
+}
+
 }  // namespace
 }  // namespace drover::cli
 

@@ -28,13 +28,8 @@ int sacct_main(const Args& args) {
     return print_output(cli::render_sacct(*opts, {}, caller_name(), std::time(nullptr)));
   }
   v1::GetJobHistoryRequest req;
-  for (const auto& j : opts->job_ids) {
-    auto id = parse_int(j.substr(0, j.find_first_of("_.")));
-    if (!id) {
-      write_out("sacct: fatal: Bad job/step specified: " + j + "\n", stderr);  // Slurm 22.05's words
-      return 1;
-    }
-    req.add_job_ids(*id);
+  for (const auto& j : opts->job_ids) {  // checked by parse_sacct_options
+    if (auto id = parse_int(j.substr(0, j.find_first_of("_.")))) req.add_job_ids(*id);
   }
   req.set_ended_after(cli::sacct_window_start(*opts, std::time(nullptr)));
   req.set_with_script(opts->batch_script);
