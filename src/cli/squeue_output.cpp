@@ -105,12 +105,18 @@ CliResult<bool> set_states(SqueueOptions& o, const std::string& text) {
   return true;
 }
 
+// -j 123,123_4. A job number that is no number is squeue's own error; a
+// number with a bad rest (`12_ab`, `12.0`, `12+0`) is the controller's, as
+// Slurm 22.05 words them (on the anchor cluster).
 CliResult<bool> set_jobs(SqueueOptions& o, const std::string& text) {
   for (const auto& id : comma_list(text)) {
-    auto us = id.find('_');
-    bool ok = parse_count(std::string_view(id).substr(0, us)).has_value() &&
-              (us == std::string::npos || parse_count(std::string_view(id).substr(us + 1), true));
-    if (!ok) return cli_error("squeue", fmt::format("Invalid job id: {}", id));
+    const auto end = id.find_first_of("_.+");
+    if (!parse_count(std::string_view(id).substr(0, end))) {
+      return cli_error("squeue", fmt::format("Invalid job id: {}", id));
+    }
+    if (end != std::string::npos && (id[end] != '_' || !parse_count(std::string_view(id).substr(end + 1), true))) {
+      return CliError{"slurm_load_jobs error: Invalid job id specified\n", kExitError};
+    }
     o.job_ids.push_back(id);
   }
   return true;

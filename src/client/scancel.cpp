@@ -55,15 +55,18 @@ struct StepTarget {
 cli::CliResult<StepTarget> parse_step_target(const std::string& text) {
   auto dot = text.find('.');
   std::string job = text.substr(0, dot), step = text.substr(dot + 1);
+  // Slurm 22.05's line, then Drover's.
+  auto bad = [&](const char* why) {
+    cli::CliError e = cli::cli_error("scancel", "Invalid job id " + text);
+    e.text += std::string("scancel: error: drover: ") + why + "\n";
+    return e;
+  };
   if (job.find('_') != std::string::npos) {
-    return cli::cli_error("scancel", "Invalid job id " + text + " (a step of an array element: give the element's "
-                                                                "own job id, squeue -o %A, e.g. 124.0)");
+    return bad("a step of an array element is named by the element's own job id (squeue -o %A), e.g. 124.0");
   }
   auto id = parse_int(job);
   auto sid = step == "batch" ? std::optional<int64_t>(-2) : parse_int(step);
-  if (!id || *id <= 0 || !sid || *sid < -2 || *sid == -1) {
-    return cli::cli_error("scancel", "Invalid job id " + text + " (a step is JOBID.STEPID, e.g. 123.0 or 123.batch)");
-  }
+  if (!id || *id <= 0 || !sid || *sid < -2 || *sid == -1) return bad("a step is JOBID.STEPID, e.g. 123.0 or 123.batch");
   return StepTarget{*id, *sid, text};
 }
 

@@ -53,20 +53,17 @@ int print_views(const std::vector<std::string>& blocks, const char* none) {
   return 0;
 }
 
-std::optional<int64_t> job_number(const std::string& s) {
-  auto us = s.find('_');
-  return parse_int(s.substr(0, us));
-}
+cli::CliResult<v1::JobTarget> target_of(const std::string& text);
 
 int show_jobs(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& ids) {
   std::vector<int64_t> want;
   for (const auto& id : ids) {
-    auto n = job_number(id);
-    if (!n) {
-      std::fprintf(stderr, "Invalid job id specified\n");
+    auto t = target_of(id);
+    if (!t) {  // Slurm 22.05's words for `show job abc` and `show job 12_ab`
+      std::fprintf(stderr, "scontrol_print_job error: Invalid job id specified\n");
       return 1;
     }
-    want.push_back(*n);
+    want.push_back(t->job_id());
   }
   auto reply = api.get_jobs(want, o.details > 0, true);
   if (!reply) return report_failure(inv, api, reply.error());
@@ -163,7 +160,6 @@ int show_licenses(ControllerApi& api, const Invocation& inv, const Opts& o, cons
   return 0;
 }
 
-cli::CliResult<v1::JobTarget> target_of(const std::string& text);
 
 // scontrol show step [JOB | JOB.STEP | JOB.batch ...]: the running steps of
 // running jobs (the batch step first, as Slurm lists them), in Slurm 22.05's
@@ -679,9 +675,14 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
 int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::ControlAction action) {
   v1::ControlRequest req;
   req.set_action(action);
+  const bool suspend_call = action == v1::HOLD || action == v1::USER_HOLD || action == v1::RELEASE;
   for (const auto& id : ids_of(o.words, 1)) {
     auto t = target_of(id);
-    if (!t) return write_out(t.error().text, stderr), 1;
+    if (!t) {  // as Slurm 22.05 words an unknown job (`hold abc`: on the anchor cluster)
+      std::fprintf(stderr, "Invalid job id specified for job %s\n", id.c_str());
+      if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
+      return 1;
+    }
     *req.add_targets() = *t;
   }
   if (req.targets().empty()) {
@@ -694,7 +695,7 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
   // Slurm 22.05's scontrol then names the last error once more for hold,
   // uhold and release, under the name of the call they share with suspend
   // (on the anchor cluster: "slurm_suspend error: Invalid job id specified").
-  if (rc != 0 && !o.quiet && (action == v1::HOLD || action == v1::USER_HOLD || action == v1::RELEASE)) {
+  if (rc != 0 && !o.quiet && suspend_call) {
     std::string last;
     for (const auto& r : reply->results()) {
       if (!r.ok()) last = r.error();

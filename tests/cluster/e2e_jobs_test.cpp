@@ -585,6 +585,21 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   r = c.run("sacct", {"-j", "abc"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "sacct: fatal: Bad job/step specified: abc\n");
+  // Malformed job ids, in each command's words (checked on the anchor cluster on 2026-12-05).
+  for (const std::string bad : {"12_ab", "12.0", "12+0"}) {
+    r = c.run("squeue", {"-j", bad});
+    EXPECT_EQ(r.rc, 1) << bad;
+    EXPECT_EQ(r.err, "slurm_load_jobs error: Invalid job id specified\n") << bad;
+  }
+  r = c.run("scontrol", {"show", "job", "abc"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scontrol_print_job error: Invalid job id specified\n");
+  r = c.run("scontrol", {"hold", "12_ab"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Invalid job id specified for job 12_ab\nslurm_suspend error: Invalid job id specified\n");
+  r = c.run("scancel", {"12.x"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(lines_of(r.err).at(0), "scancel: error: Invalid job id 12.x");
   r = c.run("sacct", {"-S", "bogus"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.rfind("Invalid time specification (pos=0): bogus\n", 0), 0u) << r.err;
