@@ -643,7 +643,7 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
   if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first); })) {
     return update_job(api, inv, kv);
   }
-  const auto& [first, value] = kv[0];
+  const std::string& first = kv[0].first;
   const bool valued = words[0].find('=') != std::string::npos;
   const bool node = iequals(first, "NodeName") || iequals(first, "Node");
   const bool partition = iequals(first, "PartitionName") || iequals(first, "Partition");
