@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/hostlist.hpp"
+#include "common/strings.hpp"
 #include "common/units.hpp"
 
 namespace drover::core {
@@ -439,20 +440,17 @@ std::optional<Refusal> config_refusal(const Cluster& c, const Demand& d) {
   Demand open = d;
   open.min_tmp_disk_mb = 0;
   open.sockets = open.cores_per_socket = open.threads_per_core = 0;
-  std::vector<NodeIndex> would;
+  int64_t most_tmp = -1;               // -1: no node would do
+  std::vector<std::string> layouts;  // S:C:T of those nodes, each once
   for (NodeIndex n : part.nodes) {
-    if (node_eligible(open, c, n, d.preferred)) would.push_back(n);
-  }
-  if (would.empty()) return std::nullopt;
-  int64_t most_tmp = 0;
-  std::string layouts;
-  for (NodeIndex n : would) {
+    if (!node_eligible(open, c, n, d.preferred)) continue;
     const NodeSpec& node = c.nodes[n];
     most_tmp = std::max(most_tmp, node.tmp_disk_mb);
-    const std::string l = std::to_string(node.sockets) + ":" + std::to_string(node.cores_per_socket) + ":" +
-                          std::to_string(node.threads_per_core);
-    if (layouts.find(l) == std::string::npos) layouts += (layouts.empty() ? "" : ", ") + l;
+    std::string l = std::to_string(node.sockets) + ":" + std::to_string(node.cores_per_socket) + ":" +
+                    std::to_string(node.threads_per_core);
+    if (std::find(layouts.begin(), layouts.end(), l) == layouts.end()) layouts.push_back(std::move(l));
   }
+  if (most_tmp < 0) return std::nullopt;
   if (most_tmp < d.min_tmp_disk_mb) {
     return refuse(kNodeConfigUnavailable,
                   "drover: the job asks for " + format_memory_mb(d.min_tmp_disk_mb) +
@@ -464,7 +462,7 @@ std::optional<Refusal> config_refusal(const Cluster& c, const Demand& d) {
   return refuse(kNodeConfigUnavailable,
                 "drover: the job asks for nodes with at least " + star(d.sockets) + ":" + star(d.cores_per_socket) +
                     ":" + star(d.threads_per_core) + " sockets:cores:threads (-B); the nodes of partition " +
-                    part.name + " it may use have " + layouts,
+                    part.name + " it may use have " + join(layouts, ", "),
                 {"Socket, core and/or thread specification can not be satisfied"});
 }
 
