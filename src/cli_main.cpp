@@ -32,6 +32,7 @@ const Command kCommands[] = {
     {"scontrol", drover::client::scontrol_main}, {"sacct", drover::client::sacct_main},
     {"sdiag", drover::client::sdiag_main}, {"sacctmgr", drover::client::sacctmgr_main},
     {"sprio", drover::client::sprio_main},     {"sshare", drover::client::sshare_main},
+    {"sreport", drover::client::sreport_main},
 };
 
 std::string dir_of_self() {

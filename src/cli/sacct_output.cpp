@@ -213,15 +213,6 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
   return true;
 }
 
-// Midnight today, local time: sacct's default start without -j or -S.
-UnixTime midnight(UnixTime now) {
-  std::time_t t = static_cast<std::time_t>(now);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  return static_cast<UnixTime>(std::mktime(&tm));
-}
-
 bool in_list(const std::vector<std::string>& list, const std::string& v) {
   return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
 }
@@ -269,7 +260,7 @@ CliResult<Window> time_window(const SacctOptions& o, UnixTime now) {
   if (!o.job_ids.empty()) {
     w.start = 0;
   } else {
-    w.start = o.states.empty() ? midnight(now) : now;
+    w.start = o.states.empty() ? local_midnight(now) : now;  // midnight today: sacct's default start
   }
   if (o.start_time) {
     auto t = parse_timestamp(*o.start_time, now, TimeBias::kPast);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <functional>
 #include <set>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "client/session.hpp"
 #include "common/duration.hpp"
 #include "common/gres.hpp"
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "common/tres.hpp"
 #include "common/user_db.hpp"
@@ -71,17 +73,17 @@ std::string entity_of(const std::string& w) {
   if (e == "tres") return "tres";
   if (e == "runawayjobs" || e == "runaway" || e == "runawayjob") return "runaway";
   if (e == "problem" || e == "problems") return "problem";
+  if (e == "event" || e == "events") return "event";
   return "";
 }
 
 // Slurm's other entities, which Drover's sacctmgr does not have (said so,
 // rather than called invalid).
 bool slurm_only_entity(const std::string& w) {
-  static const char* const kNames[] = {"configuration", "config",     "stats",      "statistics", "event",
-                                       "events",        "wckey",      "wckeys",
-                                       "resource",      "resources",  "federation", "federations", "reservation",
-                                       "reservations",  "transaction", "transactions", "txn",     "coordinator",
-                                       "coordinators",  "instance",   "instances"};
+  static const char* const kNames[] = {"configuration", "config",       "stats",       "statistics",  "wckey",
+                                       "wckeys",        "resource",     "resources",   "federation",  "federations",
+                                       "reservation",   "reservations", "transaction", "transactions", "txn",
+                                       "coordinator",   "coordinators", "instance",    "instances"};
   for (const char* n : kNames) {
     if (iequals(w, n)) return true;
   }
@@ -95,7 +97,7 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
   if (c.verb.empty()) return make_error("Invalid command: " + words[0] + " (add, modify, delete, show or list)");
   if (words.size() >= 2 && entity_of(words[1]).empty() && slurm_only_entity(words[1])) {
     return make_error("`" + words[0] + " " + words[1] + "` is not implemented yet in this version of Drover (its "
-                      "sacctmgr has qos, account, user, association, cluster, tres, problem and runawayjobs)");
+                      "sacctmgr has qos, account, user, association, cluster, event, tres, problem and runawayjobs)");
   }
   if (words.size() < 2 || (c.entity = entity_of(words[1])).empty()) {
     return make_error("Invalid entity " + (words.size() < 2 ? std::string("(none)") : words[1]) +
@@ -150,12 +152,13 @@ struct Row {
 struct Field {
   std::string name, header;
   int width;
+  bool right = true;
 };
 
 Result<std::string> render(const std::vector<Field>& fields, const std::string& format, const std::vector<Row>& rows,
                            const Options& o) {
   std::vector<cli::ColumnInfo> cols;
-  for (const auto& f : fields) cols.push_back(cli::ColumnInfo{f.name, f.header, f.width, true, cli::CutStyle::kPlus});
+  for (const auto& f : fields) cols.push_back(cli::ColumnInfo{f.name, f.header, f.width, f.right, cli::CutStyle::kPlus});
   auto items = cli::parse_column_list(format, cols);
   if (!items) return items.error();
   std::vector<std::vector<std::string>> table;
@@ -410,7 +413,148 @@ bool matches(const Row& r, const Command& c, const char* name_field) {
   return true;
 }
 
+// `show event`: the controller's node and cluster events (ctld/events.cpp)
+// that overlap the window: by default from the previous day's midnight to
+// now; with States= (or CondFlags=Open), those still open.
+const std::vector<Field>& event_fields() {
+  static const std::vector<Field> f = {
+      {"Cluster", "Cluster", 10},        {"ClusterNodes", "Cluster Nodes", 20},
+      {"Duration", "Duration", 13},      {"End", "TimeEnd", 19},
+      {"Event", "Event", 7},             {"NodeName", "NodeName", 15, false},
+      {"Reason", "Reason", 30},          {"Start", "TimeStart", 19},
+      {"State", "State", 6},             {"TRES", "TRES", 20},
+      {"User", "User", 10},
+  };
+  return f;
+}
+
+Result<std::vector<Row>> event_rows(const Command& c, std::string& format, ControllerApi& api, const Invocation& inv,
+                                    int& failed) {
+  const int64_t now = std::time(nullptr);
+  int64_t start = local_midnight(now, 1), end = now;
+  bool open_only = false, start_given = false;
+  std::string kind;  // "", "node" or "cluster"
+  std::set<std::string> nodes, states, reasons, users;
+  for (const auto& n : c.names) {
+    if (iequals(n, "all_time")) {
+      start = 0;
+      start_given = true;
+    } else if (!iequals(n, "all_clusters")) {
+      return make_error("Unknown condition: " + n);
+    }
+  }
+  for (const auto& [k, v] : c.where) {
+    const std::string lk = to_lower(k);
+    // A time it cannot read is said, and the default kept (Slurm 22.05's sacctmgr).
+    auto time_of = [&](int64_t& into) {
+      auto t = parse_timestamp(v, now, TimeBias::kPast);
+      if (!t) {
+        write_out("Invalid time specification (pos=0): " + v + "\n", stderr);
+        return false;
+      }
+      into = *t;
+      return true;
+    };
+    if (lk == "start" || lk == "starttime") {
+      start_given = time_of(start);
+    } else if (lk == "end" || lk == "endtime") {
+      time_of(end);
+    } else if (lk == "event" || lk == "events") {
+      kind = to_lower(v);
+      if (kind != "node" && kind != "cluster") return make_error("Invalid event type " + v + " (Cluster or Node)");
+    } else if (lk == "nodes" || lk == "node" || lk == "nodename") {
+      auto hosts = hostlist_expand(v);
+      if (!hosts) return hosts.error();
+      nodes.insert(hosts->begin(), hosts->end());
+      kind = "node";
+    } else if (lk == "states" || lk == "state") {
+      for (const auto& st : split(v, ',')) states.insert(to_upper(st));
+      kind = "node";
+    } else if (lk == "reason" || lk == "reasons") {
+      for (const auto& r : split(v, ',')) reasons.insert(r);
+    } else if (lk == "user" || lk == "users") {
+      for (const auto& u : split(v, ',')) users.insert(u);
+      kind = "node";
+    } else if (lk == "condflags") {
+      open_only = iequals(v, "open");
+      if (!open_only) return make_error("Invalid CondFlags " + v + " (Open)");
+    } else {
+      return make_error("Unknown condition: " + k + "=" + v);
+    }
+  }
+  if (!states.empty() && !start_given) open_only = true;
+  v1::GetJobHistoryRequest req;
+  req.set_with_events(true);
+  req.set_only_events(true);
+  req.set_ended_after(open_only ? now : start);
+  auto reply = api.get_job_history(req);
+  if (!reply) {
+    failed = report_failure(inv, api, reply.error());
+    return std::vector<Row>{};
+  }
+  // The cluster's events first, then by node and time, as Slurm lists them.
+  std::vector<v1::ClusterEvent> sorted(reply->events().begin(), reply->events().end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const v1::ClusterEvent& a, const v1::ClusterEvent& b) {
+    return a.node() != b.node() ? a.node() < b.node() : a.start_time() < b.start_time();
+  });
+  std::vector<Row> rows;
+  for (const auto& e : sorted) {
+    const bool cluster = e.node().empty();
+    if ((kind == "node" && cluster) || (kind == "cluster" && !cluster)) continue;
+    if (open_only && e.end_time() != 0) continue;
+    if (e.start_time() > end || (e.end_time() != 0 && e.end_time() < start)) continue;
+    if (!nodes.empty() && !nodes.count(e.node())) continue;
+    if (!states.empty() && !states.count(e.state()) && !states.count(e.state().substr(0, e.state().find('*')))) continue;
+    if (!reasons.empty() && !reasons.count(e.reason())) continue;
+    std::string user;
+    if (e.has_reason_uid()) {
+      auto u = user_by_uid(e.reason_uid());
+      user = (u ? u->name : std::to_string(e.reason_uid())) + "(" + std::to_string(e.reason_uid()) + ")";
+    }
+    if (!users.empty() && (!e.has_reason_uid() || !users.count(user.substr(0, user.find('('))))) continue;
+    Row r;
+    r.v["cluster"] = api.endpoint().cluster;
+    r.v["clusternodes"] = e.nodes();
+    r.v["duration"] = format_duration_hms((e.end_time() ? e.end_time() : reply->now()) - e.start_time());
+    r.v["end"] = e.end_time() ? format_timestamp(e.end_time()) : "Unknown";
+    r.v["event"] = cluster ? "Cluster" : "Node";
+    r.v["nodename"] = e.node();
+    r.v["reason"] = e.reason();
+    r.v["start"] = format_timestamp(e.start_time());
+    r.v["state"] = e.state();
+    // Slurm's spelling: name=count pairs in text order, memory in MiB with its unit.
+    std::vector<std::string> parts;
+    for (const auto& [k, n] : e.tres()) parts.push_back(k + "=" + std::to_string(n) + (k == "mem" ? "M" : ""));
+    std::sort(parts.begin(), parts.end());
+    r.v["tres"] = join(parts, ",");
+    r.v["user"] = user;
+    rows.push_back(std::move(r));
+  }
+  if (format.empty()) {
+    format = kind == "cluster" ? "Cluster,TRES,Start,End,ClusterNodes"
+                               : "Cluster,NodeName,Start,End,State,Reason,User";
+  }
+  return rows;
+}
+
 int show(const Command& c, const Options& o, ControllerApi& api, const Invocation& inv) {
+  if (c.entity == "event") {
+    std::string format = c.format;
+    int failed = 0;
+    auto rows = event_rows(c, format, api, inv, failed);
+    if (failed) return failed;
+    if (!rows) {
+      write_out(" " + rows.error().message + "\n", stderr);
+      return 1;
+    }
+    auto text = render(event_fields(), format, *rows, o);
+    if (!text) {
+      write_out("sacctmgr: error: " + text.error().message + "\n", stderr);
+      return 1;
+    }
+    write_out(*text, stdout);
+    return 0;
+  }
   auto a = api.get_associations();
   if (!a) return report_failure(inv, api, a.error());
   std::vector<Row> rows;

@@ -42,6 +42,10 @@ std::string format_duration_hms(Seconds s);
 using UnixTime = int64_t;
 inline constexpr UnixTime kNoTime = 0;
 
+// Local midnight of the day `t` falls in, or of the day `days_before` that
+// one (sacct's, sreport's and sacctmgr's default windows).
+UnixTime local_midnight(UnixTime t, int days_before = 0);
+
 // "2026-11-29T21:27:35" in local time; "Unknown" for kNoTime. A command
 // that has called set_timestamp_format shows it the way that chose.
 std::string format_timestamp(UnixTime t);

@@ -269,4 +269,14 @@ Result<UnixTime> parse_timestamp(std::string_view s, UnixTime now, TimeBias bias
   return bad_time(s);
 }
 
+UnixTime local_midnight(UnixTime t, int days_before) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  tm.tm_mday -= days_before;
+  tm.tm_isdst = -1;
+  return static_cast<UnixTime>(std::mktime(&tm));
+}
+
 }  // namespace drover

@@ -51,7 +51,9 @@ std::optional<UserEntry> user_of(const std::optional<std::vector<std::string>>& 
   auto uid = parse_int((*f)[2]);
   auto gid = parse_int((*f)[3]);
   if (!uid || !gid) return std::nullopt;
-  return UserEntry{(*f)[0], static_cast<uid_t>(*uid), static_cast<gid_t>(*gid), (*f)[5], (*f)[6]};
+  const std::string& gecos = (*f)[4];
+  return UserEntry{(*f)[0], static_cast<uid_t>(*uid), static_cast<gid_t>(*gid), (*f)[5], (*f)[6],
+                   gecos.substr(0, gecos.find(','))};
 }
 
 }  // namespace

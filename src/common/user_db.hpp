@@ -20,6 +20,7 @@ struct UserEntry {
   gid_t gid = 0;
   std::string home;
   std::string shell;
+  std::string full_name;  // the GECOS field up to its first comma (sreport's "Proper Name")
 };
 
 std::optional<UserEntry> user_by_uid(uid_t uid);

@@ -80,8 +80,6 @@ std::string gres_tres_name(std::string_view name, std::string_view type) {
   return s;
 }
 
-namespace {
-
 void add_node_tres(const NodeSpec& n, TresMap& t) {
   t["cpu"] += n.cpus;
   t["mem"] += n.mem_mb;
@@ -92,6 +90,8 @@ void add_node_tres(const NodeSpec& n, TresMap& t) {
     if (!p.type.empty()) t[gres_tres_name(p.name, p.type)] += p.count;
   }
 }
+
+namespace {
 
 std::string group_key(const NodeSpec& n) {
   std::string k = std::to_string(n.sockets) + "/" + std::to_string(n.cores_per_socket) + "/" +

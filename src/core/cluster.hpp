@@ -195,5 +195,7 @@ struct Cluster {
 
 // "gpu" or "gpu:h100" as a TRES name.
 std::string gres_tres_name(std::string_view name, std::string_view type);
+// Adds a node's cpu, mem (MiB), node (1) and consumable gres/NAME[:TYPE] to `t`.
+void add_node_tres(const NodeSpec& n, TresMap& t);
 
 }  // namespace drover::core

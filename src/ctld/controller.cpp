@@ -189,6 +189,13 @@ Status Controller::recover() {
   std::vector<std::pair<std::string, std::string>> node_payloads;
   for (auto& r : *nodes) node_payloads.emplace_back(std::get<std::string>(r.key), std::move(r.payload));
   if (auto st = state_->recover_nodes(node_payloads); !st) return st;
+  std::vector<std::string> open_events;
+  auto events = store_->scan_where(kEventsTable, "end_time", store::Value{int64_t{0}}, [&](store::Record&& r) {
+    open_events.push_back(std::move(r.payload));
+    return true;
+  });
+  if (!events) return events;
+  if (auto st = state_->recover_events(open_events); !st) return st;
   auto partition_updates = store_->get_meta(kPartitionUpdatesMeta);
   if (!partition_updates) return partition_updates.error();
   if (*partition_updates && std::holds_alternative<std::string>(**partition_updates)) {
@@ -417,6 +424,7 @@ Result<std::vector<std::string>> Controller::reconfigure() {
     log_error("scontrol reconfigure refused: " + changes.error().message);
     return changes.error();
   }
+  state_->cluster_event(now(), fx);  // a new TRES event if the nodes' resources changed
   // Back to slurm.conf's SlurmctldDebug and DebugFlags, as Slurm's reconfigure.
   set_log_level(settings().log_level);
   set_log_flags(settings().debug_flags);

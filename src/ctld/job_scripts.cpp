@@ -175,7 +175,7 @@ void ControllerState::drain_node(core::NodeIndex ni, const std::string& reason, 
   n.reason_time = now;
   n.reason_uid = settings_.slurm_user_uid;  // resolved from this name when the controller started
   n.reason_user = cfg_.slurm_user;
-  put_node(ni, fx);
+  put_node(ni, now, fx);
 }
 
 void ControllerState::prolog_failed(Job& j, const std::string& node, const std::string& failure, int64_t now,

@@ -291,6 +291,7 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
   // A job's steps: the controller's while it holds the job, else the store's steps table.
   auto steps_of = [&](const v1::JobRecord& r) {
     std::vector<v1::StepInfo> v;
+    if (req.without_steps()) return v;
     if (auto it = state.steps().find(r.job_id()); it != state.steps().end()) {
       for (const auto& [id, s] : it->second.steps) v.push_back(s);
       return v;
@@ -316,14 +317,15 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
     out.emplace(r.job_id(), std::move(a));
   };
   std::set<int64_t> named(req.job_ids().begin(), req.job_ids().end());
-  for (const auto& [id, j] : state.jobs()) {
+  static const std::map<core::JobId, Job> kNoJobs;
+  for (const auto& [id, j] : req.only_events() ? kNoJobs : state.jobs()) {
     const v1::JobRecord& r = j.rec;
     bool hit = named.empty() ? !is_final(r.state()) || r.completing() || r.end_time() >= req.ended_after()
                              : named.count(id) || named.count(r.array_job_id());
     if (hit) add(r);
   }
   // What memory has forgotten (MinJobAge) is in the store; memory's copy wins.
-  auto st = history_from_store(c.store(), req, [&](v1::JobRecord&& r) { add(r); });
+  auto st = req.only_events() ? Status{} : history_from_store(c.store(), req, [&](v1::JobRecord&& r) { add(r); });
   if (!st) return done(kInternal, "reading job history from the state store: " + st.error().message);
   if (!steps_read) return done(kInternal, "reading job steps from the state store: " + steps_read.error().message);
   for (auto& [id, a] : out) {
@@ -343,6 +345,21 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
       for (auto& run : runs) *rep->add_jobs() = std::move(run);
     }
     *rep->add_jobs() = std::move(a);
+  }
+  if (req.with_events()) {
+    std::vector<v1::ClusterEvent> events;
+    auto add_event = [&](store::Record&& rec) {
+      v1::ClusterEvent e;
+      if (e.ParseFromString(rec.payload)) events.push_back(std::move(e));
+      return true;
+    };
+    auto read = c.store().scan_where(kEventsTable, "end_time", store::Value{int64_t{0}}, add_event);
+    if (read) read = c.store().scan_from(kEventsTable, "end_time", std::max<int64_t>(1, req.ended_after()), add_event);
+    if (!read) return done(kInternal, "reading the cluster's events from the state store: " + read.error().message);
+    std::stable_sort(events.begin(), events.end(), [](const v1::ClusterEvent& x, const v1::ClusterEvent& y) {
+      return x.start_time() != y.start_time() ? x.start_time() < y.start_time() : x.node() < y.node();
+    });
+    for (auto& e : events) *rep->add_events() = std::move(e);
   }
   rep->set_now(now);
   header(req, rep);

@@ -163,7 +163,7 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
     if (auto it = settled.find(i); it != settled.end()) n.updates = std::move(it->second);
     if (passed_over(i)) {
       done.not_resumable.push_back(name);
-      if (comment || !settled.empty()) put_node(i, fx);
+      if (comment || !settled.empty()) put_node(i, now, fx);
       continue;
     }
     if (state == "DRAIN" || state == "FAIL") n.drain = true;
@@ -179,7 +179,7 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
       n.reason_uid = who.uid;
       n.reason_user = who.user;
     }
-    put_node(i, fx);
+    put_node(i, now, fx);
     if (state == "DOWN") node_lost(i, "set DOWN by " + who.describe(), now, fx);
     done.updated.push_back(name);
   }

@@ -40,7 +40,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
   if (!n.responding && was_down_unresponsive && settings_.return_to_service) {
     n.down = false;
     n.reason.clear();
-    put_node(ni, fx);
+    put_node(ni, now, fx);
   }
   n.responding = true;
   if (registering) {
@@ -52,7 +52,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
       n.reason_time = now;
       n.reason_uid = 0;
       n.reason_user = "slurm";
-      put_node(ni, fx);
+      put_node(ni, now, fx);
     }
   }
   apply_gpu_health(ni, report.gpu_health(), now, fx);
@@ -131,7 +131,7 @@ void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& pr
     n.drain = false;
     n.reason.clear();
     n.reason_time = now;
-    put_node(ni, fx);
+    put_node(ni, now, fx);
   } else if (!problem.empty() && (!n.drain || (ours && n.reason != problem))) {
     // A drain by an admin (or for less than declared) keeps its own reason.
     log_error("node " + name + ": " + problem + "; draining it");
@@ -229,6 +229,10 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
   if (start_time_ == 0) {
     start_time_ = now;
     resume_configuring(fx);
+    // The events (events.cpp): the cluster's TRES, and each node's state
+    // as recovered (a store written before events were kept has none).
+    cluster_event(now, fx);
+    for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) node_event(i, now, fx);
   }
   allocation_timeouts(now, fx);
   time_limit_mails(now, fx);
@@ -250,7 +254,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
       n.reason_time = now;
       n.reason_uid = 0;
       n.reason_user = "slurm";
-      put_node(i, fx);
+      put_node(i, now, fx);
     }
     node_lost(i, "not responding", now, fx);
   }

@@ -53,6 +53,11 @@ store::Schema controller_schema() {
                                store::create_table({kJobRunsTable,
                                                     store::ColumnType::kText,
                                                     {{"job_id", store::ColumnType::kInteger}}})});
+  schema.migrations.push_back({7, "node and cluster events (sreport, sacctmgr show event)",
+                               store::create_table({kEventsTable,
+                                                    store::ColumnType::kText,
+                                                    {{"end_time", store::ColumnType::kInteger},
+                                                     {"node", store::ColumnType::kText, false}}})});
   return schema;
 }
 
@@ -75,7 +80,7 @@ void ControllerState::put_job(const Job& j, Effects& fx, bool insert) {
                           insert ? store::PutMode::kInsert : store::PutMode::kUpsert});
 }
 
-void ControllerState::put_node(core::NodeIndex i, Effects& fx) const {
+void ControllerState::put_node(core::NodeIndex i, int64_t now, Effects& fx) {
   const NodeRt& n = nodes_[i];
   v1::NodeInfo info;
   info.set_name(bridge_->cluster().nodes[i].name);
@@ -92,6 +97,7 @@ void ControllerState::put_node(core::NodeIndex i, Effects& fx) const {
   info.SerializeToString(&payload);
   std::string state = n.down ? "DOWN" : n.drain ? "DRAIN" : "UP";
   fx.batch.put(store::Put{kNodesTable, info.name(), std::move(payload), {{"state", state}}});
+  node_event(i, now, fx);
 }
 
 Status ControllerState::recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,

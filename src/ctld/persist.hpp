@@ -20,6 +20,10 @@ inline constexpr const char* kNodesTable = "nodes";
 // A requeued job's earlier runs: key "JOBID.RUN" (RUN its restart count then);
 // payload v1::AccountingJob as sacct -D shows it; column job_id.
 inline constexpr const char* kJobRunsTable = "job_runs";
+// Node and cluster events (v1::ClusterEvent; sreport, sacctmgr show event):
+// key "NODE<TAB>START" ("" for the cluster's); columns end_time (0 while
+// open), node.
+inline constexpr const char* kEventsTable = "events";
 inline constexpr const char* kNextJobIdMeta = "next_job_id";
 inline constexpr const char* kUsageTable = "usage";
 inline constexpr const char* kUsageChargedMeta = "usage_charged_until";

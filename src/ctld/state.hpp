@@ -254,6 +254,14 @@ class ControllerState {
   Status recover_nodes(const std::vector<std::pair<std::string, std::string>>& node_payloads);
   Status recover_job(int64_t id, const std::string& payload, int64_t now);
   void recover_next_job_id(std::optional<int64_t> stored);
+  // The events still open (events.cpp): a node's down or drained stretch,
+  // the cluster's TRES.
+  Status recover_events(const std::vector<std::string>& open_payloads);
+  // The cluster's TRES event: opened when the controller first starts on a
+  // store, and again (the old one closed) when the configured TRES change.
+  // Like Slurm without TrackSlurmctldDown, the time the controller is down
+  // counts as the cluster's.
+  void cluster_event(int64_t now, Effects& fx);
   // The same from records in hand.
   Status recover(const std::vector<std::pair<int64_t, std::string>>& job_payloads,
                  const std::vector<std::pair<std::string, std::string>>& node_payloads,
@@ -412,7 +420,15 @@ class ControllerState {
   std::vector<Job*> resolve_target(const v1::JobTarget& t);
   // Every durable change of a job goes through here (it also keeps active_).
   void put_job(const Job& j, Effects& fx, bool insert = false);
-  void put_node(core::NodeIndex i, Effects& fx) const;
+  // Also opens or closes the node's event (events.cpp) when its DOWN or
+  // DRAIN state or reason changed.
+  void put_node(core::NodeIndex i, int64_t now, Effects& fx);
+  void node_event(core::NodeIndex i, int64_t now, Effects& fx);
+  void put_event(const v1::ClusterEvent& e, Effects& fx) const;
+  std::map<core::NodeIndex, v1::ClusterEvent> open_node_events_;
+  std::optional<v1::ClusterEvent> open_cluster_event_;
+  // Open events of nodes slurm.conf no longer has: closed at the first housekeeping.
+  std::vector<v1::ClusterEvent> orphan_events_;
   void finish_job(Job& j, v1::JobState st, int exit_code, int exit_signal, const std::string& why, int64_t now,
                   Effects& fx);
   void end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now, Effects& fx);
