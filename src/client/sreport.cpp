@@ -1,5 +1,5 @@
 // sreport: the controller's job history (jobs that had not ended by the
-// window's start, each requeued run too, without their steps) and its events,
+// window's start, each requeued run too, only what usage needs) and its events,
 // with the account tree, rendered by src/cli/sreport as Slurm 22.05's reports.
 #include <ctime>
 
@@ -31,7 +31,7 @@ int sreport_main(const Args& args) {
     v1::GetJobHistoryRequest req;
     req.set_ended_after(window.start);
     req.set_duplicates(true);  // a requeued job's earlier runs used their nodes too
-    req.set_without_steps(true);
+    req.set_usage_only(true);
     req.set_with_events(true);
     auto reply = api->get_job_history(req);
     if (!reply) return report_failure(inv, *api, reply.error());

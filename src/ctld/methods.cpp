@@ -280,6 +280,25 @@ Status history_from_store(const store::Store& st, const v1::GetJobHistoryRequest
   return {};
 }
 
+// What sreport reads of a job (GetJobHistoryRequest.usage_only).
+v1::AccountingJob usage_view(v1::AccountingJob&& full) {
+  v1::AccountingJob a;
+  const v1::JobRecord& r = full.job();
+  v1::JobRecord* j = a.mutable_job();
+  j->set_job_id(r.job_id());
+  j->set_user(r.user());
+  j->set_account(r.account());
+  j->set_submit_time(r.submit_time());
+  j->set_eligible_time(r.eligible_time());
+  j->set_start_time(r.start_time());
+  j->set_end_time(r.end_time());
+  j->set_state(r.state());
+  j->set_restart_count(r.restart_count());
+  a.set_req_cpus(full.req_cpus());
+  *a.mutable_alloc_tres() = std::move(*full.mutable_alloc_tres());
+  return a;
+}
+
 }  // namespace
 
 void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRequest& req,
@@ -291,7 +310,7 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
   // A job's steps: the controller's while it holds the job, else the store's steps table.
   auto steps_of = [&](const v1::JobRecord& r) {
     std::vector<v1::StepInfo> v;
-    if (req.without_steps()) return v;
+    if (req.usage_only()) return v;
     if (auto it = state.steps().find(r.job_id()); it != state.steps().end()) {
       for (const auto& [id, s] : it->second.steps) v.push_back(s);
       return v;
@@ -308,6 +327,7 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
   auto add = [&](const v1::JobRecord& r) {
     if (out.count(r.job_id())) return;
     v1::AccountingJob a = accounting_job(state.bridge(), r, steps_of(r), now);
+    if (req.usage_only()) a = usage_view(std::move(a));
     // sacct -B / --env-vars: the caller's own jobs' scripts, or everyone's for the privileged.
     if ((req.with_script() || req.with_environment()) && (who.privileged || r.uid() == who.uid)) {
       a.set_script_env_shown(true);
@@ -342,7 +362,7 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
       std::sort(runs.begin(), runs.end(), [](const v1::AccountingJob& x, const v1::AccountingJob& y) {
         return x.job().restart_count() < y.job().restart_count();
       });
-      for (auto& run : runs) *rep->add_jobs() = std::move(run);
+      for (auto& run : runs) *rep->add_jobs() = req.usage_only() ? usage_view(std::move(run)) : std::move(run);
     }
     *rep->add_jobs() = std::move(a);
   }

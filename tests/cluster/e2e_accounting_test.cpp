@@ -3,12 +3,18 @@
 // survives a controller restart after the jobs left memory (MinJobAge).
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
 #include <csignal>
+#include <ctime>
 #include <regex>
 #include <sstream>
 #include <thread>
 
+#include "common/duration.hpp"
 #include "common/strings.hpp"
+#include "drover/v1/accounting.pb.h"
+#include "drover/v1/jobs.pb.h"
 #include "common/user_db.hpp"
 #include "harness.hpp"
 
@@ -526,6 +532,107 @@ TEST(Accounting, EventsKeepWhenNodesWereDownAndTheClustersTres) {
   EXPECT_EQ(lines[1].rfind("Cluster Utilization ", 0), 0u) << lines[1];
   EXPECT_EQ(lines[2], "Usage reported in CPU Minutes");
   EXPECT_EQ(lines[4], "  Cluster Allocate     Down PLND Dow     Idle  Planned Reported ");
+}
+
+}  // namespace
+}  // namespace drover::e2e
+
+namespace drover::e2e {
+namespace {
+
+// Rewrites the store's job `id` and events so that they lie in whole past
+// hours (sreport reports only hours that have ended): the cluster registered
+// at `h0`, the job ran from h0+10 min to h0+30 min, cpu2 was drained from
+// h0+60 min for 10 minutes.
+bool move_history(const std::string& db_path, int64_t id, int64_t h0) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(db_path.c_str(), &db) != SQLITE_OK) return false;
+  auto rewrite = [&](const char* select, const char* update, auto&& change) {
+    std::vector<std::pair<std::string, std::string>> rows;  // key text, payload
+    sqlite3_stmt* q = nullptr;
+    sqlite3_prepare_v2(db, select, -1, &q, nullptr);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+      rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)),
+                        std::string(static_cast<const char*>(sqlite3_column_blob(q, 1)),
+                                    static_cast<std::size_t>(sqlite3_column_bytes(q, 1))));
+    }
+    sqlite3_finalize(q);
+    bool ok = true;
+    for (auto& [key, payload] : rows) {
+      int64_t end = 0;
+      std::string out;
+      if (!change(payload, out, end)) continue;
+      sqlite3_prepare_v2(db, update, -1, &q, nullptr);
+      sqlite3_bind_blob(q, 1, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(q, 2, end);
+      sqlite3_bind_text(q, 3, key.c_str(), -1, SQLITE_TRANSIENT);
+      ok = ok && sqlite3_step(q) == SQLITE_DONE;
+      sqlite3_finalize(q);
+    }
+    return ok;
+  };
+  bool ok = rewrite("SELECT CAST(key AS TEXT), payload FROM jobs", "UPDATE jobs SET payload=?, end_time=? WHERE key=CAST(? AS INTEGER)",
+                    [&](const std::string& in, std::string& out, int64_t& end) {
+                      v1::JobRecord r;
+                      if (!r.ParseFromString(in) || r.job_id() != id) return false;
+                      r.set_submit_time(h0 + 600);
+                      r.set_eligible_time(h0 + 600);
+                      r.set_start_time(h0 + 600);
+                      r.set_end_time(end = h0 + 1800);
+                      return r.SerializeToString(&out);
+                    });
+  ok = ok && rewrite("SELECT key, payload FROM events", "UPDATE events SET payload=?, end_time=? WHERE key=?",
+                     [&](const std::string& in, std::string& out, int64_t& end) {
+                       v1::ClusterEvent e;
+                       if (!e.ParseFromString(in)) return false;
+                       if (e.node().empty()) {
+                         e.set_start_time(h0);
+                       } else {
+                         e.set_start_time(h0 + 3600);
+                         e.set_end_time(h0 + 4200);
+                       }
+                       end = e.end_time();
+                       return e.SerializeToString(&out);
+                     });
+  sqlite3_close(db);
+  return ok;
+}
+
+// sreport over hours that have ended, from the store's own history: the
+// cluster's 64 CPUs for two hours (7,680 CPU-minutes), a 4-CPU job for 20
+// minutes (80), a 16-CPU node drained for 10 minutes (160 Down).
+TEST(Accounting, SreportCountsTheHoursThatEnded) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t job = c.submit({"-n", "4", "--mem=1G", "-J", "four", "--wrap", "true"});
+  ASSERT_GT(job, 0);
+  ASSERT_TRUE(c.wait_done(std::to_string(job)));
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu2", "State=DRAIN", "Reason=fan"}).rc, 0);
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu2", "State=RESUME"}).rc, 0);
+  auto acct = c.run("sacct", {"-n", "-P", "-X", "-j", std::to_string(job), "-o", "Account"});
+  ASSERT_EQ(acct.rc, 0) << acct.err;
+  const std::string account(trim(acct.out));
+  c.kill_controller(SIGTERM);
+  const int64_t now = std::time(nullptr);
+  const int64_t h0 = now - now % 3600 - 4 * 3600;  // whole hours in every time zone Drover runs in but half-hour ones
+  ASSERT_TRUE(move_history(c.dir() + "/state/state.db", job, h0));
+  ASSERT_TRUE(c.start_controller());
+  ASSERT_TRUE(c.wait_nodes_responding());
+  const std::string start = "start=" + format_timestamp(h0), end = "end=" + format_timestamp(h0 + 7200);
+  auto r = c.run("sreport", {"-n", "-P", "cluster", "utilization", start, end});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, cluster_of(c) + "|80|160|0|7440|0|7680\n");
+  r = c.run("sreport", {"-n", "-P", "-T", "cpu,node", "cluster", "utilization", start, end,
+                        "format=tresname,allocated,down,reported"});
+  EXPECT_EQ(r.out, "cpu|80|160|7680\nnode|20|10|480\n");
+  r = c.run("sreport", {"-n", "-P", "cluster", "UserUtilizationByAccount", start, end});
+  EXPECT_EQ(r.out, cluster_of(c) + "|root|root|" + account + "|80|0\n");
+  r = c.run("sreport", {"-n", "-P", "job", "SizesByAccount", start, end});
+  EXPECT_EQ(r.out, cluster_of(c) + "|root|80|0|0|0|0|100.00%\n");
+  // The hour after has the cluster alone: all idle.
+  r = c.run("sreport", {"-n", "-P", "-t", "percent", "cluster", "utilization", "start=" + format_timestamp(h0 + 7200),
+                        "end=" + format_timestamp(h0 + 10800)});
+  EXPECT_EQ(r.out, cluster_of(c) + "|0.00%|0.00%|0.00%|100.00%|0.00%|100.00%\n");
 }
 
 }  // namespace
