@@ -102,8 +102,18 @@ UnixTime floor_hour(UnixTime t) {
 
 }  // namespace
 
-CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& args) {
+CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& args,
+                                                const std::map<std::string, std::string>& env) {
   SreportOptions o;
+  // SREPORT_CLUSTER and SREPORT_TRES as -M and -T; the command line wins.
+  if (auto it = env.find("SREPORT_CLUSTER"); it != env.end() && !it->second.empty()) o.clusters = list_of(to_lower(it->second));
+  auto set_tres = [&](const std::string& v) {
+    o.tres = list_of(v);
+    for (auto& t : o.tres) t = iequals(t, "all") ? "ALL" : to_lower(t);
+    if (o.tres.empty()) o.tres = {"cpu"};
+    o.tres_given = true;
+  };
+  if (auto it = env.find("SREPORT_TRES"); it != env.end() && !it->second.empty()) set_tres(it->second);
   auto scan = scan_args(args, specs(), OperandMode::kStopAtFirst, "sreport");
   if (!scan) return CliError{getopt_error_text(scan.error(), "sreport"), kExitError};
   for (const auto& opt : scan->options) {
@@ -122,12 +132,7 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
           o.warnings += "unknown time format " + v + "\n";
         }
         break;
-      case kTres:
-        o.tres = list_of(v);
-        for (auto& t : o.tres) t = iequals(t, "all") ? "ALL" : to_lower(t);
-        if (o.tres.empty()) o.tres = {"cpu"};
-        o.tres_given = true;
-        break;
+      case kTres: set_tres(v); break;
       case kVersion: o.print_version = true; break;
       case kHelp: o.print_help = true; break;
       default: break;  // -v, --local, --federation: nothing to change
@@ -461,15 +466,23 @@ Usage association_usage(const ReportWindow& w, const ReportData& d, const std::v
   return u;
 }
 
-std::map<std::string, int64_t> reported_by_tres(const ReportWindow& w, const ReportData& d,
-                                                const std::vector<std::string>& tres) {
-  std::map<std::string, int64_t> out;
+// Per TRES: the cluster's TRES-seconds reported in the window, and its count
+// (the latest registration in the window).
+struct ClusterTres {
+  std::map<std::string, int64_t> reported, count;
+};
+
+ClusterTres reported_by_tres(const ReportWindow& w, const ReportData& d, const std::vector<std::string>& tres) {
+  ClusterTres out;
   for (const auto& t : tres) {
     std::vector<int64_t> cap(static_cast<std::size_t>((w.end - w.start) / kHour));
     for (const auto& e : d.events) {
-      if (e.node.empty()) spread(cap, w, e.start, e.end ? e.end : d.now, tres_of(e.tres, t));
+      if (!e.node.empty()) continue;
+      const UnixTime end = e.end ? e.end : d.now;
+      spread(cap, w, e.start, end, tres_of(e.tres, t));
+      if (e.start < w.end && end > w.start) out.count[t] = tres_of(e.tres, t);
     }
-    for (int64_t c : cap) out[t] += c;
+    for (int64_t c : cap) out.reported[t] += c;
   }
   return out;
 }
@@ -480,26 +493,29 @@ bool any_use(const std::map<std::string, int64_t>& m) {
 
 std::vector<Column> usage_columns(bool tree) {
   return {{"Cluster", "Cluster", 9},
-          {"Account", "Account", tree ? 20 : 15, !tree},
+          {"Accounts", "Account", tree ? 20 : 15, !tree},
           {"Login", "Login", 9},
           {"Proper", "Proper Name", 15},
+          {"TresCount", "TRES Count", 10, true, true},
           {"TresName", "TRES Name", 14},
           {"Used", "Used", 8, true, true},
           {"Energy", "Energy", 8, true, true}};
 }
 
 std::string usage_defaults(const SreportOptions& o, bool account_first) {
-  std::string head = account_first ? "Cluster,Account,Login,Proper" : "Cluster,Login,Proper,Account";
+  std::string head = account_first ? "Cluster,Accounts,Login,Proper" : "Cluster,Login,Proper,Accounts";
   return head + (o.tres_given ? ",TresName,Used" : ",Used,Energy");
 }
 
 // One line per TRES for an association (or an account's subtree).
 void usage_lines(std::vector<std::map<std::string, std::string>>& rows, const std::map<std::string, std::string>& base,
                  const std::map<std::string, int64_t>& used, const std::vector<std::string>& tres,
-                 const std::map<std::string, int64_t>& reported, const Units& u) {
+                 const ClusterTres& cluster, const Units& u) {
+  const auto& reported = cluster.reported;
   for (const auto& t : tres) {
     auto r = base;
     r["TresName"] = t;
+    r["TresCount"] = std::to_string(tres_of(cluster.count, t));
     r["Used"] = u.value(tres_of(used, t), tres_of(reported, t));
     r["Energy"] = u.value(0, tres_of(reported, "energy"));
     rows.push_back(std::move(r));
@@ -514,7 +530,7 @@ std::string full_name(const ReportData& d, const std::string& user) {
 CliResult<std::string> account_by_user(const SreportOptions& o, const ReportWindow& w, const ReportData& d,
                                        const std::vector<std::string>& tres, const Units& u) {
   const Usage usage = association_usage(w, d, tres);
-  const auto reported = reported_by_tres(w, d, tres);
+  const ClusterTres cluster = reported_by_tres(w, d, tres);
   std::map<std::string, std::string> parent;
   std::map<std::string, std::vector<std::string>> children, users;
   for (const auto& a : d.accounts) {
@@ -549,8 +565,8 @@ CliResult<std::string> account_by_user(const SreportOptions& o, const ReportWind
     if (!any_use(total)) return;
     if (only_users.empty()) {
       std::map<std::string, std::string> base{{"Cluster", d.cluster},
-                                              {"Account", (o.tree ? std::string(depth, ' ') : "") + acct}};
-      usage_lines(rows, base, total, tres, reported, u);
+                                              {"Accounts", (o.tree ? std::string(depth, ' ') : "") + acct}};
+      usage_lines(rows, base, total, tres, cluster, u);
     }
     auto us = users[acct];
     std::sort(us.begin(), us.end());
@@ -559,10 +575,10 @@ CliResult<std::string> account_by_user(const SreportOptions& o, const ReportWind
       auto it = usage.find({acct, user});
       if (it == usage.end() || !any_use(it->second)) continue;
       std::map<std::string, std::string> base{{"Cluster", d.cluster},
-                                              {"Account", (o.tree ? std::string(depth + 1, ' ') : "") + acct},
+                                              {"Accounts", (o.tree ? std::string(depth + 1, ' ') : "") + acct},
                                               {"Login", user},
                                               {"Proper", full_name(d, user)}};
-      usage_lines(rows, base, it->second, tres, reported, u);
+      usage_lines(rows, base, it->second, tres, cluster, u);
     }
     auto kids = children[acct];
     std::sort(kids.begin(), kids.end());
@@ -578,7 +594,7 @@ CliResult<std::string> account_by_user(const SreportOptions& o, const ReportWind
 CliResult<std::string> user_by_account(const SreportOptions& o, const ReportWindow& w, const ReportData& d,
                                        const std::vector<std::string>& tres, const Units& u, bool top) {
   const Usage usage = association_usage(w, d, tres);
-  const auto reported = reported_by_tres(w, d, tres);
+  const ClusterTres cluster = reported_by_tres(w, d, tres);
   const std::set<std::string> only_users(o.users.begin(), o.users.end());
   // The accounts= filter names accounts with their sub-accounts.
   std::map<std::string, std::string> parent;
@@ -618,8 +634,8 @@ CliResult<std::string> user_by_account(const SreportOptions& o, const ReportWind
   std::vector<std::map<std::string, std::string>> rows;
   for (const auto& l : lines) {
     std::map<std::string, std::string> base{
-        {"Cluster", d.cluster}, {"Account", l.accounts}, {"Login", l.user}, {"Proper", full_name(d, l.user)}};
-    usage_lines(rows, base, l.used, tres, reported, u);
+        {"Cluster", d.cluster}, {"Accounts", l.accounts}, {"Login", l.user}, {"Proper", full_name(d, l.user)}};
+    usage_lines(rows, base, l.used, tres, cluster, u);
   }
   return table(o, usage_columns(false), usage_defaults(o, false), rows);
 }

@@ -60,7 +60,9 @@ struct SreportOptions {
   int exit_code = 0;
 };
 
-CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& args);
+// SREPORT_CLUSTER and SREPORT_TRES in `env` stand for -M and -T.
+CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& args,
+                                                const std::map<std::string, std::string>& env = {});
 
 // [start, end): whole hours. start= and end= round to the nearest hour; the
 // defaults are yesterday's midnight and today's; an end past the last whole

@@ -38,8 +38,9 @@ ReportData anchor_day() {
   return d;
 }
 
-CommandOutput report(const std::vector<std::string>& args, const ReportData& d = anchor_day()) {
-  auto o = parse_sreport_options(args);
+CommandOutput report(const std::vector<std::string>& args, const ReportData& d = anchor_day(),
+                     const std::map<std::string, std::string>& env = {}) {
+  auto o = parse_sreport_options(args, env);
   EXPECT_TRUE(o) << (o ? "" : o.error().text);
   if (!o) return {};
   ReportWindow w = sreport_window(*o, kNow);
@@ -118,6 +119,10 @@ TEST_F(Sreport, AccountsAndUsersByTheirUse) {
   r = report({"-nP", "-T", "gres/gpu,cpu", "cluster", "AccountUtilizationByUser", "start=2026-12-04",
               "end=2026-12-05", "users=root"});
   EXPECT_EQ(r.out, "anchor|research|root|root|gres/gpu|30\nanchor|research|root|root|cpu|30\n");
+  // format= takes Slurm's field names (Accounts, TresCount) and their leading parts.
+  r = report({"-nP", "cluster", "AccountUtilizationByUser", "start=2026-12-04", "end=2026-12-05", "users=alice",
+              "format=login,accounts,trescount,used"});
+  EXPECT_EQ(r.out, "alice|research|832|80\n");
   r = report({"-P", "cluster", "UserUtilizationByAccount", "start=2026-12-04", "end=2026-12-05"});
   EXPECT_EQ(r.out.substr(r.out.find("Cluster|")), "Cluster|Login|Proper Name|Account|Used|Energy\n"
                                                   "anchor|alice||research|80|0\n"
@@ -198,6 +203,14 @@ TEST_F(Sreport, MistakesInSlurmsWords) {
   EXPECT_EQ(r.err, " Unknown field 'bogus'\n");
   EXPECT_EQ(r.exit_code, 1);
   // -t takes any case and a leading part.
+  // SREPORT_TRES stands for -T (the command line wins).
+  r = report({"-nP", "cluster", "utilization", "start=2026-12-04", "end=2026-12-05", "format=tresname,allocated"},
+             anchor_day(), {{"SREPORT_TRES", "gres/gpu"}});
+  EXPECT_EQ(r.out, "gres/gpu|30\n");
+  r = report({"-nP", "-T", "cpu", "cluster", "utilization", "start=2026-12-04", "end=2026-12-05",
+              "format=tresname,allocated"},
+             anchor_day(), {{"SREPORT_TRES", "gres/gpu"}});
+  EXPECT_EQ(r.out, "cpu|110\n");
   r = report({"-n", "-t", "Hour", "cluster", "utilization", "start=2026-12-04", "end=2026-12-05"});
   EXPECT_EQ(r.out, "   anchor        2        0        0     1656      832     2490 \n");
 }

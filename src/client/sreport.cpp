@@ -12,7 +12,7 @@ namespace drover::client {
 
 int sreport_main(const Args& args) {
   Invocation inv = invocation("sreport", args);
-  auto opts = cli::parse_sreport_options(inv.args);
+  auto opts = cli::parse_sreport_options(inv.args, inv.env);
   if (!opts) {
     write_out(opts.error().text, stderr);
     return opts.error().exit_code;
