@@ -65,7 +65,7 @@ const ReportName kReports[] = {
     {"cluster", "UserUtilizationByWckey", false},  {"cluster", "Utilization", true},
     {"cluster", "WCKeyUtilizationByUser", false},  {"job", "SizesByAccount", true},
     {"job", "SizesByAccountAndWckey", false},      {"job", "SizesByWckey", false},
-    {"user", "TopUsage", true},
+    {"user", "TopUsage", true},  {"reservation", "Utilization", true},
 };
 
 std::string valid_reports(std::string_view type) {
@@ -101,6 +101,13 @@ UnixTime floor_hour(UnixTime t) {
 }
 
 }  // namespace
+
+bool ReportEvent::flag(std::string_view f) const {
+  for (const auto& x : comma_list(flags)) {
+    if (iequals(x, f)) return true;
+  }
+  return false;
+}
 
 CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& args,
                                                 const std::map<std::string, std::string>& env) {
@@ -153,11 +160,6 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
     if (names(w[0], type)) o.type = type;
   }
   if (o.type.empty()) return CliError{"invalid keyword: " + w[0] + "\n", kExitError};
-  if (o.type == "reservation") {
-    return CliError{"sreport: error: reservation reports are not implemented yet in this version of Drover (it keeps "
-                    "no history of reservations)\n",
-                    kExitError};
-  }
   const std::string report = w.size() > 1 ? w[1] : "";
   const ReportName* found = nullptr;
   for (const auto& r : kReports) {
@@ -176,7 +178,7 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
                     kExitError};
   }
   o.name = found->name;
-  const bool utilization = o.name == "Utilization";
+  const bool utilization = o.name == "Utilization";  // cluster's or reservation's
   const bool sizes = o.name == "SizesByAccount";
   for (std::size_t i = 2; i < w.size(); ++i) {
     const std::string& word = w[i];
@@ -198,6 +200,8 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
       o.format = value;
     } else if (names(key, "clusters", 3)) {
       o.clusters = list_of(to_lower(value));
+    } else if (o.type == "reservation" && names(key, "names", 4)) {
+      o.names = list_of(value);
     } else if (!utilization && (names(key, "accounts", 3) || iequals(key, "acct"))) {
       o.accounts = list_of(value);
     } else if (!utilization && !sizes && names(key, "users", 1)) {
@@ -283,19 +287,26 @@ struct Totals {
 // The cluster's figures for one TRES over the window (per hour, then summed).
 Totals cluster_totals(const ReportWindow& w, const ReportData& d, const std::string& t) {
   const std::size_t hours = static_cast<std::size_t>((w.end - w.start) / kHour);
-  std::vector<int64_t> cap(hours), alloc(hours), down(hours), pending(hours);
+  std::vector<int64_t> cap(hours), alloc(hours), down(hours), pdown(hours), pending(hours);
   Totals out;
+  std::set<std::string> bundled;  // reservations whose jobs count with them
   for (const auto& e : d.events) {
     const UnixTime end = e.end ? e.end : d.now;
-    if (e.node.empty()) {
+    if (e.cluster()) {
       spread(cap, w, e.start, end, tres_of(e.tres, t));
       if (e.start < w.end && end > w.start) out.count = tres_of(e.tres, t);  // the latest in the window
+    } else if (!e.reservation.empty()) {
+      if (e.flag("IGNORE_JOBS")) continue;
+      bundled.insert(e.reservation);
+      spread(e.flag("MAINT") ? pdown : alloc, w, e.start, end, tres_of(e.tres, t));
     } else {
       spread(down, w, e.start, end, tres_of(e.tres, t));
     }
   }
   for (const auto& j : d.jobs) {
-    if (j.start > 0) spread(alloc, w, j.start, j.end ? j.end : d.now, tres_of(j.alloc_tres, t));
+    if (j.start > 0 && !bundled.count(j.reservation)) {
+      spread(alloc, w, j.start, j.end ? j.end : d.now, tres_of(j.alloc_tres, t));
+    }
     if (t == "cpu" && j.eligible > 0) {
       const UnixTime waited_until = j.start > 0 ? j.start : j.end ? j.end : d.now;
       spread(pending, w, j.eligible, waited_until, j.req_cpus);
@@ -303,13 +314,15 @@ Totals cluster_totals(const ReportWindow& w, const ReportData& d, const std::str
   }
   for (std::size_t h = 0; h < hours; ++h) {
     const int64_t a = std::min(alloc[h], cap[h]);
-    const int64_t dn = std::min(down[h], cap[h] - a);
-    const int64_t p = std::min(pending[h], cap[h] - a - dn);
+    const int64_t pd = std::min(pdown[h], cap[h] - a);
+    const int64_t dn = std::min(down[h], cap[h] - a - pd);
+    const int64_t p = std::min(pending[h], cap[h] - a - pd - dn);
     out.alloc += a;
+    out.pdown += pd;
     out.down += dn;
     out.planned += p;
     out.over += pending[h] - p;
-    out.idle += cap[h] - a - dn - p;
+    out.idle += cap[h] - a - pd - dn - p;
     out.reported += cap[h];
   }
   return out;
@@ -317,7 +330,7 @@ Totals cluster_totals(const ReportWindow& w, const ReportData& d, const std::str
 
 bool cluster_was_up(const ReportWindow& w, const ReportData& d) {
   for (const auto& e : d.events) {
-    if (e.node.empty() && e.start < w.end && (e.end == 0 || e.end > w.start)) return true;
+    if (e.cluster() && e.start < w.end && (e.end == 0 || e.end > w.start)) return true;
   }
   return false;
 }
@@ -477,7 +490,7 @@ ClusterTres reported_by_tres(const ReportWindow& w, const ReportData& d, const s
   for (const auto& t : tres) {
     std::vector<int64_t> cap(static_cast<std::size_t>((w.end - w.start) / kHour));
     for (const auto& e : d.events) {
-      if (!e.node.empty()) continue;
+      if (!e.cluster()) continue;
       const UnixTime end = e.end ? e.end : d.now;
       spread(cap, w, e.start, end, tres_of(e.tres, t));
       if (e.start < w.end && end > w.start) out.count[t] = tres_of(e.tres, t);
@@ -640,6 +653,61 @@ CliResult<std::string> user_by_account(const SreportOptions& o, const ReportWind
   return table(o, usage_columns(false), usage_defaults(o, false), rows);
 }
 
+// Each reservation that lasted into the window, whole (not cut to the
+// window, as Slurm's): its TRES-seconds, what its jobs used of them, the rest.
+CliResult<std::string> reservation_utilization(const SreportOptions& o, const ReportWindow& w, const ReportData& d,
+                                               const std::vector<std::string>& tres, const Units& u) {
+  const int width = 20;
+  const std::vector<Column> cols = {
+      {"Cluster", "Cluster", 9},
+      {"Name", "Name", 9},
+      {"Start", "Start", 19},
+      {"End", "End", 19},
+      {"TresName", "TRES Name", 14},
+      {"Allocated", "Allocated", width, true, true},
+      {"Idle", "Idle", width, true, true},
+      {"Nodes", "Nodes", 15},
+      {"Flags", "Flags", 10},
+      {"TresCount", "TRES count", 10, true, true},
+      {"TotalTime", "TotalTime", 13},
+      {"TresTime", "TRES Time", 10, true, true},
+      {"Associations", "Associations", 15},
+      {"ReservationId", "Id", 7, true, true},
+  };
+  const std::set<std::string> names(o.names.begin(), o.names.end());
+  std::vector<std::map<std::string, std::string>> rows;
+  for (const auto& e : d.events) {
+    if (e.reservation.empty() || e.start >= w.end || e.end <= w.start) continue;
+    if (!names.empty() && !names.count(e.reservation)) continue;
+    const int64_t length = std::max<int64_t>(0, e.end - e.start);
+    for (const auto& t : tres) {
+      int64_t used = 0;
+      for (const auto& j : d.jobs) {
+        if (j.reservation != e.reservation || j.start <= 0) continue;
+        const UnixTime a = std::max(j.start, e.start), b = std::min(j.end ? j.end : d.now, e.end);
+        if (a < b) used += (b - a) * tres_of(j.alloc_tres, t);
+      }
+      const int64_t total = length * tres_of(e.tres, t);
+      used = std::min(used, total);
+      rows.push_back({{"Cluster", d.cluster},
+                      {"Name", e.reservation},
+                      {"Start", format_timestamp(e.start)},
+                      {"End", format_timestamp(e.end)},
+                      {"TresName", t},
+                      {"Allocated", u.value(used, total)},
+                      {"Idle", u.value(total - used, total)},
+                      {"Nodes", e.nodes},
+                      {"Flags", e.flags},
+                      {"TresCount", std::to_string(tres_of(e.tres, t))},
+                      {"TotalTime", format_duration_hms(length)},
+                      {"TresTime", u.value(total, total)},
+                      {"Associations", ""},
+                      {"ReservationId", std::to_string(e.reservation_id)}});
+    }
+  }
+  return table(o, cols, "Cluster,Name,Start,End,TresName,Allocated,Idle", rows);
+}
+
 std::string size_label(const std::vector<int64_t>& g, std::size_t i, const std::string& unit) {
   if (i == 0) return fmt::format("0-{} {}", g[0] - 1, unit);
   if (i == g.size()) return fmt::format(">= {} {}", g.back(), unit);
@@ -737,7 +805,11 @@ CommandOutput render_sreport(const SreportOptions& o, const ReportWindow& w, con
   const std::string secs = fmt::format(" ({} secs)", w.end - w.start);
   std::string head;
   CliResult<std::string> body = std::string();
-  if (o.name == "Utilization") {
+  if (o.type == "reservation") {
+    head = banner("Reservation Utilization " + time_range(w),
+                  "Usage reported in " + (o.unit == ReportUnit::kPercent ? u.word() : "TRES " + u.word()));
+    body = reservation_utilization(o, w, d, tres, u);
+  } else if (o.name == "Utilization") {
     head = banner("Cluster Utilization " + time_range(w), usage_line);
     body = utilization(o, w, d, tres, u);
   } else if (o.name == "AccountUtilizationByUser") {

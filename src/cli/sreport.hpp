@@ -1,6 +1,10 @@
 // sreport: Slurm 22.05's usage reports, computed from the controller's job
 // history and its events (a node down or drained, the cluster's TRES).
 //
+// `reservation Utilization` lists each reservation that lasted into the
+// window, whole: its TRES times its length, split into what its jobs used
+// (Allocated) and the rest (Idle).
+//
 // Wiring: parse_sreport_options(args) -> sreport_window(opts, now) says which
 // jobs to ask for (those that had not ended by its start) -> ReportData
 // (jobs, events, the account tree, users' full names) -> render_sreport.
@@ -10,14 +14,19 @@
 //              (ClusterEvent with no node: from the controller's first start
 //              on its store; a controller that is down still counts, as in
 //              Slurm without TrackSlurmctldDown)
-//   Allocated  the jobs' allocated TRES times the seconds they ran
+//   Allocated  the jobs' allocated TRES times the seconds they ran, and the
+//              reservations' TRES while they last (the jobs in them counted
+//              with them, as Slurm bundles them; not those with IGNORE_JOBS,
+//              nor MAINT ones, whose time is PLND Down)
 //   Down       the down or drained nodes' TRES times the seconds they were so
+//   PLND Down  the MAINT reservations' TRES while they last
 //   Planned    (cpu only) what eligible pending jobs asked for, times the
 //              seconds they waited, up to what was neither allocated nor down
 //   Over Comm  the rest of that demand
 //   Idle       Reported less all of the above
-// Each of the first three is capped so that their sum never passes Reported
-// (Slurm's "more allocated time than is possible"). Usage by account and
+// Allocated, PLND Down, Down and Planned are capped in that order so that
+// their sum never passes Reported (Slurm's "more allocated time than is
+// possible"). Usage by account and
 // user is the jobs' allocated TRES-seconds in the window.
 #pragma once
 
@@ -50,6 +59,7 @@ struct SreportOptions {
   std::optional<std::string> start, end;   // start=, end=
   std::string format;                      // format=
   std::vector<std::string> accounts, users;
+  std::vector<std::string> names;          // reservation Utilization: names=
   bool tree = false, group = false;
   bool print_job_count = false;  // job SizesByAccount printjobcount: jobs, not time
   int64_t top_count = 10;
@@ -79,12 +89,19 @@ struct ReportJob {
   UnixTime end = 0;       // 0: still running or pending
   int64_t req_cpus = 0;
   std::map<std::string, int64_t> alloc_tres;  // cpu, mem (MiB), node, billing, gres/...
+  std::string reservation;                    // the reservation it ran in ("" = none)
 };
 
 struct ReportEvent {
-  std::string node;        // "" for the cluster's TRES
+  std::string node;        // "" for the cluster's TRES (or a reservation's window)
   UnixTime start = 0, end = 0;  // end 0: still open
   std::map<std::string, int64_t> tres;
+  // An advance reservation's window: its name, id, flags, nodes.
+  std::string reservation;
+  int64_t reservation_id = 0;
+  std::string flags, nodes;
+  bool cluster() const { return node.empty() && reservation.empty(); }
+  bool flag(std::string_view f) const;
 };
 
 struct ReportAccount {

@@ -157,6 +157,47 @@ TEST_F(Sreport, JobSizesByAccount) {
                    "0(0.00%)             0(0.00%)      100.00% \n");
 }
 
+// Reservations: a MAINT one's time is PLND Down; another's is Allocated,
+// with its jobs bundled in it (not counted again); one with IGNORE_JOBS is
+// not counted. `reservation Utilization` splits each into its jobs' use and
+// the rest.
+TEST_F(Sreport, ReservationsAsSlurmCountsThem) {
+  ReportData d = anchor_day();
+  auto resv = [](const char* name, int64_t id, UnixTime a, UnixTime b, const char* flags, const char* node) {
+    ReportEvent e;
+    e.reservation = name;
+    e.reservation_id = id;
+    e.start = a;
+    e.end = b;
+    e.flags = flags;
+    e.nodes = node;
+    e.tres = {{"cpu", 64}, {"mem", 256000}, {"node", 1}};
+    return e;
+  };
+  d.events.push_back(resv("maint1", 1, at(22, 0), at(22, 30), "MAINT", "cpu04"));
+  d.events.push_back(resv("resv1", 2, at(23, 0), at(23, 15), "", "cpu03"));
+  d.events.push_back(resv("ign", 3, at(21, 30), at(21, 40), "OVERLAP,IGNORE_JOBS", "cpu01"));
+  ReportJob in_resv{"research", "root", at(23, 0), at(23, 0), at(23, 10), 4, {{"cpu", 4}, {"node", 1}}};
+  in_resv.reservation = "resv1";
+  d.jobs.push_back(in_resv);
+  auto r = report({"-n", "cluster", "utilization", "start=2026-12-04", "end=2026-12-05"}, d);
+  EXPECT_EQ(r.out, "   anchor     1070        1     1920    97462    48960   149413 \n");
+  r = report({"-nP", "reservation", "utilization", "start=2026-12-04", "end=2026-12-05"}, d);
+  EXPECT_EQ(r.out, "anchor|maint1|2026-12-04T22:00:00|2026-12-04T22:30:00|cpu|0|1920\n"
+                   "anchor|resv1|2026-12-04T23:00:00|2026-12-04T23:15:00|cpu|40|920\n"
+                   "anchor|ign|2026-12-04T21:30:00|2026-12-04T21:40:00|cpu|0|640\n");
+  r = report({"reservation", "utilization", "start=2026-12-04", "end=2026-12-05", "names=resv1",
+              "format=name,nodes,flags,trescount,totaltime,reservationid"},
+             d);
+  EXPECT_EQ(r.out.substr(r.out.find("Usage")), std::string("Usage reported in TRES Minutes\n") + kDashes +
+      "     Name           Nodes      Flags TRES count     TotalTime      Id \n"
+      "--------- --------------- ---------- ---------- ------------- ------- \n"
+      "    resv1           cpu03                    64      00:15:00       2 \n");
+  // A window the reservations did not reach lists none of them.
+  r = report({"-n", "reservation", "utilization", "start=2026-12-04T10:00", "end=2026-12-04T11:00"}, d);
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(Sreport, WindowIsWholeHours) {
   using Span = std::pair<UnixTime, UnixTime>;
   auto window = [](std::vector<std::string> args) {
@@ -189,7 +230,6 @@ TEST_F(Sreport, MistakesInSlurmsWords) {
             "Not valid report bogus\nValid cluster reports are, \"AccountUtilizationByUser\", "
             "\"UserUtilizationByAccount\", \"UserUtilizationByWckey\", \"Utilization\", and \"WCKeyUtilizationByUser\"\n");
   EXPECT_NE(bad({"cluster", "WCKeyUtilizationByUser"}).find("not implemented yet"), std::string::npos);
-  EXPECT_NE(bad({"reservation", "utilization"}).find("not implemented yet"), std::string::npos);
   // What Slurm says and still reports: an unknown condition (exit 1), a bad time or unit (exit 0).
   auto r = report({"-n", "cluster", "utilization", "accounts=research", "start=2026-12-04", "end=2026-12-05"});
   EXPECT_EQ(r.err, " Unknown condition: accounts=research\nUse keyword set to modify value\n");

@@ -499,6 +499,7 @@ Result<std::vector<Row>> event_rows(const Command& c, std::string& format, Contr
   });
   std::vector<Row> rows;
   for (const auto& e : sorted) {
+    if (!e.reservation().empty()) continue;  // sreport's reservation report reads those
     const bool cluster = e.node().empty();
     if ((kind == "node" && cluster) || (kind == "cluster" && !cluster)) continue;
     if (open_only && e.end_time() != 0) continue;

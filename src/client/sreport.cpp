@@ -45,12 +45,17 @@ int sreport_main(const Args& args) {
       j.start = r.start_time();
       j.end = r.end_time();
       j.req_cpus = a.req_cpus();
+      j.reservation = r.desc().reservation();
       j.alloc_tres.insert(a.alloc_tres().begin(), a.alloc_tres().end());
       data.jobs.push_back(std::move(j));
     }
     for (const auto& e : reply->events()) {
       cli::ReportEvent ev;
       ev.node = e.node();
+      ev.reservation = e.reservation();
+      ev.reservation_id = e.reservation_id();
+      ev.flags = e.flags();
+      ev.nodes = e.nodes();
       ev.start = e.start_time();
       ev.end = e.end_time();
       ev.tres.insert(e.tres().begin(), e.tres().end());

@@ -4,13 +4,18 @@
 // the first start on a store (a new event when they change). Written in the
 // same batch as the node change that causes them, so they are as durable.
 #include "common/hostlist.hpp"
+#include "common/strings.hpp"
 #include "ctld/persist.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
-namespace {
 
-std::string event_key(const v1::ClusterEvent& e) { return e.node() + "\t" + std::to_string(e.start_time()); }
+std::string event_key(const v1::ClusterEvent& e) {
+  if (!e.reservation().empty()) return "@" + e.reservation() + "\t" + std::to_string(e.reservation_id());
+  return e.node() + "\t" + std::to_string(e.start_time());
+}
+
+namespace {
 
 bool same_tres(const v1::ClusterEvent& e, const TresMap& t) {
   return TresMap(e.tres().begin(), e.tres().end()) == t;
@@ -77,11 +82,29 @@ void ControllerState::cluster_event(int64_t now, Effects& fx) {
   open_cluster_event_ = std::move(e);
 }
 
+void ControllerState::reservation_events(int64_t now, Effects& fx) {
+  std::map<std::string, v1::ClusterEvent> live;
+  for (const auto& [name, r] : reservations_) {
+    v1::ClusterEvent e = reservation_event(r);
+    std::string key = event_key(e);
+    auto was = resv_events_.find(key);
+    if (was == resv_events_.end() || was->second.SerializeAsString() != e.SerializeAsString()) put_event(e, fx);
+    live.emplace(std::move(key), std::move(e));
+  }
+  // Gone before its end (deleted): it ends now, or never began.
+  for (auto& [key, e] : resv_events_) {
+    if (live.count(key) || e.end_time() <= now) continue;
+    e.set_end_time(std::max(e.start_time(), now));
+    put_event(e, fx);
+  }
+  resv_events_ = std::move(live);
+}
+
 Status ControllerState::recover_events(const std::vector<std::string>& open_payloads) {
   for (const std::string& payload : open_payloads) {
     v1::ClusterEvent e;
     if (!e.ParseFromString(payload)) return make_error("state store: an event record is unreadable");
-    if (e.end_time() != 0) continue;
+    if (e.end_time() != 0 || !e.reservation().empty()) continue;
     if (e.node().empty()) {
       // Two open cluster events cannot be written; keep the later one if a store has them.
       if (!open_cluster_event_ || open_cluster_event_->start_time() < e.start_time()) open_cluster_event_ = e;

@@ -280,7 +280,7 @@ Status history_from_store(const store::Store& st, const v1::GetJobHistoryRequest
   return {};
 }
 
-// What sreport reads of a job (GetJobHistoryRequest.usage_only).
+// What sreport reads of a job (GetJobHistoryRequest.usage_only); its reservation too.
 v1::AccountingJob usage_view(v1::AccountingJob&& full) {
   v1::AccountingJob a;
   const v1::JobRecord& r = full.job();
@@ -294,6 +294,7 @@ v1::AccountingJob usage_view(v1::AccountingJob&& full) {
   j->set_end_time(r.end_time());
   j->set_state(r.state());
   j->set_restart_count(r.restart_count());
+  if (!r.desc().reservation().empty()) j->mutable_desc()->set_reservation(r.desc().reservation());
   a.set_req_cpus(full.req_cpus());
   *a.mutable_alloc_tres() = std::move(*full.mutable_alloc_tres());
   return a;

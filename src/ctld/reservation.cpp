@@ -161,7 +161,7 @@ Result<std::string, ResvError> ControllerState::change_reservation(const Caller&
   switch (req.action()) {
     case v1::RESERVATION_CREATE: return create_reservation(req, now, fx);
     case v1::RESERVATION_UPDATE: return update_reservation(req, now, fx);
-    case v1::RESERVATION_DELETE: return delete_reservation(req.name(), fx);
+    case v1::RESERVATION_DELETE: return delete_reservation(req.name(), now, fx);
     default: return local("unknown reservation action");
   }
 }
@@ -316,7 +316,7 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
   r.created = reservation_seq_;
   const std::string name = r.name;
   reservations_[name] = std::move(r);
-  put_reservations(fx);
+  put_reservations(now, fx);
   fx.reschedule = true;
   return name;
 }
@@ -353,19 +353,20 @@ Result<std::string, ResvError> ControllerState::update_reservation(const v1::Cha
   }
   if (auto e = reservation_conflict(r, now)) return *e;
   it->second = std::move(r);
-  put_reservations(fx);
+  put_reservations(now, fx);
   fx.reschedule = true;
   return it->first;
 }
 
-Result<std::string, ResvError> ControllerState::delete_reservation(const std::string& name, Effects& fx) {
+Result<std::string, ResvError> ControllerState::delete_reservation(const std::string& name, int64_t now,
+                                                                   Effects& fx) {
   auto it = reservations_.find(name);
   if (it == reservations_.end()) return refused("Requested reservation is invalid");
   for (core::JobId id : active_) {
     if (jobs_.at(id).rec.desc().reservation() == name) return refused("Requested reservation is in use");
   }
   reservations_.erase(it);
-  put_reservations(fx);
+  put_reservations(now, fx);
   fx.reschedule = true;
   return name;
 }
@@ -385,14 +386,36 @@ void ControllerState::reservation_windows(int64_t now, Effects& fx) {
       ++it;
     }
   }
-  if (changed) put_reservations(fx);
+  if (changed) put_reservations(now, fx);
 }
 
 // ----------------------------------------------------------- durability --
 
-void ControllerState::put_reservations(Effects& fx) const {
+// Its event (events.cpp): window, name, creation number, flags, nodes and their TRES.
+v1::ClusterEvent ControllerState::reservation_event(const Reservation& r) const {
+  const core::Cluster& c = bridge_->cluster();
+  v1::ClusterEvent e;
+  e.set_reservation(r.name);
+  e.set_reservation_id(r.created);
+  e.set_start_time(r.start);
+  e.set_end_time(r.end);
+  e.set_flags(join(flag_names(r), ","));
+  TresMap tres;
+  std::vector<std::string> names;
+  for (core::NodeIndex i : r.nodes) {
+    core::add_node_tres(c.nodes[static_cast<size_t>(i)], tres);
+    names.push_back(c.nodes[static_cast<size_t>(i)].name);
+  }
+  tres["billing"] = tres["cpu"];
+  e.mutable_tres()->insert(tres.begin(), tres.end());
+  e.set_nodes(hostlist_compress_slurm_sorted(names));
+  return e;
+}
+
+void ControllerState::put_reservations(int64_t now, Effects& fx) {
   fx.batch.set_meta(kReservationsMeta, reservations_text());
   fx.batch.set_meta(kReservationSeqMeta, reservation_seq_);
+  reservation_events(now, fx);
 }
 
 std::string ControllerState::reservations_text() const {
@@ -455,6 +478,12 @@ std::vector<std::string> ControllerState::restore_reservations(const std::string
     r.partition = f[7];
     if (f.size() > 8) r.created = parse_int(f[8]).value_or(0);
     reservations_[r.name] = std::move(r);
+  }
+  // Their events as stored: a reservation deleted early from now on ends then.
+  resv_events_.clear();
+  for (const auto& [name, r] : reservations_) {
+    v1::ClusterEvent e = reservation_event(r);
+    resv_events_.emplace(event_key(e), std::move(e));
   }
   return notes;
 }

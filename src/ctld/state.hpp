@@ -211,6 +211,10 @@ struct Reservation {
 // does not have). scontrol update NodeName= and the reservations' Nodes=.
 Result<std::vector<core::NodeIndex>> node_indices(const core::Cluster& c, std::string_view expr);
 
+// The events table's key of an event: "NODE<TAB>START" (NODE empty for the
+// cluster's TRES), "@NAME<TAB>ID" for a reservation's.
+std::string event_key(const v1::ClusterEvent& e);
+
 // A refusal of a reservation change, with the gRPC code that tells scontrol
 // how to word it (ChangeReservationRequest).
 struct ResvError {
@@ -634,10 +638,15 @@ class ControllerState {
                                                     Effects& fx);
   Result<std::string, ResvError> update_reservation(const v1::ChangeReservationRequest& req, int64_t now,
                                                     Effects& fx);
-  Result<std::string, ResvError> delete_reservation(const std::string& name, Effects& fx);
+  Result<std::string, ResvError> delete_reservation(const std::string& name, int64_t now, Effects& fx);
   // Overlap with another reservation, busy nodes: what Slurm refuses.
   std::optional<ResvError> reservation_conflict(const Reservation& r, int64_t now) const;
-  void put_reservations(Effects& fx) const;
+  // Also writes each reservation's event (events.cpp): its window, nodes and
+  // flags; one that is gone before its end ends `now`.
+  void put_reservations(int64_t now, Effects& fx);
+  v1::ClusterEvent reservation_event(const Reservation& r) const;
+  void reservation_events(int64_t now, Effects& fx);
+  std::map<std::string, v1::ClusterEvent> resv_events_;  // by event key: the reservations last written
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
   std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)

@@ -522,6 +522,30 @@ TEST(Accounting, EventsKeepWhenNodesWereDownAndTheClustersTres) {
   EXPECT_EQ(bad.rc, 1);
   EXPECT_EQ(bad.err, " Unknown condition: bogus=1\n");
 
+  // A reservation's window is kept too (sreport's reservation report and
+  // its Allocated/PLND Down): deleted early, it ends then. sacctmgr does
+  // not list it, as Slurm's does not.
+  const int64_t before = std::time(nullptr);
+  ASSERT_EQ(c.run("scontrol", {"create", "reservation", "ReservationName=fix", "StartTime=now", "Duration=60",
+                               "Nodes=cpu1", "Users=root", "Flags=MAINT"}).rc, 0);
+  ASSERT_EQ(c.run("scontrol", {"delete", "ReservationName=fix"}).rc, 0);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((c.dir() + "/state/state.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  sqlite3_prepare_v2(db, "SELECT payload FROM events WHERE key LIKE '@fix%'", -1, &q, nullptr);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  v1::ClusterEvent fix;
+  ASSERT_TRUE(fix.ParseFromArray(sqlite3_column_blob(q, 0), sqlite3_column_bytes(q, 0)));
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  EXPECT_EQ(fix.reservation(), "fix");
+  EXPECT_EQ(fix.flags(), "MAINT,SPEC_NODES");
+  EXPECT_EQ(fix.nodes(), "cpu1");
+  EXPECT_EQ(fix.tres().at("cpu"), 16);
+  EXPECT_GE(fix.start_time(), before - 1);
+  EXPECT_LT(fix.end_time(), fix.start_time() + 60) << "deleted at once, it ends then (not at its hour's end)";
+  EXPECT_EQ(events({"condflags=open", "format=Event,NodeName"}), (std::vector<std::string>{"Cluster|"}));
+
   // sreport reads the same history: whole hours only, so a cluster started
   // minutes ago has no row yet, but the report and its layout are there.
   auto r = c.run("sreport", {"cluster", "utilization", "start=now-4hours", "end=now-2hours"});
