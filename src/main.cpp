@@ -41,7 +41,7 @@ const Command kSlurmCommands[] = {
     {"sprio", drover::client::sprio_main, "show priority factors of pending jobs"},
     {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
     {"sshare", drover::client::sshare_main, "fair-share usage"},
-    {"sreport", drover::client::sreport_main, "usage reports: cluster utilization, accounts, users, job sizes"},
+    {"sreport", drover::client::sreport_main, "usage reports: cluster, accounts, users, job sizes, reservations"},
 };
 
 // Drover's own subcommands.

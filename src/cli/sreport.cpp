@@ -113,7 +113,9 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
                                                 const std::map<std::string, std::string>& env) {
   SreportOptions o;
   // SREPORT_CLUSTER and SREPORT_TRES as -M and -T; the command line wins.
-  if (auto it = env.find("SREPORT_CLUSTER"); it != env.end() && !it->second.empty()) o.clusters = list_of(to_lower(it->second));
+  if (auto it = env.find("SREPORT_CLUSTER"); it != env.end() && !it->second.empty()) {
+    o.clusters = list_of(to_lower(it->second));
+  }
   auto set_tres = [&](const std::string& v) {
     o.tres = list_of(v);
     for (auto& t : o.tres) t = iequals(t, "all") ? "ALL" : to_lower(t);
@@ -168,8 +170,9 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
     }
   }
   if (!found) {
-    return CliError{fmt::format("Not valid report {}\nValid {} reports are, {}\n", report, o.type, valid_reports(o.type)),
-                    kExitError};
+    return CliError{
+        fmt::format("Not valid report {}\nValid {} reports are, {}\n", report, o.type, valid_reports(o.type)),
+        kExitError};
   }
   if (!found->built) {
     return CliError{fmt::format("sreport: error: {} {} is not implemented yet in this version of Drover (it keeps no "
@@ -348,15 +351,24 @@ std::vector<std::string> all_tres(const ReportData& d) {
   return out;
 }
 
+// "12.47%": `part` of `whole` (0.00% of nothing).
+std::string percent(int64_t part, int64_t whole) {
+  return fmt::format("{:.2f}%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+}
+
 struct Units {
   ReportUnit unit;
-  bool per() const { return unit == ReportUnit::kSecPer || unit == ReportUnit::kMinPer || unit == ReportUnit::kHourPer; }
+  bool per() const {
+    return unit == ReportUnit::kSecPer || unit == ReportUnit::kMinPer || unit == ReportUnit::kHourPer;
+  }
   std::string value(int64_t secs, int64_t total) const {
-    const std::string pct = fmt::format("{:.2f}%", total > 0 ? 100.0 * static_cast<double>(secs) / static_cast<double>(total) : 0.0);
+    const std::string pct = percent(secs, total);
     if (unit == ReportUnit::kPercent) return pct;
     int64_t v = secs;
     if (unit == ReportUnit::kMinutes || unit == ReportUnit::kMinPer) v = std::llround(static_cast<double>(secs) / 60.0);
-    if (unit == ReportUnit::kHours || unit == ReportUnit::kHourPer) v = std::llround(static_cast<double>(secs) / 3600.0);
+    if (unit == ReportUnit::kHours || unit == ReportUnit::kHourPer) {
+      v = std::llround(static_cast<double>(secs) / 3600.0);
+    }
     return per() ? fmt::format("{}({})", v, pct) : std::to_string(v);
   }
   std::string word() const {
@@ -771,7 +783,7 @@ CliResult<std::string> sizes_by_account(const SreportOptions& o, const ReportWin
       total += used[t][i];
       r["bin" + std::to_string(i)] = o.print_job_count ? std::to_string(used[t][i]) : u.value(used[t][i], all);
     }
-    r["Percent"] = fmt::format("{:.2f}%", all > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(all) : 0.0);
+    r["Percent"] = percent(total, all);
     rows.push_back(std::move(r));
   }
   // format= is not offered for this report: its columns follow grouping=.
@@ -784,7 +796,8 @@ CliResult<std::string> sizes_by_account(const SreportOptions& o, const ReportWin
 
 CommandOutput render_sreport(const SreportOptions& o, const ReportWindow& w, const ReportData& d) {
   if (auto early = version_or_usage(o.print_version, o.print_help,
-                                    "Usage: sreport [OPTIONS] cluster|job|user REPORT [start=TIME] [end=TIME] ...\n")) {
+                                    "Usage: sreport [OPTIONS] cluster|job|user|reservation REPORT [start=TIME] "
+                                    "[end=TIME] ...\n")) {
     return *early;
   }
   CommandOutput out;

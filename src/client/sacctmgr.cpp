@@ -158,7 +158,9 @@ struct Field {
 Result<std::string> render(const std::vector<Field>& fields, const std::string& format, const std::vector<Row>& rows,
                            const Options& o) {
   std::vector<cli::ColumnInfo> cols;
-  for (const auto& f : fields) cols.push_back(cli::ColumnInfo{f.name, f.header, f.width, f.right, cli::CutStyle::kPlus});
+  for (const auto& f : fields) {
+    cols.push_back(cli::ColumnInfo{f.name, f.header, f.width, f.right, cli::CutStyle::kPlus});
+  }
   auto items = cli::parse_column_list(format, cols);
   if (!items) return items.error();
   std::vector<std::vector<std::string>> table;
@@ -505,7 +507,8 @@ Result<std::vector<Row>> event_rows(const Command& c, std::string& format, Contr
     if (open_only && e.end_time() != 0) continue;
     if (e.start_time() > end || (e.end_time() != 0 && e.end_time() < start)) continue;
     if (!nodes.empty() && !nodes.count(e.node())) continue;
-    if (!states.empty() && !states.count(e.state()) && !states.count(e.state().substr(0, e.state().find('*')))) continue;
+    const std::string bare_state = e.state().substr(0, e.state().find('*'));  // DOWN* is DOWN too
+    if (!states.empty() && !states.count(e.state()) && !states.count(bare_state)) continue;
     if (!reasons.empty() && !reasons.count(e.reason())) continue;
     std::string user;
     if (e.has_reason_uid()) {
