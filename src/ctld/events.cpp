@@ -1,8 +1,10 @@
 // The cluster's events, as Slurm's accounting keeps them for sreport and
 // `sacctmgr show event`: each stretch of time a node was DOWN or DRAINed
-// (with its reason and who set it), and the cluster's configured TRES from
-// the first start on a store (a new event when they change). Written in the
-// same batch as the node change that causes them, so they are as durable.
+// (with its reason and who set it), the cluster's configured TRES from the
+// first start on a store (a new event when they change), and each advance
+// reservation's window (reservation_events; reservation.cpp builds one).
+// Written in the same batch as the change that causes them, so they are as
+// durable.
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "ctld/persist.hpp"
