@@ -82,8 +82,6 @@ std::string valid_reports(std::string_view type) {
   return out;
 }
 
-std::vector<std::string> list_of(const std::string& v) { return comma_list(v); }
-
 // To the nearest whole hour (half an hour rounds up), in local time.
 UnixTime nearest_hour(UnixTime t) {
   std::time_t tt = t;
@@ -102,22 +100,17 @@ UnixTime floor_hour(UnixTime t) {
 
 }  // namespace
 
-bool ReportEvent::flag(std::string_view f) const {
-  for (const auto& x : comma_list(flags)) {
-    if (iequals(x, f)) return true;
-  }
-  return false;
-}
+bool ReportEvent::flag(std::string_view f) const { return list_has(flags, f); }
 
 CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& args,
                                                 const std::map<std::string, std::string>& env) {
   SreportOptions o;
   // SREPORT_CLUSTER and SREPORT_TRES as -M and -T; the command line wins.
   if (auto it = env.find("SREPORT_CLUSTER"); it != env.end() && !it->second.empty()) {
-    o.clusters = list_of(to_lower(it->second));
+    o.clusters = comma_list(to_lower(it->second));
   }
   auto set_tres = [&](const std::string& v) {
-    o.tres = list_of(v);
+    o.tres = comma_list(v);
     for (auto& t : o.tres) t = iequals(t, "all") ? "ALL" : to_lower(t);
     if (o.tres.empty()) o.tres = {"cpu"};
     o.tres_given = true;
@@ -129,7 +122,7 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
     const std::string v = opt.value.value_or("");
     switch (opt.id) {
       case kAll: o.clusters = {"all"}; break;
-      case kCluster: o.clusters = list_of(to_lower(v)); break;
+      case kCluster: o.clusters = comma_list(to_lower(v)); break;
       case kNoHeader: o.noheader = true; break;
       case kParsable: o.parsable = true; break;
       case kParsable2: o.parsable2 = true; break;
@@ -202,13 +195,13 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
     } else if (names(key, "format", 3)) {
       o.format = value;
     } else if (names(key, "clusters", 3)) {
-      o.clusters = list_of(to_lower(value));
+      o.clusters = comma_list(to_lower(value));
     } else if (o.type == "reservation" && names(key, "names", 4)) {
-      o.names = list_of(value);
+      o.names = comma_list(value);
     } else if (!utilization && (names(key, "accounts", 3) || iequals(key, "acct"))) {
-      o.accounts = list_of(value);
+      o.accounts = comma_list(value);
     } else if (!utilization && !sizes && names(key, "users", 1)) {
-      o.users = list_of(value);
+      o.users = comma_list(value);
     } else if (o.name == "TopUsage" && names(key, "topcount", 4)) {
       auto n = parse_int(value);
       if (!n || *n <= 0) {
@@ -278,9 +271,35 @@ void spread(std::vector<int64_t>& into, const ReportWindow& w, UnixTime a, UnixT
   }
 }
 
+// The seconds job `j` ran within [from, to) (0 if it never started); a job
+// still running runs until `now`.
+int64_t seconds_ran(const ReportJob& j, UnixTime from, UnixTime to, UnixTime now) {
+  if (j.start <= 0) return 0;
+  return std::max<int64_t>(0, std::min(j.end ? j.end : now, to) - std::max(j.start, from));
+}
+
 int64_t tres_of(const std::map<std::string, int64_t>& m, const std::string& t) {
   auto it = m.find(t);
   return it == m.end() ? 0 : it->second;
+}
+
+// The cluster's registered TRES `t` (its ClusterEvents): the seconds times
+// the count in each hour of the window, and the latest count in the window.
+struct Capacity {
+  std::vector<int64_t> per_hour;
+  int64_t count = 0;
+};
+
+Capacity capacity(const ReportWindow& w, const ReportData& d, const std::string& t) {
+  Capacity c;
+  c.per_hour.assign(static_cast<std::size_t>((w.end - w.start) / kHour), 0);
+  for (const auto& e : d.events) {
+    if (!e.cluster()) continue;
+    const UnixTime end = e.end ? e.end : d.now;
+    spread(c.per_hour, w, e.start, end, tres_of(e.tres, t));
+    if (e.start < w.end && end > w.start) c.count = tres_of(e.tres, t);
+  }
+  return c;
 }
 
 struct Totals {
@@ -290,15 +309,16 @@ struct Totals {
 // The cluster's figures for one TRES over the window (per hour, then summed).
 Totals cluster_totals(const ReportWindow& w, const ReportData& d, const std::string& t) {
   const std::size_t hours = static_cast<std::size_t>((w.end - w.start) / kHour);
-  std::vector<int64_t> cap(hours), alloc(hours), down(hours), pdown(hours), pending(hours);
+  const Capacity c = capacity(w, d, t);
+  const std::vector<int64_t>& cap = c.per_hour;
+  std::vector<int64_t> alloc(hours), down(hours), pdown(hours), pending(hours);
   Totals out;
+  out.count = c.count;
   std::set<std::string> bundled;  // reservations whose jobs count with them
   for (const auto& e : d.events) {
     const UnixTime end = e.end ? e.end : d.now;
-    if (e.cluster()) {
-      spread(cap, w, e.start, end, tres_of(e.tres, t));
-      if (e.start < w.end && end > w.start) out.count = tres_of(e.tres, t);  // the latest in the window
-    } else if (!e.reservation.empty()) {
+    if (e.cluster()) continue;
+    if (!e.reservation.empty()) {
       if (e.flag("IGNORE_JOBS")) continue;
       bundled.insert(e.reservation);
       spread(e.flag("MAINT") ? pdown : alloc, w, e.start, end, tres_of(e.tres, t));
@@ -482,11 +502,10 @@ using Usage = std::map<std::pair<std::string, std::string>, std::map<std::string
 Usage association_usage(const ReportWindow& w, const ReportData& d, const std::vector<std::string>& tres) {
   Usage u;
   for (const auto& j : d.jobs) {
-    if (j.start <= 0) continue;
-    const UnixTime a = std::max(j.start, w.start), b = std::min(j.end ? j.end : d.now, w.end);
-    if (a >= b) continue;
+    const int64_t ran = seconds_ran(j, w.start, w.end, d.now);
+    if (ran == 0) continue;
     auto& m = u[{j.account, j.user}];
-    for (const auto& t : tres) m[t] += (b - a) * tres_of(j.alloc_tres, t);
+    for (const auto& t : tres) m[t] += ran * tres_of(j.alloc_tres, t);
   }
   return u;
 }
@@ -500,16 +519,35 @@ struct ClusterTres {
 ClusterTres reported_by_tres(const ReportWindow& w, const ReportData& d, const std::vector<std::string>& tres) {
   ClusterTres out;
   for (const auto& t : tres) {
-    std::vector<int64_t> cap(static_cast<std::size_t>((w.end - w.start) / kHour));
-    for (const auto& e : d.events) {
-      if (!e.cluster()) continue;
-      const UnixTime end = e.end ? e.end : d.now;
-      spread(cap, w, e.start, end, tres_of(e.tres, t));
-      if (e.start < w.end && end > w.start) out.count[t] = tres_of(e.tres, t);
-    }
-    for (int64_t c : cap) out.reported[t] += c;
+    const Capacity c = capacity(w, d, t);
+    out.count[t] = c.count;
+    for (int64_t secs : c.per_hour) out.reported[t] += secs;
   }
   return out;
+}
+
+// Each account's parent in the tree; with `lost`, also root for an account
+// the jobs name that the tree no longer has (its use counts under root).
+std::map<std::string, std::string> account_parents(const ReportData& d, bool lost) {
+  std::map<std::string, std::string> parent;
+  for (const auto& a : d.accounts) parent[a.name] = a.parent;
+  if (lost) {
+    for (const auto& j : d.jobs) {
+      if (j.account != "root") parent.emplace(j.account, "root");
+    }
+  }
+  return parent;
+}
+
+// The first of `listed` met walking up the tree from `acct` (itself first).
+std::optional<std::string> listed_ancestor(std::string acct, const std::vector<std::string>& listed,
+                                           const std::map<std::string, std::string>& parent) {
+  for (int guard = 0; !acct.empty() && guard < 64; ++guard) {
+    if (std::find(listed.begin(), listed.end(), acct) != listed.end()) return acct;
+    auto it = parent.find(acct);
+    acct = it == parent.end() ? "" : it->second;
+  }
+  return std::nullopt;
 }
 
 bool any_use(const std::map<std::string, int64_t>& m) {
@@ -556,19 +594,12 @@ CliResult<std::string> account_by_user(const SreportOptions& o, const ReportWind
                                        const std::vector<std::string>& tres, const Units& u) {
   const Usage usage = association_usage(w, d, tres);
   const ClusterTres cluster = reported_by_tres(w, d, tres);
-  std::map<std::string, std::string> parent;
   std::map<std::string, std::vector<std::string>> children, users;
-  for (const auto& a : d.accounts) {
-    parent[a.name] = a.parent;
-    if (!a.parent.empty()) children[a.parent].push_back(a.name);
-    users[a.name] = a.users;
+  for (const auto& [acct, up] : account_parents(d, true)) {
+    if (!up.empty()) children[up].push_back(acct);
   }
-  // Accounts the history names that the tree no longer has: under root.
+  for (const auto& a : d.accounts) users[a.name] = a.users;
   for (const auto& [key, m] : usage) {
-    if (!parent.count(key.first) && key.first != "root") {
-      parent[key.first] = "root";
-      children["root"].push_back(key.first);
-    }
     auto& us = users[key.first];
     if (std::find(us.begin(), us.end(), key.second) == us.end()) us.push_back(key.second);
   }
@@ -622,16 +653,9 @@ CliResult<std::string> user_by_account(const SreportOptions& o, const ReportWind
   const ClusterTres cluster = reported_by_tres(w, d, tres);
   const std::set<std::string> only_users(o.users.begin(), o.users.end());
   // The accounts= filter names accounts with their sub-accounts.
-  std::map<std::string, std::string> parent;
-  for (const auto& a : d.accounts) parent[a.name] = a.parent;
-  auto under = [&](std::string acct) {
-    if (o.accounts.empty()) return true;
-    for (int guard = 0; !acct.empty() && guard < 64; ++guard) {
-      if (std::find(o.accounts.begin(), o.accounts.end(), acct) != o.accounts.end()) return true;
-      auto it = parent.find(acct);
-      acct = it == parent.end() ? "" : it->second;
-    }
-    return false;
+  const auto parent = account_parents(d, false);
+  auto under = [&](const std::string& acct) {
+    return o.accounts.empty() || listed_ancestor(acct, o.accounts, parent).has_value();
   };
   struct Line {
     std::string user, accounts;
@@ -695,9 +719,7 @@ CliResult<std::string> reservation_utilization(const SreportOptions& o, const Re
     for (const auto& t : tres) {
       int64_t used = 0;
       for (const auto& j : d.jobs) {
-        if (j.reservation != e.reservation || j.start <= 0) continue;
-        const UnixTime a = std::max(j.start, e.start), b = std::min(j.end ? j.end : d.now, e.end);
-        if (a < b) used += (b - a) * tres_of(j.alloc_tres, t);
+        if (j.reservation == e.reservation) used += seconds_ran(j, e.start, e.end, d.now) * tres_of(j.alloc_tres, t);
       }
       const int64_t total = length * tres_of(e.tres, t);
       used = std::min(used, total);
@@ -730,34 +752,21 @@ std::string size_label(const std::vector<int64_t>& g, std::size_t i, const std::
 // the job itself), by the size of its allocation of the first -T TRES.
 CliResult<std::string> sizes_by_account(const SreportOptions& o, const ReportWindow& w, const ReportData& d,
                                         const Units& u) {
-  std::map<std::string, std::string> parent;
-  for (const auto& a : d.accounts) parent[a.name] = a.parent;
+  const auto parent = account_parents(d, true);
   const std::vector<std::string> tops = o.accounts.empty() ? std::vector<std::string>{"root"} : o.accounts;
-  auto top_of = [&](std::string acct) -> std::optional<std::string> {
-    for (int guard = 0; guard < 64; ++guard) {
-      if (std::find(tops.begin(), tops.end(), acct) != tops.end()) return acct;
-      auto it = parent.find(acct);
-      if (it == parent.end() || it->second.empty()) break;
-      acct = it->second;
-    }
-    // An account the tree no longer has is root's.
-    if (!parent.count(acct) && std::find(tops.begin(), tops.end(), "root") != tops.end()) return "root";
-    return std::nullopt;
-  };
   const std::string tres = o.tres.front() == "ALL" ? "cpu" : o.tres.front();
   const std::size_t bins = o.grouping.size() + 1;
   std::map<std::string, std::vector<int64_t>> used;
   for (const auto& t : tops) used[t].assign(bins, 0);
   int64_t all = 0;
   for (const auto& j : d.jobs) {
-    if (j.start <= 0) continue;
-    const UnixTime a = std::max(j.start, w.start), b = std::min(j.end ? j.end : d.now, w.end);
-    if (a >= b) continue;
+    const int64_t ran = seconds_ran(j, w.start, w.end, d.now);
+    if (ran == 0) continue;
     const int64_t size = tres_of(j.alloc_tres, tres);
-    const int64_t amount = o.print_job_count ? 1 : (b - a) * size;
+    const int64_t amount = o.print_job_count ? 1 : ran * size;
     if (!o.print_job_count && amount == 0) continue;
     all += amount;
-    auto top = top_of(j.account);
+    auto top = listed_ancestor(j.account, tops, parent);
     if (!top) continue;
     std::size_t bin = 0;
     while (bin < o.grouping.size() && size >= o.grouping[bin]) ++bin;

@@ -6,6 +6,7 @@
 #include "cli/sreport.hpp"
 #include "client/commands.hpp"
 #include "client/session.hpp"
+#include "common/strings.hpp"
 #include "common/user_db.hpp"
 
 namespace drover::client {
@@ -20,8 +21,7 @@ int sreport_main(const Args& args) {
   if (opts->print_version || opts->print_help) return print_output(cli::render_sreport(*opts, {}, {}));
   auto api = connect_or_report(inv);
   if (!api) return 1;
-  std::string clusters;
-  for (const auto& c : opts->clusters) clusters += (clusters.empty() ? "" : ",") + c;
+  const std::string clusters = join(opts->clusters, ",");
   // -M naming only other clusters: Drover keeps no records of theirs.
   const bool ours = clusters.empty() || lists_this_cluster(clusters, *api);
   const cli::ReportWindow window = cli::sreport_window(*opts, std::time(nullptr));
