@@ -42,6 +42,7 @@ const Command kSlurmCommands[] = {
     {"sdiag", drover::client::sdiag_main, "scheduler statistics"},
     {"sshare", drover::client::sshare_main, "fair-share usage"},
     {"sreport", drover::client::sreport_main, "usage reports: cluster, accounts, users, job sizes, reservations"},
+    {"sstat", drover::client::sstat_main, "what running job steps use now: memory, CPU time, I/O"},
 };
 
 // Drover's own subcommands.

@@ -21,6 +21,8 @@ nlohmann::json to_json(const StepdConfig& c) {
           {"allow_root_jobs", c.allow_root_jobs},
           {"node_gpu_files", c.node_gpu_files},
           {"cgroup_node", c.cgroup_node},
+          {"usage_interval_s", c.usage_interval_s},
+          {"usage_samples", c.usage_samples},
           {"cgroups",
            {{"memory", p.memory}, {"cpuset", p.cpuset}, {"devices", p.devices}, {"freezer", p.freezer},
             {"unified", p.unified}, {"memory_v2", p.memory_v2}, {"cpuset_v2", p.cpuset_v2},
@@ -33,6 +35,8 @@ StepdConfig stepd_config_from_json(const nlohmann::json& j) {
   c.allow_root_jobs = j.value("allow_root_jobs", false);
   c.node_gpu_files = j.value("node_gpu_files", std::vector<std::string>{});
   c.cgroup_node = j.value("cgroup_node", "");
+  c.usage_interval_s = j.value("usage_interval_s", int64_t{30});
+  c.usage_samples = j.value("usage_samples", true);
   const auto& g = j.contains("cgroups") ? j["cgroups"] : nlohmann::json::object();
   c.cgroups.memory = g.value("memory", "");
   c.cgroups.cpuset = g.value("cpuset", "");

@@ -38,6 +38,8 @@ struct StepdConfig {
   CgroupPlan cgroups;
   std::vector<std::string> node_gpu_files;  // every GPU device file of the node
   std::string cgroup_node;                  // directory level for this agent below the cgroup base
+  int64_t usage_interval_s = 30;            // JobAcctGatherFrequency's task= (0: only as tasks end)
+  bool usage_samples = true;                // JobAcctGatherType is not jobacct_gather/none
 };
 
 nlohmann::json to_json(const StepdConfig& c);
@@ -51,7 +53,8 @@ Status write_file_atomic(const std::string& path, const std::string& content, un
 Result<nlohmann::json> read_json_file(const std::string& path);
 
 // Control commands, one line each (the FIFO is the transport):
-//   "signal <sig> all|batch", "terminate <STATE> <reason...>", "time_limit <seconds>".
+//   "signal <sig> all|batch", "terminate <STATE> <reason...>", "time_limit <seconds>",
+//   "sample" (read the tasks' usage now and rewrite state.json: sstat).
 struct ControlCommand {
   std::string verb;
   std::vector<std::string> args;

@@ -57,7 +57,8 @@ nlohmann::json to_json(const StepStatus& s) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const auto& t : s.tasks) {
     tasks.push_back({{"rank", t.rank}, {"pid", t.pid}, {"ended", t.ended}, {"code", t.exit.code},
-                     {"signal", t.exit.signal}, {"core_dumped", t.exit.core_dumped}, {"error", t.error}});
+                     {"signal", t.exit.signal}, {"core_dumped", t.exit.core_dumped}, {"error", t.error},
+                     {"usage", to_json(t.usage)}});
   }
   return {{"job_id", s.key.job_id},
           {"step_id", s.key.step_id},
@@ -76,7 +77,10 @@ nlohmann::json to_json(const StepStatus& s) {
           {"stdout", s.stdout_path},
           {"stderr", s.stderr_path},
           {"cgroup", s.cgroup},
-          {"oom_kills", s.oom_kills}};
+          {"oom_kills", s.oom_kills},
+          {"orphans", to_json(s.orphans)},
+          {"sampled_ms", s.sampled_ms},
+          {"pids", s.pids}};
 }
 
 Result<StepStatus> step_status_from_json(const nlohmann::json& j) {
@@ -100,6 +104,7 @@ Result<StepStatus> step_status_from_json(const nlohmann::json& j) {
       ts.exit.signal = t.value("signal", 0);
       ts.exit.core_dumped = t.value("core_dumped", false);
       ts.error = t.value("error", "");
+      if (t.contains("usage")) ts.usage = task_usage_from_json(t["usage"]);
       s.tasks.push_back(std::move(ts));
     }
     s.warnings = j.value("warnings", std::vector<std::string>{});
@@ -112,6 +117,9 @@ Result<StepStatus> step_status_from_json(const nlohmann::json& j) {
     s.stderr_path = j.value("stderr", "");
     s.cgroup = j.value("cgroup", nlohmann::json::object());
     s.oom_kills = j.value("oom_kills", int64_t{0});
+    s.sampled_ms = j.value("sampled_ms", int64_t{0});
+    s.pids = j.value("pids", std::vector<pid_t>{});
+    if (j.contains("orphans")) s.orphans = task_usage_from_json(j["orphans"]);
     return s;
   } catch (const nlohmann::json::exception& e) {
     return make_error(std::string("step status: ") + e.what());

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/launch_spec.hpp"
+#include "agent/usage.hpp"
 
 namespace drover::agent {
 
@@ -47,6 +48,7 @@ struct TaskStatus {
   bool ended = false;
   ExitStatus exit;
   std::string error;  // launch error of this task ("execve(/bin/nope): No such file or directory")
+  TaskUsage usage;    // so far; final once ended
 };
 
 struct StepStatus {
@@ -64,6 +66,11 @@ struct StepStatus {
   std::string stdout_path, stderr_path;  // of the first task on this node
   nlohmann::json cgroup;              // StepCgroup::to_json()
   int64_t oom_kills = 0;
+  // What the step's processes that no task waited for used (reaped by the
+  // step daemon as their subreaper); reported with the first task here.
+  TaskUsage orphans;
+  int64_t sampled_ms = 0;             // when the tasks' usage was last read (unix ms); 0: never
+  std::vector<pid_t> pids;            // the step's processes at that time
 
   bool ended() const { return state != JobState::kRunning; }
 };

@@ -18,6 +18,7 @@
 
 #include "agent/fork_server.hpp"
 #include "agent/proc.hpp"
+#include "agent/usage.hpp"
 
 namespace drover::agent {
 namespace {
@@ -64,6 +65,9 @@ int StepDaemon::run() {
     return 0;
   }
   start_tasks();
+  // The first look at the tasks' use a second in (most jobs' peak shows by
+  // then, and short ones end before it), the next every interval.
+  if (cfg_.usage_samples && cfg_.usage_interval_s > 0) sample_ms_ = now_ms() + 1000;
   write_state();
   notify("ok");
   event_loop();
@@ -209,34 +213,46 @@ void StepDaemon::event_loop() {
 
 int StepDaemon::next_timeout_ms() const {
   int64_t next = 0;
-  for (int64_t t : {deadline_ms_, warn_ms_, kill_ms_}) {
+  for (int64_t t : {deadline_ms_, warn_ms_, kill_ms_, sample_ms_}) {
     if (t > 0 && (next == 0 || t < next)) next = t;
   }
   if (next == 0) return 1000;  // also re-checks for a missed SIGCHLD now and then
   return static_cast<int>(std::clamp<int64_t>(next - now_ms(), 0, 1000));
 }
 
+// Each child that exited: a task's end (its usage from the kernel's
+// accounting, its I/O read while it is still a zombie), or a process of the
+// step that no task waited for (kept as the step's orphans' usage).
 void StepDaemon::reap_children() {
   for (;;) {
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid <= 0) return;
+    const pid_t pid = info.si_pid;
+    std::optional<ProcessUse> last = read_process_use(pid);
     int wstatus = 0;
-    pid_t pid = waitpid(-1, &wstatus, WNOHANG);
-    if (pid <= 0) return;
-    for (std::size_t i = 0; i < status_.tasks.size(); ++i) {
-      TaskStatus& t = status_.tasks[i];
-      if (t.pid != pid || t.ended) continue;
-      run_epilogs(i);
-      t.ended = true;
-      t.exit = ExitStatus::from_wait_status(wstatus);
-      // When the last task ends, finish() writes the state next.
-      if (!all_tasks_ended()) write_state();
-      if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && kill_ms_ == 0 && !all_tasks_ended()) {
-        // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED),
-        // the others ended as Slurm's are: SIGCONT and SIGTERM, SIGKILL after KillWait.
-        status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
-        signal_processes(SIGCONT, false);
-        signal_processes(SIGTERM, false);
-        kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
-      }
+    rusage ru{};
+    if (wait4(pid, &wstatus, 0, &ru) != pid) return;
+    auto task = std::find_if(status_.tasks.begin(), status_.tasks.end(),
+                             [&](const TaskStatus& t) { return t.pid == pid && !t.ended; });
+    if (task == status_.tasks.end()) {
+      add_orphan(status_.orphans, ru, last);
+      continue;
+    }
+    const std::size_t i = static_cast<std::size_t>(task - status_.tasks.begin());
+    TaskStatus& t = *task;
+    add_exit(t.usage, ru, last);
+    run_epilogs(i);
+    t.ended = true;
+    t.exit = ExitStatus::from_wait_status(wstatus);
+    // When the last task ends, finish() writes the state next.
+    if (!all_tasks_ended()) write_state();
+    if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && kill_ms_ == 0 && !all_tasks_ended()) {
+      // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED),
+      // the others ended as Slurm's are: SIGCONT and SIGTERM, SIGKILL after KillWait.
+      status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
+      signal_processes(SIGCONT, false);
+      signal_processes(SIGTERM, false);
+      kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
     }
   }
 }
@@ -284,6 +300,9 @@ void StepDaemon::handle_command(const ControlCommand& c) {
   } else if (c.verb == "time_limit") {
     set_time_limit(std::max<int64_t>(0, std::atoll(c.args[0].c_str())));
     write_state();
+  } else if (c.verb == "sample") {
+    sample_usage();
+    write_state();
   } else {
     log_line("ignoring unknown control command '" + c.verb + "'");
   }
@@ -298,6 +317,11 @@ void StepDaemon::handle_timers() {
   if (deadline_ms_ > 0 && now >= deadline_ms_ && !end_state_) {
     deadline_ms_ = 0;
     begin_termination(JobState::kTimeout, "time limit of " + limit_text(status_.time_limit_s) + " reached");
+  }
+  if (sample_ms_ > 0 && now >= sample_ms_) {
+    sample_usage();
+    write_state();
+    sample_ms_ = now + cfg_.usage_interval_s * 1000;
   }
   if (kill_ms_ > 0 && now >= kill_ms_) {
     cgroup_.kill_all();
@@ -331,6 +355,30 @@ std::vector<pid_t> StepDaemon::step_processes() const {
   for (pid_t p : process_descendants(getpid())) all.insert(p);
   all.erase(getpid());
   return {all.begin(), all.end()};
+}
+
+// A look at what each running task's processes use now, and at the memory
+// of the step's processes that no task waited for (its orphans).
+void StepDaemon::sample_usage() {
+  std::set<pid_t> in_tasks;
+  for (auto& t : status_.tasks) {
+    if (t.ended || t.pid <= 0) continue;
+    std::vector<pid_t> tree = process_descendants(t.pid);
+    tree.push_back(t.pid);
+    in_tasks.insert(tree.begin(), tree.end());
+    add_sample(t.usage, sum_process_use(tree));
+  }
+  std::vector<pid_t> orphans;
+  status_.pids = step_processes();
+  for (pid_t p : status_.pids) {
+    if (!in_tasks.count(p)) orphans.push_back(p);
+  }
+  if (!orphans.empty()) {
+    const ProcessUse now = sum_process_use(orphans);
+    status_.orphans.max_rss_kb = std::max(status_.orphans.max_rss_kb, now.rss_kb);
+    status_.orphans.max_vmsize_kb = std::max(status_.orphans.max_vmsize_kb, now.vmsize_kb);
+  }
+  status_.sampled_ms = now_ms();
 }
 
 bool StepDaemon::all_tasks_ended() const {

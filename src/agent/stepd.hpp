@@ -94,6 +94,7 @@ class StepDaemon {
   void signal_processes(int sig, bool batch_shell_only);
   std::vector<pid_t> step_processes() const;
   bool all_tasks_ended() const;
+  void sample_usage();
   // ending
   void finish();
   void fail_launch(const std::string& reason);
@@ -127,6 +128,7 @@ class StepDaemon {
   int64_t deadline_ms_ = 0;  // time limit (unix ms); 0: none
   int64_t warn_ms_ = 0;      // --signal delivery time; 0: none or done
   int64_t kill_ms_ = 0;      // SIGKILL after KillWait; 0: not terminating
+  int64_t sample_ms_ = 0;    // next look at the tasks' usage (unix ms); 0: none planned
   std::optional<JobState> end_state_;
   std::string end_reason_;
 };

@@ -226,6 +226,8 @@ Status Supervisor::prepare_record(const LaunchRequest& req, const std::string& d
   }
   StepdConfig cfg;
   cfg.kill_wait_ms = opts_.kill_wait_ms;
+  cfg.usage_interval_s = opts_.usage_interval_s;
+  cfg.usage_samples = opts_.usage_samples;
   cfg.allow_root_jobs = opts_.allow_root_jobs;
   cfg.cgroups = cgroups_.plan();
   cfg.node_gpu_files = opts_.node_gpu_files;
@@ -490,6 +492,22 @@ std::optional<StepStatus> Supervisor::status(const StepKey& key) {
   if (it == steps_.end()) return std::nullopt;
   refresh(it->second);
   return it->second.last;
+}
+
+Result<StepStatus> Supervisor::sample(const StepKey& key, int timeout_ms) {
+  auto before = status(key);
+  if (!before) return make_error("step " + key.str() + " is not running on node " + opts_.node_name);
+  if (before->ended()) return *before;
+  if (Status st = control(key, "sample"); !st) return st.error();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::optional<StepStatus> now = before;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    now = status(key);
+    if (!now) return make_error("step " + key.str() + " is not running on node " + opts_.node_name);
+    if (now->ended() || now->sampled_ms != before->sampled_ms) break;
+  }
+  return *now;
 }
 
 std::vector<StepStatus> Supervisor::steps() {

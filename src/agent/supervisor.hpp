@@ -47,6 +47,8 @@ struct SupervisorOptions {
   // the agent gives those steps to the full binary.
   std::vector<std::string> pmix_stepd_command;
   int64_t kill_wait_ms = 30000;  // KillWait
+  int64_t usage_interval_s = 30; // JobAcctGatherFrequency (task=)
+  bool usage_samples = true;     // JobAcctGatherType other than jobacct_gather/none
   bool allow_root_jobs = false;  // run jobs whose user is root (refused otherwise)
   std::string task_prolog;       // slurm.conf's TaskProlog / TaskEpilog, given to every step
   std::string task_epilog;
@@ -108,6 +110,9 @@ class Supervisor {
   Status set_time_limit(const StepKey& key, int64_t seconds);
 
   std::optional<StepStatus> status(const StepKey& key);
+  // sstat: asks the step daemon to read its tasks' usage now and returns
+  // the status with it (within timeout_ms; else the last one it wrote).
+  Result<StepStatus> sample(const StepKey& key, int timeout_ms);
   std::vector<StepStatus> steps();     // every step known: running and ended-unacknowledged, by key
   std::vector<StepStatus> finished();  // ended, not yet acknowledged, by key
   // Blocks until the step has ended (or timeout_ms passes; -1 waits forever).

@@ -136,6 +136,19 @@ v1::StepReport report_from_status(const agent::StepStatus& s) {
   for (const auto& w : s.warnings) r.add_warnings(w);
   r.set_stdout_path(s.stdout_path);
   r.set_stderr_path(s.stderr_path);
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    agent::TaskUsage u = s.tasks[i].usage;
+    if (i == 0) agent::merge_orphans(u, s.orphans);  // the step's orphans count with its first task here
+    v1::TaskUsage* p = r.add_usage();
+    p->set_rank(s.tasks[i].rank);
+    p->set_user_cpu_us(u.user_cpu_us);
+    p->set_system_cpu_us(u.system_cpu_us);
+    p->set_max_rss_kb(u.max_rss_kb);
+    p->set_max_vmsize_kb(u.max_vmsize_kb);
+    p->set_pages(u.pages);
+    p->set_disk_read(u.disk_read);
+    p->set_disk_write(u.disk_write);
+  }
   if (!s.key.is_batch()) {
     for (const auto& t : s.tasks) {
       v1::TaskExit* e = r.add_tasks();

@@ -111,6 +111,18 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status StepUsage(grpc::ServerContext* ctx, const v1::StepUsageRequest* req, v1::StepUsageReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    agent::StepKey key{static_cast<uint64_t>(req->step().job_id()), agent::kBatchStep};
+    if (req->step().step_id() >= 0) key.step_id = req->step().step_id();
+    auto s = d_.supervisor().sample(key, 2000);
+    if (!s) return grpc::Status(grpc::StatusCode::NOT_FOUND, s.error().message);
+    *rep->mutable_usage() = report_from_status(*s).usage();
+    for (pid_t p : s->pids) rep->add_pids(p);
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    return grpc::Status::OK;
+  }
+
   grpc::Status SetTimeLimit(grpc::ServerContext* ctx, const v1::SetTimeLimitRequest* req,
                             v1::SetTimeLimitReply* rep) override {
     if (auto st = check(*ctx); !st.ok()) return st;

@@ -1,7 +1,8 @@
 // sacct's fields: names (as --helpformat lists them), headers, default
 // widths and justification as Slurm 22.05 prints them, and values.
-// Fields Drover does not measure (energy, disk I/O, page faults, per-task
-// usage extremes) print blank, as Slurm prints them for jobs without data.
+// The usage fields (MaxRSS, AveCPU, TRESUsageIn*, ...) come from what each
+// task of a step used; energy is not measured (0). Fields Drover does not
+// record print blank, as Slurm prints them for jobs without data.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -22,20 +23,6 @@ Seconds elapsed(const R& r, UnixTime now) {
   return until > r.start ? until - r.start - r.suspended : 0;
 }
 
-// Slurm's CPU-time form: "D-HH:MM:SS", "HH:MM:SS", or "MM:SS.mmm" under an hour.
-std::string cpu_time_text(double seconds) {
-  auto whole = static_cast<int64_t>(seconds);
-  auto msec = static_cast<int64_t>(std::llround((seconds - static_cast<double>(whole)) * 1000.0));
-  if (msec == 1000) {
-    ++whole;
-    msec = 0;
-  }
-  int64_t d = whole / 86400, h = whole / 3600 % 24, m = whole / 60 % 60, s = whole % 60;
-  if (d > 0) return fmt::format("{}-{:02}:{:02}:{:02}", d, h, m, s);
-  if (h > 0) return fmt::format("{:02}:{:02}:{:02}", h, m, s);
-  return fmt::format("{:02}:{:02}.{:03}", m, s, msec);
-}
-
 std::string exit_text(int code, int sig) { return fmt::format("{}:{}", code, sig); }
 
 // gres/gpu=2 in AllocTRES -> "gpu:2" (typed entries are left out, as Slurm's AllocGRES).
@@ -48,8 +35,56 @@ std::string alloc_gres(const R& r) {
   return join(parts, ",");
 }
 
-std::string opt_kb(const std::optional<int64_t>& kb, const SacctContext& c) {
-  return kb ? sacct_size_text(static_cast<double>(*kb), 'K', c) : "";
+// Memory a step's tasks used: "323564K" (a larger unit when exact), bytes
+// with --noconvert, as Slurm's sacct prints MaxRSS.
+std::string kb_text(double kb, const SacctContext& c) {
+  if (c.noconvert && !c.units) return std::to_string(std::llround(kb * 1024));
+  return sacct_size_text(std::round(kb), 'K', c);
+}
+
+// Bytes a step's tasks read or wrote, in megabytes as Slurm's sacct prints
+// them: "1.62M", "0.00M" under one, "0" for none.
+std::string disk_text(double bytes, const SacctContext& c) {
+  const double mb = bytes / (1024.0 * 1024.0);
+  if (bytes <= 0) return "0";
+  if (c.units) return sacct_size_text(mb, 'M', c);
+  if (mb > 1 && std::fmod(mb, 1.0) == 0) return sacct_size_text(mb, 'M', c);
+  return fmt::format("{:.2f}M", mb);
+}
+
+using M = UsageMeasure;
+
+// A usage field of a step: blank for a job and for a step not measured.
+using UsageValue = std::function<std::string(const UsageStats&, const SacctContext&)>;
+std::function<std::string(const AccountingRecord&, const SacctContext&)> usage(UsageValue f) {
+  return [f = std::move(f)](const AccountingRecord& r, const SacctContext& c) {
+    return r.usage ? f(*r.usage, c) : std::string();
+  };
+}
+UsageValue max_kb(M m) {
+  return [m](const UsageStats& s, const SacctContext& c) {
+    return kb_text(static_cast<double>(s.max_of(m).value), c);
+  };
+}
+UsageValue ave_kb(M m) {
+  return [m](const UsageStats& s, const SacctContext& c) { return kb_text(s.ave_of(m), c); };
+}
+UsageValue max_disk(M m) {
+  return [m](const UsageStats& s, const SacctContext& c) {
+    return disk_text(static_cast<double>(s.max_of(m).value), c);
+  };
+}
+UsageValue ave_disk(M m) {
+  return [m](const UsageStats& s, const SacctContext& c) { return disk_text(s.ave_of(m), c); };
+}
+UsageValue max_node(M m) {
+  return [m](const UsageStats& s, const SacctContext&) { return s.max_of(m).node; };
+}
+UsageValue max_task(M m) {
+  return [m](const UsageStats& s, const SacctContext&) { return std::to_string(s.max_of(m).task); };
+}
+UsageValue tres(std::string which, bool in) {
+  return [which, in](const UsageStats& s, const SacctContext&) { return usage_tres_text(s, which, in); };
 }
 
 ColumnInfo C(std::string_view name, int width, bool right, CutStyle cut, std::string_view header = {}) {
@@ -83,6 +118,8 @@ std::string sacct_size_text(double value, char base_unit, const SacctContext& c)
 
 const std::vector<SacctField>& sacct_fields() {
   auto num = [](int64_t v) { return std::to_string(v); };
+  // Energy is not measured: 0 where usage was (Slurm's without an energy plugin).
+  auto energy = [](const R& r, const SacctContext&) { return r.has_cpu_usage ? std::string("0") : std::string(); };
   static const std::vector<SacctField> fields = {
       {C("Account", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.account; }},
       {C("AdminComment", 15, true, kPlus), blank},
@@ -93,19 +130,23 @@ const std::vector<SacctField>& sacct_fields() {
        }},
       {C("AllocTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return format_tres_sacct(r.alloc_tres); }},
       {C("AssocID", 7, true, kNever), blank},
-      {C("AveCPU", 10, true, kNever), blank},
-      {C("AveCPUFreq", 10, true, kNever), blank},
-      {C("AveDiskRead", 14, true, kNever), blank},
-      {C("AveDiskWrite", 14, true, kNever), blank},
-      {C("AvePages", 10, true, kNever), blank},
-      {C("AveRSS", 10, true, kNever), [](const R& r, const SacctContext& c) { return opt_kb(r.ave_rss_kb, c); }},
-      {C("AveVMSize", 10, true, kNever), blank},
+      {C("AveCPU", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
+         return cpu_clock_text(std::llround(s.ave_of(M::kCpu)));
+       })},
+      {C("AveCPUFreq", 10, true, kNever), usage([](const UsageStats&, const SacctContext&) { return std::string("0"); })},
+      {C("AveDiskRead", 14, true, kNever), usage(ave_disk(M::kDiskRead))},
+      {C("AveDiskWrite", 14, true, kNever), usage(ave_disk(M::kDiskWrite))},
+      {C("AvePages", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
+         return std::to_string(std::llround(s.ave_of(M::kPages)));
+       })},
+      {C("AveRSS", 10, true, kNever), usage(ave_kb(M::kRss))},
+      {C("AveVMSize", 10, true, kNever), usage(ave_kb(M::kVmSize))},
       {C("BlockID", 16, true, kPlus), blank},
       {C("Cluster", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.cluster; }},
       {C("Comment", 14, true, kPlus), [](const R& r, const SacctContext&) { return r.comment; }},
       {C("Constraints", 19, true, kPlus), [](const R& r, const SacctContext&) { return r.constraints; }},
-      {C("ConsumedEnergy", 14, true, kNever), blank},
-      {C("ConsumedEnergyRaw", 17, true, kNever), blank},
+      {C("ConsumedEnergy", 14, true, kNever), energy},
+      {C("ConsumedEnergyRaw", 17, true, kNever), energy},
       {C("Container", 19, true, kPlus), blank},
       {C("CPUTime", 10, true, kNever), [](const R& r, const SacctContext& c) {
          return format_duration_hms(elapsed(r, c.now) * r.alloc_cpus);
@@ -132,25 +173,31 @@ const std::vector<SacctField>& sacct_fields() {
        }},
       {C("JobName", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.job_name; }},
       {C("Layout", 9, true, kPlus), blank},
-      {C("MaxDiskRead", 12, true, kNever), blank},
-      {C("MaxDiskReadNode", 15, true, kPlus), blank},
-      {C("MaxDiskReadTask", 15, true, kNever), blank},
-      {C("MaxDiskWrite", 12, true, kNever), blank},
-      {C("MaxDiskWriteNode", 16, true, kPlus), blank},
-      {C("MaxDiskWriteTask", 16, true, kNever), blank},
-      {C("MaxPages", 8, true, kNever), blank},
-      {C("MaxPagesNode", 12, true, kPlus), blank},
-      {C("MaxPagesTask", 14, true, kNever), blank},
-      {C("MaxRSS", 10, true, kNever), [](const R& r, const SacctContext& c) { return opt_kb(r.max_rss_kb, c); }},
-      {C("MaxRSSNode", 10, true, kPlus), blank},
-      {C("MaxRSSTask", 10, true, kNever), blank},
-      {C("MaxVMSize", 10, true, kNever), [](const R& r, const SacctContext& c) { return opt_kb(r.max_vmsize_kb, c); }},
-      {C("MaxVMSizeNode", 14, true, kPlus), blank},
-      {C("MaxVMSizeTask", 14, true, kNever), blank},
+      {C("MaxDiskRead", 12, true, kNever), usage(max_disk(M::kDiskRead))},
+      {C("MaxDiskReadNode", 15, true, kPlus), usage(max_node(M::kDiskRead))},
+      {C("MaxDiskReadTask", 15, true, kNever), usage(max_task(M::kDiskRead))},
+      {C("MaxDiskWrite", 12, true, kNever), usage(max_disk(M::kDiskWrite))},
+      {C("MaxDiskWriteNode", 16, true, kPlus), usage(max_node(M::kDiskWrite))},
+      {C("MaxDiskWriteTask", 16, true, kNever), usage(max_task(M::kDiskWrite))},
+      {C("MaxPages", 8, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
+         return std::to_string(s.max_of(M::kPages).value);
+       })},
+      {C("MaxPagesNode", 12, true, kPlus), usage(max_node(M::kPages))},
+      {C("MaxPagesTask", 14, true, kNever), usage(max_task(M::kPages))},
+      {C("MaxRSS", 10, true, kNever), usage(max_kb(M::kRss))},
+      {C("MaxRSSNode", 10, true, kPlus), usage(max_node(M::kRss))},
+      {C("MaxRSSTask", 10, true, kNever), usage(max_task(M::kRss))},
+      {C("MaxVMSize", 10, true, kNever), usage(max_kb(M::kVmSize))},
+      {C("MaxVMSizeNode", 14, true, kPlus), usage(max_node(M::kVmSize))},
+      {C("MaxVMSizeTask", 14, true, kNever), usage(max_task(M::kVmSize))},
       {C("McsLabel", 12, true, kPlus), blank},
-      {C("MinCPU", 10, true, kNever), blank},
-      {C("MinCPUNode", 10, true, kPlus), blank},
-      {C("MinCPUTask", 10, true, kNever), blank},
+      {C("MinCPU", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
+         return cpu_clock_text(s.min_of(M::kCpu).value);
+       })},
+      {C("MinCPUNode", 10, true, kPlus), usage([](const UsageStats& s, const SacctContext&) { return s.min_of(M::kCpu).node; })},
+      {C("MinCPUTask", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
+         return std::to_string(s.min_of(M::kCpu).task);
+       })},
       {C("NCPUS", 10, true, kNever), [num](const R& r, const SacctContext&) { return num(r.alloc_cpus); }},
       {C("NNodes", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.nnodes); }},
       {C("NodeList", 15, true, kPlus), [](const R& r, const SacctContext&) { return or_text(r.node_list, "None assigned"); }},
@@ -203,22 +250,22 @@ const std::vector<SacctField>& sacct_fields() {
       {C("TotalCPU", 10, true, kNever), [](const R& r, const SacctContext&) {
          return r.has_cpu_usage ? cpu_time_text(r.total_cpu_sec) : std::string("00:00:00");
        }},
-      {C("TRESUsageInAve", 14, true, kPlus), blank},
-      {C("TRESUsageInMax", 14, true, kPlus), blank},
-      {C("TRESUsageInMaxNode", 18, true, kPlus), blank},
-      {C("TRESUsageInMaxTask", 18, true, kPlus), blank},
-      {C("TRESUsageInMin", 14, true, kPlus), blank},
-      {C("TRESUsageInMinNode", 18, true, kPlus), blank},
-      {C("TRESUsageInMinTask", 18, true, kPlus), blank},
-      {C("TRESUsageInTot", 14, true, kPlus), blank},
-      {C("TRESUsageOutAve", 15, true, kPlus), blank},
-      {C("TRESUsageOutMax", 15, true, kPlus), blank},
-      {C("TRESUsageOutMaxNode", 19, true, kPlus), blank},
-      {C("TRESUsageOutMaxTask", 19, true, kPlus), blank},
-      {C("TRESUsageOutMin", 15, true, kPlus), blank},
-      {C("TRESUsageOutMinNode", 19, true, kPlus), blank},
-      {C("TRESUsageOutMinTask", 19, true, kPlus), blank},
-      {C("TRESUsageOutTot", 15, true, kPlus), blank},
+      {C("TRESUsageInAve", 14, true, kPlus), usage(tres("Ave", true))},
+      {C("TRESUsageInMax", 14, true, kPlus), usage(tres("Max", true))},
+      {C("TRESUsageInMaxNode", 18, true, kPlus), usage(tres("MaxNode", true))},
+      {C("TRESUsageInMaxTask", 18, true, kPlus), usage(tres("MaxTask", true))},
+      {C("TRESUsageInMin", 14, true, kPlus), usage(tres("Min", true))},
+      {C("TRESUsageInMinNode", 18, true, kPlus), usage(tres("MinNode", true))},
+      {C("TRESUsageInMinTask", 18, true, kPlus), usage(tres("MinTask", true))},
+      {C("TRESUsageInTot", 14, true, kPlus), usage(tres("Tot", true))},
+      {C("TRESUsageOutAve", 15, true, kPlus), usage(tres("Ave", false))},
+      {C("TRESUsageOutMax", 15, true, kPlus), usage(tres("Max", false))},
+      {C("TRESUsageOutMaxNode", 19, true, kPlus), usage(tres("MaxNode", false))},
+      {C("TRESUsageOutMaxTask", 19, true, kPlus), usage(tres("MaxTask", false))},
+      {C("TRESUsageOutMin", 15, true, kPlus), usage(tres("Min", false))},
+      {C("TRESUsageOutMinNode", 19, true, kPlus), usage(tres("MinNode", false))},
+      {C("TRESUsageOutMinTask", 19, true, kPlus), usage(tres("MinTask", false))},
+      {C("TRESUsageOutTot", 15, true, kPlus), usage(tres("Tot", false))},
       {C("UID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.uid); }},
       {C("User", 9, true, kPlus), [](const R& r, const SacctContext&) { return r.user; }},
       {C("UserCPU", 10, true, kNever), [](const R& r, const SacctContext&) {

@@ -29,4 +29,7 @@ const std::vector<SacctField>& sacct_fields();
 // ("4096M" -> "4G", "4000M" stays), unscaled with --noconvert.
 std::string sacct_size_text(double value, char base_unit, const SacctContext& c);
 
+// --helpformat (sacct -e, sstat -e): names 19 wide, four to a line, one space apart.
+std::string help_format_text(const std::vector<std::string_view>& names);
+
 }  // namespace drover::cli

@@ -410,18 +410,22 @@ std::string render_scripts(const SacctOptions& o, const std::vector<AccountingRe
   return out;
 }
 
-// --helpformat: names 19 wide, four to a line, one space apart (as sacct -e).
 std::string field_list_text() {
-  std::string out;
-  const auto& fields = sacct_fields();
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    out += fmt::format("{:<19}", fields[i].column.name);
-    out += (i % 4 == 3 || i + 1 == fields.size()) ? "\n" : " ";
-  }
-  return out;
+  std::vector<std::string_view> names;
+  for (const auto& f : sacct_fields()) names.push_back(f.column.name);
+  return help_format_text(names);
 }
 
 }  // namespace
+
+std::string help_format_text(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += fmt::format("{:<19}", names[i]);
+    out += (i % 4 == 3 || i + 1 == names.size()) ? "\n" : " ";
+  }
+  return out;
+}
 
 UnixTime sacct_window_start(const SacctOptions& opts, UnixTime now) {
   auto w = time_window(opts, now);

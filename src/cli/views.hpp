@@ -16,6 +16,7 @@
 
 #include "cli/job_state.hpp"
 #include "cli/node_state.hpp"
+#include "cli/usage_stats.hpp"
 #include "common/duration.hpp"
 #include "common/gres.hpp"
 #include "common/tres.hpp"
@@ -231,11 +232,9 @@ struct AccountingRecord {
   int64_t priority = 0;
   TresMap req_tres, alloc_tres;
   int64_t req_mem_mb = 0;                  // ReqMem
-  std::optional<int64_t> max_rss_kb;       // MaxRSS (from the step's accounting); unset = blank
-  std::optional<int64_t> ave_rss_kb;
-  std::optional<int64_t> max_vmsize_kb;
-  double total_cpu_sec = 0, user_cpu_sec = 0, system_cpu_sec = 0;  // with fractions
-  bool has_cpu_usage = false;              // CPU usage known (job steps ended)
+  std::optional<UsageStats> usage;         // steps: what their tasks used (MaxRSS, AveCPU, ...); unset = blank
+  double total_cpu_sec = 0, user_cpu_sec = 0, system_cpu_sec = 0;  // with fractions; a job's: its steps'
+  bool has_cpu_usage = false;              // CPU usage known (a step with usage; a job with such a step)
 };
 
 // One pending job's priority factors (sprio). Weighted values are integers

@@ -223,6 +223,7 @@ bool may_send_again(int method) {
     case v1::WIRE_STATUS:
     case v1::WIRE_GET_STEP:
     case v1::WIRE_GET_STEPS:
+    case v1::WIRE_GET_STEP_USAGE:
     case v1::WIRE_GET_JOB_HISTORY:
     case v1::WIRE_DIAG:
     case v1::WIRE_GET_ASSOCIATIONS:
@@ -361,6 +362,15 @@ ApiResult<v1::GetStepReply> ControllerApi::get_step(int64_t job_id, int64_t step
   req.set_job_id(job_id);
   req.set_step_id(step_id);
   return call<v1::GetStepReply>(v1::WIRE_GET_STEP, std::move(req));
+}
+
+ApiResult<v1::GetStepUsageReply> ControllerApi::get_step_usage(int64_t job_id, std::optional<int64_t> step_id,
+                                                               bool all_steps) {
+  v1::GetStepUsageRequest req;
+  req.set_job_id(job_id);
+  if (step_id) req.set_step_id(*step_id);
+  req.set_all_steps(all_steps);
+  return call<v1::GetStepUsageReply>(v1::WIRE_GET_STEP_USAGE, std::move(req));
 }
 
 ApiResult<v1::GetStepsReply> ControllerApi::get_steps(const std::vector<int64_t>& job_ids) {

@@ -24,6 +24,7 @@ int sacctmgr_main(const Args& args);
 int sprio_main(const Args& args);
 int sshare_main(const Args& args);
 int sreport_main(const Args& args);
+int sstat_main(const Args& args);
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

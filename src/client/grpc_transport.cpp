@@ -61,6 +61,8 @@ class GrpcTransport final : public Transport {
       case v1::WIRE_GET_STEP: return invoke<v1::GetStepRequest, v1::GetStepReply>(request, steps_.get(), &T::GetStep);
       case v1::WIRE_GET_STEPS:
         return invoke<v1::GetStepsRequest, v1::GetStepsReply>(request, steps_.get(), &T::GetSteps);
+      case v1::WIRE_GET_STEP_USAGE:
+        return invoke<v1::GetStepUsageRequest, v1::GetStepUsageReply>(request, steps_.get(), &T::GetStepUsage);
       case v1::WIRE_SIGNAL_STEP:
         return invoke<v1::SignalStepRequest, v1::SignalStepReply>(request, steps_.get(), &T::SignalStep);
       case v1::WIRE_COMPLETE_JOB:

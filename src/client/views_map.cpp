@@ -475,6 +475,28 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   return x;
 }
 
+}  // namespace
+
+std::vector<cli::TaskUsageView> task_usage_views(const google::protobuf::RepeatedPtrField<v1::TaskUsage>& usage) {
+  std::vector<cli::TaskUsageView> out;
+  for (const auto& u : usage) {
+    cli::TaskUsageView t;
+    t.node = u.node();
+    t.rank = u.rank();
+    t.user_cpu_us = u.user_cpu_us();
+    t.system_cpu_us = u.system_cpu_us();
+    t.max_rss_kb = u.max_rss_kb();
+    t.max_vmsize_kb = u.max_vmsize_kb();
+    t.pages = u.pages();
+    t.disk_read = u.disk_read();
+    t.disk_write = u.disk_write();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+namespace {
+
 cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::AccountingStep& s) {
   cli::AccountingRecord x = job;
   x.array_pending_tasks.clear();
@@ -500,6 +522,16 @@ cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::Ac
   x.nnodes = s.num_nodes();
   x.ntasks = s.num_tasks();
   x.node_list = s.nodes();
+  x.usage.reset();
+  x.has_cpu_usage = false;
+  x.total_cpu_sec = x.user_cpu_sec = x.system_cpu_sec = 0;
+  if (s.usage_size() > 0) {
+    x.usage = cli::summarize_usage(task_usage_views(s.usage()));
+    x.has_cpu_usage = true;
+    x.user_cpu_sec = static_cast<double>(x.usage->user_cpu_us) / 1e6;
+    x.system_cpu_sec = static_cast<double>(x.usage->system_cpu_us) / 1e6;
+    x.total_cpu_sec = x.user_cpu_sec + x.system_cpu_sec;
+  }
   return x;
 }
 
@@ -526,9 +558,17 @@ std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryRep
       continue;
     }
     out.push_back(job_record(a));
-    const cli::AccountingRecord& job = out.back();
+    cli::AccountingRecord& job = out.back();
     std::vector<cli::AccountingRecord> steps;
     for (const auto& s : a.steps()) steps.push_back(step_record(job, s));
+    // A job's CPU time is its steps'.
+    for (const auto& s : steps) {
+      if (!s.has_cpu_usage) continue;
+      job.has_cpu_usage = true;
+      job.user_cpu_sec += s.user_cpu_sec;
+      job.system_cpu_sec += s.system_cpu_sec;
+      job.total_cpu_sec += s.total_cpu_sec;
+    }
     out.insert(out.end(), steps.begin(), steps.end());
   }
   return out;

@@ -19,6 +19,8 @@ cli::JobState cli_job_state(v1::JobState state, bool completing);
 // sacct's rows: each job followed by its steps; the still-pending elements
 // of an array as one record (JobID "N_[2-4%25]").
 std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryReply& reply);
+// What each task of a step used (sacct, sstat).
+std::vector<cli::TaskUsageView> task_usage_views(const google::protobuf::RepeatedPtrField<v1::TaskUsage>& usage);
 cli::NodeView node_view(const v1::NodeInfo& n);
 cli::PartitionView partition_view(const v1::PartitionInfo& p);
 cli::ReservationView reservation_view(const v1::ReservationInfo& r);

@@ -25,7 +25,7 @@ const char* const kPassiveGlobals[] = {
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
       "InactiveLimit", "InteractiveStepOptions",
-      "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost", "JobCompLoc",
+      "JobAcctGatherParams", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
       "LogTimeFormat", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
@@ -84,6 +84,11 @@ std::vector<PassiveKey> passive_globals() {
       {"SlurmctldDebug", "the controller's log: quiet, fatal, error (failures only), info (default: also each job "
                          "submitted, started and ended), verbose, debug (also each scheduling pass), debug2 and up "
                          "(also each call); `scontrol setdebug` changes it until a restart or reconfigure"},
+      {"JobAcctGatherFrequency", "the agents: seconds between samples of each task's memory, CPU time and I/O "
+                                 "(`30`, `task=30`; default 30; 0: only as tasks end), which sacct and sstat "
+                                 "report"},
+      {"JobAcctGatherType", "the agents: jobacct_gather/none takes no samples (CPU time and each task's largest "
+                            "process's peak memory are still recorded as tasks end); any other gathers"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
       {"MailProg", "the controller: the program job mail (`--mail-type`) goes through, as `MailProg -s SUBJECT "

@@ -83,6 +83,17 @@ v1::AccountingStep batch_step(const v1::JobRecord& rec) {
   return s;
 }
 
+// What each task of the step used, with its node.
+void add_usage(v1::AccountingStep& a, const v1::StepInfo& si) {
+  for (const auto& n : si.nodes()) {
+    for (const auto& u : n.usage()) {
+      v1::TaskUsage* t = a.add_usage();
+      *t = u;
+      t->set_node(n.node());
+    }
+  }
+}
+
 // An srun step as sacct shows it ("123.0"): its own nodes, tasks, CPUs and
 // GPUs, its start and end, the worst end of its nodes.
 v1::AccountingStep srun_step(const v1::StepInfo& si) {
@@ -108,6 +119,7 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   s.set_num_cpus(si.cpus());
   s.set_num_tasks(si.ntasks());
   for (const auto& [k, v] : step_tres(si)) (*s.mutable_alloc_tres())[k] = v;
+  add_usage(s, si);
   return s;
 }
 
@@ -120,6 +132,7 @@ std::vector<v1::AccountingStep> step_rows(const v1::JobRecord& rec, const std::v
   std::vector<const v1::StepInfo*> sruns;
   for (const auto& s : steps) {
     if (s.step_id() >= 0) sruns.push_back(&s);
+    if (s.step_id() == kBatchStepId && !rows.empty()) add_usage(rows.front(), s);
   }
   std::sort(sruns.begin(), sruns.end(), [](const v1::StepInfo* a, const v1::StepInfo* b) { return a->step_id() < b->step_id(); });
   for (const v1::StepInfo* s : sruns) rows.push_back(srun_step(*s));

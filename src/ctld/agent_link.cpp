@@ -154,6 +154,28 @@ void AgentLink::shutdown_agents(const std::vector<std::string>& nodes, std::func
   one_done();
 }
 
+void AgentLink::step_usage(const std::string& node, int64_t job_id, int64_t step_id, UsageDone answered) {
+  Impl* impl = impl_.get();
+  v1::NodeAgentService::Stub* stub = impl->stub(node);
+  if (!stub) return answered(std::nullopt, "no route to node " + node);
+  auto* c = new Call<v1::StepUsageRequest, v1::StepUsageReply>;
+  rpc::fill_request_header("drover-controller", c->req.mutable_header());
+  c->req.mutable_step()->set_job_id(job_id);
+  c->req.mutable_step()->set_step_id(step_id);
+  rpc::set_timeout(c->ctx, std::chrono::seconds(10));
+  impl->begin_call(&c->ctx);
+  stub->async()->StepUsage(&c->ctx, &c->req, &c->rep, [impl, c, answered = std::move(answered)](grpc::Status st) {
+    impl->settled(&c->ctx);
+    if (st.ok()) {
+      answered(std::move(c->rep), "");
+    } else {
+      answered(std::nullopt, st.error_message());
+    }
+    delete c;
+    impl->end_call();
+  });
+}
+
 void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> after) {
   Impl* impl = this;
   v1::NodeAgentService::Stub* stub = impl->stub(cmd.node);

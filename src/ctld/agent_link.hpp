@@ -29,6 +29,10 @@ class AgentLink {
   // scontrol shutdown: asks each node's agent to stop; `answered` runs once
   // every one has answered or failed (on a gRPC thread; at once for none).
   void shutdown_agents(const std::vector<std::string>& nodes, std::function<void()> answered);
+  // sstat: what a running step's tasks on `node` use now. `answered` runs
+  // once (on a gRPC thread): with the reply, or with why there is none.
+  using UsageDone = std::function<void(std::optional<v1::StepUsageReply> reply, std::string error)>;
+  void step_usage(const std::string& node, int64_t job_id, int64_t step_id, UsageDone answered);
 
  private:
   struct Impl;

@@ -60,6 +60,7 @@ class Controller {
   Caller caller_for(uint32_t uid, uint32_t gid) const;
   void post(EventLoop::Task task) { loop_.post(std::move(task)); }
   ControllerState& state() { return *state_; }
+  AgentLink* agents() { return agents_.get(); }  // null in tests without agents
   // Reads only (history queries); changes go through commit().
   const store::Store& store() const { return *store_; }
   // Makes fx durable, then calls `done` (status of the commit) and sends fx's commands.

@@ -105,6 +105,7 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
     return;
   }
   *reply.add_acknowledged() = step_ref(s);
+  if (here) keep_batch_usage(*j, s, fx);
   // Already recorded (a repeated report; or the job's Epilogs are running).
   if (!here || !holds_resources(*j) || j->rec.epilog_nodes_size() > 0) return;
   if (j->rec.state() == v1::PENDING) {
@@ -120,6 +121,19 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
   v1::JobState st = state_from_agent(s.state());
   int64_t end = s.end_time() ? s.end_time() : now;
   finish_job(*j, st, s.exit_code(), s.exit_signal(), s.reason(), end, fx);
+}
+
+// What the batch script's processes used, with its step's record: kept by
+// the job's end (finish_job) or, when the job had ended first (a cancel, a
+// time limit), written here.
+void ControllerState::keep_batch_usage(const Job& j, const v1::StepReport& s, Effects& fx) {
+  if (s.usage_size() == 0) return;
+  auto js = steps_.find(j.rec.job_id());
+  if (js == steps_.end()) return;
+  auto b = js->second.steps.find(kBatchStepId);
+  if (b == js->second.steps.end() || b->second.nodes_size() == 0 || b->second.nodes(0).usage_size() > 0) return;
+  *b->second.mutable_nodes(0)->mutable_usage() = s.usage();
+  if (step_final(b->second)) put_step(b->second, fx);
 }
 
 void ControllerState::apply_gpu_health(core::NodeIndex ni, const std::string& problem, int64_t now, Effects& fx) {

@@ -191,6 +191,10 @@ class StepServiceImpl final : public v1::StepService::CallbackService {
                                      v1::GetStepsReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::get_steps);
   }
+  grpc::ServerUnaryReactor* GetStepUsage(grpc::CallbackServerContext* ctx, const v1::GetStepUsageRequest* req,
+                                         v1::GetStepUsageReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::get_step_usage);
+  }
   grpc::ServerUnaryReactor* SignalStep(grpc::CallbackServerContext* ctx, const v1::SignalStepRequest* req,
                                        v1::SignalStepReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::signal_step);

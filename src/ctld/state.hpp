@@ -131,6 +131,12 @@ AgentCommand signal_command(int64_t job_id, const std::string& node, int sig, in
 AgentCommand terminate_command(int64_t job_id, const std::string& node, const std::string& state,
                                std::string reason, int64_t step_id = -1);
 
+// sstat: a running step and the nodes where it still runs.
+struct UsageTarget {
+  int64_t step_id = 0;
+  std::vector<std::string> nodes;
+};
+
 struct Effects {
   store::Batch batch;
   std::vector<AgentCommand> commands;
@@ -388,6 +394,7 @@ class ControllerState {
                                           Effects& fx);
   Result<v1::GetStepReply> get_step(const Caller& who, const v1::GetStepRequest& req) const;
   v1::GetStepsReply get_steps(const v1::GetStepsRequest& req, int64_t now) const;
+  Result<std::vector<UsageTarget>> step_usage_targets(const Caller& who, const v1::GetStepUsageRequest& req) const;
   Status signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx);
   // salloc / srun outside an allocation: the allocation's end.
   Status complete_job(const Caller& who, const v1::CompleteJobRequest& req, int64_t now, Effects& fx);
@@ -492,6 +499,7 @@ class ControllerState {
   void apply_gpu_health(core::NodeIndex ni, const std::string& problem, int64_t now, Effects& fx);
   void reconcile_node(core::NodeIndex ni, const std::set<int64_t>& reported, bool new_session, int64_t now,
                       Effects& fx);
+  void keep_batch_usage(const Job& j, const v1::StepReport& s, Effects& fx);
   void apply_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                          v1::NodeReportReply& reply);
   void node_lost(core::NodeIndex ni, const std::string& why, int64_t now, Effects& fx);

@@ -331,6 +331,39 @@ v1::GetStepsReply ControllerState::get_steps(const v1::GetStepsRequest& req, int
   return rep;
 }
 
+// sstat: the job's running steps to ask about and the nodes where each
+// still runs; an error in Slurm's words when there is none. Only the job's
+// owner and the privileged may ask (Slurm's step daemons answer no one else).
+Result<std::vector<UsageTarget>> ControllerState::step_usage_targets(const Caller& who,
+                                                                      const v1::GetStepUsageRequest& req) const {
+  const std::string job = std::to_string(req.job_id());
+  auto j = jobs_.find(req.job_id());
+  if (j == jobs_.end()) return make_error("couldn't get steps for job " + job);
+  if (!may_act_on(who, j->second)) return make_error(kAccessDenied);
+  auto js = steps_.find(req.job_id());
+  std::vector<UsageTarget> out;
+  bool any_running = false;  // the batch step too: a job running only its script lists nothing, without error
+  if (js != steps_.end() && is_started(j->second.rec)) {
+    for (const auto& [id, s] : js->second.steps) {
+      if (step_final(s)) continue;
+      any_running = true;
+      if (req.has_step_id() ? id != req.step_id() : (id < 0 && !(req.all_steps() && id == kBatchStepId))) continue;
+      UsageTarget t{id, {}};
+      for (const auto& n : s.nodes()) {
+        if (!n.ended()) t.nodes.push_back(n.node());
+      }
+      if (!t.nodes.empty()) out.push_back(std::move(t));
+    }
+  }
+  // The batch step first, then by step id (Slurm's order).
+  std::sort(out.begin(), out.end(), [](const UsageTarget& a, const UsageTarget& b) { return a.step_id < b.step_id; });
+  if (out.empty() && req.has_step_id()) {
+    return make_error("StepId=" + step_name(req.job_id(), req.step_id()) + " not found running.");
+  }
+  if (!any_running) return make_error("No steps running for job " + job);
+  return out;
+}
+
 Status ControllerState::signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx) {
   Job* j = find_job(req.job_id());
   auto js = steps_.find(req.job_id());

@@ -1,5 +1,9 @@
 #include "ctld/step_methods.hpp"
 
+#include <atomic>
+#include <mutex>
+
+#include "ctld/agent_link.hpp"
 #include "ctld/controller.hpp"
 
 namespace drover::ctld::methods {
@@ -48,6 +52,59 @@ void get_steps(Controller& c, const Caller&, const v1::GetStepsRequest& req, v1:
   *rep = c.state().get_steps(req, c.now());
   header(req, rep);
   done(0, "");
+}
+
+void get_step_usage(Controller& c, const Caller& who, const v1::GetStepUsageRequest& req, v1::GetStepUsageReply* rep,
+                    Done done) {
+  auto targets = c.state().step_usage_targets(who, req);
+  if (!targets) return done(kInvalidArgument, targets.error().message);
+  header(req, rep);
+  for (const auto& t : *targets) {
+    v1::StepUsage* s = rep->add_steps();
+    s->set_job_id(req.job_id());
+    s->set_step_id(t.step_id);
+  }
+  AgentLink* agents = c.agents();
+  if (!agents) return done(0, "");
+  // Every node of every step is asked at once; the last answer (on a gRPC
+  // thread) completes the reply, which nothing else touches meanwhile.
+  struct Pending {
+    std::mutex mu;
+    std::atomic<int> left{1};  // +1: this loop's own
+    v1::GetStepUsageReply* rep;
+    Done done;
+  };
+  auto p = std::make_shared<Pending>();
+  p->rep = rep;
+  p->done = std::move(done);
+  auto one_done = [p] {
+    if (--p->left == 0) p->done(0, "");
+  };
+  for (std::size_t i = 0; i < targets->size(); ++i) {
+    const UsageTarget& t = (*targets)[i];
+    for (const auto& node : t.nodes) {
+      ++p->left;
+      agents->step_usage(node, req.job_id(), t.step_id,
+                         [p, i, node, one_done](std::optional<v1::StepUsageReply> r, std::string error) {
+                           {
+                             std::lock_guard lock(p->mu);
+                             v1::StepUsage* s = p->rep->mutable_steps(static_cast<int>(i));
+                             if (r) {
+                               for (const auto& u : r->usage()) {
+                                 v1::TaskUsage* x = s->add_usage();
+                                 *x = u;
+                                 x->set_node(node);
+                               }
+                               for (int32_t pid : r->pids()) s->add_pids(pid);
+                             } else {
+                               s->add_errors(node + ": " + error);
+                             }
+                           }
+                           one_done();
+                         });
+    }
+  }
+  one_done();
 }
 
 void signal_step(Controller& c, const Caller& who, const v1::SignalStepRequest& req, v1::SignalStepReply* rep,

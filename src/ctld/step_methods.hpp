@@ -12,6 +12,9 @@ void create_step(Controller& c, const Caller& who, const v1::CreateStepRequest& 
                  Done done);
 void get_step(Controller& c, const Caller& who, const v1::GetStepRequest& req, v1::GetStepReply* rep, Done done);
 void get_steps(Controller& c, const Caller& who, const v1::GetStepsRequest& req, v1::GetStepsReply* rep, Done done);
+// sstat: asks the nodes of the job's running steps; answers once each has.
+void get_step_usage(Controller& c, const Caller& who, const v1::GetStepUsageRequest& req, v1::GetStepUsageReply* rep,
+                    Done done);
 void signal_step(Controller& c, const Caller& who, const v1::SignalStepRequest& req, v1::SignalStepReply* rep,
                  Done done);
 void complete_job(Controller& c, const Caller& who, const v1::CompleteJobRequest& req, v1::CompleteJobReply* rep,

@@ -225,6 +225,7 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   here->set_exit_signal(r.exit_signal());
   here->set_reason(r.reason());
   *here->mutable_tasks_ended() = r.tasks();
+  *here->mutable_usage() = r.usage();
   step_node_ended(*j, *s, *here, now, fx);
 }
 

@@ -659,5 +659,116 @@ TEST(Accounting, SreportCountsTheHoursThatEnded) {
   EXPECT_EQ(r.out, cluster_of(c) + "|0.00%|0.00%|0.00%|100.00%|0.00%|100.00%\n");
 }
 
+// sacct -P --noconvert rows by JobID.
+std::map<std::string, std::vector<std::string>> usage_rows(const TestCluster& c, const std::string& job,
+                                                           const std::string& fields) {
+  std::map<std::string, std::vector<std::string>> rows;
+  for (const auto& l : lines_of(sacct_p(c, {"-j", job, "--noconvert", "-o", fields}))) {
+    auto f = split(l, '|');
+    rows[f[0]] = f;
+  }
+  return rows;
+}
+
+double cpu_seconds(const std::string& t) {  // "MM:SS.mmm" or "HH:MM:SS"
+  auto parts = split(t, ':');
+  double s = 0;
+  for (const auto& p : parts) s = s * 60 + std::stod(p);
+  return s;
+}
+
+// sacct's usage fields (Slurm's jobacct_gather): each step's memory peak, CPU
+// time and bytes read and written, with the task and node of the largest;
+// the job's CPU time is its steps'. The memory is a bash variable of 40 MB
+// (the batch script) and of 10 MB (each of two srun tasks). Then sstat on a
+// running script that holds 30 MB, and what is kept once it is cancelled.
+TEST(Accounting, SacctAndSstatReportWhatTheTasksUsed) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string hog = "x=$(head -c 40000000 /dev/zero | tr '\\0' a); i=0; while [ $i -lt 30000 ]; do "
+                          "i=$((i+1)); done; head -c 20971520 /dev/zero > /dev/null; "
+                          "srun -n 2 bash -c 'y=$(head -c 10000000 /dev/zero | tr \"\\0\" b); echo ${#y}'";
+  int64_t job = c.submit({"-p", "compute", "-w", "cpu1", "-n", "2", "--mem=2G", "-o", "/dev/null", "--wrap", hog});
+  ASSERT_GT(job, 0) << c.last_error();
+  ASSERT_TRUE(c.wait_done(std::to_string(job), std::chrono::seconds(60)));
+  const std::string j = std::to_string(job);
+  auto rows = usage_rows(c, j, "JobID,State,NTasks,MaxRSS,MaxRSSNode,MaxRSSTask,TotalCPU,UserCPU,MaxDiskRead,"
+                               "MaxDiskWrite,AveRSS,MinCPUNode,ConsumedEnergy");
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& top = rows[j];
+  const auto& batch = rows[j + ".batch"];
+  const auto& step = rows[j + ".0"];
+  ASSERT_EQ(top.size(), 13u);
+  EXPECT_EQ(top[1], "COMPLETED");
+  // The job's line: no task figures, its steps' CPU time.
+  EXPECT_EQ(top[2] + top[3] + top[4] + top[5], "");
+  EXPECT_EQ(top[12], "0");
+  // --noconvert: bytes.
+  EXPECT_GE(std::stoll(batch[3]), 40000000) << batch[3];
+  EXPECT_EQ(batch[2], "1");
+  EXPECT_EQ(batch[4], "cpu1");
+  EXPECT_EQ(batch[5], "0");
+  EXPECT_GE(std::stoll(step[3]), 10000000) << step[3];
+  EXPECT_LT(std::stoll(step[3]), std::stoll(batch[3])) << step[3];
+  EXPECT_EQ(step[2], "2");
+  EXPECT_EQ(step[4], "cpu1");
+  EXPECT_EQ(step[11], "cpu1");
+  EXPECT_GE(std::stoll(step[10]), 10000000) << step[10];
+  // CPU: the loop and the copies took some; the job's is the sum of its steps'.
+  EXPECT_GT(cpu_seconds(batch[6]), 0.05) << batch[6];
+  EXPECT_GT(cpu_seconds(step[6]), 0.0) << step[6];
+  EXPECT_NEAR(cpu_seconds(top[6]), cpu_seconds(batch[6]) + cpu_seconds(step[6]), 0.002) << top[6];
+  EXPECT_NEAR(cpu_seconds(top[7]), cpu_seconds(batch[7]) + cpu_seconds(step[7]), 0.002) << top[7];
+  // What head read from /dev/zero (60 MB) and wrote on (20 MB), in megabytes.
+  EXPECT_GE(std::stod(batch[8]), 60.0) << batch[8];
+  EXPECT_EQ(batch[8].back(), 'M');
+  EXPECT_GE(std::stod(batch[9]), 20.0) << batch[9];
+
+  // sstat: a running batch script holding 30 MB.
+  int64_t run = c.submit({"-p", "compute", "-w", "cpu2", "--mem=1G", "-o", "/dev/null", "--wrap",
+                          "x=$(head -c 30000000 /dev/zero | tr '\\0' a); sleep 120"});
+  ASSERT_GT(run, 0) << c.last_error();
+  const std::string r = std::to_string(run);
+  ASSERT_TRUE(c.wait_state(r, {"RUNNING"}));
+  std::string seen;
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto s = c.run("sstat", {"-a", "-j", r, "-n", "-P", "--noconvert", "-o", "JobID,NTasks,MaxRSS,Nodelist,Pids"});
+        seen = s.out + s.err;
+        auto f = split(std::string(trim(s.out)), '|');
+        return s.rc == 0 && f.size() == 5 && f[0] == r + ".batch" && f[1] == "1" && std::stoll(f[2]) >= 30000000 &&
+               f[3] == "cpu2" && !f[4].empty();
+      },
+      std::chrono::seconds(15)))
+      << seen;
+  // Without -a only srun steps are listed: none here, and no error (Slurm's).
+  auto none = c.run("sstat", {"-j", r, "-n", "-o", "JobID"});
+  EXPECT_EQ(none.rc, 0);
+  EXPECT_EQ(none.out + none.err, "");
+  // Another user may not look (Slurm's step daemons answer only the owner and admins).
+  if (auto user = ensure_user("droveruser")) {
+    auto other = c.run("sstat", {"-a", "-j", r, "-n", "-o", "JobID"}, user->as());
+    EXPECT_EQ(other.out, "");
+    EXPECT_EQ(other.err, "sstat: error: Access/permission denied\n");
+  }
+  auto unknown = c.run("sstat", {"-j", "999999", "-n"});
+  EXPECT_EQ(unknown.err, "sstat: error: couldn't get steps for job 999999\n");
+  auto nojob = c.run("sstat", {});
+  EXPECT_EQ(nojob.rc, 1);
+  EXPECT_EQ(nojob.err, "sstat: error: You didn't give me any jobs to stat.\n");
+  // Cancelled, the script's use is still recorded with its step.
+  ASSERT_EQ(c.run("scancel", {r}).rc, 0);
+  ASSERT_TRUE(c.wait_done(r));
+  auto ended = c.run("sstat", {"-a", "-j", r, "-n"});
+  EXPECT_EQ(ended.out, "");
+  EXPECT_EQ(ended.err, "sstat: error: No steps running for job " + r + "\n");
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto b = usage_rows(c, r, "JobID,MaxRSS")[r + ".batch"];
+        return b.size() == 2 && !b[1].empty() && std::stoll(b[1]) >= 30000000;
+      },
+      std::chrono::seconds(10)));
+}
+
 }  // namespace
 }  // namespace drover::e2e
