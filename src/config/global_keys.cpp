@@ -20,7 +20,7 @@ const char* const kPassiveGlobals[] = {
       "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes",
       "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
-      "CpuFreqDef", "CpuFreqGovernors", "CredType", "DefCpuPerGPU", "DependencyParameters",
+      "CpuFreqDef", "CpuFreqGovernors", "CredType", "DefCpuPerGPU",
       "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
@@ -84,6 +84,9 @@ std::vector<PassiveKey> passive_globals() {
       {"SlurmctldDebug", "the controller's log: quiet, fatal, error (failures only), info (default: also each job "
                          "submitted, started and ended), verbose, debug (also each scheduling pass), debug2 and up "
                          "(also each call); `scontrol setdebug` changes it until a restart or reconfigure"},
+      {"DependencyParameters", "the controller: kill_invalid_depend cancels a job once its dependency can never be "
+                               "satisfied (a job's own --kill-on-invalid-dep=yes|no wins); the other parameters have no "
+                               "effect"},
       {"JobAcctGatherFrequency", "the agents: seconds between samples of each task's memory, CPU time and I/O "
                                  "(`30`, `task=30`; default 30; 0: only as tasks end), which sacct and sstat "
                                  "report"},

@@ -520,21 +520,13 @@ QueueKey key_of(const QueueEntry& e) {
 
 bool sooner(const QueueEntry& a, const QueueEntry& b) { return key_of(a) < key_of(b); }
 
-enum class DepState { kMet, kWait, kNever };
+}  // namespace
 
-DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, Time now,
-                  const std::set<std::pair<std::string, std::string>>& active_names,
-                  const std::map<std::pair<std::string, std::string>, std::pair<Time, JobId>>& first_pending) {
-  if (it.kind == DepKind::kSingleton) {
-    std::pair<std::string, std::string> key{job.user, job.name};
-    if (active_names.count(key)) return DepState::kWait;
-    auto f = first_pending.find(key);
-    if (f != first_pending.end() && f->second < std::make_pair(job.submit_time, job.id)) return DepState::kWait;
-    return DepState::kMet;
-  }
+DepItemState dependency_item_state(const DepItem& it, const JobSpec& job, const JobHistory& history, Time now) {
+  using DepState = DepItemState;
   // aftercorr: the element of the named array with this element's index.
   int64_t task = it.kind == DepKind::kAfterCorr && it.array_task < 0 ? job.array_task_id : it.array_task;
-  JobOutcome o = in.history ? in.history->outcome(it.job, task) : JobOutcome{};
+  JobOutcome o = history.outcome(it.job, task);
   bool ended = o.progress == JobProgress::kCompletedOk || o.progress == JobProgress::kFailed ||
                o.progress == JobProgress::kCancelled;
   switch (it.kind) {
@@ -555,6 +547,23 @@ DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, T
     case DepKind::kSingleton: break;
   }
   return DepState::kMet;
+}
+
+namespace {
+
+using DepState = DepItemState;
+
+DepState dep_item(const DepItem& it, const JobSpec& job, const CycleInput& in, Time now,
+                  const std::set<std::pair<std::string, std::string>>& active_names,
+                  const std::map<std::pair<std::string, std::string>, std::pair<Time, JobId>>& first_pending) {
+  if (it.kind == DepKind::kSingleton) {
+    std::pair<std::string, std::string> key{job.user, job.name};
+    if (active_names.count(key)) return DepState::kWait;
+    auto f = first_pending.find(key);
+    if (f != first_pending.end() && f->second < std::make_pair(job.submit_time, job.id)) return DepState::kWait;
+    return DepState::kMet;
+  }
+  return in.history ? dependency_item_state(it, job, *in.history, now) : DepState::kMet;
 }
 
 DepState dependency_state(const JobSpec& job, const CycleInput& in, Time now,

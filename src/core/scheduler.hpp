@@ -39,6 +39,12 @@ class JobHistory {
   virtual JobOutcome outcome(JobId job, int64_t array_task) const = 0;
 };
 
+// One item of a job's dependency on another job (not singleton), as the
+// cycle judges it: met, still waiting, or never to be met (what Slurm's
+// Dependency= shows as the item gone, "(unfulfilled)" and "(failed)").
+enum class DepItemState { kMet, kWait, kNever };
+DepItemState dependency_item_state(const DepItem& item, const JobSpec& job, const JobHistory& history, Time now);
+
 // Where a walk left jobs waiting: one flag per Cluster::partitions and one
 // per node class of the scheduler (opaque to the caller). A job the walk
 // reaches behind a waiting one is shown as kPriority rather than

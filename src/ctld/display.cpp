@@ -44,14 +44,21 @@ const char* dep_type(v1::DepType t) {
 
 }  // namespace
 
+// Slurm's Dependency=: each item still waiting "(unfulfilled)", each that
+// never will be "(failed)"; a met item is gone, and with '?' one met item
+// clears them all. Held jobs show theirs too.
 std::string ControllerState::dependency_display(const Job& j) const {
   const auto& items = j.rec.desc().dependency().items();
   if (items.empty() || j.rec.state() != v1::PENDING) return "";
-  const std::string& reason = j.rec.reason();
-  const char* mark = reason == "DependencyNeverSatisfied" ? "(failed)" : "(unfulfilled)";
-  if (reason != "Dependency" && reason != "DependencyNeverSatisfied") return "";
+  std::vector<core::DepItemState> states = dependency_states(j);
+  if (states.size() != static_cast<std::size_t>(items.size())) return "";
+  const bool any = j.rec.desc().dependency().any();
+  if (any && std::count(states.begin(), states.end(), core::DepItemState::kMet) > 0) return "";
   std::vector<std::string> parts;
-  for (const auto& i : items) {
+  for (int k = 0; k < items.size(); ++k) {
+    const auto& i = items[k];
+    if (states[static_cast<std::size_t>(k)] == core::DepItemState::kMet) continue;
+    const char* mark = states[static_cast<std::size_t>(k)] == core::DepItemState::kNever ? "(failed)" : "(unfulfilled)";
     std::string p = dep_type(i.type());
     if (i.type() != v1::DEP_SINGLETON) {
       p += ":" + std::to_string(i.job_id());
@@ -61,7 +68,7 @@ std::string ControllerState::dependency_display(const Job& j) const {
     }
     parts.push_back(p + mark);
   }
-  return join(parts, j.rec.desc().dependency().any() ? "?" : ",");
+  return join(parts, any ? "?" : ",");
 }
 
 namespace {

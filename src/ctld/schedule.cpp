@@ -315,6 +315,10 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
                                                 " -> " + reason);
     }
     j->rec.set_reason(reason);
+    if (p.reason == core::Reason::kDependencyNeverSatisfied && kills_on_invalid_dependency(*j)) {
+      cancel_invalid_dependency(*j, now, fx);
+      continue;
+    }
     j->rec.set_priority(p.priority);
     j->rec.set_last_sched_eval(now);
     j->never = p.never;
@@ -345,6 +349,42 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
       j->spec.revision += 1;
     }
   }
+}
+
+// Each item of the job's dependency as the scheduler judged it at its last
+// look (a singleton: waiting while the job's reason says so).
+std::vector<core::DepItemState> ControllerState::dependency_states(const Job& j) const {
+  StateHistory history(jobs_, arrays_);
+  std::vector<core::DepItemState> out;
+  for (const core::DepItem& it : j.spec.dependency.items) {
+    if (it.kind == core::DepKind::kSingleton) {
+      out.push_back(j.rec.reason() == "Dependency" ? core::DepItemState::kWait : core::DepItemState::kMet);
+    } else {
+      out.push_back(core::dependency_item_state(it, j.spec, history, j.rec.last_sched_eval()));
+    }
+  }
+  return out;
+}
+
+bool ControllerState::kills_on_invalid_dependency(const Job& j) const {
+  const v1::JobDescriptor& d = j.rec.desc();
+  return d.has_kill_on_invalid_dep() ? d.kill_on_invalid_dep() : settings_.kill_invalid_depend;
+}
+
+// --kill-on-invalid-dep=yes (or DependencyParameters=kill_invalid_depend):
+// a job whose dependency can never be satisfied is cancelled, as Slurm's
+// (sacct: CANCELLED, by no one).
+void ControllerState::cancel_invalid_dependency(Job& j, int64_t now, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  fx.log.emplace_back(config::kLogInfo, log_name(r) + " cancelled: its dependency can never be satisfied");
+  r.set_state(v1::CANCELLED);
+  r.set_end_time(now);
+  r.set_reason("None");
+  r.set_state_desc("cancelled: its dependency can never be satisfied");
+  put_job(j, fx);
+  mail_event(j, kMailEnd, now, fx);
+  counters_.canceled += 1;
+  fx.reschedule = true;  // jobs that depend on this one
 }
 
 void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {

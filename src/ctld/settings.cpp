@@ -102,6 +102,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.heartbeat_s = std::clamp<int64_t>(s.slurmd_timeout_s / 6, 1, 30);
   s.return_to_service = *rts >= 1;
   s.job_requeue = *requeue != 0;
+  if (const std::string* dp = cfg.passive("DependencyParameters")) s.kill_invalid_depend = list_has(*dp, "kill_invalid_depend");
   s.min_job_age_s = cfg.min_job_age;
   s.kill_wait_s = cfg.kill_wait;
   s.max_array_size = cfg.max_array_size;

@@ -55,6 +55,7 @@ struct Settings {
   uint64_t debug_flags = 0;         // DebugFlags (config::DebugFlags); scontrol setdebugflags too
   bool return_to_service = false;   // ReturnToService >= 1
   bool job_requeue = true;          // JobRequeue (default requeue on node failure)
+  bool kill_invalid_depend = false; // DependencyParameters=kill_invalid_depend
   // AccountingStorageEnforce names associations (or limits, qos, safe,
   // wckeys or all, which imply it): a job's user needs an association
   // (sacctmgr add user), and its account must be one of the user's.
@@ -480,6 +481,8 @@ class ControllerState {
                       v1::SubmitReply& reply);
   // A cycle's decisions: starts, and each tested pending job's reason and plan.
   void apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx);
+  bool kills_on_invalid_dependency(const Job& j) const;
+  void cancel_invalid_dependency(Job& j, int64_t now, Effects& fx);
   // Slurm's ReqNodeNotAvail reasons for jobs that the nodes keep waiting,
   // as on the anchor cluster: named (-w) nodes some of which cannot take
   // jobs now (drained, down, not responding: "ReqNodeNotAvail,
@@ -604,6 +607,7 @@ class ControllerState {
   Status create_partition(const Caller& who, const v1::UpdatePartitionRequest& req, Effects& fx);
   Status delete_partition(const Caller& who, const std::string& name, Effects& fx);
   std::string dependency_display(const Job& j) const;
+  std::vector<core::DepItemState> dependency_states(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
   // A submission's dependencies on jobs the controller does not know (never
   // submitted, or purged after MinJobAge) are dropped, as Slurm 22.05 did on

@@ -185,6 +185,46 @@ TEST(Jobs, Dependencies) {
   ASSERT_TRUE(c.wait_done(waiting));
   EXPECT_EQ(c.state(waiting), "COMPLETED");
   EXPECT_EQ(c.state(blocker), "RUNNING");
+  // Dependency= as Slurm 22.05 shows it (checked on the anchor): a met item
+  // is gone, one that never will be is "(failed)", one met item of a '?'
+  // list clears it; a held job shows its own.
+  std::string both = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + ok + ",afterok:" + blocker,
+                                              "--wrap", "true"}));
+  std::string either = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + blocker + "?afterok:" + fail,
+                                                "--wrap", "true"}));
+  std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_EQ(c.run("scontrol", {"update", "JobId=" + held, "Dependency=afterok:" + blocker}).rc, 0);
+  auto deps = [&](const std::string& id) { return c.job_fields(id)["Dependency"]; };
+  EXPECT_TRUE(eventually([&] { return c.reason(both) == "Dependency"; }, 5s));
+  EXPECT_EQ(deps(both), "afterok:" + blocker + "(unfulfilled)");
+  EXPECT_TRUE(eventually([&] { return c.reason(either) == "Dependency"; }, 5s));
+  EXPECT_EQ(deps(either), "afterok:" + blocker + "(unfulfilled)?afterok:" + fail + "(failed)");
+  EXPECT_EQ(deps(held), "afterok:" + blocker + "(unfulfilled)");
+  EXPECT_EQ(deps(never), "afterok:" + fail + "(failed)");
+  // --kill-on-invalid-dep=yes: cancelled once its dependency never can be met.
+  std::string doomed = std::to_string(c.submit({"--kill-on-invalid-dep=yes", "-o", "/dev/null", "-d",
+                                                "afterok:" + fail, "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(doomed));
+  auto acct = c.run("sacct", {"-X", "-n", "-P", "-j", doomed, "-o", "State"});
+  EXPECT_EQ(acct.out, "CANCELLED\n");
+}
+
+// slurm.conf DependencyParameters=kill_invalid_depend: every such job is
+// cancelled, unless it asked --kill-on-invalid-dep=no.
+TEST(Jobs, KillInvalidDependParameter) {
+  ClusterDef def = small_cluster();
+  def.extra = {"DependencyParameters=kill_invalid_depend"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  std::string fail = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "exit 1"}));
+  ASSERT_TRUE(c.wait_done(fail));
+  std::string doomed = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + fail, "--wrap", "true"}));
+  std::string kept = std::to_string(c.submit({"--kill-on-invalid-dep=no", "-o", "/dev/null", "-d", "afterok:" + fail,
+                                              "--wrap", "true"}));
+  ASSERT_TRUE(c.wait_done(doomed));
+  EXPECT_EQ(c.state(doomed), "CANCELLED");
+  EXPECT_TRUE(eventually([&] { return c.reason(kept) == "DependencyNeverSatisfied"; }, 5s)) << c.reason(kept);
+  EXPECT_EQ(c.state(kept), "PENDING");
 }
 
 TEST(Jobs, CancelPendingAndRunning) {
