@@ -39,14 +39,15 @@ CliResult<bool> add_jobs(SstatOptions& o, const std::string& v) {
   for (const std::string& id : comma_list(v)) {
     const auto dot = id.find('.');
     const std::string job = id.substr(0, dot);
-    if (job.find('_') != std::string::npos) {
-      return cli_error("sstat", fmt::format("{}: job array elements are not taken by Drover's sstat yet; give the "
-                                            "element's own job id (squeue -o %A)",
-                                            id));
-    }
-    auto n = parse_count(job);
+    const auto us = job.find('_');
+    auto n = parse_count(job.substr(0, us));
     if (!n) return fatal_job(id);
-    SstatJob j{*n, std::nullopt};
+    SstatJob j{*n, std::nullopt, std::nullopt};
+    if (us != std::string::npos) {
+      auto task = parse_count(std::string_view(job).substr(us + 1), true);
+      if (!task) return fatal_job(id);
+      j.array_task = *task;
+    }
     if (dot != std::string::npos) {
       const std::string step = id.substr(dot + 1);
       if (step == "batch") {

@@ -14,9 +14,10 @@
 
 namespace drover::cli {
 
-// One -j entry: a job, or one of its steps.
+// One -j entry: a job (or an array's element), or one of its steps.
 struct SstatJob {
   int64_t job_id = 0;
+  std::optional<int64_t> array_task;  // "N_M"
   std::optional<int64_t> step_id;  // -2: batch; unset: the job's running srun steps (with -a, all)
 };
 

@@ -153,11 +153,16 @@ TEST(Sstat, MistakesInSlurmsWords) {
   auto bad = render_sstat(sstat_opts({"-j", "1", "-o", "nosuch"}), {});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.err, "sstat: error: Invalid field requested: \"nosuch\"\n");
-  auto jobs = sstat_opts({"-j", "7.batch,8.3,9"}).jobs;
-  ASSERT_EQ(jobs.size(), 3u);
+  auto jobs = sstat_opts({"-j", "7.batch,8.3,9,10_4.0"}).jobs;
+  ASSERT_EQ(jobs.size(), 4u);
   EXPECT_EQ(jobs[0].step_id, -2);
   EXPECT_EQ(jobs[1].step_id, 3);
   EXPECT_FALSE(jobs[2].step_id);
+  EXPECT_FALSE(jobs[2].array_task);
+  EXPECT_EQ(jobs[3].job_id, 10);
+  EXPECT_EQ(jobs[3].array_task, 4);
+  EXPECT_EQ(jobs[3].step_id, 0);
+  EXPECT_FALSE(parse_sstat_options({"-j", "10_x"}));
   // -e: the anchor's first lines.
   auto e = render_sstat(sstat_opts({"-e"}), {}).out;
   EXPECT_EQ(e.substr(0, 160),

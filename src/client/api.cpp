@@ -364,10 +364,11 @@ ApiResult<v1::GetStepReply> ControllerApi::get_step(int64_t job_id, int64_t step
   return call<v1::GetStepReply>(v1::WIRE_GET_STEP, std::move(req));
 }
 
-ApiResult<v1::GetStepUsageReply> ControllerApi::get_step_usage(int64_t job_id, std::optional<int64_t> step_id,
-                                                               bool all_steps) {
+ApiResult<v1::GetStepUsageReply> ControllerApi::get_step_usage(int64_t job_id, std::optional<int64_t> array_task,
+                                                               std::optional<int64_t> step_id, bool all_steps) {
   v1::GetStepUsageRequest req;
   req.set_job_id(job_id);
+  if (array_task) req.set_array_task(*array_task);
   if (step_id) req.set_step_id(*step_id);
   req.set_all_steps(all_steps);
   return call<v1::GetStepUsageReply>(v1::WIRE_GET_STEP_USAGE, std::move(req));

@@ -125,7 +125,8 @@ class ControllerApi {
   ApiResult<v1::GetStepReply> get_step(int64_t job_id, int64_t step_id);
   ApiResult<v1::GetStepsReply> get_steps(const std::vector<int64_t>& job_ids);
   // sstat: what the job's running steps use now (step_id -2: the batch step).
-  ApiResult<v1::GetStepUsageReply> get_step_usage(int64_t job_id, std::optional<int64_t> step_id, bool all_steps);
+  ApiResult<v1::GetStepUsageReply> get_step_usage(int64_t job_id, std::optional<int64_t> array_task,
+                                                  std::optional<int64_t> step_id, bool all_steps);
   ApiResult<v1::SignalStepReply> signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel);
   ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
   ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);

@@ -24,7 +24,7 @@ int sstat_main(const Args& args) {
   std::vector<cli::SstatStep> steps;
   std::string errors;
   for (const cli::SstatJob& j : opts->jobs) {
-    auto reply = api->get_step_usage(j.job_id, j.step_id, opts->all_steps);
+    auto reply = api->get_step_usage(j.job_id, j.array_task, j.step_id, opts->all_steps);
     if (!reply) {
       if (reply.error().unreachable) return report_failure(inv, *api, reply.error());
       // Slurm's sstat says so and goes on with the next job (exit 0).

@@ -134,6 +134,7 @@ AgentCommand terminate_command(int64_t job_id, const std::string& node, const st
 
 // sstat: a running step and the nodes where it still runs.
 struct UsageTarget {
+  int64_t job_id = 0;  // the array element's own id for "N_M"
   int64_t step_id = 0;
   std::vector<std::string> nodes;
 };

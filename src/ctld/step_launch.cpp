@@ -336,19 +336,30 @@ v1::GetStepsReply ControllerState::get_steps(const v1::GetStepsRequest& req, int
 // owner and the privileged may ask (Slurm's step daemons answer no one else).
 Result<std::vector<UsageTarget>> ControllerState::step_usage_targets(const Caller& who,
                                                                       const v1::GetStepUsageRequest& req) const {
-  const std::string job = std::to_string(req.job_id());
-  auto j = jobs_.find(req.job_id());
+  std::string job = std::to_string(req.job_id());
+  core::JobId id = req.job_id();
+  if (req.has_array_task()) {
+    job += "_" + std::to_string(req.array_task());
+    id = 0;
+    if (auto a = arrays_.find(req.job_id()); a != arrays_.end()) {
+      for (core::JobId e : a->second) {
+        auto it = jobs_.find(e);
+        if (it != jobs_.end() && it->second.rec.array_task_id() == req.array_task()) id = e;
+      }
+    }
+  }
+  auto j = jobs_.find(id);
   if (j == jobs_.end()) return make_error("couldn't get steps for job " + job);
   if (!may_act_on(who, j->second)) return make_error(kAccessDenied);
-  auto js = steps_.find(req.job_id());
+  auto js = steps_.find(id);
   std::vector<UsageTarget> out;
   bool any_running = false;  // the batch step too: a job running only its script lists nothing, without error
   if (js != steps_.end() && is_started(j->second.rec)) {
-    for (const auto& [id, s] : js->second.steps) {
+    for (const auto& [sid, s] : js->second.steps) {
       if (step_final(s)) continue;
       any_running = true;
-      if (req.has_step_id() ? id != req.step_id() : (id < 0 && !(req.all_steps() && id == kBatchStepId))) continue;
-      UsageTarget t{id, {}};
+      if (req.has_step_id() ? sid != req.step_id() : (sid < 0 && !(req.all_steps() && sid == kBatchStepId))) continue;
+      UsageTarget t{id, sid, {}};
       for (const auto& n : s.nodes()) {
         if (!n.ended()) t.nodes.push_back(n.node());
       }
@@ -358,7 +369,8 @@ Result<std::vector<UsageTarget>> ControllerState::step_usage_targets(const Calle
   // The batch step first, then by step id (Slurm's order).
   std::sort(out.begin(), out.end(), [](const UsageTarget& a, const UsageTarget& b) { return a.step_id < b.step_id; });
   if (out.empty() && req.has_step_id()) {
-    return make_error("StepId=" + step_name(req.job_id(), req.step_id()) + " not found running.");
+    const std::string step = req.step_id() == kBatchStepId ? std::string("batch") : std::to_string(req.step_id());
+    return make_error("StepId=" + job + "." + step + " not found running.");
   }
   if (!any_running) return make_error("No steps running for job " + job);
   return out;

@@ -61,7 +61,7 @@ void get_step_usage(Controller& c, const Caller& who, const v1::GetStepUsageRequ
   header(req, rep);
   for (const auto& t : *targets) {
     v1::StepUsage* s = rep->add_steps();
-    s->set_job_id(req.job_id());
+    s->set_job_id(t.job_id);
     s->set_step_id(t.step_id);
   }
   AgentLink* agents = c.agents();
@@ -84,7 +84,7 @@ void get_step_usage(Controller& c, const Caller& who, const v1::GetStepUsageRequ
     const UsageTarget& t = (*targets)[i];
     for (const auto& node : t.nodes) {
       ++p->left;
-      agents->step_usage(node, req.job_id(), t.step_id,
+      agents->step_usage(node, t.job_id, t.step_id,
                          [p, i, node, one_done](std::optional<v1::StepUsageReply> r, std::string error) {
                            {
                              std::lock_guard lock(p->mu);

@@ -741,6 +741,23 @@ TEST(Accounting, SacctAndSstatReportWhatTheTasksUsed) {
       },
       std::chrono::seconds(15)))
       << seen;
+  // An array's element by N_M.
+  int64_t arr = c.submit({"-p", "compute", "-w", "cpu2", "--mem=100M", "--array=3-3", "-o", "/dev/null", "--wrap",
+                          "sleep 120"});
+  ASSERT_GT(arr, 0) << c.last_error();
+  const std::string element = std::to_string(arr) + "_3";
+  ASSERT_TRUE(c.wait_state(element, {"RUNNING"}));
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto s = c.run("sstat", {"-a", "-j", element, "-n", "-P", "-o", "JobID,NTasks"});
+        seen = s.out + s.err;
+        return s.rc == 0 && s.out.ends_with(".batch|1\n");
+      },
+      std::chrono::seconds(10)))
+      << seen;
+  EXPECT_EQ(c.run("sstat", {"-a", "-j", std::to_string(arr) + "_9", "-n"}).err,
+            "sstat: error: couldn't get steps for job " + std::to_string(arr) + "_9\n");
+  ASSERT_EQ(c.run("scancel", {std::to_string(arr)}).rc, 0);
   // Without -a only srun steps are listed: none here, and no error (Slurm's).
   auto none = c.run("sstat", {"-j", r, "-n", "-o", "JobID"});
   EXPECT_EQ(none.rc, 0);
