@@ -151,20 +151,4 @@ TaskUsage task_usage_from_json(const nlohmann::json& j) {
   return u;
 }
 
-std::optional<int64_t> task_sampling_interval(const std::string& value) {
-  std::string_view v = trim(value);
-  if (v.empty()) return 30;  // Slurm's default
-  if (auto n = parse_int(v)) return *n;
-  std::optional<int64_t> task = 30;
-  for (const auto& part : split(v, ',')) {
-    auto eq = part.find('=');
-    if (eq == std::string::npos) return std::nullopt;
-    const std::string key = to_lower(trim(std::string_view(part).substr(0, eq)));
-    auto n = parse_int(trim(std::string_view(part).substr(eq + 1)));
-    if (!n) return std::nullopt;
-    if (key == "task") task = *n;
-  }
-  return task;
-}
-
 }  // namespace drover::agent

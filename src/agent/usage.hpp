@@ -62,9 +62,4 @@ void merge_orphans(TaskUsage& u, const TaskUsage& orphans);
 nlohmann::json to_json(const TaskUsage& u);
 TaskUsage task_usage_from_json(const nlohmann::json& j);
 
-// slurm.conf's JobAcctGatherFrequency: "30", "task=30" or
-// "task=30,energy=0,..." (the task sampling interval, seconds; 0: only when
-// tasks end). nullopt with the value unreadable.
-std::optional<int64_t> task_sampling_interval(const std::string& value);
-
 }  // namespace drover::agent

@@ -13,17 +13,6 @@
 namespace drover::agent {
 namespace {
 
-TEST(TaskSampling, ReadsJobAcctGatherFrequencyAsSlurmWritesIt) {
-  EXPECT_EQ(task_sampling_interval(""), 30);
-  EXPECT_EQ(task_sampling_interval("10"), 10);
-  EXPECT_EQ(task_sampling_interval("0"), 0);
-  EXPECT_EQ(task_sampling_interval("task=15"), 15);
-  EXPECT_EQ(task_sampling_interval("energy=5,task=20,network=0"), 20);
-  EXPECT_EQ(task_sampling_interval("energy=5"), 30);  // task= not given: the default
-  EXPECT_EQ(task_sampling_interval("often"), std::nullopt);
-  EXPECT_EQ(task_sampling_interval("task=x"), std::nullopt);
-}
-
 TEST(ProcessUse, ThisProcessShowsItsMemoryAndTime) {
   std::vector<char> block(32 << 20);
   std::memset(block.data(), 1, block.size());  // resident

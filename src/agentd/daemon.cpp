@@ -17,7 +17,7 @@
 #include <grpcpp/support/status_code_enum.h>
 
 #include "agent/node_check.hpp"
-#include "agent/usage.hpp"
+#include "config/acct_gather.hpp"
 #include "agentd/convert.hpp"
 #include "agentd/node_service.hpp"
 #include "agentd/reporter.hpp"
@@ -239,11 +239,11 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   so.pmix_stepd_command = agent::default_stepd_command();
   so.kill_wait_ms = cfg_.kill_wait * 1000;
   if (const std::string* f = cfg_.passive("JobAcctGatherFrequency")) {
-    if (auto s = agent::task_sampling_interval(*f); s && *s >= 0) {
+    if (auto s = config::task_sampling_interval(*f); s && *s >= 0) {
       so.usage_interval_s = *s;
     } else {
-      log("JobAcctGatherFrequency=" + *f + " is not a number of seconds nor task=SECONDS; tasks are sampled every " +
-          std::to_string(so.usage_interval_s) + " s");
+      log("JobAcctGatherFrequency=" + *f + " is not SECONDS nor task=SECONDS (drover config check says so too); "
+          "tasks are sampled every " + std::to_string(so.usage_interval_s) + " s");
     }
   }
   if (const std::string* t = cfg_.passive("JobAcctGatherType")) so.usage_samples = !iequals(*t, "jobacct_gather/none");

@@ -5,6 +5,7 @@
 
 #include "common/site_script.hpp"
 #include "common/strings.hpp"
+#include "config/acct_gather.hpp"
 #include "config/debug_levels.hpp"
 #include "config/health_states.hpp"
 #include "config/doctor_internal.hpp"
@@ -169,6 +170,19 @@ void health_check_states(const Facts& f, Diagnostics& out) {
           "HealthCheckNodeState=IDLE,MIXED (or ANY, the default)");
 }
 
+// JobAcctGatherFrequency the agents cannot read: they would sample every 30 s.
+void acct_gather_frequency(const Facts& f, Diagnostics& out) {
+  const std::string* v = f.cfg.passive("JobAcctGatherFrequency");
+  if (!v) return;
+  auto n = task_sampling_interval(*v);
+  if (n && *n >= 0) return;
+  out.add(Severity::kError, "acct-gather-frequency", f.cfg.passive_loc("JobAcctGatherFrequency"),
+          "JobAcctGatherFrequency",
+          "JobAcctGatherFrequency=" + *v + ": " + (n ? std::string("a negative interval") : n.error().message) +
+              "; the agents would sample each task every 30 s",
+          "JobAcctGatherFrequency=30 (or task=30; 0: only as tasks end)");
+}
+
 // The daemons' log levels and DebugFlags: Slurm's daemons refuse to start
 // on a word they do not know; Drover's controller would log at info instead.
 void log_settings(const Facts& f, Diagnostics& out) {
@@ -196,6 +210,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   weights(f, out);
   job_scripts_present(f, out);
   health_check_states(f, out);
+  acct_gather_frequency(f, out);
   log_settings(f, out);
 }
 

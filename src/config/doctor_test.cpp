@@ -269,6 +269,13 @@ const std::vector<Case>& policy_cases() {
        {{W, "script-missing", "slurm.conf:7", {"/nonexistent/nhc does not exist", "checks nothing"}, {}},
         {E, "health-state-unknown", "slurm.conf:8", {"unknown state 'BUSY'", "ALLOC, ANY, CYCLE, IDLE and MIXED"},
          {}}}},
+      {"a task sampling interval the agents cannot read",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["JobAcctGatherFrequency"] = "task=often";
+         b.cfg.passive_locs["JobAcctGatherFrequency"] = at("slurm.conf", 7);
+       },
+       {{E, "acct-gather-frequency", "slurm.conf:7",
+         {"JobAcctGatherFrequency=task=often: 'task=often' is not SECONDS nor TYPE=SECONDS", "every 30 s"}, {}}}},
       {"log levels and debug flags the daemons do not know",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["SlurmctldDebug"] = "loud";
