@@ -4,8 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -64,9 +63,9 @@ std::optional<ProcessUse> read_process_use(pid_t pid) {
   const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
   // "pid (comm) state ppid ...": comm may hold spaces and ')'; the fields
   // after it are numbered from 3 (state).
-  auto close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 >= stat.size()) return std::nullopt;
-  std::vector<std::string> f = split(std::string_view(stat).substr(close + 2), ' ');
+  auto paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return std::nullopt;
+  std::vector<std::string> f = split(std::string_view(stat).substr(paren + 2), ' ');
   if (f.size() < 22) return std::nullopt;
   auto field = [&](int n) { return parse_int(f[static_cast<std::size_t>(n - 3)], true).value_or(0); };
   ProcessUse u;
