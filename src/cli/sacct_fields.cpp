@@ -118,8 +118,12 @@ std::string sacct_size_text(double value, char base_unit, const SacctContext& c)
 
 const std::vector<SacctField>& sacct_fields() {
   auto num = [](int64_t v) { return std::to_string(v); };
-  // Energy is not measured: 0 where usage was (Slurm's without an energy plugin).
-  auto energy = [](const R& r, const SacctContext&) { return r.has_cpu_usage ? std::string("0") : std::string(); };
+  // Energy and CPU frequency are not measured: 0 where usage was, and for a
+  // step still running (Slurm's without an energy plugin, on the anchor).
+  auto energy = [](const R& r, const SacctContext&) {
+    const bool step_running = !r.step.empty() && r.state == JobState::kRunning;
+    return r.usage || r.has_step_usage || step_running ? std::string("0") : std::string();
+  };
   static const std::vector<SacctField> fields = {
       {C("Account", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.account; }},
       {C("AdminComment", 15, true, kPlus), blank},
@@ -133,7 +137,9 @@ const std::vector<SacctField>& sacct_fields() {
       {C("AveCPU", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
          return cpu_clock_text(std::llround(s.ave_of(M::kCpu)));
        })},
-      {C("AveCPUFreq", 10, true, kNever), usage([](const UsageStats&, const SacctContext&) { return std::string("0"); })},
+      {C("AveCPUFreq", 10, true, kNever), [](const R& r, const SacctContext&) {
+         return r.usage || (!r.step.empty() && r.state == JobState::kRunning) ? std::string("0") : std::string();
+       }},
       {C("AveDiskRead", 14, true, kNever), usage(ave_disk(M::kDiskRead))},
       {C("AveDiskWrite", 14, true, kNever), usage(ave_disk(M::kDiskWrite))},
       {C("AvePages", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
@@ -238,7 +244,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("Suspended", 10, true, kNever), [](const R& r, const SacctContext&) { return format_duration_hms(r.suspended); }},
       {C("SystemComment", 15, true, kPlus), blank},
       {C("SystemCPU", 10, true, kNever), [](const R& r, const SacctContext&) {
-         return r.has_cpu_usage ? cpu_time_text(r.system_cpu_sec) : std::string();
+         return r.has_cpu_usage ? cpu_time_text(r.system_cpu_sec) : std::string("00:00:00");
        }},
       {C("Timelimit", 10, true, kNever), [](const R& r, const SacctContext&) {
          return r.time_limit == kNotSet ? std::string() : limit_text_hms(r.time_limit);
@@ -269,7 +275,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("UID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.uid); }},
       {C("User", 9, true, kPlus), [](const R& r, const SacctContext&) { return r.user; }},
       {C("UserCPU", 10, true, kNever), [](const R& r, const SacctContext&) {
-         return r.has_cpu_usage ? cpu_time_text(r.user_cpu_sec) : std::string();
+         return r.has_cpu_usage ? cpu_time_text(r.user_cpu_sec) : std::string("00:00:00");
        }},
       {C("WCKey", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.wckey; }},
       {C("WCKeyID", 10, true, kNever), blank},

@@ -481,8 +481,16 @@ CommandOutput render_sacct(const SacctOptions& opts, const std::vector<Accountin
     if (r.step.empty()) job_in = job_selected(opts, r, caller, *window);
     if (!job_in || (!r.step.empty() && opts.allocations)) continue;
     if (!id_selected(opts, r, true)) continue;
+    // -X reads no steps: a job's CPU time (its steps') is 0, as Slurm's.
+    const AccountingRecord* shown = &r;
+    AccountingRecord alone;
+    if (opts.allocations && r.has_cpu_usage) {
+      alone = r;
+      alone.has_cpu_usage = false;
+      shown = &alone;
+    }
     std::vector<std::string> row;
-    for (const auto& item : *items) row.push_back(sacct_fields()[item.field].value(r, ctx));
+    for (const auto& item : *items) row.push_back(sacct_fields()[item.field].value(*shown, ctx));
     rows.push_back(std::move(row));
   }
   ColumnOptions copts;

@@ -76,7 +76,7 @@ TEST(SacctUsage, StepsShowWhatTheirTasksUsedAndTheJobItsStepsCpu) {
   job.job_id = 9619;
   job.state = JobState::kCompleted;
   AccountingRecord batch = with_usage("batch", kBatch), step = with_usage("0", kStep);
-  job.has_cpu_usage = true;
+  job.has_cpu_usage = job.has_step_usage = true;
   job.total_cpu_sec = batch.total_cpu_sec + step.total_cpu_sec;
   job.user_cpu_sec = batch.user_cpu_sec + step.user_cpu_sec;
   job.system_cpu_sec = batch.system_cpu_sec + step.system_cpu_sec;
@@ -95,6 +95,18 @@ TEST(SacctUsage, StepsShowWhatTheirTasksUsedAndTheJobItsStepsCpu) {
             "9619||||||00:08.350|00:01.602||||||||||0\n"
             "9619.batch|cpu01|0|323564K|328136K|1|00:03.553|00:00.761|00:00:04|00:00:04|cpu01|0|0.00M|1.62M|6|6|0|0\n"
             "9619.0|cpu02|1|115760K|118976K|2|00:04.797|00:00.840|00:00:02|00:00:02|cpu02|1|0.00M|0.80M|0|0|0|0\n");
+  // A step still running: no figures yet, CPU time 0, energy and frequency 0 (the anchor's 10644).
+  AccountingRecord running_job;
+  running_job.job_id = 10644;
+  running_job.state = JobState::kRunning;
+  AccountingRecord running = running_job;
+  running.step = "batch";
+  EXPECT_EQ(sacct({"-j", "10644", "-P", "-n", "-o", "JobID,TotalCPU,UserCPU,SystemCPU,ConsumedEnergy,AveCPUFreq,MaxRSS"},
+                  {running_job, running}),
+            "10644|00:00:00|00:00:00|00:00:00|||\n10644.batch|00:00:00|00:00:00|00:00:00|0|0|\n");
+  // -X reads no steps: the job's CPU time is 0 (the anchor's 9619 with -X).
+  EXPECT_EQ(sacct({"-j", "9619", "-X", "-P", "-o", "JobID,TotalCPU,UserCPU,SystemCPU,MaxRSS,ConsumedEnergy"}, rows),
+            "JobID|TotalCPU|UserCPU|SystemCPU|MaxRSS|ConsumedEnergy\n9619|00:00:00|00:00:00|00:00:00||0\n");
   // --noconvert: memory in bytes; --units: both in the unit asked.
   EXPECT_EQ(sacct({"-j", "9619", "-P", "-n", "--noconvert", "-o", "JobID,MaxRSS,MaxDiskRead"}, rows),
             "9619||\n9619.batch|331329536|1.62M\n9619.0|118591488|0.80M\n");

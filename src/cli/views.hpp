@@ -235,6 +235,7 @@ struct AccountingRecord {
   std::optional<UsageStats> usage;         // steps: what their tasks used (MaxRSS, AveCPU, ...); unset = blank
   double total_cpu_sec = 0, user_cpu_sec = 0, system_cpu_sec = 0;  // with fractions; a job's: its steps'
   bool has_cpu_usage = false;              // CPU usage known (a step with usage; a job with such a step)
+  bool has_step_usage = false;             // a job: one of its steps was measured (sacct -X too)
 };
 
 // One pending job's priority factors (sprio). Weighted values are integers

@@ -564,7 +564,7 @@ std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryRep
     // A job's CPU time is its steps'.
     for (const auto& s : steps) {
       if (!s.has_cpu_usage) continue;
-      job.has_cpu_usage = true;
+      job.has_cpu_usage = job.has_step_usage = true;
       job.user_cpu_sec += s.user_cpu_sec;
       job.system_cpu_sec += s.system_cpu_sec;
       job.total_cpu_sec += s.total_cpu_sec;
