@@ -124,7 +124,7 @@ class StepCgroup {
   int64_t job_oom_baseline_ = 0;
 };
 
-// Small file helpers shared with the probes (exposed for tests).
+// Small file helpers shared with the probes, /proc readers and tests.
 Result<std::string> read_text(const std::string& path);
 Status write_text(const std::string& path, const std::string& text);
 

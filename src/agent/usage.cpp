@@ -1,6 +1,5 @@
 #include "agent/usage.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,21 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/cgroup.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
 namespace {
 
-// A /proc file in one read (they are small); "" when it cannot be read.
-std::string read_proc_file(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  char buf[4096];
-  std::string out;
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  close(fd);
-  return out;
+// A /proc file of `pid`; "" when it cannot be read (the process is gone, or not ours to read).
+std::string proc_file(pid_t pid, const char* name) {
+  return read_text("/proc/" + std::to_string(pid) + "/" + name).value_or("");
 }
 
 int64_t ticks_to_us(int64_t ticks) {
@@ -34,7 +27,7 @@ int64_t timeval_us(const timeval& t) { return static_cast<int64_t>(t.tv_sec) * 1
 
 // "rchar: N" and "wchar: N" of /proc/PID/io.
 void read_io(pid_t pid, ProcessUse& u) {
-  const std::string io = read_proc_file("/proc/" + std::to_string(pid) + "/io");
+  const std::string io = proc_file(pid, "io");
   for (const auto& line : split(io, '\n')) {
     auto colon = line.find(':');
     if (colon == std::string::npos) continue;
@@ -60,7 +53,7 @@ ProcessUse& ProcessUse::operator+=(const ProcessUse& o) {
 }
 
 std::optional<ProcessUse> read_process_use(pid_t pid) {
-  const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = proc_file(pid, "stat");
   // "pid (comm) state ppid ...": comm may hold spaces and ')'; the fields
   // after it are numbered from 3 (state).
   auto paren = stat.rfind(')');

@@ -111,20 +111,29 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
     }
     std::string why = "cancelled by " + who.describe();
     if (is_pending(*j) && !r.completing()) {
-      r.set_state(v1::CANCELLED);
-      r.set_end_time(now);
-      r.set_cancelled_by(who.uid);
-      r.set_state_desc(why);
-      put_job(*j, fx);
-      mail_event(*j, kMailEnd, now, fx);
-      counters_.canceled += 1;
-      fx.reschedule = true;
+      cancel_pending(*j, who.uid, why, now, fx);
     } else if (is_started(r)) {
       end_running(*j, v1::CANCELLED, why, who.uid, now, fx);
     }
     out.push_back(result(label));
   }
   return out;
+}
+
+// A job that never started ends CANCELLED: by `by_uid` (sacct's "CANCELLED
+// by UID"), or by no one (an invalid dependency). Jobs waiting on it are
+// judged again.
+void ControllerState::cancel_pending(Job& j, std::optional<uint32_t> by_uid, const std::string& why, int64_t now,
+                                     Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  r.set_state(v1::CANCELLED);
+  r.set_end_time(now);
+  if (by_uid) r.set_cancelled_by(*by_uid);
+  r.set_state_desc(why);
+  put_job(j, fx);
+  mail_event(j, kMailEnd, now, fx);
+  counters_.canceled += 1;
+  fx.reschedule = true;
 }
 
 // scancel --signal of a started job, as Slurm 22.05 sends it: SIGKILL to

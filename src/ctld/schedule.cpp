@@ -375,16 +375,9 @@ bool ControllerState::kills_on_invalid_dependency(const Job& j) const {
 // a job whose dependency can never be satisfied is cancelled, as Slurm's
 // (sacct: CANCELLED, by no one).
 void ControllerState::cancel_invalid_dependency(Job& j, int64_t now, Effects& fx) {
-  v1::JobRecord& r = j.rec;
-  fx.log.emplace_back(config::kLogInfo, log_name(r) + " cancelled: its dependency can never be satisfied");
-  r.set_state(v1::CANCELLED);
-  r.set_end_time(now);
-  r.set_reason("None");
-  r.set_state_desc("cancelled: its dependency can never be satisfied");
-  put_job(j, fx);
-  mail_event(j, kMailEnd, now, fx);
-  counters_.canceled += 1;
-  fx.reschedule = true;  // jobs that depend on this one
+  fx.log.emplace_back(config::kLogInfo, log_name(j.rec) + " cancelled: its dependency can never be satisfied");
+  j.rec.set_reason("None");
+  cancel_pending(j, std::nullopt, "cancelled: its dependency can never be satisfied", now, fx);
 }
 
 void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {

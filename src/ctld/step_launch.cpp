@@ -366,8 +366,7 @@ Result<std::vector<UsageTarget>> ControllerState::step_usage_targets(const Calle
       if (!t.nodes.empty()) out.push_back(std::move(t));
     }
   }
-  // The batch step first, then by step id (Slurm's order).
-  std::sort(out.begin(), out.end(), [](const UsageTarget& a, const UsageTarget& b) { return a.step_id < b.step_id; });
+  // By step id, as the steps' map keeps them: the batch step (-2) first (Slurm's order).
   if (out.empty() && req.has_step_id()) {
     const std::string step = req.step_id() == kBatchStepId ? std::string("batch") : std::to_string(req.step_id());
     return make_error("StepId=" + job + "." + step + " not found running.");
