@@ -16,6 +16,28 @@ std::optional<int64_t> parse_count(std::string_view s, bool allow_zero) {
   return v;
 }
 
+std::optional<JobStepRef> parse_job_step_ref(std::string_view text) {
+  const auto dot = text.find('.');
+  const std::string_view job = text.substr(0, dot);
+  const auto us = job.find('_');
+  JobStepRef r;
+  auto id = parse_count(job.substr(0, us));
+  if (!id) return std::nullopt;
+  r.job = *id;
+  if (us != std::string_view::npos) {
+    r.array_task = parse_count(job.substr(us + 1), true);
+    if (!r.array_task) return std::nullopt;
+  }
+  if (dot != std::string_view::npos) {
+    const std::string_view step = text.substr(dot + 1);
+    r.step = step == "batch" ? std::optional<int64_t>(kBatchStep) : parse_count(step, true);
+    if (!r.step) return std::nullopt;
+  }
+  return r;
+}
+
+std::string step_id_text(int64_t step) { return step == kBatchStep ? "batch" : std::to_string(step); }
+
 // ---- arrays -----------------------------------------------------------------
 
 std::vector<int64_t> ArraySpec::task_ids() const {

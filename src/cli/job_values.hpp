@@ -105,4 +105,16 @@ Result<GpuCount> parse_gpu_count(std::string_view s);
 // Positive (or non-negative when allow_zero) decimal integer, whole string.
 std::optional<int64_t> parse_count(std::string_view s, bool allow_zero = false);
 
+// ---- job steps: "JOB[_TASK][.STEP]" (squeue -s, sstat -j) ------------------
+inline constexpr int64_t kBatchStep = -2;  // "N.batch"
+struct JobStepRef {
+  int64_t job = 0;
+  std::optional<int64_t> array_task;  // "_TASK"
+  std::optional<int64_t> step;        // ".STEP": a number, or kBatchStep
+};
+// nullopt when any part is not a number (STEP may be "batch").
+std::optional<JobStepRef> parse_job_step_ref(std::string_view text);
+// A step id as the commands print it after "JOB.": "0", "batch".
+std::string step_id_text(int64_t step);
+
 }  // namespace drover::cli

@@ -126,13 +126,8 @@ CliResult<bool> set_jobs(SqueueOptions& o, const std::string& text) {
 CliResult<bool> set_steps(SqueueOptions& o, const std::string& text) {
   o.steps = true;
   for (const auto& id : comma_list(text)) {
-    auto dot = id.find('.');
-    std::string job = id.substr(0, dot), step = dot == std::string::npos ? "" : id.substr(dot + 1);
-    auto us = job.find('_');
-    bool job_ok = parse_count(std::string_view(job).substr(0, us)).has_value() &&
-                  (us == std::string::npos || parse_count(std::string_view(job).substr(us + 1), true));
-    bool step_ok = step == "batch" || (!step.empty() && parse_count(step, true).has_value());
-    if (!job_ok || !step_ok) {
+    auto ref = parse_job_step_ref(id);
+    if (!ref || !ref->step) {
       return cli_error("squeue", fmt::format("Invalid job step id: {} (-s/--steps takes JOBID.STEPID, e.g. "
                                              "-s1008.0 or -s1008.batch)", id));
     }
@@ -418,7 +413,7 @@ std::string invalid_lines(const std::vector<std::string>& invalid) {
 }  // namespace
 
 std::string squeue_step_id(const StepView& s) {
-  return squeue_job_id(s.job) + "." + (s.step_id == -2 ? std::string("batch") : std::to_string(s.step_id));
+  return squeue_job_id(s.job) + "." + step_id_text(s.step_id);
 }
 
 namespace {

@@ -34,33 +34,15 @@ CliError fatal_job(const std::string& id) {
   return CliError{fmt::format("sstat: fatal: Bad job/step specified: {}\n", id), kExitError};
 }
 
-// -j JOB[.STEP],...: STEP a number, batch or extern.
+// -j JOB[_TASK][.STEP],...: STEP a number, batch or extern.
 CliResult<bool> add_jobs(SstatOptions& o, const std::string& v) {
   for (const std::string& id : comma_list(v)) {
-    const auto dot = id.find('.');
-    const std::string job = id.substr(0, dot);
-    const auto us = job.find('_');
-    auto n = parse_count(job.substr(0, us));
-    if (!n) return fatal_job(id);
-    SstatJob j{*n, std::nullopt, std::nullopt};
-    if (us != std::string::npos) {
-      auto task = parse_count(std::string_view(job).substr(us + 1), true);
-      if (!task) return fatal_job(id);
-      j.array_task = *task;
+    if (id.ends_with(".extern") && parse_job_step_ref(id.substr(0, id.size() - 7))) {
+      return cli_error("sstat", fmt::format("{}: Drover runs no extern step", id));
     }
-    if (dot != std::string::npos) {
-      const std::string step = id.substr(dot + 1);
-      if (step == "batch") {
-        j.step_id = -2;
-      } else if (step == "extern") {
-        return cli_error("sstat", fmt::format("{}: Drover runs no extern step", id));
-      } else if (auto s = parse_count(step, true)) {
-        j.step_id = *s;
-      } else {
-        return fatal_job(id);
-      }
-    }
-    o.jobs.push_back(j);
+    auto ref = parse_job_step_ref(id);
+    if (!ref) return fatal_job(id);
+    o.jobs.push_back(*ref);
   }
   return true;
 }
@@ -202,7 +184,7 @@ CommandOutput render_sstat(const SstatOptions& opts, const std::vector<SstatStep
     if (s.tasks.empty()) continue;
     AccountingRecord r;
     r.job_id = s.job_id;
-    r.step = s.step_id == -2 ? "batch" : std::to_string(s.step_id);
+    r.step = step_id_text(s.step_id);
     r.ntasks = static_cast<int64_t>(s.tasks.size());
     r.node_list = s.nodes;
     r.usage = summarize_usage(s.tasks);

@@ -10,19 +10,15 @@
 #include <vector>
 
 #include "cli/cli_error.hpp"
+#include "cli/job_values.hpp"
 #include "cli/usage_stats.hpp"
 
 namespace drover::cli {
 
-// One -j entry: a job (or an array's element), or one of its steps.
-struct SstatJob {
-  int64_t job_id = 0;
-  std::optional<int64_t> array_task;  // "N_M"
-  std::optional<int64_t> step_id;  // -2: batch; unset: the job's running srun steps (with -a, all)
-};
-
 struct SstatOptions {
-  std::vector<SstatJob> jobs;
+  // -j: jobs (or arrays' elements), or their steps; without a step, the
+  // job's running srun steps (with -a, its batch step too).
+  std::vector<JobStepRef> jobs;
   bool all_steps = false;           // -a: the batch step too
   std::string format;               // -o/--format/--fields; "" = the default columns
   bool noheader = false, noconvert = false, parsable = false, parsable2 = false;
@@ -34,7 +30,7 @@ CliResult<SstatOptions> parse_sstat_options(const std::vector<std::string>& args
 // One running step as its nodes answered.
 struct SstatStep {
   int64_t job_id = 0;
-  int64_t step_id = 0;              // -2: batch
+  int64_t step_id = 0;              // kBatchStep: batch
   std::string nodes;                // host list of the nodes that answered
   std::vector<TaskUsageView> tasks;
   std::vector<int> pids;

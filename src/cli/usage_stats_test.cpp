@@ -167,13 +167,13 @@ TEST(Sstat, MistakesInSlurmsWords) {
   EXPECT_EQ(bad.err, "sstat: error: Invalid field requested: \"nosuch\"\n");
   auto jobs = sstat_opts({"-j", "7.batch,8.3,9,10_4.0"}).jobs;
   ASSERT_EQ(jobs.size(), 4u);
-  EXPECT_EQ(jobs[0].step_id, -2);
-  EXPECT_EQ(jobs[1].step_id, 3);
-  EXPECT_FALSE(jobs[2].step_id);
+  EXPECT_EQ(jobs[0].step, -2);
+  EXPECT_EQ(jobs[1].step, 3);
+  EXPECT_FALSE(jobs[2].step);
   EXPECT_FALSE(jobs[2].array_task);
-  EXPECT_EQ(jobs[3].job_id, 10);
+  EXPECT_EQ(jobs[3].job, 10);
   EXPECT_EQ(jobs[3].array_task, 4);
-  EXPECT_EQ(jobs[3].step_id, 0);
+  EXPECT_EQ(jobs[3].step, 0);
   EXPECT_FALSE(parse_sstat_options({"-j", "10_x"}));
   // -e: the anchor's first lines.
   auto e = render_sstat(sstat_opts({"-e"}), {}).out;

@@ -3,6 +3,7 @@
 // 22.05's sstat prints it.
 #include <set>
 
+#include "cli/job_values.hpp"
 #include "cli/sstat.hpp"
 #include "client/commands.hpp"
 #include "client/session.hpp"
@@ -23,8 +24,8 @@ int sstat_main(const Args& args) {
   if (!api) return 1;
   std::vector<cli::SstatStep> steps;
   std::string errors;
-  for (const cli::SstatJob& j : opts->jobs) {
-    auto reply = api->get_step_usage(j.job_id, j.array_task, j.step_id, opts->all_steps);
+  for (const cli::JobStepRef& j : opts->jobs) {
+    auto reply = api->get_step_usage(j.job, j.array_task, j.step, opts->all_steps);
     if (!reply) {
       if (reply.error().unreachable) return report_failure(inv, *api, reply.error());
       // Slurm's sstat says so and goes on with the next job (exit 0).
@@ -32,9 +33,10 @@ int sstat_main(const Args& args) {
       continue;
     }
     for (const auto& s : reply->steps()) {
-      for (const auto& e : s.errors()) errors += "sstat: error: StepId=" + std::to_string(s.job_id()) + "." +
-                                                 (s.step_id() == -2 ? "batch" : std::to_string(s.step_id())) +
-                                                 " on " + e + "\n";
+      for (const auto& e : s.errors()) {
+        errors += "sstat: error: StepId=" + std::to_string(s.job_id()) + "." + cli::step_id_text(s.step_id()) + " on " +
+                  e + "\n";
+      }
       cli::SstatStep st;
       st.job_id = s.job_id();
       st.step_id = s.step_id();
