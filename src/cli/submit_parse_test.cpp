@@ -553,7 +553,24 @@ TEST(Values, Dependencies) {
   EXPECT_EQ(task->clauses[0].targets[0].array_task, 3);
   EXPECT_EQ(parse_dependency("123")->clauses[0].type, DependencyType::kAfterAny);
   EXPECT_FALSE(parse_dependency("afterok:1,afterany:2?singleton").ok());
-  EXPECT_FALSE(parse_dependency("afterok:1+5").ok());
+  // Slurm 22.05 takes "+minutes" after any type's job id and shows it back; 0 or less is refused.
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1+5")), "afterok:1+5");
+  EXPECT_EQ(parse_dependency("afterany:1+99999999999")->clauses[0].targets[0].delay, 99999999999 * 60);
+  EXPECT_FALSE(parse_dependency("after:1+0").ok());
+  EXPECT_FALSE(parse_dependency("afterok:1+-1").ok());
+  EXPECT_FALSE(parse_dependency("singleton+1").ok());
+}
+
+TEST(Values, DependencyRepeatsCountOnce) {
+  // As Slurm shows them: a job named again with the same type is dropped, the first naming (its delay
+  // included) kept; another type naming it stays.
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1,afterok:1")), "afterok:1");
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1:2,afterany:1")), "afterok:1:2,afterany:1");
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1:1+2")), "afterok:1");
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1+3:2:1+2")), "afterok:1+3:2");
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1?afterok:1")), "afterok:1");
+  EXPECT_EQ(format_dependency(*parse_dependency("singleton,singleton")), "singleton");
+  EXPECT_EQ(format_dependency(*parse_dependency("afterok:1_2:1_2:1")), "afterok:1_2:1");
 }
 
 TEST(Values, SignalsExportsAndFlags) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
+#include <utility>
 
 #include "common/strings.hpp"
 
@@ -30,13 +32,17 @@ constexpr std::array<DepName, 7> kDepNames{{{"after", DependencyType::kAfter},
                                             {"afterok", DependencyType::kAfterOk},
                                             {"singleton", DependencyType::kSingleton}}};
 
-Result<DependencyTarget> parse_dep_target(std::string_view t, DependencyType type) {
+// Far beyond any wait that means something, small enough that minutes * 60 added to a time cannot overflow.
+constexpr int64_t kMaxDelayMinutes = int64_t{1} << 40;
+
+Result<DependencyTarget> parse_dep_target(std::string_view t) {
   DependencyTarget target;
   std::string_view id = t;
   if (auto plus = t.find('+'); plus != std::string_view::npos) {
-    auto minutes = count_of(t.substr(plus + 1), true);
-    if (!minutes || type != DependencyType::kAfter)
-      return make_error(fmt::format("\"{}\": a +minutes delay is only allowed with after:", t));
+    // Slurm takes "+minutes" after any type's job id and shows it back; only after: waits for it.
+    auto minutes = count_of(t.substr(plus + 1));
+    if (!minutes || *minutes > kMaxDelayMinutes)
+      return make_error(fmt::format("\"{}\": the delay after '+' must be a whole number of minutes, at least 1", t));
     target.delay = *minutes * 60;
     id = t.substr(0, plus);
   }
@@ -56,7 +62,7 @@ Result<DependencyClause> parse_dep_clause(std::string_view c) {
   DependencyClause clause;
   auto parts = split(c, ':');
   if (parts.size() == 1 && count_of(parts[0])) {  // bare job id: afterany
-    auto t = parse_dep_target(parts[0], DependencyType::kAfterAny);
+    auto t = parse_dep_target(parts[0]);
     if (!t) return t.error();
     clause.targets.push_back(*t);
     return clause;
@@ -71,11 +77,33 @@ Result<DependencyClause> parse_dep_clause(std::string_view c) {
   }
   if (parts.size() < 2) return make_error(fmt::format("\"{}\" names no job id", c));
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    auto t = parse_dep_target(parts[i], clause.type);
+    auto t = parse_dep_target(parts[i]);
     if (!t) return t.error();
     clause.targets.push_back(*t);
   }
   return clause;
+}
+
+// A job named twice with the same type counts once, as the first time it was named (Slurm keeps the
+// first too, delay included): "afterok:5,afterok:5+2" is "afterok:5"; "singleton,singleton" is one.
+void drop_repeats(DependencySpec& spec) {
+  std::vector<std::tuple<DependencyType, int64_t, std::optional<int64_t>>> seen;
+  bool singleton = false;
+  std::vector<DependencyClause> kept;
+  for (auto& c : spec.clauses) {
+    if (c.type == DependencyType::kSingleton) {
+      if (!std::exchange(singleton, true)) kept.push_back(std::move(c));
+      continue;
+    }
+    std::erase_if(c.targets, [&](const DependencyTarget& t) {
+      auto key = std::make_tuple(c.type, t.job_id, t.array_task);
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) return true;
+      seen.push_back(key);
+      return false;
+    });
+    if (!c.targets.empty()) kept.push_back(std::move(c));
+  }
+  spec.clauses = std::move(kept);
 }
 
 }  // namespace
@@ -92,6 +120,7 @@ Result<DependencySpec> parse_dependency(std::string_view s) {
     if (!clause) return clause.error();
     spec.clauses.push_back(*clause);
   }
+  drop_repeats(spec);
   return spec;
 }
 
