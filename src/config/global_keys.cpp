@@ -20,7 +20,7 @@ const char* const kPassiveGlobals[] = {
       "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes",
       "BackupAddr", "BatchStartTimeout", "BcastExclude", "BcastParameters", "BurstBufferType", "CacheGroups",
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
-      "CpuFreqDef", "CpuFreqGovernors", "CredType", "DefCpuPerGPU",
+      "CpuFreqDef", "CpuFreqGovernors", "CredType", "CryptoType", "DefCpuPerGPU",
       "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",

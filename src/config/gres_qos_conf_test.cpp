@@ -108,10 +108,10 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GresConf, RejectedNodeNameAppliesNowhere) {
-  auto cfg = gres("NodeName= Name=gpu Count=1");
+  auto cfg = gres("Name=gpu Count=1 NodeName=");
   EXPECT_TRUE(cfg.gres_lines.empty());
   EXPECT_EQ(formatted(cfg.diags),
-            std::vector<std::string>{"gres.conf:1:10: error: invalid value \"\" for NodeName: expected a host list "
+            std::vector<std::string>{"gres.conf:1:27: error: invalid value \"\" for NodeName: expected a host list "
                                      "such as gpu[01-32] [bad-value]"});
 }
 

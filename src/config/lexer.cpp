@@ -124,6 +124,11 @@ class WordReader {
   }
 
  private:
+  std::size_t skip_blanks(std::size_t pos) const {
+    while (pos < text_.size() && is_space(text_[pos])) ++pos;
+    return pos;
+  }
+
   SourceLoc loc_of(std::size_t pos) const { return SourceLoc{std::string(file_), line_.line_of(pos), line_.column_of(pos)}; }
 
   Word read_word() {
@@ -132,15 +137,30 @@ class WordReader {
     std::size_t start = pos_;
     while (pos_ < text_.size() && !is_space(text_[pos_]) && text_[pos_] != '=') ++pos_;
     w.key.assign(text_, start, pos_ - start);
+    // Slurm allows blanks around the '=' ("KillWait = 30", "PriorityWeightAge= 1000"): a key followed by
+    // blanks and '=' takes the value after it, and blanks after an '=' lead to the value when one follows.
+    std::size_t eq = skip_blanks(pos_);
+    if (!w.key.empty() && eq < text_.size() && text_[eq] == '=') pos_ = eq;
     if (pos_ < text_.size() && text_[pos_] == '=') {
       w.has_value = true;
       ++pos_;
+      bool spaced = false;
+      if (std::size_t value = skip_blanks(pos_); value > pos_ && value < text_.size()) {
+        pos_ = value;
+        spaced = true;
+      }
       if (pos_ < text_.size() && line_.column_of(pos_) > 0) {
         w.value_loc = loc_of(pos_);
       } else {  // just after the '='
         w.value_loc = SourceLoc{std::string(file_), line_.line_of(pos_ - 1), line_.column_of(pos_ - 1) + 1};
       }
+      const std::size_t value_start = pos_;
       read_value(w);
+      if (spaced && text_[value_start] != '"' && w.value.find('=') != std::string::npos) {
+        diags_.add(Severity::kWarning, "spaced-value", w.value_loc, w.key,
+                   "the value of " + w.key + " is \"" + w.value + "\": a blank after '=' makes the next word the value (Slurm reads it so too)",
+                   "write " + w.key + "=VALUE, or remove " + w.key + " if it should be empty");
+      }
     }
     return w;
   }
@@ -184,13 +204,16 @@ bool continues(std::string_view line) {
 }
 
 // Whether a physical line starts a logical line of one of `kinds`:
-// optional whitespace, the kind in any case, then '='.
+// optional whitespace, the kind in any case, then '=' (blanks before it allowed).
 bool starts_kind(std::string_view line, std::span<const std::string_view> kinds) {
   std::size_t i = 0;
   while (i < line.size() && is_space(line[i])) ++i;
   std::string_view rest = line.substr(i);
   for (std::string_view k : kinds) {
-    if (rest.size() > k.size() && rest[k.size()] == '=' && iequals(rest.substr(0, k.size()), k)) return true;
+    if (rest.size() <= k.size() || !iequals(rest.substr(0, k.size()), k)) continue;
+    std::size_t eq = k.size();
+    while (eq < rest.size() && is_space(rest[eq])) ++eq;  // "NodeName = n1", as Slurm allows
+    if (eq < rest.size() && rest[eq] == '=') return true;
   }
   return false;
 }

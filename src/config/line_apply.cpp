@@ -48,7 +48,7 @@ void report_wrong_section(Diagnostics& diags, const Word& w, const std::string& 
 void report_syntax(Diagnostics& diags, const Word& w) {
   diags.add(Severity::kError, "bad-syntax", w.key_loc, w.key,
             "expected Key=Value, found \"" + w.key + "\" (ignored)",
-            "write the key and its value joined by '=' with no spaces around it");
+            "a setting is written Key=Value; remove the word or give it a key");
 }
 
 void report_passive(Diagnostics& diags, const PassiveSeen& seen) {

@@ -28,6 +28,24 @@ KeyDef<P> nodes() {
   return d;
 }
 
+// Slurm's older single partition priority, still read by Slurm 22.05: it sets both PriorityJobFactor and
+// PriorityTier. The effective values show under those two names.
+KeyDef<P> legacy_priority() {
+  KeyDef<P> d;
+  d.name = "Priority";
+  d.values = int_range_text(0, 65533, false);
+  d.doc = "Older spelling that sets both PriorityJobFactor and PriorityTier to its value.";
+  d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
+    auto v = parse_int_value(s, 0, 65533, false);
+    if (!v) return v.error();
+    p.priority_tier = static_cast<decltype(p.priority_tier)>(*v);
+    p.priority_job_factor = static_cast<decltype(p.priority_job_factor)>(*v);
+    return {};
+  };
+  d.show = [](const P&) { return std::string(); };
+  return d;
+}
+
 // NO | YES[:N] | FORCE[:N] | EXCLUSIVE (Shared= is Slurm's older name).
 KeyDef<P> oversubscribe() {
   KeyDef<P> d;
@@ -88,6 +106,7 @@ std::vector<KeyDef<P>> make_partition_keys() {
                  "Jobs of a higher tier are scheduled first, whatever their priority."),
       integer<P>("PriorityJobFactor", &P::priority_job_factor, 0, 65533,
                  "The partition factor of multifactor priority (normalised by the largest)."),
+      legacy_priority(),
       oversubscribe(),
       text<P>("QOS", &P::qos, "QOS whose limits also apply to every job of the partition.", "QOS name"),
       name_list<P>("AllowQos", &P::allow_qos, "QOS that may run here.", true),

@@ -256,6 +256,21 @@ INSTANTIATE_TEST_SUITE_P(
                            join(p.deny_accounts, "|") + "," + std::to_string(p.exclusive_user);
                   },
                   "-1,2,1800,10,5,part,normal|debug,bad,0,x|y,1"},
+        // Slurm 22.05 still reads a partition's Priority=: both PriorityJobFactor and PriorityTier.
+        ValueCase{"legacy_partition_priority", "PartitionName=p Priority=7\nPartitionName=q PriorityTier=3",
+                  [](C c) {
+                    return std::to_string(part(c, "p").priority_job_factor) + "," +
+                           std::to_string(part(c, "p").priority_tier) + " " +
+                           std::to_string(part(c, "q").priority_job_factor) + "," +
+                           std::to_string(part(c, "q").priority_tier);
+                  },
+                  "7,7 1,3"},
+        // Blanks around '=', as Slurm reads them (checked on Slurm 22.05: "SlurmctldPort = 6818" is read).
+        ValueCase{"blanks_around_equals", "ClusterName = anchor\nPartitionName = p  MaxTime= 60 \\\n  State =DOWN",
+                  [](C c) {
+                    return c.cluster_name + " " + std::to_string(part(c, "p").max_time) + " " + part(c, "p").state;
+                  },
+                  "anchor 3600 DOWN"},
         ValueCase{"oversubscribe_forms", "PartitionName=a OverSubscribe=force:4\nPartitionName=b Shared=EXCLUSIVE",
                   [](C c) { return part(c, "a").oversubscribe + " " + part(c, "b").oversubscribe; }, "FORCE:4 EXCLUSIVE"},
         ValueCase{"memory_keys", "PartitionName=p DefMemPerCPU=2G DefMemPerGPU=10000 MaxMemPerNode=500G MaxMemPerCPU=8G",
@@ -343,10 +358,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "(ALL is reserved) [bad-value]"}},
         DiagCase{"bad_syntax_word", "ClusterName",
                  {"slurm.conf:1:1: error: expected Key=Value, found \"ClusterName\" (ignored) [bad-syntax]\n"
-                  "    fix: write the key and its value joined by '=' with no spaces around it"}},
+                  "    fix: a setting is written Key=Value; remove the word or give it a key"}},
         DiagCase{"nodename_without_value", "NodeName",
                  {"slurm.conf:1:1: error: expected Key=Value, found \"NodeName\" (ignored) [bad-syntax]\n"
-                  "    fix: write the key and its value joined by '=' with no spaces around it"}},
+                  "    fix: a setting is written Key=Value; remove the word or give it a key"}},
         DiagCase{"nodename_not_first", "ClusterName=x NodeName=n1",
                  {"slurm.conf:1:15: error: NodeName= must start its own line; this word was ignored [bad-syntax]\n"
                   "    fix: start a new line with it"}},
