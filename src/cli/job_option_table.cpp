@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <string_view>
+#include <utility>
 
 #include "cli/job_options.hpp"
 #include "common/strings.hpp"
@@ -482,6 +484,7 @@ const std::vector<OptionDef>& option_table() {
       {"bell", 0, ArgKind::kNone, A, uninterpreted()},
       {"chdir", 'D', ArgKind::kRequired, SRA, set_str(&J::chdir)},
       {"cluster-constraint", 0, ArgKind::kRequired, SRA, uninterpreted()},
+      {"cluster", 0, ArgKind::kRequired, SRA, set_str(&J::clusters)},
       {"clusters", 'M', ArgKind::kRequired, SRA, set_str(&J::clusters)},
       {"comment", 0, ArgKind::kRequired, SRA, set_str(&J::comment)},
       {"compress", 0, ArgKind::kOptional, R, uninterpreted()},
@@ -558,6 +561,7 @@ const std::vector<OptionDef>& option_table() {
       {"ntasks-per-core", 0, ArgKind::kRequired, SRA, set_count(&J::ntasks_per_core)},
       {"ntasks-per-gpu", 0, ArgKind::kRequired, SRA, set_count(&J::ntasks_per_gpu)},
       {"ntasks-per-node", 0, ArgKind::kRequired, SRA, set_count(&J::ntasks_per_node)},
+      {"tasks-per-node", 0, ArgKind::kRequired, SRA, set_count(&J::ntasks_per_node)},
       {"ntasks-per-socket", 0, ArgKind::kRequired, SRA, set_count(&J::ntasks_per_socket)},
       {"open-mode", 0, ArgKind::kRequired, SR, apply_open_mode},
       {"output", 'o', ArgKind::kRequired, SR, set_str(&J::stdout_path)},
@@ -617,12 +621,16 @@ const std::vector<OptionDef>& option_table() {
   return table;
 }
 
-// Ids of aliases that share one meaning (--cpu_bind is --cpu-bind).
+// Ids of aliases that share one meaning (--cpu_bind is --cpu-bind). Slurm 22.05's commands take
+// --tasks-per-node and --cluster too, though their manuals name only the other spelling.
 int canonical_id(int id) {
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      {"cpu_bind", "cpu-bind"}, {"tasks-per-node", "ntasks-per-node"}, {"cluster", "clusters"}};
   const auto& t = option_table();
-  if (t[static_cast<std::size_t>(id)].long_name == "cpu_bind") {
+  for (const auto& [alias, name] : kAliases) {
+    if (t[static_cast<std::size_t>(id)].long_name != alias) continue;
     for (std::size_t i = 0; i < t.size(); ++i)
-      if (t[i].long_name == "cpu-bind") return static_cast<int>(i);
+      if (t[i].long_name == name) return static_cast<int>(i);
   }
   return id;
 }

@@ -258,8 +258,19 @@ bool asks_for_gpus(const JobRequest& req) {
   return std::any_of(req.gres.begin(), req.gres.end(), [](const GresSpec& g) { return g.name == "gpu" && g.count > 0; });
 }
 
+// --hint as Slurm 22.05 records it (ReqB:S:C:T on the anchor): nomultithread and compute_bound use one
+// thread per core, memory_bound one core per socket too; given -B or --threads-per-core win.
+void apply_hint_layout(JobRequest& req) {
+  if (!req.hint) return;
+  if (*req.hint == "nomultithread" || *req.hint == "compute_bound" || *req.hint == "memory_bound") {
+    if (!req.threads_per_core) req.threads_per_core = 1;
+  }
+  if (*req.hint == "memory_bound" && !req.cores_per_socket) req.cores_per_socket = 1;
+}
+
 CliResult<bool> validate_merged(JobRequest& req) {
   const char* prog = submit_command_name(req.command);
+  apply_hint_layout(req);
   if (req.quiet && req.verbose > 0) return cli_error(prog, "don't specify both --verbose (-v) and --quiet (-Q)");
   auto mem = apply_memory_exclusion(req);
   if (!mem) return mem;
@@ -269,7 +280,9 @@ CliResult<bool> validate_merged(JobRequest& req) {
     e.text += fmt::format("{}: error: Invalid generic resource (gres) specification\n", prog);
     return e;
   }
-  if (req.gpus_per_task && !req.gpus && !req.ntasks) {
+  // Slurm 22.05 counts tasks from -N or --ntasks-per-node too (checked on the anchor: --gpus-per-task=1 -N 2
+  // ran two tasks); with none of them the task count is unknown.
+  if (req.gpus_per_task && !req.gpus && !req.ntasks && !req.ntasks_per_node && !req.nodes) {
     CliError e = cli_error(prog, "Failed to validate job spec. --gpus-per-task used without either --gpus or "
                                  "-n/--ntasks is not allowed.");
     e.text += fmt::format("{}: error: Invalid generic resource (gres) specification\n", prog);

@@ -366,6 +366,33 @@ TEST(Grammar, EveryArgumentForm) {
   EXPECT_EQ(command_ok(SubmitCommand::kSalloc, {"-KUSR1"}).kill_command_signal, SIGUSR1);
   EXPECT_EQ(command_ok(SubmitCommand::kSalloc, {"--kill-command=9"}).kill_command_signal, 9);
   EXPECT_EQ(r.nice, 100);
+  // Spellings Slurm 22.05's commands take though their manuals name only the other one (anchor: accepted).
+  for (auto cmd : {SubmitCommand::kSbatch, SubmitCommand::kSrun, SubmitCommand::kSalloc}) {
+    std::vector<std::string> args = {"--tasks-per-node=3", "--cluster=anchor"};
+    if (cmd == SubmitCommand::kSbatch) args.push_back("--wrap");
+    args.push_back("true");
+    JobRequest a = command_ok(cmd, args);
+    EXPECT_EQ(a.ntasks_per_node, 3);
+    EXPECT_EQ(a.clusters, "anchor");
+  }
+  // --hint as Slurm 22.05 records it (ReqB:S:C:T): one thread per core, memory_bound one core per socket;
+  // an explicit --threads-per-core wins.
+  auto hinted = [](std::vector<std::string> a) {
+    a.insert(a.end(), {"--wrap", "true"});
+    return command_ok(SubmitCommand::kSbatch, a);
+  };
+  EXPECT_EQ(hinted({"--hint=nomultithread"}).threads_per_core, 1);
+  EXPECT_EQ(hinted({"--hint=compute_bound"}).threads_per_core, 1);
+  EXPECT_EQ(hinted({"--hint=memory_bound"}).cores_per_socket, 1);
+  EXPECT_EQ(hinted({"--hint=memory_bound"}).threads_per_core, 1);
+  EXPECT_EQ(hinted({"--hint=multithread"}).threads_per_core, std::nullopt);
+  EXPECT_EQ(hinted({"--hint=nomultithread", "--threads-per-core=2"}).threads_per_core, 2);
+  // --gpus-per-task needs a task count, which -N or --ntasks-per-node gives too (anchor: accepted).
+  EXPECT_EQ(command_ok(SubmitCommand::kSbatch, {"--gpus-per-task=1", "-N", "2", "--wrap", "true"}).nodes,
+            (NodeRange{2, 2}));
+  EXPECT_EQ(command_ok(SubmitCommand::kSbatch, {"--gpus-per-task=1", "--ntasks-per-node=2", "--wrap", "true"})
+                .ntasks_per_node,
+            2);
   JobRequest opt = command_ok(SubmitCommand::kSrun, {"-I", "-K", "-l", "-u", "hostname"});
   EXPECT_TRUE(opt.immediate);
   EXPECT_FALSE(opt.immediate_timeout);
@@ -446,6 +473,10 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{S, {"--mem-per-gpu=4G", "--gpus=0"},
                 "sbatch: error: Requested mem_per_tres=gres:gpu:4096 but did not request any GPU.\nsbatch: error: "
                 "Invalid generic resource (gres) specification\n",
+                1},
+        Refusal{S, {"--gpus-per-task=2", "-c", "4"},
+                "sbatch: error: Failed to validate job spec. --gpus-per-task used without either --gpus or "
+                "-n/--ntasks is not allowed.\nsbatch: error: Invalid generic resource (gres) specification\n",
                 1},
         Refusal{S, {"--gpus-per-task=2"},
                 "sbatch: error: Failed to validate job spec. --gpus-per-task used without either --gpus or "
