@@ -98,7 +98,11 @@ int sbatch_main(const Args& args) {
                    api->endpoint().describe().c_str(), api->endpoint().conf_path.c_str(), reply.error().message.c_str());
       return 1;
     }
-    print_error_lines("sbatch", reply.error().message);
+    if (req.test_only) {
+      print_test_only_refusal("sbatch", reply.error().message);
+    } else {
+      print_error_lines("sbatch", reply.error().message);
+    }
     return 1;
   }
   if (req.test_only) {

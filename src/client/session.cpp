@@ -56,6 +56,18 @@ void print_error_lines(const std::string& program, const std::string& message) {
   }
 }
 
+void print_test_only_refusal(const std::string& program, const std::string& message) {
+  constexpr std::string_view kBatch = "Batch job submission failed: ";
+  for (const auto& line : split(message, '\n')) {
+    if (line.empty()) continue;
+    if (line.rfind(kBatch, 0) == 0) {
+      write_out("allocation failure: " + line.substr(kBatch.size()) + "\n", stderr);
+    } else {
+      print_error_lines(program, line);
+    }
+  }
+}
+
 bool lists_this_cluster(const std::string& clusters, const ControllerApi& api) {
   for (const auto& name : split(clusters, ',')) {
     if (name == api.endpoint().cluster || iequals(name, "all")) return true;

@@ -43,6 +43,10 @@ bool lists_this_cluster(const std::string& clusters, const ControllerApi& api);
 
 // Prints "<program>: error: <line>" for each line of `message`.
 void print_error_lines(const std::string& program, const std::string& message);
+// A --test-only submission the controller refused, as Slurm's sbatch and srun word it: the
+// "Batch job submission failed: X" line reads "allocation failure: X" (no "<program>: error: "),
+// the other lines are error lines.
+void print_test_only_refusal(const std::string& program, const std::string& message);
 // For a failed call: Slurm's unreachable text, or the controller's message as error lines.
 int report_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e);
 

@@ -495,15 +495,7 @@ int test_only(ControllerApi& api, const cli::JobRequest& req, const SubmitterCon
       write_out(unreachable_text("srun", reply.error(), api.endpoint()), stderr);
       return 1;
     }
-    constexpr std::string_view kBatch = "Batch job submission failed: ";
-    for (const auto& line : split(reply.error().message, '\n')) {
-      if (line.empty()) continue;
-      if (line.rfind(kBatch, 0) == 0) {
-        write_out("allocation failure: " + line.substr(kBatch.size()) + "\n", stderr);
-      } else {
-        print_error_lines("srun", line);
-      }
-    }
+    print_test_only_refusal("srun", reply.error().message);
     return 1;
   }
   for (const auto& w : reply->warnings()) std::fprintf(stderr, "srun: %s\n", w.c_str());

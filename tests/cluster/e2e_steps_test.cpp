@@ -222,6 +222,14 @@ TEST(Steps, TaskEnvironmentAsSlurmSetsIt) {
   r = c.run("srun", {"--test-only", "-w", "nosuch", "true"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.rfind("allocation failure: Invalid node name specified\n", 0), 0u) << r.err;
+  // sbatch --test-only words a refusal as srun's (Slurm 22.05 on the anchor), Slurm's detail line first.
+  r = c.run("sbatch", {"--test-only", "-p", "nopart", "--wrap", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.rfind("sbatch: error: invalid partition specified: nopart\n"
+                        "allocation failure: Invalid partition name specified\nsbatch: error: drover: ",
+                        0),
+            0u)
+      << r.err;
 }
 
 TEST(Steps, StdinGoesToTaskZeroAndOutputPatternsPerTask) {
