@@ -139,6 +139,58 @@ INSTANTIATE_TEST_SUITE_P(
         NeverCase{"never_time_over_part", [](core::JobSpec& j) { j.partitions = {"compute"}; j.time_limit = 8 * 86400; }}),
     [](const ::testing::TestParamInfo<NeverCase>& i) { return std::string(i.param.golden); });
 
+// A job with two mistakes is refused for the one Slurm 22.05 checks first (each pair was submitted on the
+// anchor cluster): -w's names, partition, account, the association's QOS, the QOS, licenses, -x's names,
+// features, then what no node can hold.
+TEST(CoreCluster, TwoMistakesAreRefusedInSlurmsOrder) {
+  struct Case {
+    const char* what;
+    std::function<void(core::JobSpec&)> ask;
+    bool qos_not_in_association;
+    std::string error;
+  };
+  const std::string kNode = "Invalid node name specified", kPart = "Invalid partition name specified",
+                    kAcct = "Invalid account or account/partition combination specified",
+                    kQos = "Invalid qos specification", kFeat = "Invalid feature specification",
+                    kLic = "Invalid license specification";
+  const Case cases[] = {
+      {"-p nopart -w nonode", [](core::JobSpec& j) { j.partitions = {"nopart"}; j.nodelist = "nonode"; }, false, kNode},
+      {"-p nopart --qos noqos", [](core::JobSpec& j) { j.partitions = {"nopart"}; j.qos = "noqos"; }, false, kPart},
+      {"-p nopart -A noacct", [](core::JobSpec& j) { j.partitions = {"nopart"}; j.account = "noacct"; }, false, kPart},
+      {"-p nopart, QOS not allowed", [](core::JobSpec& j) { j.partitions = {"nopart"}; }, true, kPart},
+      {"--qos noqos -A noacct", [](core::JobSpec& j) { j.qos = "noqos"; j.account = "noacct"; }, false, kAcct},
+      {"-A noacct, QOS not allowed", [](core::JobSpec& j) { j.account = "noacct"; }, true, kAcct},
+      {"-C nofeat -w nonode", [](core::JobSpec& j) { j.constraint = "nofeat"; j.nodelist = "nonode"; }, false, kNode},
+      {"-C nofeat --qos noqos", [](core::JobSpec& j) { j.constraint = "nofeat"; j.qos = "noqos"; }, false, kQos},
+      {"-C nofeat, QOS not allowed", [](core::JobSpec& j) { j.constraint = "nofeat"; }, true, kQos},
+      {"-x nonode -C nofeat", [](core::JobSpec& j) { j.exclude = "nonode"; j.constraint = "nofeat"; }, false, kNode},
+      {"-x nonode --qos noqos", [](core::JobSpec& j) { j.exclude = "nonode"; j.qos = "noqos"; }, false, kQos},
+      {"-x nonode -A noacct", [](core::JobSpec& j) { j.exclude = "nonode"; j.account = "noacct"; }, false, kAcct},
+      {"-L nolic -x nonode", [](core::JobSpec& j) { j.licenses = {{"license/nolic", 1}}; j.exclude = "nonode"; },
+       false, kLic},
+      {"-L nolic --qos noqos", [](core::JobSpec& j) { j.licenses = {{"license/nolic", 1}}; j.qos = "noqos"; }, false,
+       kQos},
+      {"-p compute -c 65 -x nonode",
+       [](core::JobSpec& j) { j.partitions = {"compute"}; j.cpus_per_task = 65; j.exclude = "nonode"; }, false, kNode},
+      {"-p training --gres=gpu:9 -C nofeat",
+       [](core::JobSpec& j) { j.partitions = {"training"}; j.gres = {GresSpec{"gpu", "", 9}}; j.constraint = "nofeat"; },
+       false, kFeat},
+  };
+  core::Cluster c = anchor();
+  for (const Case& k : cases) {
+    core::JobSpec job;
+    job.user = "alice";
+    k.ask(job);
+    core::SubmitContext ctx;
+    ctx.enforce_accounts = true;
+    ctx.user_accounts = {"research"};
+    if (k.qos_not_in_association) ctx.assoc_qos_refusal = core::Refusal{{}, kQos, "drover: not allowed"};
+    core::SubmitVerdict v = core::check_submit(c, job, ctx);
+    EXPECT_FALSE(v.accepted) << k.what;
+    EXPECT_EQ(v.error, k.error) << k.what << " / " << v.drover_line;
+  }
+}
+
 TEST(CoreCluster, AcceptedJobsShowSlurmsPendingReasonAtOnce) {
   core::Cluster c = anchor();
   core::JobSpec job;

@@ -36,11 +36,9 @@ Refusal refuse(std::string error, std::string drover_line, std::vector<std::stri
 
 // The QOS a job runs under: the one it names, else "normal" when defined.
 Result<int32_t, Refusal> resolve_qos(const Cluster& c, const JobSpec& job, const PartitionSpec& part) {
+  if (auto unknown = unknown_qos(c, job)) return *unknown;
   std::string name = job.qos.empty() ? "normal" : job.qos;
   int32_t q = c.find_qos(name);
-  if (q < 0 && !job.qos.empty()) {
-    return refuse("Invalid qos specification", "drover: no QOS named \"" + job.qos + "\" is defined");
-  }
   if (q >= 0) {
     bool allowed = part.allow_qos.empty() || contains(part.allow_qos, "ALL") || contains(part.allow_qos, name);
     if (!allowed || contains(part.deny_qos, name)) {
@@ -63,24 +61,6 @@ Seconds resolve_time_limit(const Cluster& c, const JobSpec& job, const Partition
   return t;
 }
 
-Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const std::string& expr,
-                                                      const char* option) {
-  std::vector<NodeIndex> out;
-  if (expr.empty()) return out;
-  auto names = hostlist_expand(expr);
-  if (!names) {
-    return refuse("Invalid node name specified",
-                  std::string("drover: ") + option + " " + expr + ": " + names.error().message);
-  }
-  for (const std::string& n : *names) {
-    NodeIndex i = c.find_node(n);
-    if (i < 0) return refuse("Invalid node name specified", std::string("drover: ") + option + ": no node named " + n);
-    out.push_back(i);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 // One feature expression's alternatives (-C, or --prefer with its own line).
 Result<std::vector<Constraint>, Refusal> resolve_features(const Cluster& c, const std::string& text,
@@ -267,6 +247,30 @@ bool take_from_pools(const NodeSpec& node, const std::string& name, const std::s
 
 }  // namespace
 
+std::optional<Refusal> unknown_qos(const Cluster& c, const JobSpec& job) {
+  if (job.qos.empty() || c.find_qos(job.qos) >= 0) return std::nullopt;
+  return refuse("Invalid qos specification", "drover: no QOS named \"" + job.qos + "\" is defined");
+}
+
+Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const std::string& expr,
+                                                      const char* option) {
+  std::vector<NodeIndex> out;
+  if (expr.empty()) return out;
+  auto names = hostlist_expand(expr);
+  if (!names) {
+    return refuse("Invalid node name specified",
+                  std::string("drover: ") + option + " " + expr + ": " + names.error().message);
+  }
+  for (const std::string& n : *names) {
+    NodeIndex i = c.find_node(n);
+    if (i < 0) return refuse("Invalid node name specified", std::string("drover: ") + option + ": no node named " + n);
+    out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 namespace {
 
 // Tasks free to spread (-n without -N) over nodes none of which can hold two
@@ -373,13 +377,13 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
     }
   }
   d.time_limit = resolve_time_limit(c, job, part, d.qos, d.assoc);
-  if (auto bad = resolve_constraint(c, job, d)) return *bad;
   auto req = resolve_nodes(c, job.nodelist, "--nodelist");
   if (!req) return req.error();
   d.required = std::move(req).value();
-  auto exc = resolve_nodes(c, job.exclude, "--exclude");
+  auto exc = resolve_nodes(c, job.exclude, "--exclude");  // before the features, as Slurm checks them
   if (!exc) return exc.error();
   d.excluded = std::move(exc).value();
+  if (auto bad = resolve_constraint(c, job, d)) return *bad;
   d.whole_node = job.exclusive || part.exclusive;
   resolve_gres(c, job, part, d);
   if (job.cpus_per_gpu > 0 && job.gpus.count <= 0 && d.gpus_per_task.count <= 0 &&

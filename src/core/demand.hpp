@@ -117,6 +117,13 @@ struct Refusal {
   std::string drover_line;
 };
 
+// A job that names a QOS no qos.conf/sacctmgr line defines: Slurm's "Invalid qos specification".
+std::optional<Refusal> unknown_qos(const Cluster& c, const JobSpec& job);
+
+// The nodes a host-list option names (-w, -x), or Slurm's "Invalid node name specified" with which
+// name no node has. Empty for an empty expression.
+Result<std::vector<NodeIndex>, Refusal> resolve_nodes(const Cluster& c, const std::string& expr, const char* option);
+
 // Resolve for one partition. A refusal is a request no configuration of
 // this partition can satisfy as written (unknown QOS, bad constraint
 // syntax, node names); capacity is checked separately (check_capacity).

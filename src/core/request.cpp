@@ -194,11 +194,30 @@ bool refuse_on_limit(const Cluster& c, const Demand& d, Reason r, SubmitVerdict&
 
 SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitContext& ctx) {
   SubmitVerdict v;
+  // In the order Slurm 22.05 checks them (seen on the anchor with two mistakes at once): -w's node names,
+  // partition, account, the QOS (the association's, then whether it exists), licenses, then for each
+  // partition: its QOS rules, -x's names, features, capacity, ...
+  if (auto named = resolve_nodes(c, job.nodelist, "--nodelist"); !named) {
+    refuse(v, named.error());
+    return v;
+  }
   std::vector<int32_t> parts = job_partitions(c, job, v);
   if (!v.accepted) return v;
   if (!resolve_account(job, ctx, v)) return v;
+  if (ctx.assoc_qos_refusal) {
+    refuse(v, *ctx.assoc_qos_refusal);
+    return v;
+  }
+  if (auto unknown = unknown_qos(c, job)) {
+    refuse(v, *unknown);
+    return v;
+  }
   if (!check_licenses(c, job, v)) return v;
   std::optional<Refusal> first_refusal;
+  // Slurm 22.05 takes a held job that no node of its partition can ever hold (seen on the anchor:
+  // --hold with --mem=500G on 250G nodes, or a GPU type no node has); released, it pends with
+  // BadConstraints. Its first such partition, kept in case no partition can run it.
+  std::optional<std::pair<int32_t, int32_t>> held_beyond_capacity;  // partition, QOS
   for (int32_t p : parts) {
     const PartitionSpec& part = c.partitions[p];
     if (part.state == PartitionState::kDrain || part.state == PartitionState::kInactive) {
@@ -217,7 +236,11 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
       continue;
     }
     if (auto r = check_capacity(c, *d)) {
-      if (!first_refusal) first_refusal = *r;
+      if (!first_refusal) {
+        first_refusal = *r;
+        v.capacity_refusal = true;
+      }
+      if (job.hold != Hold::kNone && !held_beyond_capacity) held_beyond_capacity = {p, d->qos};
       continue;
     }
     Reason limit = static_limit_reason(c, *d);
@@ -228,6 +251,13 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
     v.partition = p;
     v.qos = d->qos >= 0 ? c.qos[d->qos].name : "";
     v.pending_reason = limit;
+    v.capacity_refusal = false;
+    return v;
+  }
+  if (held_beyond_capacity) {
+    v.partition = held_beyond_capacity->first;
+    v.qos = held_beyond_capacity->second >= 0 ? c.qos[held_beyond_capacity->second].name : "";
+    v.capacity_refusal = false;
     return v;
   }
   refuse(v, *first_refusal);

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.hpp"
 #include "common/tres.hpp"
 #include "core/cluster.hpp"
+#include "core/demand.hpp"
 #include "core/job.hpp"
 #include "core/reason.hpp"
 
@@ -50,6 +52,9 @@ struct SubmitContext {
   std::vector<std::string> user_accounts;
   bool enforce_accounts = false;
   int64_t new_jobs = 1;  // an array counts its elements
+  // Set when the user's association does not allow the job's QOS (the controller knows the
+  // associations): refused after the partition and account are found good, as Slurm orders it.
+  std::optional<Refusal> assoc_qos_refusal;
 };
 
 struct SubmitVerdict {
@@ -67,6 +72,9 @@ struct SubmitVerdict {
   // the configuration stays (PartitionTimeLimit with EnforcePartLimits=NO):
   // Slurm accepts these; the reason shows at once.
   Reason pending_reason = Reason::kNone;
+  // Refused because no node of the partition(s) can ever hold the job: Slurm's --test-only says only
+  // its final line then ("allocation failure: Requested node configuration is not available").
+  bool capacity_refusal = false;
 };
 
 SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitContext& ctx);

@@ -775,15 +775,15 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     ++tested;
     plan.tested = true;
     const JobCache& jc = *qe.cache;
-    if (jc.refused) {
-      plan.reason = Reason::kBadConstraints;
-      plan.never = true;
+    if (!jc.parts.empty()) plan.partition = jc.parts.front()->partition;
+    if (job.hold != Hold::kNone) {  // held shows first, as Slurm's, even for a job no node can hold
+      plan.reason = job.hold == Hold::kUser ? Reason::kJobHeldUser : Reason::kJobHeldAdmin;
       out.pending.push_back(std::move(plan));
       continue;
     }
-    plan.partition = jc.parts.front()->partition;
-    if (job.hold != Hold::kNone) {
-      plan.reason = job.hold == Hold::kUser ? Reason::kJobHeldUser : Reason::kJobHeldAdmin;
+    if (jc.refused) {
+      plan.reason = Reason::kBadConstraints;
+      plan.never = true;
       out.pending.push_back(std::move(plan));
       continue;
     }

@@ -494,8 +494,9 @@ class ControllerState {
   void node_reasons(const core::CycleResult& result, int64_t now);
   core::SubmitContext submit_context(const Caller& who) const;
   // A job that names no QOS takes its association's DefaultQOS; with
-  // enforce_qos the QOS must be in the association's list (submit.cpp).
-  Status association_qos(const Caller& who, v1::JobRecord& rec) const;
+  // enforce_qos the QOS must be in the association's list, or the refusal returned is
+  // given by check_submit once the partition and account are found good (submit.cpp).
+  std::optional<core::Refusal> association_qos(const Caller& who, v1::JobRecord& rec) const;
   struct CycleInputs;
   CycleInputs cycle_inputs(int64_t now) const;
   mutable uint64_t run_stamps_ = 0;  // the last RunningJob::stamp given (cycle_inputs)

@@ -1165,6 +1165,45 @@ TEST(ControllerState, ARunningJobCanBeHeldAndComesBackHeldWhenRequeued) {
   EXPECT_EQ(act(v1::RELEASE, 2, 1012), "Job has already finished");
 }
 
+// A held job no node can ever hold is taken, as Slurm 22.05 took one on the anchor cluster (--hold
+// --mem=500G on 250G nodes): JobHeldUser while held, LastSchedEval its submit time; released, it pends
+// with BadConstraints. Unheld, or planned with --test-only, it is refused.
+TEST(ControllerState, AHeldJobBeyondEveryNodeIsTakenAndPendsBadConstraintsOnceReleased) {
+  auto st = make_state();
+  v1::JobDescriptor big = wrap("true");
+  big.set_mem_per_node_mb(int64_t{100} << 30);
+  Effects fx;
+  auto refused = st->submit(user(1000, "alice"), big, false, 1000, fx);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("Memory specification can not be satisfied\n"), std::string::npos)
+      << refused.error().message;
+  big.set_hold(true);
+  Effects planned;
+  auto test_only = st->submit(user(1000, "alice"), big, true, 1000, planned);
+  ASSERT_FALSE(test_only);
+  EXPECT_EQ(test_only.error().message.rfind("Batch job submission failed: Requested node configuration is not available", 0),
+            0u)
+      << "--test-only says no detail line: " << test_only.error().message;
+  Effects taken;
+  auto held = st->submit(user(1000, "alice"), big, false, 1001, taken);
+  ASSERT_TRUE(held) << held.error().message;
+  const v1::JobRecord& r = st->jobs().at(held->job_id()).rec;
+  EXPECT_EQ(r.reason(), "JobHeldUser");
+  EXPECT_EQ(r.last_sched_eval(), 1001);
+  Effects e;
+  st->schedule(core::PassKind::kFull, 1002, e);
+  EXPECT_EQ(r.reason(), "JobHeldUser");
+  v1::ControlRequest release;
+  release.set_action(v1::RELEASE);
+  release.add_targets()->set_job_id(held->job_id());
+  Effects rfx;
+  ASSERT_TRUE(st->control(user(1000, "alice"), release, 1003, rfx)[0].ok());
+  Effects e2;
+  st->schedule(core::PassKind::kFull, 1004, e2);
+  EXPECT_EQ(r.state(), v1::PENDING);
+  EXPECT_EQ(r.reason(), "BadConstraints");
+}
+
 // scontrol requeuehold of a running job: pending, held, with Slurm 22.05's
 // reason (anchor cluster: "job requeued in held state"), also after a pass;
 // release clears it.

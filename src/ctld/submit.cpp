@@ -63,6 +63,9 @@ v1::JobRecord base_record(const Caller& who, const v1::JobDescriptor& d, int64_t
   // Held or waiting for --begin: the reason shows at once (no cycle is run for them).
   rec.set_reason(d.hold() ? "JobHeldUser" : d.begin_time() > now ? "BeginTime" : "None");
   rec.set_hold(d.hold() ? v1::HOLD_USER : v1::HOLD_NONE);
+  // Slurm looks at every job as it is submitted (LastSchedEval is the submit time); Drover's quick
+  // pass sets it for the others.
+  if (d.hold() || d.begin_time() > now) rec.set_last_sched_eval(now);
   rec.set_nice(d.nice());
   if (d.has_priority()) rec.set_admin_priority(d.priority());
   rec.set_array_task_id(-1);
@@ -126,21 +129,22 @@ core::SubmitContext ControllerState::submit_context(const Caller& who) const {
   return ctx;
 }
 
-Status ControllerState::association_qos(const Caller& who, v1::JobRecord& rec) const {
+std::optional<core::Refusal> ControllerState::association_qos(const Caller& who, v1::JobRecord& rec) const {
   const v1::UserRecord* u = acct_.user(who.user);
-  if (!u) return {};  // no association: resolve_account refuses the job when associations are enforced
+  if (!u) return std::nullopt;  // no association: resolve_account refuses the job when associations are enforced
   const std::string& account = rec.desc().account().empty() ? u->default_account() : rec.desc().account();
   auto a = std::find_if(u->assocs().begin(), u->assocs().end(),
                         [&](const v1::UserAssoc& x) { return x.account() == account; });
-  if (a == u->assocs().end()) return {};
+  if (a == u->assocs().end()) return std::nullopt;
   if (rec.desc().qos().empty() && !a->default_qos().empty()) rec.set_qos(a->default_qos());
-  if (!settings_.enforce_qos || a->qos().empty()) return {};
+  if (!settings_.enforce_qos || a->qos().empty()) return std::nullopt;
   std::string qos = !rec.qos().empty() ? rec.qos() : !rec.desc().qos().empty() ? rec.desc().qos() : "normal";
-  if (std::find(a->qos().begin(), a->qos().end(), qos) != a->qos().end()) return {};
-  return make_error("Batch job submission failed: Invalid qos specification\ndrover: user " + who.user +
-                    "'s association with account " + account + " allows QOS " +
-                    join(std::vector<std::string>(a->qos().begin(), a->qos().end()), ",") +
-                    ", not " + qos + " (sacctmgr modify user ... set QOS=)");
+  if (std::find(a->qos().begin(), a->qos().end(), qos) != a->qos().end()) return std::nullopt;
+  return core::Refusal{{},
+                       "Invalid qos specification",
+                       "drover: user " + who.user + "'s association with account " + account + " allows QOS " +
+                           join(std::vector<std::string>(a->qos().begin(), a->qos().end()), ",") + ", not " + qos +
+                           " (sacctmgr modify user ... set QOS=)"};
 }
 
 void ControllerState::index_submit_request(const Job& j) {
@@ -173,14 +177,19 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   v1::JobRecord rec = base_record(who, desc, now, settings_);
   drop_unknown_dependencies(*rec.mutable_desc()->mutable_dependency());
   rec.set_job_id(next_job_id_);
-  if (auto st = association_qos(who, rec); !st) return st.error();
+  auto qos_refusal = association_qos(who, rec);
   core::JobSpec spec = spec_from_record(rec);
+  // --test-only plans the job as if released: a hold does not let it past what no node can hold.
+  if (test_only) spec.hold = core::Hold::kNone;
   core::SubmitContext ctx = submit_context(who);
+  ctx.assoc_qos_refusal = std::move(qos_refusal);
   ctx.new_jobs = desc.array().task_ids().empty() ? 1 : desc.array().task_ids_size();
   core::SubmitVerdict v = bridge_->check_submit(spec, ctx);
   if (!v.accepted) {
     std::string text;
-    for (const auto& d : v.details) text += d + "\n";
+    if (!(test_only && v.capacity_refusal)) {
+      for (const auto& d : v.details) text += d + "\n";
+    }
     text += "Batch job submission failed: " + v.error;
     if (!v.drover_line.empty()) text += "\n" + v.drover_line;
     return make_error(text);
