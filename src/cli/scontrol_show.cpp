@@ -111,6 +111,8 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, boo
   r.add("StdIn={}", j.std_in);
   r.add("StdOut={}", j.std_out);
   r.add("Power=");
+  if (!j.cpus_per_tres.empty()) r.add("CpusPerTres={}", j.cpus_per_tres);
+  if (!j.mem_per_tres.empty()) r.add("MemPerTres={}", j.mem_per_tres);
   if (!j.tres_per_job.empty()) r.add("TresPerJob={}", j.tres_per_job);
   if (!j.tres_per_node.empty()) r.add("TresPerNode={}", j.tres_per_node);
   if (!j.tres_per_task.empty()) r.add("TresPerTask={}", j.tres_per_task);

@@ -109,6 +109,18 @@ TEST_F(ScontrolShow, PendingJobMatchesGolden) {
             test::read_golden("scontrol_show_job_pending_gpu.txt").output);
 }
 
+// CpusPerTres= and MemPerTres= come after Power=, before TresPerJob= (Slurm 22.05, anchor cluster).
+TEST_F(ScontrolShow, PerGpuCpusAndMemoryComeBeforeTresPerJob) {
+  JobView j = golden_job(108, "train-wait");
+  j.cpus_per_tres = "gres:gpu:8";
+  j.mem_per_tres = "gres:gpu:20480";
+  j.tres_per_job = "gres:gpu:1";
+  std::string out = render_job_detail(j, test::anchor_now(), false);
+  EXPECT_NE(out.find("   Power=\n   CpusPerTres=gres:gpu:8\n   MemPerTres=gres:gpu:20480\n   TresPerJob=gres:gpu:1\n"),
+            std::string::npos)
+      << out;
+}
+
 TEST_F(ScontrolShow, RunningJobMatchesGolden) {
   JobView j = golden_job(107, "train-gpu2");
   j.priority = 6703;

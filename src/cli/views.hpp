@@ -94,6 +94,7 @@ struct JobView {
   TresMap tres;                            // allocated (running) or requested (pending)
   std::string tres_per_node;               // "gres:gpu:8"; "" = N/A
   std::string tres_per_job, tres_per_task, tres_per_socket;
+  std::string cpus_per_tres, mem_per_tres;  // --cpus-per-gpu, --mem-per-gpu: "gres:gpu:8"; "" = no line
   std::string features, licenses, network;
   std::string over_subscribe = "OK";       // OK, NO, YES, USER, MCS
   bool contiguous = false;

@@ -144,6 +144,8 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.tres_per_node = per_node_asked ? d.tres_per_node() : "";
   v.tres_per_job = gpu_tres(desc.gpus());
   v.tres_per_task = gpu_tres(desc.gpus_per_task());
+  if (desc.cpus_per_gpu() > 0) v.cpus_per_tres = "gres:gpu:" + std::to_string(desc.cpus_per_gpu());
+  if (desc.has_mem_per_gpu_mb()) v.mem_per_tres = "gres:gpu:" + std::to_string(desc.mem_per_gpu_mb());
   v.features = d.features_in_use().empty() ? desc.constraint() : d.features_in_use();
   v.licenses = desc.licenses();
   v.over_subscribe = desc.exclusive()        ? "NO"
@@ -218,6 +220,11 @@ cli::JobView job_view(const v1::JobRecord& r) {
   v.comment = d.comment();
   v.cluster = r.cluster();
   v.state = job_state(r);
+  // A job that names several partitions shows them all until it starts in one, as Slurm's
+  // (Partition=compute,training; squeue -p matches any of them).
+  if (v.state == cli::JobState::kPending && d.partitions_size() > 1) {
+    v.partition = join(std::vector<std::string>(d.partitions().begin(), d.partitions().end()), ",");
+  }
   v.reason = r.reason().empty() ? "None" : r.reason();
   v.dependency = r.display().dependency();
   // Slurm shows 0 for a held job, and for a suspended one.

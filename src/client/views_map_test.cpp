@@ -49,6 +49,25 @@ TEST(JobView, GpusPerJobPerTaskAndPerNodeStayAsAsked) {
 
 // --mem=0 (all of each node's memory) shows as asked, MinMemoryNode=0; a
 // held job is not yet eligible.
+// --cpus-per-gpu and --mem-per-gpu show as Slurm's CpusPerTres= and MemPerTres= (MB); a job that names
+// several partitions shows them all while it waits, as Slurm 22.05 did on the anchor cluster.
+TEST(JobView, PerGpuCpusAndMemoryAndAPendingJobsPartitions) {
+  v1::JobRecord r = pending_job();
+  r.mutable_desc()->set_cpus_per_gpu(8);
+  r.mutable_desc()->set_mem_per_gpu_mb(20480);
+  r.mutable_desc()->add_partitions("compute");
+  r.mutable_desc()->add_partitions("training");
+  r.set_partition("compute");
+  cli::JobView v = job_view(r);
+  EXPECT_EQ(v.cpus_per_tres, "gres:gpu:8");
+  EXPECT_EQ(v.mem_per_tres, "gres:gpu:20480");
+  EXPECT_EQ(v.partition, "compute,training");
+  r.set_state(v1::RUNNING);
+  EXPECT_EQ(job_view(r).partition, "compute");
+  EXPECT_EQ(job_view(pending_job()).cpus_per_tres, "");
+  EXPECT_EQ(job_view(pending_job()).mem_per_tres, "");
+}
+
 TEST(JobView, MemZeroShowsAsAskedAndAHeldJobIsNotEligible) {
   v1::JobRecord r = pending_job();
   r.mutable_desc()->set_mem_per_node_mb(0);

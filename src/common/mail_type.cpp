@@ -13,18 +13,20 @@ namespace drover {
 namespace {
 
 // Each single event under its name, in the order mail_type_text lists them.
+// The order is Slurm 22.05's (scontrol show job on the anchor: --mail-type=ALL shows
+// INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT; ARRAY_TASKS comes first, TIME_LIMIT last).
 constexpr std::array<std::pair<std::string_view, unsigned>, 11> kEvents{{
+    {"ARRAY_TASKS", kMailArrayTasks},
+    {"INVALID_DEPEND", kMailInvalidDepend},
     {"BEGIN", kMailBegin},
     {"END", kMailEnd},
     {"FAIL", kMailFail},
     {"REQUEUE", kMailRequeue},
-    {"INVALID_DEPEND", kMailInvalidDepend},
     {"STAGE_OUT", kMailStageOut},
-    {"TIME_LIMIT", kMailTimeLimit},
-    {"TIME_LIMIT_90", kMailTimeLimit90},
-    {"TIME_LIMIT_80", kMailTimeLimit80},
     {"TIME_LIMIT_50", kMailTimeLimit50},
-    {"ARRAY_TASKS", kMailArrayTasks},
+    {"TIME_LIMIT_80", kMailTimeLimit80},
+    {"TIME_LIMIT_90", kMailTimeLimit90},
+    {"TIME_LIMIT", kMailTimeLimit},
 }};
 
 }  // namespace

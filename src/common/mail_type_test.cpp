@@ -9,7 +9,11 @@ namespace {
 TEST(MailType, ParsesAnyCaseAndWritesSlurmsNames) {
   auto all = parse_mail_type("all,time_limit_90,ARRAY_TASKS");
   ASSERT_TRUE(all);
-  EXPECT_EQ(mail_type_text(*all), "BEGIN,END,FAIL,REQUEUE,INVALID_DEPEND,STAGE_OUT,TIME_LIMIT_90,ARRAY_TASKS");
+  // In Slurm 22.05's order (scontrol show job on the anchor cluster).
+  EXPECT_EQ(mail_type_text(*all), "ARRAY_TASKS,INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT,TIME_LIMIT_90");
+  EXPECT_EQ(mail_type_text(*parse_mail_type("TIME_LIMIT,TIME_LIMIT_90,TIME_LIMIT_80,TIME_LIMIT_50,ARRAY_TASKS,BEGIN,"
+                                            "STAGE_OUT,INVALID_DEPEND")),
+            "ARRAY_TASKS,INVALID_DEPEND,BEGIN,STAGE_OUT,TIME_LIMIT_50,TIME_LIMIT_80,TIME_LIMIT_90,TIME_LIMIT");
   EXPECT_EQ(*parse_mail_type("NONE"), kMailNone);
   EXPECT_EQ(mail_type_text(kMailNone), "");
   EXPECT_EQ(*parse_mail_type(mail_type_text(kMailEnd | kMailTimeLimit50)), kMailEnd | kMailTimeLimit50);

@@ -352,13 +352,16 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
 }
 
 // Each item of the job's dependency as the scheduler judged it at its last
-// look (a singleton: waiting while the job's reason says so).
+// look (a singleton: waiting while the job's reason says so, or while it is held).
 std::vector<core::DepItemState> ControllerState::dependency_states(const Job& j) const {
   StateHistory history(jobs_, arrays_);
   std::vector<core::DepItemState> out;
   for (const core::DepItem& it : j.spec.dependency.items) {
     if (it.kind == core::DepKind::kSingleton) {
-      out.push_back(j.rec.reason() == "Dependency" ? core::DepItemState::kWait : core::DepItemState::kMet);
+      // A held job's singleton is not looked at until it is released: Slurm 22.05 showed
+      // singleton(unfulfilled) for a held job with no other job of its name.
+      const bool waits = j.rec.reason() == "Dependency" || j.rec.hold() != v1::HOLD_NONE;
+      out.push_back(waits ? core::DepItemState::kWait : core::DepItemState::kMet);
     } else {
       out.push_back(core::dependency_item_state(it, j.spec, history, j.rec.last_sched_eval()));
     }

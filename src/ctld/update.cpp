@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/duration.hpp"
+#include "common/gres.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
 #include "ctld/state.hpp"
@@ -93,6 +94,18 @@ const char* set_priority(Ctx& c, const std::string& v) {
   auto n = parse_int(v);
   if (!n) return "Invalid priority value";
   c.rec.set_admin_priority(*n);
+  return nullptr;
+}
+
+// Gres=gpu:h100:1 (or "" / "(null)": none) of a pending job, as Slurm 22.05's scontrol took it on the
+// anchor cluster; squeue's %b and TresPerNode show the new list.
+const char* set_gres(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  auto list = parse_gres_list(v);
+  if (!list) return "Invalid generic resource (gres) specification";
+  auto* d = c.rec.mutable_desc();
+  d->clear_gres();
+  for (const auto& g : *list) d->add_gres(g.str());
   return nullptr;
 }
 
@@ -240,6 +253,7 @@ const Field kFields[] = {
     {"Comment", set_comment},          {"Partition", set_partition},   {"QOS", set_qos},
     {"Account", set_account},          {"Nice", set_nice},             {"Priority", set_priority},
     {"Features", set_features},        {"Constraint", set_features},   {"ReqNodeList", set_nodelist},
+    {"Gres", set_gres},
     {"NodeList", set_nodelist},        {"ExcNodeList", set_exclude},   {"NumNodes", set_num_nodes},
     {"ReqNodes", set_num_nodes},       {"NumTasks", set_num_tasks},    {"ReqProcs", set_num_tasks},
     {"CPUsPerTask", set_cpus_per_task}, {"MinCPUsNode", set_min_cpus_node}, {"MinMemoryNode", set_mem_node},

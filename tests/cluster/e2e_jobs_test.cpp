@@ -201,6 +201,14 @@ TEST(Jobs, Dependencies) {
   EXPECT_EQ(deps(either), "afterok:" + blocker + "(unfulfilled)?afterok:" + fail + "(failed)");
   EXPECT_EQ(deps(held), "afterok:" + blocker + "(unfulfilled)");
   EXPECT_EQ(deps(never), "afterok:" + fail + "(failed)");
+  // A held job's singleton is not looked at while it is held: unfulfilled though no other job has
+  // its name (Slurm 22.05 on the anchor); a '+minutes' delay shows with any type.
+  std::string lone = std::to_string(c.submit({"-H", "-J", "lonely-name", "-o", "/dev/null", "-d", "singleton",
+                                              "--wrap", "true"}));
+  EXPECT_EQ(deps(lone), "singleton(unfulfilled)");
+  std::string delayed = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + blocker + "+5", "--wrap", "true"}));
+  EXPECT_TRUE(eventually([&] { return c.reason(delayed) == "Dependency"; }, 5s));
+  EXPECT_EQ(deps(delayed), "afterok:" + blocker + "+5(unfulfilled)");
   // --kill-on-invalid-dep=yes: cancelled once its dependency never can be met.
   std::string doomed = std::to_string(c.submit({"--kill-on-invalid-dep=yes", "-o", "/dev/null", "-d",
                                                 "afterok:" + fail, "--wrap", "true"}));
