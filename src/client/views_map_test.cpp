@@ -47,8 +47,6 @@ TEST(JobView, GpusPerJobPerTaskAndPerNodeStayAsAsked) {
   EXPECT_EQ(v.tres_per_job, "");
 }
 
-// --mem=0 (all of each node's memory) shows as asked, MinMemoryNode=0; a
-// held job is not yet eligible.
 // --cpus-per-gpu and --mem-per-gpu show as Slurm's CpusPerTres= and MemPerTres= (MB); a job that names
 // several partitions shows them all while it waits, as Slurm 22.05 did on the anchor cluster.
 TEST(JobView, PerGpuCpusAndMemoryAndAPendingJobsPartitions) {
@@ -68,6 +66,8 @@ TEST(JobView, PerGpuCpusAndMemoryAndAPendingJobsPartitions) {
   EXPECT_EQ(job_view(pending_job()).mem_per_tres, "");
 }
 
+// --mem=0 (all of each node's memory) shows as asked, MinMemoryNode=0; a
+// held job is not yet eligible.
 TEST(JobView, MemZeroShowsAsAskedAndAHeldJobIsNotEligible) {
   v1::JobRecord r = pending_job();
   r.mutable_desc()->set_mem_per_node_mb(0);

@@ -61,7 +61,6 @@ Seconds resolve_time_limit(const Cluster& c, const JobSpec& job, const Partition
   return t;
 }
 
-
 // One feature expression's alternatives (-C, or --prefer with its own line).
 Result<std::vector<Constraint>, Refusal> resolve_features(const Cluster& c, const std::string& text,
                                                           const char* slurm_line, const char* option) {
