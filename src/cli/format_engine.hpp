@@ -38,9 +38,10 @@ struct FieldInfo {
   char code = 0;               // type letter in -o formats; 0 when there is none
   std::string_view long_name;  // -O name (matched case-insensitively); "" when there is none
   std::string_view header;
-  // In -o formats Slurm cuts most values and headers to the column, but not
-  // all (squeue prints node lists whole, sinfo node-list headers whole,
-  // squeue durations whole). -O formats cut everything.
+  // In right-aligned -o columns ("%.10N") Slurm cuts most values and headers to
+  // the column, but not all (squeue prints node lists whole, sinfo node-list
+  // headers whole, squeue durations whole). Left-aligned columns and -O
+  // formats cut everything.
   bool cut = true;         // -o: a value wider than its column is cut
   bool cut_header = true;  // -o: a header wider than its column is cut
   char keep_last = 0;      // when cutting, keep this last character (sinfo's "c*" for "compute*")
@@ -119,7 +120,10 @@ std::string render_table(FormatLayout layout, const std::vector<Field<Row>>& fie
   auto style = [&](const FormatItem& item, const Row* row) {
     if (item.field < 0) return CellStyle{};
     const Field<Row>& f = fields[item.field];
-    bool cut = layout.long_form || (row ? (f.cut_if ? f.cut_if(*row) : f.info.cut) : f.info.cut_header);
+    // A left-aligned -o column cuts every value and header to its width (Slurm 22.05's squeue and sinfo:
+    // "%10R" heads NODELIST(R, "%3M" prints 0:0); a right-aligned one keeps what the field keeps whole.
+    bool cut = layout.long_form || (!item.right && item.width > 0) ||
+               (row ? (f.cut_if ? f.cut_if(*row) : f.info.cut) : f.info.cut_header);
     return CellStyle{cut, f.info.keep_last};
   };
   std::string out;

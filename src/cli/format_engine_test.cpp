@@ -81,6 +81,10 @@ INSTANTIATE_TEST_SUITE_P(
         // Durations are printed whole; their headers are cut.
         Case{{"-j", "1", "-o", "%.2l|%.2M|%.2N|%.2j|%.2R"},
              "TI|TI|NODELIST|NA|NODELIST(REASON)\n3:00:00|38:44|cpu01|cp|cpu01\n", ""},
+        // Left-aligned columns cut every header and value, node lists and durations too (Slurm 22.05 on
+        // the anchor cluster: "%10R|%5N|%.5N|%3M|%.3M" heads NODELIST(R|NODEL|NODELIST|TIM|TIM).
+        Case{{"-j", "1", "-o", "%10R|%5N|%.5N|%3M|%.3M|%4l"},
+             "NODELIST(R|NODEL|NODELIST|TIM|TIM|TIME\ncpu01     |cpu01|cpu01|38:|38:44|3:00\n", ""},
         // -O: empty entries (a trailing comma, ",,") are skipped, as Slurm 22.05 does.
         Case{{"-h", "-j", "1", "-O", ",JobID:3,,Name:4,"}, "1  cpu-\n", ""},
         // -O: 20 wide by default, ":[.]size suffix", no separators, all cut.

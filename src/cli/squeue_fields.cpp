@@ -126,6 +126,7 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
       F(0, "AllocSID", "ALLOC_SID", [](const Row& r) { return num(r.job->alloc_sid); }),
       F(0, "BatchFlag", "BATCH_FLAG", [](const Row& r) { return num(r.job->batch ? 1 : 0); }),
       F(0, "Cluster", "CLUSTER", [](const Row& r) { return or_text(r.job->cluster, "N/A"); }),
+      F(0, "cpus-per-task", "CPUS_PER_TASK", [](const Row& r) { return num(r.job->cpus_per_task); }),
       F(0, "Deadline", "DEADLINE", [](const Row& r) { return time_or(r.job->deadline, "N/A"); }),
       F(0, "DerivedEC", "DERIVED_EC", [](const Row& r) { return num(r.job->derived_exit_code); }),
       F(0, "EligibleTime", "ELIGIBLE_TIME", [](const Row& r) { return time_or(r.job->eligible_time, "N/A"); }),

@@ -1,5 +1,6 @@
 // squeue and sinfo: fetch, map into views, render with src/cli.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -86,6 +87,19 @@ int squeue_main(const Args& args) {
   if (!opts->clusters.empty()) {
     if (!names_this_cluster("squeue", opts->clusters, *api)) return 1;
     opts->cluster_banner = api->endpoint().cluster;
+  }
+  // -w names nodes the cluster has: Slurm 22.05's squeue refuses another name, the first one.
+  if (!opts->nodelist.empty()) {
+    auto nodes = api->get_nodes({});
+    if (!nodes) return report_failure(inv, *api, nodes.error());
+    for (const auto& name : opts->nodelist) {
+      bool known = std::any_of(nodes->nodes().begin(), nodes->nodes().end(),
+                               [&](const v1::NodeInfo& n) { return n.name() == name; });
+      if (!known) {
+        std::fprintf(stderr, "squeue: error: Invalid node name %s\n", name.c_str());
+        return 1;
+      }
+    }
   }
   // Ask only for what can be shown: the named jobs (-j), and finished jobs
   // only when -t asks for them. The renderer selects the rest.

@@ -209,6 +209,13 @@ TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
   EXPECT_EQ(nfj[done_id], "CD") << nf.out;
   EXPECT_EQ(nfj[gpu_id], "R") << nf.out;
   EXPECT_EQ(nfj[arr_id + "_[0-3%2]"], "PD") << nf.out;
+  // -w of a node the cluster lacks: Slurm 22.05's words, exit 1; of a node it has, its jobs.
+  auto bad_node = c.run("squeue", {"-w", "hgpu1,nosuch1"});
+  EXPECT_EQ(bad_node.rc, 1);
+  EXPECT_EQ(bad_node.err, "squeue: error: Invalid node name nosuch1\n");
+  auto on_node = c.run("squeue", {"-h", "-w", "hgpu1", "-o", "%i"});
+  EXPECT_EQ(on_node.rc, 0) << on_node.err;
+  EXPECT_NE(on_node.out.find(gpu_id), std::string::npos) << on_node.out;
   auto nf2 = c.run("squeue", {"--noheader", "-o", "%i %t", "-t", "all", "--only-job-state"});
   if (nf2.rc == 0) nextflow_squeue(nf2.out);
 
