@@ -128,7 +128,9 @@ bool state_selected(const SinfoOptions& o, const NodeState& s) {
       while (!x.empty() && std::string_view("*~#!%$@^-").find(x.back()) != std::string_view::npos) x.pop_back();
       return x;
     };
-    if (w == bare(lng) || w == bare(cmp) || (w == "drain" && s.drain) || (w == "alloc" && s.base == NodeBase::kAllocated))
+    // "alloc" takes a mixed node too (Slurm 22.05 on the anchor: `sinfo -t alloc` listed the mixed ones).
+    const bool busy = s.base == NodeBase::kAllocated || s.base == NodeBase::kMixed;
+    if (w == bare(lng) || w == bare(cmp) || (w == "drain" && s.drain) || ((w == "alloc" || w == "allocated") && busy))
       return true;
   }
   return false;

@@ -143,6 +143,28 @@ TEST(SinfoFormat, AllocMemSplitsLinesByTheNodesAmount) {
             "training  2/126/0/128   8192    \n");  // gpu04, two
 }
 
+// -t alloc takes mixed nodes too, -t idle only the idle ones (Slurm 22.05 on the anchor cluster, with
+// gpu01 running one job: `sinfo -t alloc` listed "training 1 mix", `-t allocated,idle` all four).
+TEST(SinfoStates, AllocTakesMixedNodes) {
+  test::use_utc();
+  auto nodes = test::anchor_nodes_idle();
+  for (auto& n : nodes) {
+    if (n.name == "gpu01") {
+      n.state.base = NodeBase::kMixed;
+      n.alloc_cpus = 4;
+    }
+  }
+  auto run = [&](std::vector<std::string> args) {
+    auto opts = parse_sinfo_options(args, {});
+    EXPECT_TRUE(opts.ok());
+    return render_sinfo(*opts, test::anchor_partitions(), nodes, anchor_now()).out;
+  };
+  EXPECT_EQ(run({"-h", "-p", "training", "-t", "alloc", "-o", "%P %D %t"}), "training 1 mix\n");
+  EXPECT_EQ(run({"-h", "-p", "training", "-t", "idle", "-o", "%P %D %t"}), "training 3 idle\n");
+  EXPECT_EQ(run({"-h", "-N", "-p", "training", "-t", "allocated,idle", "-o", "%N %t"}),
+            "gpu01 mix\ngpu02 idle\ngpu03 idle\ngpu04 idle\n");
+}
+
 // sinfo -T lists reservations, not partitions; with none, Slurm 22.05's
 // words for that (checked on the anchor cluster). The table itself:
 // ScontrolShow.ReservationsMatchSlurm.

@@ -262,13 +262,28 @@ std::vector<std::string> ids_of(const std::vector<std::string>& words, std::size
   return out;
 }
 
+// Node names as host lists ("cpu[01,02]", "gpu01,cpu[01-02]"); a word that is no host list is kept as
+// written, for Slurm's "Node X not found".
+std::vector<std::string> node_names(const std::vector<std::string>& words, std::size_t from) {
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < words.size(); ++i) {
+    auto names = hostlist_expand(words[i]);
+    if (!names) {
+      out.push_back(words[i]);
+      continue;
+    }
+    out.insert(out.end(), names->begin(), names->end());
+  }
+  return out;
+}
+
 std::optional<int> run_show(ControllerApi* api, const Invocation& inv, const Opts& o) {
   if (o.words.size() < 2) return std::nullopt;
   const std::string& e = o.words[1];
   auto rest = ids_of(o.words, 2);
   auto need = [&]() { return api; };
   if (iequals(e, "jobid") || iequals(e, "jobs") || abbrev(e, "job", 1)) return need() ? show_jobs(*api, inv, o, rest) : 1;
-  if (iequals(e, "nodes") || abbrev(e, "node", 1)) return need() ? show_nodes(*api, inv, o, rest) : 1;
+  if (iequals(e, "nodes") || abbrev(e, "node", 1)) return need() ? show_nodes(*api, inv, o, node_names(o.words, 2)) : 1;
   if (iequals(e, "partitions") || abbrev(e, "partition", 1)) return need() ? show_partitions(*api, inv, o, rest) : 1;
   if (abbrev(e, "config", 1)) return need() ? show_config(*api, inv) : 1;
   if (abbrev(e, "licenses", 3)) return need() ? show_licenses(*api, inv, o, rest) : 1;

@@ -815,6 +815,13 @@ TEST(Nodes, DrainAndResume) {
   EXPECT_EQ(node["ActiveFeatures"], "fast");
   auto shown = c.run("scontrol", {"show", "node", "cpu2"}).out;
   EXPECT_NE(shown.find("ExtSensorsTemp=n/s\n   Comment=new dimms\n"), std::string::npos) << shown;
+  // Node names as a host list, a comma inside brackets too (as Slurm 22.05's scontrol reads them).
+  auto two = c.run("scontrol", {"-o", "show", "node", "cpu[1,2]"});
+  EXPECT_EQ(two.rc, 0) << two.err;
+  EXPECT_EQ(std::count(two.out.begin(), two.out.end(), '\n'), 2) << two.out;
+  auto missing = c.run("scontrol", {"show", "node", "cpu[7,8]"});
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(missing.out, "Node cpu7 not found\n");
   std::string fast = std::to_string(c.submit({"-C", "fast", "-o", "/dev/null", "--wrap", "true"}));
   ASSERT_TRUE(c.wait_done(fast));
   EXPECT_EQ(c.job_fields(fast)["NodeList"], "cpu2");
