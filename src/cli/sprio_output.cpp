@@ -42,9 +42,11 @@ Field<Row> factor(char code, std::string_view header, int64_t PriorityView::*val
           }};
 }
 
-Field<Row> normalized(char code, std::string_view header, double PriorityView::*value) {
-  return {FieldInfo{code, "", header},
-          [value](const Row& r) { return r.weights ? std::string() : norm(r.job->*value); }};
+// A normalized factor; on the weights line its weight, as Slurm 22.05's `sprio -w -o %a...` showed.
+Field<Row> normalized(char code, std::string_view header, double PriorityView::*value, int64_t PriorityWeights::*w) {
+  return {FieldInfo{code, "", header}, [value, w](const Row& r) {
+            return r.weights ? std::to_string(r.weights->*w) : norm(r.job->*value);
+          }};
 }
 
 Field<Row> text(char code, std::string_view header, std::function<std::string(const PriorityView&)> get,
@@ -57,20 +59,20 @@ const std::vector<Field<Row>>& sprio_fields() {
   using P = PriorityView;
   using W = PriorityWeights;
   static const std::vector<Field<Row>> fields = {
-      normalized('a', "AGE", &P::norm_age),
+      normalized('a', "AGE", &P::norm_age, &W::age),
       factor('A', "AGE", &P::age, &W::age),
-      normalized('b', "ASSOC", &P::norm_assoc),
+      normalized('b', "ASSOC", &P::norm_assoc, &W::assoc),
       factor('B', "ASSOC", &P::assoc, &W::assoc),
       text('c', "CLUSTER", [](const P&) { return std::string("(null)"); }),
-      normalized('f', "FAIRSHARE", &P::norm_fairshare),
+      normalized('f', "FAIRSHARE", &P::norm_fairshare, &W::fairshare),
       factor('F', "FAIRSHARE", &P::fairshare, &W::fairshare),
       text('i', "JOBID", [](const P& j) { return std::to_string(j.job_id); }, "Weights"),
-      normalized('j', "JOBSIZE", &P::norm_jobsize),
+      normalized('j', "JOBSIZE", &P::norm_jobsize, &W::jobsize),
       factor('J', "JOBSIZE", &P::jobsize, &W::jobsize),
       factor('N', "NICE", &P::nice, nullptr),
-      normalized('p', "PARTITION", &P::norm_partition),
+      normalized('p', "PARTITION", &P::norm_partition, &W::partition),
       factor('P', "PARTITION", &P::partition_factor, &W::partition),
-      normalized('q', "QOS", &P::norm_qos),
+      normalized('q', "QOS", &P::norm_qos, &W::qos),
       factor('Q', "QOS", &P::qos_factor, &W::qos),
       text('r', "PARTITION", [](const P& j) { return j.partition; }),
       {FieldInfo{'S', "", "SITE"}, [](const Row& r) { return r.weights ? std::string("1") : std::to_string(r.job->site); }},
@@ -93,12 +95,15 @@ std::string default_format(const SprioOptions& o, const PriorityWeights& w) {
   bool all = o.long_format;
   std::vector<Col> cols;
   if (o.normalized) {
-    cols = {{"%.15i", true}, {"%9r", true}, {"%.8u", o.long_format}, {"%10y", true},
+    // -u adds the user's column (Slurm 22.05 on the anchor cluster), as -l does.
+    const bool user = o.long_format || !o.users.empty();
+    cols = {{"%.15i", true}, {"%9r", true}, {"%.8u", user}, {"%10y", true},
             {"%10a", all || w.age}, {"%10b", all || w.assoc}, {"%10f", all || w.fairshare},
             {"%10j", all || w.jobsize}, {"%10p", all || w.partition}, {"%10q", all || w.qos},
             {"%20t", all || !w.tres.empty()}};
   } else {
-    cols = {{"%.15i", true}, {"%9r", true}, {"%.8u", o.long_format}, {"%.10Y", true}, {"%.10S", true},
+    const bool user = o.long_format || !o.users.empty();
+    cols = {{"%.15i", true}, {"%9r", true}, {"%.8u", user}, {"%.10Y", true}, {"%.10S", true},
             {"%.10A", all || w.age}, {"%.10B", all || w.assoc}, {"%.10F", all || w.fairshare},
             {"%.10J", all || w.jobsize}, {"%.10P", all || w.partition}, {"%.10Q", all || w.qos},
             {"%.11N", o.long_format}, {"%.20T", all || !w.tres.empty()}};
@@ -192,7 +197,11 @@ CommandOutput render_sprio(const SprioOptions& opts, const std::vector<PriorityV
   CommandOutput result;
   const auto& fields = sprio_fields();
   ParsedFormat parsed = parse_percent_format(opts.format.value_or(default_format(opts, weights)), field_infos(fields));
-  for (const auto& bad : parsed.invalid) result.err += fmt::format("sprio: error: Invalid format specification: {}\n", bad);
+  // Slurm's words; the unknown item prints nothing (Slurm 22.05: `-o '%i %o'` heads "JOBID ").
+  for (const auto& bad : parsed.invalid) result.err += fmt::format("sprio: error: Invalid job format specification: {}\n", bad);
+  for (auto& item : parsed.layout.items) {
+    if (item.field < 0 && !item.suffix.empty() && item.suffix.front() == '%') item.suffix.clear();
+  }
   std::vector<Row> rows;
   if (opts.weights) {
     rows.push_back(Row{nullptr, &weights});

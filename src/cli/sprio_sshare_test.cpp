@@ -1,5 +1,6 @@
 // sprio and sshare against real Slurm 22.05 output (testdata/slurm-22.05 and
 // testdata/oracle), and the Prometheus exporter's and snakemake's sshare use.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli/cli_test_support.hpp"
@@ -89,6 +90,22 @@ TEST(Sprio, NormalizedWeightsAndFormatMatchRealSlurm) {
     EXPECT_EQ(sprio(g.command, {p}, w), g.output) << name;
   }
   unsetenv("DROVER_GOLDEN_DIR");
+}
+
+// As Slurm 22.05's sprio on the anchor cluster: -u adds the USER column; on the weights line a normalized
+// factor shows its weight; an unknown letter is "Invalid job format specification" and prints nothing.
+TEST(Sprio, UserColumnWeightsOfNormalizedFactorsAndUnknownLetters) {
+  auto jobs = anchor_priorities();
+  std::string with_user = sprio("sprio -u root", jobs, anchor_weights());
+  EXPECT_EQ(with_user.rfind("          JOBID PARTITION     USER   PRIORITY", 0), 0u) << with_user;
+  PriorityWeights w = anchor_weights();
+  std::string weights = sprio("sprio -w -o \"%.15i %.10a %.10f %.10Y\"", jobs, w);
+  EXPECT_EQ(weights.substr(weights.find('\n') + 1),
+            fmt::format("        Weights {:>10} {:>10}           \n", w.age, w.fairshare));
+  SprioOptions o = *parse_sprio_options({"-o", "%i %o|"}, {});
+  CommandOutput out = render_sprio(o, jobs, anchor_weights());
+  EXPECT_EQ(out.err, "sprio: error: Invalid job format specification: o\n");
+  EXPECT_EQ(out.out.substr(0, out.out.find('\n')), "JOBID ");
 }
 
 // Nothing matched: Slurm 22.05's sprio said so for -j, and printed only its

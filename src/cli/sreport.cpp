@@ -116,7 +116,9 @@ CliResult<SreportOptions> parse_sreport_options(const std::vector<std::string>& 
     o.tres_given = true;
   };
   if (auto it = env.find("SREPORT_TRES"); it != env.end() && !it->second.empty()) set_tres(it->second);
-  auto scan = scan_args(args, specs(), OperandMode::kStopAtFirst, "sreport");
+  // Options may follow the report and its conditions (`sreport cluster utilization start=... -t hours`),
+  // as Slurm's sreport takes them.
+  auto scan = scan_args(args, specs(), OperandMode::kPermute, "sreport");
   if (!scan) return CliError{getopt_error_text(scan.error(), "sreport"), kExitError};
   for (const auto& opt : scan->options) {
     const std::string v = opt.value.value_or("");

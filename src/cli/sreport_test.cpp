@@ -87,6 +87,18 @@ TEST_F(Sreport, TresOptionAddsTheirRowsAndWidensLongNumbers) {
       "   anchor            mem   110000     4267        0  1261279067        0  1261393333 \n");
 }
 
+// Options after the report and its conditions count the same (Slurm 22.05's sreport, as used in public
+// scripts: `sreport cluster utilization start=... -t hours -T gres/gpu -P -n`).
+TEST_F(Sreport, OptionsMayFollowTheReport) {
+  auto before = report({"-T", "cpu,gres/gpu,mem", "-t", "hours", "-P", "cluster", "utilization", "start=2026-12-04",
+                        "end=2026-12-05"});
+  auto after = report({"cluster", "utilization", "start=2026-12-04", "end=2026-12-05", "-t", "hours", "--tres=cpu,gres/gpu,mem",
+                       "-P"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, before.out);
+  EXPECT_NE(after.out.find("Usage reported in TRES Hours"), std::string::npos) << after.out;
+}
+
 TEST_F(Sreport, NoRowsForAWindowTheClusterWasNotRegisteredIn) {
   auto r = report({"-n", "cluster", "utilization", "start=2026-12-04T10:00", "end=2026-12-04T12:00"});
   EXPECT_EQ(r.out, "");
