@@ -95,6 +95,19 @@ using Value = std::function<std::string(const R&, const SacctContext&)>;
 
 std::string blank(const R&, const SacctContext&) { return ""; }
 
+// The user, group and working directory are the job's: Slurm 22.05's sacct leaves them blank on its
+// steps' lines (anchor cluster).
+std::string job_only(const R& r, const std::string& v) { return r.step.empty() ? v : std::string(); }
+
+// How long the job waited once eligible: until it started, or until now while it waits (Slurm 22.05's
+// Reserved, on the job's line only).
+std::string reserved(const R& r, const SacctContext& c) {
+  if (!r.step.empty() || r.eligible <= 0) return "";
+  if (r.start > 0) return format_duration_hms(std::max<int64_t>(0, r.start - r.eligible));
+  if (r.state == JobState::kPending) return format_duration_hms(std::max<int64_t>(0, c.now - r.eligible));
+  return "";
+}
+
 // A job's requested CPU frequency is not recorded (Unknown); Slurm's batch
 // step shows 0.
 std::string req_cpu_freq(const R& r, const SacctContext&) { return r.step == "batch" ? "0" : "Unknown"; }
@@ -132,7 +145,8 @@ const std::vector<SacctField>& sacct_fields() {
       {C("AllocNodes", 10, true, kNever), [num](const R& r, const SacctContext&) {
          return num(r.state == JobState::kPending ? 0 : r.nnodes);
        }},
-      {C("AllocTRES", 10, true, kPlus), [](const R& r, const SacctContext&) { return format_tres_sacct(r.alloc_tres); }},
+      {C("AllocTRES", 10, true, kPlus),
+       [](const R& r, const SacctContext& c) { return format_tres_sacct(r.alloc_tres, c.units); }},
       {C("AssocID", 7, true, kNever), blank},
       {C("AveCPU", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
          return cpu_clock_text(std::llround(s.ave_of(M::kCpu)));
@@ -172,7 +186,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("ExitCode", 8, true, kNever), [](const R& r, const SacctContext&) { return exit_text(r.exit_code, r.exit_signal); }},
       {C("Flags", 19, true, kPlus), [](const R& r, const SacctContext&) { return r.step.empty() ? r.flags : ""; }},
       {C("GID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.gid); }},
-      {C("Group", 9, true, kPlus), [](const R& r, const SacctContext&) { return r.group; }},
+      {C("Group", 9, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.group); }},
       {C("JobID", 12, false, kPlus), [](const R& r, const SacctContext&) { return sacct_job_id(r); }},
       {C("JobIDRaw", 12, false, kPlus), [](const R& r, const SacctContext&) {
          return r.step.empty() ? std::to_string(r.job_id) : fmt::format("{}.{}", r.job_id, r.step);
@@ -224,17 +238,17 @@ const std::vector<SacctField>& sacct_fields() {
       {C("ReqCPUS", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.req_cpus); }},
       {C("ReqMem", 10, true, kNever), [](const R& r, const SacctContext& c) {
          if (!r.step.empty()) return std::string();  // requested by the job, not by its steps
-         SacctContext own = c;
-         own.units.reset();  // as Slurm's: --units leaves ReqMem as it was asked
-         return sacct_size_text(static_cast<double>(r.req_mem_mb), 'M', own);
+         // --units=M shows 16G as 16384M, =K as 16777216K (Slurm 22.05 on the anchor cluster).
+         if (c.units) return mb_in_unit(r.req_mem_mb, *c.units);
+         return sacct_size_text(static_cast<double>(r.req_mem_mb), 'M', c);
        }},
       {C("ReqNodes", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.nnodes); }},
-      {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext&) {
-         return r.step.empty() ? format_tres_sacct(r.req_tres) : std::string();
+      {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext& c) {
+         return r.step.empty() ? format_tres_sacct(r.req_tres, c.units) : std::string();
        }},
       {C("Reservation", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.reservation; }},
       {C("ReservationId", 8, true, kNever), blank},
-      {C("Reserved", 10, true, kNever), blank},
+      {C("Reserved", 10, true, kNever), reserved},
       {C("ResvCPU", 10, true, kNever), blank},
       {C("ResvCPURAW", 10, true, kNever), blank},
       {C("Start", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.start, "Unknown"); }},
@@ -273,13 +287,13 @@ const std::vector<SacctField>& sacct_fields() {
       {C("TRESUsageOutMinTask", 19, true, kPlus), usage(tres("MinTask", false))},
       {C("TRESUsageOutTot", 15, true, kPlus), usage(tres("Tot", false))},
       {C("UID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.uid); }},
-      {C("User", 9, true, kPlus), [](const R& r, const SacctContext&) { return r.user; }},
+      {C("User", 9, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.user); }},
       {C("UserCPU", 10, true, kNever), [](const R& r, const SacctContext&) {
          return r.has_cpu_usage ? cpu_time_text(r.user_cpu_sec) : std::string("00:00:00");
        }},
       {C("WCKey", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.wckey; }},
       {C("WCKeyID", 10, true, kNever), blank},
-      {C("WorkDir", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.work_dir; }},
+      {C("WorkDir", 20, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.work_dir); }},
   };
   return fields;
 }

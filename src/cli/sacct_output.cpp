@@ -459,7 +459,12 @@ CommandOutput render_sacct(const SacctOptions& opts, const std::vector<Accountin
   CommandOutput result;
   std::vector<ColumnInfo> columns;
   for (const auto& f : sacct_fields()) columns.push_back(f.column);
-  auto items = parse_column_list(opts.format, columns);
+  // --format=ALL: every field, in --helpformat's order (as Slurm 22.05's sacct).
+  std::string all_names;
+  if (iequals(trim(opts.format), "all")) {
+    for (const auto& c : columns) all_names += (all_names.empty() ? "" : ",") + std::string(c.name);
+  }
+  auto items = parse_column_list(all_names.empty() ? opts.format : all_names, columns);
   if (!items) return CommandOutput{"", fmt::format("sacct: error: {}\n", items.error().message), kExitError};
   auto window = time_window(opts, now);
   if (!window) return CommandOutput{"", window.error().text, window.error().exit_code};

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "cli/cli_test_support.hpp"
+#include "cli/sacct_internal.hpp"
 #include "common/strings.hpp"
 
 namespace drover::cli {
@@ -211,6 +212,33 @@ std::string selected_ids(const std::vector<AccountingRecord>& recs, std::vector<
   auto out = render_sacct(*o, recs, "root", utc("2026-11-29T22:00:00"));
   EXPECT_EQ(out.exit_code, 0) << out.err;
   return out.out;
+}
+
+// As Slurm 22.05's sacct showed them on the anchor cluster: --units converts ReqMem and the memory in
+// AllocTRES/ReqTRES (16G is 16384M, 16777216K); a step's User, Group and WorkDir are blank; Reserved is
+// how long the job waited once eligible (now, for a job still waiting); --format=ALL is every field.
+TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
+  AccountingRecord j = job(212, "cpu-run", "compute", JobState::kRunning, "2026-11-29T21:51:02", nullptr, 4,
+                           {{"billing", 4}, {"cpu", 4}, {"mem", 16384}, {"node", 2}});
+  j.req_mem_mb = 16384;
+  j.req_tres = j.alloc_tres;
+  j.work_dir = "/tmp/ql";
+  AccountingRecord step = batch_step(j);
+  AccountingRecord waiting = job(216, "waits-mem", "highmem", JobState::kPending, nullptr, nullptr, 1, {});
+  waiting.req_mem_mb = 1536000;
+  std::vector<AccountingRecord> recs = {j, step, waiting};
+  auto show = [&](std::vector<std::string> args) {
+    return selected_ids(recs, std::move(args), {"-a", "-n", "-P", "-S", "2026-11-29T00:00:00"});
+  };
+  EXPECT_EQ(show({"-j", "212", "--units=M", "-o", "JobID,ReqMem,AllocTRES"}),
+            "212|16384M|billing=4,cpu=4,mem=16384M,node=2\n212.batch||cpu=4,mem=16384M,node=2\n");
+  EXPECT_EQ(show({"-j", "212", "--units=K", "-o", "ReqMem"}), "16777216K\n\n");
+  EXPECT_EQ(show({"-j", "216", "--units=G", "-o", "ReqMem"}), "1500G\n");
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID,User,Group,WorkDir,Reserved"}),
+            "212|alice|alice|/tmp/ql|00:00:02\n212.batch||||\n");
+  EXPECT_EQ(show({"-j", "216", "-o", "Reserved"}), "00:09:00\n");  // eligible 21:51, now 22:00
+  std::string all = show({"-j", "216", "--format=ALL"});
+  EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 1) << all;
 }
 
 // -s picks jobs that were in a state within the window, and changes the

@@ -1,6 +1,9 @@
 #include "common/tres.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "common/gres.hpp"
@@ -102,9 +105,22 @@ std::string format_tres(const TresMap& tres) {
   return join(parts, ",");
 }
 
-std::string format_tres_sacct(const TresMap& tres) {
+std::string mb_in_unit(int64_t mb, char unit) {
+  static constexpr std::string_view kUnits = "KMGTP";
+  std::size_t want = kUnits.find(unit);
+  if (want == std::string_view::npos) return std::to_string(mb) + "M";
+  double v = static_cast<double>(mb);
+  for (std::size_t u = 1; u < want; ++u) v /= 1024;
+  if (want == 0) v *= 1024;
+  if (std::fmod(v, 1.0) == 0) return fmt::format("{}{}", static_cast<int64_t>(v), unit);
+  return fmt::format("{:.2f}{}", v, unit);
+}
+
+std::string format_tres_sacct(const TresMap& tres, std::optional<char> mem_unit) {
   std::vector<std::string> parts;
-  for (const auto& [name, value] : tres) parts.push_back(item_text(name, value));
+  for (const auto& [name, value] : tres) {
+    parts.push_back(name == "mem" && mem_unit ? "mem=" + mb_in_unit(value, *mem_unit) : item_text(name, value));
+  }
   std::sort(parts.begin(), parts.end());
   return join(parts, ",");
 }

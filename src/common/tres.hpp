@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,10 @@ std::string format_tres(const TresMap& tres);
 
 // sacct's order (AllocTRES, ReqTRES): the "name=value" items sorted as text,
 // so "gres/gpu:h100=2" comes before "gres/gpu=2".
-std::string format_tres_sacct(const TresMap& tres);
+// `mem_unit` ('K', 'M', 'G', 'T', 'P'): memory in that unit, as sacct --units prints it ("mem=16384M";
+// two decimals when not whole).
+std::string format_tres_sacct(const TresMap& tres, std::optional<char> mem_unit = std::nullopt);
+// Megabytes in `unit` ("16384M", "16G", "0.98G").
+std::string mb_in_unit(int64_t mb, char unit);
 
 }  // namespace drover
