@@ -117,12 +117,7 @@ std::string req_cpu_freq(const R& r, const SacctContext&) { return r.step == "ba
 std::string sacct_size_text(double value, char base_unit, const SacctContext& c) {
   static constexpr std::string_view kUnits = "KMGTP";
   std::size_t u = kUnits.find(base_unit);
-  if (c.units) {
-    std::size_t want = kUnits.find(*c.units);
-    while (u < want) value /= 1024, ++u;
-    while (u > want) value *= 1024, --u;
-    return fmt::format("{:.2f}{}", value, kUnits[u]);
-  }
+  if (c.units) return fmt::format("{:.2f}{}", in_unit(value, base_unit, *c.units), *c.units);
   if (!c.noconvert) {
     while (u + 1 < kUnits.size() && value >= 1024 && std::fmod(value, 1024) == 0) value /= 1024, ++u;
   }

@@ -105,13 +105,18 @@ std::string format_tres(const TresMap& tres) {
   return join(parts, ",");
 }
 
-std::string mb_in_unit(int64_t mb, char unit) {
+double in_unit(double value, char from, char to) {
   static constexpr std::string_view kUnits = "KMGTP";
-  std::size_t want = kUnits.find(unit);
-  if (want == std::string_view::npos) return std::to_string(mb) + "M";
-  double v = static_cast<double>(mb);
-  for (std::size_t u = 1; u < want; ++u) v /= 1024;
-  if (want == 0) v *= 1024;
+  std::size_t u = kUnits.find(from), want = kUnits.find(to);
+  if (u == std::string_view::npos || want == std::string_view::npos) return value;
+  for (; u < want; ++u) value /= 1024;
+  for (; u > want; --u) value *= 1024;
+  return value;
+}
+
+std::string mb_in_unit(int64_t mb, char unit) {
+  if (std::string_view("KMGTP").find(unit) == std::string_view::npos) return std::to_string(mb) + "M";
+  const double v = in_unit(static_cast<double>(mb), 'M', unit);
   if (std::fmod(v, 1.0) == 0) return fmt::format("{}{}", static_cast<int64_t>(v), unit);
   return fmt::format("{:.2f}{}", v, unit);
 }

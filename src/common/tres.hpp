@@ -39,6 +39,9 @@ std::string format_tres(const TresMap& tres);
 // `mem_unit` ('K', 'M', 'G', 'T', 'P'): memory in that unit, as sacct --units prints it ("mem=16384M";
 // two decimals when not whole).
 std::string format_tres_sacct(const TresMap& tres, std::optional<char> mem_unit = std::nullopt);
+// `value` counted in unit `from` re-counted in unit `to`, both one of "KMGTP"
+// (1024 apart): 16384 'M' to 'G' is 16. An unknown unit leaves it as it is.
+double in_unit(double value, char from, char to);
 // Megabytes in `unit` ("16384M", "16G", "0.98G").
 std::string mb_in_unit(int64_t mb, char unit);
 

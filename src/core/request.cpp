@@ -214,6 +214,7 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
   }
   if (!check_licenses(c, job, v)) return v;
   std::optional<Refusal> first_refusal;
+  bool first_is_capacity = false;  // whether first_refusal is that no node can ever hold the job
   // Slurm 22.05 takes a held job that no node of its partition can ever hold (seen on the anchor:
   // --hold with --mem=500G on 250G nodes, or a GPU type no node has); released, it pends with
   // BadConstraints. Its first such partition, kept in case no partition can run it.
@@ -238,7 +239,7 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
     if (auto r = check_capacity(c, *d)) {
       if (!first_refusal) {
         first_refusal = *r;
-        v.capacity_refusal = true;
+        first_is_capacity = true;
       }
       if (job.hold != Hold::kNone && !held_beyond_capacity) held_beyond_capacity = {p, d->qos};
       continue;
@@ -251,16 +252,15 @@ SubmitVerdict check_submit(const Cluster& c, const JobSpec& job, const SubmitCon
     v.partition = p;
     v.qos = d->qos >= 0 ? c.qos[d->qos].name : "";
     v.pending_reason = limit;
-    v.capacity_refusal = false;
     return v;
   }
   if (held_beyond_capacity) {
     v.partition = held_beyond_capacity->first;
     v.qos = held_beyond_capacity->second >= 0 ? c.qos[held_beyond_capacity->second].name : "";
-    v.capacity_refusal = false;
     return v;
   }
   refuse(v, *first_refusal);
+  v.capacity_refusal = first_is_capacity;
   return v;
 }
 
