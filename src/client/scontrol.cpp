@@ -27,6 +27,7 @@
 #include "client/views_map.hpp"
 #include "common/duration.hpp"
 #include "common/hostlist.hpp"
+#include "common/mail_type.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
 #include "config/debug_levels.hpp"
@@ -255,7 +256,7 @@ int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const s
 std::vector<std::string> ids_of(const std::vector<std::string>& words, std::size_t from) {
   std::vector<std::string> out;
   for (std::size_t i = from; i < words.size(); ++i) {
-    for (const auto& w : split(words[i], ',')) {
+    for (const auto& w : split_outside_brackets(words[i], ',')) {
       if (!w.empty()) out.push_back(w);
     }
   }
@@ -317,19 +318,33 @@ cli::CliResult<v1::JobTarget> target_of(const std::string& text) {
   if (!id) return cli::CliError{"Invalid job id specified\n", 1};
   t.set_job_id(*id);
   if (us != std::string::npos) {
-    auto task = parse_int(text.substr(us + 1));
-    if (!task) return cli::CliError{"Invalid job id specified\n", 1};
-    t.add_array_tasks(*task);
+    // "123_4", or "123_[1-3,5]" (named "123_1-3,5" in messages, as Slurm's scontrol names it).
+    std::string tasks = text.substr(us + 1);
+    if (tasks.size() >= 2 && tasks.front() == '[' && tasks.back() == ']') {
+      tasks = tasks.substr(1, tasks.size() - 2);
+      t.set_text(text.substr(0, us + 1) + tasks);
+    }
+    if (tasks.find('%') != std::string::npos) return cli::CliError{"Invalid job id specified\n", 1};
+    auto spec = cli::parse_array_spec(tasks);
+    if (!spec) return cli::CliError{"Invalid job id specified\n", 1};
+    for (int64_t i : spec->task_ids()) t.add_array_tasks(i);
   }
   return t;
 }
 
-int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& results, const char* fmt) {
+// Each refusal as Slurm 22.05's scontrol words it: "ERROR for job 123", and "123_4: ERROR" for an array
+// element (seen on the anchor cluster). Whether any job-wide refusal was printed goes to `job_wide`.
+int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& results, bool* job_wide = nullptr) {
   int rc = 0;
   for (const auto& r : results) {
     if (r.ok()) continue;
     rc = 1;
-    std::fprintf(stderr, fmt, r.error().c_str(), r.target().c_str());
+    if (r.target().find('_') != std::string::npos) {
+      std::fprintf(stderr, "%s: %s\n", r.target().c_str(), r.error().c_str());
+    } else {
+      std::fprintf(stderr, "%s for job %s\n", r.error().c_str(), r.target().c_str());
+      if (job_wide) *job_wide = true;
+    }
   }
   return rc;
 }
@@ -439,9 +454,12 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
   }
   for (const auto& [k, v] : kv) {
     if (iequals(k, "JobId") || iequals(k, "Job")) {
-      for (const auto& id : split(v, ',')) {
+      for (const auto& id : split_outside_brackets(v, ',')) {
         auto t = target_of(id);
-        if (!t) return write_out(t.error().text, stderr), 1;
+        if (!t) {  // Slurm 22.05's words for `update jobid=123+2` on the anchor cluster
+          std::fprintf(stderr, "Invalid job id specified for job %s\n", id.c_str());
+          return 1;
+        }
         *req.add_targets() = *t;
       }
       continue;
@@ -458,6 +476,10 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
       std::fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k.c_str(), v.c_str());
       return 1;
     }
+    if (iequals(k, "MailType") && !parse_mail_type(v)) {
+      std::fprintf(stderr, "Invalid MailType: %s\n", v.c_str());  // Slurm 22.05's words; nothing asked
+      return 1;
+    }
     if (iequals(k, "Dependency") && !v.empty()) {
       auto dep = cli::parse_dependency(v);
       if (!dep) {
@@ -472,7 +494,7 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
   }
   auto reply = api.update_job(req);
   if (!reply) return report_failure(inv, api, reply.error());
-  return print_results(reply->results(), "%s for job %s\n");
+  return print_results(reply->results());
 }
 
 // A reservation change's refusal, in the words Slurm's scontrol uses for
@@ -658,19 +680,40 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
   if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first); })) {
     return update_job(api, inv, kv);
   }
-  const std::string& first = kv[0].first;
-  const bool valued = words[0].find('=') != std::string::npos;
-  const bool node = iequals(first, "NodeName") || iequals(first, "Node");
-  const bool partition = iequals(first, "PartitionName") || iequals(first, "Partition");
-  if ((node || partition || names_reservation(first)) && !valued) {
-    // Slurm's words for an entity named without '=' (`update node cpu01 ...`).
-    std::fprintf(stderr, "scontrol: error: Invalid input: %s  Request aborted\nslurm_update error: No error\n",
-                 first.c_str());
-    return 1;
+  // The entity is the first key naming a node, partition or reservation with a value, wherever it
+  // stands: Slurm 22.05 took `update state=drain nodename=cpu02 reason=x` and `update reservation
+  // ReservationName=r Duration=3:00:00` (a bare "reservation" word before the name is passed over).
+  enum Entity { kNone, kNode, kPartition, kReservation };
+  auto entity_of = [](const std::string& k) {
+    if (iequals(k, "NodeName") || iequals(k, "Node")) return kNode;
+    if (iequals(k, "PartitionName") || iequals(k, "Partition")) return kPartition;
+    return names_reservation(k) ? kReservation : kNone;
+  };
+  auto named = std::find_if(kv.begin(), kv.end(), [&](const auto& p) {
+    return entity_of(p.first) != kNone && words[&p - kv.data()].find('=') != std::string::npos;
+  });
+  if (named == kv.end()) {
+    auto bare = std::find_if(kv.begin(), kv.end(), [&](const auto& p) { return entity_of(p.first) != kNone; });
+    if (bare != kv.end()) {
+      // Slurm's words for an entity named without '=' (`update node cpu01 ...`).
+      std::fprintf(stderr, "scontrol: error: Invalid input: %s  Request aborted\nslurm_update error: No error\n",
+                   bare->first.c_str());
+      return 1;
+    }
+  } else {
+    const Entity kind = entity_of(named->first);
+    if (kind == kNode) return update_node(api, inv, kv);
+    if (kind == kPartition && iequals(named->first, "PartitionName")) return update_partition(api, inv, kv);
+    if (kind == kReservation) {
+      std::vector<std::pair<std::string, std::string>> ordered{*named};
+      for (std::size_t i = 0; i < kv.size(); ++i) {
+        const bool bare_word = words[i].find('=') == std::string::npos && entity_of(kv[i].first) == kReservation;
+        if (&kv[i] != &*named && !bare_word) ordered.push_back(kv[i]);
+      }
+      return update_reservation(api, inv, ordered);
+    }
   }
-  if (node) return update_node(api, inv, kv);
-  if (iequals(first, "PartitionName")) return update_partition(api, inv, kv);
-  if (names_reservation(first)) return update_reservation(api, inv, kv);
+  const std::string& first = kv[0].first;
   for (const char* other : {"StepId", "FrontendName", "SlurmctldDebug", "SuspendExcNodes", "SuspendExcParts",
                             "SuspendExcStates"}) {
     if (iequals(first, other)) {
@@ -706,11 +749,12 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
   }
   auto reply = api.control(req);
   if (!reply) return report_failure(inv, api, reply.error());
-  const int rc = print_results(reply->results(), "%s for job %s\n");
+  bool job_wide = false;
+  const int rc = print_results(reply->results(), &job_wide);
   // Slurm 22.05's scontrol then names the last error once more for hold,
-  // uhold and release, under the name of the call they share with suspend
+  // uhold and release of whole jobs, under the name of the call they share with suspend
   // (on the anchor cluster: "slurm_suspend error: Invalid job id specified").
-  if (rc != 0 && !o.quiet && suspend_call) {
+  if (job_wide && !o.quiet && suspend_call) {
     std::string last;
     for (const auto& r : reply->results()) {
       if (!r.ok()) last = r.error();

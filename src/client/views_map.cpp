@@ -261,9 +261,10 @@ namespace {
 
 // An array task that has not run yet: Slurm keeps it in the array's one
 // pending record ("N_[2-4%25]", "N_[5]" when it is the last), where a
-// requeued one is a record of its own ("N_3").
+// requeued one, or one changed by itself, is a record of its own ("N_3").
 bool in_pending_array_record(const v1::JobRecord& r) {
-  return r.array_job_id() && r.state() == v1::PENDING && !r.completing() && r.restart_count() == 0;
+  return r.array_job_id() && r.state() == v1::PENDING && !r.completing() && r.restart_count() == 0 &&
+         !r.array_split();
 }
 
 }  // namespace

@@ -317,6 +317,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           }
         }
       }
+      if (!t.array_tasks().empty() && is_pending(*j)) r.set_array_split(true);  // "N_2" from now on
       refresh_spec(*j);
       const bool hold_change =
           req.action() == v1::HOLD || req.action() == v1::USER_HOLD || req.action() == v1::RELEASE;

@@ -260,6 +260,23 @@ std::optional<ResvError> ControllerState::reservation_conflict(const Reservation
   return std::nullopt;
 }
 
+std::optional<ResvError> ControllerState::fill_reservation(Reservation& r, int64_t count, int64_t now) const {
+  // NodeCnt=N: the nodes it has, then the first others (of the partition, or of the cluster) that are up,
+  // free over the window of other reservations and, unless IGNORE_JOBS, of running jobs.
+  if (static_cast<int64_t>(r.nodes.size()) > count) r.nodes.resize(static_cast<size_t>(count));
+  for (core::NodeIndex i : pool_of(bridge_->cluster(), r.partition)) {
+    if (static_cast<int64_t>(r.nodes.size()) == count) break;
+    if (std::find(r.nodes.begin(), r.nodes.end(), i) != r.nodes.end()) continue;
+    const NodeRt& n = nodes_[static_cast<size_t>(i)];
+    if (n.down || n.drain || !n.responding) continue;
+    Reservation one = r;
+    one.nodes = {i};
+    if (!reservation_conflict(one, now)) r.nodes.push_back(i);
+  }
+  if (static_cast<int64_t>(r.nodes.size()) < count) return refused("Requested nodes are busy");
+  return std::nullopt;
+}
+
 Result<std::string, ResvError> ControllerState::create_reservation(const v1::ChangeReservationRequest& req,
                                                                    int64_t now, Effects& fx) {
   const core::Cluster& c = bridge_->cluster();
@@ -297,19 +314,8 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
     }
     r.nodes = std::move(picked);
     r.spec_nodes = true;
-  } else {
-    // NodeCnt=N: the first N nodes (of the partition, or of the cluster)
-    // that are up, free over the window of other reservations and, unless
-    // IGNORE_JOBS, of running jobs.
-    for (core::NodeIndex i : pool_of(c, r.partition)) {
-      if (static_cast<int64_t>(r.nodes.size()) == *node_cnt) break;
-      const NodeRt& n = nodes_[static_cast<size_t>(i)];
-      if (n.down || n.drain || !n.responding) continue;
-      Reservation one = r;
-      one.nodes = {i};
-      if (!reservation_conflict(one, now)) r.nodes.push_back(i);
-    }
-    if (static_cast<int64_t>(r.nodes.size()) < *node_cnt) return refused("Requested nodes are busy");
+  } else if (auto e = fill_reservation(r, *node_cnt, now)) {
+    return *e;
   }
   if (auto e = reservation_conflict(r, now)) return *e;
   reservation_seq_ += 1;
@@ -335,7 +341,6 @@ Result<std::string, ResvError> ControllerState::update_reservation(const v1::Cha
     if (iequals(key, "ReservationName") || iequals(key, "Reservation")) continue;  // names the one to change
     if (auto e = read_setting(r, t, key, s.value(), c, now, nodes_expr, node_cnt)) return *e;
   }
-  if (node_cnt) return local("Drover changes a reservation's nodes with Nodes=, not NodeCnt=");
   if (r.users.empty() && r.accounts.empty()) return refused("Reservation request lacks users, groups or accounts");
   for (const auto& a : r.accounts) {
     if (!acct_.has_account(a)) return refused("Invalid account or account/partition combination specified");
@@ -350,6 +355,8 @@ Result<std::string, ResvError> ControllerState::update_reservation(const v1::Cha
     if (!listed) return listed.error();
     r.nodes = std::move(*listed);
     r.spec_nodes = true;
+  } else if (node_cnt) {
+    if (auto e = fill_reservation(r, *node_cnt, now)) return *e;
   }
   if (auto e = reservation_conflict(r, now)) return *e;
   it->second = std::move(r);

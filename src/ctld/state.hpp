@@ -656,6 +656,8 @@ class ControllerState {
   Result<std::string, ResvError> delete_reservation(const std::string& name, int64_t now, Effects& fx);
   // Overlap with another reservation, busy nodes: what Slurm refuses.
   std::optional<ResvError> reservation_conflict(const Reservation& r, int64_t now) const;
+  // Gives r `count` nodes (NodeCnt=): keeps its first ones, adds free ones; "Requested nodes are busy".
+  std::optional<ResvError> fill_reservation(Reservation& r, int64_t count, int64_t now) const;
   // Also writes each reservation's event (events.cpp): its window, nodes and
   // flags; one that is gone before its end ends `now`.
   void put_reservations(int64_t now, Effects& fx);

@@ -1204,6 +1204,73 @@ TEST(ControllerState, AHeldJobBeyondEveryNodeIsTakenAndPendsBadConstraintsOnceRe
   EXPECT_EQ(r.reason(), "BadConstraints");
 }
 
+// scontrol update as Slurm 22.05 answered it on the anchor cluster: a held job's Priority= is refused
+// ("Job is in held state, pending scheduler release") and changes nothing; MailType= and MailUser= are
+// set (NONE clears); an array element changed or released by itself (JobId=N_T) is split out of the
+// array's pending record, while a change to the whole array splits nothing.
+TEST(ControllerState, UpdatesAsSlurmsHeldPriorityMailAndArrayElements) {
+  auto st = make_state();
+  const Caller root{0, 0, "root", true};
+  v1::JobDescriptor held = wrap("true");
+  held.set_hold(true);
+  Effects fx;
+  auto h = st->submit(user(1000, "alice"), held, false, 1000, fx);
+  ASSERT_TRUE(h) << h.error().message;
+  auto update = [&](const Caller& who, int64_t job, std::vector<int64_t> tasks,
+                    std::vector<std::pair<std::string, std::string>> fields) {
+    v1::UpdateJobRequest req;
+    v1::JobTarget* t = req.add_targets();
+    t->set_job_id(job);
+    for (int64_t task : tasks) t->add_array_tasks(task);
+    for (const auto& [k, v] : fields) {
+      (*req.mutable_fields())[k] = v;
+      req.add_field_order(k);
+    }
+    Effects e;
+    auto r = st->update(who, req, 1001, e);
+    std::string errors;
+    for (const auto& one : r) errors += one.ok() ? "" : one.error() + ";";
+    return errors;
+  };
+  const v1::JobRecord& hr = st->jobs().at(h->job_id()).rec;
+  EXPECT_EQ(update(root, h->job_id(), {}, {{"TimeLimit", "45"}, {"Priority", "500"}}),
+            "Job is in held state, pending scheduler release;");
+  EXPECT_FALSE(hr.has_admin_priority());
+  EXPECT_NE(hr.time_limit_s(), 45 * 60) << "a refused update changes nothing";
+  EXPECT_EQ(update(user(1000, "alice"), h->job_id(), {}, {{"MailType", "time_limit_80,end"}, {"MailUser", "bob"}}), "");
+  EXPECT_EQ(hr.desc().mail_type(), "END,TIME_LIMIT_80");
+  EXPECT_EQ(hr.desc().mail_user(), "bob");
+  EXPECT_EQ(update(user(1000, "alice"), h->job_id(), {}, {{"MailType", "none"}}), "");
+  EXPECT_EQ(hr.desc().mail_type(), "");
+
+  v1::JobDescriptor arr = wrap("true");
+  arr.set_hold(true);
+  for (int i : {1, 2, 3, 4}) arr.mutable_array()->add_task_ids(i);
+  Effects afx;
+  auto a = st->submit(user(1000, "alice"), arr, false, 1000, afx);
+  ASSERT_TRUE(a) << a.error().message;
+  auto split = [&](int task) {
+    for (const auto& [id, j] : st->jobs()) {
+      if (j.rec.array_job_id() == a->job_id() && j.rec.array_task_id() == task) return j.rec.array_split();
+    }
+    ADD_FAILURE() << "no task " << task;
+    return false;
+  };
+  EXPECT_EQ(update(user(1000, "alice"), a->job_id(), {}, {{"Comment", "all"}}), "");
+  EXPECT_FALSE(split(1) || split(2) || split(3) || split(4)) << "the whole array stays one record";
+  EXPECT_EQ(update(user(1000, "alice"), a->job_id(), {2}, {{"JobName", "arturo"}}), "");
+  EXPECT_TRUE(split(2));
+  v1::ControlRequest release;
+  release.set_action(v1::RELEASE);
+  v1::JobTarget* t = release.add_targets();
+  t->set_job_id(a->job_id());
+  t->add_array_tasks(3);
+  Effects rfx;
+  ASSERT_TRUE(st->control(user(1000, "alice"), release, 1002, rfx)[0].ok());
+  EXPECT_TRUE(split(3));
+  EXPECT_FALSE(split(1) || split(4));
+}
+
 // scontrol requeuehold of a running job: pending, held, with Slurm 22.05's
 // reason (anchor cluster: "job requeued in held state"), also after a pass;
 // release clears it.
@@ -2111,6 +2178,15 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
       1000, next);
   ASSERT_TRUE(second) << second.error().message;
   EXPECT_EQ(*second, "root_2");
+  // An update's NodeCnt= keeps the nodes it has and adds free ones of its partition: gpu has no second.
+  Effects resized;
+  auto same = again->change_reservation(root, resv_change(v1::RESERVATION_UPDATE, "root_2", {{"NodeCnt", "1"}}),
+                                        1000, resized);
+  EXPECT_TRUE(same) << same.error().message;
+  auto grown = again->change_reservation(root, resv_change(v1::RESERVATION_UPDATE, "root_2", {{"NodeCnt", "2"}}),
+                                         1000, resized);
+  ASSERT_FALSE(grown);
+  EXPECT_EQ(grown.error().message, "Requested nodes are busy");
   Effects year;
   auto unlimited = again->change_reservation(
       root, resv_change(v1::RESERVATION_CREATE, "",

@@ -5,6 +5,7 @@
 
 #include "common/duration.hpp"
 #include "common/gres.hpp"
+#include "common/mail_type.hpp"
 #include "common/strings.hpp"
 #include "common/units.hpp"
 #include "ctld/state.hpp"
@@ -93,7 +94,23 @@ const char* set_priority(Ctx& c, const std::string& v) {
   if (!c.who.privileged) return kAccessDenied;
   auto n = parse_int(v);
   if (!n) return "Invalid priority value";
+  // A held job's priority is its hold (Slurm 22.05 refused Priority= for one, user or admin hold).
+  if (c.rec.hold() != v1::HOLD_NONE) return kJobHeld;
   c.rec.set_admin_priority(*n);
+  return nullptr;
+}
+
+// MailType=END,FAIL (NONE: no mail) and MailUser=, as --mail-type/--mail-user set them; scontrol
+// checked the list before asking.
+const char* set_mail_type(Ctx& c, const std::string& v) {
+  auto bits = parse_mail_type(v);
+  if (!bits) return "Invalid MailType";
+  c.rec.mutable_desc()->set_mail_type(*bits ? mail_type_text(*bits) : "");
+  return nullptr;
+}
+
+const char* set_mail_user(Ctx& c, const std::string& v) {
+  c.rec.mutable_desc()->set_mail_user(v);
   return nullptr;
 }
 
@@ -253,7 +270,7 @@ const Field kFields[] = {
     {"Comment", set_comment},          {"Partition", set_partition},   {"QOS", set_qos},
     {"Account", set_account},          {"Nice", set_nice},             {"Priority", set_priority},
     {"Features", set_features},        {"Constraint", set_features},   {"ReqNodeList", set_nodelist},
-    {"Gres", set_gres},
+    {"Gres", set_gres},                {"MailType", set_mail_type},    {"MailUser", set_mail_user},
     {"NodeList", set_nodelist},        {"ExcNodeList", set_exclude},   {"NumNodes", set_num_nodes},
     {"ReqNodes", set_num_nodes},       {"NumTasks", set_num_tasks},    {"ReqProcs", set_num_tasks},
     {"CPUsPerTask", set_cpus_per_task}, {"MinCPUsNode", set_min_cpus_node}, {"MinMemoryNode", set_mem_node},
@@ -344,6 +361,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
         continue;
       }
       j->rec = c.rec;
+      if (!t.array_tasks().empty() && is_pending(*j)) j->rec.set_array_split(true);  // "N_2" from now on
       refresh_spec(*j);
       put_job(*j, fx);
       if (c.set_time_limit) {

@@ -606,6 +606,43 @@ TEST(Jobs, ScontrolReadsCommandsFromStdinWithoutOne) {
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
 }
 
+// scontrol update and hold/release lines as public scripts write them, answered as Slurm 22.05 answered
+// them on the anchor cluster: the entity's key may stand anywhere (`update state=drain nodename=...`); an
+// array element named by itself, also in brackets (`N_[1-2]`), is changed alone and then shown as a record
+// of its own; an element the array lacks is "N_9: Invalid job id specified"; MailType is checked before
+// anything is asked.
+TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("scontrol", {"update", "state=drain", "nodename=cpu2", "reason=comment here"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("sinfo", {"-h", "-N", "-n", "cpu2", "-o", "%N %t %E"}).out.substr(0, 29), "cpu2 drain comment here\n");
+  ASSERT_EQ(c.run("scontrol", {"update", "nodename=cpu2", "state=resume"}).rc, 0);
+
+  const std::string a = std::to_string(c.submit({"-H", "-a", "1-4", "-o", "/dev/null", "-J", "arr", "--wrap", "true"}));
+  r = c.run("scontrol", {"update", "JobID=" + a + "_2", "name=arturo"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", a, "-o", "%i %j"}).out, a + "_[1,3-4] arr\n" + a + "_2 arturo\n");
+  r = c.run("scontrol", {"update", "JobId=" + a + "_[3-4]", "Comment=both"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", a, "-o", "%i %k"}).out,
+            a + "_[1] (null)\n" + a + "_2 (null)\n" + a + "_3 both\n" + a + "_4 both\n");
+  r = c.run("scontrol", {"hold", a + "_9"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, a + "_9: Invalid job id specified\n") << "no slurm_suspend line for an element";
+  r = c.run("scontrol", {"release", a + "_[7-8]"});
+  EXPECT_EQ(r.err, a + "_7-8: Invalid job id specified\n");
+  r = c.run("scontrol", {"update", "jobid=" + a + "+2", "account=abc"});
+  EXPECT_EQ(r.err, "Invalid job id specified for job " + a + "+2\n");
+  r = c.run("scontrol", {"update", "jobid=" + a + "_1", "mailtype=bogus"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "Invalid MailType: bogus\n");
+  ASSERT_EQ(c.run("scontrol", {"update", "jobid=" + a + "_1", "mailtype=time_limit_80", "MailUser=bob"}).rc, 0);
+  EXPECT_EQ(c.job_fields(a + "_1")["MailType"], "TIME_LIMIT_80");
+  EXPECT_EQ(c.job_fields(a + "_1")["MailUser"], "bob");
+  ASSERT_EQ(c.run("scancel", {a}).rc, 0);
+}
+
 // What Slurm 22.05's commands said to mistakes on the anchor cluster
 // (../shared/anchors/slurm), side by side with Drover's on the same slurm.conf.
 TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
@@ -1138,6 +1175,9 @@ TEST(Config, ScontrolReservationsHoldNodesForTheirJobs) {
   EXPECT_NE(shown.out.find(" Flags=MAINT,SPEC_NODES "), std::string::npos) << shown.out;
   EXPECT_NE(shown.out.find(" Users=root "), std::string::npos) << shown.out;
   ASSERT_EQ(c.run("scontrol", {"update", "ReservationName=maint", "Duration=120"}).out, "Reservation updated.\n");
+  // As a public script wrote it: a bare "reservation" first, the name after a setting (Slurm 22.05 took it).
+  ASSERT_EQ(c.run("scontrol", {"update", "reservation", "Duration=120", "ReservationName=maint", "NodeCnt=1"}).out,
+            "Reservation updated.\n");
   // squeue -R and scancel -R select the reservation's jobs only.
   EXPECT_EQ(c.run("squeue", {"-h", "-R", "maint", "-o", "%i %v"}).out, inside + " maint\n");
   ASSERT_EQ(c.run("scancel", {"-R", "maint"}).rc, 0);
