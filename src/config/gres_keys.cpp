@@ -116,8 +116,10 @@ std::vector<KeyDef<G>> make_gres_keys() {
       cores(),
       text<G>("Links", &G::links, "Interconnect link counts between devices, kept as written.", "comma-separated numbers"),
       flag_list<G>("Flags", &G::flags, kFlags, "Slurm's gres flags, kept as written."),
-      choice<G>("AutoDetect", &G::autodetect, {"nvml", "rsmi", "oneapi", "nrt", "off"},
-                "Hardware detection: alone on a line it applies to every line; on a NodeName line, to those nodes.")
+      choice<G>("AutoDetect", &G::autodetect, {"nvml", "nvidia", "rsmi", "oneapi", "nrt", "off"},
+                "Hardware detection: alone on a line it applies to every line; on a NodeName line, to those nodes. "
+                "nvidia (Slurm 23.11's NVIDIA detection without NVML) is taken as nvml: the agent finds NVIDIA "
+                "GPUs through NVML where the driver has it.")
   );
 }
 

@@ -60,9 +60,11 @@ TEST(GresConf, NoNodeNameMeansEveryNodeAndAllKeys) {
 }
 
 TEST(GresConf, CountSuffixAndPerNodeAutoDetect) {
-  auto cfg = gres("NodeName=cpu01 Name=bandwidth Count=4G\nNodeName=gpu01 AutoDetect=NVML");
+  // AutoDetect=nvidia: Slurm 23.11's word, written by a public gres.conf; taken as NVML detection.
+  auto cfg = gres("NodeName=cpu01 Name=bandwidth Count=4G\nNodeName=gpu01 AutoDetect=NVML\nNodeName=gpu02 AutoDetect=nvidia");
   EXPECT_TRUE(cfg.diags.empty()) << formatted(cfg.diags).at(0);
-  ASSERT_EQ(cfg.gres_lines.size(), 2u);
+  ASSERT_EQ(cfg.gres_lines.size(), 3u);
+  EXPECT_EQ(cfg.gres_lines[2].autodetect, "nvidia");
   EXPECT_EQ(*cfg.gres_lines[0].count, int64_t{4} << 30);
   EXPECT_EQ(cfg.gres_lines[1].name, "");
   EXPECT_EQ(cfg.gres_lines[1].autodetect, "nvml");
@@ -95,8 +97,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "CountOnly, nvidia_gpu_env, amd_gpu_env, intel_gpu_env, opencl_env, no_gpu_env, one_sharing or "
                   "all_sharing [bad-value]"}},
         DiagCase{"bad_autodetect", "AutoDetect=yes",
-                 {"gres.conf:1:12: error: invalid value \"yes\" for AutoDetect: expected nvml, rsmi, oneapi, nrt or "
-                  "off [bad-value]"}},
+                 {"gres.conf:1:12: error: invalid value \"yes\" for AutoDetect: expected nvml, nvidia, rsmi, oneapi, "
+                  "nrt or off [bad-value]"}},
         DiagCase{"unknown_key", "Name=gpu Typ=h100",
                  {"gres.conf:1:10: warning: unknown key \"Typ\" in gres.conf (ignored); did you mean Type? "
                   "[unknown-key]\n    fix: write Type=..., or remove the key"}},
