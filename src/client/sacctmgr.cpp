@@ -32,6 +32,8 @@ namespace {
 struct Options {
   bool immediate = false, noheader = false, parsable = false, parsable2 = false, assoc = false, quiet = false;
   bool help = false, version = false;
+  bool tree = false;      // `tree`: accounts indented under their parents, Account left-aligned (20 wide)
+  bool with_sub = false;  // `withsubaccounts`: Account= takes the accounts under those named too
 };
 
 struct Command {
@@ -56,11 +58,25 @@ const std::vector<cli::OptionSpec>& specs() {
 
 std::string verb_of(const std::string& w) {
   std::string v = to_lower(w);
-  if (v == "add" || v == "create") return "add";
-  if (v == "modify" || v == "update") return "modify";
-  if (v == "delete" || v == "remove") return "delete";
-  if (v == "show" || v == "list") return "show";
+  // Slurm's sacctmgr also takes the start of a verb (`sacctmgr mod user ...` in public scripts).
+  auto is = [&](std::string_view full) { return v.size() >= 3 && full.substr(0, v.size()) == v; };
+  if (v == "add" || is("create")) return "add";
+  if (is("modify") || is("update")) return "modify";
+  if (is("delete") || is("remove")) return "delete";
+  if (is("show") || is("list")) return "show";
   return "";
+}
+
+// Slurm's shorter spellings of a key (`Descr=scientists Org=various`, `acct=physics`), as its sacctmgr
+// takes them; other keys as written.
+std::string slurm_key(const std::string& key) {
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"descr", "Description"}, {"desc", "Description"}, {"org", "Organization"}, {"acct", "Account"},
+      {"accts", "Accounts"}};
+  for (const auto& [alias, full] : kAliases) {
+    if (iequals(key, alias)) return full;
+  }
+  return key;
 }
 
 std::string entity_of(const std::string& w) {
@@ -116,13 +132,22 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
       o.assoc = true;
       continue;
     }
-    if (lw == "withdeleted" || lw == "withcoord") continue;
+    if (lw == "tree") {
+      o.tree = true;
+      continue;
+    }
+    if (lw.rfind("withsub", 0) == 0) {
+      o.with_sub = true;
+      continue;
+    }
+    // WithDeleted (`withd`, as public lines write it), WithCoordinators, WithRawQOS: nothing to add here.
+    if (lw.rfind("withd", 0) == 0 || lw.rfind("withcoord", 0) == 0 || lw == "withrawqos") continue;
     auto eq = w.find('=');
     if (eq == std::string::npos) {
       for (const auto& n : split(w, ',')) c.names.push_back(n);
       continue;
     }
-    std::string key = w.substr(0, eq), value = w.substr(eq + 1);
+    std::string key = slurm_key(w.substr(0, eq)), value = w.substr(eq + 1);
     if (!value.empty() && value.front() == '"' && value.back() == '"' && value.size() >= 2) {
       value = value.substr(1, value.size() - 2);
     }
@@ -135,7 +160,13 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
     } else if (lk == "cluster" || lk == "clusters") {
       // one cluster
     } else if (c.verb == "add" || after_set) {
-      c.set[key] = value;
+      // A TRES key given twice adds up, as Slurm's did (MaxTRESPerUser=mem=512G MaxTRESPerUser=cpu=100).
+      auto same = std::find_if(c.set.begin(), c.set.end(), [&](const auto& kv) { return iequals(kv.first, key); });
+      if (same != c.set.end() && to_lower(key).find("tres") != std::string::npos && !value.empty()) {
+        same->second += "," + value;
+      } else {
+        c.set[key] = value;
+      }
     } else {
       c.where[key] = value;
     }
@@ -147,12 +178,14 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
 
 struct Row {
   std::map<std::string, std::string> v;  // field name (lower case) -> text
+  int depth = 0;                          // an association's place in the account tree (root's is 0)
 };
 
 struct Field {
   std::string name, header;
   int width;
   bool right = true;
+  const char* row = nullptr;  // the row value it shows, when another field's (an alias): lower case
 };
 
 Result<std::string> render(const std::vector<Field>& fields, const std::string& format, const std::vector<Row>& rows,
@@ -167,7 +200,8 @@ Result<std::string> render(const std::vector<Field>& fields, const std::string& 
   for (const auto& r : rows) {
     std::vector<std::string> line;
     for (const auto& it : *items) {
-      auto f = r.v.find(to_lower(fields[it.field].name));
+      const Field& field = fields[it.field];
+      auto f = r.v.find(field.row ? std::string(field.row) : to_lower(field.name));
       line.push_back(f == r.v.end() ? "" : f->second);
     }
     table.push_back(std::move(line));
@@ -194,6 +228,15 @@ const std::vector<Field>& qos_fields() {
       {"MaxJobsPU", "MaxJobsPU", 9},  {"MaxSubmitPU", "MaxSubmitPU", 11}, {"MaxTRESPA", "MaxTRESPA", 13},
       {"MaxJobsPA", "MaxJobsPA", 9},  {"MaxSubmitPA", "MaxSubmitPA", 11}, {"MinTRES", "MinTRES", 13},
       {"ID", "ID", 6},
+      // The long names Slurm's sacctmgr also takes in format= (public scripts write them).
+      {"MaxTRESPerUser", "MaxTRESPU", 13, true, "maxtrespu"},
+      {"MaxJobsPerUser", "MaxJobsPU", 9, true, "maxjobspu"},
+      {"MaxSubmitJobsPerUser", "MaxSubmitPU", 11, true, "maxsubmitpu"},
+      {"MaxTRESPerJob", "MaxTRES", 13, true, "maxtres"},
+      {"MaxWallDurationPerJob", "MaxWall", 11, true, "maxwall"},
+      {"MaxTRESPerAccount", "MaxTRESPA", 13, true, "maxtrespa"},
+      {"MaxJobsPerAccount", "MaxJobsPA", 9, true, "maxjobspa"},
+      {"MaxSubmitJobsPerAccount", "MaxSubmitPA", 11, true, "maxsubmitpa"},
   };
   return f;
 }
@@ -227,6 +270,16 @@ std::vector<Row> qos_rows(const v1::GetAssociationsReply& a, const Command& c) {
            {"maxjobspu", count(cfg->max_jobs_per_user)},
            {"maxsubmitpu", count(cfg->max_submit_jobs_per_user)},
            {"id", std::to_string(q.id())}};
+    // Options Drover keeps without acting on (Preempt=: there is no preemption), shown as given.
+    static const std::pair<const char*, const char*> kKept[] = {
+        {"Preempt", "preempt"},         {"PreemptMode", "preemptmode"},     {"GraceTime", "gracetime"},
+        {"GrpTRESMins", "grptresmins"}, {"GrpTRESRunMins", "grptresrunmins"}, {"GrpWall", "grpwall"},
+        {"MaxTRESMins", "maxtresmins"}, {"MaxTRESMinsPerJob", "maxtresmins"}, {"MaxTRESPerAccount", "maxtrespa"},
+        {"MaxJobsPerAccount", "maxjobspa"}, {"MaxSubmitJobsPerAccount", "maxsubmitpa"}, {"MinTRESPerJob", "mintres"}};
+    for (const auto& [key, column] : kKept) {
+      auto it = q.settings().find(key);
+      if (it != q.settings().end()) r.v[column] = it->second;
+    }
     rows.push_back(std::move(r));
   }
   return rows;
@@ -244,6 +297,7 @@ const std::vector<Field>& assoc_fields() {
       {"ParentName", "Par Name", 10}, {"DefaultAccount", "Def Acct", 10}, {"AdminLevel", "Admin", 9},
       {"Description", "Descr", 20},   {"Organization", "Org", 20},      {"MaxNodes", "MaxNodes", 8},
       {"MaxCPUs", "MaxCPUs", 8},      {"MaxCPUMins", "MaxCPUMins", 11},
+      {"MaxSubmitJobs", "MaxSubmit", 9, true, "maxsubmit"}, {"MaxWallDurationPerJob", "MaxWall", 11, true, "maxwall"},
       // clusters'
       {"ControlHost", "ControlHost", 15}, {"ControlPort", "ControlPort", 12}, {"RPC", "RPC", 5},
       {"Classification", "Class", 9},     {"Flags", "Flags", 20},             {"NodeCount", "NodeCount", 9},
@@ -290,6 +344,14 @@ void put_limits(Row& r, const google::protobuf::Map<std::string, std::string>& l
   }
 }
 
+// An admin level as Slurm's sacctmgr shows it: Administrator, Operator or None (`set adminlevel=admin`).
+std::string admin_level_text(const std::string& level) {
+  if (level.empty() || iequals(level, "none")) return "None";
+  if (iequals(level, "admin") || iequals(level, "administrator")) return "Administrator";
+  if (iequals(level, "operator")) return "Operator";
+  return level;
+}
+
 // Every association in Slurm's tree order: an account, its users, then its child accounts.
 std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
   std::map<std::string, const v1::AccountRecord*> acc;
@@ -299,8 +361,8 @@ std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
     if (!r.parent().empty() && r.name() != "root") kids[r.parent()].push_back(r.name());
   }
   std::vector<Row> rows;
-  std::function<void(const std::string&, std::map<std::string, std::string>)> walk =
-      [&](const std::string& name, std::map<std::string, std::string> inherited) {
+  std::function<void(const std::string&, std::map<std::string, std::string>, int)> walk =
+      [&](const std::string& name, std::map<std::string, std::string> inherited, int depth) {
     const v1::AccountRecord& r = *acc.at(name);
     Row ar;
     ar.v = {{"cluster", a.cluster()},       {"account", name},           {"share", std::to_string(r.shares())},
@@ -308,6 +370,7 @@ std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
             {"qos", joined(r.qos())},       {"defaultqos", r.default_qos()}, {"parentname", r.parent()},
             {"description", r.description()}, {"organization", r.organization()}};
     put_limits(ar, r.limits(), inherited);
+    ar.depth = depth;
     rows.push_back(ar);
     for (const auto& u : a.users()) {
       for (const auto& ua : u.assocs()) {
@@ -319,20 +382,21 @@ std::vector<Row> assoc_rows(const v1::GetAssociationsReply& a) {
         ur.v["defaultqos"] = ua.default_qos();
         ur.v["parentname"] = "";
         ur.v["defaultaccount"] = u.default_account();
-        ur.v["adminlevel"] = u.admin_level();
+        ur.v["adminlevel"] = admin_level_text(u.admin_level());
         auto mine = inherited;
         put_limits(ur, ua.limits(), mine);
+        ur.depth = depth + 1;
         rows.push_back(ur);
       }
     }
-    for (const auto& k : kids[name]) walk(k, inherited);
+    for (const auto& k : kids[name]) walk(k, inherited, depth + 1);
   };
-  if (acc.count("root")) walk("root", {});
+  if (acc.count("root")) walk("root", {}, 0);
   return rows;
 }
 
 const std::vector<Field>& tres_fields() {
-  static const std::vector<Field> f = {{"Type", "Type", 8}, {"Name", "Name", 20}, {"ID", "ID", 6}};
+  static const std::vector<Field> f = {{"Type", "Type", 8}, {"Name", "Name", 15}, {"ID", "ID", 6}};
   return f;
 }
 
@@ -598,11 +662,41 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     }
   } else {
     auto all = assoc_rows(*a);
+    Command filter = c;
+    if (o.with_sub) {
+      // Account=X withsubaccounts: X and every account below it.
+      for (auto& [k, v] : filter.where) {
+        if (!iequals(k, "account") && !iequals(k, "accounts")) continue;
+        const std::vector<std::string> named = split(v, ',');
+        std::set<std::string> under(named.begin(), named.end());
+        for (bool grew = true; grew;) {
+          grew = false;
+          for (const auto& acct : a->accounts()) {
+            if (under.count(acct.parent()) && under.insert(acct.name()).second) grew = true;
+          }
+        }
+        v = join(std::vector<std::string>(under.begin(), under.end()), ",");
+      }
+    }
     for (const auto& r : all) {
       bool user_row = r.v.count("user") != 0;
       if (c.entity == "user" && !user_row) continue;
       if (c.entity == "account" && !o.assoc && user_row) continue;
-      if (matches(r, c, c.entity == "user" ? "user" : "account")) rows.push_back(r);
+      if (matches(r, filter, c.entity == "user" ? "user" : "account")) rows.push_back(r);
+    }
+    if (o.tree && c.entity == "assoc") {
+      // Slurm's tree: each account one space in from its parent, its users one more, Account left-aligned.
+      static const std::vector<Field> tree_fields = [] {
+        std::vector<Field> f = assoc_fields();
+        for (auto& one : f) {
+          if (one.name == "Account") one.width = 20, one.right = false;
+        }
+        return f;
+      }();
+      fields = &tree_fields;
+      int top = INT32_MAX;  // the tree starts at the highest account shown (root, or `where account=X`)
+      for (const auto& r : rows) top = std::min(top, r.depth);
+      for (auto& r : rows) r.v["account"] = std::string(static_cast<size_t>(r.depth - top), ' ') + r.v["account"];
     }
     // Users and accounts are listed by name, each name's associations by
     // the other name (Slurm 22.05; `show assoc` keeps the tree's order).
@@ -617,11 +711,14 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
         return std::pair(value(a, first), value(a, second)) < std::pair(value(b, first), value(b, second));
       });
     }
-    if (c.entity == "user" && !o.assoc) {  // one row per user
+    if (c.entity == "user" && !o.assoc) {  // one row per user, with the user's own fields only
       std::vector<Row> once;
       std::set<std::string> seen;
       for (const auto& r : rows) {
-        if (seen.insert(r.v.at("user")).second) once.push_back(r);
+        if (!seen.insert(r.v.at("user")).second) continue;
+        Row user;
+        for (const char* k : {"user", "defaultaccount", "adminlevel"}) user.v[k] = r.v.at(k);
+        once.push_back(std::move(user));
       }
       rows = once;
     }

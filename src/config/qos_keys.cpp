@@ -23,7 +23,7 @@ const char* const kPassiveQosKeys[] = {
     "GraceTime", "GrpTRESMins", "GrpTRESRunMins", "GrpWall", "LimitFactor", "MaxJobsAccruePerAccount",
     "MaxJobsAccruePerUser", "MaxJobsPerAccount", "MaxSubmitJobsPerAccount", "MaxTRESMinsPerJob",
     "MaxTRESPerAccount", "MaxTRESRunMinsPerAccount", "MaxTRESRunMinsPerUser", "MinPrioThreshold",
-    "MinTRESPerJob", "Preempt", "PreemptExemptTime", "PreemptMode", "UsageThreshold",
+    "MinTRESPerJob", "Preempt", "PreemptExemptTime", "PreemptMode", "UsageThreshold", "MaxTRESMins",
 };
 
 KeyDef<Q> flags() {

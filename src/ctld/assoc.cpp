@@ -420,8 +420,9 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
     c.lines.insert(c.lines.end(), touched.begin(), touched.end());
     return c;
   }
-  std::vector<std::string> assoc_lines;
-  std::string parent_given, description, organization;
+  std::vector<std::string> assoc_lines, account_lines;
+  std::string parent_given, description, organization, fairshare_given;
+  bool assoc_level = false;  // a change to the account's association (not only its Description/Organization)
   // A per-user limit (Max*) set on an account reaches the associations below
   // it, which Slurm's sacctmgr lists with the account's.
   const bool per_user_limit = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
@@ -450,15 +451,16 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
         a.set_parent(v);
         parent_given = v;
       } else if (k == "description") {
-        a.set_description(v);
-        description = v;
+        description = to_lower(v);  // Slurm 22.05 keeps both in lower case ("Allows only 2 gpus" is "allows ...")
+        a.set_description(description);
       } else if (k == "organization") {
-        a.set_organization(v);
-        organization = v;
+        organization = to_lower(v);
+        a.set_organization(organization);
       } else if (k == "fairshare" || k == "shares") {
         auto s = shares_value(v);
         if (!s) return s.error();
         a.set_shares(*s);
+        fairshare_given = v;
       } else if (qos_list_key(k, &op)) {
         auto l = edit_qos_list({a.qos().begin(), a.qos().end()}, op, v);
         if (!l) return l.error();
@@ -475,8 +477,20 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
                           "MaxSubmitJobs, MaxTRES, MaxWall)");
       }
     }
+    // A default QOS the association's QOS list leaves out is refused, as Slurm 22.05 refused it.
+    if (!a.default_qos().empty() && a.qos_size() > 0 &&
+        std::find(a.qos().begin(), a.qos().end(), a.default_qos()) == a.qos().end()) {
+      return make_error(fmt::format("These associations don't have access to their default qos: A = {} DefQOS = {} "
+                                    "(keep {} in QOS=, or change DefaultQOS= first)",
+                                    n, a.default_qos(), a.default_qos()));
+    }
+    for (const auto& [k0, v] : req.set()) {
+      const std::string k = lower_key(k0);
+      if (k != "description" && k != "organization") assoc_level = true;
+    }
     accounts_[n] = a;
     put_account(a, b);
+    account_lines.push_back("  " + n);
     touched.push_back("  " + n);
     assoc_lines.push_back(req.verb() == "add" ? fmt::format("  A = {:<10} C = {:<10}", n, cluster_)
                                               : a.parent().empty() || n == "root"
@@ -494,8 +508,15 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
   }
   if (touched.empty()) return nothing(req.verb());
   if (req.verb() == "modify") {
-    c.lines.push_back(" Modified account associations...");
-    c.lines.insert(c.lines.end(), assoc_lines.begin(), assoc_lines.end());
+    // Description and Organization belong to the account, the rest to its association: Slurm names each.
+    if (!description.empty() || !organization.empty()) {
+      c.lines.push_back(" Modified accounts...");
+      c.lines.insert(c.lines.end(), account_lines.begin(), account_lines.end());
+    }
+    if (assoc_level) {
+      c.lines.push_back(" Modified account associations...");
+      c.lines.insert(c.lines.end(), assoc_lines.begin(), assoc_lines.end());
+    }
     return c;
   }
   c.lines.push_back(" Adding Account(s)");
@@ -506,7 +527,10 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
       fmt::format("  {:<16}= {}", "Organization", organization.empty() ? "Parent/Account Name" : organization));
   c.lines.push_back(" Associations");
   c.lines.insert(c.lines.end(), assoc_lines.begin(), assoc_lines.end());
+  // The association's settings, unless nothing but the name (and cluster) was given (Slurm 22.05's lines).
+  if (req.set().empty()) return c;
   c.lines.push_back(" Settings");
+  if (!fairshare_given.empty()) c.lines.push_back(fmt::format("  {:<14}= {}", "Fairshare", fairshare_given));
   c.lines.push_back(fmt::format("  {:<14}= {}", "Parent", parent_given.empty() ? "root" : parent_given));
   return c;
 }
@@ -649,6 +673,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     c.lines.push_back(" Associations =");
     c.lines.insert(c.lines.end(), new_assocs.begin(), new_assocs.end());
     c.lines.push_back(" Non Default Settings");
+    if (shares) c.lines.push_back(fmt::format("  {:<14}= {}", "Fairshare", *shares));
     return c;
   }
   if (modified_users.empty()) return nothing(req.verb());

@@ -239,8 +239,9 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   EXPECT_EQ(tres.out, "cpu||1\nmem||2\nenergy||3\nnode||4\nbilling||5\nfs|disk|6\nvmem||7\npages||8\n"
                       "gres|gpu|1001\ngres|gpu:h100|1002\ngres|gpu:a100|1003\n")
       << tres.err;
-  // The anchor's widths (Type 8, Name 20), and its clusters' columns.
-  EXPECT_EQ(lines_of(c.run("sacctmgr", {"show", "tres"}).out).back(), "    gres             gpu:a100   1003 ");
+  // The anchor's widths (Type 8, Name 15: Slurm 22.05 printed "    gres        gpu:a100   1003 " on
+  // 2026-12-05), and its clusters' columns.
+  EXPECT_EQ(lines_of(c.run("sacctmgr", {"show", "tres"}).out).back(), "    gres        gpu:a100   1003 ");
   std::string port;
   for (const auto& l : lines_of(c.run("scontrol", {"show", "config"}).out)) {
     if (l.rfind("SlurmctldPort ", 0) == 0) port = l.substr(l.find("= ") + 2);
@@ -360,6 +361,42 @@ TEST(Sacctmgr, AssociationLimitsHoldJobsAsSlurmsDo) {
   EXPECT_TRUE(eventually([&] { return c.reason(second) == "AssocMaxJobsLimit"; }, 10s)) << c.reason(second);
   ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "user", "root", "set", "MaxJobs=-1"}).rc, 0);
   EXPECT_TRUE(eventually([&] { return c.state(second) == "RUNNING"; }, 10s)) << c.reason(second);
+}
+
+// sacctmgr lines as public scripts write them, answered as Slurm 22.05's sacctmgr answered them on the
+// anchor cluster (2026-12-05): verbs and keys by their shorter names (mod, Descr=, Org=), a TRES limit given
+// twice adds up, Preempt= is kept and shown, `tree` indents accounts under their parents, `withsubaccounts`
+// takes the accounts below, descriptions are kept in lower case, an admin level reads Administrator, and
+// `show user` without withassoc has no account.
+TEST(Sacctmgr, TakesTheLinesScriptsWrite) {
+  ClusterDef def = small_cluster();
+  def.qos_conf = kSeedQos;
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("sacctmgr", {"-i", "create", "account", "labs", "Descr=Scientists", "Org=Various"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("  Description     = scientists\n  Organization    = various\n"), std::string::npos) << r.out;
+  r = c.run("sacctmgr", {"-i", "create", "account", "sponsor", "FairShare=5", "Descr=sponsor", "Parent=labs"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find(" Settings\n  Fairshare     = 5\n  Parent        = labs\n"), std::string::npos) << r.out;
+  r = c.run("sacctmgr", {"-i", "mod", "account", "where", "name=sponsor", "set", "Org=Other"});
+  EXPECT_EQ(r.out, " Modified accounts...\n  sponsor\n") << r.err;
+  auto tree = lines_of(c.run("sacctmgr", {"-n", "show", "assoc", "tree", "where", "account=labs", "withsubaccounts",
+                                          "format=Account,Share"}).out);
+  ASSERT_EQ(tree.size(), 2u);
+  EXPECT_EQ(tree[0].rfind("labs                         1", 0), 0u) << tree[0];
+  EXPECT_EQ(tree[1].rfind(" sponsor                     5", 0), 0u) << tree[1];
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "qos", "job25"}).rc, 0);
+  r = c.run("sacctmgr", {"-i", "modify", "qos", "job25", "set", "MaxTRESPerUser=mem=512G", "MaxTRESPerUser=cpu=100",
+                         "Preempt=normal"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "qos", "job25", "format=Name,MaxTRESPerUser,Preempt"}).out,
+            "job25|cpu=100,mem=512G|normal\n");
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "modify", "user", "where", "user=root", "set", "adminlevel=admin"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "user", "root", "format=User,Account,Admin"}).out, "root||Administrator\n");
+  r = c.run("sacctmgr", {"-i", "modify", "account", "sponsor", "set", "qos=training"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("don't have access to their default qos"), std::string::npos) << r.err;
 }
 
 TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
