@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -370,12 +371,24 @@ bool in_list(std::string_view word, std::initializer_list<std::string_view> list
 // --cpu-bind: comma list of q[uiet], v[erbose], no[ne], rank, rank_ldom,
 // sockets, cores, threads, ldoms, boards, map_cpu:/mask_cpu:/map_ldom:/mask_ldom:<list>.
 CliResult<bool> apply_cpu_bind(Ctx& c) {
+  // A map_cpu:/mask_cpu: list is comma-separated too, and runs to the end (map_cpu:49,17,1,33); the
+  // singular words (core, socket, ...) are Slurm's too (`--cpu_bind=verbose,core` in public scripts).
+  std::vector<std::string> items;
   for (const auto& item : split(c.value(), ',')) {
+    if (!items.empty() && items.back().find(':') != std::string::npos && item.find(':') == std::string::npos &&
+        !item.empty() && std::isxdigit(static_cast<unsigned char>(item[0]))) {
+      items.back() += "," + item;
+    } else {
+      items.push_back(item);
+    }
+  }
+  for (const auto& item : items) {
     std::string_view kind = std::string_view(item).substr(0, item.find(':'));
     bool with_list = item.find(':') != std::string::npos;
     bool ok = with_list ? in_list(kind, {"map_cpu", "mask_cpu", "map_ldom", "mask_ldom"}) && item.size() > kind.size() + 1
                         : in_list(kind, {"q", "quiet", "v", "verbose", "no", "none", "rank", "rank_ldom", "sockets",
-                                         "cores", "threads", "ldoms", "boards"});
+                                         "socket", "cores", "core", "threads", "thread", "ldoms", "ldom", "boards",
+                                         "board"});
     if (!ok) {
       CliError e = bad_value(c, fmt::format("unrecognized --cpu-bind argument \"{}\"", item), kExitError,
                              "use none, quiet, verbose, rank, cores, sockets, threads, ldoms, boards, "
@@ -398,9 +411,12 @@ CliResult<bool> apply_mpi(Ctx& c) {
 }
 
 CliResult<bool> apply_hint(Ctx& c) {
-  if (!in_list(c.value(), {"compute_bound", "memory_bound", "multithread", "nomultithread"})) {
-    return bad_value(c, fmt::format("unrecognized --hint argument \"{}\", see --hint=help", c.value()), kExitError,
-                     "use compute_bound, memory_bound, multithread or nomultithread");
+  // A comma list (`--hint=nomultithread,memory_bound`, as Slurm's takes it).
+  for (const auto& one : split(c.value(), ',')) {
+    if (!in_list(one, {"compute_bound", "memory_bound", "multithread", "nomultithread"})) {
+      return bad_value(c, fmt::format("unrecognized --hint argument \"{}\", see --hint=help", c.value()), kExitError,
+                       "use compute_bound, memory_bound, multithread or nomultithread");
+    }
   }
   c.req.hint = c.value();
   return true;
@@ -524,6 +540,7 @@ const std::vector<OptionDef>& option_table() {
       {"gres-flags", 0, ArgKind::kRequired, SRA, set_str(&J::gres_flags)},
       {"help", 'h', ArgKind::kNone, SRA, nullptr},
       {"het-group", 0, ArgKind::kRequired, R, uninterpreted()},
+      {"pack-group", 0, ArgKind::kRequired, R, uninterpreted()},  // --het-group's older name, which 22.05 takes
       {"hint", 0, ArgKind::kRequired, SRA, apply_hint},
       {"hold", 'H', ArgKind::kNone, SRA, set_flag(&J::hold)},
       {"ignore-pbs", 0, ArgKind::kNone, S, set_flag(&J::ignore_pbs)},

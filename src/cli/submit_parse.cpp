@@ -262,10 +262,12 @@ bool asks_for_gpus(const JobRequest& req) {
 // thread per core, memory_bound one core per socket too; given -B or --threads-per-core win.
 void apply_hint_layout(JobRequest& req) {
   if (!req.hint) return;
-  if (*req.hint == "nomultithread" || *req.hint == "compute_bound" || *req.hint == "memory_bound") {
+  const auto hints = split(*req.hint, ',');
+  auto has = [&](const char* h) { return std::find(hints.begin(), hints.end(), h) != hints.end(); };
+  if (has("nomultithread") || has("compute_bound") || has("memory_bound")) {
     if (!req.threads_per_core) req.threads_per_core = 1;
   }
-  if (*req.hint == "memory_bound" && !req.cores_per_socket) req.cores_per_socket = 1;
+  if (has("memory_bound") && !req.cores_per_socket) req.cores_per_socket = 1;
 }
 
 CliResult<bool> validate_merged(JobRequest& req) {

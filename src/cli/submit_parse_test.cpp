@@ -387,6 +387,14 @@ TEST(Grammar, EveryArgumentForm) {
   EXPECT_EQ(hinted({"--hint=memory_bound"}).threads_per_core, 1);
   EXPECT_EQ(hinted({"--hint=multithread"}).threads_per_core, std::nullopt);
   EXPECT_EQ(hinted({"--hint=nomultithread", "--threads-per-core=2"}).threads_per_core, 2);
+  // A comma list, as a public script wrote it and Slurm 22.05's srun took it.
+  EXPECT_EQ(hinted({"--hint=nomultithread,memory_bound"}).cores_per_socket, 1);
+  // --cpu-bind as public scripts write it, all taken by Slurm 22.05's srun: a singular word, and a
+  // map_cpu list that has commas of its own; srun's older --pack-group.
+  for (const char* bind : {"--cpu_bind=verbose,core", "--cpu-bind=map_cpu:49,17,1,33", "--cpu-bind=v,mask_cpu:0x3,0xc"}) {
+    EXPECT_EQ(command_ok(SubmitCommand::kSrun, {bind, "true"}).cpu_bind, std::string(bind).substr(std::string(bind).find('=') + 1));
+  }
+  command_ok(SubmitCommand::kSrun, {"--pack-group=0,1", "hostname"});
   // --gpus-per-task needs a task count, which -N or --ntasks-per-node gives too (anchor: accepted).
   EXPECT_EQ(command_ok(SubmitCommand::kSbatch, {"--gpus-per-task=1", "-N", "2", "--wrap", "true"}).nodes,
             (NodeRange{2, 2}));

@@ -222,6 +222,15 @@ TEST(Steps, TaskEnvironmentAsSlurmSetsIt) {
   r = c.run("srun", {"--test-only", "-w", "nosuch", "true"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.rfind("allocation failure: Invalid node name specified\n", 0), 0u) << r.err;
+  // --pty with --test-only says nothing of the terminal (no job runs), as Slurm 22.05's srun.
+  r = c.run("srun", {"--test-only", "--pty", "bash"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("srun: Job ", 0), 0u) << r.err;
+  // A CPU binding runs unbound, said in the words Slurm's srun uses where its TaskPlugin cannot bind.
+  r = c.run("srun", {"--cpu-bind=map_cpu:1,0", "-n", "1", "printenv", "SLURM_JOB_NAME"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "printenv\n");
+  EXPECT_EQ(r.err, "srun: cluster configuration lacks support for cpu binding\n");
   // sbatch --test-only words a refusal as srun's (Slurm 22.05 on the anchor), Slurm's detail line first.
   r = c.run("sbatch", {"--test-only", "-p", "nopart", "--wrap", "true"});
   EXPECT_EQ(r.rc, 1);
