@@ -100,7 +100,15 @@ struct Flags {
 cli::CliResult<bool> apply(v1::CancelRequest& req, Flags& f, const cli::ScannedOption& o) {
   const std::string v = o.value.value_or("");
   switch (o.id) {
-    case kUser: req.set_user(v); break;
+    case kUser: {
+      // A user this host does not know is Slurm 22.05's error (`scancel -u testuser` on the anchor).
+      auto uid = parse_int(v);
+      if (!user_by_name(v) && !(uid && *uid >= 0 && user_by_uid(static_cast<uint32_t>(*uid)))) {
+        return cli::cli_error("scancel", "Invalid user name: " + v);
+      }
+      req.set_user(v);
+      break;
+    }
     case kPartition: req.set_partition(v); break;
     case kName: req.set_name(v); break;
     case kAccount: req.set_account(v); break;

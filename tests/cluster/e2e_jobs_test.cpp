@@ -685,6 +685,10 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   r = c.run("scancel", {"12.x"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(lines_of(r.err).at(0), "scancel: error: Invalid job id 12.x");
+  r = c.run("scancel", {"-u", "nosuchuser", "-t", "PENDING"});  // as in public scripts; nothing cancelled
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scancel: error: Invalid user name: nosuchuser\n");
+  EXPECT_EQ(c.state(held), "PENDING");
   r = c.run("sacct", {"-S", "bogus"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.rfind("Invalid time specification (pos=0): bogus\n", 0), 0u) << r.err;
