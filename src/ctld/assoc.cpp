@@ -420,9 +420,13 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
     c.lines.insert(c.lines.end(), touched.begin(), touched.end());
     return c;
   }
-  std::vector<std::string> assoc_lines, account_lines;
+  std::vector<std::string> assoc_lines;
   std::string parent_given, description, organization, fairshare_given;
-  bool assoc_level = false;  // a change to the account's association (not only its Description/Organization)
+  // A change to the account's association, not only to its Description/Organization (the account's own).
+  const bool assoc_level = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
+    const std::string k = lower_key(kv.first);
+    return k != "description" && k != "organization";
+  });
   // A per-user limit (Max*) set on an account reaches the associations below
   // it, which Slurm's sacctmgr lists with the account's.
   const bool per_user_limit = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
@@ -484,13 +488,8 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
                                     "(keep {} in QOS=, or change DefaultQOS= first)",
                                     n, a.default_qos(), a.default_qos()));
     }
-    for (const auto& [k0, v] : req.set()) {
-      const std::string k = lower_key(k0);
-      if (k != "description" && k != "organization") assoc_level = true;
-    }
     accounts_[n] = a;
     put_account(a, b);
-    account_lines.push_back("  " + n);
     touched.push_back("  " + n);
     assoc_lines.push_back(req.verb() == "add" ? fmt::format("  A = {:<10} C = {:<10}", n, cluster_)
                                               : a.parent().empty() || n == "root"
@@ -511,7 +510,7 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
     // Description and Organization belong to the account, the rest to its association: Slurm names each.
     if (!description.empty() || !organization.empty()) {
       c.lines.push_back(" Modified accounts...");
-      c.lines.insert(c.lines.end(), account_lines.begin(), account_lines.end());
+      c.lines.insert(c.lines.end(), touched.begin(), touched.end());
     }
     if (assoc_level) {
       c.lines.push_back(" Modified account associations...");
