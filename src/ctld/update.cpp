@@ -105,7 +105,7 @@ const char* set_priority(Ctx& c, const std::string& v) {
 const char* set_mail_type(Ctx& c, const std::string& v) {
   auto bits = parse_mail_type(v);
   if (!bits) return "Invalid MailType";
-  c.rec.mutable_desc()->set_mail_type(*bits ? mail_type_text(*bits) : "");
+  c.rec.mutable_desc()->set_mail_type(mail_type_text(*bits));  // "" for NONE
   return nullptr;
 }
 
