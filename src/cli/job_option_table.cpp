@@ -157,6 +157,13 @@ Apply set_gpu(std::optional<GpuCount> JobRequest::*m) {
   };
 }
 
+Apply set_bell(bool v) {
+  return [v](Ctx& c) -> CliResult<bool> {
+    c.req.bell = v;
+    return true;
+  };
+}
+
 Apply uninterpreted() {
   return [](Ctx& c) -> CliResult<bool> {
     c.req.uninterpreted[c.spelling] = c.has_value() ? c.value() : "";  // by long name
@@ -497,7 +504,7 @@ const std::vector<OptionDef>& option_table() {
       {"bbf", 0, ArgKind::kRequired, S, uninterpreted()},
       {"bcast", 0, ArgKind::kOptional, R, uninterpreted()},
       {"begin", 'b', ArgKind::kRequired, SRA, set_timestamp(&J::begin)},
-      {"bell", 0, ArgKind::kNone, A, uninterpreted()},
+      {"bell", 0, ArgKind::kNone, A, set_bell(true)},
       {"chdir", 'D', ArgKind::kRequired, SRA, set_str(&J::chdir)},
       {"cluster-constraint", 0, ArgKind::kRequired, SRA, uninterpreted()},
       {"cluster", 0, ArgKind::kRequired, SRA, set_str(&J::clusters)},
@@ -567,7 +574,7 @@ const std::vector<OptionDef>& option_table() {
       {"network", 0, ArgKind::kRequired, SRA, uninterpreted()},
       {"nice", 0, ArgKind::kOptional, SRA, apply_nice},
       {"no-allocate", 'Z', ArgKind::kNone, R, uninterpreted()},
-      {"no-bell", 0, ArgKind::kNone, A, uninterpreted()},
+      {"no-bell", 0, ArgKind::kNone, A, set_bell(false)},
       {"no-kill", 'k', ArgKind::kOptional, SRA, apply_no_kill},
       {"no-requeue", 0, ArgKind::kNone, S, [](Ctx& c) { return apply_requeue(c, false); }},
       {"no-shell", 0, ArgKind::kNone, A, set_flag(&J::no_shell)},

@@ -154,6 +154,9 @@ struct JobRequest {
   bool pty = false;                        // srun --pty
   bool multi_prog = false;                 // srun --multi-prog
   bool no_shell = false;                   // salloc --no-shell
+  // salloc --bell / --no-bell: ring the terminal's bell at the grant always /
+  // never; unset, only after a wait of more than ten seconds (salloc(1))
+  std::optional<bool> bell;
 
   // ---- accepted for compatibility, not interpreted ------------------------------------------
   // Options Drover parses (so scripts keep working) but does not act on, by

@@ -170,6 +170,20 @@ std::optional<std::string> print_action(const ScanResult& scan, SubmitCommand c)
   return std::nullopt;
 }
 
+// Slurm's heterogeneous jobs: components separated by ':' on the command
+// line, or by '#SBATCH hetjob' (its older 'packjob') in a script. Drover
+// schedules each job as one component and says so instead of running ':'.
+bool is_het_separator(std::string_view word, bool in_script) {
+  return in_script ? (iequals(word, "hetjob") || iequals(word, "packjob")) : word == ":";
+}
+
+CliError het_refusal(std::string_view program, std::string_view where) {
+  return cli_error(program,
+                   fmt::format("heterogeneous jobs ({}) are not supported by Drover; submit each component as a "
+                               "job of its own (a dependency can order them)",
+                               where));
+}
+
 // The batch script: --wrap, a named file, or standard input.
 CliResult<bool> load_script(JobRequest& req, const ScanResult& scan, const SubmitInputs& in) {
   bool wrap = false;
@@ -180,6 +194,7 @@ CliResult<bool> load_script(JobRequest& req, const ScanResult& scan, const Submi
   }
   Result<std::string> text = make_error("no reader");
   if (!scan.operands.empty()) {
+    if (is_het_separator(scan.operands.front(), false)) return het_refusal("sbatch", "':' between components");
     req.script_path = scan.operands.front();
     req.argv.assign(scan.operands.begin() + 1, scan.operands.end());
     text = in.read_file ? in.read_file(req.script_path) : make_error("no file reader");
@@ -203,6 +218,9 @@ CliResult<std::vector<std::pair<ScannedOption, OptionOrigin>>> script_options(co
   for (const auto& d : extract_directives(req.script)) {
     auto scan = scan_args(d.words, specs, OperandMode::kPermute, "sbatch");
     if (!scan) return CliError{getopt_error_text(scan.error(), "sbatch"), kExitBadOption};
+    if (!scan->operands.empty() && is_het_separator(scan->operands[0], true)) {
+      return het_refusal("sbatch", fmt::format("'#SBATCH {}' at {}:{}", scan->operands[0], file, d.line));
+    }
     if (!scan->operands.empty()) {
       CliError e = cli_error("sbatch", fmt::format("Invalid directive found in batch script: {}", scan->operands[0]),
                              kExitBadOption);
@@ -388,6 +406,9 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
     if (!directives) return directives.error();
     layers.push_back(std::move(*directives));
   } else {
+    if (!scan->operands.empty() && is_het_separator(scan->operands.front(), false)) {
+      return het_refusal(in.command == SubmitCommand::kSrun ? "srun" : "salloc", "':' between components");
+    }
     req.argv = scan->operands;
   }
   layers.push_back(env_options(in, specs));

@@ -200,6 +200,18 @@ TEST(Directives, ScriptRefusals) {
   EXPECT_EQ(refused(SubmitCommand::kSbatch, {"--wrap", "true", "x.sh"}).text,
             "sbatch: error: Script arguments not permitted with --wrap option\n");
   EXPECT_EQ(refused(SubmitCommand::kSbatch, {"-H"}).text, "sbatch: error: Batch script is empty!\n");
+  // Heterogeneous jobs are refused by name, not as a missing file ':' or an
+  // invalid directive.
+  const std::string tail = " are not supported by Drover; submit each component as a job of its own (a dependency "
+                           "can order them)\n";
+  EXPECT_EQ(refused(SubmitCommand::kSbatch, {"-n1", ":", "-n2", "h.sh"}).text,
+            "sbatch: error: heterogeneous jobs (':' between components)" + tail);
+  for (const char* word : {"hetjob", "packjob"}) {
+    CliError het = refused(SubmitCommand::kSbatch, {"h.sh"},
+                           one_file("h.sh", std::string("#!/bin/bash\n#SBATCH -n1\n#SBATCH ") + word + "\n#SBATCH -n2\nsrun true\n"));
+    EXPECT_EQ(het.text, "sbatch: error: heterogeneous jobs ('#SBATCH " + std::string(word) + "' at h.sh:3)" + tail);
+    EXPECT_EQ(het.exit_code, 1);
+  }
 }
 
 // ---- where the script comes from ---------------------------------------------------

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct Allocation {
   int64_t job_id = 0;
   v1::JobRecord rec;
   int failed = 0;  // non-zero: exit with this
+  std::chrono::steady_clock::duration waited{};  // from submission to the grant
 };
 Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
                     bool quiet);

@@ -270,6 +270,38 @@ CommandEnd wait_for_command(ControllerApi& api, int64_t job_id, pid_t pid, std::
   return end;
 }
 
+bool partition_limited(const v1::JobRecord& rec) {
+  return rec.reason() == "PartitionTimeLimit" || rec.reason() == "PartitionNodeLimit";
+}
+constexpr std::string_view kPartitionNote = "Requested partition configuration not available now";
+
+// What Slurm 22.05's srun and salloc told of a job its controller would not
+// start now (anchor cluster): a partition's limit first, then a hold. "" when
+// nothing is said.
+std::string_view waiting_note(const v1::JobRecord& rec) {
+  if (partition_limited(rec)) return kPartitionNote;
+  if (rec.hold() != v1::HOLD_NONE) return "Job is in held state, pending scheduler release";
+  return "";
+}
+
+// Why --immediate gives up (salloc's --immediate=N has its timer's lines),
+// in Slurm 22.05's words: a partition's limit; a hold or a begin time in the
+// future (its "dependency problem"); otherwise busy nodes.
+std::string immediate_refusal(const std::string& program, const v1::JobRecord& rec, long long id) {
+  std::string_view why;
+  if (partition_limited(rec)) {
+    why = kPartitionNote;
+  } else if (rec.hold() != v1::HOLD_NONE || rec.reason() == "BeginTime") {
+    why = "Job dependency problem";
+  }
+  const bool salloc = program == "salloc";
+  std::string text = why.empty() ? fmt::format("{}: error: Unable to allocate resources: Requested nodes are busy\n", program)
+                     : salloc    ? fmt::format("salloc: error: Job submit/allocate failed: {}\n", why)
+                                 : fmt::format("srun: error: Unable to allocate resources: {}\n", why);
+  if (salloc) text += fmt::format("salloc: Job allocation {} has been revoked.\n", id);
+  return text;
+}
+
 }  // namespace
 
 Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
@@ -327,6 +359,7 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
         continue;
       }
       if (rec.state() == v1::RUNNING) {
+        a.waited = std::chrono::steady_clock::now() - start;
         if (said && !quiet) {
           std::fprintf(stderr, "%s: job %lld has been allocated resources\n", program.c_str(), static_cast<long long>(a.job_id));
         }
@@ -360,7 +393,7 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
           std::fprintf(stderr, "salloc: error: Unable to allocate resources: Connection timed out\n"
                                "salloc: Job allocation %lld has been revoked.\n", id);
         } else if (give_up) {
-          std::fprintf(stderr, "%s: error: Unable to allocate resources: Requested nodes are busy\n", program.c_str());
+          write_out(immediate_refusal(program, rec, id), stderr);
         } else if (salloc) {
           std::fprintf(stderr, "salloc: Job allocation %lld has been revoked.\nsalloc: Job aborted due to signal\n", id);
         } else {
@@ -372,6 +405,9 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
       }
       if (!said && evaluated && immediate_s < 0) {
         if (!quiet) {
+          if (std::string_view note = waiting_note(rec); !note.empty()) {
+            std::fprintf(stderr, "%s: %.*s\n", program.c_str(), static_cast<int>(note.size()), note.data());
+          }
           if (program == "salloc") {
             std::fprintf(stderr, "salloc: Pending job allocation %lld\n", static_cast<long long>(a.job_id));
           }
@@ -616,6 +652,12 @@ int salloc_main(const Args& args) {
   Allocation a = allocate("salloc", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   if (!req.quiet) std::fprintf(stderr, "salloc: Granted job allocation %lld\n", static_cast<long long>(a.job_id));
+  // The terminal's bell at the grant: --bell always, --no-bell never, and
+  // otherwise after a wait of more than ten seconds; only on a terminal.
+  if (req.bell.value_or(a.waited > std::chrono::seconds(10)) && isatty(STDOUT_FILENO)) {
+    std::fputs("\a", stdout);
+    std::fflush(stdout);
+  }
   // --no-shell: the allocation stays, for srun --jobid and scancel, until its
   // time limit (salloc(1)); nothing runs in it now.
   if (req.no_shell) return 0;

@@ -631,7 +631,8 @@ TEST(Steps, ImmediateFailsFastWhenBusyAndSrunWaitsOtherwise) {
   auto r = c.run("salloc", {"-I", "-p", "gpu", "-w", "hgpu1", "true"});
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("salloc: error: Unable to allocate resources: Requested nodes are busy"), std::string::npos)
+  EXPECT_TRUE(std::regex_match(r.err, std::regex("salloc: error: Unable to allocate resources: Requested nodes are busy\n"
+                                                 "salloc: Job allocation \\d+ has been revoked.\n")))
       << r.err;
   // --immediate=N waits N seconds, saying so, then gives up in Slurm 22.05's
   // lines (anchor cluster): salloc's timer, srun's busy nodes.
@@ -653,6 +654,70 @@ TEST(Steps, ImmediateFailsFastWhenBusyAndSrunWaitsOtherwise) {
   EXPECT_EQ(r2.rc, 0) << r2.err;
   EXPECT_NE(r2.err.find("queued and waiting for resources"), std::string::npos) << r2.err;
   EXPECT_NE(r2.err.find("has been allocated resources"), std::string::npos) << r2.err;
+}
+
+// A job the controller will not start now, told as Slurm 22.05's srun and
+// salloc told it on the anchor cluster: over a partition's limit, held, or
+// (with -I) held or beginning later, its "dependency problem"; a
+// heterogeneous job (':' between components) is refused, not run as ':'.
+TEST(Steps, SrunAndSallocSayWhyTheirJobCannotStartNow) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto over = c.run("/bin/bash", {"-c", "timeout -s INT 3 salloc -p gpu -t 2-00:00:00 true"});
+  EXPECT_TRUE(std::regex_match(over.err, std::regex("salloc: Requested partition configuration not available now\n"
+                                                    "salloc: Pending job allocation (\\d+)\n"
+                                                    "salloc: job \\1 queued and waiting for resources\n"
+                                                    "salloc: Job allocation \\1 has been revoked.\n"
+                                                    "salloc: Job aborted due to signal\n")))
+      << over.err;
+  auto held = c.run("/bin/bash", {"-c", "timeout -s INT 3 srun -H -p gpu true"});
+  EXPECT_EQ(held.err.rfind("srun: Job is in held state, pending scheduler release\nsrun: job ", 0), 0) << held.err;
+  struct Case {
+    std::string program;
+    std::vector<std::string> args;
+    std::string err;  // the lines, with N for the job's id
+  };
+  const Case cases[] = {
+      {"srun", {"-I", "-p", "gpu", "-N", "3", "true"},
+       "srun: error: Unable to allocate resources: Requested partition configuration not available now\n"},
+      {"salloc", {"-I", "-p", "gpu", "-t", "2-00:00:00", "true"},
+       "salloc: error: Job submit/allocate failed: Requested partition configuration not available now\n"
+       "salloc: Job allocation N has been revoked.\n"},
+      {"salloc", {"-I", "--begin=now+100", "true"},
+       "salloc: error: Job submit/allocate failed: Job dependency problem\nsalloc: Job allocation N has been revoked.\n"},
+      {"srun", {"-I", "-H", "true"}, "srun: error: Unable to allocate resources: Job dependency problem\n"},
+  };
+  for (const auto& k : cases) {
+    auto r = c.run(k.program, k.args);
+    EXPECT_EQ(r.rc, 1) << k.program << " " << k.args[1];
+    EXPECT_EQ(std::regex_replace(r.err, std::regex("allocation \\d+"), "allocation N"), k.err) << k.args[1];
+  }
+  for (const char* program : {"srun", "salloc"}) {
+    auto het = c.run(program, {"-n1", ":", "-n2", "hostname"});
+    EXPECT_EQ(het.rc, 1);
+    EXPECT_EQ(het.out, "");
+    EXPECT_EQ(het.err, std::string(program) +
+                           ": error: heterogeneous jobs (':' between components) are not supported by Drover; submit "
+                           "each component as a job of its own (a dependency can order them)\n");
+  }
+  EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-t", "R"}).out.empty(); }, 10s));
+}
+
+// salloc rings the terminal's bell at the grant with --bell, never with
+// --no-bell, and by default only after a wait of over ten seconds (so not
+// here); only on a terminal (script(1) gives it one).
+TEST(Steps, SallocBellRingsOnATerminalAsAsked) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  for (const char* bell : {"--bell", "--no-bell", ""}) {
+    auto r = c.run("/usr/bin/script", {"-qec", std::string("salloc ") + bell + " -p compute true", "/dev/null"});
+    EXPECT_EQ(r.rc, 0) << bell << r.out << r.err;
+    EXPECT_NE(r.out.find("Granted job allocation"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\a') != std::string::npos, std::string(bell) == "--bell") << bell << r.out;
+    EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;
+  }
+  auto piped = c.run("salloc", {"--bell", "-p", "compute", "true"});  // not a terminal: no bell
+  EXPECT_EQ(piped.out, "");
 }
 
 // The controller is killed while a step runs: the step is in the store, the
