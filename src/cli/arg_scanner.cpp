@@ -112,6 +112,8 @@ Result<ScanResult> scan_args(const std::vector<std::string>& args, std::span<con
 }
 
 std::string getopt_error_text(const Error& error, std::string_view program) {
+  // Slurm 22.05's sacct and sstat stop at getopt's line; the others add where help is.
+  if (program == "sacct" || program == "sstat") return fmt::format("{}\n", error.message);
   return fmt::format("{}\nTry \"{} --help\" for more information\n", error.message, program);
 }
 

@@ -15,6 +15,14 @@
 
 namespace drover::cli {
 
+// -o/-O beside -l, in Slurm 22.05's words and status (squeue, sinfo, sacct).
+inline CliError format_and_long_refusal(std::string_view program) {
+  return CliError{fmt::format("{}: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove "
+                              "one and retry.\n",
+                              program),
+                  kExitError};
+}
+
 // `apply(options, scanned)` returns CliResult<bool>. Getopt errors exit 1, as
 // these commands do. Operands are refused unless `operands` takes them.
 template <class Options, class Apply>

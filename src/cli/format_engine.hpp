@@ -40,8 +40,8 @@ struct FieldInfo {
   std::string_view header;
   // In right-aligned -o columns ("%.10N") Slurm cuts most values and headers to
   // the column, but not all (squeue prints node lists whole, sinfo node-list
-  // headers whole, squeue durations whole). Left-aligned columns and -O
-  // formats cut everything.
+  // headers whole, squeue durations whole), in -o and -O formats alike.
+  // Left-aligned columns cut everything.
   bool cut = true;         // -o: a value wider than its column is cut
   bool cut_header = true;  // -o: a header wider than its column is cut
   char keep_last = 0;      // when cutting, keep this last character (sinfo's "c*" for "compute*")
@@ -58,7 +58,7 @@ struct FormatItem {
 struct FormatLayout {
   std::string prefix;  // literal text before the first item
   std::vector<FormatItem> items;
-  bool long_form = false;  // parsed from -O: every value and header is cut to its width
+  bool long_form = false;  // parsed from -O: left-aligned values and headers are cut to the width
 };
 
 // How one cell is fitted into its column.
@@ -120,9 +120,10 @@ std::string render_table(FormatLayout layout, const std::vector<Field<Row>>& fie
   auto style = [&](const FormatItem& item, const Row* row) {
     if (item.field < 0) return CellStyle{};
     const Field<Row>& f = fields[item.field];
-    // A left-aligned -o column cuts every value and header to its width (Slurm 22.05's squeue and sinfo:
-    // "%10R" heads NODELIST(R, "%3M" prints 0:0); a right-aligned one keeps what the field keeps whole.
-    bool cut = layout.long_form || (!item.right && item.width > 0) ||
+    // A left-aligned column cuts every value and header to its width (Slurm 22.05's squeue and sinfo:
+    // "%10R" heads NODELIST(R, "%3M" prints 0:0); a right-aligned one, -o's or -O's, keeps what the field
+    // keeps whole (-O "ReasonList:.5" heads NODELIST(REASON), "TimeUsed:.2" prints 0:00).
+    bool cut = (!item.right && (layout.long_form || item.width > 0)) ||
                (row ? (f.cut_if ? f.cut_if(*row) : f.info.cut) : f.info.cut_header);
     return CellStyle{cut, f.info.keep_last};
   };

@@ -102,9 +102,11 @@ std::string job_only(const R& r, const std::string& v) { return r.step.empty() ?
 // How long the job waited once eligible: until it started, or until now while it waits (Slurm 22.05's
 // Reserved, on the job's line only).
 std::string reserved(const R& r, const SacctContext& c) {
-  if (!r.step.empty() || r.eligible <= 0) return "";
+  if (!r.step.empty()) return "";
+  // Not eligible yet (held, or waiting for --begin): none yet, as Slurm 22.05 showed it.
+  if (r.state == JobState::kPending) return format_duration_hms(r.eligible > 0 ? std::max<int64_t>(0, c.now - r.eligible) : 0);
+  if (r.eligible <= 0) return "";
   if (r.start > 0) return format_duration_hms(std::max<int64_t>(0, r.start - r.eligible));
-  if (r.state == JobState::kPending) return format_duration_hms(std::max<int64_t>(0, c.now - r.eligible));
   return "";
 }
 

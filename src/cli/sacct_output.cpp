@@ -126,6 +126,19 @@ CliResult<bool> set_job_ids(SacctOptions& o, const std::string& v) {
   return true;
 }
 
+// The states sacct -s takes (sacct(1)); the others are never in the accounting.
+bool accounted_state(JobState s) {
+  switch (s) {
+    case JobState::kBootFail: case JobState::kCancelled: case JobState::kCompleted: case JobState::kDeadline:
+    case JobState::kFailed: case JobState::kNodeFail: case JobState::kOutOfMemory: case JobState::kPending:
+    case JobState::kPreempted: case JobState::kRunning: case JobState::kRequeued: case JobState::kResizing:
+    case JobState::kRevoked: case JobState::kSuspended: case JobState::kTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
 CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
   const std::string v = opt.value.value_or("");
   switch (opt.id) {
@@ -176,12 +189,12 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kEndTime: o.end_time = v; break;
     case kHelpFormat: o.print_fields = true; break;
     case kJobs: return set_job_ids(o, v);
-    case kLong: o.format = kSacctLongFormat; break;
+    case kLong: o.format = kSacctLongFormat; o.long_given = true; break;
     case kClusters: o.clusters = v; break;
     case kNoHeader: o.noheader = true; break;
     case kName: o.names = comma_list(v); break;
     case kNoConvert: o.noconvert = true; break;
-    case kFormat: o.format = v; break;
+    case kFormat: o.format = v; o.format_given = true; break;
     case kParsable: o.parsable = true; break;
     case kParsable2: o.parsable2 = true; break;
     case kQos: o.qos = comma_list(v); break;
@@ -189,7 +202,12 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kState:
       for (const auto& name : comma_list(v)) {
         auto st = parse_job_state(name);
-        if (!st) return cli_error("sacct", fmt::format("Invalid state: {}", name));
+        // Slurm 22.05's words: a word it does not know, and a state its
+        // accounting does not keep (COMPLETING, CONFIGURING, ...).
+        if (!st) return CliError{fmt::format("sacct: fatal: unrecognized job state value '{}'\n", name), kExitError};
+        if (!accounted_state(*st)) {
+          return CliError{fmt::format("sacct: fatal: job state {} is not supported / accounted\n", name), kExitError};
+        }
         o.states.push_back(*st);
       }
       break;
@@ -410,10 +428,33 @@ std::string render_scripts(const SacctOptions& o, const std::vector<AccountingRe
   return out;
 }
 
+// AllocGRES is asked for by name only (the Prometheus exporter reads it):
+// Slurm 22.05 had removed it, and its --helpformat and --format=ALL list
+// the fields without it.
+bool listed_field(std::string_view name) { return name != "AllocGRES"; }
+
 std::string field_list_text() {
   std::vector<std::string_view> names;
-  for (const auto& f : sacct_fields()) names.push_back(f.column.name);
+  for (const auto& f : sacct_fields()) {
+    if (listed_field(f.column.name)) names.push_back(f.column.name);
+  }
   return help_format_text(names);
+}
+
+// --format as Slurm 22.05's sacct reads it: blanks around a name are
+// dropped, and the list ends at an empty name ("JobID,,State" is JobID).
+// ReqGRES, which it had removed, is its fatal error.
+CliResult<std::string> format_field_list(const std::string& format) {
+  std::string out;
+  for (const auto& raw : split(format, ',')) {
+    std::string name(trim(raw));
+    if (name.empty()) break;
+    if (iequals(name.substr(0, name.find('%')), "ReqGRES")) {
+      return CliError{"sacct: fatal: ReqGRES has been removed, please use ReqTRES\n", kExitError};
+    }
+    out += (out.empty() ? "" : ",") + name;
+  }
+  return out;
 }
 
 }  // namespace
@@ -438,6 +479,7 @@ CliResult<SacctOptions> parse_sacct_options(const std::vector<std::string>& args
   if (auto it = env.find("SACCT_FORMAT"); it != env.end() && !it->second.empty()) o.format = it->second;
   auto parsed = scan_display_options(args, sacct_specs(), "sacct", std::move(o), apply_option);
   if (!parsed) return parsed;
+  if (parsed->long_given && parsed->format_given) return format_and_long_refusal("sacct");
   // Slurm 22.05's words (checked on its sacct).
   if (parsed->batch_script && parsed->env_vars) {
     return CliError{"sacct: fatal: Options --batch-script and --env-vars are mutually exclusive\n", kExitError};
@@ -462,9 +504,13 @@ CommandOutput render_sacct(const SacctOptions& opts, const std::vector<Accountin
   // --format=ALL: every field, in --helpformat's order (as Slurm 22.05's sacct).
   std::string all_names;
   if (iequals(trim(opts.format), "all")) {
-    for (const auto& c : columns) all_names += (all_names.empty() ? "" : ",") + std::string(c.name);
+    for (const auto& c : columns) {
+      if (listed_field(c.name)) all_names += (all_names.empty() ? "" : ",") + std::string(c.name);
+    }
   }
-  auto items = parse_column_list(all_names.empty() ? opts.format : all_names, columns);
+  auto format = format_field_list(all_names.empty() ? opts.format : all_names);
+  if (!format) return CommandOutput{"", format.error().text, format.error().exit_code};
+  auto items = parse_column_list(*format, columns);
   if (!items) return CommandOutput{"", fmt::format("sacct: error: {}\n", items.error().message), kExitError};
   auto window = time_window(opts, now);
   if (!window) return CommandOutput{"", window.error().text, window.error().exit_code};

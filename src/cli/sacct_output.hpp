@@ -61,6 +61,8 @@ struct SacctOptions {
   std::optional<char> units;                 // --units K|M|G|T|P
   bool noconvert = false;                    // --noconvert
   bool print_fields = false;                 // -e / --helpformat
+  bool format_given = false;                 // -o on the command line (not SACCT_FORMAT)
+  bool long_given = false;                   // -l
   bool print_version = false;
   bool print_help = false;
   std::string clusters;                      // -M / --clusters: must name this cluster (or all)

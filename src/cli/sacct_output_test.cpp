@@ -121,8 +121,9 @@ TEST(SacctOptions, HelpformatLaysOutNamesAsSacct) {
   auto opts = parse_sacct_options({"-e"}, {});
   ASSERT_TRUE(opts.ok());
   std::string out = render_sacct(*opts, {}, "alice", 0).out;
-  // The first line of Slurm 22.05's `sacct -e` (AllocGRES is Drover's addition, fourth on the line).
-  EXPECT_EQ(out.substr(0, out.find('\n')), "Account             AdminComment        AllocCPUS           AllocGRES          ");
+  // The first line of Slurm 22.05's `sacct -e`: AllocGRES, which it had removed, is not listed (Drover
+  // takes it by name).
+  EXPECT_EQ(out.substr(0, out.find('\n')), "Account             AdminComment        AllocCPUS           AllocNodes         ");
   EXPECT_EQ(out.substr(out.size() - 20), "WorkDir            \n");
 }
 
@@ -237,8 +238,45 @@ TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,User,Group,WorkDir,Reserved"}),
             "212|alice|alice|/tmp/ql|00:00:02\n212.batch||||\n");
   EXPECT_EQ(show({"-j", "216", "-o", "Reserved"}), "00:09:00\n");  // eligible 21:51, now 22:00
-  std::string all = show({"-j", "216", "--format=ALL"});
-  EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 1) << all;
+  std::string all = show({"-j", "216", "--format=ALL"});  // every field but AllocGRES
+  EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 2) << all;
+  EXPECT_EQ(show({"-j", "216", "-o", "AllocGRES"}), "\n") << "asked for by name, it is still a field";
+}
+
+// How Slurm 22.05's sacct read its options (anchor cluster, 2026-12-06):
+// blanks around a field's name, a list that ends at an empty name, ReqGRES
+// gone, -s states its accounting does not keep, -o beside -l, and getopt's
+// line without a pointer to --help.
+TEST(SacctOptions, ReadsFieldListsStatesAndOptionsAsSlurm) {
+  AccountingRecord j = job(212, "cpu-run", "compute", JobState::kRunning, "2026-11-29T21:51:02", nullptr, 4,
+                           {{"billing", 4}, {"cpu", 4}, {"mem", 16384}, {"node", 2}});
+  AccountingRecord held = job(217, "held", "compute", JobState::kPending, nullptr, nullptr, 1, {});
+  held.eligible = 0;
+  std::vector<AccountingRecord> recs = {j, held};
+  auto show = [&](std::vector<std::string> args) {
+    return selected_ids(recs, std::move(args), {"-a", "-n", "-P", "-S", "2026-11-29T00:00:00"});
+  };
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID, State , JobName%40"}), "212|RUNNING|cpu-run\n");
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID,,State"}), "212\n");
+  EXPECT_EQ(show({"-j", "217", "-o", "Reserved"}), "00:00:00\n") << "not eligible yet";
+  auto render = [&](std::vector<std::string> args) {
+    auto o = parse_sacct_options(args, {});
+    return o ? render_sacct(*o, recs, "alice", 0) : CommandOutput{"", o.error().text, o.error().exit_code};
+  };
+  CommandOutput gres = render({"-o", "JobID,ReqGRES"});
+  EXPECT_EQ(gres.err, "sacct: fatal: ReqGRES has been removed, please use ReqTRES\n");
+  EXPECT_EQ(gres.exit_code, 1);
+  EXPECT_EQ(render({"-s", "CG"}).err, "sacct: fatal: job state CG is not supported / accounted\n");
+  EXPECT_EQ(render({"-s", "special_exit"}).err, "sacct: fatal: job state special_exit is not supported / accounted\n");
+  EXPECT_EQ(render({"-s", "XX"}).err, "sacct: fatal: unrecognized job state value 'XX'\n");
+  EXPECT_EQ(render({"-s", "PD,R,CD,CA,F,TO,NF,OOM,BF,DL,PR,RQ,RS,RV,S"}).exit_code, 0);
+  CommandOutput both = render({"-o", "JobID", "-l"});
+  EXPECT_EQ(both.err, "sacct: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                      "and retry.\n");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(render({"--bogus"}).err, "sacct: unrecognized option '--bogus'\n");
+  auto env_format = parse_sacct_options({"-l"}, {{"SACCT_FORMAT", "JobID"}});
+  EXPECT_TRUE(env_format) << "SACCT_FORMAT gives way to -l";
 }
 
 // -s picks jobs that were in a state within the window, and changes the

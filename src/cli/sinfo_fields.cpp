@@ -48,6 +48,7 @@ std::string load_range(const Row& r) {
 }
 
 std::string free_mem_range(const Row& r) {
+  if (r.nodes.empty()) return "0";  // a partition's line without nodes (Slurm 22.05's)
   int64_t lo = INT64_MAX, hi = -1;
   for (const NodeView* n : r.nodes) {
     if (n->free_memory_mb < 0) return "N/A";

@@ -72,8 +72,8 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
     case kDead: o.dead_only = true; break;
     case kExact: o.exact = true; break;
     case kFuture: o.future = true; break;
-    case kFormat: o.format = v; break;
-    case kFormatLong: o.format_long = v; break;
+    case kFormat: o.format = v; o.format_given = true; break;
+    case kFormatLong: o.format_long = v; o.format_given = true; break;
     case kNoHeader: o.noheader = true; break;
     case kHelp: case kUsage: o.print_help = true; break;
     case kLong: o.long_format = true; break;
@@ -201,9 +201,10 @@ Grouped group_nodes(const FormatLayout& layout, const SinfoOptions& o, const std
     // A partition left without nodes (none configured, or none that -n, -t,
     // -d or -r keep) is a line of its own, with no nodes and state n/a,
     // where the format names partitions, as Slurm 22.05 shows it (checked on
-    // the anchor cluster: `sinfo -d`, `sinfo -t drain`, `sinfo -n gpu01`;
-    // `sinfo -d -o %C` prints the header alone).
-    if (!kept_one && names_partitions && !o.node_oriented && !o.list_reasons) {
+    // the anchor cluster: `sinfo -d`, `sinfo -t drain`, `sinfo -n gpu01`,
+    // `sinfo -R -o "%P %t"`; `sinfo -d -o %C` and `sinfo -R` print the
+    // header alone).
+    if (!kept_one && names_partitions && !o.node_oriented) {
       g.rows.push_back(SinfoRow{&p, {}});
       g.part_index.push_back(pi);
       members.push_back({});
@@ -298,7 +299,9 @@ CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args
   if (auto it = env.find("SINFO_SORT"); it != env.end()) o.sort = it->second;
   if (auto it = env.find("SINFO_PARTITION"); it != env.end()) o.partitions = split(it->second, ',');
   if (env.count("SINFO_ALL")) o.all = true;
-  return scan_display_options(args, sinfo_specs(), "sinfo", std::move(o), apply_option);
+  auto parsed = scan_display_options(args, sinfo_specs(), "sinfo", std::move(o), apply_option);
+  if (parsed && parsed->long_format && parsed->format_given) return format_and_long_refusal("sinfo");
+  return parsed;
 }
 
 // sinfo -T: one line per reservation, the name column as wide as the

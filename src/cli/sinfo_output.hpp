@@ -33,6 +33,7 @@ struct SinfoOptions {
   bool noheader = false;                   // -h
   bool json = false;                         // --json: Slurm's JSON document (filters and formats ignored)
   bool long_format = false;                // -l
+  bool format_given = false;               // -o or -O on the command line (not SINFO_FORMAT)
   int iterate_s = 0;                       // -i N: print again every N seconds (0: once)
   bool node_oriented = false;              // -N
   bool summarize = false;                  // -s

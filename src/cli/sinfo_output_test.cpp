@@ -128,7 +128,8 @@ TEST_P(SinfoIdleOracle, PartitionsLeftWithoutNodesMatchRealSlurm) {
 INSTANTIATE_TEST_SUITE_P(IdleAnchor, SinfoIdleOracle,
                          ::testing::Values("sinfo_idle_d.txt", "sinfo_idle_n_gpu01.txt", "sinfo_idle_d_fields.txt",
                                            "sinfo_idle_d_s.txt", "sinfo_idle_d_C.txt", "sinfo_idle_n_gpu01_lD.txt",
-                                           "sinfo_idle_d_p_compute.txt"),
+                                           "sinfo_idle_d_p_compute.txt", "sinfo_idle_R_P.txt", "sinfo_idle_R.txt",
+                                           "sinfo_idle_t_drain_fields.txt"),
                          [](const auto& i) { return test::test_name(i.param); });
 
 // -O AllocMem is a node's own: nodes with other amounts go to other lines,
@@ -218,6 +219,18 @@ TEST(NodeStateNames, LongCompactAndCompleteForms) {
     EXPECT_EQ(node_state_compact(r.s), r.compact);
     EXPECT_EQ(node_state_complete(r.s), r.complete);
   }
+}
+
+// -o or -O beside -l is Slurm 22.05's fatal error; SINFO_FORMAT gives way to -l's banner instead.
+TEST(SinfoOptions, FormatBesideLongIsRefusedAsSlurm) {
+  for (const char* f : {"-o", "-O"}) {
+    auto both = parse_sinfo_options({"-l", f, "%P"}, {});
+    ASSERT_FALSE(both.ok()) << f;
+    EXPECT_EQ(both.error().text, "sinfo: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please "
+                                 "remove one and retry.\n");
+    EXPECT_EQ(both.error().exit_code, 1);
+  }
+  EXPECT_TRUE(parse_sinfo_options({"-l"}, {{"SINFO_FORMAT", "%P"}}).ok());
 }
 
 }  // namespace

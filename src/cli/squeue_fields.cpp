@@ -69,7 +69,11 @@ const std::vector<Field<SqueueRow>>& squeue_fields() {
       F('C', "NumCPUs", "CPUS", [](const Row& r) { return num(r.job->num_cpus); }),
       F('d', "MinTmpDisk", "MIN_TMP_DISK", [](const Row& r) { return memory_text(r.job->min_tmp_disk_mb); }),
       F('D', "NumNodes", "NODES", [](const Row& r) { return num(r.job->num_nodes); }),
-      F('e', "EndTime", "END_TIME", [](const Row& r) { return time_or(r.job->end_time, "N/A"); }),
+      F('e', "EndTime", "END_TIME", [](const Row& r) {
+        // A started job without a time limit ends at no known time: Slurm 22.05's NONE.
+        if (r.job->end_time <= 0 && r.job->start_time > 0 && r.job->time_limit == kInfinite) return std::string("NONE");
+        return time_or(r.job->end_time, "N/A");
+      }),
       F('E', "Dependency", "DEPENDENCY", [](const Row& r) { return or_text(r.job->dependency, "(null)"); }),
       F('f', "Feature", "FEATURES", [](const Row& r) { return or_text(r.job->features, "(null)"); }),
       F('F', "ArrayJobID", "ARRAY_JOB_ID",

@@ -245,11 +245,7 @@ CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& ar
                                 operands[used]),
                     kExitError};
   }
-  if (parsed && parsed->long_format && format_given) {
-    return CliError{"squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
-                    "and retry.\n",
-                    kExitError};
-  }
+  if (parsed && parsed->long_format && format_given) return format_and_long_refusal("squeue");
   return parsed;
 }
 

@@ -72,6 +72,24 @@ TEST(SqueueFormat, AllIsEveryFieldJoinedByBars) {
   EXPECT_EQ(run_squeue({"-h"}, {held}, {{"SQUEUE_FORMAT", "%all"}}).out, out.substr(header.size()));
 }
 
+// As Slurm 22.05's squeue printed them on the anchor cluster (2026-12-06):
+// a right-aligned -O column keeps what -o's keeps whole (NODELIST(REASON)'s
+// header, a duration) and cuts the rest; a left-aligned one cuts all; a
+// running job without a time limit ends NONE.
+TEST(SqueueFormat, LongFormatColumnsCutAsSlurmsAndUnlimitedEndsNone) {
+  test::use_utc();
+  JobView held = test::anchor_job(2361, "compute", "held1", JobState::kPending, 600, 0, "JobHeldUser");
+  JobView gpu = test::anchor_job(2359, "training", "gpu1", JobState::kRunning, 600, 10, "gpu01", 2);
+  gpu.time_limit = kInfinite;
+  gpu.end_time = 0;
+  EXPECT_EQ(run_squeue({"-O", "JobArrayID:.4,Name:.2,ReasonList:.5"}, {held, gpu}).out,
+            "JOBINANODELIST(REASON)\n2361he(JobH\n2359gpgpu01\n");
+  EXPECT_EQ(run_squeue({"-O", "JobArrayID:4,Name:2,ReasonList:5"}, {held, gpu}).out,
+            "JOBINANODEL\n2361he(JobH\n2359gpgpu01\n");
+  EXPECT_EQ(run_squeue({"-h", "-O", "TimeUsed:.2"}, {gpu}).out, "0:02\n");
+  EXPECT_EQ(run_squeue({"-h", "-o", "%e|%L"}, {gpu, held}).out, "N/A|10:00\nNONE|UNLIMITED\n");  // compute first
+}
+
 // Within a partition Slurm sorts states by name: the COMPLETING job (its
 // Epilog running) came before the PENDING one on the anchor cluster, and
 // PENDING before RUNNING (squeue_default.txt). A COMPLETING job's TIME

@@ -40,8 +40,11 @@ void write_out(const std::string& text, FILE* f) {
 }
 
 int print_output(const cli::CommandOutput& out) {
-  write_out(out.out, stdout);
+  // Its stderr holds what was found before anything was listed (a format
+  // letter it does not know, a job id not found): said first, as Slurm's
+  // commands say it, also where both streams go to one place.
   write_out(out.err, stderr);
+  write_out(out.out, stdout);
   return out.exit_code;
 }
 
