@@ -22,7 +22,7 @@ const char* const kPassiveGlobals[] = {
       "CliFilterPlugins", "CommunicationParameters", "CompleteWait", "ControlAddr", "CoreSpecPlugin",
       "CpuFreqDef", "CpuFreqGovernors", "CredType", "CryptoType", "DefCpuPerGPU",
       "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq",
-      "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters", "FirstJobId",
+      "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
       "InactiveLimit", "InteractiveStepOptions",
       "JobAcctGatherParams", "JobCompHost", "JobCompLoc",
@@ -92,6 +92,8 @@ std::vector<PassiveKey> passive_globals() {
                                  "report"},
       {"JobAcctGatherType", "the agents: jobacct_gather/none takes no samples (CPU time and each task's largest "
                             "process's peak memory are still recorded as tasks end); any other gathers"},
+      {"FirstJobId", "the controller: the id of a new cluster's first job (default 1); each later job takes the "
+                     "next; raised later, the next job takes it (ids are never given twice)"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
       {"MailProg", "the controller: the program job mail (`--mail-type`) goes through, as `MailProg -s SUBJECT "

@@ -152,7 +152,7 @@ Status ControllerState::recover_job(int64_t id, const std::string& payload, int6
 }
 
 void ControllerState::recover_next_job_id(std::optional<int64_t> stored) {
-  next_job_id_ = std::max(stored.value_or(1), recovered_highest_id_ + 1);
+  next_job_id_ = std::max({stored.value_or(1), recovered_highest_id_ + 1, settings_.first_job_id});
 }
 
 }  // namespace drover::ctld

@@ -163,6 +163,7 @@ void ControllerState::install_config(config::ClusterConfig cfg, std::unique_ptr<
   cfg_ = std::move(cfg);
   bridge_ = std::move(bridge);
   settings_ = std::move(settings);
+  next_job_id_ = std::max(next_job_id_, settings_.first_job_id);  // a raised FirstJobId, as at a restart
   for (auto& [_, j] : jobs_) {
     if (holds_resources(j)) j.alloc = allocation_from_proto(*bridge_, j.rec.alloc());
     refresh_spec(j);  // the core's caches held the old cluster

@@ -95,9 +95,13 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   auto timeout = int_key(cfg, "SlurmdTimeout", 300);
   auto rts = int_key(cfg, "ReturnToService", 0);
   auto requeue = int_key(cfg, "JobRequeue", 1);
-  for (auto* r : {&timeout, &rts, &requeue}) {
+  auto first_id = int_key(cfg, "FirstJobId", 1);
+  for (auto* r : {&timeout, &rts, &requeue, &first_id}) {
     if (!*r) return r->error();
   }
+  if (*first_id < 1) return make_error("FirstJobId=" + std::to_string(*first_id) + " in " + cfg.slurm_conf_path +
+                                       ": must be 1 or more");
+  s.first_job_id = *first_id;
   s.slurmd_timeout_s = std::max<int64_t>(*timeout, 2);
   s.heartbeat_s = std::clamp<int64_t>(s.slurmd_timeout_s / 6, 1, 30);
   s.return_to_service = *rts >= 1;

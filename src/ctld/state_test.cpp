@@ -2454,6 +2454,32 @@ TEST(ControllerState, TopPutsTheNamedJobsFirstInTheirUsersQueue) {
   }
 }
 
+// FirstJobId: a new cluster's first job takes it; a recovered counter above
+// it wins; raised by a reconfigure, the next job takes it; below 1 it is
+// refused, naming the file.
+TEST(ControllerState, FirstJobIdNumbersTheFirstJobAndIsNeverGoneBelow) {
+  auto st = make_state("FirstJobId=5000\n");
+  st->recover_next_job_id(std::nullopt);  // a new state directory
+  Effects fx;
+  auto first = st->submit(user(1000, "alice"), wrap("true"), false, 1000, fx);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->job_id(), 5000);
+  auto restarted = make_state("FirstJobId=5000\n");
+  restarted->recover_next_job_id(7000);  // the store's counter is past it
+  EXPECT_EQ(restarted->next_job_id(), 7000);
+  Effects rfx;
+  auto moved = reconfigure_to(*st, std::string(kConf) + "FirstJobId=9000\n", rfx);
+  ASSERT_TRUE(moved) << moved.error().message;
+  EXPECT_EQ(st->submit(user(1000, "alice"), wrap("true"), false, 2000, fx)->job_id(), 9000);
+  auto lowered = reconfigure_to(*st, std::string(kConf) + "FirstJobId=10\n", rfx);
+  ASSERT_TRUE(lowered) << lowered.error().message;
+  EXPECT_EQ(st->submit(user(1000, "alice"), wrap("true"), false, 2000, fx)->job_id(), 9001) << "ids are not given twice";
+  auto zero = settings_from_config(config::parse_slurm_conf_text(std::string(kConf) + "FirstJobId=0\n", "test.conf"),
+                                   "test.conf");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().message, "FirstJobId=0 in test.conf: must be 1 or more");
+}
+
 // SlurmctldDebug and DebugFlags: the controller starts logging at them (and
 // scontrol show config shows them); a word Slurm does not know stops it at
 // start, naming the line, as it stops Slurm's.
