@@ -332,8 +332,11 @@ NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
     case MemMode::kWholeNode: need.mem_mb = node.mem_mb; break;
   }
   if (d.whole_node) {
+    // All its CPUs and GRES, but only the memory it asks for (per CPU: of
+    // every CPU; with DefMemPerCPU, that default's) as Slurm 22.05 allocates
+    // an --exclusive job's memory; --mem=0 is the whole node.
     if (need.mem_mb > node.mem_mb) need.fits = false;
-    need.mem_mb = node.mem_mb;
+    need.mem_mb = std::min(need.mem_mb, node.mem_mb);
   }
   if (need.cores > node.cores() || need.mem_mb > node.mem_mb) need.fits = false;
   if (d.tasks_per_socket > 0 && tasks_on_node > static_cast<int64_t>(d.tasks_per_socket) * node.sockets) need.fits = false;
@@ -689,7 +692,7 @@ TresMap demand_tres(const Cluster& c, const Demand& d, bool as_requested) {
     case MemMode::kPerGpu: mem = d.mem_mb * std::max<int64_t>(gpus, nodes); break;
     case MemMode::kWholeNode: mem = sample ? sample->mem_mb * nodes : 0; break;
   }
-  if (whole) mem = sample->mem_mb * nodes;
+  if (whole) mem = std::min(mem, sample->mem_mb * nodes);
   t["cpu"] = cpus;
   t["mem"] = mem;
   t["node"] = nodes;

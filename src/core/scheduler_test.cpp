@@ -95,8 +95,25 @@ TEST(Placement, ExclusiveTakesTheWholeNode) {
   const StartDecision* d = started(r, 1);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->alloc.nodes[0].cpus, 32);
-  EXPECT_EQ(d->alloc.nodes[0].mem_mb, 128000);
+  // Every CPU, but only the memory it asks for: 1024 MB per CPU (Slurm 22.05 gave an --exclusive job
+  // DefMemPerCPU times the node's CPUs on the anchor cluster, 256G of hm01's 2000000M).
+  EXPECT_EQ(d->alloc.nodes[0].mem_mb, 32 * 1024);
   EXPECT_TRUE(d->alloc.exclusive);
+  // --mem=0 (and no memory asked for with no default) is the whole node's; more than it has fits nowhere.
+  Scheduler s2(c);
+  Jobs rest;
+  for (auto [id, mem] : {std::pair<JobId, int64_t>{2, 0}, {3, 200000}}) {
+    JobSpec& j2 = rest.add(id);
+    j2.partitions = {"cpu"};
+    j2.exclusive = true;
+    j2.mem_per_cpu_mb = -1;
+    j2.mem_per_node_mb = mem;
+  }
+  CycleResult r2 = cycle(s2, rest);
+  const StartDecision* w = started(r2, 2);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->alloc.nodes[0].mem_mb, 128000);
+  EXPECT_EQ(started(r2, 3), nullptr);
 }
 
 TEST(Placement, NoMemoryRequestAndNoDefaultTakesAllTheNodesMemory) {
