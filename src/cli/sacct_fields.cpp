@@ -251,7 +251,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("Start", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.start, "Unknown"); }},
       {C("State", 10, true, kPlus), [](const R& r, const SacctContext&) { return sacct_state(r); }},
       {C("Submit", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.submit, "Unknown"); }},
-      {C("SubmitLine", 20, true, kPlus), blank},
+      {C("SubmitLine", 20, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.submit_line); }},
       {C("Suspended", 10, true, kNever), [](const R& r, const SacctContext&) { return format_duration_hms(r.suspended); }},
       {C("SystemComment", 15, true, kPlus), blank},
       {C("SystemCPU", 10, true, kNever), [](const R& r, const SacctContext&) {

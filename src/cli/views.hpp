@@ -216,6 +216,7 @@ struct AccountingRecord {
   std::string job_name;                    // steps: "batch", "extern" or the step's name
   std::string partition, account, qos, user, group, cluster, reservation, wckey, comment, constraints;
   int64_t uid = 0, gid = 0;
+  std::string submit_line;  // SubmitLine: the command that submitted the job
   std::string work_dir;
   std::string node_list;                   // "" prints as "None assigned"
   JobState state = JobState::kPending;

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include "common/mail_type.hpp"
 #include "common/strings.hpp"
@@ -162,6 +164,12 @@ SubmitterContext current_submitter() {
   errno = 0;
   c.nice = getpriority(PRIO_PROCESS, 0);
   c.sid = getsid(0);
+  // As typed: "/usr/bin/sbatch --wrap true" or "sbatch job.sh" (Slurm 22.05's SubmitLine).
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::string words((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+  while (!words.empty() && words.back() == '\0') words.pop_back();
+  std::replace(words.begin(), words.end(), '\0', ' ');
+  c.command_line = std::move(words);
   return c;
 }
 
@@ -204,6 +212,7 @@ v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const Submit
   }
   set_files(r, who, d);
   d.set_submit_host(who.host);
+  d.set_submit_line(who.command_line);
   d.set_prio_process(who.nice);
   d.set_submit_sid(who.sid > 0 ? who.sid : 0);
   return d;

@@ -17,6 +17,7 @@ struct SubmitterContext {
   std::string host;
   int nice = 0;
   int64_t sid = 0;  // getsid(0): scontrol's AllocNode:Sid, squeue's AllocSID
+  std::string command_line;  // this process's words as it was started, joined by blanks (sacct's SubmitLine)
 };
 
 SubmitterContext current_submitter();

@@ -448,6 +448,7 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.uid = r.uid();
   x.gid = r.gid();
   x.work_dir = d.work_dir();
+  x.submit_line = d.submit_line();
   x.node_list = a.nodes();
   // sacct shows what the database recorded: a job still cleaning up is RUNNING there.
   x.state = cli_job_state(r.state(), false);

@@ -325,6 +325,11 @@ TEST(Sacct, BatchScriptAndEnvVarsAreKeptForTheOwner) {
   EXPECT_EQ(env.out.rfind("Environment used for " + id + " (must be batch to display)\n" + rule + "\n", 0), 0u)
       << env.out;
   EXPECT_NE(env.out.find("\nPATH="), std::string::npos) << env.out;
+  // The command line that submitted each job, its words joined by blanks (Slurm 22.05's SubmitLine).
+  auto line = c.run("sacct", {"-n", "-P", "-o", "JobID,SubmitLine", "-j", id + "," + sid});
+  EXPECT_TRUE(std::regex_search(line.out, std::regex("^" + id + "\\|\\S*sbatch --parsable -o /dev/null --wrap true\n" + id +
+                                                      "\\.batch\\|\n" + sid + "\\|\\S*sbatch --parsable -o /dev/null\n")))
+      << line.out;
   auto no_ids = c.run("sacct", {"-B"});
   EXPECT_EQ(no_ids.rc, 1);
   if (auto user = ensure_user("drover-e2e-acct")) {
