@@ -272,10 +272,16 @@ bool in_pending_array_record(const v1::JobRecord& r) {
 std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_arrays) {
   std::vector<cli::JobView> out;
   std::map<int64_t, std::size_t> group;  // array id -> index of its pending view
+  std::map<int64_t, std::string> record_reason;  // array id -> the reason of its pending record
   for (const auto& r : reply.jobs()) {
     bool groupable = !expand_arrays && in_pending_array_record(r);
     if (!groupable) {
       out.push_back(job_view(r));
+      // Listed one by one (-r), the tasks of the array's pending record are
+      // still that one record to Slurm: they all wait for its reason.
+      if (expand_arrays && in_pending_array_record(r)) {
+        out.back().reason = record_reason.try_emplace(r.array_job_id(), out.back().reason).first->second;
+      }
       continue;
     }
     auto it = group.find(r.array_job_id());

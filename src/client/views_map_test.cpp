@@ -169,6 +169,15 @@ TEST(JobView, AnArraysPendingTasksAreOneRecordEvenTheLast) {
   *mixed.add_jobs() = task(14, 4, 0);
   *mixed.add_jobs() = task(15, 5, 0);
   EXPECT_EQ(ids(mixed, false), "10_3 10_[4-5] ");
+  // Listed one by one, the pending record's tasks wait for its reason, as
+  // Slurm 22.05's squeue -r showed them (Resources for 2353_2 and 2353_3);
+  // the requeued task, a record of its own, keeps its own.
+  mixed.mutable_jobs(0)->set_reason("BeginTime");
+  mixed.mutable_jobs(1)->set_reason("Resources");
+  mixed.mutable_jobs(2)->set_reason("Priority");
+  std::string reasons;
+  for (const auto& v : job_views(mixed, true)) reasons += v.reason + " ";
+  EXPECT_EQ(reasons, "BeginTime Resources Resources ");
 }
 
 }  // namespace
