@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <tuple>
 
@@ -383,21 +384,34 @@ int compare_on(char key, const JobView& a, const JobView& b, UnixTime now) {
   }
 }
 
-// Slurm's sort list: "P,t,-p" — '-' descending, '+' or nothing ascending.
-void sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now) {
+// Slurm's sort list: "P,t,-p" — '-' descending, '+' or nothing ascending,
+// for the letter after it; a word of several letters ("iP") is a key per
+// letter, as Slurm 22.05's squeue read it. Returns the last letter that is
+// no sort key of Slurm's (its error names that one), or 0.
+char sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now) {
+  static constexpr std::string_view kNotKeys = "abkoqrswxyAEFKRWXYZ";  // checked on Slurm 22.05, letter by letter
   std::vector<std::pair<char, bool>> keys;  // letter, descending
-  for (const auto& k : comma_list(spec)) {
-    bool desc = k[0] == '-';
-    std::string_view rest = (k[0] == '-' || k[0] == '+') ? std::string_view(k).substr(1) : std::string_view(k);
-    if (!rest.empty()) keys.emplace_back(rest[0], desc);
+  char invalid = 0;
+  bool desc = false;
+  for (char k : spec) {
+    if (k == ',' || k == ' ') {
+      desc = false;
+    } else if (k == '-' || k == '+') {
+      desc = k == '-';
+    } else {
+      if (kNotKeys.find(k) != std::string_view::npos || !std::isalpha(static_cast<unsigned char>(k))) invalid = k;
+      keys.emplace_back(k, desc);
+      desc = false;
+    }
   }
   std::stable_sort(jobs.begin(), jobs.end(), [&](const JobView& a, const JobView& b) {
-    for (auto [key, desc] : keys) {
+    for (auto [key, d] : keys) {
       int c = compare_on(key, a, b, now);
-      if (c != 0) return desc ? c > 0 : c < 0;
+      if (c != 0) return d ? c > 0 : c < 0;
     }
     return false;
   });
+  return invalid;
 }
 
 std::string invalid_lines(const std::vector<std::string>& invalid) {
@@ -473,7 +487,7 @@ CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView
     return *early;
   CommandOutput result;
   std::vector<JobView> picked = select_jobs(opts, jobs);
-  sort_jobs(picked, opts.sort.value_or(opts.start ? "S" : "P,t,-p"), now);
+  const char bad_sort = sort_jobs(picked, opts.sort.value_or(opts.start ? "S" : "P,t,-p"), now);
 
   const auto& fields = squeue_fields();
   auto infos = field_infos(fields);
@@ -484,6 +498,11 @@ CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView
                                                                                      : kSqueueDefaultFormat),
                                                                 infos);
   result.err = invalid_lines(parsed.invalid);
+  if (bad_sort) {
+    // Slurm 22.05 listed the jobs anyway and then exited 1; its 'b' has no "error:".
+    result.err += fmt::format("squeue: {}Invalid sort specification: {}\n", bad_sort == 'b' ? "" : "error: ", bad_sort);
+    result.exit_code = kExitError;
+  }
   std::vector<SqueueRow> rows;
   for (const auto& j : picked) rows.push_back({&j, now});
   result.out = squeue_banners(opts, now);

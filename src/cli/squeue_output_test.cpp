@@ -90,6 +90,25 @@ TEST(SqueueFormat, LongFormatColumnsCutAsSlurmsAndUnlimitedEndsNone) {
   EXPECT_EQ(run_squeue({"-h", "-o", "%e|%L"}, {gpu, held}).out, "N/A|10:00\nNONE|UNLIMITED\n");  // compute first
 }
 
+// --sort as Slurm 22.05's squeue read it (anchor cluster, letter by
+// letter): a word of several letters is a key per letter; a letter that is
+// no key of its (a, q, r, y, ...) is named after the listing, which is still
+// printed, and the exit status is 1 ("-Priority" names its last, y).
+TEST(SqueueSort, EveryLetterIsAKeyAndSlurmsUnknownOnesAreNamed) {
+  JobView a = test::anchor_job(11, "training", "a", JobState::kPending, 600, 5, "Priority");
+  JobView b = test::anchor_job(12, "compute", "b", JobState::kPending, 600, 9, "Priority");
+  JobView c = test::anchor_job(13, "compute", "c", JobState::kPending, 600, 1, "Priority");
+  CommandOutput by_part_then_id = run_squeue({"-h", "-o", "%i", "-S", "Pi"}, {a, c, b});
+  EXPECT_EQ(by_part_then_id.out, "12\n13\n11\n");
+  EXPECT_EQ(by_part_then_id.exit_code, 0);
+  CommandOutput word = run_squeue({"-h", "-o", "%i", "-S", "-Priority"}, {a, b, c});
+  EXPECT_EQ(word.err, "squeue: error: Invalid sort specification: y\n");
+  EXPECT_EQ(word.exit_code, 1);
+  EXPECT_EQ(word.out.size(), 9u) << "listed all the same";
+  EXPECT_EQ(run_squeue({"-S", "b"}, {a}).err, "squeue: Invalid sort specification: b\n");
+  EXPECT_EQ(run_squeue({"-h", "-o", "%i", "-S", "-p"}, {a, b, c}).out, "12\n11\n13\n");
+}
+
 // Within a partition Slurm sorts states by name: the COMPLETING job (its
 // Epilog running) came before the PENDING one on the anchor cluster, and
 // PENDING before RUNNING (squeue_default.txt). A COMPLETING job's TIME
