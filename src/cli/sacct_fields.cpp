@@ -257,10 +257,13 @@ const std::vector<SacctField>& sacct_fields() {
       {C("SystemCPU", 10, true, kNever), [](const R& r, const SacctContext&) {
          return r.has_cpu_usage ? cpu_time_text(r.system_cpu_sec) : std::string("00:00:00");
        }},
-      {C("Timelimit", 10, true, kNever), [](const R& r, const SacctContext&) {
+      // Cut with '+' as Slurm 22.05's sacct cut them ("10-00:00:+", "Partition+").
+      {C("Timelimit", 10, true, kPlus), [](const R& r, const SacctContext&) {
+         if (r.partition_time_limit) return std::string("Partition_Limit");
          return r.time_limit == kNotSet ? std::string() : limit_text_hms(r.time_limit);
        }},
-      {C("TimelimitRaw", 10, true, kNever), [num](const R& r, const SacctContext&) {
+      {C("TimelimitRaw", 10, true, kPlus), [num](const R& r, const SacctContext&) {
+         if (r.partition_time_limit) return std::string("Partition_Limit");
          if (r.time_limit == kNotSet) return std::string();
          return r.time_limit == kInfinite ? std::string("UNLIMITED") : num(r.time_limit / 60);
        }},

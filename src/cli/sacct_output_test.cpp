@@ -259,6 +259,12 @@ TEST(SacctOptions, ReadsFieldListsStatesAndOptionsAsSlurm) {
   EXPECT_EQ(show({"-j", "212", "-o", "JobID, State , JobName%40"}), "212|RUNNING|cpu-run\n");
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,,State"}), "212\n");
   EXPECT_EQ(show({"-j", "217", "-o", "Reserved"}), "00:00:00\n") << "not eligible yet";
+  recs[1].partition_time_limit = true;  // held, no -t of its own
+  EXPECT_EQ(show({"-j", "217", "-o", "Timelimit,TimelimitRaw"}), "Partition_Limit|Partition_Limit\n");
+  auto fixed = parse_sacct_options({"-a", "-n", "-X", "-j", "217", "-S", "2026-11-29T00:00:00", "-o",
+                                    "Timelimit,TimelimitRaw"}, {});
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(render_sacct(*fixed, recs, "root", utc("2026-11-29T22:00:00")).out, "Partition+ Partition+ \n");
   auto render = [&](std::vector<std::string> args) {
     auto o = parse_sacct_options(args, {});
     return o ? render_sacct(*o, recs, "alice", 0) : CommandOutput{"", o.error().text, o.error().exit_code};

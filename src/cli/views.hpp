@@ -217,6 +217,7 @@ struct AccountingRecord {
   std::string partition, account, qos, user, group, cluster, reservation, wckey, comment, constraints;
   int64_t uid = 0, gid = 0;
   std::string submit_line;  // SubmitLine: the command that submitted the job
+  bool partition_time_limit = false;  // Timelimit "Partition_Limit": held, with no -t of its own
   std::string work_dir;
   std::string node_list;                   // "" prints as "None assigned"
   JobState state = JobState::kPending;

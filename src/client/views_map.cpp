@@ -476,6 +476,9 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.end = r.end_time() && !open ? r.end_time() : kNoTime;
   x.suspended = r.suspended_s();
   x.time_limit = r.time_limit_s() == 0 ? cli::kNotSet : r.time_limit_s();
+  // A held job that gave no -t has no limit of its own yet: Slurm 22.05's
+  // sacct showed its partition's as Partition_Limit.
+  x.partition_time_limit = r.state() == v1::PENDING && r.hold() != v1::HOLD_NONE && !d.has_time_limit_s();
   bool started = r.state() != v1::PENDING && !a.alloc_tres().empty();
   x.alloc_tres = tres_map(a.alloc_tres());
   x.req_tres = tres_map(a.req_tres());

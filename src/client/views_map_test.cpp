@@ -143,6 +143,27 @@ TEST(JobView, APendingJobsAllocCpusAreTheOnesItAsksFor) {
   EXPECT_EQ(accounting_records(history).at(0).alloc_cpus, 0);
 }
 
+// A held job with no -t of its own shows its partition's limit as
+// Partition_Limit in sacct (Slurm 22.05 on the anchor cluster); one that
+// gave -t, or is not held, shows its limit.
+TEST(JobView, AHeldJobWithoutItsOwnLimitHasThePartitionsLimit) {
+  v1::JobRecord held = pending_job();
+  held.set_time_limit_s(604800);
+  v1::GetJobHistoryReply history;
+  *history.add_jobs()->mutable_job() = held;
+  held.mutable_desc()->set_time_limit_s(1800);
+  held.set_time_limit_s(1800);
+  *history.add_jobs()->mutable_job() = held;
+  held.mutable_desc()->clear_time_limit_s();
+  held.set_hold(v1::HOLD_NONE);
+  *history.add_jobs()->mutable_job() = held;
+  auto rows = accounting_records(history);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(rows[0].partition_time_limit);
+  EXPECT_FALSE(rows[1].partition_time_limit);
+  EXPECT_FALSE(rows[2].partition_time_limit);
+}
+
 // An array's tasks that have not run are one record, even the last one
 // ("N_[5]", as Slurm 22.05 showed --array=7 and the last task left on the
 // anchor cluster); a requeued task is a record of its own; -r lists each.
