@@ -128,11 +128,13 @@ std::string sacct_size_text(double value, char base_unit, const SacctContext& c)
 
 const std::vector<SacctField>& sacct_fields() {
   auto num = [](int64_t v) { return std::to_string(v); };
-  // Energy and CPU frequency are not measured: 0 where usage was, and for a
-  // step still running (Slurm's without an energy plugin, on the anchor).
+  // Energy and CPU frequency are not measured: 0 where usage was, for a
+  // step still running and for a job still pending (Slurm's without an
+  // energy plugin, on the anchor).
   auto energy = [](const R& r, const SacctContext&) {
     const bool step_running = !r.step.empty() && r.state == JobState::kRunning;
-    return r.usage || r.has_step_usage || step_running ? std::string("0") : std::string();
+    const bool job_pending = r.step.empty() && r.state == JobState::kPending;
+    return r.usage || r.has_step_usage || step_running || job_pending ? std::string("0") : std::string();
   };
   static const std::vector<SacctField> fields = {
       {C("Account", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.account; }},

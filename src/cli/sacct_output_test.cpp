@@ -259,6 +259,7 @@ TEST(SacctOptions, ReadsFieldListsStatesAndOptionsAsSlurm) {
   EXPECT_EQ(show({"-j", "212", "-o", "JobID, State , JobName%40"}), "212|RUNNING|cpu-run\n");
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,,State"}), "212\n");
   EXPECT_EQ(show({"-j", "217", "-o", "Reserved"}), "00:00:00\n") << "not eligible yet";
+  EXPECT_EQ(show({"-j", "217", "-o", "ConsumedEnergy,ConsumedEnergyRaw"}), "0|0\n") << "pending: 0, as Slurm's";
   recs[1].partition_time_limit = true;  // held, no -t of its own
   EXPECT_EQ(show({"-j", "217", "-o", "Timelimit,TimelimitRaw"}), "Partition_Limit|Partition_Limit\n");
   auto fixed = parse_sacct_options({"-a", "-n", "-X", "-j", "217", "-S", "2026-11-29T00:00:00", "-o",
