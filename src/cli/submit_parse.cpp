@@ -407,7 +407,7 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
     layers.push_back(std::move(*directives));
   } else {
     if (!scan->operands.empty() && is_het_separator(scan->operands.front(), false)) {
-      return het_refusal(in.command == SubmitCommand::kSrun ? "srun" : "salloc", "':' between components");
+      return het_refusal(prog, "':' between components");
     }
     req.argv = scan->operands;
   }
