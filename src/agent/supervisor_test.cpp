@@ -272,7 +272,12 @@ void cancel_leaves_no_orphans(Supervisor& sup, const LaunchRequest& r, const std
   ASSERT_TRUE(wait_for_file(work + "/gc.pid", 5000));
   pid_t grandchild = std::atoi(slurp(work + "/gc.pid").c_str());
   ASSERT_TRUE(process_alive(grandchild, 0));
-  EXPECT_GE(processes_of_job(r.job.job_id).size(), 4u) << "the shell, its sleeps and the daemonised ones";
+  // The backgrounded subshells fork their sleeps on their own time; wait for them to be there.
+  std::size_t seen = 0;
+  for (int i = 0; i < 500 && (seen = processes_of_job(r.job.job_id).size()) < 4u; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(seen, 4u) << "the shell, its sleeps and the daemonised ones";
   ASSERT_TRUE(sup.terminate_job(r.job.job_id, JobState::kCancelled, "cancelled by test").ok());
   auto st = sup.wait(r.key, 5000);
   ASSERT_TRUE(st && st->ended());
