@@ -4,6 +4,7 @@
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/task_layout.hpp"
 
 namespace drover::agent {
 namespace {
@@ -66,24 +67,30 @@ void add_job_vars(EnvMap& env, const LaunchRequest& r) {
   }
 }
 
-// This node's view: names, CPUs, GPUs.
-void add_node_vars(EnvMap& env, const LaunchRequest& r, bool devices_constrained) {
+// This node's view: names, CPUs, GPUs (the task's, under the step's --gpu-bind).
+void add_node_vars(EnvMap& env, const LaunchRequest& r, const TaskPlace& task, bool devices_constrained) {
   env["SLURMD_NODENAME"] = r.alloc.node_name;
   env["SLURM_TOPOLOGY_ADDR"] = r.alloc.node_name;  // no topology plugin: the node alone
   env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
   env["SLURM_CPUS_ON_NODE"] = std::to_string(r.alloc.cpus);
   if (r.alloc.gpus.empty()) return;
+  std::vector<int> all;
+  for (const auto& g : r.alloc.gpus) all.push_back(g.index);
+  env["SLURM_GPUS_ON_NODE"] = std::to_string(r.alloc.gpus.size());
+  if (r.key.is_batch()) env["SLURM_JOB_GPUS"] = join_ints(all);
+  const bool bound = !r.key.is_batch() && !r.layout.gpu_bind.empty();
+  if (bound) env["SLURMD_TRES_BIND"] = "gpu:" + r.layout.gpu_bind;
+  const auto mine = task_gpu_positions(r, task.local_id, devices_constrained, nullptr);
+  if (bound && mine.empty()) return;  // --gpu-bind=none: no GPU named at all (Slurm 22.05)
   std::vector<int> global, visible;
-  for (std::size_t i = 0; i < r.alloc.gpus.size(); ++i) {
+  for (std::size_t i : mine) {
     global.push_back(r.alloc.gpus[i].index);
     visible.push_back(devices_constrained ? static_cast<int>(i) : r.alloc.gpus[i].index);
   }
   const std::string vis = join_ints(visible);
   env["CUDA_VISIBLE_DEVICES"] = env["GPU_DEVICE_ORDINAL"] = env["ROCR_VISIBLE_DEVICES"] = vis;
   env["ZE_AFFINITY_MASK"] = vis;
-  env["SLURM_GPUS_ON_NODE"] = std::to_string(r.alloc.gpus.size());
-  if (r.key.is_batch()) env["SLURM_JOB_GPUS"] = join_ints(global);
-  else env["SLURM_STEP_GPUS"] = join_ints(global);
+  if (!r.key.is_batch()) env["SLURM_STEP_GPUS"] = join_ints(global);
 }
 
 void add_batch_vars(EnvMap& env, const LaunchRequest& r) {
@@ -91,7 +98,8 @@ void add_batch_vars(EnvMap& env, const LaunchRequest& r) {
   env["ENVIRONMENT"] = "BATCH";
   env["HOSTNAME"] = r.alloc.node_name;
   env["SLURM_NODE_ALIASES"] = "(null)";  // no cloud nodes; set for batch scripts only, as Slurm does
-  env["SLURM_TASKS_PER_NODE"] = compress_counts(j.tasks_per_node);
+  env["SLURM_TASKS_PER_NODE"] =
+      compress_counts(job_tasks_per_node(j.cpus_per_node, j.tasks_per_node, j.ntasks.has_value(), j.cpus_per_task.value_or(1)));
   if (j.ntasks) env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = std::to_string(*j.ntasks);
   set_opt(env, "SLURM_CPUS_PER_TASK", j.cpus_per_task);
   set_opt(env, "SLURM_MEM_PER_NODE", j.mem_per_node_mb);
@@ -112,6 +120,18 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
   env["SLURM_STEP_TASKS_PER_NODE"] = env["SLURM_TASKS_PER_NODE"] = compress_counts(L.tasks_per_node);
   env["SLURM_GTIDS"] = join_ints(L.global_task_ids);
   env["SLURM_NODEID"] = std::to_string(L.node_index);
+  if (L.show_distribution) {
+    // -m plane=N shows as "plane" with the size apart (Slurm 22.05).
+    if (istarts_with(L.distribution, "plane=")) {
+      const std::string size = L.distribution.substr(6, L.distribution.find_first_of(":,") - 6);
+      env["SLURM_DISTRIBUTION"] = "plane";
+      env["SLURM_DIST_PLANESIZE"] = size;
+    } else {
+      env["SLURM_DISTRIBUTION"] = L.distribution;
+    }
+  }
+  // Set by Slurm 22.05's srun inside an allocation (a heterogeneous job's first component's CPUs).
+  if (L.in_allocation) env["SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0"] = compress_counts(r.job.cpus_per_node);
   set_opt(env, "SLURM_CPUS_PER_TASK", L.cpus_per_task ? L.cpus_per_task : r.job.cpus_per_task);
   set_opt(env, "SLURM_MEM_PER_NODE", L.mem_per_node_mb);
   set_opt(env, "SLURM_MEM_PER_CPU", L.mem_per_cpu_mb);
@@ -135,6 +155,18 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> task_gpu_positions(const LaunchRequest& r, int local_id, bool devices_constrained,
+                                            std::string* complaint) {
+  std::vector<std::size_t> all(r.alloc.gpus.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (r.key.is_batch() || r.layout.gpu_bind.empty() || all.empty()) return all;
+  auto bind = parse_gpu_bind(r.layout.gpu_bind);
+  if (!bind) return all;  // validate() refuses such a request before it gets here
+  std::vector<int> ids;  // the ids map_gpu and mask_gpu name: global, or from 0 when the devices are confined
+  for (std::size_t i = 0; i < all.size(); ++i) ids.push_back(devices_constrained ? static_cast<int>(i) : r.alloc.gpus[i].index);
+  return gpus_for_task(*bind, r.layout.gpu_bind, ids, local_id, complaint);
+}
 
 Result<std::vector<std::string>> resolve_export(const std::vector<std::string>& submit_env,
                                                 std::string_view export_spec) {
@@ -177,7 +209,7 @@ Result<std::vector<std::string>> resolve_export(const std::vector<std::string>& 
 EnvMap slurm_variables(const LaunchRequest& r, const TaskPlace& task, bool devices_constrained) {
   EnvMap env;
   add_job_vars(env, r);
-  add_node_vars(env, r, devices_constrained);
+  add_node_vars(env, r, task, devices_constrained);
   if (r.key.is_batch()) add_batch_vars(env, r);
   else add_step_vars(env, r);
   env["SLURM_PROCID"] = std::to_string(task.rank);
@@ -214,6 +246,13 @@ Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, boo
   std::optional<std::string> step_name;  // a step's SLURM_JOB_NAME is srun's (its -J or its command's name)
   if (!r.key.is_batch() && env.count("SLURM_JOB_NAME")) step_name = env["SLURM_JOB_NAME"];
   for (auto& [k, v] : slurm_variables(r, task, devices_constrained)) env[k] = v;
+  if (!r.key.is_batch() && !r.alloc.gpus.empty() && !r.layout.gpu_bind.empty() &&
+      task_gpu_positions(r, task.local_id, devices_constrained, nullptr).empty()) {
+    // --gpu-bind=none: the task names no GPU, not even the ones srun's environment had (Slurm 22.05).
+    for (const char* k : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"}) {
+      env.erase(k);
+    }
+  }
   if (step_name) env["SLURM_JOB_NAME"] = *step_name;
   if (login) env["SLURM_GET_USER_ENV"] = "1";
   return env;

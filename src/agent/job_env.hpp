@@ -60,6 +60,14 @@ Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, boo
 // exported environment) for this request; used by tests and `scontrol show job -dd`.
 EnvMap slurm_variables(const LaunchRequest& r, const TaskPlace& task, bool devices_constrained);
 
+// The positions in r.alloc.gpus of the GPUs task `local_id` of a step is
+// given under its --gpu-bind (every one without a binding, and for the batch
+// script); empty under --gpu-bind=none. `complaint`, when given, is set to
+// Slurm's words when the binding names none of the step's GPUs here (the
+// task then gets the first one).
+std::vector<std::size_t> task_gpu_positions(const LaunchRequest& r, int local_id, bool devices_constrained,
+                                            std::string* complaint);
+
 // "K=V" strings in map order.
 std::vector<std::string> env_strings(const EnvMap& env);
 

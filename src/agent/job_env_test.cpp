@@ -267,6 +267,71 @@ TEST(StepEnv, PerTaskAndStepVariables) {
   EXPECT_EQ(env->count("SLURM_JOB_GPUS"), 0u) << "SLURM_JOB_GPUS is for batch and interactive jobs only";
 }
 
+// Each task's GPUs under the step's --gpu-bind, as Slurm 22.05 bound them on
+// the anchor cluster (srun --gpu-bind=per_task:2 over GPUs 4-7: task 1 got 6,7).
+TEST(StepEnv, GpuBindGivesEachTaskItsOwnGpus) {
+  LaunchRequest r = golden_cases().back().build();
+  r.layout.tasks_per_node = {2};
+  r.layout.global_task_ids = {0, 1};
+  r.alloc.gpus = gpus({4, 5, 6, 7});
+  r.layout.gpu_bind = "per_task:2";
+  auto env = build_task_env(r, TaskPlace{1, 1}, false);
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->at("CUDA_VISIBLE_DEVICES"), "6,7");
+  EXPECT_EQ(env->at("ZE_AFFINITY_MASK"), "6,7");
+  EXPECT_EQ(env->at("SLURM_STEP_GPUS"), "6,7");
+  EXPECT_EQ(env->at("SLURM_GPUS_ON_NODE"), "4") << "the node's count stays the step's";
+  EXPECT_EQ(env->at("SLURMD_TRES_BIND"), "gpu:per_task:2");
+  auto confined = build_task_env(r, TaskPlace{1, 1}, true);
+  EXPECT_EQ(confined->at("CUDA_VISIBLE_DEVICES"), "2,3") << "numbered within the step's devices";
+  EXPECT_EQ(confined->at("SLURM_STEP_GPUS"), "6,7");
+  r.layout.gpu_bind = "none";
+  r.job.submit_env = {"CUDA_VISIBLE_DEVICES=4,5,6,7", "SLURM_JOB_GPUS=4,5,6,7"};  // srun's, inside the batch job
+  auto none = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(none->count("CUDA_VISIBLE_DEVICES"), 0u) << "--gpu-bind=none names no GPU";
+  EXPECT_EQ(none->count("SLURM_STEP_GPUS"), 0u);
+  EXPECT_EQ(none->at("SLURMD_TRES_BIND"), "gpu:none");
+  EXPECT_EQ(none->at("SLURM_JOB_GPUS"), "4,5,6,7") << "the job's GPUs stay named";
+  r.job.submit_env.clear();
+  r.layout.gpu_bind.clear();
+  auto unbound = build_task_env(r, TaskPlace{1, 1}, false);
+  EXPECT_EQ(unbound->at("CUDA_VISIBLE_DEVICES"), "4,5,6,7");
+  EXPECT_EQ(unbound->count("SLURMD_TRES_BIND"), 0u);
+  r.layout.gpu_bind = "map_gpu:1,0";
+  std::string why;
+  EXPECT_EQ(task_gpu_positions(r, 0, false, &why), (std::vector<std::size_t>{0}));
+  EXPECT_NE(why.find("does not specify any devices within the allocation for task 0"), std::string::npos) << why;
+}
+
+TEST(StepEnv, DistributionAndPackGroupInsideAnAllocation) {
+  LaunchRequest r = golden_cases().back().build();
+  auto outside = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(outside->count("SLURM_DISTRIBUTION"), 0u) << "srun outside an allocation, without -m";
+  EXPECT_EQ(outside->count("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0"), 0u);
+  r.job.cpus_per_node = {3, 1};
+  r.layout.in_allocation = true;
+  r.layout.show_distribution = true;
+  r.layout.distribution = "block";
+  auto inside = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(inside->at("SLURM_DISTRIBUTION"), "block");
+  EXPECT_EQ(inside->at("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0"), "3,1");
+  r.layout.distribution = "plane=2";
+  auto plane = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(plane->at("SLURM_DISTRIBUTION"), "plane");
+  EXPECT_EQ(plane->at("SLURM_DIST_PLANESIZE"), "2");
+}
+
+TEST(JobEnv, TasksPerNodeWithoutATaskCountFollowTheCpus) {
+  LaunchRequest r = golden_cases()[0].build();
+  r.job.cpus_per_node = {8};
+  r.alloc.cpus = 8;
+  auto env = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(env->at("SLURM_TASKS_PER_NODE"), "8") << "--mincpus=8 on the anchor";
+  r.job.ntasks = 1;
+  env = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(env->at("SLURM_TASKS_PER_NODE"), "1") << "-n 1 keeps its one task";
+}
+
 TEST(JobEnv, ExportedVariablesAndSlurmOverrides) {
   LaunchRequest r = golden_cases()[0].build();
   r.job.submit_env = {"SLURM_JOB_ID=1", "MYVAR=keep", "TMPDIR=/scratch"};

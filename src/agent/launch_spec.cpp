@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/task_layout.hpp"
+
 // std::optional as "absent or null" in JSON.
 namespace nlohmann {
 template <class T>
@@ -33,7 +35,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StepLayout, nodes, tasks_per_nod
                                                 cpus_per_task, gpus_opt, mem_per_cpu_mb, mem_per_node_mb,
                                                 launcher_host, launcher_port, umask, kill_on_bad_exit, io_key,
                                                 stdin_all, mpi, pty, pty_rows, pty_cols, task_prolog,
-                                                task_epilog)
+                                                task_epilog, gpu_bind, distribution, show_distribution,
+                                                in_allocation)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDevice, index, device_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeAlloc, node_name, cpus, cpu_ids, mem_limit_mb, gpus)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(IoSpec, stdout_pattern, stderr_pattern, stdin_path, append)
@@ -75,6 +78,9 @@ Status check_layout(const std::string& at, const LaunchRequest& r) {
                       std::to_string(L.tasks_per_node[L.node_index]) + " tasks on this node");
   }
   if (r.argv.empty()) return make_error(at + ": the step has no command to run");
+  if (!L.gpu_bind.empty()) {
+    if (auto b = parse_gpu_bind(L.gpu_bind); !b) return make_error(at + ": " + b.error().message);
+  }
   return {};
 }
 

@@ -115,6 +115,14 @@ struct StepLayout {
   // task, after slurm.conf's TaskProlog and before its TaskEpilog.
   std::string task_prolog;
   std::string task_epilog;
+  // The step's effective --gpu-bind (common/task_layout.hpp); empty: every
+  // task sees every GPU of the step on its node.
+  std::string gpu_bind;
+  // -m as given (empty: block): how the ranks were spread; shown as
+  // SLURM_DISTRIBUTION when show_distribution.
+  std::string distribution;
+  bool show_distribution = false;
+  bool in_allocation = false;  // srun ran inside an allocation it did not make (batch job, salloc)
 };
 
 // What this node gives the job or step: the enforcement inputs.

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -18,6 +19,7 @@
 #include "agent/stepd.hpp"
 #include "common/pmix_relay.hpp"
 #include "common/strings.hpp"
+#include "common/task_layout.hpp"
 
 #if DROVER_HAVE_PMIX
 #include <pmix.h>
@@ -131,9 +133,9 @@ class InfoList {
   std::vector<pmix_data_array_t> arrays_;
 };
 
-std::string join_ranks(int first, int count) {
+std::string join_ranks(const std::vector<int>& ranks) {
   std::string out;
-  for (int r = first; r < first + count; ++r) out += (out.empty() ? "" : ",") + std::to_string(r);
+  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
   return out;
 }
 
@@ -143,8 +145,9 @@ struct PmixStepServer::Impl {
   LaunchRequest req;
   std::string nspace, tmpdir;
   int node = 0, nnodes = 1;
-  std::vector<int> first_rank;  // per node: ranks are laid out in blocks, node by node
-  std::vector<int> rank_node;   // rank -> node index
+  std::vector<std::vector<int>> node_ranks;  // per node: its ranks (srun -m: block, cyclic, plane=N)
+  std::vector<int> rank_node;                // rank -> node index
+  std::vector<int> rank_local;               // rank -> its index among its node's ranks
   uid_t uid = 0;
   gid_t gid = 0;
   bool initialized = false;
@@ -163,6 +166,10 @@ struct PmixStepServer::Impl {
   ~Impl();
   Status init();
   Status register_nspace();
+  int leader(int n) const {  // a node's lowest rank (PMIX_LOCALLDR)
+    const auto& r = node_ranks[static_cast<std::size_t>(n)];
+    return r.empty() ? 0 : *std::min_element(r.begin(), r.end());
+  }
   void post(std::function<void()> f);
   void run_queue();
   void send(const std::string& bytes);
@@ -413,7 +420,7 @@ Status PmixStepServer::Impl::register_nspace() {
   std::string hosts, ppn;
   for (int n = 0; n < nnodes; ++n) {
     hosts += (n ? "," : "") + L.nodes[static_cast<std::size_t>(n)];
-    ppn += (n ? ";" : "") + join_ranks(first_rank[static_cast<std::size_t>(n)], L.tasks_per_node[static_cast<std::size_t>(n)]);
+    ppn += (n ? ";" : "") + join_ranks(node_ranks[static_cast<std::size_t>(n)]);
   }
   char* node_map = nullptr;
   char* proc_map = nullptr;
@@ -440,8 +447,8 @@ Status PmixStepServer::Impl::register_nspace() {
   free(node_map);
   free(proc_map);
   job.u32(PMIX_LOCAL_SIZE, static_cast<uint32_t>(here));
-  job.str(PMIX_LOCAL_PEERS, join_ranks(first_rank[static_cast<std::size_t>(node)], here));
-  job.rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(first_rank[static_cast<std::size_t>(node)]));
+  job.str(PMIX_LOCAL_PEERS, join_ranks(node_ranks[static_cast<std::size_t>(node)]));
+  job.rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(leader(node)));
   {
     InfoList app;
     app.u32(PMIX_APPNUM, 0);
@@ -457,14 +464,14 @@ Status PmixStepServer::Impl::register_nspace() {
     ni.str(PMIX_HOSTNAME, L.nodes[static_cast<std::size_t>(n)]);
     ni.u32(PMIX_LOCAL_SIZE, static_cast<uint32_t>(count));
     ni.u32(PMIX_NODE_SIZE, static_cast<uint32_t>(count));
-    ni.str(PMIX_LOCAL_PEERS, join_ranks(first_rank[static_cast<std::size_t>(n)], count));
-    ni.rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(first_rank[static_cast<std::size_t>(n)]));
+    ni.str(PMIX_LOCAL_PEERS, join_ranks(node_ranks[static_cast<std::size_t>(n)]));
+    ni.rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(leader(n)));
     job.array(PMIX_NODE_INFO_ARRAY, ni);
   }
   for (int r = 0; r < ntasks; ++r) {
     InfoList pi;
     const int n = rank_node[static_cast<std::size_t>(r)];
-    const auto local = static_cast<uint16_t>(r - first_rank[static_cast<std::size_t>(n)]);
+    const auto local = static_cast<uint16_t>(rank_local[static_cast<std::size_t>(r)]);
     pi.rank(PMIX_RANK, static_cast<pmix_rank_t>(r));
     pi.u32(PMIX_APPNUM, 0);
     pi.rank(PMIX_APPLDR, 0);
@@ -516,18 +523,22 @@ Result<std::unique_ptr<PmixStepServer>> PmixStepServer::start(const LaunchReques
   s.nnodes = static_cast<int>(req.layout.nodes.size());
   s.uid = user.uid;
   s.gid = user.gid;
-  int next = 0;
+  s.node_ranks = ranks_by_node(req.layout.tasks_per_node, req.layout.distribution);
+  int ntasks = 0;
+  for (int t : req.layout.tasks_per_node) ntasks += t;
+  s.rank_node.assign(static_cast<std::size_t>(ntasks), -1);
+  s.rank_local.assign(static_cast<std::size_t>(ntasks), 0);
   for (int n = 0; n < s.nnodes; ++n) {
-    s.first_rank.push_back(next);
-    for (int i = 0; i < req.layout.tasks_per_node[static_cast<std::size_t>(n)]; ++i) s.rank_node.push_back(n);
-    next += req.layout.tasks_per_node[static_cast<std::size_t>(n)];
-  }
-  const auto& mine = req.layout.global_task_ids;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    if (mine[i] != s.first_rank[static_cast<std::size_t>(s.node)] + static_cast<int>(i)) {
-      return make_error("the step's ranks are not laid out in blocks node by node (rank " + std::to_string(mine[i]) +
-                        " here); the PMIx server supports only that layout");
+    const auto& ranks = s.node_ranks[static_cast<std::size_t>(n)];
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      s.rank_node[static_cast<std::size_t>(ranks[i])] = n;
+      s.rank_local[static_cast<std::size_t>(ranks[i])] = static_cast<int>(i);
     }
+  }
+  if (s.node_ranks[static_cast<std::size_t>(s.node)] != req.layout.global_task_ids) {
+    return make_error("this node's ranks (" + join_ranks(req.layout.global_task_ids) + ") are not the ones -m " +
+                      (req.layout.distribution.empty() ? std::string("block") : req.layout.distribution) +
+                      " places here (" + join_ranks(s.node_ranks[static_cast<std::size_t>(s.node)]) + ")");
   }
   s.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (s.wake_fd < 0) return make_error(std::string("eventfd: ") + std::strerror(errno));

@@ -25,6 +25,7 @@
 #include "agent/job_env.hpp"
 #include "agent/login_env.hpp"
 #include "agent/stepd.hpp"
+#include "common/fd_io.hpp"
 #include "common/multi_prog.hpp"
 #include "common/strings.hpp"
 
@@ -217,6 +218,11 @@ Status StepDaemon::prepare_tasks() {
     t.env = env_strings(*env);
     plans_.push_back(std::move(t));
     if (Status st = open_task_io(plans_.back(), work_dir); !st) return st;
+    std::string unbound;  // a --gpu-bind that names none of the step's GPUs here: said on the task's stderr
+    task_gpu_positions(req_, t.local_id, devices_constrained_, &unbound);
+    if (!unbound.empty() && plans_.back().err_fd >= 0) {
+      write_all(plans_.back().err_fd, "slurmstepd-" + req_.alloc.node_name + ": error: " + unbound + "\n");
+    }
     TaskStatus ts;
     ts.rank = ranks[i];
     status_.tasks.push_back(ts);

@@ -69,6 +69,10 @@ agent::StepLayout layout_from_proto(const v1::StepLayout& in) {
   L.pty_cols = in.pty_cols();
   L.task_prolog = in.task_prolog();
   L.task_epilog = in.task_epilog();
+  L.gpu_bind = in.gpu_bind();
+  L.distribution = in.distribution();
+  L.show_distribution = in.show_distribution();
+  L.in_allocation = in.in_allocation();
   return L;
 }
 

@@ -16,6 +16,7 @@
 
 #include "cli/job_options.hpp"
 #include "common/strings.hpp"
+#include "common/task_layout.hpp"
 #include "common/units.hpp"
 
 namespace drover::cli {
@@ -408,6 +409,24 @@ CliResult<bool> apply_cpu_bind(Ctx& c) {
   return true;
 }
 
+// --gpu-bind: [verbose,]closest|none|per_task:N|single:N|map_gpu:LIST|mask_gpu:LIST (common/task_layout.hpp).
+CliResult<bool> apply_gpu_bind(Ctx& c) {
+  auto b = parse_gpu_bind(c.value());
+  if (!b) {
+    auto lines = split(b.error().message, '\n');
+    CliError e = bad_value(c, lines.back(), kExitBadOption,
+                           "use closest, none, per_task:N, single:N, map_gpu:LIST or mask_gpu:LIST, optionally "
+                           "after verbose,");
+    lines.pop_back();
+    std::string before;
+    for (const auto& l : lines) before += fmt::format("{}: error: {}\n", c.program(), l);
+    e.text = before + e.text;
+    return e;
+  }
+  c.req.gpu_bind = c.value();
+  return true;
+}
+
 CliResult<bool> apply_mpi(Ctx& c) {
   if (!in_list(c.value(), {"none", "pmix", "pmix_v3", "pmix_v4", "pmi2", "list"})) {
     return bad_value(c, fmt::format("Invalid MPI type '{}', --mpi=list for acceptable types", c.value()),
@@ -537,7 +556,7 @@ const std::vector<OptionDef>& option_table() {
       {"extra-node-info", 'B', ArgKind::kRequired, SRA, apply_extra_node_info},
       {"get-user-env", 0, ArgKind::kOptional, SA, apply_get_user_env},
       {"gid", 0, ArgKind::kRequired, SRA, uninterpreted()},
-      {"gpu-bind", 0, ArgKind::kRequired, SRA, uninterpreted()},
+      {"gpu-bind", 0, ArgKind::kRequired, SRA, apply_gpu_bind},
       {"gpu-freq", 0, ArgKind::kRequired, SRA, uninterpreted()},
       {"gpus", 'G', ArgKind::kRequired, SRA, set_gpu(&J::gpus)},
       {"gpus-per-node", 0, ArgKind::kRequired, SRA, set_gpu(&J::gpus_per_node)},

@@ -142,6 +142,7 @@ struct JobRequest {
   std::optional<int> kill_command_signal;
   bool no_kill = false;                    // -k/--no-kill (--no-kill=off clears it)
   std::optional<std::string> cpu_bind;     // srun --cpu-bind / --cpu_bind
+  std::optional<std::string> gpu_bind;     // --gpu-bind, checked (common/task_layout.hpp)
   std::optional<std::string> mpi;          // srun --mpi
   std::optional<std::string> task_prolog;  // srun --task-prolog
   std::optional<std::string> task_epilog;  // srun --task-epilog

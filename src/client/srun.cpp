@@ -32,6 +32,7 @@
 #include "common/multi_prog.hpp"
 #include "common/site_script.hpp"
 #include "common/strings.hpp"
+#include "common/task_layout.hpp"
 #include "common/user_db.hpp"
 
 namespace drover::client {
@@ -128,9 +129,23 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   for (const auto& g : r.gres) {
     if (g.name == "gpu") s.set_gpus_per_node(static_cast<int32_t>(g.count));
   }
+  // Each task's GPUs: --gpu-bind, else what --gpus-per-task or --ntasks-per-gpu (the job's, inside one) imply.
+  const int gpus_per_task = r.gpus_per_task ? static_cast<int>(r.gpus_per_task->count) : 0;
+  s.set_gpus_per_task(gpus_per_task);
+  int ntasks_per_gpu = r.ntasks_per_gpu ? static_cast<int>(*r.ntasks_per_gpu) : 0;
+  if (auto it = who.env.find("SLURM_NTASKS_PER_GPU"); ntasks_per_gpu == 0 && r.jobid && it != who.env.end()) {
+    ntasks_per_gpu = static_cast<int>(parse_int(it->second).value_or(0));
+  }
+  s.set_gpu_bind(effective_gpu_bind(r.gpu_bind.value_or(""), gpus_per_task, ntasks_per_gpu));
+  if (r.distribution) s.set_distribution(*r.distribution);
+  s.set_in_allocation(r.jobid.has_value());
   for (const auto& a : r.argv) s.add_argv(a);
   for (const auto& [k, v] : who.env) s.add_environment(k + "=" + v);
   if (r.label) s.add_environment("SLURM_LABELIO=1");  // as Slurm's srun -l sets it for the tasks
+  // As Slurm 22.05's srun sets them for the tasks (-B's or --hint's threads, --ntasks-per-core).
+  if (r.threads_per_core) s.add_environment("SLURM_THREADS_PER_CORE=" + std::to_string(*r.threads_per_core));
+  if (r.ntasks_per_core) s.add_environment("SLURM_NTASKS_PER_CORE=" + std::to_string(*r.ntasks_per_core));
+  if (ntasks_per_gpu > 0) s.add_environment("SLURM_NTASKS_PER_TRES=" + std::to_string(ntasks_per_gpu));
   // The tasks' SLURM_JOB_NAME, as Slurm's srun sets it: -J, else the one srun
   // has (inside a batch job or salloc, the job's), else the step's name.
   if (named || !who.env.count("SLURM_JOB_NAME")) s.add_environment("SLURM_JOB_NAME=" + name);

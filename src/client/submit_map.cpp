@@ -131,7 +131,11 @@ void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDes
   if (r.stderr_path) d.set_std_err(*r.stderr_path);
   if (r.stdin_path) d.set_std_in(*r.stdin_path);
   d.set_open_append(r.open_mode == cli::OpenMode::kAppend);
-  for (const auto& [k, v] : who.env) d.add_environment(k + "=" + v);
+  std::map<std::string, std::string> env = who.env;
+  if (r.command == cli::SubmitCommand::kSbatch) {
+    for (auto& [k, v] : option_output_env(r)) env[k] = std::move(v);
+  }
+  for (const auto& [k, v] : env) d.add_environment(k + "=" + v);
   d.set_export_spec(export_text(r.export_env));
   d.set_mail_type(mail_type_text(r.mail_types));
   if (r.mail_user) d.set_mail_user(*r.mail_user);
@@ -141,6 +145,16 @@ void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDes
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> option_output_env(const cli::JobRequest& r) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (r.distribution) out.emplace_back("SLURM_DISTRIBUTION", *r.distribution);
+  if (r.gpu_bind) out.emplace_back("SLURM_GPU_BIND", *r.gpu_bind);
+  if (r.hint) out.emplace_back("SLURM_HINT", *r.hint);
+  if (r.ntasks_per_core) out.emplace_back("SLURM_NTASKS_PER_CORE", std::to_string(*r.ntasks_per_core));
+  if (r.threads_per_core) out.emplace_back("SLURM_THREADS_PER_CORE", std::to_string(*r.threads_per_core));
+  return out;
+}
 
 std::string export_text(const cli::ExportSpec& e) {
   if (e.none) return "NONE";

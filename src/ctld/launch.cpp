@@ -25,8 +25,10 @@ void add_layout(const core::Cluster& c, const Job& j, v1::LaunchRequest& l) {
 
 void add_memory(const CoreBridge& b, const Job& j, v1::LaunchRequest& l) {
   const v1::JobDescriptor& d = j.rec.desc();
+  // Slurm 22.05 names no memory in the job's environment for --mem=0 (every node's memory) or --mem-per-gpu.
+  if (d.mem_per_gpu_mb() > 0) return;
   if (d.has_mem_per_node_mb()) {
-    l.set_mem_per_node_mb(d.mem_per_node_mb());
+    if (d.mem_per_node_mb() > 0) l.set_mem_per_node_mb(d.mem_per_node_mb());
     return;
   }
   if (d.has_mem_per_cpu_mb()) {

@@ -585,7 +585,8 @@ class ControllerState {
   void fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now, Effects& fx);
   void allocation_timeouts(int64_t now, Effects& fx);
   v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepInfo& s,
-                                      const v1::CreateStepRequest& req, int node_index, int first_rank) const;
+                                      const v1::CreateStepRequest& req, int node_index,
+                                      const std::vector<int>& ranks_here) const;
   // Makes cfg (with its bridge and settings) the running configuration;
   // jobs' allocations and specs are resolved against it (reconfigure.cpp).
   void install_config(config::ClusterConfig cfg, std::unique_ptr<CoreBridge> bridge, Settings settings);

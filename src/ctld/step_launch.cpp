@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/hostlist.hpp"
+#include "common/task_layout.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -186,7 +187,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_srun_host(req.srun_host());
   s.set_srun_pid(req.srun_pid());
   s.set_time_limit_s(req.time_limit_s());
-  bool wants_gpus = req.gpus() > 0 || req.gpus_per_node() > 0;
+  bool wants_gpus = req.gpus() > 0 || req.gpus_per_node() > 0 || req.gpus_per_task() > 0;
   s.set_gpus_requested(wants_gpus);
   StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1};
   // The first nodes (in allocation order) that can take their share now;
@@ -198,7 +199,9 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     const core::NodeSpec& spec = c.nodes[t->node];
     const int i = static_cast<int>(used.size());
     if (wants_gpus) {
-      shape.gpus_want = req.gpus_per_node() > 0 ? req.gpus_per_node() : req.gpus() / nnodes + (i < req.gpus() % nnodes);
+      shape.gpus_want = req.gpus_per_task() > 0 ? req.gpus_per_task() * layout[static_cast<std::size_t>(i)]
+                        : req.gpus_per_node() > 0 ? req.gpus_per_node()
+                                                  : req.gpus() / nnodes + (i < req.gpus() % nnodes);
     }
     NodePlan p = plan_node(shape, spec, *t, gpu_indexes(spec, *t), held_on(js, spec.name),
                            layout[static_cast<std::size_t>(i)]);
@@ -222,14 +225,15 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   JobSteps& mine = steps_[j->rec.job_id()];
   s.set_step_id(mine.next_id++);
   s.set_tres(format_tres(step_tres(s)));
-  int rank = 0;
+  std::vector<int> tasks_here;
+  for (const auto& n : s.nodes()) tasks_here.push_back(n.tasks());
+  const auto ranks = ranks_by_node(tasks_here, req.distribution());  // -m: block, cyclic or plane=N
   for (int i = 0; i < s.nodes_size(); ++i) {
     AgentCommand cmd;
     cmd.kind = AgentCommand::kLaunch;
     cmd.node = s.nodes(i).node();
     cmd.job_id = j->rec.job_id();
-    cmd.launch = build_step_launch(*j, *used[static_cast<std::size_t>(i)], s, req, i, rank);
-    rank += s.nodes(i).tasks();
+    cmd.launch = build_step_launch(*j, *used[static_cast<std::size_t>(i)], s, req, i, ranks[static_cast<std::size_t>(i)]);
     fx.commands.push_back(std::move(cmd));
   }
   put_step(s, fx);
@@ -241,7 +245,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
 
 v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::NodeTake& take,
                                                      const v1::StepInfo& s, const v1::CreateStepRequest& req,
-                                                     int node_index, int first_rank) const {
+                                                     int node_index, const std::vector<int>& ranks_here) const {
   v1::LaunchRequest l = build_launch(j, take);
   const v1::StepNode& here = s.nodes(node_index);
   l.mutable_step()->set_step_id(s.step_id());
@@ -278,7 +282,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
     L->add_tasks_per_node(n.tasks());
   }
   L->set_node_index(node_index);
-  for (int r = 0; r < here.tasks(); ++r) L->add_global_task_ids(first_rank + r);
+  for (int r : ranks_here) L->add_global_task_ids(r);
   L->set_cpus_per_task(req.cpus_per_task());
   L->set_gpus_opt(req.gpus_opt());
   L->set_launcher_host(req.launcher_host());
@@ -293,6 +297,18 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   L->set_pty_cols(req.pty_cols());
   L->set_task_prolog(req.task_prolog());
   L->set_task_epilog(req.task_epilog());
+  L->set_gpu_bind(req.gpu_bind());
+  L->set_distribution(req.distribution());
+  L->set_in_allocation(req.in_allocation());
+  // Slurm 22.05's srun names the distribution when -m was given, and always inside an allocation.
+  if (!req.distribution().empty()) {
+    L->set_show_distribution(true);
+  } else if (req.in_allocation()) {
+    std::vector<int> tasks;
+    for (const auto& n : s.nodes()) tasks.push_back(n.tasks());
+    L->set_distribution(default_distribution(tasks));
+    L->set_show_distribution(true);
+  }
   return l;
 }
 

@@ -42,14 +42,15 @@ Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t j
   return {};
 }
 
-// The array step when the ids are evenly spaced, else 1 (SLURM_ARRAY_TASK_STEP).
-int64_t array_step(const google::protobuf::RepeatedField<int64_t>& ids) {
-  if (ids.size() < 2) return 1;
-  int64_t step = ids[1] - ids[0];
-  for (int i = 2; i < ids.size(); ++i) {
-    if (ids[i] - ids[i - 1] != step) return 1;
-  }
-  return step;
+// SLURM_ARRAY_TASK_STEP as Slurm 22.05 set it: the step of an --array
+// written as one range with ":step" (0-10:2 is 2, 0-6:3%2 is 3), else 1 (a
+// list such as 1,3,5 is 1 however evenly spaced).
+int64_t array_step(const std::string& text) {
+  std::string spec = text.substr(0, text.find('%'));
+  if (spec.find(',') != std::string::npos) return 1;
+  auto colon = spec.find(':');
+  if (colon == std::string::npos) return 1;
+  return std::max<int64_t>(1, parse_int(spec.substr(colon + 1)).value_or(1));
 }
 
 v1::JobRecord base_record(const Caller& who, const v1::JobDescriptor& d, int64_t now, const Settings& s) {
@@ -83,7 +84,7 @@ void set_array_facts(v1::JobRecord& rec, const v1::ArrayRequest& a) {
   rec.set_array_task_count(ids.size());
   rec.set_array_task_min(ids[0]);
   rec.set_array_task_max(ids[ids.size() - 1]);
-  rec.set_array_task_step(array_step(ids));
+  rec.set_array_task_step(array_step(a.text()));
 }
 
 std::string submit_request_key(uint32_t uid, const std::string& request_id) {

@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "harness.hpp"
 
@@ -460,6 +461,78 @@ TEST(Steps, NtasksPerGpuAndSallocNoShellAsSlurmDoesThem) {
   r = c.run("srun", {"--jobid=" + id, "hostname"});
   EXPECT_EQ(r.rc, 0) << r.err;
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+}
+
+// Each task's GPUs and ranks as Slurm 22.05 gave them on the anchor cluster:
+// --gpus-per-task binds each task to its own GPUs (SLURMD_TRES_BIND
+// gpu:per_task:N), --gpu-bind chooses another binding or none, -m cyclic
+// deals the ranks over the nodes in turn, and a step inside an allocation
+// names its distribution.
+TEST(Steps, GpuBindAndDistributionGiveEachTaskItsGpusAndRanks) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string show = "srun bash -c 'echo $SLURM_PROCID ${CUDA_VISIBLE_DEVICES-none} ${SLURM_STEP_GPUS-none} "
+                           "${SLURMD_TRES_BIND-none} $SLURM_DISTRIBUTION' | sort";
+  auto r = c.run("sbatch", {"--wait", "-p", "gpu", "-w", "hgpu1", "--gpus-per-task=1", "-n", "2", "-o", "pt.txt",
+                            "--wrap", show});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/pt.txt"), "0 0 0 gpu:per_task:1 block\n1 1 1 gpu:per_task:1 block\n");
+  r = c.run("sbatch", {"--wait", "-p", "gpu", "-w", "hgpu1", "--gpus-per-task=1", "-n", "2", "-o", "none.txt",
+                       "--wrap", "srun --gpu-bind=none " + show.substr(5)});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/none.txt"), "0 none none gpu:none block\n1 none none gpu:none block\n");
+  // --gpu-bind given to sbatch is the job's SLURM_GPU_BIND, and its steps follow it.
+  r = c.run("sbatch", {"--wait", "-p", "gpu", "-w", "hgpu1", "--gpus=4", "-n", "4", "--gpu-bind=single:2", "-o",
+                       "single.txt", "--wrap", "echo $SLURM_GPU_BIND; " + show});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/single.txt"),
+            "single:2\n0 0 0 gpu:single:2 block\n1 0 0 gpu:single:2 block\n2 1 1 gpu:single:2 block\n"
+            "3 1 1 gpu:single:2 block\n");
+  // Outside an allocation srun binds as well, and names no distribution unless -m is given.
+  r = c.run("srun", {"-p", "gpu", "-w", "hgpu1", "--gpus=4", "-n", "2", "--gpu-bind=mask_gpu:0x3,0xC", "-l", "bash",
+                     "-c", "echo ${CUDA_VISIBLE_DEVICES} ${SLURM_DISTRIBUTION-unset}"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: 0,1 unset", "1: 2,3 unset"}));
+  r = c.run("srun", {"-p", "gpu", "--gpus=2", "-n", "2", "--gpu-bind=foo", "true"});
+  EXPECT_EQ(r.rc, 255);
+  EXPECT_EQ(r.err.rfind("srun: error: Invalid --gpu-bind argument: gpu:foo\n", 0), 0u) << r.err;
+  // -m cyclic: ranks dealt over the nodes in turn (SLURM_GTIDS), the default inside a job is block.
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-w", "cpu[1-2]", "-N", "2", "-n", "4", "-o", "cyc.txt", "--wrap",
+                       "srun -m cyclic bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_GTIDS $SLURM_DISTRIBUTION' "
+                       "| sort; srun bash -c 'echo $SLURM_PROCID $SLURMD_NODENAME $SLURM_GTIDS "
+                       "$SLURM_DISTRIBUTION $SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0' | sort"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/cyc.txt"),
+            "0 cpu1 0,2 cyclic\n1 cpu2 1,3 cyclic\n2 cpu1 0,2 cyclic\n3 cpu2 1,3 cyclic\n"
+            "0 cpu1 0,1 block 2(x2)\n1 cpu1 0,1 block 2(x2)\n2 cpu2 2,3 block 2(x2)\n3 cpu2 2,3 block 2(x2)\n");
+}
+
+// What sbatch puts in the job's environment for its options, as Slurm 22.05's
+// did on the anchor: --hint and the threads it implies, a task count from the
+// CPUs when -n is not given, no memory for --mem=0, the array's step.
+TEST(Steps, BatchEnvironmentFollowsTheOptionsAsSlurmsDid) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("sbatch", {"--wait", "-p", "compute", "--hint=nomultithread", "-n", "2", "-o", "hint.txt", "--wrap",
+                            "echo $SLURM_HINT $SLURM_THREADS_PER_CORE; srun printenv SLURM_THREADS_PER_CORE"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/hint.txt"), "nomultithread 1\n1\n1\n");
+  r = c.run("sbatch", {"--wait", "-p", "compute", "--mincpus=4", "--mem=0", "-o", "tpn.txt", "--wrap",
+                       "echo $SLURM_TASKS_PER_NODE ${SLURM_NTASKS-unset} ${SLURM_MEM_PER_NODE-unset}; srun hostname | wc -l"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/tpn.txt"), "4 unset unset\n1\n") << "srun still runs one task per node";
+  // A list's step is 1, however evenly spaced.
+  for (const auto& [array, element, step] : {std::tuple{"0-4:2", "2", "2\n"}, std::tuple{"1,3", "3", "1\n"}}) {
+    r = c.run("sbatch", {"--wait", "-p", "compute", "-a", array, "-o", "step-%a.txt", "--wrap",
+                         "echo $SLURM_ARRAY_TASK_STEP"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(read_file(c.work() + "/step-" + element + ".txt"), step) << array;
+  }
+  // sbatch -m is the job's SLURM_DISTRIBUTION, which its steps then follow.
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-w", "cpu[1-2]", "-N", "2", "-n", "4", "-m", "cyclic", "-o",
+                       "dist.txt", "--wrap", "echo $SLURM_DISTRIBUTION; srun printenv SLURM_GTIDS | sort -u"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/dist.txt"), "cyclic\n0,2\n1,3\n");
 }
 
 TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
@@ -1038,6 +1111,9 @@ int main(int argc, char** argv) {
                                       // One node: every fence is local.
                                       "srun --mpi=pmix -N1 -n2 ./hello > one.out 2>&1\n"
                                       "echo one-exit=$?\n"
+                                      // -m cyclic: ranks dealt over the nodes in turn; the PMIx maps follow.
+                                      "srun --mpi=pmix -N2 -n4 -m cyclic ./hello > cyclic.out 2>&1\n"
+                                      "echo cyclic-exit=$?\n"
                                       // The second node's launch fails (no out-1/): the first one's rank
                                       // must not wait in MPI_Init's fence for it.
                                       "mkdir -p out-0; SECONDS=0\n"
@@ -1055,7 +1131,13 @@ int main(int argc, char** argv) {
   std::string one = read_file(c.work() + "/one.out");
   EXPECT_NE(out.find("one-exit=0"), std::string::npos) << out << one;
   EXPECT_NE(one.find("hello 1 of 2 on hgpu1 sum 1"), std::string::npos) << one;
-  for (const auto& text : {out, dmodex, one}) {
+  std::string cyclic = read_file(c.work() + "/cyclic.out");
+  EXPECT_NE(out.find("cyclic-exit=0"), std::string::npos) << out << cyclic;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_NE(cyclic.find("hello " + std::to_string(r) + " of 4 on hgpu" + std::to_string(r % 2 + 1) + " sum 6"),
+              std::string::npos) << cyclic;
+  }
+  for (const auto& text : {out, dmodex, one, cyclic}) {
     EXPECT_EQ(text.find("PMIX ERROR"), std::string::npos) << text;  // e.g. the task's user cannot map PMIx's store
   }
   std::string abort = read_file(c.work() + "/abort.out");
@@ -1070,7 +1152,7 @@ int main(int argc, char** argv) {
   EXPECT_NE(out.substr(at, 12), "lost-exit=0 ") << out << lost;
   EXPECT_LT(std::atoi(out.c_str() + out.find("after=", at) + 6), 30) << out << lost;
   auto rows = step_rows(c, job);
-  ASSERT_EQ(rows.size(), 6u);
+  ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
   EXPECT_EQ(rows[2], std::to_string(job) + ".1|hgpu[1-2]|4|COMPLETED|0");
   EXPECT_NE(rows[3].find(".2|hgpu[1-2]|2|FAILED|"), std::string::npos) << rows[3] << "\n" << abort;
