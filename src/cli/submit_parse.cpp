@@ -366,7 +366,6 @@ void collect_warnings(const JobRequest& req, std::vector<std::string>& warnings)
       {req.gpus_per_socket.has_value(), "--gpus-per-socket"},
       {req.gres_flags.has_value(), "--gres-flags"},
       {req.overcommit, "--overcommit"},
-      {req.spread_job, "--spread-job"},
       {req.use_min_nodes, "--use-min-nodes"},
   };
   for (const auto& [set, name] : inert) {

@@ -86,6 +86,7 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
   if (r.threads_per_core) d.set_threads_per_core(static_cast<int32_t>(*r.threads_per_core));
   if (r.ntasks_per_socket) d.set_ntasks_per_socket(static_cast<int32_t>(*r.ntasks_per_socket));
   if (r.ntasks_per_core) d.set_ntasks_per_core(static_cast<int32_t>(*r.ntasks_per_core));
+  d.set_spread_job(r.spread_job);
   if (r.delay_boot) d.set_delay_boot_s(*r.delay_boot);
   if (r.kill_on_invalid_dep) d.set_kill_on_invalid_dep(*r.kill_on_invalid_dep);
   if (auto cc = r.uninterpreted.find("--cluster-constraint"); cc != r.uninterpreted.end()) {

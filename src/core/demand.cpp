@@ -156,6 +156,14 @@ void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& pa
     }
     max_nodes = std::min(max_nodes, std::max(min_nodes, job.ntasks));
     if (min_nodes == max_nodes) d.tasks_per_node = ceil_div(job.ntasks, min_nodes);
+    if (job.spread_job) {  // over as many nodes as there are tasks, within -N's top when given
+      max_nodes = job.max_nodes > 0 ? std::min(job.max_nodes, job.ntasks) : std::max(min_nodes, job.ntasks);
+      if (max_nodes > min_nodes) {
+        d.tasks_per_node = 0;
+        d.even = true;
+      }
+    }
+    d.widest = (job.spread_job || job.max_nodes > std::max(job.min_nodes, 1)) && max_nodes > min_nodes;
   } else {
     d.tasks = min_nodes;  // one task per node
     d.tasks_per_node = 1;

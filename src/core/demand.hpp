@@ -72,6 +72,12 @@ struct Demand {
   GpuReq gpus_per_task;
   int32_t cpus_per_gpu = 0;
   bool whole_node = false;
+  // -N min-max with -n: started on as many nodes as hold a task now, up to
+  // the range's top (sbatch(1): "as many nodes as possible within the range
+  // specified and without delaying the initiation of the job"); planned
+  // ahead on as few as hold it.
+  bool widest = false;
+  bool even = false;  // --spread-job: the tasks dealt evenly over those nodes (else the first take the rest)
   std::vector<Constraint> alternatives;  // at least one: --prefer's (the first `preferred`), then -C's
   int32_t preferred = 0;
   std::vector<NodeIndex> required;  // -w, ascending

@@ -74,6 +74,7 @@ struct JobSpec {
   int32_t threads_per_core = 0;
   int32_t ntasks_per_socket = 0;         // at most this many tasks per socket / core; 0 = not asked
   int32_t ntasks_per_core = 0;
+  bool spread_job = false;               // --spread-job: as many nodes as hold a task now, tasks evenly
   int64_t mem_per_node_mb = -1;          // --mem; 0 = all the node's memory; -1 = not asked
   int64_t mem_per_cpu_mb = -1;
   int64_t mem_per_gpu_mb = -1;

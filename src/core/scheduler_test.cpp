@@ -48,6 +48,40 @@ TEST(Placement, CpuJobStartsOnCpuNodeWithItsCores) {
   EXPECT_EQ(d->kind, StartKind::kImmediate);
 }
 
+// -N min-max with -n starts on as many nodes as hold a task now (Slurm 22.05
+// ran -N 1-2 -n 2 on two nodes, one task each); -n alone, as few as hold it;
+// --spread-job, as many as it has tasks.
+TEST(Placement, NodeRangeAndSpreadJobStartOnAsManyNodesAsHoldATask) {
+  Cluster c = mixed();
+  JobSpec blocker;
+  blocker.id = 90;
+  // The tasks each node got when a 3-task job of this shape started, c2 busy or not.
+  auto tasks_on = [&](int32_t min_nodes, int32_t max_nodes, bool spread, bool c2_busy) {
+    Scheduler s(c);
+    Jobs jobs;
+    JobSpec& j = jobs.add(1);
+    j.partitions = {"cpu"};
+    j.ntasks = 3;
+    j.min_nodes = min_nodes;
+    j.max_nodes = max_nodes;
+    j.spread_job = spread;
+    std::vector<RunningJob> run;
+    if (c2_busy) run.push_back(running(c, &blocker, {"c2"}, 32, 1000, 0, 0, 5000));
+    CycleResult r = cycle(s, jobs, run);
+    const StartDecision* d = started(r, 1);
+    std::vector<std::pair<std::string, int32_t>> out;
+    if (d) {
+      for (const auto& t : d->alloc.nodes) out.emplace_back(c.nodes[t.node].name, t.tasks);
+    }
+    return out;
+  };
+  using Got = std::vector<std::pair<std::string, int32_t>>;
+  EXPECT_EQ(tasks_on(1, 2, false, false), (Got{{"c1", 2}, {"c2", 1}})) << "one task each, the rest on the first";
+  EXPECT_EQ(tasks_on(0, 0, false, false), (Got{{"c1", 3}})) << "-n alone: as few nodes as hold it";
+  EXPECT_EQ(tasks_on(1, 2, false, true), (Got{{"c1", 3}})) << "one node free now: it starts there, not later";
+  EXPECT_EQ(tasks_on(0, 0, true, false), (Got{{"c1", 2}, {"c2", 1}})) << "--spread-job over both nodes";
+}
+
 TEST(Placement, CpuJobGoesToGpuNodeOnlyWhenCpuNodesAreFull) {
   Cluster c = mixed();
   Scheduler s(c);

@@ -281,6 +281,57 @@ std::optional<Placement> spread_at(SearchCtx& x, const std::vector<ClassNeed>& c
   return p;
 }
 
+// A node range with -n (Demand::widest), started now: as many nodes as hold a
+// task now, up to the range's top and the task count; one task on each, the
+// rest on the first of them as they hold them (Slurm 22.05 ran -N 1-2 -n 2 on
+// two nodes, one task each). Nothing when fewer than two nodes (or than the
+// range's bottom) hold a task now.
+std::optional<Placement> widest_now(SearchCtx& x, const std::vector<ClassNeed>& classes) {
+  const Demand& d = x.pc.demand;
+  const Time t = x.s.now;
+  const int32_t target = std::min(d.max_nodes, d.tasks);
+  std::vector<NodeIndex> nodes;
+  std::vector<int32_t> room;
+  for (const ClassNeed& cn : classes) {
+    x.s.idx(cn.cls).scan(cn.amount.data(), x.d, t, t + 1, [&](int, NodeIndex n, Time) {
+      if (!x.eligible(n)) return true;
+      std::vector<int64_t> amount;
+      if (int32_t got = tasks_fitting(x, n, t, d.tasks, amount); got > 0) {
+        nodes.push_back(n);
+        room.push_back(got);
+      }
+      return static_cast<int32_t>(nodes.size()) < target;
+    });
+    if (static_cast<int32_t>(nodes.size()) >= target) break;
+  }
+  const auto count = static_cast<int32_t>(nodes.size());
+  if (count < 2 || count < d.min_nodes) return std::nullopt;
+  std::vector<int32_t> tasks(nodes.size(), 1);
+  int32_t left = d.tasks - count;
+  if (d.even) {  // --spread-job: one more on each node in turn that has room
+    for (bool placed = true; left > 0 && placed;) {
+      placed = false;
+      for (size_t i = 0; i < nodes.size() && left > 0; ++i) {
+        if (tasks[i] < room[i]) ++tasks[i], --left, placed = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < nodes.size() && left > 0; ++i) {
+    const int32_t more = std::min(left, room[i] - tasks[i]);
+    tasks[i] += more;
+    left -= more;
+  }
+  if (left > 0) return std::nullopt;
+  Placement p;
+  p.start = t;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::vector<int64_t> amount;
+    if (tasks_fitting(x, nodes[i], t, tasks[i], amount) != tasks[i]) return std::nullopt;
+    p.add(nodes[i], tasks[i], amount);
+  }
+  return p;
+}
+
 // Flexible jobs first try to fit whole on one node: the per-class amounts for all tasks.
 std::vector<std::vector<int64_t>> whole_job_amounts(SearchCtx& x, const std::vector<ClassNeed>& classes) {
   std::vector<std::vector<int64_t>> out;
@@ -318,8 +369,11 @@ std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const 
       p = d.min_nodes == 1 ? single_now(x, classes, d.tasks, nullptr)
                            : multi_now(x, classes, d.min_nodes, d.tasks_per_node, d.tasks);
     } else {
-      auto whole = whole_job_amounts(x, classes);
-      p = single_now(x, classes, d.tasks, &whole);
+      if (d.widest) p = widest_now(x, classes);
+      if (!p) {
+        auto whole = whole_job_amounts(x, classes);
+        p = single_now(x, classes, d.tasks, &whole);
+      }
       if (!p && d.max_nodes > 1) p = spread_at(x, classes, now);
     }
     if (p) {

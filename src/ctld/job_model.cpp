@@ -122,6 +122,7 @@ void fill_shape(const v1::JobDescriptor& d, core::JobSpec& s) {
   s.threads_per_core = d.threads_per_core();
   s.ntasks_per_socket = d.ntasks_per_socket();
   s.ntasks_per_core = d.ntasks_per_core();
+  s.spread_job = d.spread_job();
   s.mem_per_node_mb = d.has_mem_per_node_mb() ? d.mem_per_node_mb() : -1;
   s.mem_per_cpu_mb = d.has_mem_per_cpu_mb() ? d.mem_per_cpu_mb() : -1;
   s.mem_per_gpu_mb = d.has_mem_per_gpu_mb() ? d.mem_per_gpu_mb() : -1;

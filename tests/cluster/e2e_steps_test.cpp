@@ -528,6 +528,16 @@ TEST(Steps, BatchEnvironmentFollowsTheOptionsAsSlurmsDid) {
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(read_file(c.work() + "/step-" + element + ".txt"), step) << array;
   }
+  // A node range with -n starts on as many nodes as hold a task now, --spread-job over as many as it has tasks.
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-N", "1-2", "-n", "2", "-o", "range.txt", "--wrap",
+                       "echo $SLURM_JOB_NUM_NODES $SLURM_TASKS_PER_NODE"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/range.txt"), "2 1(x2)\n");
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-n", "3", "--spread-job", "-o", "spread.txt", "--wrap",
+                       "echo $SLURM_JOB_NUM_NODES $SLURM_TASKS_PER_NODE"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "--spread-job is acted on, not warned about";
+  EXPECT_EQ(read_file(c.work() + "/spread.txt"), "3 1(x3)\n");
   // sbatch -m is the job's SLURM_DISTRIBUTION, which its steps then follow.
   r = c.run("sbatch", {"--wait", "-p", "compute", "-w", "cpu[1-2]", "-N", "2", "-n", "4", "-m", "cyclic", "-o",
                        "dist.txt", "--wrap", "echo $SLURM_DISTRIBUTION; srun printenv SLURM_GTIDS | sort -u"});
