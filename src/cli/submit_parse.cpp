@@ -463,9 +463,10 @@ std::string default_job_name(const JobRequest& r) {
     if (r.wrap) return "wrap";
     return r.script_path.empty() ? "sbatch" : base(r.script_path);
   }
-  if (r.command == SubmitCommand::kSalloc && r.no_shell) return "no-shell";  // as Slurm names it
+  // As Slurm 22.05 names salloc's allocations, whatever command runs in them (anchor cluster).
+  if (r.command == SubmitCommand::kSalloc) return r.no_shell ? "no-shell" : "interactive";
   if (!r.argv.empty()) return base(r.argv.front());
-  return r.command == SubmitCommand::kSalloc ? "bash" : "srun";
+  return "srun";
 }
 
 }  // namespace drover::cli

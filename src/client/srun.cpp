@@ -458,7 +458,6 @@ std::vector<std::string> allocation_env(const v1::JobRecord& rec, const std::str
       "SLURM_JOB_NUM_NODES=" + std::to_string(nodes.size()),
       "SLURM_NNODES=" + std::to_string(nodes.size()),
       "SLURM_JOB_CPUS_PER_NODE=" + compress_counts(cpus),
-      "SLURM_TASKS_PER_NODE=" + compress_counts(tasks),
       "SLURM_JOB_PARTITION=" + rec.partition(),
       "SLURM_JOB_ACCOUNT=" + rec.account(),
       "SLURM_JOB_QOS=" + rec.qos(),
@@ -468,12 +467,31 @@ std::vector<std::string> allocation_env(const v1::JobRecord& rec, const std::str
       "SLURM_CONF=" + conf_path,
       "DROVER_CONF=" + conf_path,
   };
-  if (d.ntasks() > 0) {
-    env.push_back("SLURM_NTASKS=" + std::to_string(d.ntasks()));
-    env.push_back("SLURM_NPROCS=" + std::to_string(d.ntasks()));
+  const int ntasks = d.ntasks() > 0 ? d.ntasks() : d.ntasks_per_node() * static_cast<int>(nodes.size());
+  if (ntasks > 0) {
+    env.push_back("SLURM_NTASKS=" + std::to_string(ntasks));
+    env.push_back("SLURM_NPROCS=" + std::to_string(ntasks));
   }
+  env.push_back("SLURM_TASKS_PER_NODE=" + compress_counts(job_tasks_per_node(cpus, tasks, ntasks > 0, d.cpus_per_task())));
   if (d.ntasks_per_node() > 0) env.push_back("SLURM_NTASKS_PER_NODE=" + std::to_string(d.ntasks_per_node()));
   if (d.cpus_per_task() > 0) env.push_back("SLURM_CPUS_PER_TASK=" + std::to_string(d.cpus_per_task()));
+  // The memory and GPUs asked for, as given (Slurm 22.05's salloc sets only those).
+  if (d.mem_per_gpu_mb() == 0 && d.has_mem_per_node_mb() && d.mem_per_node_mb() > 0) {
+    env.push_back("SLURM_MEM_PER_NODE=" + std::to_string(d.mem_per_node_mb()));
+  } else if (d.mem_per_gpu_mb() == 0 && d.has_mem_per_cpu_mb()) {
+    env.push_back("SLURM_MEM_PER_CPU=" + std::to_string(d.mem_per_cpu_mb()));
+  }
+  const std::pair<const char*, std::string> gpu_opts[] = {
+      {"SLURM_GPUS", d.gpus().text()},
+      {"SLURM_GPUS_PER_NODE", d.gpus_per_node().text()},
+      {"SLURM_GPUS_PER_TASK", d.gpus_per_task().text()},
+      {"SLURM_CPUS_PER_GPU", d.cpus_per_gpu() > 0 ? std::to_string(d.cpus_per_gpu()) : ""},
+      {"SLURM_MEM_PER_GPU", d.mem_per_gpu_text()},
+      {"SLURM_NTASKS_PER_GPU", d.ntasks_per_gpu() > 0 ? std::to_string(d.ntasks_per_gpu()) : ""},
+  };
+  for (const auto& [k, v] : gpu_opts) {
+    if (!v.empty()) env.push_back(std::string(k) + "=" + v);
+  }
   return env;
 }
 
@@ -676,9 +694,16 @@ int salloc_main(const Args& args) {
   // --no-shell: the allocation stays, for srun --jobid and scancel, until its
   // time limit (salloc(1)); nothing runs in it now.
   if (req.no_shell) return 0;
+  // salloc's own environment, the allocation's variables over it (each name once).
+  std::map<std::string, std::string> vars = who.env;
+  for (const auto& kv : allocation_env(a.rec, api->endpoint().cluster, api->endpoint().conf_path)) {
+    const auto eq = kv.find('=');
+    vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  vars["SLURM_NODE_ALIASES"] = "(null)";  // no cloud nodes, as Slurm 22.05's salloc shows it
+  for (auto& [k, v] : option_output_env(req)) vars[k] = std::move(v);
   std::vector<std::string> env;
-  for (const auto& [k, v] : who.env) env.push_back(k + "=" + v);
-  for (auto& kv : allocation_env(a.rec, api->endpoint().cluster, api->endpoint().conf_path)) env.push_back(kv);
+  for (const auto& [k, v] : vars) env.push_back(k + "=" + v);
   signal(SIGINT, SIG_IGN);  // Ctrl-C belongs to the command (salloc(1))
   pid_t pid = fork();
   if (pid == 0) {

@@ -664,6 +664,15 @@ TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
                        "\nsalloc: Job allocation " + id + " has been revoked.\n");
   auto q = c.run("squeue", {"-h"});
   EXPECT_EQ(q.out, "");
+  // The command's environment and the job's name, as Slurm 22.05's salloc gave them on the anchor:
+  // "interactive", the memory and GPUs asked for, the tasks from --ntasks-per-node, each task its GPU.
+  r = c.run("salloc", {"-p", "gpu", "-w", "hgpu1", "--ntasks-per-node=2", "--gpus-per-task=1", "--mem=1G",
+                       "--hint=nomultithread", "bash", "-c",
+                       "echo $SLURM_JOB_NAME $SLURM_NTASKS $SLURM_MEM_PER_NODE $SLURM_GPUS_PER_TASK $SLURM_HINT "
+                       "$SLURM_NODE_ALIASES; squeue -h -j $SLURM_JOB_ID -o %j; "
+                       "srun bash -c 'echo $SLURM_PROCID $CUDA_VISIBLE_DEVICES' | sort"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "interactive 2 1024 1 nomultithread (null)\ninteractive\n0 0\n1 1\n");
 }
 
 // scancel of an allocation under salloc's command: salloc says it was
