@@ -51,12 +51,19 @@ void add_job_vars(EnvMap& env, const LaunchRequest& r) {
   if (j.restart_count > 0) env["SLURM_RESTART_COUNT"] = std::to_string(j.restart_count);
   if (!j.export_spec.empty() && j.export_spec != "ALL") env["SLURM_EXPORT_ENV"] = j.export_spec;
   set_opt(env, "SLURM_NTASKS_PER_NODE", j.ntasks_per_node);
-  set_if(env, "SLURM_GPUS", j.gpus_opt);
-  set_if(env, "SLURM_NTASKS_PER_GPU", j.ntasks_per_gpu_opt);
-  set_if(env, "SLURM_GPUS_PER_NODE", j.gpus_per_node_opt);
-  set_if(env, "SLURM_GPUS_PER_TASK", j.gpus_per_task_opt);
-  set_if(env, "SLURM_CPUS_PER_GPU", j.cpus_per_gpu_opt);
-  set_if(env, "SLURM_MEM_PER_GPU", j.mem_per_gpu_opt);
+  if (r.key.is_batch()) {
+    // The job's GPU options, for the batch script (a step inside has them from srun's environment;
+    // Slurm 22.05 gave none to the tasks of an srun that made its own allocation).
+    const std::pair<const char*, const std::string*> gpu_options[] = {
+        {"SLURM_GPUS", &j.gpus_opt},
+        {"SLURM_NTASKS_PER_GPU", &j.ntasks_per_gpu_opt},
+        {"SLURM_GPUS_PER_NODE", &j.gpus_per_node_opt},
+        {"SLURM_GPUS_PER_TASK", &j.gpus_per_task_opt},
+        {"SLURM_CPUS_PER_GPU", &j.cpus_per_gpu_opt},
+        {"SLURM_MEM_PER_GPU", &j.mem_per_gpu_opt},
+    };
+    for (const auto& [key, value] : gpu_options) set_if(env, key, *value);
+  }
   if (j.array) {
     env["SLURM_ARRAY_JOB_ID"] = std::to_string(j.array->array_job_id);
     env["SLURM_ARRAY_TASK_ID"] = std::to_string(j.array->task_id);
@@ -135,7 +142,6 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
   set_opt(env, "SLURM_CPUS_PER_TASK", L.cpus_per_task ? L.cpus_per_task : r.job.cpus_per_task);
   set_opt(env, "SLURM_MEM_PER_NODE", L.mem_per_node_mb);
   set_opt(env, "SLURM_MEM_PER_CPU", L.mem_per_cpu_mb);
-  if (!L.gpus_opt.empty()) env["SLURM_GPUS"] = L.gpus_opt;
   if (!L.launcher_host.empty()) {
     env["SLURM_SRUN_COMM_HOST"] = env["SLURM_LAUNCH_NODE_IPADDR"] = L.launcher_host;
   }

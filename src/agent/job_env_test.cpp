@@ -305,6 +305,14 @@ TEST(StepEnv, GpuBindGivesEachTaskItsOwnGpus) {
 
 TEST(StepEnv, DistributionAndPackGroupInsideAnAllocation) {
   LaunchRequest r = golden_cases().back().build();
+  // srun -p training --gpus=2 --gpus-per-task=1 making its own allocation: Slurm 22.05 gave its tasks
+  // neither SLURM_GPUS nor SLURM_GPUS_PER_TASK (inside a batch job they come with srun's environment).
+  r.job.gpus_opt = "2";
+  r.job.gpus_per_task_opt = "1";
+  r.layout.gpus_opt = "2";
+  auto own = build_task_env(r, TaskPlace{0, 0}, false);
+  EXPECT_EQ(own->count("SLURM_GPUS"), 0u);
+  EXPECT_EQ(own->count("SLURM_GPUS_PER_TASK"), 0u);
   auto outside = build_task_env(r, TaskPlace{0, 0}, false);
   EXPECT_EQ(outside->count("SLURM_DISTRIBUTION"), 0u) << "srun outside an allocation, without -m";
   EXPECT_EQ(outside->count("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0"), 0u);

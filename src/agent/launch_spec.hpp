@@ -88,7 +88,7 @@ struct StepLayout {
   int node_index = 0;                // this node's position in `nodes` (SLURM_NODEID for the step)
   std::vector<int> global_task_ids;  // ranks placed on this node (SLURM_GTIDS); ranks' local ids follow the order
   std::optional<int> cpus_per_task;  // the step's -c, when given
-  std::string gpus_opt;              // the step's --gpus as written
+  std::string gpus_opt;              // the step's --gpus as written (recorded; Slurm 22.05 put no SLURM_GPUS in its tasks' environment)
   std::optional<int64_t> mem_per_cpu_mb;
   std::optional<int64_t> mem_per_node_mb;
   std::string launcher_host;         // srun's address (SLURM_SRUN_COMM_HOST, SLURM_LAUNCH_NODE_IPADDR)

@@ -241,6 +241,16 @@ CliResult<bool> apply_kill_command(Ctx& c) {
 CliResult<bool> apply_export(Ctx& c) {
   auto e = parse_export_spec(c.value());
   if (!e) return invalid_spec(c, e.error().message + "; use ALL, NONE, or [ALL,]VAR[=value],...");
+  // NONE beside variables (--export=NONE,FOO=1), as Slurm 22.05 took it on the anchor: sbatch and salloc
+  // export the variables (from the login environment, as any list without ALL), srun exports none of them.
+  if (e->none && (!e->names.empty() || !e->assigned.empty())) {
+    if (c.req.command == SubmitCommand::kSrun) {
+      e->names.clear();
+      e->assigned.clear();
+    } else {
+      e->none = false;
+    }
+  }
   c.req.export_env = *e;
   return true;
 }

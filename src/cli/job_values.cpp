@@ -191,8 +191,7 @@ Result<ExportSpec> parse_export_spec(std::string_view s) {
       spec.names.push_back(item);
     }
   }
-  if (spec.none && (spec.all || !spec.names.empty() || !spec.assigned.empty()))
-    return make_error("NONE cannot be combined with ALL or with variables");
+  if (spec.none && spec.all) return make_error("NONE cannot be combined with ALL");
   return spec;
 }
 

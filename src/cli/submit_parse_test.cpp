@@ -632,7 +632,14 @@ TEST(Values, SignalsExportsAndFlags) {
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE(e->all);
   EXPECT_EQ(e->assigned, (std::vector<std::pair<std::string, std::string>>{{"EDITOR", "/bin/emacs"}, {"A", "x,y"}}));
-  EXPECT_FALSE(parse_export_spec("NONE,X").ok());
+  EXPECT_FALSE(parse_export_spec("ALL,NONE").ok());
+  // NONE beside variables, as Slurm 22.05 took it: sbatch exports the variables, srun none of them.
+  JobRequest nb = sbatch_ok({"--export=NONE,FOO=1", "--wrap", "x"});
+  EXPECT_FALSE(nb.export_env.none);
+  EXPECT_EQ(nb.export_env.assigned, (std::vector<std::pair<std::string, std::string>>{{"FOO", "1"}}));
+  JobRequest ns = command_ok(SubmitCommand::kSrun, {"--export=NONE,FOO=1", "true"});
+  EXPECT_TRUE(ns.export_env.none);
+  EXPECT_TRUE(ns.export_env.assigned.empty());
   EXPECT_EQ(*parse_mail_type("begin,END"), kMailBegin | kMailEnd);
   JobRequest r = sbatch_ok({"--open-mode=truncate", "--requeue", "--no-requeue", "--test-only", "--wrap", "x"});
   EXPECT_EQ(r.open_mode, OpenMode::kTruncate);
