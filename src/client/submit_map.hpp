@@ -28,13 +28,13 @@ v1::JobDescriptor descriptor_from_request(const cli::JobRequest& req, const Subm
 // A parsed --dependency / Dependency= value in the API's form.
 void dependency_to_proto(const cli::DependencySpec& d, v1::Dependency* out);
 
-// "ALL", "NONE", "ALL,EDITOR=/bin/emacs", "EDITOR,ARG1=test": the --export text the agent resolves.
 // What sbatch(1) puts in the job's environment for some of its options, as
 // Slurm 22.05's did (its OUTPUT ENVIRONMENT VARIABLES): SLURM_DISTRIBUTION, SLURM_GPU_BIND,
 // SLURM_HINT, SLURM_NTASKS_PER_CORE and SLURM_THREADS_PER_CORE (-B's, or
 // the one --hint=nomultithread implies). srun inside the job reads them.
 std::vector<std::pair<std::string, std::string>> option_output_env(const cli::JobRequest& r);
 
+// "ALL", "NONE", "ALL,EDITOR=/bin/emacs", "EDITOR,ARG1=test": the --export text the agent resolves.
 std::string export_text(const cli::ExportSpec& e);
 
 }  // namespace drover::client
