@@ -342,9 +342,9 @@ NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
   if (d.whole_node) {
     // All its CPUs and GRES, but only the memory it asks for (per CPU: of
     // every CPU; with DefMemPerCPU, that default's) as Slurm 22.05 allocates
-    // an --exclusive job's memory; --mem=0 is the whole node.
+    // an --exclusive job's memory; --mem=0 is the whole node. More than the
+    // node has never fits (and the refusal names what it asks).
     if (need.mem_mb > node.mem_mb) need.fits = false;
-    need.mem_mb = std::min(need.mem_mb, node.mem_mb);
   }
   if (need.cores > node.cores() || need.mem_mb > node.mem_mb) need.fits = false;
   if (d.tasks_per_socket > 0 && tasks_on_node > static_cast<int64_t>(d.tasks_per_socket) * node.sockets) need.fits = false;
@@ -514,10 +514,16 @@ Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<No
                   {"CPU count per node can not be satisfied"});
   }
   if (need.mem_mb > best_mem) {
+    // Slurm 22.05 adds "Memory specification can not be satisfied" only when what the job wrote is beyond
+    // every node (--mem, or one CPU's --mem-per-cpu); -c 64 at DefMemPerCPU=4096 on 250G nodes, or
+    // --exclusive there, was "Requested node configuration is not available" alone (anchor cluster).
+    const bool own = (d.mem_mode == MemMode::kPerNode || d.mem_mode == MemMode::kPerCpu) && d.mem_mb > best_mem;
+    std::vector<std::string> slurm_lines;
+    if (own) slurm_lines.push_back("Memory specification can not be satisfied");
     return refuse(kNodeConfigUnavailable,
                   "drover: the job needs " + format_memory_mb(need.mem_mb) + " of memory on one node; the largest node of partition " +
                       part.name + " has " + format_memory_mb(best_mem),
-                  {"Memory specification can not be satisfied"});
+                  std::move(slurm_lines));
   }
   if (d.tasks_per_socket > 0 || d.tasks_per_core > 0) {
     Demand uncapped = d;

@@ -1165,6 +1165,32 @@ TEST(ControllerState, ARunningJobCanBeHeldAndComesBackHeldWhenRequeued) {
   EXPECT_EQ(act(v1::RELEASE, 2, 1012), "Job has already finished");
 }
 
+// Memory beyond every node: Slurm 22.05's "Memory specification can not be satisfied" line comes only
+// when what the job wrote is beyond every node (--mem, one CPU's --mem-per-cpu), not when its CPUs
+// times a per-CPU amount are (anchor cluster: -c 64 at DefMemPerCPU=4096, and --exclusive, on 250G nodes).
+TEST(ControllerState, MemoryBeyondEveryNodeIsWordedAsSlurmWordedIt) {
+  auto st = make_state();
+  auto refusal = [&](int cpus, int64_t mem_per_cpu, bool exclusive) {
+    v1::JobDescriptor d = wrap("true");
+    d.set_cpus_per_task(cpus);
+    d.set_mem_per_cpu_mb(mem_per_cpu);
+    d.set_exclusive(exclusive);
+    Effects fx;
+    auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
+    return r ? std::string("taken") : r.error().message;
+  };
+  const std::string cpus = refusal(4, 1500, false);
+  EXPECT_NE(cpus.find("Requested node configuration is not available\n"), std::string::npos) << cpus;
+  EXPECT_EQ(cpus.find("Memory specification"), std::string::npos) << cpus;
+  EXPECT_NE(cpus.find("the job needs 6000M of memory on one node"), std::string::npos) << cpus;
+  const std::string whole = refusal(1, 1500, true);
+  EXPECT_EQ(whole.find("Memory specification"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("the job needs 6000M of memory on one node"), std::string::npos)
+      << "an --exclusive job asks for every CPU's share: " << whole;
+  const std::string own = refusal(1, 5000, false);
+  EXPECT_NE(own.find("Memory specification can not be satisfied\n"), std::string::npos) << own;
+}
+
 // A held job no node can ever hold is taken, as Slurm 22.05 took one on the anchor cluster (--hold
 // --mem=500G on 250G nodes): JobHeldUser while held, LastSchedEval its submit time; released, it pends
 // with BadConstraints. Unheld, or planned with --test-only, it is refused.
