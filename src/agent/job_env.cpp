@@ -251,14 +251,15 @@ Result<EnvMap> build_task_env(const LaunchRequest& r, const TaskPlace& task, boo
   if (!env.count("TMPDIR")) env["TMPDIR"] = "/tmp";
   std::optional<std::string> step_name;  // a step's SLURM_JOB_NAME is srun's (its -J or its command's name)
   if (!r.key.is_batch() && env.count("SLURM_JOB_NAME")) step_name = env["SLURM_JOB_NAME"];
-  for (auto& [k, v] : slurm_variables(r, task, devices_constrained)) env[k] = v;
-  if (!r.key.is_batch() && !r.alloc.gpus.empty() && !r.layout.gpu_bind.empty() &&
-      task_gpu_positions(r, task.local_id, devices_constrained, nullptr).empty()) {
-    // --gpu-bind=none: the task names no GPU, not even the ones srun's environment had (Slurm 22.05).
+  const EnvMap ours = slurm_variables(r, task, devices_constrained);
+  if (!r.alloc.gpus.empty() && !ours.count("CUDA_VISIBLE_DEVICES")) {
+    // Given no GPU on a node with GPUs (--gpu-bind=none): the task names none, not even the ones srun's
+    // environment had (Slurm 22.05).
     for (const char* k : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"}) {
       env.erase(k);
     }
   }
+  for (const auto& [k, v] : ours) env[k] = v;
   if (step_name) env["SLURM_JOB_NAME"] = *step_name;
   if (login) env["SLURM_GET_USER_ENV"] = "1";
   return env;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "common/strings.hpp"
 
@@ -12,18 +13,12 @@ std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& tasks_per_no
   std::vector<std::vector<int>> out(n);
   int total = 0;
   for (int t : tasks_per_node) total += std::max(0, t);
+  // Round robin, `plane` ranks at a time, over the nodes that still have room:
+  // one for cyclic, N for plane=N, and for block all of a node's at once.
   std::string first = to_lower(distribution.substr(0, distribution.find_first_of(":,")));
-  int plane = 0;
+  int plane = std::numeric_limits<int>::max();
   if (first == "cyclic") plane = 1;
-  if (istarts_with(first, "plane=")) plane = static_cast<int>(parse_int(first.substr(6)).value_or(1));
-  if (plane <= 0) {  // block: consecutive ranks node after node
-    int next = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      for (int k = 0; k < tasks_per_node[i]; ++k) out[i].push_back(next++);
-    }
-    return out;
-  }
-  // Round robin, `plane` ranks at a time, over the nodes that still have room.
+  if (istarts_with(first, "plane=")) plane = static_cast<int>(std::max<int64_t>(1, parse_int(first.substr(6)).value_or(1)));
   int next = 0;
   while (next < total) {
     for (std::size_t i = 0; i < n && next < total; ++i) {
