@@ -171,16 +171,31 @@ const std::vector<Field<SqueueStepRow>>& squeue_step_fields() {
     UnixTime start = r.step->start_time;
     return format_duration(start == kNoTime || r.now < start ? 0 : r.now - start);
   };
+  // Slurm 22.05's step fields and headers (anchor cluster); the batch step
+  // counts no CPUs there. Drover has no network or container for a step.
   static const std::vector<Field<S>> fields = {
       f('A', "NumTasks", "TASKS", [](const S& r) { return num(r.step->ntasks); }),
       f('i', "StepId", "STEPID", [](const S& r) { return squeue_step_id(*r.step); }),
       f('j', "StepName", "NAME", [](const S& r) { return r.step->name; }),
+      f('l', "TimeLimit", "TIME_LIMIT", [](const S& r) { return limit_text(r.step->time_limit); }),
       f('M', "TimeUsed", "TIME", used, false),
       f('N', "NodeList", "NODELIST", [](const S& r) { return r.step->nodes; }, false, false),
       f('P', "Partition", "PARTITION", [](const S& r) { return r.step->job.partition; }),
       f('S', "StartTime", "START_TIME", [](const S& r) { return time_or(r.step->start_time, "N/A"); }),
       f('u', "UserName", "USER", [](const S& r) { return r.step->job.user; }),
       f('U', "UserID", "UID", [](const S& r) { return num(r.step->job.uid); }),
+      f(0, "StepState", "STATE", [](const S& r) { return r.step->state; }),
+      f(0, "NumCPUs", "NUM_CPUS", [](const S& r) { return num(r.step->step_id < 0 ? 0 : r.step->cpus); }),
+      f(0, "JobID", "JOB_ID", [](const S& r) { return num(r.step->job.job_id); }),
+      f(0, "ArrayJobID", "ARRAY_JOB_ID", [](const S& r) { return num(r.step->job.array_job_id); }),
+      f(0, "ArrayTaskID", "ARRAY_TASK_ID",
+        [](const S& r) {
+          return r.step->job.array_task_id ? num(*r.step->job.array_task_id) : std::string("N/A");
+        }),
+      f(0, "Cluster", "CLUSTER", [](const S& r) { return r.step->job.cluster; }),
+      f(0, "Network", "NETWORK", [](const S&) { return std::string("(null)"); }),
+      f(0, "Container", "CONTAINER", [](const S&) { return std::string("(null)"); }),
+      f(0, "Nodes", "NODELIST", [](const S& r) { return r.step->nodes; }, false, false),
   };
   return fields;
 }

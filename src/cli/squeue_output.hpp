@@ -57,6 +57,9 @@ struct StepView {
   std::string name;
   std::string nodes;    // host list
   int64_t ntasks = 0;
+  int64_t cpus = 0;
+  Seconds time_limit = kInfinite;  // srun -t, else UNLIMITED
+  std::string state = "RUNNING";
   UnixTime start_time = kNoTime;
 };
 

@@ -197,7 +197,12 @@ int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const s
   for (const auto& j : jobs->jobs()) by_id[j.job_id()] = &j;
   std::vector<int64_t> running;
   for (const auto& [id, j] : by_id) running.push_back(id);
-  if (!wants.empty() && running.empty()) return invalid();
+  for (const auto& w : wants) {
+    bool known = std::any_of(by_id.begin(), by_id.end(), [&](const auto& kv) {
+      return kv.first == w.job.job_id() || kv.second->array_job_id() == w.job.job_id();
+    });
+    if (!known) return invalid();
+  }
   auto steps = api.get_steps(running);
   if (!steps) return report_failure(inv, api, steps.error());
   auto selected = [&](const v1::StepInfo& s, const v1::JobRecord& j) {
@@ -245,8 +250,20 @@ int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const s
     out += cli::render_step_detail(v, o.one_line);
   }
   if (out.empty()) {
-    if (!wants.empty()) return invalid();
-    out = "No job steps in the system\n";
+    if (wants.empty()) {
+      out = "No job steps in the system\n";
+    } else {
+      // A job the controller knows without that step (ended, pending, or
+      // the step not running), in Slurm 22.05's words: "Job step 12.0 not
+      // found", "Job step 12. not found" for a job named without a step,
+      // on stdout, exit 1.
+      const std::string& id = ids.front();
+      const auto dot = id.find('.');
+      write_out(fmt::format("Job step {}.{} not found\n", id.substr(0, dot),
+                            dot == std::string::npos ? "" : id.substr(dot + 1)),
+                stdout);
+      return 1;
+    }
   }
   write_out(out, stdout);
   return 0;

@@ -45,6 +45,9 @@ int squeue_steps(const Invocation& inv, ControllerApi& api, const cli::SqueueOpt
     for (const auto& n : s.nodes()) nodes.push_back(n.node());
     v.nodes = hostlist_compress(nodes);
     v.ntasks = s.ntasks();
+    v.cpus = s.cpus();
+    v.time_limit = s.time_limit_s() > 0 ? s.time_limit_s() : kInfinite;
+    if (!s.state().empty()) v.state = s.state();
     v.start_time = s.start_time() > 0 ? s.start_time() : kNoTime;
     views.push_back(std::move(v));
   }

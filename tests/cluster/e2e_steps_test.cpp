@@ -428,11 +428,21 @@ TEST(Steps, ScontrolShowStepListsTheRunningSteps) {
     EXPECT_NE(one.out.find(want), std::string::npos) << want << "\n" << one.out;
   }
   EXPECT_EQ(one.out.find(".batch"), std::string::npos) << one.out;
-  for (const std::string& bad : std::vector<std::string>{"99999.0", id + ".5", "x.0"}) {
+  for (const std::string& bad : std::vector<std::string>{"99999.0", "x.0"}) {
     auto r = c.run("scontrol", {"show", "step", bad});
     EXPECT_EQ(r.rc, 1) << bad;
     EXPECT_EQ(r.err, "slurm_get_job_steps error: Invalid job id specified\n") << bad;
   }
+  // A known job without that step: Slurm 22.05's line on stdout (anchor cluster).
+  auto none = c.run("scontrol", {"show", "step", id + ".5"});
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_EQ(none.out, "Job step " + id + ".5 not found\n");
+  // Slurm's squeue -s -O step fields.
+  auto fields = c.run("squeue", {"-s", "-h", "-j", id, "-O", "StepId:12,StepState:9,NumTasks:3,NumCPUs:3,JobID:6,ArrayTaskID:4,TimeLimit:10"});
+  EXPECT_NE(fields.out.find(id + ".0" + std::string(12 - id.size() - 2, ' ') + "RUNNING  2  2  " + id), std::string::npos)
+      << fields.out << fields.err;
+  EXPECT_NE(fields.out.find("N/A 7:00"), std::string::npos) << fields.out;
+  EXPECT_NE(fields.out.find("N/A UNLIMITED"), std::string::npos) << fields.out;  // the batch step
   ASSERT_EQ(c.run("scancel", {id}).rc, 0);
   EXPECT_TRUE(eventually([&] { return c.run("scontrol", {"show", "step"}).out == "No job steps in the system\n"; }, 10s));
 }
