@@ -13,12 +13,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <set>
 #include <thread>
 
 #include "agent/fork_server.hpp"
 #include "agent/proc.hpp"
 #include "agent/usage.hpp"
+#include "common/fd_io.hpp"
 
 namespace drover::agent {
 namespace {
@@ -245,7 +247,12 @@ void StepDaemon::reap_children() {
     t.ended = true;
     t.exit = ExitStatus::from_wait_status(wstatus);
     // When the last task ends, finish() writes the state next.
-    if (!all_tasks_ended()) write_state();
+    if (!all_tasks_ended()) {
+      write_state();
+    } else if (notice_fd_ >= 0) {
+      close(notice_fd_);  // srun's stream ends with the last task
+      notice_fd_ = -1;
+    }
     if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && kill_ms_ == 0 && !all_tasks_ended()) {
       // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED),
       // the others ended as Slurm's are: SIGCONT and SIGTERM, SIGKILL after KillWait.
@@ -294,9 +301,13 @@ void StepDaemon::handle_command(const ControlCommand& c) {
   if (c.verb == "signal") {
     int sig = std::atoi(c.args[0].c_str());
     if (sig > 0 && sig < NSIG) signal_processes(sig, c.args[1] == "batch");
-  } else if (c.verb == "terminate") {
-    auto state = parse_state(c.args[0]);
-    begin_termination(state.value_or(JobState::kCancelled), c.rest);
+  } else if (c.verb == "terminate" || c.verb == "end" || c.verb == "requeue" || c.verb == "kill") {
+    // terminate: a clean-up; end: a cancel or time limit, told on the
+    // step's stderr; requeue: told as one; kill: told, with SIGKILL at
+    // once (supervisor.hpp).
+    auto state = parse_state(c.args[0]).value_or(JobState::kCancelled);
+    if (c.verb != "terminate" && !end_state_) termination_notice(state, c.verb == "requeue");
+    begin_termination(state, c.rest, c.verb == "kill");
   } else if (c.verb == "time_limit") {
     set_time_limit(std::max<int64_t>(0, std::atoll(c.args[0].c_str())));
     write_state();
@@ -316,6 +327,7 @@ void StepDaemon::handle_timers() {
   }
   if (deadline_ms_ > 0 && now >= deadline_ms_ && !end_state_) {
     deadline_ms_ = 0;
+    if (!end_state_) termination_notice(JobState::kTimeout, false);
     begin_termination(JobState::kTimeout, "time limit of " + limit_text(status_.time_limit_s) + " reached");
   }
   if (sample_ms_ > 0 && now >= sample_ms_) {
@@ -332,13 +344,41 @@ void StepDaemon::handle_timers() {
 
 // Slurm's termination: SIGCONT and SIGTERM to every process of the step, then
 // SIGKILL after KillWait. The first reason to end the step wins.
-void StepDaemon::begin_termination(JobState state, const std::string& reason) {
+void StepDaemon::begin_termination(JobState state, const std::string& reason, bool kill_now) {
   if (end_state_) return;
   end_state_ = state;
   end_reason_ = reason;
+  if (kill_now) {
+    cgroup_.kill_all();
+    signal_processes(SIGKILL, false);
+    kill_ms_ = now_ms() + 1000;  // again each second until every task has ended
+    return;
+  }
   signal_processes(SIGCONT, false);
   signal_processes(SIGTERM, false);
   kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
+}
+
+// What Slurm's step daemon writes on the step's stderr when the job or the
+// step is cancelled or reaches its time limit (the batch script's output
+// file, or srun's stderr): "slurmstepd-cpu01: error: *** JOB 12 ON cpu01
+// CANCELLED AT 2026-12-06T05:50:12 ***", "*** STEP 12.0 ON cpu01 ... DUE
+// TO TIME LIMIT ***", "... DUE TO JOB REQUEUE ***" (Slurm 22.05 on the
+// anchor cluster). Other ends (a failed task with --kill-on-bad-exit, a
+// lost node) say nothing here.
+void StepDaemon::termination_notice(JobState state, bool requeue) {
+  if (notice_fd_ < 0 || (state != JobState::kCancelled && state != JobState::kTimeout)) return;
+  const std::string& node = req_.alloc.node_name;
+  const std::string what = req_.key.is_batch() ? "JOB " + std::to_string(req_.key.job_id) : "STEP " + req_.key.str();
+  char at[32] = "";
+  const time_t now = time(nullptr);
+  tm local{};
+  if (localtime_r(&now, &local)) strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &local);
+  write_all(notice_fd_, "slurmstepd-" + node + ": error: *** " + what + " ON " + node + " CANCELLED AT " + at +
+                            (state == JobState::kTimeout ? " DUE TO TIME LIMIT"
+                             : requeue                   ? " DUE TO JOB REQUEUE"
+                                                         : "") +
+                            " ***\n");
 }
 
 void StepDaemon::signal_processes(int sig, bool batch_shell_only) {
@@ -389,12 +429,28 @@ bool StepDaemon::all_tasks_ended() const {
 
 void StepDaemon::finish() {
   pmix_.reset();  // every task has ended: PMIx_server_finalize, its tmpdir removed
-  // What the tasks left behind (background jobs, daemons) ends with the step.
-  std::vector<pid_t> left;
+  // What the tasks left behind (background jobs, daemons) ends with the step
+  // as Slurm ends a job's processes: SIGCONT and SIGTERM (unless a
+  // termination sent them already), then SIGKILL after KillWait. An srun
+  // left running by a script that ended passes the SIGTERM on to its step
+  // and says how the step ended before it exits, as Slurm's did.
+  std::vector<pid_t> left = step_processes();
+  if (!left.empty()) {
+    write_state();  // the tasks' ends, while what they left behind is ended
+    if (!end_state_) {
+      for (pid_t pid : left) ::kill(pid, SIGCONT);
+      for (pid_t pid : left) ::kill(pid, SIGTERM);
+    }
+    const int64_t until = end_state_ && kill_ms_ > 0 ? kill_ms_ : now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
+    while (!left.empty() && now_ms() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      reap_children();
+      left = step_processes();
+    }
+  }
   for (int round = 0; round < 500; ++round) {
     left = step_processes();
     if (left.empty()) break;
-    if (round == 0) write_state();  // the tasks' ends, while what they left behind is killed
     cgroup_.kill_all();
     for (pid_t pid : left) ::kill(pid, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -90,7 +90,10 @@ class StepDaemon {
   void handle_command(const ControlCommand& c);
   void handle_timers();
   int next_timeout_ms() const;
-  void begin_termination(JobState state, const std::string& reason);
+  // `kill_now`: SIGKILL at once (scancel of one step) instead of SIGTERM
+  // and SIGKILL after KillWait.
+  void begin_termination(JobState state, const std::string& reason, bool kill_now = false);
+  void termination_notice(JobState state, bool requeue);
   void signal_processes(int sig, bool batch_shell_only);
   std::vector<pid_t> step_processes() const;
   bool all_tasks_ended() const;
@@ -128,6 +131,9 @@ class StepDaemon {
   int64_t deadline_ms_ = 0;  // time limit (unix ms); 0: none
   int64_t warn_ms_ = 0;      // --signal delivery time; 0: none or done
   int64_t kill_ms_ = 0;      // SIGKILL after KillWait; 0: not terminating
+  // A task's stderr, kept until the last task ends for the step's notice of
+  // its end ("*** JOB 12 ON cpu1 CANCELLED AT ... ***"); -1: none.
+  int notice_fd_ = -1;
   int64_t sample_ms_ = 0;    // next look at the tasks' usage (unix ms); 0: none planned
   std::optional<JobState> end_state_;
   std::string end_reason_;

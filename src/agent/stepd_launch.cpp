@@ -342,6 +342,15 @@ void StepDaemon::start_tasks() {
       ts.exit = ExitStatus{1, 0, false};
     }
   }
+  // The first started task's stderr is kept for the step's notice of its
+  // end (termination_notice); not a terminal's (srun --pty), whose master
+  // side must see the last task's end.
+  for (std::size_t i = 0; i < plans_.size() && notice_fd_ < 0; ++i) {
+    const TaskPlan& p = plans_[i];
+    if (p.err_fd >= 0 && !p.controlling_tty && !status_.tasks[i].ended) {
+      notice_fd_ = fcntl(p.err_fd, F_DUPFD_CLOEXEC, 3);
+    }
+  }
   for (auto& p : plans_) {
     // An epilog's errors go to the task's stderr (not a terminal's: srun --pty).
     const bool keep_err = !task_epilogs_.empty() && !p.controlling_tty;

@@ -452,12 +452,16 @@ Status Supervisor::signal(const StepKey& key, int sig, SignalScope scope) {
   return control(key, "signal " + std::to_string(sig) + (scope == SignalScope::kBatchShell ? " batch" : " all"));
 }
 
-Status Supervisor::terminate(const StepKey& key, JobState state, const std::string& reason) {
-  return control(key, "terminate " + std::string(state_name(state)) + " " + reason);
+Status Supervisor::terminate(const StepKey& key, JobState state, const std::string& reason, Ending how) {
+  const char* verb = how == Ending::kKillNow   ? "kill "
+                     : how == Ending::kRequeue ? "requeue "
+                     : how == Ending::kNotice  ? "end "
+                                               : "terminate ";
+  return control(key, verb + std::string(state_name(state)) + " " + reason);
 }
 
-Status Supervisor::terminate_job(uint64_t job_id, JobState state, const std::string& reason) {
-  return for_each_running_step(job_id, [&](const StepKey& k) { return terminate(k, state, reason); });
+Status Supervisor::terminate_job(uint64_t job_id, JobState state, const std::string& reason, Ending how) {
+  return for_each_running_step(job_id, [&](const StepKey& k) { return terminate(k, state, reason, how); });
 }
 
 Status Supervisor::signal_job(uint64_t job_id, int sig) {

@@ -101,11 +101,16 @@ class Supervisor {
   // signal() to every process of every running step of the job on this node
   // (scontrol suspend's SIGSTOP, resume's SIGCONT).
   Status signal_job(uint64_t job_id, int sig);
+  // How terminate() ends a step: quietly (a clean-up), or as a cancel or
+  // time limit the step's user is told of on its stderr (Slurm's "*** JOB
+  // 12 ON cpu1 CANCELLED AT ... ***"), told as a requeue ("... DUE TO JOB
+  // REQUEUE ***"), or told with SIGKILL at once (scancel N.S).
+  enum class Ending { kQuiet, kNotice, kRequeue, kKillNow };
   // Ends a step the way Slurm does (SIGCONT+SIGTERM, KillWait, SIGKILL) and
   // records `state` (kCancelled, kTimeout, kNodeFail, ...) with `reason`.
-  Status terminate(const StepKey& key, JobState state, const std::string& reason);
+  Status terminate(const StepKey& key, JobState state, const std::string& reason, Ending how = Ending::kQuiet);
   // terminate() for every running step of the job on this node.
-  Status terminate_job(uint64_t job_id, JobState state, const std::string& reason);
+  Status terminate_job(uint64_t job_id, JobState state, const std::string& reason, Ending how = Ending::kQuiet);
   // New time limit in seconds from the job's start (0: unlimited).
   Status set_time_limit(const StepKey& key, int64_t seconds);
 

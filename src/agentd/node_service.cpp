@@ -65,9 +65,11 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     const bool one = req->has_step() && req->step().step_id() >= 0;
     agent::StepKey watched{job, agent::kBatchStep};
     if (one) watched.step_id = req->step().step_id();
+    using Ending = agent::Supervisor::Ending;
+    const Ending how = req->kill_now() ? Ending::kKillNow : req->requeue() ? Ending::kRequeue : Ending::kNotice;
     auto end = [&] {
-      return one ? d_.supervisor().terminate(watched, state, req->reason())
-                 : d_.supervisor().terminate_job(job, state, req->reason());
+      return one ? d_.supervisor().terminate(watched, state, req->reason(), how)
+                 : d_.supervisor().terminate_job(job, state, req->reason(), how);
     };
     // A step still inside launch() cannot be ended yet: retry briefly (the
     // controller also repeats the request with the next heartbeat's reply).

@@ -141,6 +141,7 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   ep.retry_s = static_cast<int>(cfg->message_timeout);
   for (const char* k : {"SrunProlog", "SrunEpilog"}) c.keys[k] = cfg->passive_text(k);
   c.keys["GresTypes"] = join(cfg->gres_types, ",");
+  c.keys["KillWait"] = std::to_string(cfg->kill_wait);
   return c;
 }
 

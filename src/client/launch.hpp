@@ -25,6 +25,7 @@ struct StepOutput {
   int pty_rows = 0, pty_cols = 0;
   bool quit_on_interrupt = false;  // --quit-on-interrupt: the first Ctrl-C ends the step (no status)
   int64_t* created_step = nullptr;  // when set, receives the step's id once it is created
+  int kill_wait_s = 30;  // slurm.conf's KillWait: how long a cancelled step may take ("Job step aborted: ...")
 };
 
 // Creates the step (waiting while other steps hold what it needs), forwards

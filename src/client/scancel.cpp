@@ -19,6 +19,9 @@ namespace drover::client {
 namespace {
 
 constexpr int kAccessDeniedExit = 2002 % 256;  // ESLURM_ACCESS_DENIED, as scancel's exit status
+constexpr int kInvalidJobIdExit = 2017 % 256;  // ESLURM_INVALID_JOB_ID
+// The controller's answer for a running job's step that does not run (ctld's kNoSuchStep).
+constexpr const char* kStepNotRunning = "Job step not running";
 
 enum Opt { kUser, kPartition, kState, kName, kAccount, kQos, kNodes, kSignal, kBatch, kFull, kQuiet, kVerbose,
            kMe, kHurry, kInteractive, kVersion, kHelp, kClusters, kReservation, kWckey, kCtld };
@@ -294,7 +297,12 @@ int scancel_main(const Args& args) {
   if (selects_none) return 0;
   int rc = 0;
   // Steps: --signal sends that signal to the step's tasks; without it the
-  // step is cancelled (SIGTERM, then SIGKILL after KillWait) and the job runs on.
+  // step is cancelled (SIGKILL to its tasks) and the job runs on. Failures
+  // are worded and numbered as Slurm 22.05's scancel did on the anchor
+  // cluster: a step of a job that is unknown or over names the step, exit
+  // 1 (-Q: silent); a running job without that step names only the job,
+  // exit 225 (ESLURM_INVALID_JOB_ID modulo 256), even with -Q, and a
+  // signal to it is silently no error; a pending job's step is no error.
   for (const auto& st : steps) {
     if (flags.interactive && !confirmed("Cancel step_id=" + st.text)) continue;
     if (flags.verbose) {
@@ -307,9 +315,16 @@ int scancel_main(const Args& args) {
     auto r = api->signal_step(st.job_id, st.step_id, req.signal(), req.signal() == 0);
     if (r) continue;
     if (r.error().unreachable) return report_failure(inv, *api, r.error());
-    rc = 1;
     std::string first = r.error().message.substr(0, r.error().message.find('\n'));
-    if (!quiet || first != "Job/step already completing or completed") {
+    if (first == kStepNotRunning) {
+      if (req.signal() != 0) continue;
+      rc = std::max(rc, kInvalidJobIdExit);
+      std::fprintf(stderr, "scancel: error: Kill job error on job step id %s: Invalid job id specified\n",
+                   st.text.substr(0, st.text.find('.')).c_str());
+      continue;
+    }
+    rc = std::max(rc, first == "Access/permission denied" ? kAccessDeniedExit : 1);
+    if (!quiet || first != "Invalid job id specified") {
       std::fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", st.text.c_str(), first.c_str());
     }
   }

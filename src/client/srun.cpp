@@ -610,6 +610,9 @@ int srun_main(const Args& args) {
   };
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
   out.quit_on_interrupt = req.quit_on_interrupt;
+  if (auto kw = parse_int(command_conf_value(inv.config_flag, "KillWait")); kw && *kw >= 0) {
+    out.kill_wait_s = static_cast<int>(*kw);
+  }
   if (req.pty && !req.test_only) {  // --test-only runs nothing: Slurm's says nothing of the terminal
     // srun(1) --pty: task 0 in a pseudo-terminal of the size of srun's own
     // terminal; without one on stdout the option is disregarded, as Slurm's

@@ -507,11 +507,19 @@ void StepIo::handle_signal(int sig) {
     cancelled_ = true;
     return;
   }
+  // What Slurm 22.05's srun said of these (a cancel of the job it runs in
+  // sends it both, anchor cluster); they are passed on to the tasks.
+  if (sig == SIGCONT && !out_.quiet) std::fprintf(stderr, "%s: got SIGCONT\n", program_.c_str());
+  if (sig == SIGTERM && !out_.quiet) std::fprintf(stderr, "%s: forcing job termination\n", program_.c_str());
   send(sig, false);
 }
 
 void StepIo::send(int sig, bool cancel) {
   auto r = api_.signal_step(job_, step_, sig, cancel);
+  // The job or the step is over already (a cancel of the job sends srun
+  // SIGCONT and SIGTERM too): nothing to say.
+  const std::string first = r ? "" : r.error().message.substr(0, r.error().message.find('\n'));
+  if (!r && (first == "Invalid job id specified" || first == "Job step not running")) return;
   if (!r) {
     std::fprintf(stderr, "%s: error: Unable to send signal %d to StepId=%lld.%lld: %s\n", program_.c_str(), sig,
                  static_cast<long long>(job_), static_cast<long long>(step_), r.error().message.c_str());
@@ -536,6 +544,14 @@ int StepIo::finish() {
   int rc = 0;
   std::vector<std::string> prolog_failed_on;
   const std::string step = std::to_string(job_) + "." + std::to_string(step_);
+  // A step that something else ended (scancel of it or of the job, the
+  // job's time limit or its script's end): Slurm 22.05's srun said this
+  // first, its step daemon's "*** STEP ... CANCELLED AT ... ***" coming on
+  // the tasks' stderr (anchor cluster).
+  if (rec_.state() == "CANCELLED" && !cancelled_ && !out_.quiet) {
+    std::fprintf(stderr, "%s: Job step aborted: Waiting up to %d seconds for job step to finish.\n", program_.c_str(),
+                 out_.kill_wait_s + 2);
+  }
   for (const auto& n : rec_.nodes()) {
     if (n.tasks_ended().empty()) {
       // A node lost while the step ran (the controller's "node X not responding" / "set DOWN").
@@ -578,10 +594,17 @@ int StepIo::finish() {
     }
     rc = kPrologFailedExit;
   }
+  // The step's own time limit (srun -t): its step daemon said "*** STEP
+  // ... CANCELLED AT ... DUE TO TIME LIMIT ***"; srun ends with this, its
+  // exit status the signal that ended the tasks (15: Slurm 22.05's srun -t 1
+  // of `sleep 200` exited 15 on the anchor cluster, not 143).
   if (rec_.state() == "TIMEOUT") {
-    std::fprintf(stderr, "%s: error: *** STEP %s CANCELLED DUE TO TIME LIMIT ***\n", program_.c_str(), step.c_str());
-  } else if (rec_.state() == "CANCELLED" && !cancelled_) {
-    std::fprintf(stderr, "%s: error: *** STEP %s CANCELLED ***\n", program_.c_str(), step.c_str());
+    if (!out_.quiet) std::fprintf(stderr, "%s: Force Terminated StepId=%s\n", program_.c_str(), step.c_str());
+    int sig = 0;
+    for (const auto& n : rec_.nodes()) {
+      for (const auto& t : n.tasks_ended()) sig = std::max(sig, t.exit_signal());
+    }
+    if (sig != 0) rc = sig;
   }
   if (rc == 0 && rec_.state() != "COMPLETED") rc = 1;
   return rc;

@@ -108,6 +108,7 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   // -c 'kill -9 $$'`: the step CANCELLED 0:9, on the anchor cluster).
   if (state == v1::FAILED && si.exit_signal() != 0) state = v1::CANCELLED;
   s.set_state(state);
+  if (state == v1::CANCELLED && si.has_cancelled_by()) s.set_cancelled_by(si.cancelled_by());
   s.set_exit_code(si.exit_code());
   s.set_exit_signal(si.exit_signal());
   s.set_start_time(si.start_time());

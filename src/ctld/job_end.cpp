@@ -113,8 +113,10 @@ std::string requeued_reason(const v1::JobRecord& r) {
 void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
   const std::size_t mails = fx.mails.size();
+  const std::size_t commands = fx.commands.size();
   end_running(j, v1::CANCELLED, why, by_uid, now, fx);
   fx.mails.resize(mails);  // a requeue mails Requeued, not Ended
+  for (std::size_t i = commands; i < fx.commands.size(); ++i) fx.commands[i].requeue = true;
   mail_event(j, kMailRequeue, now, fx);
   if (!r.completing()) return requeue_job(j, now, fx);
   // Back to the queue once its processes have ended (the end report clears completing).

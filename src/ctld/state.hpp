@@ -118,6 +118,8 @@ struct AgentCommand {
   int64_t step_id = -1;       // kSignal, kTerminate: -1 every step of the job; kSetTimeLimit: -1 the batch step
   bool batch_only = false;
   bool every_step = false;    // kSignal: every step of the job on the node (suspend, resume)
+  bool kill_now = false;      // kTerminate: SIGKILL at once (scancel N.S)
+  bool requeue = false;       // kTerminate: the job is requeued (its notice says so)
   int64_t time_limit_s = 0;   // kSetTimeLimit
   v1::EpilogOrder epilog;     // kEpilog
 };
@@ -235,6 +237,7 @@ struct ResvError {
 inline constexpr const char* kInvalidJobId = "Invalid job id specified";
 inline constexpr const char* kAccessDenied = "Access/permission denied";
 inline constexpr const char* kAlreadyDone = "Job/step already completing or completed";
+inline constexpr const char* kNoSuchStep = "Job step not running";
 inline constexpr const char* kJobPending = "Job is pending execution";
 inline constexpr const char* kNotPending = "Job is no longer pending execution";
 inline constexpr const char* kJobHeld = "Job is in held state, pending scheduler release";

@@ -845,8 +845,10 @@ TEST(StepSharing, GetStepsListsRunningStepsOfRunningJobs) {
   EXPECT_EQ(st->get_steps(req, 1003).steps_size(), 0);
 }
 
-// scancel N.S: the step's nodes are told to end it (SIGTERM, KillWait,
-// SIGKILL), the job goes on; unknown steps get Slurm's invalid-id error.
+// scancel N.S: the step's nodes are told to kill it at once (SIGKILL, as
+// Slurm 22.05's scancel of a step), who cancelled it is recorded, the job
+// goes on; a step that does not run and a job that is over get errors that
+// scancel words as Slurm's.
 TEST(StepCancel, ScancelOfAStepTerminatesItOnItsNodesOnly) {
   auto st = running_allocation(2, 2);
   Effects e;
@@ -863,8 +865,10 @@ TEST(StepCancel, ScancelOfAStepTerminatesItOnItsNodesOnly) {
     EXPECT_EQ(c.kind, AgentCommand::kTerminate);
     EXPECT_EQ(c.step_id, 0);
     EXPECT_EQ(c.state, "CANCELLED");
+    EXPECT_TRUE(c.kill_now);
   }
   EXPECT_TRUE(st->steps().at(1).steps.at(0).cancelled());
+  EXPECT_EQ(st->steps().at(1).steps.at(0).cancelled_by(), 1000u);
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
   // --signal: that signal, nothing recorded.
   v1::SignalStepRequest sig = req;
@@ -881,9 +885,11 @@ TEST(StepCancel, ScancelOfAStepTerminatesItOnItsNodesOnly) {
   req.set_step_id(9);
   auto unknown = st->signal_step(user(1000, "alice"), req, 1002, none);
   ASSERT_FALSE(unknown);
-  EXPECT_EQ(unknown.error().message.substr(0, unknown.error().message.find('\n')), "Invalid job id specified");
+  EXPECT_EQ(unknown.error().message.substr(0, unknown.error().message.find('\n')), "Job step not running");
   req.set_job_id(99);
-  EXPECT_FALSE(st->signal_step(user(1000, "alice"), req, 1002, none));
+  auto no_job = st->signal_step(user(1000, "alice"), req, 1002, none);
+  ASSERT_FALSE(no_job);
+  EXPECT_EQ(no_job.error().message, "Invalid job id specified");
   EXPECT_TRUE(none.commands.empty());
 }
 

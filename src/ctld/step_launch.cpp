@@ -392,35 +392,43 @@ Result<std::vector<UsageTarget>> ControllerState::step_usage_targets(const Calle
 }
 
 Status ControllerState::signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx) {
+  // As Slurm 22.05 answered on the anchor cluster: a job that is unknown or
+  // over is an invalid job id; a pending one has no step to signal, and
+  // that is no error; a running job without that step running is
+  // kNoSuchStep (scancel words both as Slurm's scancel does).
   Job* j = find_job(req.job_id());
-  auto js = steps_.find(req.job_id());
-  if (!j || js == steps_.end()) return make_error(kInvalidJobId);
+  if (!j || is_final(j->rec.state())) return make_error(kInvalidJobId);
   if (!may_act_on(who, *j)) return make_error(kAccessDenied);
-  auto it = js->second.steps.find(req.step_id());
-  if (it == js->second.steps.end()) {
-    return make_error(std::string(kInvalidJobId) + "\njob " + std::to_string(req.job_id()) + " has no step " +
-                      step_name(req.job_id(), req.step_id()));
+  if (is_pending(*j)) return {};
+  v1::StepInfo* found = nullptr;
+  if (auto js = steps_.find(req.job_id()); js != steps_.end()) {
+    if (auto it = js->second.steps.find(req.step_id()); it != js->second.steps.end()) found = &it->second;
   }
-  if (step_final(it->second) || is_final(j->rec.state())) return make_error(kAlreadyDone);
-  v1::StepInfo& s = it->second;
+  if (!found || step_final(*found)) {
+    return make_error(std::string(kNoSuchStep) + "\nno step " + step_name(req.job_id(), req.step_id()) +
+                      " runs in job " + std::to_string(req.job_id()));
+  }
+  v1::StepInfo& s = *found;
   if (req.cancel()) {
     s.set_cancelled(true);
+    s.set_cancelled_by(who.uid);
     put_step(s, fx);
   }
-  // A cancel with SIGKILL (srun's second Ctrl-C) kills at once; a cancel
-  // with signal 0 (scancel N.S) ends the tasks as a job's are: SIGCONT and
-  // SIGTERM, then SIGKILL after KillWait (the agent's terminate).
-  const bool terminate = req.cancel() && req.signal() != SIGKILL;
+  // A cancel (scancel N.S, srun's second Ctrl-C) kills the step's tasks at
+  // once with SIGKILL, as Slurm 22.05's scancel of a step does (the step
+  // `CANCELLED by UID`, exit 0:9, and "*** STEP 12.0 ON cpu1 CANCELLED AT
+  // ... ***" on its stderr, on the anchor cluster); the job runs on.
   for (const auto& n : s.nodes()) {
     if (n.ended()) continue;
-    AgentCommand cmd;
-    cmd.kind = terminate ? AgentCommand::kTerminate : AgentCommand::kSignal;
-    cmd.node = n.node();
-    cmd.job_id = j->rec.job_id();
-    cmd.step_id = s.step_id();
-    cmd.signal = req.cancel() ? SIGKILL : req.signal();
-    cmd.state = "CANCELLED";
-    cmd.reason = "step " + step_name(j->rec.job_id(), s.step_id()) + " cancelled by " + who.describe();
+    if (!req.cancel()) {
+      fx.commands.push_back(signal_command(j->rec.job_id(), n.node(), req.signal(), s.step_id()));
+      continue;
+    }
+    AgentCommand cmd = terminate_command(j->rec.job_id(), n.node(), "CANCELLED",
+                                         "step " + step_name(j->rec.job_id(), s.step_id()) + " cancelled by " +
+                                             who.describe(),
+                                         s.step_id());
+    cmd.kill_now = true;
     fx.commands.push_back(std::move(cmd));
   }
   (void)now;

@@ -149,7 +149,10 @@ void ControllerState::end_job_steps(const Job& j, int64_t now, Effects& fx) {
         steps_after_end_.insert(j.rec.job_id());
         continue;
       }
-      s.set_state(state_name(js));
+      // Slurm 22.05 records a step that a cancel or the time limit ended as
+      // CANCELLED (anchor: `srun sleep 200` in a -t 1 job, TIMEOUT and its
+      // step CANCELLED 0:15); one on a node that failed keeps NODE_FAIL.
+      s.set_state(js == v1::NODE_FAIL ? state_name(js) : std::string("CANCELLED"));
       s.set_end_time(now);
       if (s.reason().empty()) s.set_reason("the job ended while the step ran");
     }
@@ -274,7 +277,15 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
   bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });
   if (all) {
     settle_step(s, now);
-    derive_exit(j, s, fx);
+    // A step without a -t of its own that timed out reached the job's end
+    // (its nodes end it then, before the batch script's end is reported):
+    // Slurm 22.05 records it CANCELLED and leaves the job's derived code
+    // alone, as for any step the job's end ended (anchor cluster).
+    if (s.state() == "TIMEOUT" && s.time_limit_s() <= 0) {
+      s.set_state("CANCELLED");
+    } else {
+      derive_exit(j, s, fx);
+    }
   }
   put_step(s, fx);
 }
@@ -283,7 +294,16 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
 // highest wait status (exit code << 8 | signal) of its steps, as Slurm's
 // (`srun false` in a script that exits 0: the job COMPLETED 0:0, derived 1:0).
 void ControllerState::derive_exit(Job& j, const v1::StepInfo& s, Effects& fx) {
-  if (s.step_id() < 0) return;
+  // Steps that the job's end ended leave it alone, as Slurm's (anchor
+  // cluster): a cancelled job's derived code stays 0:0 though its steps end
+  // 0:15, and so does that of a script that exited with `srun sleep` still
+  // running (the step CANCELLED 0:15). A step that ended on its own just
+  // before the script, its report arriving after the script's, still counts.
+  const v1::JobState js = j.rec.state();
+  const bool ended_by_controller = js == v1::CANCELLED || js == v1::TIMEOUT || js == v1::DEADLINE ||
+                                   js == v1::PREEMPTED || js == v1::NODE_FAIL;
+  const bool ended_with_job = !is_started(j.rec) && s.state() == "CANCELLED";
+  if (s.step_id() < 0 || ended_by_controller || ended_with_job) return;
   auto status = [](int code, int sig) { return (code << 8) | (sig & 0x7f); };
   if (status(s.exit_code(), s.exit_signal()) <= status(j.rec.derived_exit_code(), j.rec.derived_exit_signal())) {
     return;

@@ -817,13 +817,63 @@ TEST(Jobs, MailTypeSendsSlurmsMailThroughMailProg) {
   EXPECT_EQ(got, want);
 }
 
+// The job's output says why it ended, in the step daemon's words of Slurm
+// 22.05 (anchor cluster): the batch step's "*** JOB N ON node CANCELLED AT
+// time DUE TO TIME LIMIT ***", its srun step's "*** STEP N.0 ... ***" with
+// srun's own lines; the step is CANCELLED and leaves the derived code alone.
 TEST(Jobs, TimeLimitEndsTheJobAsTimeout) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
-  std::string id = std::to_string(c.submit({"-t", "0:02", "-o", "/dev/null", "--wrap", "sleep 60"}));
-  ASSERT_TRUE(c.wait_done(id, 15s));
+  const std::string out = c.work() + "/timeout.out";
+  std::string id = std::to_string(c.submit({"-t", "0:03", "-o", out, "--wrap", "srun sleep 60"}));
+  ASSERT_TRUE(c.wait_done(id, 20s));
   EXPECT_EQ(c.state(id), "TIMEOUT");
   EXPECT_EQ(c.job_fields(id)["JobState"], "TIMEOUT");
+  const std::string text = read_file(out);
+  const std::string node = c.job_fields(id)["BatchHost"];
+  const std::string at = " CANCELLED AT 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9] DUE TO TIME LIMIT \\*\\*\\*\n";
+  EXPECT_TRUE(std::regex_search(text, std::regex("slurmstepd-" + node + ": error: \\*\\*\\* JOB " + id + " ON " + node + at)))
+      << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex("slurmstepd-" + node + ": error: \\*\\*\\* STEP " + id + ".0 ON " + node + at)))
+      << text;
+  EXPECT_NE(text.find("srun: Job step aborted: Waiting up to "), std::string::npos) << text;
+  EXPECT_NE(text.find("srun: forcing job termination\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Unable to send signal"), std::string::npos) << text;
+  auto acct = c.run("sacct", {"-n", "-P", "-j", id, "-o", "JobID,State,DerivedExitCode"});
+  EXPECT_EQ(acct.out, id + "|TIMEOUT|0:0\n" + id + ".batch|CANCELLED|\n" + id + ".0|CANCELLED|\n");
+}
+
+// A cancel and a requeue are said in the job's output as Slurm 22.05's step
+// daemon says them (anchor cluster); an srun that a script left running
+// when it ended is ended with SIGTERM, passes it on to its step and says
+// how its task ended before it exits.
+TEST(Jobs, CancelAndRequeueAreSaidInTheJobsOutput) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string w = c.work();
+  std::string cancelled = std::to_string(c.submit({"-o", w + "/c.out", "--wrap", "sleep 300"}));
+  std::string requeued = std::to_string(c.submit({"-o", w + "/r.out", "--open-mode=append", "--wrap", "sleep 300"}));
+  std::string left = std::to_string(c.submit({"-o", w + "/l.out", "--wrap", "srun sleep 300 & sleep 2"}));
+  ASSERT_TRUE(c.wait_state(cancelled, {"RUNNING"}));
+  ASSERT_TRUE(c.wait_state(requeued, {"RUNNING"}));
+  std::this_thread::sleep_for(1s);  // the scripts are running
+  ASSERT_EQ(c.run("scancel", {cancelled}).rc, 0);
+  ASSERT_EQ(c.run("scontrol", {"requeue", requeued}).rc, 0);
+  ASSERT_TRUE(c.wait_done(cancelled));
+  ASSERT_TRUE(c.wait_done(left, 20s));
+  auto said = [&](const std::string& file, const std::string& what) {
+    return std::regex_search(read_file(file), std::regex("slurmstepd-[a-z0-9]+: error: \\*\\*\\* " + what +
+                                                         " ON [a-z0-9]+ CANCELLED AT [0-9T:-]+( DUE TO JOB REQUEUE)? \\*\\*\\*\n"));
+  };
+  EXPECT_TRUE(said(w + "/c.out", "JOB " + cancelled)) << read_file(w + "/c.out");
+  EXPECT_EQ(read_file(w + "/c.out").find("DUE TO"), std::string::npos);
+  EXPECT_TRUE(eventually([&] { return read_file(w + "/r.out").find("DUE TO JOB REQUEUE ***\n") != std::string::npos; }, 10s))
+      << read_file(w + "/r.out");
+  EXPECT_TRUE(std::regex_search(read_file(w + "/l.out"), std::regex("srun: error: [a-z0-9]+: task 0: Terminated\n")))
+      << read_file(w + "/l.out");
+  auto acct = c.run("sacct", {"-n", "-P", "-j", left, "-o", "JobID,State,ExitCode"});
+  EXPECT_EQ(acct.out, left + "|COMPLETED|0:0\n" + left + ".batch|COMPLETED|0:0\n" + left + ".0|CANCELLED|0:15\n");
+  c.run("scancel", {requeued});
 }
 
 TEST(Nodes, DrainAndResume) {

@@ -870,9 +870,11 @@ TEST(Steps, ConcurrentStepsWaitForHeldCpusUnlessOverlapOrExact) {
   EXPECT_EQ(r.err.find("temporarily disabled"), r.err.rfind("temporarily disabled")) << r.err;
 }
 
-// scancel N.S ends one step (SIGTERM, KillWait, SIGKILL); srun exits 143 with
-// Slurm's lines, the job and its later steps run on; --signal signals a step;
-// squeue -s lists the running steps.
+// scancel N.S kills one step (SIGKILL at once, as Slurm 22.05's scancel on
+// the anchor cluster); srun exits 137 with Slurm's lines (the step daemon's
+// notice among them), the job and its later steps run on; --signal signals
+// a step; squeue -s lists the running steps; a step that does not run is
+// Slurm's odd error naming the job alone, exit 225.
 TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
@@ -885,15 +887,21 @@ TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
                             "scancel --signal=USR1 $SLURM_JOB_ID.1; wait $q; echo step1=$?; "
                             "srun -n1 echo after; scancel $SLURM_JOB_ID.7; echo bad=$?"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(r.out, "1.0 sleep 1 compute cpu1\n1.1 trap 1 compute cpu1\n1.1\nstep0=143\ngot USR1\nstep1=3\nafter\nbad=1\n")
+  EXPECT_EQ(r.out, "1.0 sleep 1 compute cpu1\n1.1 trap 1 compute cpu1\n1.1\nstep0=137\ngot USR1\nstep1=3\nafter\nbad=225\n")
       << r.err;
-  EXPECT_NE(r.err.find("srun: error: cpu1: task 0: Terminated"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("srun: error: *** STEP 1.0 CANCELLED ***"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("scancel: error: Kill job error on job step id 1.7: Invalid job id specified"),
+  EXPECT_NE(r.err.find("srun: Job step aborted: Waiting up to "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("slurmstepd-cpu1: error: *** STEP 1.0 ON cpu1 CANCELLED AT 20"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: error: cpu1: task 0: Killed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("scancel: error: Kill job error on job step id 1: Invalid job id specified"),
             std::string::npos) << r.err;
   auto rows = step_rows(c, 1);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], "1.0|cpu1|1|CANCELLED|0");
+  // sacct: who cancelled the step, and its SIGKILL; the job's derived code
+  // is that of the step that ended badly while it ran (Slurm's).
+  auto acct = c.run("sacct", {"-j", "1", "-P", "-n", "-o", "JobID,State,ExitCode,DerivedExitCode"});
+  EXPECT_NE(acct.out.find("\n1.0|CANCELLED by " + std::to_string(getuid()) + "|0:9|\n"), std::string::npos)
+      << acct.out;
   EXPECT_EQ(rows[2], "1.2|cpu1|1|COMPLETED|0");
   ASSERT_TRUE(c.wait_done("1"));
   EXPECT_EQ(c.state("1"), "COMPLETED");
