@@ -97,6 +97,7 @@ std::string blank(const R&, const SacctContext&) { return ""; }
 
 // The user, group and working directory are the job's: Slurm 22.05's sacct leaves them blank on its
 // steps' lines (anchor cluster).
+// Blank on a step's line, as Slurm 22.05's sacct (User, Group, UID, GID, SubmitLine of a step: anchor cluster).
 std::string job_only(const R& r, const std::string& v) { return r.step.empty() ? v : std::string(); }
 
 // How long the job waited once eligible: until it started, or until now while it waits (Slurm 22.05's
@@ -184,7 +185,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("End", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.end, "Unknown"); }},
       {C("ExitCode", 8, true, kNever), [](const R& r, const SacctContext&) { return exit_text(r.exit_code, r.exit_signal); }},
       {C("Flags", 19, true, kPlus), [](const R& r, const SacctContext&) { return r.step.empty() ? r.flags : ""; }},
-      {C("GID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.gid); }},
+      {C("GID", 6, true, kNever), [num](const R& r, const SacctContext&) { return job_only(r, num(r.gid)); }},
       {C("Group", 9, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.group); }},
       {C("JobID", 12, false, kPlus), [](const R& r, const SacctContext&) { return sacct_job_id(r); }},
       {C("JobIDRaw", 12, false, kPlus), [](const R& r, const SacctContext&) {
@@ -288,7 +289,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("TRESUsageOutMinNode", 19, true, kPlus), usage(tres("MinNode", false))},
       {C("TRESUsageOutMinTask", 19, true, kPlus), usage(tres("MinTask", false))},
       {C("TRESUsageOutTot", 15, true, kPlus), usage(tres("Tot", false))},
-      {C("UID", 6, true, kNever), [num](const R& r, const SacctContext&) { return num(r.uid); }},
+      {C("UID", 6, true, kNever), [num](const R& r, const SacctContext&) { return job_only(r, num(r.uid)); }},
       {C("User", 9, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.user); }},
       {C("UserCPU", 10, true, kNever), [](const R& r, const SacctContext&) {
          return r.has_cpu_usage ? cpu_time_text(r.user_cpu_sec) : std::string("00:00:00");

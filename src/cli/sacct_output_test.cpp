@@ -237,6 +237,10 @@ TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
   EXPECT_EQ(show({"-j", "216", "--units=G", "-o", "ReqMem"}), "1500G\n");
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,User,Group,WorkDir,Reserved"}),
             "212|alice|alice|/tmp/ql|00:00:02\n212.batch||||\n");
+  j.uid = 1000;
+  j.gid = 1000;
+  recs = {j, batch_step(j), waiting};
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID,UID,GID"}), "212|1000|1000\n212.batch||\n");  // Slurm's steps: blank
   EXPECT_EQ(show({"-j", "216", "-o", "Reserved"}), "00:09:00\n");  // eligible 21:51, now 22:00
   std::string all = show({"-j", "216", "--format=ALL"});  // every field but AllocGRES
   EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 2) << all;
