@@ -97,7 +97,7 @@ std::string blank(const R&, const SacctContext&) { return ""; }
 
 // The user, group and working directory are the job's: Slurm 22.05's sacct leaves them blank on its
 // steps' lines (anchor cluster).
-// Blank on a step's line, as Slurm 22.05's sacct (User, Group, UID, GID, SubmitLine of a step: anchor cluster).
+// Blank on a step's line, as Slurm 22.05's sacct (User, Group, UID, GID of a step: anchor cluster).
 std::string job_only(const R& r, const std::string& v) { return r.step.empty() ? v : std::string(); }
 
 // How long the job waited once eligible: until it started, or until now while it waits (Slurm 22.05's
@@ -254,7 +254,7 @@ const std::vector<SacctField>& sacct_fields() {
       {C("Start", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.start, "Unknown"); }},
       {C("State", 10, true, kPlus), [](const R& r, const SacctContext&) { return sacct_state(r); }},
       {C("Submit", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.submit, "Unknown"); }},
-      {C("SubmitLine", 20, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.submit_line); }},
+      {C("SubmitLine", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.submit_line; }},
       {C("Suspended", 10, true, kNever), [](const R& r, const SacctContext&) { return format_duration_hms(r.suspended); }},
       {C("SystemComment", 15, true, kPlus), blank},
       {C("SystemCPU", 10, true, kNever), [](const R& r, const SacctContext&) {

@@ -108,6 +108,7 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   std::string name = named ? *r.job_name : r.argv.empty() ? "srun" : r.argv[0];
   if (!named) name = name.substr(name.rfind('/') + 1);
   s.set_name(name);
+  s.set_submit_line(who.command_line);
   if (r.ntasks) s.set_ntasks(static_cast<int32_t>(*r.ntasks));
   if (r.nodes) {
     s.set_nodes(static_cast<int32_t>(r.nodes->min));

@@ -119,6 +119,7 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   s.set_num_nodes(si.nodes_size());
   s.set_num_cpus(si.cpus());
   s.set_num_tasks(si.ntasks());
+  s.set_submit_line(si.submit_line());
   for (const auto& [k, v] : step_tres(si)) (*s.mutable_alloc_tres())[k] = v;
   add_usage(s, si);
   return s;

@@ -181,6 +181,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_cpus_per_task(req.cpus_per_task());
   s.set_restart_count(j->rec.restart_count());
   *s.mutable_argv() = req.argv();
+  s.set_submit_line(req.submit_line());
   s.set_overlap(req.overlap());
   s.set_exact(req.exact() || req.exclusive());
   s.set_no_kill(req.no_kill());

@@ -902,6 +902,9 @@ TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
   auto acct = c.run("sacct", {"-j", "1", "-P", "-n", "-o", "JobID,State,ExitCode,DerivedExitCode"});
   EXPECT_NE(acct.out.find("\n1.0|CANCELLED by " + std::to_string(getuid()) + "|0:9|\n"), std::string::npos)
       << acct.out;
+  // A step's SubmitLine is the srun command as typed (Slurm 22.05's).
+  auto lines = c.run("sacct", {"-j", "1.2", "-P", "-n", "-o", "JobID,SubmitLine"});
+  EXPECT_EQ(lines.out, "1.2|srun -n1 echo after\n") << lines.err;
   EXPECT_EQ(rows[2], "1.2|cpu1|1|COMPLETED|0");
   ASSERT_TRUE(c.wait_done("1"));
   EXPECT_EQ(c.state("1"), "COMPLETED");
