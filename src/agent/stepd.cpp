@@ -327,7 +327,7 @@ void StepDaemon::handle_timers() {
   }
   if (deadline_ms_ > 0 && now >= deadline_ms_ && !end_state_) {
     deadline_ms_ = 0;
-    if (!end_state_) termination_notice(JobState::kTimeout, false);
+    termination_notice(JobState::kTimeout, false);
     begin_termination(JobState::kTimeout, "time limit of " + limit_text(status_.time_limit_s) + " reached");
   }
   if (sample_ms_ > 0 && now >= sample_ms_) {

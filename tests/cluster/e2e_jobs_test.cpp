@@ -853,7 +853,9 @@ TEST(Jobs, CancelAndRequeueAreSaidInTheJobsOutput) {
   const std::string w = c.work();
   std::string cancelled = std::to_string(c.submit({"-o", w + "/c.out", "--wrap", "sleep 300"}));
   std::string requeued = std::to_string(c.submit({"-o", w + "/r.out", "--open-mode=append", "--wrap", "sleep 300"}));
-  std::string left = std::to_string(c.submit({"-o", w + "/l.out", "--wrap", "srun sleep 300 & sleep 2"}));
+  std::string left = std::to_string(c.submit(
+      {"-o", w + "/l.out", "--wrap",
+       "srun sleep 300 & until squeue -h -s -j $SLURM_JOB_ID -o %i | grep -q '[.]0$'; do sleep 0.2; done; sleep 0.5"}));
   ASSERT_TRUE(c.wait_state(cancelled, {"RUNNING"}));
   ASSERT_TRUE(c.wait_state(requeued, {"RUNNING"}));
   std::this_thread::sleep_for(1s);  // the scripts are running
