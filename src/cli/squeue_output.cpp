@@ -414,9 +414,10 @@ char sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now
   return invalid;
 }
 
-std::string invalid_lines(const std::vector<std::string>& invalid) {
+// `what`: "job", or "job step" for squeue -s (Slurm 22.05's words for each).
+std::string invalid_lines(const std::vector<std::string>& invalid, std::string_view what = "job") {
   std::string err;
-  for (const auto& spec : invalid) err += fmt::format("squeue: error: Invalid job format specification: {}\n", spec);
+  for (const auto& spec : invalid) err += fmt::format("squeue: error: Invalid {} format specification: {}\n", what, spec);
   return err;
 }
 
@@ -463,7 +464,7 @@ CommandOutput render_squeue_steps(const SqueueOptions& opts, const std::vector<S
   auto infos = field_infos(fields);
   ParsedFormat parsed = opts.format_long ? parse_long_format(*opts.format_long, infos)
                                          : parse_percent_format(opts.format.value_or(kSqueueStepFormat), infos);
-  result.err = invalid_lines(parsed.invalid);
+  result.err = invalid_lines(parsed.invalid, "job step");
   std::vector<SqueueStepRow> rows;
   for (const StepView* s : picked) rows.push_back({s, now});
   if (!opts.noheader) result.out = cluster_banner(opts.cluster_banner);

@@ -220,6 +220,10 @@ TEST(SqueueSteps, FiltersAndStepFields) {
   EXPECT_EQ(run_squeue_steps({"-s42.1,57.0", "-h", "-o", "%i %j"}).out, "42.1 hostname\n50_7.0 train\n");
   EXPECT_EQ(run_squeue_steps({"-s", "-j", "42", "-h", "-o", "%i"}).out, "42.0\n42.1\n42.batch\n");
   EXPECT_EQ(run_squeue_steps({"-s42.batch", "-h", "-o", "%.10i|%N"}).out, "  42.batch|cpu1\n");
+  // A letter steps do not have: Slurm 22.05's line for steps, the spec kept as text.
+  auto odd = run_squeue_steps({"-s42.batch", "-h", "-o", "%i|%C"});
+  EXPECT_EQ(odd.out, "42.batch|%C\n");
+  EXPECT_EQ(odd.err, "squeue: error: Invalid job step format specification: C\n");
   auto bad = parse_squeue_options({"-s42"}, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().text.find("Invalid job step id: 42"), std::string::npos) << bad.error().text;
