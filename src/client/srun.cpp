@@ -725,6 +725,17 @@ int salloc_main(const Args& args) {
   CommandEnd end = wait_for_command(*api, a.job_id, pid, req.kill_command_signal);
   const int status = end.status;
   int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!end.revoked) {
+    // The command may have ended because the allocation did (scancel ends
+    // its srun at once) before the next look at the job: Slurm's salloc,
+    // told at once, said only that it was revoked (anchor cluster).
+    auto r = api->get_jobs({a.job_id}, false);
+    const v1::JobRecord* rec = r && r->jobs_size() > 0 ? &r->jobs(0) : nullptr;
+    if (rec && !(rec->state() == v1::RUNNING && !rec->completing())) {
+      end.revoked = true;
+      write_out(revoked_text(rec, a.job_id), stderr);
+    }
+  }
   if (end.revoked) return rc;  // nothing left to give back
   if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
   release("salloc", *api, a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);

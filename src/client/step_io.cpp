@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -161,6 +162,7 @@ class StepIo {
   int64_t job_ = 0, step_ = 0;
   v1::StepInfo rec_;
   bool final_ = false;
+  std::optional<Clock::time_point> decided_at_;  // when the controller first said the step was over
   bool stdin_eof_ = false;
   int label_width_ = 1;
   int expected_out_ = 0;  // output connections to expect
@@ -526,11 +528,19 @@ void StepIo::send(int sig, bool cancel) {
   }
 }
 
+// The step is over once the controller says so and every node has reported
+// its tasks' ends; a step the job's end decided (a cancelled allocation) may
+// be over before its nodes report: srun waits for them as long as Slurm's
+// said it would ("Waiting up to KillWait+2 seconds for job step to finish").
 bool StepIo::poll_step() {
   auto r = api_.get_step(job_, step_);
   if (!r) return false;  // the controller may be restarting: ask again later
   rec_ = r->step();
-  final_ = !rec_.state().empty() && rec_.state() != "RUNNING";
+  if (rec_.state().empty() || rec_.state() == "RUNNING") return false;
+  const auto now = Clock::now();
+  if (!decided_at_) decided_at_ = now;
+  const bool reported = std::all_of(rec_.nodes().begin(), rec_.nodes().end(), [](const auto& n) { return n.ended(); });
+  final_ = reported || now - *decided_at_ > std::chrono::seconds(out_.kill_wait_s + 2);
   return final_;
 }
 

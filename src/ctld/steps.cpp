@@ -221,7 +221,7 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
     return;
   }
   *reply.add_acknowledged() = r.step();
-  if (!here || here->ended() || step_final(*s)) return;  // already recorded
+  if (!here || here->ended()) return;  // already recorded
   here->set_ended(true);
   here->set_state(r.state());
   here->set_exit_code(r.exit_code());
@@ -229,6 +229,13 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   here->set_reason(r.reason());
   *here->mutable_tasks_ended() = r.tasks();
   *here->mutable_usage() = r.usage();
+  if (step_final(*s)) {
+    // The job's end decided the step already (a cancelled allocation): its
+    // tasks' ends and usage are kept all the same, for srun's lines
+    // ("task 0: Terminated") and sacct.
+    put_step(*s, fx);
+    return;
+  }
   step_node_ended(*j, *s, *here, now, fx);
 }
 

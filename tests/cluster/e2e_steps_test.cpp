@@ -685,6 +685,34 @@ TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
   EXPECT_EQ(r.out, "interactive 2 1024 1 nomultithread (null)\ninteractive\n0 0\n1 1\n");
 }
 
+// scancel of an allocation whose srun step runs: srun waits for the step's
+// nodes and says how its tasks ended, salloc only that the allocation was
+// revoked, as Slurm 22.05's did on the anchor cluster.
+TEST(Steps, ACancelledAllocationsSrunSaysHowItsTasksEnded) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  CmdResult r;
+  std::thread salloc([&] { r = c.run("salloc", {"-p", "compute", "-J", "sa1", "srun", "sleep", "100"}); });
+  std::string job;
+  bool ran = eventually(
+      [&] {
+        job = c.run("squeue", {"-h", "-s", "-n", "sa1", "-o", "%i"}).out;  // its step runs
+        return job.find(".0\n") != std::string::npos;
+      },
+      20s);
+  if (ran) EXPECT_EQ(c.run("scancel", {job.substr(0, job.find('.'))}).rc, 0);
+  salloc.join();
+  ASSERT_TRUE(ran) << r.err;
+  const std::string id = job.substr(0, job.find('.'));
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("slurmstepd-cpu[0-9]: error: \\*\\*\\* STEP " + id +
+                                                  ".0 ON cpu[0-9] CANCELLED AT [0-9T:-]+ \\*\\*\\*\n")))
+      << r.err;
+  EXPECT_NE(r.err.find("srun: Job step aborted: Waiting up to "), std::string::npos) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("srun: error: cpu[0-9]: task 0: Terminated\n"))) << r.err;
+  EXPECT_NE(r.err.find("salloc: Job allocation " + id + " has been revoked.\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Relinquishing"), std::string::npos) << r.err;
+}
+
 // scancel of an allocation under salloc's command: salloc says it was
 // revoked and, as Slurm's, waits for the command unless -K asks it to signal
 // it (SIGTERM when stdin is not a terminal); nothing is given back after.
