@@ -95,9 +95,8 @@ using Value = std::function<std::string(const R&, const SacctContext&)>;
 
 std::string blank(const R&, const SacctContext&) { return ""; }
 
-// The user, group and working directory are the job's: Slurm 22.05's sacct leaves them blank on its
-// steps' lines (anchor cluster).
-// Blank on a step's line, as Slurm 22.05's sacct (User, Group, UID, GID of a step: anchor cluster).
+// The user, group (names and ids) and working directory are the job's: Slurm 22.05's sacct leaves
+// them blank on its steps' lines (anchor cluster).
 std::string job_only(const R& r, const std::string& v) { return r.step.empty() ? v : std::string(); }
 
 // How long the job waited once eligible: until it started, or until now while it waits (Slurm 22.05's
