@@ -700,7 +700,9 @@ TEST(Steps, ACancelledAllocationsSrunSaysHowItsTasksEnded) {
         return job.find(".0\n") != std::string::npos;
       },
       20s);
-  if (ran) EXPECT_EQ(c.run("scancel", {job.substr(0, job.find('.'))}).rc, 0);
+  if (ran) {
+    EXPECT_EQ(c.run("scancel", {job.substr(0, job.find('.'))}).rc, 0);
+  }
   salloc.join();
   ASSERT_TRUE(ran) << r.err;
   const std::string id = job.substr(0, job.find('.'));
