@@ -32,6 +32,8 @@ struct ApiError {
   // (the connection broke after it was written) or certainly did not (no
   // connection was made).
   bool maybe_sent = false;
+  // The controller's error without its detail lines: Slurm's words (common/job_errors.hpp).
+  std::string headline() const { return message.substr(0, message.find('\n')); }
 };
 
 template <class T>

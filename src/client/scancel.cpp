@@ -12,6 +12,7 @@
 #include "cli/job_values.hpp"
 #include "client/commands.hpp"
 #include "client/session.hpp"
+#include "common/job_errors.hpp"
 #include "common/strings.hpp"
 #include "common/user_db.hpp"
 
@@ -20,8 +21,6 @@ namespace {
 
 constexpr int kAccessDeniedExit = 2002 % 256;  // ESLURM_ACCESS_DENIED, as scancel's exit status
 constexpr int kInvalidJobIdExit = 2017 % 256;  // ESLURM_INVALID_JOB_ID
-// The controller's answer for a running job's step that does not run (ctld's kNoSuchStep).
-constexpr const char* kStepNotRunning = "Job step not running";
 
 enum Opt { kUser, kPartition, kState, kName, kAccount, kQos, kNodes, kSignal, kBatch, kFull, kQuiet, kVerbose,
            kMe, kHurry, kInteractive, kVersion, kHelp, kClusters, kReservation, kWckey, kCtld };
@@ -224,9 +223,9 @@ int report_results(const v1::CancelRequest& req, const v1::CancelReply& reply, c
       }
     }
     if (r.ok()) continue;
-    const bool done = r.error() == "Job/step already completing or completed";
-    const bool failed = req.signal() != 0 || !(done || r.error() == "Invalid job id specified");
-    if (failed) rc = std::max(rc, r.error() == "Access/permission denied" ? kAccessDeniedExit : 1);
+    const bool done = r.error() == kAlreadyDone;
+    const bool failed = req.signal() != 0 || !(done || r.error() == kInvalidJobId);
+    if (failed) rc = std::max(rc, r.error() == kAccessDenied ? kAccessDeniedExit : 1);
     if (failed ? !flags.quiet || !done : flags.verbose) {
       std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
     }
@@ -315,16 +314,16 @@ int scancel_main(const Args& args) {
     auto r = api->signal_step(st.job_id, st.step_id, req.signal(), req.signal() == 0);
     if (r) continue;
     if (r.error().unreachable) return report_failure(inv, *api, r.error());
-    std::string first = r.error().message.substr(0, r.error().message.find('\n'));
-    if (first == kStepNotRunning) {
+    const std::string first = r.error().headline();
+    if (first == kNoSuchStep) {
       if (req.signal() != 0) continue;
       rc = std::max(rc, kInvalidJobIdExit);
       std::fprintf(stderr, "scancel: error: Kill job error on job step id %s: Invalid job id specified\n",
                    st.text.substr(0, st.text.find('.')).c_str());
       continue;
     }
-    rc = std::max(rc, first == "Access/permission denied" ? kAccessDeniedExit : 1);
-    if (!quiet || first != "Invalid job id specified") {
+    rc = std::max(rc, first == kAccessDenied ? kAccessDeniedExit : 1);
+    if (!quiet || first != kInvalidJobId) {
       std::fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", st.text.c_str(), first.c_str());
     }
   }

@@ -31,6 +31,7 @@
 #include "client/launch.hpp"
 #include "client/session.hpp"
 #include "common/fd_io.hpp"
+#include "common/job_errors.hpp"
 #include "common/pmix_relay.hpp"
 #include "common/strings.hpp"
 
@@ -213,8 +214,8 @@ bool StepIo::create(v1::CreateStepRequest& req) {
     auto r = api_.create_step(req);
     if (!r) {
       const std::string& m = r.error().message;
-      std::string first = m.substr(0, m.find('\n'));
-      if (first == "Invalid job id specified") {  // no such allocation: Slurm 22.05's two lines (anchor cluster)
+      const std::string first = r.error().headline();
+      if (first == kInvalidJobId) {  // no such allocation: Slurm 22.05's two lines (anchor cluster)
         std::fprintf(stderr, "%s: error: Unable to confirm allocation for job %lld: %s\n", program_.c_str(),
                      static_cast<long long>(req.job_id()), first.c_str());
         std::fprintf(stderr, "%s: Check SLURM_JOB_ID environment variable. Expired or invalid job %lld\n",
@@ -520,8 +521,7 @@ void StepIo::send(int sig, bool cancel) {
   auto r = api_.signal_step(job_, step_, sig, cancel);
   // The job or the step is over already (a cancel of the job sends srun
   // SIGCONT and SIGTERM too): nothing to say.
-  const std::string first = r ? "" : r.error().message.substr(0, r.error().message.find('\n'));
-  if (!r && (first == "Invalid job id specified" || first == "Job step not running")) return;
+  if (!r && (r.error().headline() == kInvalidJobId || r.error().headline() == kNoSuchStep)) return;
   if (!r) {
     std::fprintf(stderr, "%s: error: Unable to send signal %d to StepId=%lld.%lld: %s\n", program_.c_str(), sig,
                  static_cast<long long>(job_), static_cast<long long>(step_), r.error().message.c_str());

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/job_errors.hpp"  // Slurm's errors for job operations, sent back per target
 #include "common/result.hpp"
 #include "ctld/ctld_scripts.hpp"
 #include "ctld/mail.hpp"
@@ -232,16 +233,6 @@ struct ResvError {
   int code = 9;
   std::string message;
 };
-
-// Slurm's errors for job operations, sent back per target.
-inline constexpr const char* kInvalidJobId = "Invalid job id specified";
-inline constexpr const char* kAccessDenied = "Access/permission denied";
-inline constexpr const char* kAlreadyDone = "Job/step already completing or completed";
-inline constexpr const char* kNoSuchStep = "Job step not running";
-inline constexpr const char* kJobPending = "Job is pending execution";
-inline constexpr const char* kNotPending = "Job is no longer pending execution";
-inline constexpr const char* kJobHeld = "Job is in held state, pending scheduler release";
-inline constexpr const char* kFinished = "Job has already finished";
 
 class ControllerState {
  public:

@@ -1,0 +1,18 @@
+// Slurm's words for what went wrong with a job operation. The controller
+// answers with them (the first line of its error; a second line may say
+// more), and the commands compare an answer's first line with them to word
+// and number their own output as Slurm's commands do.
+#pragma once
+
+namespace drover {
+
+inline constexpr const char* kInvalidJobId = "Invalid job id specified";
+inline constexpr const char* kAccessDenied = "Access/permission denied";
+inline constexpr const char* kAlreadyDone = "Job/step already completing or completed";
+inline constexpr const char* kNoSuchStep = "Job step not running";  // a running job without that step (Drover's)
+inline constexpr const char* kJobPending = "Job is pending execution";
+inline constexpr const char* kNotPending = "Job is no longer pending execution";
+inline constexpr const char* kJobHeld = "Job is in held state, pending scheduler release";
+inline constexpr const char* kFinished = "Job has already finished";
+
+}  // namespace drover
