@@ -250,6 +250,18 @@ std::string revoked_text(const v1::JobRecord* rec, int64_t job_id) {
   return fmt::format("salloc: Job allocation {} has been revoked.\n", job_id);
 }
 
+// Whether the allocation has ended (its job is no longer running); if so,
+// says it as Slurm's salloc does. A controller that does not answer is
+// asked again later (false).
+bool said_revoked(ControllerApi& api, int64_t job_id) {
+  auto r = api.get_jobs({job_id}, false);
+  if (!r) return false;
+  const v1::JobRecord* rec = r->jobs_size() > 0 ? &r->jobs(0) : nullptr;
+  if (rec && rec->state() == v1::RUNNING && !rec->completing()) return false;
+  write_out(revoked_text(rec, job_id), stderr);
+  return true;
+}
+
 struct CommandEnd {
   int status = 0;        // waitpid's
   bool revoked = false;  // the allocation ended first
@@ -274,12 +286,8 @@ CommandEnd wait_for_command(ControllerApi& api, int64_t job_id, pid_t pid, std::
     }
     if (end.revoked || std::chrono::steady_clock::now() < next_check) continue;
     next_check = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    auto r = api.get_jobs({job_id}, false);
-    if (!r) continue;  // the controller is away (restarting): ask again later
-    const v1::JobRecord* rec = r->jobs_size() > 0 ? &r->jobs(0) : nullptr;
-    if (rec && rec->state() == v1::RUNNING && !rec->completing()) continue;
+    if (!said_revoked(api, job_id)) continue;
     end.revoked = true;
-    write_out(revoked_text(rec, job_id), stderr);
     if (kill_signal) kill(pid, *kill_signal != 0 ? *kill_signal : isatty(STDIN_FILENO) ? SIGHUP : SIGTERM);
   }
   if (pidfd >= 0) close(pidfd);
@@ -725,18 +733,10 @@ int salloc_main(const Args& args) {
   CommandEnd end = wait_for_command(*api, a.job_id, pid, req.kill_command_signal);
   const int status = end.status;
   int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!end.revoked) {
-    // The command may have ended because the allocation did (scancel ends
-    // its srun at once) before the next look at the job: Slurm's salloc,
-    // told at once, said only that it was revoked (anchor cluster).
-    auto r = api->get_jobs({a.job_id}, false);
-    const v1::JobRecord* rec = r && r->jobs_size() > 0 ? &r->jobs(0) : nullptr;
-    if (rec && !(rec->state() == v1::RUNNING && !rec->completing())) {
-      end.revoked = true;
-      write_out(revoked_text(rec, a.job_id), stderr);
-    }
-  }
-  if (end.revoked) return rc;  // nothing left to give back
+  // The command may have ended because the allocation did (scancel ends its
+  // srun at once) before the next look at the job: Slurm's salloc, told at
+  // once, said only that it was revoked (anchor cluster).
+  if (end.revoked || said_revoked(*api, a.job_id)) return rc;  // nothing left to give back
   if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
   release("salloc", *api, a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   // Slurm 22.05's salloc then hears of the job's end and says so (on the anchor cluster, every time).
