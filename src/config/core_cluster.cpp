@@ -184,6 +184,7 @@ Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg) {
   for (const QosConfig& q : cfg.qos) c.qos.push_back(qos_spec(q));
   c.priority = priority_params(cfg);
   c.sched = sched_params(cfg);
+  c.def_cpu_per_gpu = cfg.def_cpu_per_gpu;
   c.def_mem_per_cpu_mb = cfg.def_mem_per_cpu_mb;
   c.def_mem_per_gpu_mb = cfg.def_mem_per_gpu_mb;
   c.def_mem_per_node_mb = cfg.def_mem_per_node_mb;

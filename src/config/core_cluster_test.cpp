@@ -11,6 +11,8 @@
 #include <functional>
 #include <sstream>
 
+#include "config/test_files.hpp"
+#include "core/demand.hpp"
 #include "core/priority.hpp"
 #include "core/request.hpp"
 #include "core/scheduler.hpp"
@@ -50,6 +52,36 @@ TEST(CoreCluster, AnchorNodesPartitionsQosAndWeights) {
   EXPECT_EQ(c.sched.policy, core::QueuePolicy::kBackfill);
   EXPECT_EQ(c.total_tres.at("cpu"), 4 * 128 + 5 * 64);
   EXPECT_EQ(*c.def_mem_per_cpu_mb, 4096);
+}
+
+// DefCpuPerGPU gives a GPU job that names neither --cpus-per-gpu nor
+// --cpus-per-task its CPUs: the partition's value, else the global one.
+TEST(CoreCluster, DefCpuPerGpuFromThePartitionElseTheCluster) {
+  testing::ScratchDir dir;
+  const std::string conf = dir.write("slurm.conf",
+      "ClusterName=c\nSlurmctldHost=head\nGresTypes=gpu\nDefCpuPerGPU=4\n"
+      "NodeName=g[1-2] CPUs=64 RealMemory=100000 Gres=gpu:8\n"
+      "PartitionName=own Nodes=g1 DefCpuPerGPU=6\nPartitionName=global Nodes=g2 Default=YES\n");
+  dir.write("gres.conf", "NodeName=g[1-2] Name=gpu File=/dev/nvidia[0-7]\n");
+  auto cfg = load_config({conf, {}, {}});
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  EXPECT_EQ(cfg->def_cpu_per_gpu, 4);
+  auto c = build_core_cluster(*cfg);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  auto cpus_per_gpu = [&](const char* part, auto ask) {
+    core::JobSpec job;
+    job.gres = {GresSpec{"gpu", "", 2}};
+    ask(job);
+    auto d = core::resolve_demand(*c, job, c->find_partition(part));
+    EXPECT_TRUE(d.ok());
+    return d.ok() ? d->cpus_per_gpu : -1;
+  };
+  auto as_is = [](core::JobSpec&) {};
+  EXPECT_EQ(cpus_per_gpu("own", as_is), 6);
+  EXPECT_EQ(cpus_per_gpu("global", as_is), 4);
+  EXPECT_EQ(cpus_per_gpu("global", [](core::JobSpec& j) { j.cpus_per_gpu = 3; }), 3);
+  EXPECT_EQ(cpus_per_gpu("global", [](core::JobSpec& j) { j.cpus_per_task = 2; }), 0);
+  EXPECT_EQ(cpus_per_gpu("global", [](core::JobSpec& j) { j.gres.clear(); }), 0);
 }
 
 // ---- what real Slurm answered to jobs that can never run ---------------------

@@ -120,11 +120,14 @@ void no_default_memory(const Facts& f, Diagnostics& out) {
   for (const auto& d : cfg.diags.items()) {
     if (d.severity == Severity::kError && (d.key == "DefMemPerCPU" || d.key == "DefMemPerNode")) return;
   }
-  std::vector<std::string> bare;
+  // bare: no default at all; gpu_only: a DefMemPerGPU (its own or the
+  // global one) that covers only the jobs that ask for GPUs.
+  std::vector<std::string> bare, gpu_only;
   for (const auto& part : cfg.partitions) {
-    if (!part.def_mem_per_cpu_mb && !part.def_mem_per_node_mb) bare.push_back(part.name);
+    if (part.def_mem_per_cpu_mb || part.def_mem_per_node_mb) continue;
+    (part.def_mem_per_gpu_mb || cfg.def_mem_per_gpu_mb ? gpu_only : bare).push_back(part.name);
   }
-  if (bare.empty()) return;
+  if (bare.empty() && gpu_only.empty()) return;
   // The smallest RealMemory/CPUs of any node: a default every node can give.
   int64_t per_cpu = 0;
   for (const auto& node : cfg.nodes) {
@@ -132,15 +135,24 @@ void no_default_memory(const Facts& f, Diagnostics& out) {
     int64_t v = node.real_memory_mb / node.cpus;
     per_cpu = per_cpu == 0 ? v : std::min(per_cpu, v);
   }
-  std::string which = bare.size() == cfg.partitions.size() ? std::string("every partition")
-                                                          : "partition" + std::string(bare.size() == 1 ? " " : "s ") + join(bare, ", ");
-  out.add(Severity::kWarning, "no-default-memory", global_loc(cfg, "SelectTypeParameters"), "DefMemPerCPU",
-          "memory is a consumable resource (SelectTypeParameters=" + cfg.select_type_parameters +
-              ") but no DefMemPerCPU or DefMemPerNode applies to " + which +
-              ": a job that gives no --mem is given all the memory of each node it runs on, so no other job can share "
-              "those nodes (a one-GPU job holds the whole GPU node)",
-          "set a default, e.g. DefMemPerCPU=" + std::to_string(std::max<int64_t>(per_cpu, 1)) +
-              " (the smallest RealMemory/CPUs of the nodes), and let jobs ask for more with --mem");
+  const std::string fix = "set a default, e.g. DefMemPerCPU=" + std::to_string(std::max<int64_t>(per_cpu, 1)) +
+                          " (the smallest RealMemory/CPUs of the nodes), and let jobs ask for more with --mem";
+  auto named = [&](const std::vector<std::string>& parts) {
+    return parts.size() == cfg.partitions.size() ? std::string("every partition")
+                                                 : "partition" + std::string(parts.size() == 1 ? " " : "s ") + join(parts, ", ");
+  };
+  auto warn = [&](const std::vector<std::string>& parts, const std::string& which_default, const std::string& who,
+                  const std::string& cost) {
+    if (parts.empty()) return;
+    out.add(Severity::kWarning, "no-default-memory", global_loc(cfg, "SelectTypeParameters"), "DefMemPerCPU",
+            "memory is a consumable resource (SelectTypeParameters=" + cfg.select_type_parameters + ") but " +
+                which_default + " applies to " + named(parts) + ": " + who +
+                " is given all the memory of each node it runs on, so no other job can share those nodes (" + cost +
+                ")",
+            fix);
+  };
+  warn(bare, "no DefMemPerCPU or DefMemPerNode", "a job that gives no --mem", "a one-GPU job holds the whole GPU node");
+  warn(gpu_only, "only DefMemPerGPU", "a job there that asks for no GPU and gives no --mem", "their GPUs stay idle");
 }
 
 }  // namespace

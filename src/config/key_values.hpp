@@ -75,6 +75,15 @@ KeyDef<T> integer(std::string name, M T::*field, int64_t min, int64_t max, std::
               [](const M& v) { return show_int(static_cast<int64_t>(v)); });
 }
 
+// An integer a config may leave unset (shown empty then).
+template <class T>
+KeyDef<T> optional_integer(std::string name, std::optional<int64_t> T::*field, int64_t min, int64_t max,
+                           std::string doc) {
+  return bind_field<T>(std::move(name), int_range_text(min, max, false), std::move(doc), field,
+              [=](std::string_view s) { return parse_int_value(s, min, max, false); },
+              [](const std::optional<int64_t>& v) { return v ? show_int(*v) : std::string(); });
+}
+
 template <class T>
 KeyDef<T> yes_no(std::string name, bool T::*field, std::string doc) {
   return bind_field<T>(std::move(name), "YES or NO", std::move(doc), field, parse_yes_no, show_yes_no);

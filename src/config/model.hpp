@@ -184,6 +184,7 @@ struct ClusterConfig {
   Seconds kill_wait = 30;
   Seconds message_timeout = 10;  // the commands' window for reaching the controller
   std::map<std::string, int64_t> licenses;  // Licenses=fsbw:20,matlab*2,lic: name -> count (1 when omitted)
+  std::optional<int64_t> def_cpu_per_gpu;  // DefCpuPerGPU
   std::optional<int64_t> def_mem_per_cpu_mb;
   std::optional<int64_t> def_mem_per_gpu_mb;
   std::optional<int64_t> max_mem_per_cpu_mb;

@@ -74,21 +74,6 @@ KeyDef<P> oversubscribe() {
   return d;
 }
 
-KeyDef<P> def_cpu_per_gpu() {
-  KeyDef<P> d;
-  d.name = "DefCpuPerGPU";
-  d.values = int_range_text(1, 1 << 20, false);
-  d.doc = "CPUs per allocated GPU for jobs that ask for none.";
-  d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
-    auto v = parse_int_value(s, 1, 1 << 20, false);
-    if (!v) return v.error();
-    p.def_cpu_per_gpu = *v;
-    return {};
-  };
-  d.show = [](const P& p) { return p.def_cpu_per_gpu ? std::to_string(*p.def_cpu_per_gpu) : std::string(); };
-  return d;
-}
-
 std::vector<KeyDef<P>> make_partition_keys() {
   const int64_t kMaxNodes = 1 << 22;
   return key_defs<P>(
@@ -120,7 +105,8 @@ std::vector<KeyDef<P>> make_partition_keys() {
       memory_mb<P>("DefMemPerNode", &P::def_mem_per_node_mb, "Memory per node for jobs that ask for none."),
       memory_mb<P>("MaxMemPerCPU", &P::max_mem_per_cpu_mb, "Most memory per allocated CPU."),
       memory_mb<P>("MaxMemPerNode", &P::max_mem_per_node_mb, "Most memory per node."),
-      def_cpu_per_gpu(),
+      optional_integer<P>("DefCpuPerGPU", &P::def_cpu_per_gpu, 1, 1 << 20,
+                          "CPUs per allocated GPU for jobs that ask for none; overrides the global."),
       integer<P>("MaxCPUsPerNode", &P::max_cpus_per_node, 1, 1 << 20,
                  "Most CPUs of a node that jobs of this partition may use together.", true),
       yes_no<P>("Hidden", &P::hidden, "YES: not listed unless asked for (sinfo -a)."),

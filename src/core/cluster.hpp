@@ -166,6 +166,7 @@ struct Cluster {
   std::vector<AssocLimitSpec> assocs;  // empty unless association limits are enforced (set_assocs)
   PriorityParams priority;
   SchedParams sched;
+  std::optional<int64_t> def_cpu_per_gpu;  // DefCpuPerGPU, when the partition sets none
   std::optional<int64_t> def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
   std::optional<int64_t> max_mem_per_cpu_mb, max_mem_per_node_mb;
   TresMap licenses;  // cluster-wide license counts (Licenses=fsbw:10)

@@ -180,8 +180,11 @@ void resolve_gres(const Cluster& c, const JobSpec& job, const PartitionSpec& par
   bool wants_gpus = job.gpus_per_task.count > 0 ||
                     std::any_of(d.gres.begin(), d.gres.end(), [](const GresNeed& g) { return g.name == "gpu"; });
   d.cpus_per_gpu = job.cpus_per_gpu;
-  if (d.cpus_per_gpu <= 0 && job.cpus_per_task <= 0 && wants_gpus && part.def_cpu_per_gpu) {
-    d.cpus_per_gpu = static_cast<int32_t>(*part.def_cpu_per_gpu);
+  // DefCpuPerGPU: the partition's, else the cluster's, for a GPU job that
+  // names neither --cpus-per-gpu nor --cpus-per-task.
+  const std::optional<int64_t>& def_cpus = part.def_cpu_per_gpu ? part.def_cpu_per_gpu : c.def_cpu_per_gpu;
+  if (d.cpus_per_gpu <= 0 && job.cpus_per_task <= 0 && wants_gpus && def_cpus) {
+    d.cpus_per_gpu = static_cast<int32_t>(*def_cpus);
   }
 }
 
