@@ -171,9 +171,17 @@ const std::vector<Field<SqueueStepRow>>& squeue_step_fields() {
     UnixTime start = r.step->start_time;
     return format_duration(start == kNoTime || r.now < start ? 0 : r.now - start);
   };
+  auto null_or = [](const std::string& v) { return or_text(v, "(null)"); };
   // Slurm 22.05's step fields and headers (anchor cluster); the batch step
   // counts no CPUs there. Drover has no network or container for a step.
+  // The per-node GRES are headed TRES_PER_JOB there, for %b and -O alike.
   static const std::vector<Field<S>> fields = {
+      f('b', "tres-per-node", "TRES_PER_JOB", [=](const S& r) { return null_or(r.step->tres_per_node); }),
+      f(0, "Gres", "TRES_PER_JOB", [=](const S& r) { return null_or(r.step->tres_per_node); }),
+      f(0, "tres-per-task", "TRES_PER_TASK", [=](const S& r) { return null_or(r.step->tres_per_task); }),
+      f(0, "tres-per-socket", "TRES_PER_SOCKET", [](const S&) { return std::string("(null)"); }),
+      f(0, "tres-bind", "TRES_BIND", [=](const S& r) { return null_or(r.step->tres_bind); }),
+      f(0, "tres-freq", "TRES_FREQ", [](const S&) { return std::string("(null)"); }),
       f('A', "NumTasks", "TASKS", [](const S& r) { return num(r.step->ntasks); }),
       f('i', "StepId", "STEPID", [](const S& r) { return squeue_step_id(*r.step); }),
       f('j', "StepName", "NAME", [](const S& r) { return r.step->name; }),

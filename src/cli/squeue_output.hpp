@@ -61,6 +61,9 @@ struct StepView {
   Seconds time_limit = kInfinite;  // srun -t, else UNLIMITED
   std::string state = "RUNNING";
   UnixTime start_time = kNoTime;
+  std::string tres_per_node;  // "gres:gpu:2"; "" none
+  std::string tres_per_task;
+  std::string tres_bind;      // "gpu:per_task:1"
 };
 
 CliResult<SqueueOptions> parse_squeue_options(const std::vector<std::string>& args,

@@ -49,6 +49,9 @@ int squeue_steps(const Invocation& inv, ControllerApi& api, const cli::SqueueOpt
     v.time_limit = s.time_limit_s() > 0 ? s.time_limit_s() : kInfinite;
     if (!s.state().empty()) v.state = s.state();
     v.start_time = s.start_time() > 0 ? s.start_time() : kNoTime;
+    v.tres_per_node = s.tres_per_node();
+    v.tres_per_task = s.tres_per_task();
+    v.tres_bind = s.tres_bind();
     views.push_back(std::move(v));
   }
   return print_output(cli::render_squeue_steps(opts, views, steps->now()));

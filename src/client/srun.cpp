@@ -130,6 +130,10 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   for (const auto& g : r.gres) {
     if (g.name == "gpu") s.set_gpus_per_node(static_cast<int32_t>(g.count));
   }
+  std::vector<GresSpec> per_node = r.gres;
+  if (r.gpus_per_node) per_node.push_back({"gpu", r.gpus_per_node->type, r.gpus_per_node->count});
+  s.set_tres_per_node(tres_per_text(per_node));
+  if (r.gpus_per_task) s.set_tres_per_task(tres_per_text({{"gpu", r.gpus_per_task->type, r.gpus_per_task->count}}));
   // Each task's GPUs: --gpu-bind, else what --gpus-per-task or --ntasks-per-gpu (the job's, inside one) imply.
   const int gpus_per_task = r.gpus_per_task ? static_cast<int>(r.gpus_per_task->count) : 0;
   s.set_gpus_per_task(gpus_per_task);

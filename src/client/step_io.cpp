@@ -222,9 +222,13 @@ bool StepIo::create(v1::CreateStepRequest& req) {
                      program_.c_str(), static_cast<long long>(req.job_id()));
         return false;
       }
+      const std::string why = m.find('\n') == std::string::npos ? std::string() : m.substr(m.find('\n') + 1);
+      // Slurm's srun says what is wrong with a GRES request before that it failed.
+      const bool why_first = first == kInvalidGres;
+      if (why_first && !why.empty()) print_error_lines(program_, why);
       std::fprintf(stderr, "%s: error: Unable to create step for job %lld: %s\n", program_.c_str(),
                    static_cast<long long>(req.job_id()), first.c_str());
-      if (m.find('\n') != std::string::npos) print_error_lines(program_, m.substr(m.find('\n') + 1));
+      if (!why_first && !why.empty()) print_error_lines(program_, why);
       return false;
     }
     if (r->busy().empty()) {

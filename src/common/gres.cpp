@@ -94,6 +94,12 @@ std::string GresSpec::str() const {
   return out + ":" + std::to_string(count);
 }
 
+std::string tres_per_text(const std::vector<GresSpec>& list) {
+  std::string out;
+  for (const GresSpec& g : list) out += (out.empty() ? "gres:" : ",gres:") + g.str();
+  return out;
+}
+
 std::string GresSpec::tres_name() const { return "gres/" + name + (type.empty() ? "" : ":" + type); }
 
 Result<std::vector<GresSpec>> parse_gres_list(std::string_view s) {

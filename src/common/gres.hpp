@@ -33,6 +33,9 @@ struct GresSpec {
 // "(null)" are the empty list.
 Result<std::vector<GresSpec>> parse_gres_list(std::string_view s);
 std::string format_gres_list(const std::vector<GresSpec>& list);  // "(null)" when empty
+// Slurm's tres_per_node/tres_per_task text: "gres:gpu:h100:8,gres:nic:1";
+// "" when empty.
+std::string tres_per_text(const std::vector<GresSpec>& list);
 
 // A gres name or type (and a TRES name after its category): non-empty, with
 // no spaces, control characters, ':', ',', '=', '/', '(' or ')'.

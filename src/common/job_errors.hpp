@@ -14,5 +14,6 @@ inline constexpr const char* kJobPending = "Job is pending execution";
 inline constexpr const char* kNotPending = "Job is no longer pending execution";
 inline constexpr const char* kJobHeld = "Job is in held state, pending scheduler release";
 inline constexpr const char* kFinished = "Job has already finished";
+inline constexpr const char* kInvalidGres = "Invalid generic resource (gres) specification";
 
 }  // namespace drover

@@ -120,7 +120,10 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   s.set_num_cpus(si.cpus());
   s.set_num_tasks(si.ntasks());
   s.set_submit_line(si.submit_line());
-  for (const auto& [k, v] : step_tres(si)) (*s.mutable_alloc_tres())[k] = v;
+  // The TRES the step was given when it started (step_tres, with its GPUs' types).
+  if (auto tres = parse_tres(si.tres()); tres.ok()) {
+    for (const auto& [k, v] : *tres) (*s.mutable_alloc_tres())[k] = v;
+  }
   add_usage(s, si);
   return s;
 }

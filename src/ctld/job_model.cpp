@@ -186,6 +186,16 @@ int32_t global_gpu_index(const core::NodeSpec& n, int32_t pool, int32_t device) 
   return offset + device;
 }
 
+std::string gpu_type(const core::NodeSpec& n, int32_t index) {
+  if (index < 0) return {};
+  for (const auto& p : n.gres) {
+    if (p.name != "gpu") continue;
+    if (index < p.count) return p.type;
+    index -= p.count;
+  }
+  return {};
+}
+
 v1::JobAllocation allocation_to_proto(const core::Cluster& c, const core::Allocation& a) {
   v1::JobAllocation out;
   out.set_exclusive(a.exclusive);

@@ -78,6 +78,9 @@ core::Allocation allocation_from_proto(const CoreBridge& b, const v1::JobAllocat
 // Node-global index of device `device` of pool `pool` (GPUs of every gpu
 // pool numbered in pool order, as CUDA_VISIBLE_DEVICES counts them).
 int32_t global_gpu_index(const core::NodeSpec& n, int32_t pool, int32_t device);
+// The type of node `n`'s GPU at a node-global index (global_gpu_index's);
+// empty when untyped or out of range.
+std::string gpu_type(const core::NodeSpec& n, int32_t index);
 // The node-global indexes of the GPUs a job holds on one node, ascending.
 std::vector<int32_t> gpu_indexes(const core::NodeSpec& n, const core::NodeTake& t);
 

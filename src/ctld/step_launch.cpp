@@ -5,7 +5,10 @@
 #include <optional>
 #include <set>
 
+#include "common/gres.hpp"
 #include "common/hostlist.hpp"
+#include "common/job_errors.hpp"
+#include "common/strings.hpp"
 #include "common/task_layout.hpp"
 #include "ctld/state.hpp"
 
@@ -18,6 +21,62 @@ constexpr const char* kNodesBusy = "Requested nodes are busy";
 
 Error refusal(const std::string& slurm, const std::string& detail) {
   return Error{slurm + (detail.empty() ? "" : "\n" + detail)};
+}
+
+// The GPU items of a step's request text ("gres:gpu:h100:1,gres:nic:1").
+std::vector<GresSpec> gpu_items(const std::string& tres_per) {
+  std::vector<GresSpec> out;
+  for (const std::string& item : split(tres_per, ',')) {
+    const std::string_view g = std::string_view(item).substr(item.rfind("gres:", 0) == 0 ? 5 : 0);
+    auto parsed = parse_gres_list(g);
+    if (!parsed) continue;
+    for (const GresSpec& one : *parsed) {
+      if (one.name == "gpu") out.push_back(one);
+    }
+  }
+  return out;
+}
+
+// The job's per-node GRES: --gres and --gpus-per-node.
+std::vector<GresSpec> job_per_node_gres(const core::JobSpec& job) {
+  std::vector<GresSpec> out = job.gres;
+  if (job.gpus_per_node.count > 0) out.push_back({"gpu", job.gpus_per_node.type, job.gpus_per_node.count});
+  return out;
+}
+
+// A step's GPU request against its job's, as Slurm 22.05 refused them (its
+// words, the anchor cluster): GPUs in a job that holds none, a GPU type the
+// job did not ask for, more GPUs per node than the job asked per node.
+std::optional<Error> gres_refusal(const core::JobSpec& job, bool job_has_gpus, const v1::CreateStepRequest& req) {
+  const bool wants = req.gpus() > 0 || req.gpus_per_node() > 0 || req.gpus_per_task() > 0;
+  if (!wants) return std::nullopt;
+  if (!job_has_gpus) return Error{std::string(kInvalidGres) + "\nStep requested GRES but job doesn't have GRES"};
+  std::vector<GresSpec> asked = gpu_items(req.tres_per_node());
+  for (const GresSpec& g : gpu_items(req.tres_per_task())) asked.push_back(g);
+  if (auto colon = req.gpus_opt().rfind(':'); colon != std::string::npos) {
+    asked.push_back({"gpu", req.gpus_opt().substr(0, colon), req.gpus()});
+  }
+  std::vector<GresSpec> job_per_node;
+  for (const GresSpec& g : job_per_node_gres(job)) {
+    if (g.name == "gpu") job_per_node.push_back(g);
+  }
+  std::set<std::string> job_types;
+  for (const GresSpec& g : job_per_node) job_types.insert(g.type);
+  for (const core::GpuReq* r : {&job.gpus, &job.gpus_per_task}) {
+    if (r->count > 0) job_types.insert(r->type);
+  }
+  for (const GresSpec& g : asked) {
+    if (!g.type.empty() && !job_types.count(g.type)) {
+      return Error{std::string(kInvalidGres) + "\nStep requested GRES (gpu:" + g.type + ") not found in the job"};
+    }
+  }
+  // Counts without types there: "gpu:3 is more than the job's gpu:2" for a job of gpu:h100:2.
+  if (job_per_node.size() == 1 && req.gpus_per_node() > job_per_node.front().count) {
+    return Error{std::string(kInvalidGres) + "\nStep requested gres_per_node=gpu:" +
+                 std::to_string(req.gpus_per_node()) + " is more than the job's gres_per_node=gpu:" +
+                 std::to_string(job_per_node.front().count)};
+  }
+  return std::nullopt;
 }
 
 // Slurm 22.05's sharing of an allocation between steps (srun(1): --exact,
@@ -108,6 +167,10 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     return wait;
   }
   const core::Cluster& c = bridge_->cluster();
+  const bool job_has_gpus = std::any_of(j->alloc.nodes.begin(), j->alloc.nodes.end(), [&](const core::NodeTake& t) {
+    return !gpu_indexes(c.nodes[t.node], t).empty();
+  });
+  if (auto bad = gres_refusal(j->spec, job_has_gpus, req)) return std::move(*bad);
   // Candidate nodes: the allocation, or the -w subset of it (in allocation order).
   std::vector<const core::NodeTake*> cand;
   std::set<std::string> wanted;
@@ -190,6 +253,12 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_time_limit_s(req.time_limit_s());
   bool wants_gpus = req.gpus() > 0 || req.gpus_per_node() > 0 || req.gpus_per_task() > 0;
   s.set_gpus_requested(wants_gpus);
+  // squeue -s's request columns: a step that asks for no GPU shows the job's
+  // per-node GRES, which it is given (Slurm 22.05 on the anchor cluster).
+  s.set_tres_per_node(wants_gpus || !req.tres_per_node().empty() ? req.tres_per_node()
+                                                                   : tres_per_text(job_per_node_gres(j->spec)));
+  s.set_tres_per_task(req.tres_per_task());
+  if (!req.gpu_bind().empty()) s.set_tres_bind("gpu:" + req.gpu_bind());
   StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1};
   // The first nodes (in allocation order) that can take their share now;
   // busy when too few can, refused when one never could.
@@ -225,7 +294,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_cpus(cpus_total);
   JobSteps& mine = steps_[j->rec.job_id()];
   s.set_step_id(mine.next_id++);
-  s.set_tres(format_tres(step_tres(s)));
+  s.set_tres(format_tres(step_tres(s, bridge_->cluster())));
   std::vector<int> tasks_here;
   for (const auto& n : s.nodes()) tasks_here.push_back(n.tasks());
   const auto ranks = ranks_by_node(tasks_here, req.distribution());  // -m: block, cyclic or plane=N

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/hostlist.hpp"
+#include "ctld/job_model.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
@@ -22,16 +23,20 @@ int severity(const std::string& st) {
 
 }  // namespace
 
-TresMap step_tres(const v1::StepInfo& s) {
+TresMap step_tres(const v1::StepInfo& s, const core::Cluster& c) {
   TresMap t;
   t["cpu"] = s.cpus();
   t["node"] = s.nodes_size();
-  int64_t gpus = 0, mem = 0;
+  int64_t mem = 0;
   for (const auto& n : s.nodes()) {
-    gpus += n.gpus_size();
     mem += n.mem_mb();
+    const core::NodeIndex at = c.find_node(n.node());
+    for (int32_t g : n.gpus()) {
+      t["gres/gpu"] += 1;
+      const std::string type = at < 0 ? std::string() : gpu_type(c.nodes[at], g);
+      if (!type.empty()) t[core::gres_tres_name("gpu", type)] += 1;
+    }
   }
-  if (gpus > 0) t["gres/gpu"] = gpus;
   if (mem > 0) t["mem"] = mem;
   return t;
 }
@@ -114,7 +119,7 @@ void ControllerState::start_batch_step(const Job& j, int64_t now, Effects& fx) {
     for (int32_t g : gpu_indexes(bridge_->cluster().nodes[t.node], t)) n->add_gpus(g);
     s.set_cpus(t.cpus);
   }
-  s.set_tres(format_tres(step_tres(s)));
+  s.set_tres(format_tres(step_tres(s, bridge_->cluster())));
   put_step(s, fx);
   steps_[j.rec.job_id()].steps[kBatchStepId] = std::move(s);
 }

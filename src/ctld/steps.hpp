@@ -22,6 +22,7 @@
 #include <string>
 
 #include "common/tres.hpp"
+#include "core/cluster.hpp"
 #include "drover/v1/steps.pb.h"
 
 namespace drover::ctld {
@@ -39,8 +40,10 @@ struct JobSteps {
 std::string step_name(int64_t job_id, int64_t step_id);
 bool step_final(const v1::StepInfo& s);
 // What a step holds: cpu, mem (the job's memory on its nodes, which the
-// steps share), node, gres/gpu (scontrol show step's TRES=, sacct's AllocTRES).
-TresMap step_tres(const v1::StepInfo& s);
+// steps share), node, gres/gpu and gres/gpu:TYPE by the types of the GPUs
+// it holds on each node of `c` (scontrol show step's TRES=, sacct's
+// AllocTRES).
+TresMap step_tres(const v1::StepInfo& s, const core::Cluster& c);
 
 // The worst end over the step's nodes (Slurm's rule for a step: the highest
 // exit code; any signal; the state of the most severe node end).

@@ -487,6 +487,13 @@ TEST(Steps, GpuBindAndDistributionGiveEachTaskItsGpusAndRanks) {
                             "--wrap", show});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(read_file(c.work() + "/pt.txt"), "0 0 0 gpu:per_task:1 block\n1 1 1 gpu:per_task:1 block\n");
+  // The step's AllocTRES names its GPUs' type too, as Slurm 22.05's sacct did.
+  std::smatch id;
+  ASSERT_TRUE(std::regex_search(r.out, id, std::regex("Submitted batch job ([0-9]+)"))) << r.out;
+  auto tres = c.run("sacct", {"-j", id[1].str() + ".0", "-n", "-P", "-o", "JobID,AllocTRES"});
+  EXPECT_TRUE(std::regex_match(tres.out, std::regex(id[1].str() +
+                                                    R"(\.0\|cpu=2,gres/gpu:h100=2,gres/gpu=2,mem=[0-9.]+[MGT],node=1\n)")))
+      << tres.out << tres.err;
   r = c.run("sbatch", {"--wait", "-p", "gpu", "-w", "hgpu1", "--gpus-per-task=1", "-n", "2", "-o", "none.txt",
                        "--wrap", "srun --gpu-bind=none " + show.substr(5)});
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -941,6 +948,58 @@ TEST(Steps, ScancelOfOneStepAndSqueueSteps) {
   // Slurm's header, and nothing running now.
   auto q = c.run("squeue", {"-s"});
   EXPECT_EQ(q.out, "         STEPID     NAME PARTITION     USER      TIME NODELIST\n");
+}
+
+// squeue -s shows what each step asked for (%b, -O tres-per-task,
+// tres-bind) as Slurm 22.05 did on the anchor cluster: a step without a GPU
+// request shows the job's per-node GRES; srun refuses GPUs the job lacks in
+// Slurm's words, saying why before that it failed.
+TEST(Steps, SqueueStepsShowTheirGpuRequestsAndSrunRefusesGresTheJobLacks) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::ofstream(c.work() + "/req.sh")
+      << "#!/bin/bash\n"
+         "for opt in --gres=gpu:1 --gpus-per-node=2 '' --gpus=1 '--gpus-per-task=1 --gpu-bind=closest'; do\n"
+         "  srun -n1 --overlap --mem=100M $opt sleep 30 &\n"
+         "done\n"
+         "wait\n";
+  const std::string id =
+      std::to_string(c.submit({"-p", "gpu", "-w", "hgpu1", "--gres=gpu:4", "-n4", "--mem=4G", "-o", "/dev/null", "req.sh"}));
+  const std::vector<std::string> fmt = {"-h", "-s", "-j", id, "-O", "StepId:12,tres-per-node:16,tres-per-task:14,tres-bind"};
+  ASSERT_TRUE(eventually([&] { return lines_of(c.run("squeue", fmt).out).size() == 6u; }, 20s))
+      << c.run("squeue", fmt).out;
+  // Which srun got which step id is a race: compare the rows as a set.
+  std::vector<std::string> rows;
+  for (std::string line : lines_of(c.run("squeue", fmt).out)) {
+    line = std::regex_replace(line, std::regex("^[0-9]+\\.[0-9a-z]+ +"), "");
+    rows.push_back(std::regex_replace(line, std::regex(" +"), " "));
+  }
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(rows, (std::vector<std::string>{"(null) (null) (null) ", "(null) (null) (null) ",
+                                            "(null) gres:gpu:1 gpu:closest ", "gres:gpu:1 (null) (null) ",
+                                            "gres:gpu:2 (null) (null) ", "gres:gpu:4 (null) (null) "}));
+  auto head = c.run("squeue", {"-s", "-j", id, "-o", "%i %b"});
+  EXPECT_EQ(lines_of(head.out).at(0), "STEPID TRES_PER_JOB") << head.out;
+  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+
+  // Steps that ask for GPUs the job does not have.
+  auto r = c.run("sbatch", {"--wait", "-p", "gpu", "-w", "hgpu1", "--gres=gpu:h100:2", "-o", "gres.txt", "--wrap",
+                            "srun --gres=gpu:a100:1 true; echo rc=$?; srun --gres=gpu:3 true; echo rc=$?; "
+                            "srun --gpus=h100:1 true; echo rc=$?"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("job ([0-9]+)"))) << r.out;
+  const std::string bad = "srun: error: Unable to create step for job " + m[1].str() +
+                          ": Invalid generic resource (gres) specification\n";
+  EXPECT_EQ(read_file(c.work() + "/gres.txt"),
+            "srun: error: Step requested GRES (gpu:a100) not found in the job\n" + bad + "rc=1\n"
+            "srun: error: Step requested gres_per_node=gpu:3 is more than the job's gres_per_node=gpu:2\n" + bad +
+            "rc=1\nrc=0\n");
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-w", "cpu1", "-o", "none.txt", "--wrap",
+                       "srun --gpus-per-task=1 true; echo rc=$?"});
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("job ([0-9]+)"))) << r.out;
+  EXPECT_EQ(read_file(c.work() + "/none.txt"),
+            "srun: error: Step requested GRES but job doesn't have GRES\nsrun: error: Unable to create step for job " +
+                m[1].str() + ": Invalid generic resource (gres) specification\nrc=1\n");
 }
 
 // scancel --signal of a whole job, as Slurm 22.05 sends it: to the job's
