@@ -459,7 +459,11 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   // sacct shows what the database recorded: a job still cleaning up is RUNNING there.
   x.state = cli_job_state(r.state(), false);
   if (r.state() == v1::CANCELLED && r.has_cancelled_by()) x.cancelled_by_uid = r.cancelled_by();
-  x.reason = r.reason().empty() ? "None" : r.reason();
+  // An ended job's reason is None there, whatever squeue shows (FAILED jobs'
+  // NonZeroExitCode, TIMEOUT's TimeLimit, a held job's after scancel): Slurm
+  // 22.05's sacct on the anchor cluster.
+  const bool ended = r.state() != v1::PENDING && r.state() != v1::RUNNING && r.state() != v1::SUSPENDED;
+  x.reason = r.reason().empty() || ended ? "None" : r.reason();
   // A hold the controller set shows its own reason in squeue ("launch
   // failed requeued held"); the database recorded the hold's kind, as
   // Slurm's sacct showed it (JobHeldUser).

@@ -609,8 +609,8 @@ TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   EXPECT_EQ(derived.out, "COMPLETED|0:0|1:0\n");
   EXPECT_NE(c.run("scontrol", {"-d", "show", "job", id}).out.find(" DerivedExitCode=1:0\n"), std::string::npos);
   // A step a signal killed is CANCELLED with it (and the job's derived code
-  // is the signal); a script a signal killed FAILED 0:9 (its reason stays
-  // NonZeroExitCode on purpose, where Slurm 22.05 said JobLaunchFailure).
+  // is the signal); a script a signal killed FAILED 0:9 (sacct's reason is
+  // None, as for every ended job, where Slurm 22.05 said JobLaunchFailure).
   int64_t killed = c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "srun bash -c 'kill -9 $$'; exit 0"});
   int64_t self = c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "kill -9 $$"});
   ASSERT_TRUE(c.wait_done(std::to_string(killed)));
@@ -618,7 +618,7 @@ TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   auto k = c.run("sacct", {"-j", std::to_string(killed), "-P", "-n", "-o", "JobName,State,ExitCode,DerivedExitCode"});
   EXPECT_EQ(k.out, "wrap|COMPLETED|0:0|0:9\nbatch|COMPLETED|0:0|\nbash|CANCELLED|0:9|\n");
   auto s = c.run("sacct", {"-j", std::to_string(self), "-X", "-P", "-n", "-o", "State,ExitCode,Reason"});
-  EXPECT_EQ(s.out, "FAILED|0:9|NonZeroExitCode\n");
+  EXPECT_EQ(s.out, "FAILED|0:9|None\n");
   // A step that asks for more than the allocation: Slurm's refusal.
   auto r = c.run("srun", {"--jobid=" + std::to_string(job), "true"});
   EXPECT_EQ(r.rc, 1);
