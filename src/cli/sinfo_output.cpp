@@ -132,6 +132,14 @@ bool state_selected(const SinfoOptions& o, const NodeState& s) {
     const bool busy = s.base == NodeBase::kAllocated || s.base == NodeBase::kMixed;
     if (w == bare(lng) || w == bare(cmp) || (w == "drain" && s.drain) || ((w == "alloc" || w == "allocated") && busy))
       return true;
+    // A base state matches whatever flags the node has too: `-t idle` lists
+    // a drained (idle) node, as Slurm 22.05's did on the anchor cluster.
+    static const std::map<std::string, NodeBase, std::less<>> kBases = {
+        {"idle", NodeBase::kIdle},   {"down", NodeBase::kDown},       {"mix", NodeBase::kMixed},
+        {"mixed", NodeBase::kMixed}, {"future", NodeBase::kFuture},   {"futr", NodeBase::kFuture},
+        {"unknown", NodeBase::kUnknown}, {"unk", NodeBase::kUnknown}, {"error", NodeBase::kError},
+        {"err", NodeBase::kError}};
+    if (auto base = kBases.find(w); base != kBases.end() && base->second == s.base) return true;
   }
   return false;
 }

@@ -164,6 +164,17 @@ TEST(SinfoStates, AllocTakesMixedNodes) {
   EXPECT_EQ(run({"-h", "-p", "training", "-t", "idle", "-o", "%P %D %t"}), "training 3 idle\n");
   EXPECT_EQ(run({"-h", "-N", "-p", "training", "-t", "allocated,idle", "-o", "%N %t"}),
             "gpu01 mix\ngpu02 idle\ngpu03 idle\ngpu04 idle\n");
+  // A state takes the nodes of that base state whatever their flags: -t idle
+  // a drained idle node, -t mix a draining one (Slurm 22.05, anchor cluster:
+  // `sinfo -p compute -t idle` listed "drain cpu02" and "idle cpu04").
+  for (auto& n : nodes) {
+    if (n.name == "gpu01") n.state.drain = true;
+    if (n.name == "gpu02") n.state.drain = true;
+  }
+  EXPECT_EQ(run({"-h", "-N", "-p", "training", "-t", "idle", "-o", "%N %t"}),
+            "gpu02 drain\ngpu03 idle\ngpu04 idle\n");
+  EXPECT_EQ(run({"-h", "-N", "-p", "training", "-t", "mix", "-o", "%N %t"}), "gpu01 drng\n");
+  EXPECT_EQ(run({"-h", "-N", "-p", "training", "-t", "drain", "-o", "%N %t"}), "gpu01 drng\ngpu02 drain\n");
 }
 
 // sinfo -T lists reservations, not partitions; with none, Slurm 22.05's
