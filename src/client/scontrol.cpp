@@ -351,19 +351,52 @@ cli::CliResult<v1::JobTarget> target_of(const std::string& text) {
 
 // Each refusal as Slurm 22.05's scontrol words it: "ERROR for job 123", and "123_4: ERROR" for an array
 // element (seen on the anchor cluster). Whether any job-wide refusal was printed goes to `job_wide`.
+// What an operation on jobs went wrong with, as Slurm 22.05's scontrol says
+// it (anchor cluster): "ERROR for job N" for a whole job; for array
+// elements, runs of consecutive tasks with the same outcome as
+// "A_0-1: Job has already finished", and then the elements that went well
+// too ("A_2-5: No error"), when any did not.
 int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& results, bool* job_wide = nullptr) {
-  int rc = 0;
+  const bool any_failed = std::any_of(results.begin(), results.end(), [](const v1::JobResult& r) { return !r.ok(); });
+  if (!any_failed) return 0;
+  struct Run {
+    std::string array, said;
+    int64_t first = -1, last = -1;
+  };
+  std::optional<Run> run;
+  auto flush = [&] {
+    if (!run) return;
+    std::string tasks = std::to_string(run->first);
+    if (run->last != run->first) tasks += "-" + std::to_string(run->last);
+    std::fprintf(stderr, "%s_%s: %s\n", run->array.c_str(), tasks.c_str(), run->said.c_str());
+    run.reset();
+  };
   for (const auto& r : results) {
-    if (r.ok()) continue;
-    rc = 1;
-    if (r.target().find('_') != std::string::npos) {
-      std::fprintf(stderr, "%s: %s\n", r.target().c_str(), r.error().c_str());
-    } else {
-      std::fprintf(stderr, "%s for job %s\n", r.error().c_str(), r.target().c_str());
+    const std::string said = r.ok() ? "No error" : r.error();
+    const auto us = r.target().find('_');
+    const std::optional<int64_t> task =
+        us == std::string::npos ? std::nullopt : parse_int(std::string_view(r.target()).substr(us + 1));
+    if (!task) {
+      flush();
+      if (r.ok()) continue;
+      if (us != std::string::npos) {  // a range of tasks that named no job ("A_7-8")
+        std::fprintf(stderr, "%s: %s\n", r.target().c_str(), said.c_str());
+        continue;
+      }
+      std::fprintf(stderr, "%s for job %s\n", said.c_str(), r.target().c_str());
       if (job_wide) *job_wide = true;
+      continue;
     }
+    const std::string array = r.target().substr(0, us);
+    if (run && run->array == array && run->said == said && run->last + 1 == *task) {
+      run->last = *task;
+      continue;
+    }
+    flush();
+    run = Run{array, said, *task, *task};
   }
-  return rc;
+  flush();
+  return 1;
 }
 
 // An update's outcome as scontrol prints it: nothing, or "slurm_update error: ...".

@@ -314,7 +314,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
         continue;
       }
       if (is_final(j->rec.state())) {
-        refuse(label, kAlreadyDone);
+        refuse(label, kFinished);  // Slurm 22.05's words for an update of an ended job
         continue;
       }
       v1::JobRecord copy = j->rec;

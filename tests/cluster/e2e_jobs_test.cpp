@@ -632,6 +632,18 @@ TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   EXPECT_EQ(r.err, a + "_9: Invalid job id specified\n") << "no slurm_suspend line for an element";
   r = c.run("scontrol", {"release", a + "_[7-8]"});
   EXPECT_EQ(r.err, a + "_7-8: Invalid job id specified\n");
+  // An ended element, or job: Slurm 22.05's words, elements in runs of the
+  // same outcome, the ones that went well too (anchor cluster).
+  const std::string b = std::to_string(c.submit({"-a", "0-3", "-o", "/dev/null", "--wrap",
+                                                 "[ $SLURM_ARRAY_TASK_ID -lt 2 ] || sleep 60"}));
+  ASSERT_TRUE(c.wait_done(b + "_0"));
+  ASSERT_TRUE(c.wait_done(b + "_1"));
+  r = c.run("scontrol", {"update", "jobid=" + b, "TimeLimit=50"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, b + "_0-1: Job has already finished\n" + b + "_2-3: No error\n");
+  r = c.run("scontrol", {"hold", b + "_1"});
+  EXPECT_EQ(r.err, b + "_1: Job has already finished\n");
+  ASSERT_EQ(c.run("scancel", {b}).rc, 0);
   r = c.run("scontrol", {"update", "jobid=" + a + "+2", "account=abc"});
   EXPECT_EQ(r.err, "Invalid job id specified for job " + a + "+2\n");
   r = c.run("scontrol", {"update", "jobid=" + a + "_1", "mailtype=bogus"});
