@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <map>
 #include <algorithm>
 #include <ctime>
 #include <functional>
@@ -106,18 +107,29 @@ bool slurm_only_entity(const std::string& w) {
   return false;
 }
 
+// Marks a parse error that is printed as it is, in Slurm's words.
+const std::string kSlurmWords = "\x01";
+
 Result<Command> parse_command(const std::vector<std::string>& words, Options& o) {
   Command c;
   if (words.empty()) return make_error("no command given (add, modify, delete, show or list)");
   c.verb = verb_of(words[0]);
-  if (c.verb.empty()) return make_error("Invalid command: " + words[0] + " (add, modify, delete, show or list)");
+  if (c.verb.empty()) return make_error(kSlurmWords + "invalid keyword: " + words[0]);
   if (words.size() >= 2 && entity_of(words[1]).empty() && slurm_only_entity(words[1])) {
     return make_error("`" + words[0] + " " + words[1] + "` is not implemented yet in this version of Drover (its "
                       "sacctmgr has qos, account, user, association, cluster, event, tres, problem and runawayjobs)");
   }
   if (words.size() < 2 || (c.entity = entity_of(words[1])).empty()) {
-    return make_error("Invalid entity " + (words.size() < 2 ? std::string("(none)") : words[1]) +
-                      " for " + words[0] + " (qos, account, user, association, cluster, tres)");
+    // Slurm 22.05's words for each verb (anchor cluster).
+    static const std::map<std::string, std::string> kMust = {
+        {"show", "\"Account\", \"Association\", \"Cluster\", \"Configuration\",\n\"Event\", \"Federation\", "
+                 "\"Problem\", \"QOS\", \"Resource\", \"Reservation\",\n\"RunAwayJobs\", \"Stats\", "
+                 "\"Transaction\", \"TRES\", \"User\", or \"WCKey\""},
+        {"add", "\"Account\", \"Cluster\", \"Coordinator\", \"Federation\", \"QOS\", \"Resource\", or \"User\""},
+        {"delete", "\"Account\", \"Cluster\", \"Coordinator\", \"Federation\", \"QOS\", \"Resource\", or \"User\""},
+        {"modify", "\"Account\", \"Cluster\", \"Federation\", \"Job\", \"QOS\", \"Resource\" or \"User\""}};
+    return make_error(kSlurmWords + "No valid entity in " + (c.verb == "show" ? "list" : c.verb) +
+                      " command\nInput line must include " + kMust.at(c.verb));
   }
   bool after_set = false;
   for (std::size_t i = 2; i < words.size(); ++i) {
@@ -840,7 +852,9 @@ int sacctmgr_main(const Args& args) {
   }
   auto c = parse_command(words, o);
   if (!c) {
-    write_out("sacctmgr: error: " + c.error().message + "\n", stderr);
+    const std::string& m = c.error().message;
+    const bool slurms = m.rfind(kSlurmWords, 0) == 0;  // said as Slurm's sacctmgr says it, without the prefix
+    write_out((slurms ? m.substr(kSlurmWords.size()) : "sacctmgr: error: " + m) + "\n", stderr);
     return 1;
   }
   auto api = connect_or_report(inv);

@@ -600,7 +600,9 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     }
   }
   if (!where_account.empty()) account = where_account;
-  for (const std::string& acc : {account, default_account}) {
+  // A modify's new default account that does not exist is said as one the
+  // user is not in (below), as Slurm's sacctmgr says it.
+  for (const std::string& acc : {account, req.verb() == "modify" ? std::string() : default_account}) {
     if (!acc.empty() && !accounts_.count(acc)) return make_error("Account " + acc + " does not exist");
   }
   if (!default_qos.empty() && !qos_.count(default_qos)) return make_error("QOS " + default_qos + " does not exist");
@@ -617,7 +619,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     }
     return {};
   };
-  std::vector<std::string> new_users, new_assocs, modified_users, modified_assocs;
+  std::vector<std::string> new_users, new_assocs, modified_users, modified_assocs, not_members;
   const bool user_level = !admin.empty() || !default_account.empty();
   const bool assoc_level = shares || !qos_edits.empty() || !default_qos.empty() || !limit_edits.empty();
   for (const auto& n : req.names()) {
@@ -659,11 +661,23 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     if (!default_account.empty()) {
       bool member = std::any_of(u.assocs().begin(), u.assocs().end(),
                                 [&](const v1::UserAssoc& x) { return x.account() == default_account; });
+      if (!member && req.verb() == "modify") {
+        not_members.push_back("  U = " + n + " C = " + cluster_);
+        continue;
+      }
       if (!member) return make_error("User " + n + " is not in account " + default_account + " (add it first)");
       u.set_default_account(default_account);
     }
     users_[n] = u;
     put_user(u, b);
+  }
+  // Slurm 22.05's words (anchor cluster), on stdout, exit 1, nothing changed.
+  if (!not_members.empty()) {
+    AssocChange refused{{" Can't modify because these users aren't associated with new default account '" +
+                         default_account + "'..."},
+                        true};
+    refused.lines.insert(refused.lines.end(), not_members.begin(), not_members.end());
+    return refused;
   }
   if (req.verb() == "add") {
     if (new_assocs.empty()) return nothing(req.verb());

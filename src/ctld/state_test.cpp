@@ -1595,6 +1595,17 @@ TEST(ControllerState, SacctmgrChangesSayWhatTheyTouched) {
   EXPECT_EQ(alice->lines, (Lines{" Adding User(s)", "  alice", " Associations =",
                                  "  U = alice     A = research   C = t         ", " Non Default Settings"}));
   EXPECT_TRUE(sacctmgr(*st, "add", "user", "alice", {{"Account", "research"}})->unchanged);
+  // A default account the user is not in, or that does not exist: Slurm's lines, nothing changed.
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "physics", {}));
+  for (const char* acc : {"physics", "nosuch"}) {
+    auto def = sacctmgr(*st, "modify", "user", "alice", {{"DefaultAccount", acc}});
+    ASSERT_TRUE(def) << def.error().message;
+    EXPECT_TRUE(def->unchanged);
+    EXPECT_EQ(def->lines, (Lines{std::string(" Can't modify because these users aren't associated with new default "
+                                             "account '") + acc + "'...",
+                                 "  U = alice C = t"}));
+    EXPECT_EQ(st->accounting().user("alice")->default_account(), "research");
+  }
   auto qos = [&] {
     const auto& l = st->accounting().user("alice")->assocs(0).qos();
     return std::vector<std::string>(l.begin(), l.end());

@@ -222,6 +222,17 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   auto unknown = c.run("sacctmgr", {"-i", "add", "user", "bob", "Account=nosuch"});
   EXPECT_NE(unknown.rc, 0);
   EXPECT_NE(unknown.err.find("Account nosuch does not exist"), std::string::npos) << unknown.err;
+  // An entity or command sacctmgr does not know: Slurm 22.05's lines, exit 1.
+  auto entity = c.run("sacctmgr", {"add", "bogus", "x"});
+  EXPECT_EQ(entity.rc, 1);
+  EXPECT_EQ(entity.err, "No valid entity in add command\nInput line must include \"Account\", \"Cluster\", "
+                        "\"Coordinator\", \"Federation\", \"QOS\", \"Resource\", or \"User\"\n");
+  auto listed = c.run("sacctmgr", {"list"});
+  EXPECT_EQ(listed.rc, 1);
+  EXPECT_EQ(listed.err.rfind("No valid entity in list command\n", 0), 0u) << listed.err;
+  auto keyword = c.run("sacctmgr", {"bogus"});
+  EXPECT_EQ(keyword.rc, 1);
+  EXPECT_EQ(keyword.err, "invalid keyword: bogus\n");
   // As Slurm's: options after the command, a change that touches nothing
   // (exit 1), QOS+= on a list, and the trackable resources.
   EXPECT_EQ(c.run("sacctmgr", {"show", "qos", "low", "format=name,priority", "-P"}).out, "Name|Priority\nlow|10\n");
