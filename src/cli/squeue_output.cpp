@@ -386,12 +386,17 @@ int compare_on(char key, const JobView& a, const JobView& b, UnixTime now) {
 
 // Slurm's sort list: "P,t,-p" — '-' descending, '+' or nothing ascending,
 // for the letter after it; a word of several letters ("iP") is a key per
-// letter, as Slurm 22.05's squeue read it. Returns the last letter that is
-// no sort key of Slurm's (its error names that one), or 0.
-char sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now) {
+// letter, as Slurm 22.05's squeue read it. Says the last letter that is no
+// sort key of Slurm's (its error names that one), and whether any but 'b'
+// (which Slurm only remarks on) is among them.
+struct BadSort {
+  char last = 0;
+  bool fatal = false;
+};
+BadSort sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now) {
   static constexpr std::string_view kNotKeys = "abkoqrswxyAEFKRWXYZ";  // checked on Slurm 22.05, letter by letter
   std::vector<std::pair<char, bool>> keys;  // letter, descending
-  char invalid = 0;
+  BadSort invalid;
   bool desc = false;
   for (char k : spec) {
     if (k == ',' || k == ' ') {
@@ -399,7 +404,10 @@ char sort_jobs(std::vector<JobView>& jobs, const std::string& spec, UnixTime now
     } else if (k == '-' || k == '+') {
       desc = k == '-';
     } else {
-      if (kNotKeys.find(k) != std::string_view::npos || !std::isalpha(static_cast<unsigned char>(k))) invalid = k;
+      if (kNotKeys.find(k) != std::string_view::npos || !std::isalpha(static_cast<unsigned char>(k))) {
+        invalid.last = k;
+        invalid.fatal = invalid.fatal || k != 'b';
+      }
       keys.emplace_back(k, desc);
       desc = false;
     }
@@ -488,7 +496,7 @@ CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView
     return *early;
   CommandOutput result;
   std::vector<JobView> picked = select_jobs(opts, jobs);
-  const char bad_sort = sort_jobs(picked, opts.sort.value_or(opts.start ? "S" : "P,t,-p"), now);
+  const BadSort bad_sort = sort_jobs(picked, opts.sort.value_or(opts.start ? "S" : "P,t,-p"), now);
 
   const auto& fields = squeue_fields();
   auto infos = field_infos(fields);
@@ -499,10 +507,15 @@ CommandOutput render_squeue(const SqueueOptions& opts, const std::vector<JobView
                                                                                      : kSqueueDefaultFormat),
                                                                 infos);
   result.err = invalid_lines(parsed.invalid);
-  if (bad_sort) {
-    // Slurm 22.05 listed the jobs anyway and then exited 1; its 'b' has no "error:".
-    result.err += fmt::format("squeue: {}Invalid sort specification: {}\n", bad_sort == 'b' ? "" : "error: ", bad_sort);
+  if (bad_sort.last) {
+    // Slurm 22.05 printed the header and no job, and exited 1; 'b' alone it
+    // only remarks on (no "error:"), and lists the jobs.
+    result.err += fmt::format("squeue: {}Invalid sort specification: {}\n", bad_sort.last == 'b' ? "" : "error: ",
+                              bad_sort.last);
+  }
+  if (bad_sort.fatal) {
     result.exit_code = kExitError;
+    picked.clear();
   }
   std::vector<SqueueRow> rows;
   for (const auto& j : picked) rows.push_back({&j, now});

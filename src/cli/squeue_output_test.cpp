@@ -92,8 +92,9 @@ TEST(SqueueFormat, LongFormatColumnsCutAsSlurmsAndUnlimitedEndsNone) {
 
 // --sort as Slurm 22.05's squeue read it (anchor cluster, letter by
 // letter): a word of several letters is a key per letter; a letter that is
-// no key of its (a, q, r, y, ...) is named after the listing, which is still
-// printed, and the exit status is 1 ("-Priority" names its last, y).
+// no key of its (a, q, r, y, ...) is named, no job is listed (the header
+// is), and the exit status is 1 ("-Priority" names its last, y); 'b' alone
+// is only remarked on.
 TEST(SqueueSort, EveryLetterIsAKeyAndSlurmsUnknownOnesAreNamed) {
   JobView a = test::anchor_job(11, "training", "a", JobState::kPending, 600, 5, "Priority");
   JobView b = test::anchor_job(12, "compute", "b", JobState::kPending, 600, 9, "Priority");
@@ -104,8 +105,13 @@ TEST(SqueueSort, EveryLetterIsAKeyAndSlurmsUnknownOnesAreNamed) {
   CommandOutput word = run_squeue({"-h", "-o", "%i", "-S", "-Priority"}, {a, b, c});
   EXPECT_EQ(word.err, "squeue: error: Invalid sort specification: y\n");
   EXPECT_EQ(word.exit_code, 1);
-  EXPECT_EQ(word.out.size(), 9u) << "listed all the same";
-  EXPECT_EQ(run_squeue({"-S", "b"}, {a}).err, "squeue: Invalid sort specification: b\n");
+  EXPECT_EQ(word.out, "") << "no job listed (Slurm 22.05 on the anchor cluster)";
+  EXPECT_EQ(run_squeue({"-o", "%i", "-S", "bogus"}, {a}).out, "JOBID\n") << "the header only";
+  EXPECT_EQ(run_squeue({"-o", "%i", "-S", "bogus"}, {a}).err, "squeue: error: Invalid sort specification: s\n");
+  CommandOutput b_only = run_squeue({"-h", "-o", "%i", "-S", "b"}, {a});
+  EXPECT_EQ(b_only.err, "squeue: Invalid sort specification: b\n");
+  EXPECT_EQ(b_only.out, "11\n");
+  EXPECT_EQ(b_only.exit_code, 0);
   EXPECT_EQ(run_squeue({"-h", "-o", "%i", "-S", "-p"}, {a, b, c}).out, "12\n11\n13\n");
 }
 
