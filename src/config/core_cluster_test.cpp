@@ -386,5 +386,35 @@ TEST(CoreCluster, BusyAnchorPlansAsSlurmDid) {
   EXPECT_EQ(r.pending[1].start, t0 + 7200);
 }
 
+// A job of several partitions starts where it ranks highest, whatever
+// order it names them in: its TRES factor weighs one CPU against each
+// partition's total, so the one-node highmem ranks over compute, and
+// compute over interactive (Slurm 22.05 on the anchor cluster, idle).
+TEST(CoreCluster, AJobOfSeveralPartitionsStartsWhereItRanksHighest) {
+  core::Cluster c = anchor();
+  core::Scheduler s(c);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"compute", "highmem"}, "highmem"},   {{"highmem", "compute"}, "highmem"},
+      {{"compute", "interactive"}, "compute"}, {{"interactive", "compute"}, "compute"},
+      {{"training", "interactive"}, "training"}};
+  core::JobId id = 1;
+  for (const auto& [parts, where] : cases) {
+    core::JobSpec j;
+    j.id = id++;
+    j.user = "alice";
+    j.account = "research";
+    j.partitions = parts;
+    j.time_limit = 600;
+    j.submit_time = 1'000'000;
+    const std::vector<const core::JobSpec*> pending = {&j};
+    core::CycleInput in;
+    in.now = 1'000'010;
+    in.pending = pending;
+    core::CycleResult r = s.run_cycle(in);
+    ASSERT_EQ(r.starts.size(), 1u) << where;
+    EXPECT_EQ(c.partitions[r.starts[0].partition].name, where) << parts[0] << "," << parts[1];
+  }
+}
+
 }  // namespace
 }  // namespace drover::config

@@ -5,6 +5,7 @@
 // conservative; FCFS reserves for every waiting job and starts nothing out
 // of order) — or waits on a reason that needs no search.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -393,6 +394,16 @@ const JobCache& Scheduler::Impl::cached(const JobSpec& job) {
     auto d = resolve_demand(c, job, p);
     if (d) e.parts.push_back(part_choice(std::move(d).value()));
   }
+  // A job of several partitions is tried in the one where it ranks highest
+  // first, as Slurm 22.05 does: PriorityTier, then its priority there (the
+  // TRES factor weighs what it asks against that partition's total: on the
+  // anchor cluster `-p compute,highmem` of one CPU ran on the one-node
+  // highmem, `-p compute,interactive` on compute); else in the order given.
+  std::stable_sort(e.parts.begin(), e.parts.end(), [&](const auto& a, const auto& b) {
+    const int32_t ta = c.partitions[a->partition].priority_tier, tb = c.partitions[b->partition].priority_tier;
+    if (ta != tb) return ta > tb;
+    return std::floor(a->priority_fixed) > std::floor(b->priority_fixed);
+  });
   e.refused = e.parts.empty();
   return e;
 }
