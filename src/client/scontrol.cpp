@@ -349,13 +349,12 @@ cli::CliResult<v1::JobTarget> target_of(const std::string& text) {
   return t;
 }
 
-// Each refusal as Slurm 22.05's scontrol words it: "ERROR for job 123", and "123_4: ERROR" for an array
-// element (seen on the anchor cluster). Whether any job-wide refusal was printed goes to `job_wide`.
 // What an operation on jobs went wrong with, as Slurm 22.05's scontrol says
 // it (anchor cluster): "ERROR for job N" for a whole job; for array
 // elements, runs of consecutive tasks with the same outcome as
 // "A_0-1: Job has already finished", and then the elements that went well
-// too ("A_2-5: No error"), when any did not.
+// too ("A_2-5: No error"), when any did not. Whether any job-wide refusal
+// was printed goes to `job_wide`.
 int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& results, bool* job_wide = nullptr) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const v1::JobResult& r) { return !r.ok(); });
   if (!any_failed) return 0;
