@@ -263,8 +263,8 @@ bool competes(const Job& j) {
 
 }  // namespace
 
-core::PriorityBreakdown ControllerState::priority_now(const Job& j, int64_t now) const {
-  int32_t part = std::max(0, bridge_->find_partition(j.rec.partition()));
+core::PriorityBreakdown ControllerState::priority_now(const Job& j, int64_t now, const std::string& partition) const {
+  int32_t part = std::max(0, bridge_->find_partition(partition.empty() ? j.rec.partition() : partition));
   return core::job_priority(bridge_->cluster(), j.spec, part, &fairshare_, now,
                             j.rec.eligible_time() ? j.rec.eligible_time() : now);
 }
@@ -274,26 +274,32 @@ v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
     if (!is_pending(j) || !competes(j)) continue;
-    core::PriorityBreakdown b = priority_now(j, now);
-    v1::PriorityFactors* f = rep.add_jobs();
-    f->set_job_id(id);
-    f->set_partition(j.rec.partition());
-    f->set_user(j.rec.user());
-    f->set_account(j.rec.account());
-    f->set_qos(j.rec.qos());
-    f->set_priority(b.total);  // what the core orders by now
-    f->set_age(b.age);
-    f->set_fairshare(b.fairshare);
-    f->set_job_size(b.job_size);
-    f->set_partition_factor(b.partition);
-    f->set_qos_factor(b.qos);
-    for (const auto& [k, v] : b.tres) (*f->mutable_tres())[k] = v;
-    f->set_nice(b.nice);
-    f->set_norm_age(b.age_factor);
-    f->set_norm_fairshare(b.fairshare_factor);
-    f->set_norm_job_size(b.job_size_factor);
-    f->set_norm_partition(b.partition_factor);
-    f->set_norm_qos(b.qos_factor);
+    // A job of several partitions has a row for each, in the order it names
+    // them, with its priority there (Slurm 22.05's sprio on the anchor cluster).
+    std::vector<std::string> parts = j.spec.partitions;
+    if (parts.size() < 2) parts = {j.rec.partition()};
+    for (const std::string& part : parts) {
+      core::PriorityBreakdown b = priority_now(j, now, part);
+      v1::PriorityFactors* f = rep.add_jobs();
+      f->set_job_id(id);
+      f->set_partition(part);
+      f->set_user(j.rec.user());
+      f->set_account(j.rec.account());
+      f->set_qos(j.rec.qos());
+      f->set_priority(b.total);  // what the core orders by now
+      f->set_age(b.age);
+      f->set_fairshare(b.fairshare);
+      f->set_job_size(b.job_size);
+      f->set_partition_factor(b.partition);
+      f->set_qos_factor(b.qos);
+      for (const auto& [k, v] : b.tres) (*f->mutable_tres())[k] = v;
+      f->set_nice(b.nice);
+      f->set_norm_age(b.age_factor);
+      f->set_norm_fairshare(b.fairshare_factor);
+      f->set_norm_job_size(b.job_size_factor);
+      f->set_norm_partition(b.partition_factor);
+      f->set_norm_qos(b.qos_factor);
+    }
   }
   const core::PriorityParams& p = bridge_->cluster().priority;
   rep.set_weight_age(p.weight_age);

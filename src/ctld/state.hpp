@@ -292,7 +292,8 @@ class ControllerState {
   const std::map<std::pair<std::string, std::string>, double>& usage() const;
   v1::GetPrioritiesReply priorities(int64_t now) const;  // sprio
   // The job's priority factors now (its partition, fair share, age since eligible).
-  core::PriorityBreakdown priority_now(const Job& j, int64_t now) const;
+  // In `partition` (a name), else in the job's own.
+  core::PriorityBreakdown priority_now(const Job& j, int64_t now, const std::string& partition = "") const;
   v1::GetSharesReply shares() const;                     // sshare
 
   // ---- jobs (submit.cpp, control.cpp) ----

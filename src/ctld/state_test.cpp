@@ -1430,6 +1430,38 @@ TEST(ControllerState, SprioListsOnlyTheJobsThatCompeteForResources) {
   EXPECT_EQ(listed, (std::vector<int64_t>{2}));
 }
 
+// A pending job of several partitions has an sprio row for each, in the
+// order it names them, with its priority there: one CPU weighs more against
+// a small partition's total (Slurm 22.05's sprio on the anchor cluster).
+TEST(ControllerState, SprioListsEachPartitionOfAJobOfSeveral) {
+  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightTRES=CPU=1000\n"
+                       "NodeName=c3 CPUs=16 RealMemory=16000\nPartitionName=big Nodes=c3\n");
+  register_all(*st, 1000);
+  Effects fx;
+  ASSERT_TRUE(st->node_report(report("c3"), true, 1000, fx));
+  for (const char* part : {"cpu", "big"}) {
+    v1::JobDescriptor all = wrap("sleep 60");
+    all.add_partitions(part);
+    all.set_min_nodes(part == std::string("cpu") ? 2 : 1);
+    all.set_exclusive(true);
+    ASSERT_TRUE(st->submit(user(1000, "alice"), all, false, 1000, fx));  // 1, 2: every node of both
+  }
+  st->schedule(core::PassKind::kFull, 1000, fx);
+  ASSERT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING);
+  v1::JobDescriptor both = wrap("true");
+  both.add_partitions("big");
+  both.add_partitions("cpu");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), both, false, 1001, fx));  // 3: waits
+  st->schedule(core::PassKind::kFull, 1002, fx);
+  ASSERT_EQ(st->jobs().at(3).rec.state(), v1::PENDING);
+  v1::GetPrioritiesReply sprio = st->priorities(1003);
+  ASSERT_EQ(sprio.jobs_size(), 2);
+  EXPECT_EQ(sprio.jobs(0).partition(), "big");
+  EXPECT_EQ(sprio.jobs(1).partition(), "cpu");
+  EXPECT_EQ(sprio.jobs(0).tres().at("cpu"), 1000.0 / 16);  // 1 of big's 16 CPUs
+  EXPECT_EQ(sprio.jobs(1).tres().at("cpu"), 1000.0 / 8);   // 1 of cpu's 8
+}
+
 // A pending --exclusive job shows and is weighed by what it asked for, as
 // Slurm 22.05 showed on the anchor cluster (NumCPUs=1, TRES cpu=1 and the
 // CPUs' default memory, the job size and TRES priority of one CPU); once it
