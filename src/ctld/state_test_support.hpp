@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -36,11 +37,13 @@ inline v1::NodeReport report(const std::string& node, int64_t agent_start = 100)
   return r;
 }
 
-// Every node registers at `now`.
-inline void register_all(ControllerState& st, int64_t now) {
-  for (const char* n : {"c1", "c2", "g1"}) {
-    Effects fx;
-    ASSERT_TRUE(st.node_report(report(n), true, now, fx));
+// Every node registers at `now`, and the nodes a test's extra lines added.
+inline void register_all(ControllerState& st, int64_t now, std::initializer_list<const char*> added = {}) {
+  for (auto list : {std::initializer_list<const char*>{"c1", "c2", "g1"}, added}) {
+    for (const char* n : list) {
+      Effects fx;
+      ASSERT_TRUE(st.node_report(report(n), true, now, fx));
+    }
   }
 }
 
