@@ -743,7 +743,9 @@ int salloc_main(const Args& args) {
   if (end.revoked || said_revoked(*api, a.job_id)) return rc;  // nothing left to give back
   if (!req.quiet) std::fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", static_cast<long long>(a.job_id));
   release("salloc", *api, a.job_id, WIFEXITED(status) ? WEXITSTATUS(status) : 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  // Slurm 22.05's salloc then hears of the job's end and says so (on the anchor cluster, every time).
+  // Slurm 22.05's salloc then hears of the job's end and says so; a race
+  // there (anchor cluster, 2026-12-06: 2 of 10 `salloc true`, 3 of 5
+  // `salloc sleep 1`; an earlier session saw it every time). Drover always says it.
   if (!req.quiet) std::fprintf(stderr, "salloc: Job allocation %lld has been revoked.\n", static_cast<long long>(a.job_id));
   return rc;
 }
