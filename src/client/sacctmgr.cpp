@@ -8,10 +8,10 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include <map>
 #include <algorithm>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <set>
 #include <iostream>
 

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <optional>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -25,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <thread>
 

@@ -459,11 +459,11 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   // sacct shows what the database recorded: a job still cleaning up is RUNNING there.
   x.state = cli_job_state(r.state(), false);
   if (r.state() == v1::CANCELLED && r.has_cancelled_by()) x.cancelled_by_uid = r.cancelled_by();
+  const bool open = r.state() == v1::RUNNING || r.state() == v1::PENDING || r.state() == v1::SUSPENDED;
   // An ended job's reason is None there, whatever squeue shows (FAILED jobs'
   // NonZeroExitCode, TIMEOUT's TimeLimit, a held job's after scancel): Slurm
   // 22.05's sacct on the anchor cluster.
-  const bool ended = r.state() != v1::PENDING && r.state() != v1::RUNNING && r.state() != v1::SUSPENDED;
-  x.reason = r.reason().empty() || ended ? "None" : r.reason();
+  x.reason = r.reason().empty() || !open ? "None" : r.reason();
   // A hold the controller set shows its own reason in squeue ("launch
   // failed requeued held"); the database recorded the hold's kind, as
   // Slurm's sacct showed it (JobHeldUser).
@@ -476,7 +476,6 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.submit = r.submit_time() ? r.submit_time() : kNoTime;
   x.eligible = shown_eligible(r);
   x.start = start_or_end(r);
-  const bool open = r.state() == v1::RUNNING || r.state() == v1::PENDING || r.state() == v1::SUSPENDED;
   x.end = r.end_time() && !open ? r.end_time() : kNoTime;
   x.suspended = r.suspended_s();
   x.time_limit = r.time_limit_s() == 0 ? cli::kNotSet : r.time_limit_s();

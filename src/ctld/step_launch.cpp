@@ -44,12 +44,15 @@ std::vector<GresSpec> job_per_node_gres(const core::JobSpec& job) {
   return out;
 }
 
-// A step's GPU request against its job's, as Slurm 22.05 refused them (its
+// Whether a step asks for GPUs (--gpus, --gres=gpu / --gpus-per-node, --gpus-per-task).
+bool asks_for_gpus(const v1::CreateStepRequest& req) {
+  return req.gpus() > 0 || req.gpus_per_node() > 0 || req.gpus_per_task() > 0;
+}
+
+// A GPU step's request against its job's, as Slurm 22.05 refused them (its
 // words, the anchor cluster): GPUs in a job that holds none, a GPU type the
 // job did not ask for, more GPUs per node than the job asked per node.
 std::optional<Error> gres_refusal(const core::JobSpec& job, bool job_has_gpus, const v1::CreateStepRequest& req) {
-  const bool wants = req.gpus() > 0 || req.gpus_per_node() > 0 || req.gpus_per_task() > 0;
-  if (!wants) return std::nullopt;
   if (!job_has_gpus) return Error{std::string(kInvalidGres) + "\nStep requested GRES but job doesn't have GRES"};
   std::vector<GresSpec> asked = gpu_items(req.tres_per_node());
   for (const GresSpec& g : gpu_items(req.tres_per_task())) asked.push_back(g);
@@ -167,10 +170,13 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     return wait;
   }
   const core::Cluster& c = bridge_->cluster();
-  const bool job_has_gpus = std::any_of(j->alloc.nodes.begin(), j->alloc.nodes.end(), [&](const core::NodeTake& t) {
-    return !gpu_indexes(c.nodes[t.node], t).empty();
-  });
-  if (auto bad = gres_refusal(j->spec, job_has_gpus, req)) return std::move(*bad);
+  const bool wants_gpus = asks_for_gpus(req);
+  if (wants_gpus) {
+    const bool job_has_gpus = std::any_of(j->alloc.nodes.begin(), j->alloc.nodes.end(), [&](const core::NodeTake& t) {
+      return !gpu_indexes(c.nodes[t.node], t).empty();
+    });
+    if (auto bad = gres_refusal(j->spec, job_has_gpus, req)) return std::move(*bad);
+  }
   // Candidate nodes: the allocation, or the -w subset of it (in allocation order).
   std::vector<const core::NodeTake*> cand;
   std::set<std::string> wanted;
@@ -251,7 +257,6 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   s.set_srun_host(req.srun_host());
   s.set_srun_pid(req.srun_pid());
   s.set_time_limit_s(req.time_limit_s());
-  bool wants_gpus = req.gpus() > 0 || req.gpus_per_node() > 0 || req.gpus_per_task() > 0;
   s.set_gpus_requested(wants_gpus);
   // squeue -s's request columns: a step that asks for no GPU shows the job's
   // per-node GRES, which it is given (Slurm 22.05 on the anchor cluster).
