@@ -36,7 +36,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StepLayout, nodes, tasks_per_nod
                                                 launcher_host, launcher_port, umask, kill_on_bad_exit, io_key,
                                                 stdin_all, mpi, pty, pty_rows, pty_cols, task_prolog,
                                                 task_epilog, gpu_bind, distribution, show_distribution,
-                                                in_allocation)
+                                                in_allocation, stdin_task)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDevice, index, device_file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeAlloc, node_name, cpus, cpu_ids, mem_limit_mb, gpus)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(IoSpec, stdout_pattern, stderr_pattern, stdin_path, append)

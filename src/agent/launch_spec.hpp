@@ -96,10 +96,11 @@ struct StepLayout {
   std::optional<mode_t> umask;       // srun's umask (SLURM_UMASK), applied to the tasks
   bool kill_on_bad_exit = false;     // srun -K: a task ending non-zero kills the step's other tasks here
   // With launcher_port set and no -o/-e/-i pattern, each task's stdout and
-  // stderr (and stdin: task 0's, or every task's with stdin_all) are TCP
+  // stderr (and stdin: every task's with stdin_all, else task stdin_task's) are TCP
   // connections to srun, each opened with the line "DROVERIO <io_key> <rank> <0|1|2>\n".
   std::string io_key;
   bool stdin_all = false;
+  int stdin_task = 0;  // without stdin_all: the one task that gets srun's stdin (a number no task has: a file of that name)
   // srun --mpi as given ("pmix", "pmix_v4"; empty or "none": no MPI support):
   // with pmix the step daemon serves PMIx to the tasks (pmix_server.hpp).
   std::string mpi;

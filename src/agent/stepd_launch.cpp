@@ -163,7 +163,7 @@ Status StepDaemon::connect_task_io(TaskPlan& t, const std::string& work_dir, con
     }
     if (t.err_fd < 0) return make_error("cannot open " + t.err_path + " as user " + user_.name + ": " + std::strerror(errno));
   }
-  if (req_.io.stdin_path.empty() && (t.rank == 0 || L.stdin_all)) {
+  if (req_.io.stdin_path.empty() && (L.stdin_all || t.rank == L.stdin_task)) {
     auto in = connect_launcher(L, t.rank, 0);
     if (!in) return in.error();
     t.in_fd = *in;
@@ -172,10 +172,17 @@ Status StepDaemon::connect_task_io(TaskPlan& t, const std::string& work_dir, con
   return open_task_input(t, work_dir, v);
 }
 
-// -i PATTERN (as the job's user), else /dev/null.
+// -i PATTERN (as the job's user), else /dev/null. As Slurm's srun, -i N with
+// no task N in the step reads a file named N.
 Status StepDaemon::open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v) {
-  std::string in_path =
-      req_.io.stdin_path.empty() ? "/dev/null" : absolute(expand_io_pattern(req_.io.stdin_path, v), work_dir);
+  const StepLayout& L = req_.layout;
+  std::string pattern = req_.io.stdin_path;
+  if (pattern.empty() && !L.stdin_all && L.launcher_port > 0) {
+    int ntasks = 0;
+    for (int n : L.tasks_per_node) ntasks += n;
+    if (L.stdin_task >= ntasks) pattern = std::to_string(L.stdin_task);
+  }
+  std::string in_path = pattern.empty() ? "/dev/null" : absolute(expand_io_pattern(pattern, v), work_dir);
   AsUser as(user_);
   t.in_fd = as.failed() ? -1 : open(in_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (t.in_fd < 0) return make_error("cannot open input " + in_path + " as user " + user_.name + ": " + std::strerror(errno));

@@ -63,6 +63,7 @@ agent::StepLayout layout_from_proto(const v1::StepLayout& in) {
   if (in.umask() >= 0) L.umask = static_cast<mode_t>(in.umask());
   L.kill_on_bad_exit = in.kill_on_bad_exit();
   L.stdin_all = in.stdin_all();
+  L.stdin_task = in.stdin_task();
   L.mpi = in.mpi();
   L.pty = in.pty();
   L.pty_rows = in.pty_rows();

@@ -158,12 +158,14 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   s.set_work_dir(r.chdir ? *r.chdir : who.cwd);
   if (r.stdout_path) s.set_stdout_pattern(*r.stdout_path);
   if (r.stderr_path) s.set_stderr_pattern(*r.stderr_path);
-  if (r.stdin_path) {
-    std::string in = to_lower(*r.stdin_path);
-    if (in == "none") s.set_stdin_pattern("/dev/null");
-    else if (in != "all" && in != "0") s.set_stdin_pattern(*r.stdin_path);
-    if (in == "all") s.set_stdin_all(true);
-  }
+  // srun(1) -i: srun's stdin goes to every task by default and with "all"
+  // (or -1); a task number sends it to that task alone; "none" and any other
+  // text (a file name pattern) read no stdin from srun.
+  const std::string in = r.stdin_path ? to_lower(*r.stdin_path) : "all";
+  const std::optional<int64_t> task = parse_int(in, true);
+  if (in == "all" || task == -1) s.set_stdin_all(true);
+  else if (task && *task >= 0 && *task <= INT32_MAX) s.set_stdin_task(static_cast<int32_t>(*task));
+  else s.set_stdin_pattern(in == "none" ? "/dev/null" : *r.stdin_path);
   s.set_kill_on_bad_exit(r.kill_on_bad_exit.value_or(false));
   // --task-prolog/--task-epilog run on the nodes: a relative path is srun's.
   auto program = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : who.cwd + "/" + p; };

@@ -165,6 +165,14 @@ class StepIo {
   bool final_ = false;
   std::optional<Clock::time_point> decided_at_;  // when the controller first said the step was over
   bool stdin_eof_ = false;
+  // The tasks' stdin connections arrive one by one while srun reads its own
+  // stdin: what was read before the last of them came is kept (up to
+  // kStdinReplayMax, reading pauses beyond) and given to each late one, so
+  // every task reads it all.
+  int expected_in_ = 0;
+  int seen_in_ = 0;
+  std::string stdin_replay_;
+  static constexpr std::size_t kStdinReplayMax = 16u << 20;
   int label_width_ = 1;
   int expected_out_ = 0;  // output connections to expect
   int eof_out_ = 0;
@@ -355,6 +363,10 @@ void StepIo::read_conn(Conn& c) {
       c.hello = true;
       c.rank = rank;
       c.stream = stream;
+      if (stream == 0 && ++seen_in_ <= expected_in_) {
+        c.pending_in = stdin_replay_;
+        if (seen_in_ == expected_in_) std::string().swap(stdin_replay_);
+      }
       if (stream == 0 || stream == kWinchStream) {
         shutdown(c.fd, SHUT_RD);
         if (stream == kWinchStream) send_window_size();  // a change before it connected
@@ -464,6 +476,7 @@ void StepIo::read_stdin() {
   ssize_t n = read(0, buf, sizeof buf);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   if (n <= 0) stdin_eof_ = true;
+  if (n > 0 && seen_in_ < expected_in_) stdin_replay_.append(buf, static_cast<std::size_t>(n));
   for (auto& c : conns_) {
     if (c->fd < 0 || !c->hello || c->stream != 0) continue;
     if (n > 0) c->pending_in.append(buf, static_cast<std::size_t>(n));
@@ -635,8 +648,10 @@ int StepIo::run(v1::CreateStepRequest req) {
     return 1;
   }
   key_ = random_key();
-  if (out_.pty) {
+  if (out_.pty) {  // srun's terminal is task 0's alone
     req.set_pty(true);
+    req.set_stdin_all(false);
+    req.set_stdin_task(0);
     req.set_pty_rows(out_.pty_rows);
     req.set_pty_cols(out_.pty_cols);
     struct sigaction sa {};
@@ -663,6 +678,9 @@ int StepIo::run(v1::CreateStepRequest req) {
   for (int n = rec_.ntasks() - 1; n >= 10; n /= 10) ++label_width_;
   // With --pty only task 0's terminal comes back (stdout and stderr are one).
   expected_out_ = !to_srun ? 0 : out_.pty ? 1 : rec_.ntasks() * (req.stderr_pattern().empty() ? 2 : 1);
+  if (to_srun && req.stdin_pattern().empty()) {
+    expected_in_ = out_.pty ? 1 : req.stdin_all() ? rec_.ntasks() : req.stdin_task() < rec_.ntasks() ? 1 : 0;
+  }
   if (out_.pty) terminal_.enter();
   if (out_.verbose > 0) {
     std::fprintf(stderr, "%s: launching StepId=%lld.%lld on host(s) %d: %d tasks\n", program_.c_str(),
@@ -677,7 +695,8 @@ int StepIo::run(v1::CreateStepRequest req) {
     std::vector<pollfd> fds;
     fds.push_back({g_signal_pipe[0], POLLIN, 0});
     if (listen_fd_ >= 0) fds.push_back({listen_fd_, POLLIN, 0});
-    bool want_stdin = !stdin_eof_ && stdin_conns_open() > 0;
+    bool want_stdin = !stdin_eof_ && stdin_conns_open() > 0 &&
+                      (seen_in_ >= expected_in_ || stdin_replay_.size() < kStdinReplayMax);
     for (const auto& c : conns_) {
       if (c->fd < 0 || (c->hello && c->stream == kWinchStream)) continue;
       short ev = c->hello && c->stream == 0 ? (c->pending_in.empty() ? 0 : POLLOUT) : POLLIN;

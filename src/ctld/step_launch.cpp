@@ -366,6 +366,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   L->set_umask(req.umask());
   L->set_kill_on_bad_exit(req.kill_on_bad_exit());
   L->set_stdin_all(req.stdin_all());
+  L->set_stdin_task(req.stdin_task());
   L->set_mpi(req.mpi());
   L->set_pty(req.pty());
   L->set_pty_rows(req.pty_rows());

@@ -242,12 +242,26 @@ TEST(Steps, TaskEnvironmentAsSlurmSetsIt) {
       << r.err;
 }
 
-TEST(Steps, StdinGoesToTaskZeroAndOutputPatternsPerTask) {
+// srun(1) and Slurm 22.05 on the anchor cluster: srun's stdin goes to every
+// task (on every node), or with -i N to task N alone; -i with a number no
+// task has reads a file of that name.
+TEST(Steps, StdinGoesToEveryTaskOrOneAndOutputPatternsPerTask) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
-  auto r = c.run("srun", {"-n2", "cat"}, {}, "hello\nworld\n");
+  auto r = c.run("srun", {"-n3", "-N2", "-l", "cat"}, {}, "hello\nworld\n");
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(r.out, "hello\nworld\n");
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: hello", "0: world", "1: hello", "1: world", "2: hello",
+                                                            "2: world"}));
+  r = c.run("srun", {"-n3", "-l", "-i", "1", "cat"}, {}, "hello\n");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "1: hello\n");
+  r = c.run("srun", {"-n2", "-l", "--input=none", "cat"}, {}, "hello\n");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ofstream(c.work() + "/5") << "from a file\n";
+  r = c.run("srun", {"-n2", "-l", "-i", "5", "cat"}, {}, "hello\n");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: from a file", "1: from a file"}));
   r = c.run("srun", {"-n2", "-N2", "-o", "out-%j-%t-%n.txt", "-e", "err-%t.txt", "bash", "-c",
                      "echo o$SLURM_PROCID; echo e$SLURM_PROCID >&2"});
   ASSERT_EQ(r.rc, 0) << r.err;
