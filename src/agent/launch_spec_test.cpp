@@ -93,7 +93,10 @@ TEST(StepStatusJson, RoundTripAndExitCodes) {
   EXPECT_EQ(back->exit.str(), "0:9");
   EXPECT_EQ(back->tasks.at(0).pid, 123);
   EXPECT_EQ(state_name(JobState::kOutOfMemory), "OUT_OF_MEMORY");
-  EXPECT_EQ(worst_exit({{1, 0, false}, {5, 0, false}, {0, 9, false}}).str(), "5:9");
+  EXPECT_EQ(worst_exit({{1, 0, false}, {5, 0, false}, {0, 9, false}}).str(), "0:9");
+  EXPECT_EQ(worst_exit({{0, 15, false}, {0, 9, false}}).str(), "0:15");
+  EXPECT_EQ(worst_exit({{1, 0, false}, {5, 0, false}, {0, 0, false}}).str(), "5:0");
+  EXPECT_EQ(worst_exit({{0, 0, false}, {0, 0, false}}).str(), "0:0");
   EXPECT_EQ(ExitStatus::from_wait_status(3 << 8).str(), "3:0");
   EXPECT_EQ(ExitStatus::from_wait_status(15).str(), "0:15");
 }

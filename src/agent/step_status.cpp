@@ -46,9 +46,8 @@ std::string ExitStatus::str() const { return std::to_string(code) + ":" + std::t
 ExitStatus worst_exit(const std::vector<ExitStatus>& exits) {
   ExitStatus w;
   for (const auto& e : exits) {
+    if (e.signal != 0) return e;  // the first task a signal ended
     w.code = std::max(w.code, e.code);
-    w.signal = std::max(w.signal, e.signal);
-    w.core_dumped = w.core_dumped || e.core_dumped;
   }
   return w;
 }

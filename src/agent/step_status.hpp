@@ -38,8 +38,10 @@ struct ExitStatus {
   bool operator==(const ExitStatus&) const = default;
 };
 
-// The worst of several task exits (what srun and sacct report for a step):
-// the highest exit code, and the highest signal when any task was signalled.
+// A node's part of a step, from its tasks' exits in rank order, as Slurm
+// 22.05's step daemon reported it on the anchor cluster: the first task a
+// signal ended (0:9 from exits 1, 5 and a SIGKILL; 0:15 from a SIGTERM of
+// rank 0 after a SIGKILL of rank 1), else the highest exit code.
 ExitStatus worst_exit(const std::vector<ExitStatus>& exits);
 
 struct TaskStatus {

@@ -255,8 +255,10 @@ void StepDaemon::reap_children() {
     }
     if (!t.exit.success() && req_.layout.kill_on_bad_exit && !end_state_ && kill_ms_ == 0 && !all_tasks_ended()) {
       // srun --kill-on-bad-exit: the step ends with the failing task (state from the exits: FAILED),
-      // the others ended as Slurm's are: SIGCONT and SIGTERM, SIGKILL after KillWait.
+      // the others ended as Slurm's are: told on the step's stderr ("*** STEP ... CANCELLED AT"),
+      // SIGCONT and SIGTERM, SIGKILL after KillWait.
       status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
+      termination_notice(JobState::kCancelled, false);
       signal_processes(SIGCONT, false);
       signal_processes(SIGTERM, false);
       kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
@@ -364,8 +366,8 @@ void StepDaemon::begin_termination(JobState state, const std::string& reason, bo
 // file, or srun's stderr): "slurmstepd-cpu01: error: *** JOB 12 ON cpu01
 // CANCELLED AT 2026-12-06T05:50:12 ***", "*** STEP 12.0 ON cpu01 ... DUE
 // TO TIME LIMIT ***", "... DUE TO JOB REQUEUE ***" (Slurm 22.05 on the
-// anchor cluster). Other ends (a failed task with --kill-on-bad-exit, a
-// lost node) say nothing here.
+// anchor cluster), and when --kill-on-bad-exit ends the step's other tasks.
+// A lost node says nothing here.
 void StepDaemon::termination_notice(JobState state, bool requeue) {
   if (notice_fd_ < 0 || (state != JobState::kCancelled && state != JobState::kTimeout)) return;
   const std::string& node = req_.alloc.node_name;

@@ -561,6 +561,19 @@ bool StepIo::poll_step() {
   return final_;
 }
 
+// The node and rank of the task whose end made --kill-on-bad-exit end the
+// step, from the step's reason ("cpu02: task 1 exited 4:0 (--kill-on-bad-exit)").
+void kill_on_bad_exit_task(const std::string& reason, std::string& node, int& rank) {
+  const auto colon = reason.find(": task ");
+  int r = -1;
+  if (colon == std::string::npos || !reason.ends_with(" (--kill-on-bad-exit)") ||
+      std::sscanf(reason.c_str() + colon, ": task %d exited", &r) != 1) {
+    return;
+  }
+  node = reason.substr(0, colon);
+  rank = r;
+}
+
 std::string task_range(const std::vector<int>& ranks) {
   if (ranks.size() == 1) return "task " + std::to_string(ranks[0]);
   return "tasks " + compress_ranges(std::vector<int64_t>(ranks.begin(), ranks.end()));
@@ -575,10 +588,18 @@ int StepIo::finish() {
   // job's time limit or its script's end): Slurm 22.05's srun said this
   // first, its step daemon's "*** STEP ... CANCELLED AT ... ***" coming on
   // the tasks' stderr (anchor cluster).
-  if (rec_.state() == "CANCELLED" && !cancelled_ && !out_.quiet) {
+  const bool aborted = rec_.state() == "CANCELLED" && !cancelled_;
+  if (aborted && !out_.quiet) {
     std::fprintf(stderr, "%s: Job step aborted: Waiting up to %d seconds for job step to finish.\n", program_.c_str(),
                  out_.kill_wait_s + 2);
   }
+  // --kill-on-bad-exit ended the step: the task that ended it is said first,
+  // then that srun ends the others, as Slurm 22.05's srun did.
+  std::string bad_node;
+  int bad_rank = -1;
+  if (rec_.kill_on_bad_exit()) kill_on_bad_exit_task(rec_.reason(), bad_node, bad_rank);
+  std::vector<std::string> first, rest;  // "node: tasks: how" lines
+  bool signalled = false;
   for (const auto& n : rec_.nodes()) {
     if (n.tasks_ended().empty()) {
       // A node lost while the step ran (the controller's "node X not responding" / "set DOWN").
@@ -597,6 +618,7 @@ int StepIo::finish() {
     std::map<std::string, std::vector<int>> by_end;  // message -> ranks
     for (const auto& t : n.tasks_ended()) {
       rc = std::max(rc, t.exit_signal() ? 128 + t.exit_signal() : t.exit_code());
+      signalled = signalled || t.exit_signal() != 0;
       if (!t.error().empty()) {
         std::fprintf(stderr, "%s: error: %s: task %d: %s\n", program_.c_str(), n.node().c_str(), t.rank(),
                      t.error().c_str());
@@ -609,10 +631,15 @@ int StepIo::finish() {
     }
     for (auto& [what, ranks] : by_end) {
       std::sort(ranks.begin(), ranks.end());
-      std::fprintf(stderr, "%s: error: %s: %s: %s\n", program_.c_str(), n.node().c_str(), task_range(ranks).c_str(),
-                   what.c_str());
+      const bool culprit = n.node() == bad_node && std::find(ranks.begin(), ranks.end(), bad_rank) != ranks.end();
+      (culprit ? first : rest).push_back(program_ + ": error: " + n.node() + ": " + task_range(ranks) + ": " + what + "\n");
     }
   }
+  for (const auto& line : first) std::fputs(line.c_str(), stderr);
+  if (!first.empty() && !out_.quiet) {
+    std::fprintf(stderr, "%s: launch/slurm: _step_signal: Terminating StepId=%s\n", program_.c_str(), step.c_str());
+  }
+  for (const auto& line : rest) std::fputs(line.c_str(), stderr);
   if (!prolog_failed_on.empty()) {  // as Slurm's srun said it on the anchor cluster, and its exit status
     std::fprintf(stderr, "%s: error: Application launch failed: Job prolog failed\n", program_.c_str());
     std::fprintf(stderr, "%s: Job step aborted\n", program_.c_str());
@@ -625,8 +652,14 @@ int StepIo::finish() {
   // ... CANCELLED AT ... DUE TO TIME LIMIT ***"; srun ends with this, its
   // exit status the signal that ended the tasks (15: Slurm 22.05's srun -t 1
   // of `sleep 200` exited 15 on the anchor cluster, not 143).
-  if (rec_.state() == "TIMEOUT") {
-    if (!out_.quiet) std::fprintf(stderr, "%s: Force Terminated StepId=%s\n", program_.c_str(), step.c_str());
+  // A task a signal ended (its own, srun's for --kill-on-bad-exit, or the
+  // step's time limit's) ends srun's lines with this, as Slurm 22.05's srun
+  // said it; not when the step was cancelled (scancel, the job's end, Ctrl-C).
+  const bool timeout = rec_.state() == "TIMEOUT";
+  if ((timeout || (signalled && !aborted && !cancelled_)) && !out_.quiet) {
+    std::fprintf(stderr, "%s: Force Terminated StepId=%s\n", program_.c_str(), step.c_str());
+  }
+  if (timeout) {
     int sig = 0;
     for (const auto& n : rec_.nodes()) {
       for (const auto& t : n.tasks_ended()) sig = std::max(sig, t.exit_signal());

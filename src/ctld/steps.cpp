@@ -47,13 +47,23 @@ std::string step_name(int64_t job_id, int64_t step_id) {
 
 bool step_final(const v1::StepInfo& s) { return !s.state().empty() && s.state() != "RUNNING"; }
 
+// The step's state and exit from its nodes', as Slurm 22.05's controller
+// settled them on the anchor cluster: the highest wait status (an exit code
+// above any signal: 3:0 from 3:0 and 0:15, 0:15 from 0:15 and 0:9). The
+// nodes that --kill-on-bad-exit ended count as failed, not cancelled (the
+// step is then FAILED, or CANCELLED in sacct when a signal gave its status).
 void settle_step(v1::StepInfo& s, int64_t now) {
   std::string worst = "COMPLETED";
   int code = 0, sig = 0;
+  auto status = [](int c, int g) { return c != 0 ? c << 8 : g; };
+  const bool killed_by_bad_exit = s.kill_on_bad_exit() && s.kill_requested() && !s.cancelled();
   for (const auto& n : s.nodes()) {
-    if (severity(n.state()) > severity(worst)) worst = n.state();
-    code = std::max(code, n.exit_code());
-    if (n.exit_signal() != 0) sig = n.exit_signal();
+    const std::string st = killed_by_bad_exit && n.state() == "CANCELLED" ? "FAILED" : n.state();
+    if (severity(st) > severity(worst)) worst = st;
+    if (status(n.exit_code(), n.exit_signal()) > status(code, sig)) {
+      code = n.exit_code();
+      sig = n.exit_signal();
+    }
     if (s.reason().empty() && !n.reason().empty()) s.set_reason(n.node() + ": " + n.reason());
   }
   if (s.cancelled()) worst = "CANCELLED";
@@ -272,6 +282,25 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
   bool lost = n.state() == "NODE_FAIL" && !s.no_kill();
   if (bad && (s.kill_on_bad_exit() || lost) && !s.kill_requested()) {
     s.set_kill_requested(true);
+    if (!lost) {
+      // The step's reason names the task that ended it, as the step
+      // daemon's does when the failing task had neighbours on its node:
+      // srun prints that task's end first (kill_on_bad_exit_rank).
+      std::string what = "its part ended " + std::to_string(n.exit_code()) + ":" + std::to_string(n.exit_signal());
+      const bool said = n.reason().ends_with("(--kill-on-bad-exit)");  // its step daemon ended its neighbours
+      for (const auto& t : n.tasks_ended()) {
+        if (said) {
+          what = n.reason().substr(0, n.reason().size() - std::string_view(" (--kill-on-bad-exit)").size());
+          break;
+        }
+        if (t.exit_code() != 0 || t.exit_signal() != 0) {
+          what = "task " + std::to_string(t.rank()) + " exited " + std::to_string(t.exit_code()) + ":" +
+                 std::to_string(t.exit_signal());
+          break;
+        }
+      }
+      s.set_reason(n.node() + ": " + what + " (--kill-on-bad-exit)");
+    }
     for (const auto& other : s.nodes()) {
       if (other.ended()) continue;
       if (lost) {
@@ -279,11 +308,9 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
         continue;
       }
       // --kill-on-bad-exit: the other nodes' tasks end as Slurm's srun ends
-      // them, SIGTERM and SIGKILL after KillWait (their exits give the state).
-      fx.commands.push_back(terminate_command(j.rec.job_id(), other.node(), "FAILED",
-                                              "a task on " + n.node() + " exited " + std::to_string(n.exit_code()) +
-                                                  ":" + std::to_string(n.exit_signal()) + " (--kill-on-bad-exit)",
-                                              s.step_id()));
+      // them: cancelled, their step daemons say so on the step's stderr
+      // (SIGTERM, SIGKILL after KillWait); settle_step counts them failed.
+      fx.commands.push_back(terminate_command(j.rec.job_id(), other.node(), "CANCELLED", s.reason(), s.step_id()));
     }
   }
   bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });

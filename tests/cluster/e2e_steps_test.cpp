@@ -652,6 +652,45 @@ TEST(Steps, KillOnBadExitEndsTheOtherTasks) {
   EXPECT_LT(took, 20s);
   EXPECT_NE(r.err.find("task 1: Exited with exit code 5"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("task 0: Terminated"), std::string::npos) << "SIGTERM first, as Slurm's srun -K: " << r.err;
+  // As Slurm 22.05's srun said it on the anchor cluster: the task that ended
+  // the step first, then that srun ends the others, and the signal's end.
+  EXPECT_EQ(r.rc, 143);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(srun: error: cpu2: task 1: Exited with exit code 5\n)"
+                                                     R"(srun: launch/slurm: _step_signal: Terminating StepId=(\d+)\.0\n)")))
+      << r.err;
+  const std::string job = m[1];
+  EXPECT_NE(r.err.find("srun: error: cpu1: task 0: Terminated\nsrun: Force Terminated StepId=" + job + ".0\n"),
+            std::string::npos)
+      << r.err;
+  // On one node, the step daemon ends the neighbours and says so on the
+  // step's stderr; the node's status is the first signalled task's.
+  r = c.run("srun", {"-n3", "-w", "cpu1", "-K", "bash", "-c",
+                     "if [ $SLURM_PROCID = 2 ]; then sleep 0.5; exit 6; fi; sleep 60"});
+  EXPECT_EQ(r.rc, 143);
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(\*\*\* STEP (\d+)\.0 ON cpu1 CANCELLED AT )"))) << r.err;
+  const std::string job2 = m[1];
+  EXPECT_NE(r.err.find("srun: error: cpu1: task 2: Exited with exit code 6\n"
+                       "srun: launch/slurm: _step_signal: Terminating StepId=" + job2 + ".0\n"
+                       "srun: error: cpu1: tasks 0-1: Terminated\n"
+                       "srun: Force Terminated StepId=" + job2 + ".0\n"),
+            std::string::npos)
+      << r.err;
+  // Without -K: a task's own signal outweighs the others' exit codes on its
+  // node; across nodes an exit code outweighs a signal (Slurm's wait status).
+  r = c.run("srun", {"-n3", "-w", "cpu1", "bash", "-c",
+                     "case $SLURM_PROCID in 0) exit 1;; 1) exit 5;; 2) kill -9 $$;; esac"});
+  EXPECT_EQ(r.rc, 137);
+  EXPECT_NE(r.err.find("srun: error: cpu1: task 2: Killed\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun: Force Terminated StepId="), std::string::npos) << r.err;
+  r = c.run("srun", {"-n2", "-N2", "bash", "-c", "case $SLURM_PROCID in 0) kill -9 $$;; 1) exit 3;; esac"});
+  EXPECT_EQ(r.rc, 137);
+  r = c.run("sacct", {"-n", "-P", "-o", "JobID,State,ExitCode"});
+  std::vector<std::string> steps;
+  for (const auto& line : sorted_lines(r.out)) {
+    if (line.find(".0|") != std::string::npos) steps.push_back(line.substr(line.find('|') + 1));
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"FAILED|5:0", "CANCELLED|0:15", "CANCELLED|0:9", "FAILED|3:0"})) << r.out;
 }
 
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
