@@ -1,6 +1,7 @@
 // sstat: asks the controller what each named job's running steps use now
 // (the controller asks their nodes), rendered by src/cli/sstat as Slurm
 // 22.05's sstat prints it.
+#include <cstdio>
 #include <set>
 
 #include "cli/job_values.hpp"
@@ -48,9 +49,13 @@ int sstat_main(const Args& args) {
       steps.push_back(std::move(st));
     }
   }
+  // Slurm 22.05's sstat prints its header before it asks for the jobs, so a
+  // job it cannot find is said after the table's head (anchor cluster).
   cli::CommandOutput out = cli::render_sstat(*opts, steps);
-  out.err = errors + out.err;
-  return print_output(out);
+  const int rc = print_output(out);
+  std::fflush(stdout);
+  write_out(errors, stderr);
+  return rc;
 }
 
 }  // namespace drover::client

@@ -824,6 +824,9 @@ TEST(Accounting, SacctAndSstatReportWhatTheTasksUsed) {
   }
   auto unknown = c.run("sstat", {"-j", "999999", "-n"});
   EXPECT_EQ(unknown.err, "sstat: error: couldn't get steps for job 999999\n");
+  // The table's head comes first, as Slurm 22.05's sstat printed it on one stream.
+  auto merged = c.run("/bin/sh", {"-c", "\"$0\" -j 999999 -o JobID,NTasks 2>&1", c.bin() + "/sstat"});
+  EXPECT_EQ(merged.out, "JobID          NTasks \n------------ -------- \nsstat: error: couldn't get steps for job 999999\n");
   auto nojob = c.run("sstat", {});
   EXPECT_EQ(nojob.rc, 1);
   EXPECT_EQ(nojob.err, "sstat: error: You didn't give me any jobs to stat.\n");
