@@ -119,7 +119,7 @@ std::string req_cpu_freq(const R& r, const SacctContext&) { return r.step == "ba
 std::string sacct_size_text(double value, char base_unit, const SacctContext& c) {
   static constexpr std::string_view kUnits = "KMGTP";
   std::size_t u = kUnits.find(base_unit);
-  if (c.units) return fmt::format("{:.2f}{}", in_unit(value, base_unit, *c.units), *c.units);
+  if (c.units) return size_in_unit(value, base_unit, *c.units);
   if (!c.noconvert) {
     while (u + 1 < kUnits.size() && value >= 1024 && std::fmod(value, 1024) == 0) value /= 1024, ++u;
   }

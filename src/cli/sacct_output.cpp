@@ -216,7 +216,9 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     case kUnits: {
       std::string u = to_upper(v);
       if (u.size() != 1 || std::string_view("KMGTP").find(u[0]) == std::string_view::npos)
-        return cli_error("sacct", fmt::format("Invalid unit type '{}'; use K, M, G, T or P", v));
+        return CliError{fmt::format("sacct: error: Invalid unit type '{}'. Possible options are 'KMGTP'\n"
+                                    "sacct: fatal: Invalid unit type\n", v),
+                        kExitError};
       o.units = u[0];
       break;
     }

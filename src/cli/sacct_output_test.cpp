@@ -128,6 +128,11 @@ TEST(SacctOptions, HelpformatLaysOutNamesAsSacct) {
 }
 
 TEST(SacctOptions, UnknownFieldAndVersion) {
+  // Slurm 22.05's two lines for a unit it does not know (anchor cluster).
+  auto unit = parse_sacct_options({"--units=X"}, {});
+  ASSERT_FALSE(unit.ok());
+  EXPECT_EQ(unit.error().text, "sacct: error: Invalid unit type 'X'. Possible options are 'KMGTP'\nsacct: fatal: Invalid unit type\n");
+  EXPECT_EQ(unit.error().exit_code, 1);
   auto opts = parse_sacct_options({"-o", "foo"}, {});
   ASSERT_TRUE(opts.ok());
   CommandOutput out = render_sacct(*opts, {}, "alice", 0);

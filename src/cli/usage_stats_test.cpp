@@ -112,6 +112,9 @@ TEST(SacctUsage, StepsShowWhatTheirTasksUsedAndTheJobItsStepsCpu) {
             "9619||\n9619.batch|331329536|1.62M\n9619.0|118591488|0.80M\n");
   EXPECT_EQ(sacct({"-j", "9619", "-P", "-n", "--units=G", "-o", "JobID,MaxRSS,MaxDiskRead"}, rows),
             "9619||\n9619.batch|0.31G|0.00G\n9619.0|0.11G|0.00G\n");
+  // A whole number in the unit is shown bare, as Slurm 22.05's "70476K" (anchor cluster).
+  EXPECT_EQ(sacct({"-j", "9619", "-P", "-n", "--units=K", "-o", "JobID,MaxRSS"}, rows),
+            "9619|\n9619.batch|323564K\n9619.0|115812K\n");
   EXPECT_EQ(sacct({"-j", "9619", "-P", "-n", "-o", "JobID,TRESUsageInMax,TRESUsageOutTot"}, rows),
             "9619||\n"
             "9619.batch|cpu=00:00:04,energy=0,fs/disk=1694420,mem=323564K,pages=6,vmem=328136K|energy=0,fs/disk=1693\n"

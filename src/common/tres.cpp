@@ -114,11 +114,15 @@ double in_unit(double value, char from, char to) {
   return value;
 }
 
-std::string mb_in_unit(int64_t mb, char unit) {
-  if (std::string_view("KMGTP").find(unit) == std::string_view::npos) return std::to_string(mb) + "M";
-  const double v = in_unit(static_cast<double>(mb), 'M', unit);
+std::string size_in_unit(double value, char from, char unit) {
+  const double v = in_unit(value, from, unit);
   if (std::fmod(v, 1.0) == 0) return fmt::format("{}{}", static_cast<int64_t>(v), unit);
   return fmt::format("{:.2f}{}", v, unit);
+}
+
+std::string mb_in_unit(int64_t mb, char unit) {
+  if (std::string_view("KMGTP").find(unit) == std::string_view::npos) return std::to_string(mb) + "M";
+  return size_in_unit(static_cast<double>(mb), 'M', unit);
 }
 
 std::string format_tres_sacct(const TresMap& tres, std::optional<char> mem_unit) {

@@ -44,5 +44,8 @@ std::string format_tres_sacct(const TresMap& tres, std::optional<char> mem_unit 
 double in_unit(double value, char from, char to);
 // Megabytes in `unit` ("16384M", "16G", "0.98G").
 std::string mb_in_unit(int64_t mb, char unit);
+// A size in `from` units shown in `unit` as Slurm's sacct --units shows it:
+// whole numbers bare ("70476K", "1G"), others with two decimals ("0.07G").
+std::string size_in_unit(double value, char from, char unit);
 
 }  // namespace drover
