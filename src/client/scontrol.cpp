@@ -541,6 +541,22 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
     (*req.mutable_fields())[k] = v;
     req.add_field_order(k);
   }
+  // Slurm's scontrol checks a decrease of the time limit against each job's
+  // limit before it asks, in minutes (Slurm 22.05 on the anchor cluster:
+  // "TimeLimit decrement larger than current time limit (100 > 25)").
+  for (const auto& [k, v] : kv) {
+    if (!iequals(k, "TimeLimit") || !v.starts_with('-')) continue;
+    const Seconds down = parse_limit_change(v)->amount;
+    for (const auto& t : req.targets()) {
+      auto jobs = api.get_jobs({t.job_id()}, false);
+      if (!jobs || jobs->jobs().empty() || jobs->jobs(0).time_limit_s() == kInfinite) continue;
+      const int64_t now_limit = jobs->jobs(0).time_limit_s();
+      if (down != kInfinite && down <= now_limit) continue;
+      std::fprintf(stderr, "scontrol: error: TimeLimit decrement larger than current time limit (%lld > %lld)\n",
+                   static_cast<long long>(down == kInfinite ? down : down / 60), static_cast<long long>(now_limit / 60));
+      return 1;
+    }
+  }
   auto reply = api.update_job(req);
   if (!reply) return report_failure(inv, api, reply.error());
   return print_results(reply->results());

@@ -178,6 +178,7 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
 
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
   if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now, fx);
+  end_jobs_past_deadline(now, fx);
   CycleInputs ci = cycle_inputs(now);
   if (ci.pending.empty() && ci.in_reservation.empty()) return;
   // The jobs of a reservation are planned apart, after the others (they use
@@ -383,6 +384,38 @@ void ControllerState::cancel_invalid_dependency(Job& j, int64_t now, Effects& fx
   cancel_pending(j, std::nullopt, "cancelled: its dependency can never be satisfied", now, fx);
 }
 
+// sbatch --deadline: a pending job that could no longer end by its deadline
+// if it started now (its --time-min, else its time limit) ends DEADLINE
+// without running, as Slurm 22.05's did on the anchor cluster (Reason
+// DeadLine, started and ended at once, ExitCode 1:0 in sacct); a held job
+// waits for its release first.
+void ControllerState::end_jobs_past_deadline(int64_t now, Effects& fx) {
+  std::vector<Job*> late;
+  for (core::JobId id : active_) {
+    Job& j = jobs_.at(id);
+    const v1::JobDescriptor& d = j.rec.desc();
+    if (d.deadline() <= 0 || !is_pending(j) || j.rec.hold() != v1::HOLD_NONE) continue;
+    const int64_t limit = j.rec.time_limit_s();
+    const int64_t need = d.time_min_s() > 0 ? d.time_min_s() : limit == kInfinite ? 0 : limit;
+    if (now + need > d.deadline()) late.push_back(&j);
+  }
+  for (Job* j : late) {
+    v1::JobRecord& r = j->rec;
+    r.set_state(v1::DEADLINE);
+    r.set_reason("DeadLine");
+    r.set_start_time(now);
+    r.set_end_time(now);
+    r.set_exit_code(1);
+    r.set_state_desc("its deadline " + format_timestamp(r.desc().deadline()) + " is too near to run " +
+                     (r.desc().time_min_s() > 0 ? "its --time-min" : "its time limit"));
+    fx.log.emplace_back(config::kLogInfo, log_name(r) + " ended DEADLINE: " + r.state_desc());
+    put_job(*j, fx);
+    mail_event(*j, kMailEnd, now, fx);
+    counters_.failed += 1;
+    fx.reschedule = true;
+  }
+}
+
 void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {
   Job* j = find_job(d.job->id);
   if (!j || d.alloc.nodes.empty()) return;
@@ -392,9 +425,16 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   r.set_state(v1::RUNNING);
   r.set_reason("None");
   r.set_start_time(now);
-  r.set_end_time(d.time_limit == kInfinite ? 0 : now + d.time_limit);
+  // With --deadline and --time-min the job runs until its deadline at most,
+  // as Slurm cuts its limit (end_jobs_past_deadline left only jobs whose
+  // --time-min fits).
+  int64_t limit = d.time_limit;
+  if (r.desc().deadline() > now && r.desc().time_min_s() > 0 && (limit == kInfinite || now + limit > r.desc().deadline())) {
+    limit = r.desc().deadline() - now;
+  }
+  r.set_end_time(limit == kInfinite ? 0 : now + limit);
   forget_suspensions(r);  // a requeued job's earlier run (the completing path skips requeue_job)
-  r.set_time_limit_s(d.time_limit);
+  r.set_time_limit_s(limit);
   r.set_partition(c.partitions[d.partition].name);
   if (d.qos >= 0) r.set_qos(c.qos[d.qos].name);
   *r.mutable_alloc() = allocation_to_proto(c, d.alloc);

@@ -480,6 +480,7 @@ class ControllerState {
   void apply_cycle(const core::CycleResult& result, core::PassKind pass, int64_t now, Effects& fx);
   bool kills_on_invalid_dependency(const Job& j) const;
   void cancel_invalid_dependency(Job& j, int64_t now, Effects& fx);
+  void end_jobs_past_deadline(int64_t now, Effects& fx);
   void cancel_pending(Job& j, std::optional<uint32_t> by_uid, const std::string& why, int64_t now, Effects& fx);
   // Slurm's ReqNodeNotAvail reasons for jobs that the nodes keep waiting,
   // as on the anchor cluster: named (-w) nodes some of which cannot take

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <functional>
+#include <tuple>
 #include <unistd.h>
 
 #include "common/strings.hpp"
@@ -40,6 +41,18 @@ v1::StepReport step(int64_t job, bool ended, const std::string& state = "RUNNING
   s.set_state(state);
   s.set_exit_code(code);
   return s;
+}
+
+// scontrol update of one job's one field: its error, empty when made.
+std::string update_one(ControllerState& st, const Caller& who, int64_t job, const std::string& key,
+                       const std::string& value, int64_t now) {
+  v1::UpdateJobRequest req;
+  req.add_targets()->set_job_id(job);
+  (*req.mutable_fields())[key] = value;
+  req.add_field_order(key);
+  Effects e;
+  auto out = st.update(who, req, now, e);
+  return out.size() == 1 ? out[0].error() : "expected one result";
 }
 
 int launches(const Effects& fx) {
@@ -238,6 +251,54 @@ TEST(ControllerState, StartsOnlyOnRespondingNodesAndLaunchesAfterTheStartIsRecor
   EXPECT_EQ(cmd.launch.cpus(), 1);
   EXPECT_EQ(cmd.launch.mem_limit_mb(), 100);
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+}
+
+// sbatch --deadline, as Slurm 22.05 on the anchor cluster: a pending job
+// that could not end by its deadline if it started now ends DEADLINE without
+// running (Reason DeadLine); a held one waits for its release; --time-min
+// lets it start with its limit cut to the deadline; a --time-min that does
+// not fit, in whole minutes, is refused at submission.
+TEST(ControllerState, DeadlineEndsJobsThatCouldNotFinishInTimeAndCutsTimeMinJobs) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  Effects fx;
+  auto job = [&](int64_t limit, int64_t deadline, int64_t time_min, bool hold) {
+    v1::JobDescriptor d = wrap("sleep 100");
+    d.set_time_limit_s(limit);
+    d.set_deadline(deadline);
+    if (time_min > 0) d.set_time_min_s(time_min);
+    d.set_hold(hold);
+    return st->submit(user(1000, "alice"), d, false, 1000, fx);
+  };
+  ASSERT_TRUE(job(300, 1020, 0, false));   // 1: 5 minutes do not fit in 20 s
+  ASSERT_TRUE(job(300, 1020, 0, true));    // 2: held
+  ASSERT_TRUE(job(300, 1120, 60, false));  // 3: runs 2 minutes, to its deadline
+  ASSERT_TRUE(job(60, 1120, 0, false));    // 4: fits
+  auto late = job(300, 1020, 10, false);   // 10 s counts as a minute: past the deadline
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().message.substr(0, late.error().message.find('\n')),
+            "Batch job submission failed: Invalid time-min specification (exceeds job's time or other limits)");
+  EXPECT_FALSE(job(300, 0, 600, false));   // longer than the time limit
+  Effects e;
+  st->schedule(core::PassKind::kFull, 1001, e);
+  const auto& j1 = st->jobs().at(1).rec;
+  EXPECT_EQ(j1.state(), v1::DEADLINE);
+  EXPECT_EQ(j1.reason(), "DeadLine");
+  EXPECT_EQ(j1.start_time(), 1001);
+  EXPECT_EQ(j1.end_time(), 1001);
+  EXPECT_EQ(st->jobs().at(2).rec.state(), v1::PENDING);
+  EXPECT_EQ(st->jobs().at(3).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(3).rec.time_limit_s(), 119);
+  EXPECT_EQ(st->jobs().at(3).rec.end_time(), 1120);
+  EXPECT_EQ(st->jobs().at(4).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(4).rec.time_limit_s(), 60);
+  // scontrol update TimeMin= / Deadline= of a pending job.
+  EXPECT_EQ(update_one(*st, user(1000, "alice"), 2, "TimeMin", "10", 1002),
+            "Invalid time-min specification (exceeds job's time or other limits)");
+  EXPECT_EQ(update_one(*st, user(1000, "alice"), 2, "TimeMin", "2", 1002), "");
+  EXPECT_EQ(st->jobs().at(2).rec.desc().time_min_s(), 120);
+  EXPECT_EQ(update_one(*st, user(1000, "alice"), 2, "Deadline", "2030-01-01T00:00:00", 1002), "");
+  EXPECT_GT(st->jobs().at(2).rec.desc().deadline(), 1002);
 }
 
 TEST(ControllerState, EndReportFinishesTheJobOnceAndIsAcknowledged) {
@@ -1543,6 +1604,20 @@ TEST(ControllerState, EnforcedAssociationsGateSubmissions) {
   EXPECT_NE(not_hers.error().message.find("Invalid account or account/partition combination specified"),
             std::string::npos);
   EXPECT_TRUE(st->submit(root, wrap("true"), false, 1003, fx)) << "root's association comes with the cluster";
+  // scontrol update Account= of her pending job: only an account she has,
+  // whoever asks (Slurm 22.05 refused Account=nosuch on the anchor cluster).
+  v1::JobDescriptor held = wrap("true");
+  held.set_hold(true);
+  auto h = st->submit(user(1000, "alice"), held, false, 1004, fx);
+  ASSERT_TRUE(h) << h.error().message;
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "physics", {{"Description", "physics"}}));
+  for (const auto& [who, account, error] :
+       std::vector<std::tuple<Caller, std::string, std::string>>{
+           {root, "nosuch", "Invalid account or account/partition combination specified"},
+           {user(1000, "alice"), "physics", "Invalid account or account/partition combination specified"},
+           {user(1000, "alice"), "research", ""}}) {
+    EXPECT_EQ(update_one(*st, who, h->job_id(), "Account", account, 1005), error) << account;
+  }
   auto plain = make_state();  // not enforced: anyone submits
   EXPECT_TRUE(plain->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
 }

@@ -209,6 +209,18 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
     rec.set_time_limit_s(sum->time_limit);
     asked_cpus = sum->min_cpus;
   }
+  // --time-min longer than the time limit, or (counted in whole minutes, as
+  // Slurm's) than the time left before --deadline: Slurm 22.05's refusal.
+  if (desc.time_min_s() > 0 && rec.time_limit_s() != kInfinite && desc.time_min_s() > rec.time_limit_s()) {
+    return refusal("Invalid time-min specification (exceeds job's time or other limits)",
+                   "--time-min " + format_duration(desc.time_min_s()) + " is longer than the job's time limit " +
+                       format_duration(rec.time_limit_s()));
+  }
+  if (desc.time_min_s() > 0 && desc.deadline() > 0 && now + (desc.time_min_s() + 59) / 60 * 60 > desc.deadline()) {
+    return refusal("Invalid time-min specification (exceeds job's time or other limits)",
+                   "--time-min " + format_duration(desc.time_min_s()) + " does not fit before --deadline " +
+                       format_timestamp(desc.deadline()));
+  }
   v1::SubmitReply reply;
   reply.set_cluster(settings_.cluster_name);
   reply.set_job_id(next_job_id_);

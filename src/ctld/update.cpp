@@ -239,6 +239,33 @@ const char* set_work_dir(Ctx& c, const std::string& v) {
   return nullptr;
 }
 
+// TimeMin=, Deadline= and Licenses= of a pending job, as sbatch's
+// --time-min, --deadline and -L set them (the licenses are checked with the
+// rest of the job after the update).
+const char* set_time_min(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  auto t = parse_duration(v);
+  if (!t || *t == kInfinite || (c.rec.time_limit_s() != kInfinite && *t > c.rec.time_limit_s())) {
+    return "Invalid time-min specification (exceeds job's time or other limits)";
+  }
+  c.rec.mutable_desc()->set_time_min_s(*t);
+  return nullptr;
+}
+
+const char* set_deadline(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  auto t = parse_timestamp(v, c.now);
+  if (!t) return "Invalid time specification";
+  c.rec.mutable_desc()->set_deadline(*t);
+  return nullptr;
+}
+
+const char* set_licenses(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  c.rec.mutable_desc()->set_licenses(v);
+  return nullptr;
+}
+
 const char* set_stdout(Ctx& c, const std::string& v) {
   if (auto e = need_pending(c)) return e;
   c.rec.mutable_desc()->set_std_out(v);
@@ -280,6 +307,7 @@ const Field kFields[] = {
     {"Requeue", set_requeue},          {"ArrayTaskThrottle", set_throttle}, {"WorkDir", set_work_dir},
     {"StdOut", set_stdout},            {"StdErr", set_stderr},         {"Dependency", set_dependency},
     {"Reservation", set_reservation},  {"ReservationName", set_reservation},
+    {"TimeMin", set_time_min},         {"Deadline", set_deadline},      {"Licenses", set_licenses},
 };
 
 const Field* find_field(const std::string& key) {
@@ -330,6 +358,15 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
           error = e;
           break;
         }
+      }
+      // A new account must be one of the owner's associations where they
+      // are enforced (Slurm 22.05 refused Account=nosuch on the anchor cluster).
+      const std::string& account = c.rec.desc().account();
+      if (error.empty() && settings_.enforce_associations && account != j->rec.desc().account()) {
+        const v1::UserRecord* u = acct_.user(c.rec.user());
+        const bool member = u && std::any_of(u->assocs().begin(), u->assocs().end(),
+                                             [&](const v1::UserAssoc& a) { return a.account() == account; });
+        if (!member) error = "Invalid account or account/partition combination specified";
       }
       if (error.empty() && req.fields().count("Dependency")) {
         if (auto st = check_dependencies(c.rec.desc().dependency()); !st) error = "Job dependency problem";

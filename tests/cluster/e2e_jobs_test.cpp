@@ -751,6 +751,11 @@ TEST(Jobs, CommandsAnswerMistakesAsSlurms) {
   EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=30"}).rc, 0);
   EXPECT_EQ(c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=-10"}).rc, 0);
   EXPECT_EQ(c.job_fields(held)["TimeLimit"], "00:20:00");
+  // Slurm 22.05's scontrol checks a decrease against the limit first, in minutes.
+  r = c.run("scontrol", {"update", "JobId=" + held, "TimeLimit=-100"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scontrol: error: TimeLimit decrement larger than current time limit (100 > 20)\n");
+  EXPECT_EQ(c.job_fields(held)["TimeLimit"], "00:20:00");
   EXPECT_EQ(c.job_fields(held)["EligibleTime"], "Unknown");  // not eligible while held
   EXPECT_EQ(c.job_fields(held)["AccrueTime"], "Unknown");
   r = c.run("scontrol", {"show", "licenses"});
