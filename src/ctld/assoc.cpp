@@ -432,6 +432,11 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
   const bool per_user_limit = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
     return assoc_limit_key(lower_key(kv.first)).rfind("Max", 0) == 0;
   });
+  const bool sets_qos = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
+    char op = 0;
+    const std::string k = lower_key(kv.first);
+    return qos_list_key(k, &op) || k == "defaultqos";
+  });
   for (const auto& n : req.names()) {
     bool exists = accounts_.count(n) != 0;
     if (req.verb() == "add" ? exists : !exists) continue;
@@ -470,9 +475,11 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
         if (!l) return l.error();
         a.clear_qos();
         for (const auto& q : *l) a.add_qos(q);
+        a.set_qos_set(true);
       } else if (k == "defaultqos") {
         if (!qos_.count(v)) return make_error("QOS " + v + " does not exist");
         a.set_default_qos(v);
+        a.set_default_qos_set(true);
       } else if (std::string lk = assoc_limit_key(k); !lk.empty()) {
         if (auto st = set_assoc_limit(*a.mutable_limits(), lk, v); !st) return st.error();
       } else {
@@ -488,8 +495,15 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
                                     "(keep {} in QOS=, or change DefaultQOS= first)",
                                     n, a.default_qos(), a.default_qos()));
     }
+    if (!exists) {  // a new account's QOS are its parent's unless given (Slurm's inheritance)
+      if (auto p = accounts_.find(a.parent()); p != accounts_.end()) {
+        if (!a.qos_set()) *a.mutable_qos() = p->second.qos();
+        if (!a.default_qos_set()) a.set_default_qos(p->second.default_qos());
+      }
+    }
     accounts_[n] = a;
     put_account(a, b);
+    if (exists && sets_qos) inherit_qos_below(n, b);
     touched.push_back("  " + n);
     assoc_lines.push_back(req.verb() == "add" ? fmt::format("  A = {:<10} C = {:<10}", n, cluster_)
                                               : a.parent().empty() || n == "root"
@@ -532,6 +546,38 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
   if (!fairshare_given.empty()) c.lines.push_back(fmt::format("  {:<14}= {}", "Fairshare", fairshare_given));
   c.lines.push_back(fmt::format("  {:<14}= {}", "Parent", parent_given.empty() ? "root" : parent_given));
   return c;
+}
+
+// The associations below an account whose QOS or DefaultQOS changed take
+// them, unless they set their own, down the tree (Slurm's inheritance: on
+// the anchor cluster `modify account research set QOS=...` changed its
+// users' QOS too, but not that of a user given QOS= of their own).
+void AccountingDb::inherit_qos_below(const std::string& account, store::Batch& b) {
+  const v1::AccountRecord& top = accounts_.at(account);
+  auto inherit = [&](auto& child) {
+    bool changed = false;
+    if (!child.qos_set() && !std::equal(child.qos().begin(), child.qos().end(), top.qos().begin(), top.qos().end())) {
+      *child.mutable_qos() = top.qos();
+      changed = true;
+    }
+    if (!child.default_qos_set() && child.default_qos() != top.default_qos()) {
+      child.set_default_qos(top.default_qos());
+      changed = true;
+    }
+    return changed;
+  };
+  std::vector<std::string> below;
+  for (auto& [name, a] : accounts_) {
+    if (a.parent() != account || name == account) continue;
+    if (inherit(a)) put_account(a, b);
+    below.push_back(name);
+  }
+  for (auto& [name, u] : users_) {
+    bool changed = false;
+    for (auto& ua : *u.mutable_assocs()) changed = (ua.account() == account && inherit(ua)) || changed;
+    if (changed) put_user(u, b);
+  }
+  for (const auto& name : below) inherit_qos_below(name, b);
 }
 
 Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b) {
@@ -612,8 +658,12 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
       if (!l) return l.error();
       a.clear_qos();
       for (const auto& q : *l) a.add_qos(q);
+      a.set_qos_set(true);
     }
-    if (!default_qos.empty()) a.set_default_qos(default_qos);
+    if (!default_qos.empty()) {
+      a.set_default_qos(default_qos);
+      a.set_default_qos_set(true);
+    }
     for (const auto& [k, v] : limit_edits) {
       if (auto st = set_assoc_limit(*a.mutable_limits(), k, v); !st) return st.error();
     }

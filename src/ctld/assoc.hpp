@@ -70,6 +70,7 @@ class AccountingDb {
   Result<AssocChange> apply_qos(const v1::ModifyAssociationsRequest& req, store::Batch& b);
   Result<AssocChange> apply_account(const v1::ModifyAssociationsRequest& req, store::Batch& b);
   Result<AssocChange> apply_user(const v1::ModifyAssociationsRequest& req, store::Batch& b);
+  void inherit_qos_below(const std::string& account, store::Batch& b);
   std::vector<std::string> all_qos_names() const;
   // A QOS list after `QOS=`, `QOS+=` or `QOS-=` (op '=', '+', '-') applied to `now`;
   // an unknown name is Slurm's "You gave a bad qos" error.

@@ -1580,6 +1580,50 @@ Result<AssocChange> sacctmgr(ControllerState& st, const std::string& verb, const
   return st.modify_associations(Caller{0, 0, "root", true}, r, 1000, fx);
 }
 
+// QOS= and DefaultQOS= follow the parent account unless set on the
+// association itself, as Slurm 22.05's sacctmgr showed on the anchor cluster:
+// a new account takes its parent's, `modify account set QOS=` reaches its
+// users and sub-accounts, but not a user given QOS= of their own.
+TEST(ControllerState, AssociationsInheritTheirAccountsQosUntilGivenTheirOwn) {
+  auto st = state_with_accounting();
+  ASSERT_TRUE(sacctmgr(*st, "add", "qos", "debug", {}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "qos", "training", {}));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "root", {{"QOS", "normal,debug,training"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "acct3", {}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "sub", {{"Parent", "acct3"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "user", "bob", {{"Account", "acct3"}}));
+  ASSERT_TRUE(sacctmgr(*st, "add", "user", "carol", {{"Account", "acct3"}}));
+  auto qos_of = [&](const std::string& user) {
+    const v1::UserRecord* u = st->accounting().user(user);
+    if (!u || u->assocs().empty()) return std::string("none");
+    std::vector<std::string> q(u->assocs(0).qos().begin(), u->assocs(0).qos().end());
+    std::sort(q.begin(), q.end());
+    return join(q, ",");
+  };
+  auto account_qos = [&](const std::string& name) {
+    const v1::GetAssociationsReply all = st->accounting().snapshot();
+    for (const auto& a : all.accounts()) {
+      if (a.name() != name) continue;
+      std::vector<std::string> q(a.qos().begin(), a.qos().end());
+      std::sort(q.begin(), q.end());
+      return join(q, ",");
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(account_qos("acct3"), "debug,normal,training");
+  EXPECT_EQ(qos_of("bob"), "debug,normal,training");
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "acct3", {{"QOS", "normal,debug"}}));
+  EXPECT_EQ(qos_of("bob"), "debug,normal");
+  EXPECT_EQ(account_qos("sub"), "debug,normal");
+  ASSERT_TRUE(sacctmgr(*st, "modify", "user", "bob", {{"QOS", "normal"}}));
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "acct3", {{"QOS", "normal,training"}}));
+  EXPECT_EQ(qos_of("bob"), "normal") << "set on his association: his own";
+  EXPECT_EQ(qos_of("carol"), "normal,training");
+  EXPECT_EQ(account_qos("sub"), "normal,training");
+  ASSERT_TRUE(sacctmgr(*st, "modify", "account", "acct3", {{"Description", "d"}}));
+  EXPECT_EQ(qos_of("bob"), "normal");
+}
+
 // AccountingStorageEnforce=associations (or limits, qos, ...): a user needs an
 // association to submit, and may use only the accounts it has (Slurm's
 // "Invalid account or account/partition combination specified").
