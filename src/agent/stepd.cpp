@@ -308,7 +308,10 @@ void StepDaemon::handle_command(const ControlCommand& c) {
     // step's stderr; requeue: told as one; kill: told, with SIGKILL at
     // once (supervisor.hpp).
     auto state = parse_state(c.args[0]).value_or(JobState::kCancelled);
-    if (c.verb != "terminate" && !end_state_) termination_notice(state, c.verb == "requeue");
+    // Said once, also when a quiet "terminate" came first: the controller
+    // may tell a step to end both in a report's reply and by a call, and
+    // either can arrive first.
+    if (c.verb != "terminate" && !notice_given_) termination_notice(state, c.verb == "requeue");
     begin_termination(state, c.rest, c.verb == "kill");
   } else if (c.verb == "time_limit") {
     set_time_limit(std::max<int64_t>(0, std::atoll(c.args[0].c_str())));
@@ -370,6 +373,7 @@ void StepDaemon::begin_termination(JobState state, const std::string& reason, bo
 // A lost node says nothing here.
 void StepDaemon::termination_notice(JobState state, bool requeue) {
   if (notice_fd_ < 0 || (state != JobState::kCancelled && state != JobState::kTimeout)) return;
+  notice_given_ = true;
   const std::string& node = req_.alloc.node_name;
   const std::string what = req_.key.is_batch() ? "JOB " + std::to_string(req_.key.job_id) : "STEP " + req_.key.str();
   char at[32] = "";

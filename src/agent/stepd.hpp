@@ -136,6 +136,7 @@ class StepDaemon {
   int notice_fd_ = -1;
   int64_t sample_ms_ = 0;    // next look at the tasks' usage (unix ms); 0: none planned
   std::optional<JobState> end_state_;
+  bool notice_given_ = false;  // termination_notice() wrote its line (once per step)
   std::string end_reason_;
 };
 

@@ -283,23 +283,24 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
   if (bad && (s.kill_on_bad_exit() || lost) && !s.kill_requested()) {
     s.set_kill_requested(true);
     if (!lost) {
-      // The step's reason names the task that ended it, as the step
-      // daemon's does when the failing task had neighbours on its node:
-      // srun prints that task's end first (kill_on_bad_exit_rank).
-      std::string what = "its part ended " + std::to_string(n.exit_code()) + ":" + std::to_string(n.exit_signal());
-      const bool said = n.reason().ends_with("(--kill-on-bad-exit)");  // its step daemon ended its neighbours
-      for (const auto& t : n.tasks_ended()) {
-        if (said) {
-          what = n.reason().substr(0, n.reason().size() - std::string_view(" (--kill-on-bad-exit)").size());
-          break;
+      // The step's reason names the task that ended it (srun prints that
+      // task's end first: kill_on_bad_exit_task in client/step_io.cpp): the
+      // node's step daemon named it if it ended the task's neighbours there,
+      // else it is the node's first task that did not end well.
+      constexpr std::string_view kSuffix = " (--kill-on-bad-exit)";
+      if (n.reason().ends_with(kSuffix)) {
+        s.set_reason(n.node() + ": " + n.reason());
+      } else {
+        std::string what = "its part ended " + std::to_string(n.exit_code()) + ":" + std::to_string(n.exit_signal());
+        for (const auto& t : n.tasks_ended()) {
+          if (t.exit_code() != 0 || t.exit_signal() != 0) {
+            what = "task " + std::to_string(t.rank()) + " exited " + std::to_string(t.exit_code()) + ":" +
+                   std::to_string(t.exit_signal());
+            break;
+          }
         }
-        if (t.exit_code() != 0 || t.exit_signal() != 0) {
-          what = "task " + std::to_string(t.rank()) + " exited " + std::to_string(t.exit_code()) + ":" +
-                 std::to_string(t.exit_signal());
-          break;
-        }
+        s.set_reason(n.node() + ": " + what + std::string(kSuffix));
       }
-      s.set_reason(n.node() + ": " + what + " (--kill-on-bad-exit)");
     }
     for (const auto& other : s.nodes()) {
       if (other.ended()) continue;

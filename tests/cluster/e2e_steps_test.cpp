@@ -646,7 +646,7 @@ TEST(Steps, KillOnBadExitEndsTheOtherTasks) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
   auto t0 = std::chrono::steady_clock::now();
-  auto r = c.run("srun", {"-N2", "-n2", "-K", "bash", "-c", "if [ $SLURM_PROCID = 1 ]; then exit 5; fi; sleep 60"});
+  auto r = c.run("srun", {"-N2", "-n2", "-K", "bash", "-c", "if [ $SLURM_PROCID = 1 ]; then sleep 0.5; exit 5; fi; sleep 60"});
   auto took = std::chrono::steady_clock::now() - t0;
   EXPECT_NE(r.rc, 0);
   EXPECT_LT(took, 20s);
