@@ -152,6 +152,22 @@ const char* set_count(Ctx& c, const std::string& v, void (v1::JobDescriptor::*se
   return nullptr;
 }
 
+// A pending job's text field, as given (Reservation=, WorkDir=, StdOut=, ...).
+const char* set_pending_text(Ctx& c, const std::string& v, std::string* (v1::JobDescriptor::*field)()) {
+  if (auto e = need_pending(c)) return e;
+  *(c.rec.mutable_desc()->*field)() = v;
+  return nullptr;
+}
+
+// A pending job's point in time (StartTime=, Deadline=): "now+1hour", "2030-01-01T10:00", ...
+const char* set_pending_time(Ctx& c, const std::string& v, void (v1::JobDescriptor::*set)(int64_t)) {
+  if (auto e = need_pending(c)) return e;
+  auto t = parse_timestamp(v, c.now);
+  if (!t) return "Invalid time specification";
+  (c.rec.mutable_desc()->*set)(*t);
+  return nullptr;
+}
+
 const char* set_num_nodes(Ctx& c, const std::string& v) {
   auto dash = v.find('-');
   if (dash != std::string::npos) {
@@ -200,11 +216,7 @@ const char* set_req_threads(Ctx& c, const std::string& v) {
 }
 
 const char* set_begin(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  auto t = parse_timestamp(v, c.now);
-  if (!t) return "Invalid time specification";
-  c.rec.mutable_desc()->set_begin_time(*t);
-  return nullptr;
+  return set_pending_time(c, v, &v1::JobDescriptor::set_begin_time);
 }
 
 const char* set_requeue(Ctx& c, const std::string& v) {
@@ -234,9 +246,7 @@ const char* set_dependency(Ctx& c, const std::string& v) {
 }
 
 const char* set_work_dir(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  c.rec.mutable_desc()->set_work_dir(v);
-  return nullptr;
+  return set_pending_text(c, v, &v1::JobDescriptor::mutable_work_dir);
 }
 
 // TimeMin=, Deadline= and Licenses= of a pending job, as sbatch's
@@ -253,37 +263,25 @@ const char* set_time_min(Ctx& c, const std::string& v) {
 }
 
 const char* set_deadline(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  auto t = parse_timestamp(v, c.now);
-  if (!t) return "Invalid time specification";
-  c.rec.mutable_desc()->set_deadline(*t);
-  return nullptr;
+  return set_pending_time(c, v, &v1::JobDescriptor::set_deadline);
 }
 
 const char* set_licenses(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  c.rec.mutable_desc()->set_licenses(v);
-  return nullptr;
+  return set_pending_text(c, v, &v1::JobDescriptor::mutable_licenses);
 }
 
 const char* set_stdout(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  c.rec.mutable_desc()->set_std_out(v);
-  return nullptr;
+  return set_pending_text(c, v, &v1::JobDescriptor::mutable_std_out);
 }
 
 const char* set_stderr(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  c.rec.mutable_desc()->set_std_err(v);
-  return nullptr;
+  return set_pending_text(c, v, &v1::JobDescriptor::mutable_std_err);
 }
 
 // Reservation=NAME moves a pending job into a reservation (checked by the
 // caller, as at submit); Reservation= takes it out.
 const char* set_reservation(Ctx& c, const std::string& v) {
-  if (auto e = need_pending(c)) return e;
-  c.rec.mutable_desc()->set_reservation(v);
-  return nullptr;
+  return set_pending_text(c, v, &v1::JobDescriptor::mutable_reservation);
 }
 
 // Keys as scontrol spells them (any case), with their aliases.
