@@ -432,11 +432,7 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
   const bool per_user_limit = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
     return assoc_limit_key(lower_key(kv.first)).rfind("Max", 0) == 0;
   });
-  const bool sets_qos = std::any_of(req.set().begin(), req.set().end(), [](const auto& kv) {
-    char op = 0;
-    const std::string k = lower_key(kv.first);
-    return qos_list_key(k, &op) || k == "defaultqos";
-  });
+  bool sets_qos = false;  // QOS= or DefaultQOS= given: the associations below follow (inherit_qos_below)
   for (const auto& n : req.names()) {
     bool exists = accounts_.count(n) != 0;
     if (req.verb() == "add" ? exists : !exists) continue;
@@ -476,10 +472,12 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
         a.clear_qos();
         for (const auto& q : *l) a.add_qos(q);
         a.set_qos_set(true);
+        sets_qos = true;
       } else if (k == "defaultqos") {
         if (!qos_.count(v)) return make_error("QOS " + v + " does not exist");
         a.set_default_qos(v);
         a.set_default_qos_set(true);
+        sets_qos = true;
       } else if (std::string lk = assoc_limit_key(k); !lk.empty()) {
         if (auto st = set_assoc_limit(*a.mutable_limits(), lk, v); !st) return st.error();
       } else {
