@@ -196,13 +196,19 @@ std::string spool_dir(const UpOptions& o) {
   return name;
 }
 
+// The source's AuthInfo items besides the key and socket drover up sets (cred_expire).
+std::string kept_auth_items(const config::ClusterConfig& cfg) {
+  auto expire = cfg.passive_item("AuthInfo", "cred_expire");
+  return expire ? ",cred_expire=" + *expire : "";
+}
+
 Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
   std::ifstream in(o.source);
   std::ostringstream out;
   out << "# Written by drover up from " << o.source << "; edit the source and run drover up again.\n"
       << "StateSaveLocation=" << o.dir << "/state\n"
       << "SlurmdSpoolDir=" << spool_dir(o) << "/%n\n"
-      << "AuthInfo=key=" << o.dir << "/drover.key,socket=" << o.dir << "/auth.sock\n"
+      << "AuthInfo=key=" << o.dir << "/drover.key,socket=" << o.dir << "/auth.sock" << kept_auth_items(cfg) << "\n"
       << (o.detect_gpus ? "# Emulated nodes: CPUs and memory as declared here; GPUs detected on this host (--detect-gpus).\n"
                         : "# Emulated nodes: CPUs and memory as declared here; GPUs emulated by the agents.\n")
       << "SlurmdParameters=config_overrides\n"

@@ -54,7 +54,8 @@ PassiveKey auth_info() {
                     {},
                     "its `key=PATH` is the cluster key that signs requests over TCP (controller, agents, commands); "
                     "its `socket=PATH` is where each host's local signer gives plain users tokens (agents, `drover "
-                    "authd`; default /run/drover/auth.sock)"};
+                    "authd`; default /run/drover/auth.sock); its `cred_expire=N` (default 120) is how long a requeued batch job "
+                    "waits, plus a second, before it may start again, as in Slurm"};
 }
 
 // SrunProlog/SrunEpilog: kept as written; srun reads them.

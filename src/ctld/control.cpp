@@ -180,7 +180,7 @@ const char* control_refusal(v1::ControlAction action, const Job& j, const Caller
     case v1::REQUEUE:
     case v1::REQUEUE_HOLD:
       if (is_pending(j)) return kJobPending;
-      if (!r.requeue() && !who.privileged) return "Requested operation is presently disabled";
+      if (!r.requeue()) return "Requested operation is presently disabled";  // root too, as Slurm's
       return r.completing() ? kAlreadyDone : nullptr;
     case v1::SUSPEND:
     case v1::RESUME:
@@ -267,9 +267,11 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
                                                     Effects& fx) {
   if (req.action() == v1::TOP) return top(who, req, now, fx);
   std::vector<v1::JobResult> out;
+  const bool suspends = req.action() == v1::SUSPEND || req.action() == v1::RESUME;
   for (const auto& t : req.targets()) {
     auto jobs = resolve_target(t);
-    if (jobs.empty()) out.push_back(result(t.text(), kInvalidJobId));
+    // Slurm 22.05's scontrol suspend and resume say this of a job it does not know.
+    if (jobs.empty()) out.push_back(result(t.text(), suspends ? "Unexpected message received" : kInvalidJobId));
     for (Job* j : jobs) {
       std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
       if (!may_act_on(who, *j)) {
@@ -297,7 +299,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           if (r.hold() == v1::HOLD_NONE) break;  // nothing to release: no error, as in Slurm
           r.clear_held_reason();
           r.set_hold(v1::HOLD_NONE);
-          r.set_reason("None");
+          r.set_reason("None");  // as Slurm's, also for a requeued job still waiting out its BeginTime
           break;
         case v1::SUSPEND:
           if (r.state() != v1::SUSPENDED) suspend_job(*j, now, fx);

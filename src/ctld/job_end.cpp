@@ -120,11 +120,25 @@ void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t b
   mail_event(j, kMailRequeue, now, fx);
   if (!r.completing()) return requeue_job(j, now, fx);
   // Back to the queue once its processes have ended (the end report clears completing).
+  return_to_queue(j, now, fx);
+}
+
+void ControllerState::return_to_queue(Job& j, int64_t now, Effects& fx) {
+  v1::JobRecord& r = j.rec;
   record_requeued_run(j, now, fx);
   r.set_state(v1::PENDING);
-  r.set_reason(requeued_reason(r));
   r.set_restart_count(r.restart_count() + 1);
   r.clear_cancelled_by();
+  if (r.desc().batch()) {
+    // As Slurm 22.05 on the anchor cluster: SubmitTime becomes the requeue's
+    // time, and the job waits (BeginTime) until its EligibleTime, the
+    // credential lifetime and a second later.
+    r.set_submit_time(now);
+    r.set_eligible_time(0);
+    r.mutable_desc()->set_begin_time(std::max(r.desc().begin_time(), now + settings_.requeue_wait_s));
+  }
+  const bool held = r.hold() != v1::HOLD_NONE;
+  r.set_reason(!held && r.desc().begin_time() > now ? "BeginTime" : requeued_reason(r));
 }
 
 // The run a requeue ends, kept for sacct -D as Slurm's database keeps it: the
@@ -166,18 +180,14 @@ void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx) {
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   v1::JobRecord& r = j.rec;
   if (is_started(r)) mail_event(j, kMailRequeue, now, fx);  // scontrol requeue mails for itself
-  record_requeued_run(j, now, fx);
-  r.set_state(v1::PENDING);
-  r.set_reason(requeued_reason(r));
+  return_to_queue(j, now, fx);
   r.set_completing(false);
-  r.set_restart_count(r.restart_count() + 1);
   r.set_start_time(0);
   r.set_end_time(0);
   forget_suspensions(r);
   r.set_batch_host("");
   r.set_launched(false);
   r.clear_alloc();
-  r.clear_cancelled_by();
   j.alloc = core::Allocation{};
   j.launch_sent = false;
   j.terminate_sent = false;
@@ -185,7 +195,6 @@ void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {
   refresh_spec(j);
   put_job(j, fx);
   fx.reschedule = true;
-  (void)now;
 }
 
 // scontrol suspend, as Slurm's: every process of the job is stopped

@@ -196,8 +196,14 @@ TEST(JobScripts, AFailedPrologDrainsTheNodeAndRequeuesTheJobHeld) {
   auto res = st->control(kAlice, release, 1003, r);
   ASSERT_EQ(res.size(), 1u);
   EXPECT_TRUE(res[0].ok()) << res[0].error();
+  // Released, it still waits out the requeue's credential lifetime (120 s
+  // and a second by default, as Slurm's), saying BeginTime.
+  Effects early;
+  st->schedule(core::PassKind::kQuick, 1003, early);
+  EXPECT_TRUE(commands(early, AgentCommand::kLaunch).empty());
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "BeginTime");
   Effects again;
-  st->schedule(core::PassKind::kQuick, 1003, again);
+  st->schedule(core::PassKind::kQuick, 1001 + 121, again);
   auto launched = commands(again, AgentCommand::kLaunch);
   ASSERT_EQ(launched.size(), 1u);
   EXPECT_NE(launched[0]->node, host) << "not on the drained node";

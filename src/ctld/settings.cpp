@@ -106,6 +106,15 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.heartbeat_s = std::clamp<int64_t>(s.slurmd_timeout_s / 6, 1, 30);
   s.return_to_service = *rts >= 1;
   s.job_requeue = *requeue != 0;
+  if (auto expire = cfg.passive_item("AuthInfo", "cred_expire")) {
+    auto n = parse_int(*expire);
+    if (!n || *n < 1) {
+      const SourceLoc loc = cfg.passive_loc("AuthInfo");
+      return make_error((loc.known() ? loc.str() : conf_path) + ": AuthInfo cred_expire=" + *expire +
+                        " is not a number of seconds (1 or more)");
+    }
+    s.requeue_wait_s = *n + 1;
+  }
   if (const std::string* dp = cfg.passive("DependencyParameters")) s.kill_invalid_depend = list_has(*dp, "kill_invalid_depend");
   s.min_job_age_s = cfg.min_job_age;
   s.kill_wait_s = cfg.kill_wait;

@@ -57,6 +57,10 @@ struct Settings {
   uint64_t debug_flags = 0;         // DebugFlags (config::DebugFlags); scontrol setdebugflags too
   bool return_to_service = false;   // ReturnToService >= 1
   bool job_requeue = true;          // JobRequeue (default requeue on node failure)
+  // A requeued batch job may start again this long after its requeue: Slurm
+  // waits out its launch credential's life, AuthInfo's cred_expire (120 s by
+  // default), plus a second.
+  int64_t requeue_wait_s = 121;
   bool kill_invalid_depend = false; // DependencyParameters=kill_invalid_depend
   // AccountingStorageEnforce names associations (or limits, qos, safe,
   // wckeys or all, which imply it): a job's user needs an association
@@ -576,6 +580,10 @@ class ControllerState {
                               v1::NodeReportReply& reply);
   void derive_exit(Job& j, const v1::StepInfo& s, Effects& fx);
   void record_requeued_run(Job& j, int64_t now, Effects& fx);
+  // What every requeue does to the job itself: its run recorded for sacct -D,
+  // PENDING again with one more restart, a batch job not before
+  // Settings::requeue_wait_s from now, submitted anew.
+  void return_to_queue(Job& j, int64_t now, Effects& fx);
   void step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx);
   // A --no-kill job lost `node`: its running steps' parts there end NODE_FAIL.
   void fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now, Effects& fx);

@@ -1232,6 +1232,62 @@ TEST(ControllerState, ARunningJobCanBeHeldAndComesBackHeldWhenRequeued) {
   EXPECT_EQ(act(v1::RELEASE, 2, 1012), "Job has already finished");
 }
 
+// scontrol requeue, as Slurm 22.05's on the anchor cluster: the job is
+// submitted anew (SubmitTime is the requeue's) and waits, BeginTime, until
+// its launch credential's lifetime (AuthInfo cred_expire, 120 s by default)
+// and a second have passed; a --no-requeue job is refused, to root too.
+TEST(ControllerState, ARequeuedJobWaitsOutTheCredentialLifetime) {
+  auto st = make_state("AuthInfo=cred_expire=30\n");
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("sleep 100"), false, 1000, fx));
+  v1::JobDescriptor once = wrap("sleep 100");
+  once.set_requeue(false);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), once, false, 1000, fx));
+  register_all(*st, 1000);
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  const v1::JobRecord& r = st->jobs().at(1).rec;
+  ASSERT_EQ(r.state(), v1::RUNNING);
+  ASSERT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING);
+  const std::string host = r.batch_host();
+  auto requeue = [&](int64_t job, int64_t now) {
+    v1::ControlRequest req;
+    req.set_action(v1::REQUEUE);
+    req.add_targets()->set_job_id(job);
+    req.mutable_targets(0)->set_text(std::to_string(job));
+    Effects e;
+    auto res = st->control(Caller{0, 0, "root", true}, req, now, e);
+    return res.size() == 1 && !res[0].ok() ? res[0].error() : std::string();
+  };
+  EXPECT_EQ(requeue(2, 1010), "Requested operation is presently disabled");
+  EXPECT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING);
+  ASSERT_EQ(requeue(1, 1010), "");
+  EXPECT_EQ(r.state(), v1::PENDING);
+  EXPECT_EQ(r.reason(), "BeginTime");
+  EXPECT_EQ(r.submit_time(), 1010);
+  EXPECT_EQ(r.desc().begin_time(), 1041);
+  EXPECT_EQ(r.restart_count(), 1);
+  v1::NodeReport ended = report(host);
+  *ended.add_steps() = step(1, true, "CANCELLED", 0);
+  Effects e;
+  ASSERT_TRUE(st->node_report(ended, false, 1011, e));
+  Effects early;
+  st->schedule(core::PassKind::kFull, 1040, early);
+  EXPECT_EQ(launches(early), 0);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "BeginTime");
+  Effects go;
+  st->schedule(core::PassKind::kFull, 1041, go);
+  EXPECT_EQ(launches(go), 1);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+}
+
+// A cred_expire that is not a number of seconds stops the controller, naming the line.
+TEST(ControllerState, ABadCredExpireIsRefusedWithItsLine) {
+  auto s = settings_from_config(
+      config::parse_slurm_conf_text(std::string(kConf) + "AuthInfo=cred_expire=soon\n", "test.conf"), "test.conf");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "test.conf:10:1: AuthInfo cred_expire=soon is not a number of seconds (1 or more)");
+}
+
 // Memory beyond every node: Slurm 22.05's "Memory specification can not be satisfied" line comes only
 // when what the job wrote is beyond every node (--mem, one CPU's --mem-per-cpu), not when its CPUs
 // times a per-CPU amount are (anchor cluster: -c 64 at DefMemPerCPU=4096, and --exclusive, on 250G nodes).
@@ -1371,6 +1427,7 @@ TEST(ControllerState, RequeueHoldShowsSlurmsReason) {
   auto st = wide_job_and_one_behind(core::PassKind::kFull);  // job 1 runs
   const v1::JobRecord& r = st->jobs().at(1).rec;
   ASSERT_EQ(r.state(), v1::RUNNING);
+  const std::string host = r.batch_host();
   auto act = [&](v1::ControlAction a, int64_t now) {
     v1::ControlRequest req;
     req.set_action(a);
@@ -1385,7 +1442,15 @@ TEST(ControllerState, RequeueHoldShowsSlurmsReason) {
   EXPECT_EQ(r.hold(), v1::HOLD_ADMIN);
   EXPECT_EQ(r.reason(), "job requeued in held state");
   ASSERT_TRUE(act(v1::RELEASE, 1007));
-  EXPECT_EQ(r.reason(), "None");
+  EXPECT_EQ(r.reason(), "None") << "Slurm's at once, though it waits out the requeue's credential lifetime";
+  v1::NodeReport ended = report(host);
+  *ended.add_steps() = step(1, true, "CANCELLED", 0);
+  Effects end;
+  ASSERT_TRUE(st->node_report(ended, false, 1007, end));
+  Effects pass;
+  st->schedule(core::PassKind::kFull, 1008, pass);
+  EXPECT_EQ(r.reason(), "BeginTime");
+  EXPECT_EQ(r.state(), v1::PENDING);
 }
 
 // scontrol suspend/resume, as Slurm's: operators only, with Slurm's words;
@@ -1408,7 +1473,7 @@ TEST(ControllerState, SuspendLendsTheCpusAndResumeMovesTheEndOn) {
   EXPECT_EQ(act(user(1000, "alice"), v1::SUSPEND, 1, 1005, none), "Access/permission denied");
   EXPECT_EQ(act(root, v1::SUSPEND, 2, 1005, none), "Job is pending execution");
   EXPECT_EQ(act(root, v1::RESUME, 1, 1005, none), "Job is not suspended");
-  EXPECT_EQ(act(root, v1::SUSPEND, 99, 1005, none), "Invalid job id specified");
+  EXPECT_EQ(act(root, v1::SUSPEND, 99, 1005, none), "Unexpected message received") << "Slurm 22.05's words";
   EXPECT_TRUE(none.commands.empty());
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
 

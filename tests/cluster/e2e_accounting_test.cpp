@@ -121,6 +121,10 @@ TEST(Accounting, SacctDuplicatesListsARequeuedJobsEarlierRuns) {
   std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "srun sleep 300"}));
   ASSERT_TRUE(eventually([&] { return lines_of(sacct_p(c, {"-j", id, "-o", "JobID"})).size() == 3; }, 20s));
   ASSERT_EQ(c.run("scontrol", {"requeue", id}).rc, 0);
+  // Back in the queue, it waits out the credential lifetime (AuthInfo
+  // cred_expire=4 in these tests) as Slurm's requeued jobs do.
+  EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-j", id, "-o", "%t %r"}).out == "PD BeginTime\n"; }, 3s))
+      << "CG while its processes end, then PD";
   ASSERT_TRUE(eventually([&] { return lines_of(sacct_p(c, {"-j", id, "-o", "JobID"})).size() == 3; }, 20s))
       << "the job runs again, with its step";
   const std::string now_running = id + "|RUNNING|0:0\n" + id + ".batch|RUNNING|0:0\n" + id + ".0|RUNNING|0:0\n";

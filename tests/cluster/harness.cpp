@@ -147,10 +147,11 @@ bool TestCluster::write_config() {
   if (auto st = rpc::testing::write_test_key(dir_ + "/drover.key"); !st) return error_ = st.error().message, false;
   std::ostringstream c, g;
   // A cluster name of its own: the agents' cgroups live under drover_<ClusterName>.
+  // cred_expire=4: a requeued job starts again 5 s after its requeue (Slurm's default is 121 s).
   cluster_name_ = "e2e" + std::to_string(getpid()) + "x" + std::to_string(ctld_port_);
   c << "ClusterName=" << cluster_name_ << "\nSlurmctldHost=localhost(127.0.0.1)\nSlurmctldPort=" << ctld_port_ << "\n"
     << "StateSaveLocation=" << dir_ << "/state\nSlurmdSpoolDir=" << dir_ << "/spool/%n\n"
-    << "AuthInfo=key=" << dir_ << "/drover.key,socket=" << dir_ << "/auth.sock\nSlurmdParameters=config_overrides\nDisableRootJobs=NO\n"
+    << "AuthInfo=key=" << dir_ << "/drover.key,socket=" << dir_ << "/auth.sock,cred_expire=4\nSlurmdParameters=config_overrides\nDisableRootJobs=NO\n"
     << "ReturnToService=2\nSlurmdTimeout=30\nKillWait=1\nMinJobAge=3600\nDefMemPerCPU=1024\nGresTypes=gpu\n"
     << "SchedulerParameters=bf_interval=2\n";
   for (const auto& line : def_.extra) c << line << "\n";
