@@ -119,7 +119,8 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
 
 bool state_selected(const SinfoOptions& o, const NodeState& s) {
   if (o.responding_only && s.not_responding) return false;
-  if (o.dead_only && !(s.not_responding || s.base == NodeBase::kDown)) return false;
+  // --dead: nodes that do not respond, not those an admin set DOWN (Slurm 22.05 on the anchor cluster).
+  if (o.dead_only && !s.not_responding) return false;
   if (o.states.empty()) return true;
   for (const auto& want : o.states) {
     std::string w = to_lower(want);

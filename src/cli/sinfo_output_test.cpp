@@ -109,7 +109,9 @@ TEST_P(SinfoOracle, DrainedDownAndDrainingNodesMatchRealSlurm) {
 
 INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
                          ::testing::Values("sinfo_drain.txt", "sinfo_drain_R.txt", "sinfo_drain_s.txt",
-                                           "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt"), [](const auto& i) { return test::test_name(i.param); });
+                                           "sinfo_drain_l.txt", "sinfo_drain_N_l.txt", "sinfo_drain_C.txt",
+                                           // -d: a node an admin set DOWN still responds (anchor cluster, 2026-12-06).
+                                           "sinfo_drain_d.txt"), [](const auto& i) { return test::test_name(i.param); });
 
 // The anchor cluster idle, nodes filtered away: a partition left without
 // nodes is a line with 0 nodes and state n/a where the format names
