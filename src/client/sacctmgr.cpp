@@ -22,6 +22,7 @@
 #include "common/duration.hpp"
 #include "common/gres.hpp"
 #include "common/hostlist.hpp"
+#include "common/net.hpp"
 #include "common/strings.hpp"
 #include "common/tres.hpp"
 #include "common/user_db.hpp"
@@ -41,6 +42,7 @@ struct Command {
   std::string verb, entity;  // add|modify|delete|show ; qos|account|user|assoc|cluster
   std::vector<std::string> names;
   std::map<std::string, std::string> where, set;
+  std::vector<std::pair<std::string, std::string>> where_in_order;  // as given, for the refusal of one unknown
   std::string format;
 };
 
@@ -109,6 +111,12 @@ bool slurm_only_entity(const std::string& w) {
 
 // Marks a parse error that is printed as it is, in Slurm's words.
 const std::string kSlurmWords = "\x01";
+
+// An error on stderr: as Slurm's sacctmgr says it when marked kSlurmWords, else with Drover's prefix.
+void say_error(const std::string& m) {
+  const bool slurms = m.rfind(kSlurmWords, 0) == 0;
+  write_out((slurms ? m.substr(kSlurmWords.size()) : "sacctmgr: error: " + m) + "\n", stderr);
+}
 
 Result<Command> parse_command(const std::vector<std::string>& words, Options& o) {
   Command c;
@@ -181,6 +189,7 @@ Result<Command> parse_command(const std::vector<std::string>& words, Options& o)
       }
     } else {
       c.where[key] = value;
+      c.where_in_order.emplace_back(w.substr(0, eq), value);
     }
   }
   return c;
@@ -205,6 +214,13 @@ Result<std::string> render(const std::vector<Field>& fields, const std::string& 
   std::vector<cli::ColumnInfo> cols;
   for (const auto& f : fields) {
     cols.push_back(cli::ColumnInfo{f.name, f.header, f.width, f.right, cli::CutStyle::kPlus});
+  }
+  for (const auto& entry : split(format, ',')) {
+    const std::string name = entry.substr(0, entry.find('%'));
+    auto known = [&](const Field& f) { return !name.empty() && istarts_with(f.name, name); };
+    if (!entry.empty() && std::none_of(fields.begin(), fields.end(), known)) {
+      return make_error(kSlurmWords + "Unknown field '" + name + "'");  // Slurm 22.05's sacctmgr's words
+    }
   }
   auto items = cli::parse_column_list(format, cols);
   if (!items) return items.error();
@@ -232,7 +248,7 @@ const std::vector<Field>& qos_fields() {
   static const std::vector<Field> f = {
       {"Name", "Name", 10},           {"Description", "Descr", 11},     {"Priority", "Priority", 10},
       {"GraceTime", "GraceTime", 10}, {"Preempt", "Preempt", 10},       {"PreemptExemptTime", "PreemptExemptTime", 19},
-      {"PreemptMode", "PreemptMode", 11}, {"Flags", "Flags", 20},       {"UsageThres", "UsageThres", 10},
+      {"PreemptMode", "PreemptMode", 11}, {"Flags", "Flags", 40},       {"UsageThres", "UsageThres", 10},
       {"UsageFactor", "UsageFactor", 11}, {"GrpTRES", "GrpTRES", 13},   {"GrpTRESMins", "GrpTRESMins", 13},
       {"GrpTRESRunMins", "GrpTRESRunMins", 13}, {"GrpJobs", "GrpJobs", 7}, {"GrpSubmit", "GrpSubmit", 9},
       {"GrpWall", "GrpWall", 11},     {"MaxTRES", "MaxTRES", 13},       {"MaxTRESPerNode", "MaxTRESPerNode", 14},
@@ -617,6 +633,42 @@ Result<std::vector<Row>> event_rows(const Command& c, std::string& format, Contr
   return rows;
 }
 
+// The conditions Slurm's sacctmgr takes after `where` in a show of QOS, accounts,
+// users or associations (its man page's specifications, lower case).
+bool known_condition(const std::string& key) {
+  static const std::set<std::string> kKeys = {
+      // associations, and the accounts and users they belong to
+      "account", "accounts", "acct", "accts", "user", "users", "partition", "partitions", "id", "ids", "parent",
+      "parentid", "parentname", "onlydefaults", "defaultaccount", "defaultwckey", "adminlevel", "wckey", "wckeys",
+      "description", "descriptions", "organization", "organizations", "name", "names", "rawusage", "qos", "qoslevel",
+      "defaultqos", "fairshare", "share", "priority", "grpjobs", "grpjobsaccrue", "grpsubmit", "grpsubmitjobs",
+      "grptres", "grptresmins", "grptresrunmins", "grpwall", "maxjobs", "maxjobsaccrue", "maxsubmit", "maxsubmitjobs",
+      "maxtres", "maxtresperjob", "maxtresmins", "maxtresminsperjob", "maxtrespernode", "maxwall",
+      "maxwalldurationperjob",
+      // QOS
+      "flags", "gracetime", "preempt", "preemptmode", "preemptexempttime", "usagefactor", "usagethreshold",
+      "limitfactor", "maxtrespu", "maxtresperuser", "maxjobspu", "maxjobsperuser", "maxsubmitpu",
+      "maxsubmitjobsperuser", "maxtrespa", "maxtresperaccount", "maxjobspa", "maxjobsperaccount", "maxsubmitpa",
+      "maxsubmitjobsperaccount", "mintres", "mintresperjob"};
+  return kKeys.count(to_lower(key)) != 0;
+}
+
+// A condition it does not take, as Slurm 22.05's sacctmgr said it on the
+// anchor cluster: that one and every condition after it, each with the
+// entity's hint (QOS's names a placeholder Slurm left in), exit 1.
+bool refuse_unknown_conditions(const Command& c) {
+  const std::vector<std::pair<std::string, std::string>>& given = c.where_in_order;
+  auto first = std::find_if(given.begin(), given.end(), [](const auto& kv) { return !known_condition(kv.first); });
+  if (first == given.end()) return false;
+  std::string hint;
+  if (c.entity == "qos") hint = " Use keyword 'set' to modify SLURM_PRINT_VALUE\n";
+  if (c.entity == "user" || c.entity == "account") hint = " Use keyword 'set' to modify value\n";
+  for (auto it = first; it != given.end(); ++it) {
+    write_out(" Unknown condition: " + it->first + "=" + it->second + "\n" + hint, stderr);
+  }
+  return true;
+}
+
 int show(const Command& c, const Options& o, ControllerApi& api, const Invocation& inv) {
   if (c.entity == "event") {
     std::string format = c.format;
@@ -629,12 +681,13 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     }
     auto text = render(event_fields(), format, *rows, o);
     if (!text) {
-      write_out("sacctmgr: error: " + text.error().message + "\n", stderr);
+      say_error(text.error().message);
       return 1;
     }
     write_out(*text, stdout);
     return 0;
   }
+  if (c.entity != "cluster" && c.entity != "tres" && refuse_unknown_conditions(c)) return 1;
   auto a = api.get_associations();
   if (!a) return report_failure(inv, api, a.error());
   std::vector<Row> rows;
@@ -664,7 +717,10 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     const std::string& target = api.endpoint().target;
     const auto colon = target.rfind(':');
     r.v["cluster"] = a->cluster();
-    r.v["controlhost"] = target.substr(0, colon);
+    // Slurm shows the address its controller registered from (127.0.0.1 for SlurmctldHost=localhost).
+    const std::string host = target.substr(0, colon);
+    const std::string ip = ipv4_address(host);
+    r.v["controlhost"] = ip.empty() ? host : ip;
     r.v["controlport"] = colon == std::string::npos ? "" : target.substr(colon + 1);
     r.v["rpc"] = "9728";  // Slurm 22.05's protocol number, as the version Drover's commands give
     rows.push_back(r);
@@ -742,7 +798,7 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
   }
   auto text = render(*fields, format, rows, o);
   if (!text) {
-    write_out("sacctmgr: error: " + text.error().message + "\n", stderr);
+    say_error(text.error().message);
     return 1;
   }
   write_out(*text, stdout);
@@ -852,9 +908,7 @@ int sacctmgr_main(const Args& args) {
   }
   auto c = parse_command(words, o);
   if (!c) {
-    const std::string& m = c.error().message;
-    const bool slurms = m.rfind(kSlurmWords, 0) == 0;  // said as Slurm's sacctmgr says it, without the prefix
-    write_out((slurms ? m.substr(kSlurmWords.size()) : "sacctmgr: error: " + m) + "\n", stderr);
+    say_error(c.error().message);
     return 1;
   }
   auto api = connect_or_report(inv);

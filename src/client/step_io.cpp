@@ -8,7 +8,6 @@
 // fences and modex requests over (common/pmix_relay.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -32,6 +31,7 @@
 #include "client/session.hpp"
 #include "common/fd_io.hpp"
 #include "common/job_errors.hpp"
+#include "common/net.hpp"
 #include "common/pmix_relay.hpp"
 #include "common/strings.hpp"
 
@@ -76,18 +76,8 @@ std::string random_key() {
 std::string launcher_host() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  std::string out = "127.0.0.1";
-  if (buf[0] && getaddrinfo(buf, nullptr, &hints, &found) == 0 && found) {
-    char ip[INET_ADDRSTRLEN] = {};
-    auto* a = reinterpret_cast<sockaddr_in*>(found->ai_addr);
-    if (inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip)) out = ip;
-    freeaddrinfo(found);
-  }
-  return out;
+  std::string ip = ipv4_address(buf);
+  return ip.empty() ? "127.0.0.1" : ip;
 }
 
 constexpr int kPmixStream = 3;

@@ -237,6 +237,22 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   auto keyword = c.run("sacctmgr", {"bogus"});
   EXPECT_EQ(keyword.rc, 1);
   EXPECT_EQ(keyword.err, "invalid keyword: bogus\n");
+  // A condition or a field it does not know: Slurm 22.05's lines (anchor
+  // cluster, 2026-12-06), the condition and every one after it, exit 1.
+  auto cond = c.run("sacctmgr", {"show", "assoc", "where", "user=root", "bogus=1", "account=root"});
+  EXPECT_EQ(cond.rc, 1);
+  EXPECT_EQ(cond.out, "");
+  EXPECT_EQ(cond.err, " Unknown condition: bogus=1\n Unknown condition: account=root\n");
+  auto user_cond = c.run("sacctmgr", {"show", "user", "where", "bogus=1"});
+  EXPECT_EQ(user_cond.err, " Unknown condition: bogus=1\n Use keyword 'set' to modify value\n");
+  auto field = c.run("sacctmgr", {"show", "assoc", "format=bogus"});
+  EXPECT_EQ(field.rc, 1);
+  EXPECT_EQ(field.err, "Unknown field 'bogus'\n");
+  // Its cluster's controller by address, as Slurm's registered one.
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "cluster", "format=ControlHost"}).out, "127.0.0.1\n");
+  // Slurm's QOS Flags column is 40 wide.
+  EXPECT_NE(c.run("sacctmgr", {"show", "qos"}).out.find(" PreemptMode                                    Flags "),
+            std::string::npos);
   // As Slurm's: options after the command, a change that touches nothing
   // (exit 1), QOS+= on a list, and the trackable resources.
   EXPECT_EQ(c.run("sacctmgr", {"show", "qos", "low", "format=name,priority", "-P"}).out, "Name|Priority\nlow|10\n");
