@@ -270,7 +270,7 @@ struct ShareView {
   std::optional<int64_t> raw_shares;  // unset for root (blank)
   double norm_shares = 0;
   int64_t raw_usage = 0;
-  double norm_usage = 0;
+  std::optional<double> norm_usage;  // unset for root (blank)
   double effective_usage = 0;
   std::optional<double> fairshare;  // set for user rows
   std::optional<double> level_fs;   // unset = blank; infinity prints as "inf"

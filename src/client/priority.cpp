@@ -91,8 +91,9 @@ int sshare_main(const Args& args) {
     if (r.has_raw_shares()) v.raw_shares = r.raw_shares();
     v.norm_shares = r.norm_shares();
     v.raw_usage = r.raw_usage();
-    v.norm_usage = r.effective_usage();
+    if (r.has_norm_usage()) v.norm_usage = r.norm_usage();
     v.effective_usage = r.effective_usage();
+    v.tres_run_mins = r.tres_run_mins();
     if (r.has_fairshare()) v.fairshare = r.fairshare();
     if (r.has_level_fs()) {
       v.level_fs = r.level_fs();

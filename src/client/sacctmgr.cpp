@@ -470,10 +470,10 @@ ApiResult<std::vector<Row>> tres_rows(ControllerApi& api) {
     rows.push_back(std::move(r));
   };
   int64_t id = 1;
-  for (const char* t : {"cpu", "mem", "energy", "node", "billing"}) add(t, "", id++);
-  add("fs", "disk", id++);
-  add("vmem", "", id++);
-  add("pages", "", id++);
+  for (const std::string& t : plain_tres_names()) {
+    const auto slash = t.find('/');  // fs/disk: type fs, name disk
+    add(t.substr(0, slash), slash == std::string::npos ? "" : t.substr(slash + 1), id++);
+  }
   std::vector<std::string> gres;
   for (const auto& n : nodes->nodes()) {
     for (const auto& g : n.gres()) {

@@ -73,6 +73,18 @@ std::string canonical_tres_name(std::string_view name) {
   return category + "/" + std::string(category == "fs" ? to_lower(rest) : std::string(rest));
 }
 
+const std::vector<std::string>& plain_tres_names() { return kPlainTres; }
+
+std::string format_tres_counts(const std::vector<std::string>& names, const TresMap& tres) {
+  std::string out;
+  for (const auto& name : names) {
+    auto it = tres.find(name);
+    if (!out.empty()) out += ",";
+    out += name + "=" + std::to_string(it == tres.end() ? 0 : it->second);
+  }
+  return out;
+}
+
 Result<TresMap> parse_tres(std::string_view s) {
   TresMap out;
   if (trim(s).empty()) return out;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 
@@ -33,6 +34,15 @@ std::string canonical_tres_name(std::string_view name);
 // printed with format_memory_mb ("mem=1000000M", "mem=250G"). As scontrol
 // prints TRES= and CfgTRES=.
 std::string format_tres(const TresMap& tres);
+
+// The TRES without a name, in Slurm's order (its ids 1-8): cpu, mem, energy,
+// node, billing, fs/disk, vmem, pages.
+const std::vector<std::string>& plain_tres_names();
+
+// Every TRES in `names` with its count in `tres` (0 when absent), in that
+// order and as plain numbers: "cpu=0,mem=0,energy=0,...", as sshare prints
+// TRESRunMins.
+std::string format_tres_counts(const std::vector<std::string>& names, const TresMap& tres);
 
 // sacct's order (AllocTRES, ReqTRES): the "name=value" items sorted as text,
 // so "gres/gpu:h100=2" comes before "gres/gpu=2".

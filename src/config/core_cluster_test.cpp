@@ -255,6 +255,40 @@ TEST(CoreCluster, DrovesLineSaysWhichRequirementNoNodeMeets) {
 
 // ---- sprio on the anchor cluster (golden sprio.txt) ----------------------------
 
+// Fair Tree's ties, as Slurm 22.05 ranked them on the anchor cluster
+// (2026-12-06, sshare -a -l after a priority pass): root's user and a new
+// account chem, neither with usage, are tied at inf; the user shares the rank
+// of chem's user (1.0 both of 5), alice and dave (no usage) share the next
+// (0.6), research's root user with usage comes last (0.2).
+TEST(CoreCluster, FairTreeTiesAsSlurmRankedThem) {
+  core::FairShareFactors fs = core::FairShareFactors::compute({
+      {"root", "root", "", 1, 0},
+      {"chem", "", "", 1, 0},
+      {"chem", "alice", "", 1, 0},
+      {"research", "", "", 1, 0},
+      {"research", "alice", "", 1, 0},
+      {"research", "dave", "", 1, 0},
+      {"research", "root", "", 1, 144278},
+  });
+  EXPECT_NEAR(fs.factor("root", "root"), 1.0, 1e-9);
+  EXPECT_NEAR(fs.factor("chem", "alice"), 1.0, 1e-9);
+  EXPECT_NEAR(fs.factor("research", "alice"), 0.6, 1e-9);
+  EXPECT_NEAR(fs.factor("research", "dave"), 0.6, 1e-9);
+  EXPECT_NEAR(fs.factor("research", "root"), 0.2, 1e-9);
+  // Two accounts tied (the same shares and usage): their users are merged
+  // and ranked together, b's u3 (level 1.0) before a's u2 (0.5).
+  core::FairShareFactors merged = core::FairShareFactors::compute({
+      {"a", "", "", 1, 0},
+      {"a", "u1", "", 1, 0},
+      {"a", "u2", "", 1, 10},
+      {"b", "", "", 1, 0},
+      {"b", "u3", "", 1, 10},
+  });
+  EXPECT_NEAR(merged.factor("a", "u1"), 1.0, 1e-9);
+  EXPECT_NEAR(merged.factor("b", "u3"), 2.0 / 3, 1e-9);
+  EXPECT_NEAR(merged.factor("a", "u2"), 1.0 / 3, 1e-9);
+}
+
 TEST(CoreCluster, PriorityFactorsAsSlurmComputedThem) {
   core::Cluster c = anchor();
   core::FairShareFactors fs = core::FairShareFactors::compute({

@@ -32,33 +32,60 @@ double level_fairshare(const TreeNode* n, double shares_total, double usage_tota
   return s / u;
 }
 
-// Fair Tree: visit siblings in decreasing level fair share; each user
-// visited takes the next rank (from the top down). Tied users share a rank.
-void rank_users(TreeNode* n, int64_t& next_rank, std::vector<std::pair<TreeNode*, int64_t>>& out) {
+using Scored = std::pair<double, TreeNode*>;  // level fair share among its siblings, node
+
+// The children of `n`, each with its level fair share among them.
+std::vector<Scored> scored_kids(const TreeNode* n) {
   double shares = 0, usage = 0;
   for (TreeNode* k : n->kids) {
     shares += k->shares;
     usage += k->usage;
   }
-  std::vector<std::pair<double, TreeNode*>> order;
-  for (TreeNode* k : n->kids) order.push_back({level_fairshare(k, shares, usage), k});
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+  std::vector<Scored> out;
+  for (TreeNode* k : n->kids) out.push_back({level_fairshare(k, shares, usage), k});
+  return out;
+}
+
+// Fair Tree: siblings are visited in decreasing level fair share; each user
+// visited takes the rank of the users not yet ranked (from the top down).
+// Ties, as Slurm 22.05's on the anchor cluster (a user with no usage beside
+// an account with none: both the user and the account's user ranked first):
+// tied sibling users share a rank; tied sibling accounts have their children
+// merged and sorted together; users tied with accounts share the rank of the
+// first users ranked among those accounts' children (`carried`).
+void rank_users(std::vector<Scored> level, int64_t& next_rank, std::vector<std::pair<TreeNode*, int64_t>>& out,
+                std::vector<TreeNode*> carried) {
+  std::stable_sort(level.begin(), level.end(), [](const Scored& a, const Scored& b) {
     if (a.first != b.first) return a.first > b.first;
     return std::make_pair(a.second->account, a.second->user) < std::make_pair(b.second->account, b.second->user);
   });
-  for (size_t i = 0; i < order.size();) {
-    TreeNode* k = order[i].second;
-    if (!k->user.empty()) {
-      size_t j = i;
-      while (j < order.size() && order[j].first == order[i].first && !order[j].second->user.empty()) ++j;
-      for (size_t t = i; t < j; ++t) out.push_back({order[t].second, next_rank});
-      next_rank -= static_cast<int64_t>(j - i);
-      i = j;
-    } else {
-      rank_users(k, next_rank, out);
-      ++i;
+  for (size_t i = 0; i < level.size();) {
+    size_t j = i;
+    std::vector<TreeNode*> users = std::move(carried);
+    carried.clear();
+    std::vector<Scored> merged;
+    for (; j < level.size() && level[j].first == level[i].first; ++j) {
+      TreeNode* k = level[j].second;
+      if (!k->user.empty()) {
+        users.push_back(k);
+      } else {
+        for (const Scored& kid : scored_kids(k)) merged.push_back(kid);
+      }
     }
+    const bool accounts = std::any_of(level.begin() + static_cast<std::ptrdiff_t>(i),
+                                      level.begin() + static_cast<std::ptrdiff_t>(j),
+                                      [](const Scored& s) { return s.second->user.empty(); });
+    if (accounts) {
+      rank_users(std::move(merged), next_rank, out, std::move(users));
+    } else {
+      for (TreeNode* u : users) out.push_back({u, next_rank});
+      next_rank -= static_cast<int64_t>(users.size());
+    }
+    i = j;
   }
+  // Carried users whose accounts had no users to rank take the next rank.
+  for (TreeNode* u : carried) out.push_back({u, next_rank});
+  next_rank -= static_cast<int64_t>(carried.size());
 }
 
 }  // namespace
@@ -97,7 +124,7 @@ FairShareFactors FairShareFactors::compute(const std::vector<Association>& assoc
   int64_t n_users = static_cast<int64_t>(users.size());
   int64_t next = n_users;
   std::vector<std::pair<TreeNode*, int64_t>> ranked;
-  rank_users(root, next, ranked);
+  rank_users(scored_kids(root), next, ranked, {});
   FairShareFactors f;
   for (const auto& [node, rank] : ranked) {
     f.factors_[{node->account, node->user}] = n_users > 0 ? static_cast<double>(rank) / n_users : 1.0;

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <csignal>
 #include <functional>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/tres.hpp"
 #include "core/priority.hpp"
 #include "ctld/job_model.hpp"
 #include "ctld/persist.hpp"
@@ -316,7 +318,7 @@ v1::GetPrioritiesReply ControllerState::priorities(int64_t now) const {
   return rep;
 }
 
-v1::GetSharesReply ControllerState::shares() const {
+v1::GetSharesReply ControllerState::shares(int64_t now) const {
   v1::GetSharesReply rep;
   rep.set_cluster(settings_.cluster_name);
   v1::GetAssociationsReply a = acct_.snapshot();
@@ -331,19 +333,54 @@ v1::GetSharesReply ControllerState::shares() const {
     for (const auto& ua : u.assocs()) users[ua.account()].emplace_back(u.name(), ua.shares());
   }
   const auto& used = usage();
-  // Usage of an account: its users' and its child accounts', summed.
-  std::function<double(const std::string&)> usage_of = [&](const std::string& name) {
-    double sum = 0;
-    for (const auto& [user, _] : users[name]) {
-      auto it = used.find({name, user});
-      if (it != used.end()) sum += it->second;
+  // TRESRunMins: each running job's TRES times the minutes left of its time
+  // limit, begun minutes counted (none for an unlimited job), by
+  // association, in the TRES Slurm 22.05 listed on the anchor cluster: the
+  // plain ones, then the nodes' gres by name (gres/gpu, gres/gpu:a100, gres/gpu:h100).
+  std::map<std::pair<std::string, std::string>, TresMap> run_mins;
+  for (const auto& [id, j] : jobs_) {
+    const v1::JobRecord& r = j.rec;
+    if ((r.state() != v1::RUNNING && r.state() != v1::SUSPENDED) || r.time_limit_s() == INT64_MAX) continue;
+    const int64_t left = (std::max<int64_t>(0, r.time_limit_s() - run_seconds(r, now)) + 59) / 60;
+    TresMap& m = run_mins[{r.account(), r.user()}];
+    for (const auto& [k, v] : allocation_tres(r.alloc())) m[k] += v * left;
+  }
+  std::set<std::string> gres_names;
+  for (const core::NodeSpec& n : bridge_->cluster().nodes) {
+    for (const core::GresPool& g : n.gres) {
+      gres_names.insert(core::gres_tres_name(g.name, ""));
+      gres_names.insert(core::gres_tres_name(g.name, g.type));
     }
-    for (const auto& k : kids[name]) sum += usage_of(k);
+  }
+  std::vector<std::string> tres_names = plain_tres_names();
+  tres_names.insert(tres_names.end(), gres_names.begin(), gres_names.end());
+  // Usage and run minutes of an account: its users' and its child accounts', summed.
+  struct Sums {
+    double usage = 0;
+    TresMap run_mins;
+  };
+  std::function<Sums(const std::string&)> sums_of = [&](const std::string& name) {
+    Sums sum;
+    auto add = [&](const TresMap& m) {
+      for (const auto& [k, v] : m) sum.run_mins[k] += v;
+    };
+    for (const auto& [user, _] : users[name]) {
+      if (auto it = used.find({name, user}); it != used.end()) sum.usage += it->second;
+      if (auto it = run_mins.find({name, user}); it != run_mins.end()) add(it->second);
+    }
+    for (const auto& k : kids[name]) {
+      Sums below = sums_of(k);
+      sum.usage += below.usage;
+      add(below.run_mins);
+    }
     return sum;
   };
+  const double total = acc.count("root") ? sums_of("root").usage : 0;
+  auto norm = [&](double u) { return total > 0 ? u / total : 0.0; };
   std::function<void(const std::string&, int, double, double, double)> walk =
       [&](const std::string& name, int depth, double shares_sum, double parent_usage, double own_shares) {
-        double usage = usage_of(name);
+        const Sums sums = sums_of(name);
+        const double usage = sums.usage;
         v1::ShareRow* row = rep.add_rows();
         row->set_depth(depth);
         row->set_account(name);
@@ -351,6 +388,13 @@ v1::GetSharesReply ControllerState::shares() const {
         row->set_norm_shares(depth == 0 ? 0 : own_shares / std::max(1.0, shares_sum));
         row->set_raw_usage(std::llround(usage));
         row->set_effective_usage(depth == 0 ? 1.0 : parent_usage > 0 ? usage / parent_usage : 0);
+        row->set_tres_run_mins(format_tres_counts(tres_names, sums.run_mins));
+        if (depth > 0) {
+          // Slurm 22.05's sshare gives an account its NormUsage and its Level FS
+          // (NormShares over EffectvUsage, inf without usage); root neither.
+          row->set_norm_usage(norm(usage));
+          row->set_level_fs(row->effective_usage() > 0 ? row->norm_shares() / row->effective_usage() : INFINITY);
+        }
         double siblings = 0;
         for (const auto& [_, s] : users[name]) siblings += static_cast<double>(s);
         for (const auto& k : kids[name]) siblings += static_cast<double>(acc.at(k)->shares());
@@ -364,9 +408,12 @@ v1::GetSharesReply ControllerState::shares() const {
           ur->set_raw_shares(s);
           ur->set_norm_shares(static_cast<double>(s) / std::max(1.0, siblings));
           ur->set_raw_usage(std::llround(u));
+          ur->set_norm_usage(norm(u));
           ur->set_effective_usage(usage > 0 ? u / usage : 0);
           ur->set_fairshare(fairshare_.factor(name, user));
           if (u > 0 && usage > 0) ur->set_level_fs(ur->norm_shares() / ur->effective_usage());
+          auto mins = run_mins.find({name, user});
+          ur->set_tres_run_mins(format_tres_counts(tres_names, mins == run_mins.end() ? TresMap{} : mins->second));
         }
         for (const auto& k : kids[name]) walk(k, depth + 1, siblings, usage, static_cast<double>(acc.at(k)->shares()));
       };

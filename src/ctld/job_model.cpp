@@ -18,6 +18,12 @@ int64_t agent_time_limit(const v1::JobRecord& r) {
   return r.time_limit_s() == kInfinite ? 0 : r.time_limit_s() + r.suspended_s();
 }
 
+int64_t run_seconds(const v1::JobRecord& r, int64_t now) {
+  if (r.start_time() <= 0) return 0;
+  const int64_t end = r.end_time() > 0 && is_final(r.state()) ? r.end_time() : now;
+  return std::max<int64_t>(0, end - r.start_time() - r.suspended_s());
+}
+
 int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s) {
   if (s.time_limit_s() <= 0) return 0;
   const int64_t job_end = r.time_limit_s() == kInfinite ? 0 : r.start_time() + agent_time_limit(r);

@@ -44,6 +44,8 @@ bool is_final(v1::JobState s);
 bool is_pending(const Job& j);
 // Started and not ended: RUNNING, or SUSPENDED by scontrol suspend.
 bool is_started(const v1::JobRecord& r);
+// Seconds it has run by `now` (or ran, once final), its suspensions left out.
+int64_t run_seconds(const v1::JobRecord& r, int64_t now);
 // The time limit the batch host enforces, in seconds from the start (0:
 // none): the job's limit plus the time it spent suspended.
 int64_t agent_time_limit(const v1::JobRecord& r);

@@ -17,12 +17,6 @@ namespace {
 // NODE_FAIL, OUT_OF_MEMORY, DEADLINE, BOOT_FAIL, PREEMPTED.
 bool failed_state(v1::JobState s) { return s >= v1::FAILED && s <= v1::PREEMPTED; }
 
-int64_t run_seconds(const v1::JobRecord& r, int64_t now) {
-  if (r.start_time() <= 0) return 0;
-  const int64_t end = r.end_time() > 0 && is_final(r.state()) ? r.end_time() : now;
-  return std::max<int64_t>(0, end - r.start_time() - r.suspended_s());
-}
-
 std::string recipient(const v1::JobRecord& r, const MailContext& ctx) {
   std::string to = r.desc().mail_user().empty() ? r.user() : r.desc().mail_user();
   if (!ctx.domain.empty() && to.find('@') == std::string::npos) to += "@" + ctx.domain;

@@ -428,7 +428,7 @@ void get_priorities(Controller& c, const Caller&, const v1::GetPrioritiesRequest
 }
 
 void get_shares(Controller& c, const Caller&, const v1::GetSharesRequest& req, v1::GetSharesReply* rep, Done done) {
-  *rep = c.state().shares();
+  *rep = c.state().shares(c.now());
   header(req, rep);
   done(0, "");
 }

@@ -298,7 +298,7 @@ class ControllerState {
   // The job's priority factors now (its partition, fair share, age since eligible).
   // In `partition` (a name), else in the job's own.
   core::PriorityBreakdown priority_now(const Job& j, int64_t now, const std::string& partition = "") const;
-  v1::GetSharesReply shares() const;                     // sshare
+  v1::GetSharesReply shares(int64_t now) const;          // sshare
 
   // ---- jobs (submit.cpp, control.cpp) ----
   // Refusals come back as an Error whose lines are Slurm's (each printed as

@@ -479,7 +479,7 @@ TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
   // job, nor one waiting for its begin time or another job).
   for (const char* node : {"hgpu1", "lgpu1", "cpu1", "cpu2"}) {
     int64_t busy = c.submit({"-p", std::string(node) == "hgpu1" ? "gpu" : "compute", "-w", node, "--exclusive",
-                             "-o", "/dev/null", "--wrap", "sleep 60"});
+                             "-t", "10", "-o", "/dev/null", "--wrap", "sleep 60"});
     ASSERT_GT(busy, 0) << c.last_error();
     ASSERT_TRUE(c.wait_state(std::to_string(busy), {"RUNNING"})) << node;
   }
@@ -520,6 +520,20 @@ TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
   char expected[64];
   std::snprintf(expected, sizeof expected, "%.14f", std::stod(nw[0]) / 4294967295.0);
   EXPECT_EQ(nw[1], expected) << norm.out;
+  // TRESRunMins: what the running jobs hold times the minutes left of their
+  // limits (10 minutes, begun minutes counted), every TRES in Slurm's order;
+  // root's NormUsage blank, as Slurm 22.05's sshare on the anchor cluster.
+  auto run_mins = c.run("sshare", {"-n", "-P", "-o", "Account,User,NormUsage,TRESRunMins"});
+  ASSERT_EQ(run_mins.rc, 0) << run_mins.err;
+  auto top = split(lines_of(run_mins.out).at(0), '|');
+  ASSERT_EQ(top.size(), 4u) << run_mins.out;
+  EXPECT_EQ(top[0] + "|" + top[1] + "|" + top[2], "root||");
+  const std::regex order("cpu=[0-9]+,mem=[0-9]+,energy=0,node=([0-9]+),billing=[0-9]+,fs/disk=0,vmem=0,pages=0,"
+                         "gres/gpu=[0-9]+.*");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(top[3], m, order)) << top[3];
+  const int64_t node_mins = std::stoll(m[1].str());
+  EXPECT_TRUE(node_mins >= 36 && node_mins <= 40) << "four one-node jobs, 9 or 10 minutes left each: " << top[3];
 
   // Usage is charged by the full pass (every bf_interval=2 s here, as Slurm
   // charges it every PriorityCalcPeriod): the job's last seconds show once
