@@ -101,10 +101,8 @@ std::string state_or_na(const Row& r, F&& f) {
 }
 
 
-std::string avail(const PartitionView& p) {
-  if (iequals(p.state, "INACTIVE")) return "inact";
-  return to_lower(p.state);
-}
+// Slurm 22.05 on the anchor cluster: "up", "down", "drain", "inactive".
+std::string avail(const PartitionView& p) { return to_lower(p.state); }
 
 std::string job_size(const PartitionView& p) {
   int64_t lo = std::max<int64_t>(1, p.min_nodes);

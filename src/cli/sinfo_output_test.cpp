@@ -146,6 +146,20 @@ TEST(SinfoFormat, AllocMemSplitsLinesByTheNodesAmount) {
             "training  2/126/0/128   8192    \n");  // gpu04, two
 }
 
+// An INACTIVE partition is "inactive", cut to the field's width ("inact" in
+// the default AVAIL column), as Slurm 22.05 printed it on the anchor cluster.
+TEST(SinfoFormat, AnInactivePartitionIsCutToTheWidth) {
+  test::use_utc();
+  auto parts = test::anchor_partitions();
+  for (auto& p : parts) {
+    if (p.name == "compute") p.state = "INACTIVE";
+  }
+  auto opts = parse_sinfo_options({"-h", "-p", "compute", "-o", "%P %a|%.5a|%6a|"}, {});
+  ASSERT_TRUE(opts.ok());
+  EXPECT_EQ(render_sinfo(*opts, parts, test::anchor_nodes_idle(), anchor_now()).out,
+            "compute* inactive|inact|inacti|\n");
+}
+
 // -t alloc takes mixed nodes too, -t idle only the idle ones (Slurm 22.05 on the anchor cluster, with
 // gpu01 running one job: `sinfo -t alloc` listed "training 1 mix", `-t allocated,idle` all four).
 TEST(SinfoStates, AllocTakesMixedNodes) {

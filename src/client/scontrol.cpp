@@ -461,9 +461,37 @@ int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std
   return update_outcome(api, inv, reply);
 }
 
+// The partition keys Slurm 22.05's scontrol update knows (scontrol(1), and
+// the per-GPU and power ones slurm.conf has); any other is refused here,
+// before asking, in the words Slurm's printed on the anchor cluster.
+const std::vector<std::string>& slurm_partition_update_keys() {
+  static const std::vector<std::string> kKeys = {
+      "PartitionName", "AllocNodes", "AllowAccounts", "AllowGroups", "AllowQOS", "Alternate", "CpuBind", "Default",
+      "DefaultTime", "DefCpuPerGPU", "DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "DenyAccounts", "DenyQOS",
+      "DisableRootJobs", "ExclusiveUser", "GraceTime", "Hidden", "JobDefaults", "LLN", "MaxCPUsPerNode",
+      "MaxCPUsPerSocket", "MaxMemPerCPU", "MaxMemPerNode", "MaxNodes", "MaxTime", "MinNodes", "Nodes",
+      "OverSubscribe", "OverTimeLimit", "PowerDownOnIdle", "PreemptMode", "Priority", "PriorityJobFactor",
+      "PriorityTier", "QOS", "ReqResv", "ResumeTimeout", "RootOnly", "Shared", "State", "SuspendTime",
+      "SuspendTimeout", "TRESBillingWeights"};
+  return kKeys;
+}
+
 int update_partition(ControllerApi& api, const Invocation& inv,
                      const std::vector<std::pair<std::string, std::string>>& kv) {
   v1::UpdatePartitionRequest req;
+  const auto& known = slurm_partition_update_keys();
+  for (const auto& [k, v] : kv) {
+    // A key may be cut short, as Slurm's scontrol takes it (MaxTim=).
+    auto takes = [&](const std::string& w) { return k.size() >= 3 && istarts_with(w, k); };
+    if (std::none_of(known.begin(), known.end(), takes)) {
+      std::fprintf(stderr,
+                   "scontrol: error: Update of this parameter is not supported: %s=%s\n\nscontrol: error: Request "
+                   "aborted\nslurm_update error: No error\n",
+                   k.c_str(), v.c_str());
+      if (auto near = nearest(k, known)) std::fprintf(stderr, "scontrol: error: drover: did you mean %s?\n", near->c_str());
+      return 1;
+    }
+  }
   for (const auto& [k, v] : kv) {
     if (iequals(k, "PartitionName")) {
       req.set_name(v);
