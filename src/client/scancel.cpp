@@ -20,6 +20,13 @@ namespace drover::client {
 namespace {
 
 constexpr int kAccessDeniedExit = 2002 % 256;  // ESLURM_ACCESS_DENIED, as scancel's exit status
+constexpr int kPendingSignalExit = 2020 % 256;  // ESLURM_JOB_PENDING, with Slurm 22.05's kCannotAlterNow
+
+// scancel's exit status for a refusal, as Slurm 22.05's on the anchor cluster.
+int refusal_exit(const std::string& error) {
+  if (error == kAccessDenied) return kAccessDeniedExit;
+  return error == kCannotAlterNow ? kPendingSignalExit : 1;
+}
 constexpr int kInvalidJobIdExit = 2017 % 256;  // ESLURM_INVALID_JOB_ID
 
 enum Opt { kUser, kPartition, kState, kName, kAccount, kQos, kNodes, kSignal, kBatch, kFull, kQuiet, kVerbose,
@@ -225,7 +232,7 @@ int report_results(const v1::CancelRequest& req, const v1::CancelReply& reply, c
     if (r.ok()) continue;
     const bool done = r.error() == kAlreadyDone;
     const bool failed = req.signal() != 0 || !(done || r.error() == kInvalidJobId);
-    if (failed) rc = std::max(rc, r.error() == kAccessDenied ? kAccessDeniedExit : 1);
+    if (failed) rc = std::max(rc, refusal_exit(r.error()));
     if (failed ? !flags.quiet || !done : flags.verbose) {
       std::fprintf(stderr, "scancel: error: Kill job error on job id %s: %s\n", r.target().c_str(), r.error().c_str());
     }
@@ -322,7 +329,7 @@ int scancel_main(const Args& args) {
                    st.text.substr(0, st.text.find('.')).c_str());
       continue;
     }
-    rc = std::max(rc, first == kAccessDenied ? kAccessDeniedExit : 1);
+    rc = std::max(rc, refusal_exit(first));
     if (!quiet || first != kInvalidJobId) {
       std::fprintf(stderr, "scancel: error: Kill job error on job step id %s: %s\n", st.text.c_str(), first.c_str());
     }

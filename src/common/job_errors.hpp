@@ -14,6 +14,8 @@ inline constexpr const char* kJobPending = "Job is pending execution";
 inline constexpr const char* kNotPending = "Job is no longer pending execution";
 inline constexpr const char* kJobHeld = "Job is in held state, pending scheduler release";
 inline constexpr const char* kFinished = "Job has already finished";
+// A signal (not SIGKILL) to a pending job: Slurm 22.05's scancel said this, and exited 228 (2020 % 256).
+inline constexpr const char* kCannotAlterNow = "Job can not be altered now, try again later";
 inline constexpr const char* kInvalidGres = "Invalid generic resource (gres) specification";
 
 }  // namespace drover

@@ -102,7 +102,7 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
     bool kill = req.signal() == 0 || (req.signal() == SIGKILL && is_pending(*j));
     if (!kill) {
       if (is_pending(*j)) {
-        out.push_back(result(label, kJobPending));
+        out.push_back(result(label, kCannotAlterNow));
         continue;
       }
       signal_running(*j, req, fx);

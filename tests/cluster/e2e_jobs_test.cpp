@@ -275,6 +275,14 @@ TEST(Jobs, CancelPendingAndRunning) {
   auto bad = c.run("scancel", {"-s", "BOGUS", "99999"});
   EXPECT_EQ(bad.rc, 1);
   EXPECT_EQ(bad.err, "Unknown job signal: BOGUS\n");
+  // A signal to a pending job: Slurm 22.05's words and exit status (anchor cluster, 2026-12-06).
+  std::string waiting = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}));
+  auto pending = c.run("scancel", {"--signal=USR1", waiting});
+  EXPECT_EQ(pending.rc, 228);
+  EXPECT_EQ(pending.err, "scancel: error: Kill job error on job id " + waiting +
+                             ": Job can not be altered now, try again later\n");
+  EXPECT_EQ(c.state(waiting), "PENDING");
+  c.run("scancel", {waiting});
   // -v with filters that match nothing says which, as Slurm 22.05's does.
   auto none = c.run("scancel", {"-v", "-u", "nobody", "-p", "compute"});
   EXPECT_EQ(none.rc, 0);
