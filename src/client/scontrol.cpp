@@ -351,27 +351,31 @@ cli::CliResult<v1::JobTarget> target_of(const std::string& text) {
 
 // What an operation on jobs went wrong with, as Slurm 22.05's scontrol says
 // it (anchor cluster): "ERROR for job N" for a whole job; for array
-// elements, runs of consecutive tasks with the same outcome as
-// "A_0-1: Job has already finished", and then the elements that went well
-// too ("A_2-5: No error"), when any did not. Whether any job-wide refusal
-// was printed goes to `job_wide`.
+// elements, each outcome once with the tasks that had it, as ranges
+// ("A_0-1: Job has already finished", "A_0,2: No error"; outcomes in the
+// order of their first task), the elements that went well included when
+// any did not. Whether any job-wide refusal was printed goes to `job_wide`.
 int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& results, bool* job_wide = nullptr) {
   const bool any_failed = std::any_of(results.begin(), results.end(), [](const v1::JobResult& r) { return !r.ok(); });
   if (!any_failed) return 0;
-  struct Run {
-    std::string array, said;
-    int64_t first = -1, last = -1;
-  };
-  std::optional<Run> run;
+  std::string array;                                               // the array whose tasks are gathered
+  std::vector<std::pair<std::string, std::vector<int64_t>>> said;  // outcome -> its tasks
   auto flush = [&] {
-    if (!run) return;
-    std::string tasks = std::to_string(run->first);
-    if (run->last != run->first) tasks += "-" + std::to_string(run->last);
-    std::fprintf(stderr, "%s_%s: %s\n", run->array.c_str(), tasks.c_str(), run->said.c_str());
-    run.reset();
+    for (const auto& [what, tasks] : said) {
+      std::string list;
+      for (std::size_t i = 0; i < tasks.size();) {
+        std::size_t j = i;
+        while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
+        if (!list.empty()) list += ",";
+        list += std::to_string(tasks[i]) + (j > i ? "-" + std::to_string(tasks[j]) : "");
+        i = j + 1;
+      }
+      std::fprintf(stderr, "%s_%s: %s\n", array.c_str(), list.c_str(), what.c_str());
+    }
+    said.clear();
   };
   for (const auto& r : results) {
-    const std::string said = r.ok() ? "No error" : r.error();
+    const std::string what = r.ok() ? "No error" : r.error();
     const auto us = r.target().find('_');
     const std::optional<int64_t> task =
         us == std::string::npos ? std::nullopt : parse_int(std::string_view(r.target()).substr(us + 1));
@@ -379,20 +383,20 @@ int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& resul
       flush();
       if (r.ok()) continue;
       if (us != std::string::npos) {  // a range of tasks that named no job ("A_7-8")
-        std::fprintf(stderr, "%s: %s\n", r.target().c_str(), said.c_str());
+        std::fprintf(stderr, "%s: %s\n", r.target().c_str(), what.c_str());
         continue;
       }
-      std::fprintf(stderr, "%s for job %s\n", said.c_str(), r.target().c_str());
+      std::fprintf(stderr, "%s for job %s\n", what.c_str(), r.target().c_str());
       if (job_wide) *job_wide = true;
       continue;
     }
-    const std::string array = r.target().substr(0, us);
-    if (run && run->array == array && run->said == said && run->last + 1 == *task) {
-      run->last = *task;
-      continue;
+    if (r.target().substr(0, us) != array) {
+      flush();
+      array = r.target().substr(0, us);
     }
-    flush();
-    run = Run{array, said, *task, *task};
+    auto same = std::find_if(said.begin(), said.end(), [&](const auto& kv) { return kv.first == what; });
+    if (same == said.end()) same = said.insert(said.end(), {what, {}});
+    same->second.push_back(*task);
   }
   flush();
   return 1;

@@ -640,15 +640,15 @@ TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   EXPECT_EQ(r.err, a + "_9: Invalid job id specified\n") << "no slurm_suspend line for an element";
   r = c.run("scontrol", {"release", a + "_[7-8]"});
   EXPECT_EQ(r.err, a + "_7-8: Invalid job id specified\n");
-  // An ended element, or job: Slurm 22.05's words, elements in runs of the
-  // same outcome, the ones that went well too (anchor cluster).
-  const std::string b = std::to_string(c.submit({"-a", "0-3", "-o", "/dev/null", "--wrap",
-                                                 "[ $SLURM_ARRAY_TASK_ID -lt 2 ] || sleep 60"}));
-  ASSERT_TRUE(c.wait_done(b + "_0"));
-  ASSERT_TRUE(c.wait_done(b + "_1"));
+  // An ended element, or job: Slurm 22.05's words, each outcome once with
+  // its elements as ranges, the ones that went well too (anchor cluster:
+  // "A_0,2: No error" beside "A_1: Job is pending execution").
+  const std::string b = std::to_string(c.submit({"-a", "0-4", "-o", "/dev/null", "--wrap",
+                                                 "case $SLURM_ARRAY_TASK_ID in 2|4) sleep 60;; esac"}));
+  for (const char* done : {"_0", "_1", "_3"}) ASSERT_TRUE(c.wait_done(b + done));
   r = c.run("scontrol", {"update", "jobid=" + b, "TimeLimit=50"});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_EQ(r.err, b + "_0-1: Job has already finished\n" + b + "_2-3: No error\n");
+  EXPECT_EQ(r.err, b + "_0-1,3: Job has already finished\n" + b + "_2,4: No error\n");
   r = c.run("scontrol", {"hold", b + "_1"});
   EXPECT_EQ(r.err, b + "_1: Job has already finished\n");
   ASSERT_EQ(c.run("scancel", {b}).rc, 0);
