@@ -196,6 +196,25 @@ const char* control_refusal(v1::ControlAction action, const Job& j, const Caller
 
 }  // namespace
 
+void ControllerState::split_array_element(Job& j, Effects& fx) {
+  j.rec.set_array_split(true);
+  auto it = arrays_.find(j.rec.array_job_id());
+  if (it == arrays_.end()) return;
+  Job* alone = nullptr;
+  int left = 0;
+  for (core::JobId id : it->second) {
+    auto e = jobs_.find(id);
+    if (e == jobs_.end()) continue;
+    const v1::JobRecord& r = e->second.rec;
+    if (r.state() != v1::PENDING || r.completing() || r.restart_count() != 0 || r.array_split()) continue;
+    ++left;
+    alone = &e->second;
+  }
+  if (left != 1) return;
+  alone->rec.set_array_split(true);
+  put_job(*alone, fx);
+}
+
 std::vector<v1::JobResult> ControllerState::top(const Caller& who, const v1::ControlRequest& req, int64_t now,
                                                 Effects& fx) {
   std::vector<v1::JobResult> out;
@@ -319,7 +338,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           }
         }
       }
-      if (!t.array_tasks().empty() && is_pending(*j)) r.set_array_split(true);  // "N_2" from now on
+      if (!t.array_tasks().empty() && is_pending(*j)) split_array_element(*j, fx);
       refresh_spec(*j);
       const bool hold_change =
           req.action() == v1::HOLD || req.action() == v1::USER_HOLD || req.action() == v1::RELEASE;

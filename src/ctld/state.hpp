@@ -580,6 +580,11 @@ class ControllerState {
                               v1::NodeReportReply& reply);
   void derive_exit(Job& j, const v1::StepInfo& s, Effects& fx);
   void record_requeued_run(Job& j, int64_t now, Effects& fx);
+  // An element changed by itself while it waits leaves the array's pending
+  // record ("N_2" from now on); one left alone in that record becomes an
+  // element of its own too ("N_1", no throttle), as Slurm 22.05 showed it
+  // on the anchor cluster (a record submitted with one element stays "N_[5]").
+  void split_array_element(Job& j, Effects& fx);
   // What every requeue does to the job itself: its run recorded for sacct -D,
   // PENDING again with one more restart, a batch job not before
   // Settings::requeue_wait_s from now, submitted anew.

@@ -396,7 +396,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
         continue;
       }
       j->rec = c.rec;
-      if (!t.array_tasks().empty() && is_pending(*j)) j->rec.set_array_split(true);  // "N_2" from now on
+      if (!t.array_tasks().empty() && is_pending(*j)) split_array_element(*j, fx);
       refresh_spec(*j);
       put_job(*j, fx);
       if (c.set_time_limit) {

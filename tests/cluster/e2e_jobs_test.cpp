@@ -617,7 +617,7 @@ TEST(Jobs, ScontrolReadsCommandsFromStdinWithoutOne) {
 // scontrol update and hold/release lines as public scripts write them, answered as Slurm 22.05 answered
 // them on the anchor cluster: the entity's key may stand anywhere (`update state=drain nodename=...`); an
 // array element named by itself, also in brackets (`N_[1-2]`), is changed alone and then shown as a record
-// of its own; an element the array lacks is "N_9: Invalid job id specified"; MailType is checked before
+// of its own, and so is the one that leaves alone in the array's record (`N_1`); an element the array lacks is "N_9: Invalid job id specified"; MailType is checked before
 // anything is asked.
 TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   TestCluster c(small_cluster());
@@ -634,7 +634,7 @@ TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   r = c.run("scontrol", {"update", "JobId=" + a + "_[3-4]", "Comment=both"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(c.run("squeue", {"-h", "-j", a, "-o", "%i %k"}).out,
-            a + "_[1] (null)\n" + a + "_2 (null)\n" + a + "_3 both\n" + a + "_4 both\n");
+            a + "_1 (null)\n" + a + "_2 (null)\n" + a + "_3 both\n" + a + "_4 both\n");
   r = c.run("scontrol", {"hold", a + "_9"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, a + "_9: Invalid job id specified\n") << "no slurm_suspend line for an element";
