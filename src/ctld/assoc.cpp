@@ -262,6 +262,12 @@ std::vector<std::string> AccountingDb::all_qos_names() const {
   return out;
 }
 
+const v1::UserAssoc* user_assoc(const v1::UserRecord& u, const std::string& account) {
+  auto a = std::find_if(u.assocs().begin(), u.assocs().end(),
+                        [&](const v1::UserAssoc& x) { return x.account() == account; });
+  return a == u.assocs().end() ? nullptr : &*a;
+}
+
 const v1::UserRecord* AccountingDb::user(const std::string& name) const {
   auto it = users_.find(name);
   return it == users_.end() ? nullptr : &it->second;
@@ -707,8 +713,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
       modified_users.push_back("  " + n);
     }
     if (!default_account.empty()) {
-      bool member = std::any_of(u.assocs().begin(), u.assocs().end(),
-                                [&](const v1::UserAssoc& x) { return x.account() == default_account; });
+      const bool member = user_assoc(u, default_account) != nullptr;
       if (!member && req.verb() == "modify") {
         not_members.push_back("  U = " + n + " C = " + cluster_);
         continue;

@@ -35,6 +35,9 @@ struct AssocChange {
   bool unchanged = false;
 };
 
+// The user's association with `account`, or nullptr when the user has none.
+const v1::UserAssoc* user_assoc(const v1::UserRecord& u, const std::string& account);
+
 class AccountingDb {
  public:
   // The first start's content: qos.conf's QOS, account root, user root.

@@ -134,9 +134,8 @@ std::optional<core::Refusal> ControllerState::association_qos(const Caller& who,
   const v1::UserRecord* u = acct_.user(who.user);
   if (!u) return std::nullopt;  // no association: resolve_account refuses the job when associations are enforced
   const std::string& account = rec.desc().account().empty() ? u->default_account() : rec.desc().account();
-  auto a = std::find_if(u->assocs().begin(), u->assocs().end(),
-                        [&](const v1::UserAssoc& x) { return x.account() == account; });
-  if (a == u->assocs().end()) return std::nullopt;
+  const v1::UserAssoc* a = user_assoc(*u, account);
+  if (!a) return std::nullopt;
   if (rec.desc().qos().empty() && !a->default_qos().empty()) rec.set_qos(a->default_qos());
   if (!settings_.enforce_qos || a->qos().empty()) return std::nullopt;
   std::string qos = !rec.qos().empty() ? rec.qos() : !rec.desc().qos().empty() ? rec.desc().qos() : "normal";

@@ -362,9 +362,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       const std::string& account = c.rec.desc().account();
       if (error.empty() && settings_.enforce_associations && account != j->rec.desc().account()) {
         const v1::UserRecord* u = acct_.user(c.rec.user());
-        const bool member = u && std::any_of(u->assocs().begin(), u->assocs().end(),
-                                             [&](const v1::UserAssoc& a) { return a.account() == account; });
-        if (!member) error = "Invalid account or account/partition combination specified";
+        if (!u || !user_assoc(*u, account)) error = "Invalid account or account/partition combination specified";
       }
       if (error.empty() && req.fields().count("Dependency")) {
         if (auto st = check_dependencies(c.rec.desc().dependency()); !st) error = "Job dependency problem";
