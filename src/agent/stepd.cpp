@@ -276,8 +276,7 @@ void StepDaemon::run_epilogs(std::size_t task) {
     env.push_back("SLURM_TASK_PID=" + std::to_string(status_.tasks[task].pid));
     std::optional<ScriptUser> as;
     if (geteuid() == 0 && user_.uid != 0) as = ScriptUser{user_.uid, user_.gid, user_.groups};
-    const std::string& work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
-    run_task_epilogs(task_epilogs_, req_.alloc.node_name, work_dir, env, as, p.err_fd);
+    run_task_epilogs(task_epilogs_, req_.alloc.node_name, run_dir_, env, as, p.err_fd);
   }
   if (p.err_fd >= 0) close(p.err_fd);
   p.err_fd = -1;

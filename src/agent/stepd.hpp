@@ -80,7 +80,7 @@ class StepDaemon {
   void pty_pump();
   void pty_close();
   void start_tasks();
-  pid_t fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error);
+  pid_t fork_task(const TaskPlan& t, std::string& error);
   Result<std::vector<std::string>> task_command(int rank) const;
   // running (stepd.cpp)
   void event_loop();
@@ -119,6 +119,9 @@ class StepDaemon {
   std::vector<TaskScript> task_prologs_, task_epilogs_;
   std::unique_ptr<PmixStepServer> pmix_;  // srun --mpi=pmix: the PMIx server of the step's tasks here
   bool devices_constrained_ = false;
+  // Where the tasks run: --chdir or the submit directory, or /tmp when that
+  // cannot be entered (Slurm's "going to /tmp instead"); set by prepare_tasks.
+  std::string run_dir_;
   // srun --pty: the terminal's master side, srun's keystrokes (stream 0),
   // what goes back to srun (stream 1), srun's window sizes (stream 4), and
   // the bytes not yet written each way.

@@ -78,9 +78,11 @@ std::string stage_text(int stage) {
   }
 }
 
-// The programs execve is tried on, as execvp would search them, but with
-// the task's PATH.
-std::vector<std::string> exec_candidates(const std::string& program, const std::vector<std::string>& env) {
+// The programs execve is tried on: a name with a slash as it is; another
+// along the task's PATH and then in the working directory, as Slurm's
+// slurmstepd looks for it.
+std::vector<std::string> exec_candidates(const std::string& program, const std::vector<std::string>& env,
+                                         const std::string& run_dir) {
   if (program.find('/') != std::string::npos) return {program};
   std::string path = "/usr/local/bin:/usr/bin:/bin";
   for (const auto& kv : env) {
@@ -88,6 +90,7 @@ std::vector<std::string> exec_candidates(const std::string& program, const std::
   }
   std::vector<std::string> out;
   for (const auto& dir : split(path, ':')) out.push_back((dir.empty() ? "." : dir) + "/" + program);
+  out.push_back(run_dir + "/" + program);
   return out;
 }
 
@@ -192,15 +195,25 @@ Status StepDaemon::open_task_input(TaskPlan& t, const std::string& work_dir, con
 Status StepDaemon::prepare_tasks() {
   const std::string work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
   if (work_dir.empty()) return make_error("no working directory: neither --chdir nor the submit directory is set");
+  std::string chdir_note;
   {
     AsUser as(user_);
     if (as.failed()) return make_error("cannot take the identity of user " + user_.name + ": " + std::strerror(errno));
     struct stat st {};
+    run_dir_ = work_dir;
     if (stat(work_dir.c_str(), &st) != 0 || faccessat(AT_FDCWD, work_dir.c_str(), X_OK, AT_EACCESS) != 0) {
-      return make_error("cannot use working directory " + work_dir + " as user " + user_.name + ": " +
-                        std::strerror(errno) + " (set by --chdir, else the directory sbatch ran in)");
+      chdir_note = std::strerror(errno);
+    } else if (!S_ISDIR(st.st_mode)) {
+      chdir_note = std::strerror(ENOTDIR);
     }
-    if (!S_ISDIR(st.st_mode)) return make_error("working directory " + work_dir + " is not a directory");
+  }
+  if (!chdir_note.empty()) {
+    // Slurm's slurmstepd goes on in /tmp and says so on the first task's
+    // stderr (anchor cluster, 22.05); output paths stay relative to the
+    // directory asked for, so a relative one there fails the launch.
+    chdir_note = "slurmstepd-" + req_.alloc.node_name + ": error: couldn't chdir to `" + work_dir + "': " +
+                 chdir_note + ": going to /tmp instead\n";
+    run_dir_ = "/tmp";
   }
   std::vector<std::string> login;
   if (export_loads_login_env(req_.job.export_spec)) {
@@ -227,8 +240,13 @@ Status StepDaemon::prepare_tasks() {
     if (Status st = open_task_io(plans_.back(), work_dir); !st) return st;
     std::string unbound;  // a --gpu-bind that names none of the step's GPUs here: said on the task's stderr
     task_gpu_positions(req_, t.local_id, devices_constrained_, &unbound);
-    if (!unbound.empty() && plans_.back().err_fd >= 0) {
-      write_all(plans_.back().err_fd, "slurmstepd-" + req_.alloc.node_name + ": error: " + unbound + "\n");
+    if (plans_.back().err_fd >= 0) {
+      // Once for the node and once for each of its tasks, all on the first
+      // task's stderr: 2 lines for a batch job, 3 for `srun -n 2 -l`, each "0: ".
+      if (!chdir_note.empty() && i == 0) {
+        for (std::size_t k = 0; k <= ranks.size(); ++k) write_all(plans_.back().err_fd, chdir_note);
+      }
+      if (!unbound.empty()) write_all(plans_.back().err_fd, "slurmstepd-" + req_.alloc.node_name + ": error: " + unbound + "\n");
     }
     TaskStatus ts;
     ts.rank = ranks[i];
@@ -333,10 +351,9 @@ Status StepDaemon::open_task_io(TaskPlan& t, const std::string& work_dir) {
 }
 
 void StepDaemon::start_tasks() {
-  const std::string work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
   for (std::size_t i = 0; i < plans_.size(); ++i) {
     std::string error;
-    pid_t pid = fork_task(plans_[i], work_dir, error);
+    pid_t pid = fork_task(plans_[i], error);
     TaskStatus& ts = status_.tasks[i];
     if (pid > 0 && error.empty()) {
       ts.pid = pid;
@@ -388,14 +405,22 @@ struct ChildPlan {
   std::vector<char*> envp;  // null-terminated; one entry is pid_slot
   char* pid_slot;           // "SLURM_TASK_PID=" and room for the digits
   std::vector<const char*> candidates;
-  bool searched;  // the program was looked for along PATH
+  bool searched;  // the program was looked for along PATH: argv[0] becomes the path it was found at
   int error_fd;
+  const char* shown_program;  // the program as an execve failure names it on the task's stderr
   bool controlling_tty = false;  // a session of its own with stdin its controlling terminal (srun --pty)
   // Set only when the child is forked (its own copy of memory, so it may
   // allocate): the prologs it runs before it executes the command.
   const std::vector<TaskScript>* prologs = nullptr;
-  const char* node = "";
+  const char* node = "";  // the NodeName, for the task's error lines
 };
+
+// Appends `text` at `at` within `end` (no allocation: the child shares the
+// daemon's memory).
+char* put_text(char* at, const char* end, const char* text) {
+  while (*text && at < end) *at++ = *text++;
+  return at;
+}
 
 constexpr char kTaskPidVar[] = "SLURM_TASK_PID=";
 
@@ -417,7 +442,9 @@ void put_decimal(char* out, long v) {
 // executed makes the task exit with the errno (2 for a missing one, 13 when
 // it may not be run), as Slurm's slurmstepd does.
 int run_child(void* arg) {
-  const ChildPlan& p = *static_cast<const ChildPlan*>(arg);
+  // Not const: a program found along PATH becomes argv[0]. The daemon is
+  // stopped until the exec (CLONE_VFORK) and reads the plan no more.
+  ChildPlan& p = *static_cast<ChildPlan*>(arg);
   auto fail = [&](int stage) {
     int msg[2] = {stage, errno};
     ssize_t ignored = write(p.error_fd, msg, sizeof msg);
@@ -472,10 +499,54 @@ int run_child(void* arg) {
   }
   int best = ENOENT;
   for (const char* c : p.candidates) {
+    if (p.searched) p.argv[0] = const_cast<char*>(c);
     execve(c, p.argv.data(), envp);
     if (errno != ENOENT && errno != ENOTDIR) best = errno;
   }
   if (p.searched) errno = best;
+  // Slurm's slurmstepd says it on the task's stderr, and the task exits
+  // with the errno (anchor cluster: "slurmstepd-cpu01: error: execve():
+  // nosuchcmd: No such file or directory", exit code 2).
+  // A script whose interpreter is missing is named by it: "bad
+  // interpreter(/bin/nosuch)", as Slurm's says it.
+  const int exec_errno = errno;
+  char interp[256] = {0};
+  if (exec_errno == ENOENT) {
+    for (const char* c : p.candidates) {
+      int fd = open(c, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char head[sizeof interp + 2];
+      ssize_t n = read(fd, head, sizeof head - 1);
+      close(fd);
+      if (n > 2 && head[0] == '#' && head[1] == '!') {
+        ssize_t i = 2, k = 0;
+        while (i < n && (head[i] == ' ' || head[i] == '\t')) ++i;
+        while (i < n && head[i] != ' ' && head[i] != '\t' && head[i] != '\n' && k + 1 < ssize_t(sizeof interp)) {
+          interp[k++] = head[i++];
+        }
+      }
+      break;
+    }
+  }
+  char line[1024];
+  char* at = line;
+  const char* end = line + sizeof line - 1;
+  at = put_text(at, end, "slurmstepd-");
+  at = put_text(at, end, p.node);
+  at = put_text(at, end, ": error: execve(): ");
+  if (interp[0]) {
+    at = put_text(at, end, "bad interpreter(");
+    at = put_text(at, end, interp);
+    at = put_text(at, end, ")");
+  } else {
+    at = put_text(at, end, p.shown_program);
+  }
+  at = put_text(at, end, ": ");
+  at = put_text(at, end, strerror(errno));
+  *at++ = '\n';
+  ssize_t ignored = write(2, line, static_cast<std::size_t>(at - line));
+  (void)ignored;
+  errno = exec_errno;
   fail(kStageExec);
   return 127;  // not reached
 }
@@ -498,7 +569,7 @@ Result<std::vector<std::string>> StepDaemon::task_command(int rank) const {
 // the daemon's memory until it executes (CLONE_VM | CLONE_VFORK), so that
 // neither the page tables are copied nor the daemon's pages made
 // copy-on-write at every launch.
-pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std::string& error) {
+pid_t StepDaemon::fork_task(const TaskPlan& t, std::string& error) {
   auto command = task_command(t.rank);
   if (!command) {
     error = command.error().message;
@@ -512,15 +583,16 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
   }
   std::vector<std::string> env = t.env;
   env.push_back(kTaskPidVar + std::string(24, '0'));
-  const std::vector<std::string> candidates = exec_candidates(argv[0], env);
+  const std::vector<std::string> candidates = exec_candidates(argv[0], env, run_dir_);
+  const bool searched = argv[0].find('/') == std::string::npos;
+  // A relative path is named from the working directory, as Slurm's does.
+  const std::string shown = searched || argv[0].front() == '/' ? argv[0] : run_dir_ + "/" + argv[0];
   ChildPlan plan{t.in_fd, t.out_fd, t.err_fd, {}, geteuid() == 0 && user_.uid != 0, user_.uid, user_.gid,
-                 &user_.groups, work_dir.c_str(), req_.key.is_batch() ? std::nullopt : req_.layout.umask,
-                 {}, {}, nullptr, {}, argv[0].find('/') == std::string::npos, errpipe[1]};
+                 &user_.groups, run_dir_.c_str(), req_.key.is_batch() ? std::nullopt : req_.layout.umask,
+                 {}, {}, nullptr, {}, searched, errpipe[1], shown.c_str()};
   plan.controlling_tty = t.controlling_tty;
-  if (!task_prologs_.empty()) {
-    plan.prologs = &task_prologs_;
-    plan.node = req_.alloc.node_name.c_str();
-  }
+  plan.node = req_.alloc.node_name.c_str();
+  if (!task_prologs_.empty()) plan.prologs = &task_prologs_;
   for (const auto& f : cgroup_.procs_files()) plan.procs_files.push_back(f.c_str());
   for (auto& a : argv) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);
@@ -553,10 +625,10 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, const std::string& work_dir, std:
   while ((n = read(errpipe[0], msg, sizeof msg)) < 0 && errno == EINTR) {
   }
   close(errpipe[0]);
-  if (n == static_cast<ssize_t>(sizeof msg)) {
-    std::string what = msg[0] == kStageChdir  ? "chdir(" + work_dir + ")"
-                       : msg[0] == kStageExec ? "execve(" + argv[0] + ")"
-                                              : stage_text(msg[0]);
+  // An execve failure was said on the task's stderr, and its errno is the
+  // task's exit code: the task ran and failed, as under Slurm.
+  if (n == static_cast<ssize_t>(sizeof msg) && msg[0] != kStageExec) {
+    std::string what = msg[0] == kStageChdir ? "chdir(" + run_dir_ + ")" : stage_text(msg[0]);
     error = what + ": " + std::strerror(msg[1]);
   }
   return pid;

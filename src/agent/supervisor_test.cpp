@@ -207,19 +207,31 @@ TEST_F(SupervisorTest, StdinFromFileOrDevNull) {
   EXPECT_EQ(out_of(n), "end\n") << "stdin is /dev/null by default";
 }
 
-TEST_F(SupervisorTest, MissingWorkingDirectoryFailsTheJobNotTheAgent) {
+TEST_F(SupervisorTest, AMissingWorkingDirectoryRunsTheJobInTmp) {
+  // As Slurm's slurmstepd: the job runs in /tmp, and says so twice on its stderr.
+  auto r = batch("pwd\n");
+  r.work_dir = tmp_.path() + "/does-not-exist";
+  r.io.stdout_pattern = work_ + "/moved.out";
+  EXPECT_EQ(run(r).state, JobState::kCompleted);
+  const std::string note = "slurmstepd-" + node_ + ": error: couldn't chdir to `" + r.work_dir +
+                           "': No such file or directory: going to /tmp instead\n";
+  EXPECT_EQ(slurp(work_ + "/moved.out"), note + note + "/tmp\n");
+}
+
+TEST_F(SupervisorTest, AnOutputFileThatCannotBeOpenedFailsTheJobNotTheAgent) {
+  // The default slurm-%j.out is relative to the missing directory: the launch fails.
   auto r = batch("echo never\n");
   r.work_dir = tmp_.path() + "/does-not-exist";
   auto res = sup_->launch(r);
   ASSERT_TRUE(res.ok()) << res.error().message;
   EXPECT_FALSE(res->started);
-  EXPECT_NE(res->failure.find("cannot use working directory " + r.work_dir), std::string::npos) << res->failure;
+  const std::string out = r.work_dir + "/slurm-" + std::to_string(r.job.job_id) + ".out";
+  EXPECT_NE(res->failure.find("cannot open " + out), std::string::npos) << res->failure;
   EXPECT_NE(res->failure.find("No such file or directory"), std::string::npos) << res->failure;
   auto st = sup_->wait(r.key, 5000);
   ASSERT_TRUE(st);
   EXPECT_EQ(st->state, JobState::kFailed);
-  EXPECT_EQ(st->exit.str(), "1:0");
-  EXPECT_EQ(st->reason, "launch failed: " + res->failure.substr(res->failure.find("cannot use")));
+  EXPECT_EQ(st->reason, "launch failed: " + res->failure.substr(res->failure.find("cannot open")));
   // The agent goes on: the next job runs.
   EXPECT_EQ(run(batch("true\n")).state, JobState::kCompleted);
 }
@@ -524,11 +536,47 @@ TEST_F(SupervisorTest, StepOnTwoNodesRunsHostnameOnEach) {
 }
 
 TEST_F(SupervisorTest, ExecFailureIsTheTasksExitCode) {
+  // Said on the task's stderr, as Slurm's slurmstepd says it; the errno is the exit code.
   auto r = step_request(node_, work_, 1, {"/nonexistent/program"});
   StepStatus st = run(r);
   EXPECT_EQ(st.state, JobState::kFailed);
   EXPECT_EQ(st.exit.str(), "2:0") << "the errno, as Slurm's slurmstepd exits";
-  EXPECT_EQ(st.reason, "task 0: execve(/nonexistent/program): No such file or directory");
+  EXPECT_EQ(slurp(st.stderr_path),
+            "slurmstepd-" + node_ + ": error: execve(): /nonexistent/program: No such file or directory\n");
+  // A name not found along PATH nor in the working directory is named as given.
+  auto missing = step_request(node_, work_, 1, {"drover-no-such-program"});
+  st = run(missing);
+  EXPECT_EQ(st.exit.str(), "2:0");
+  EXPECT_EQ(slurp(st.stderr_path),
+            "slurmstepd-" + node_ + ": error: execve(): drover-no-such-program: No such file or directory\n");
+  // A relative path is named from the working directory; one that may not be run exits 13.
+  spit(work_ + "/plain.txt", "not a program\n");
+  st = run(step_request(node_, work_, 1, {"./plain.txt"}));
+  EXPECT_EQ(st.exit.str(), "13:0");
+  EXPECT_EQ(slurp(st.stderr_path), "slurmstepd-" + node_ + ": error: execve(): " + work_ + "/./plain.txt: Permission denied\n");
+  // A script whose interpreter is missing is named by it.
+  spit(work_ + "/bad.sh", "#!/bin/drover-no-such-shell -e\necho hi\n");
+  chmod((work_ + "/bad.sh").c_str(), 0755);
+  st = run(step_request(node_, work_, 1, {work_ + "/bad.sh"}));
+  EXPECT_EQ(st.exit.str(), "2:0");
+  EXPECT_EQ(slurp(st.stderr_path),
+            "slurmstepd-" + node_ + ": error: execve(): bad interpreter(/bin/drover-no-such-shell): No such file or directory\n");
+}
+
+TEST_F(SupervisorTest, AProgramFoundAlongPathIsStartedByItsPath) {
+  // Slurm's slurmstepd gives the program the path it found it at as argv[0]
+  // (`srun bash -c 'echo $0'` prints /usr/bin/bash), and looks in the
+  // working directory after PATH.
+  auto r = step_request(node_, work_, 1, {"sh", "-c", "echo $0"});
+  StepStatus st = run(r);
+  ASSERT_EQ(st.state, JobState::kCompleted) << slurp(st.stderr_path);
+  const std::string out = slurp(st.stdout_path);
+  EXPECT_TRUE(out == "/usr/bin/sh\n" || out == "/bin/sh\n") << out;
+  spit(work_ + "/here.sh", "#!/bin/sh\necho here $0\n");
+  chmod((work_ + "/here.sh").c_str(), 0755);
+  st = run(step_request(node_, work_, 1, {"here.sh"}));
+  ASSERT_EQ(st.state, JobState::kCompleted) << slurp(st.stderr_path);
+  EXPECT_EQ(slurp(st.stdout_path), "here " + work_ + "/here.sh\n");
 }
 
 TEST_F(SupervisorTest, RefusesRootJobsUnlessAllowed) {

@@ -155,7 +155,7 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   // has (inside a batch job or salloc, the job's), else the step's name.
   if (named || !who.env.count("SLURM_JOB_NAME")) s.add_environment("SLURM_JOB_NAME=" + name);
   s.set_export_spec(export_text(r.export_env));
-  s.set_work_dir(r.chdir ? *r.chdir : who.cwd);
+  s.set_work_dir(work_dir_of(r, who));
   if (r.stdout_path) s.set_stdout_pattern(*r.stdout_path);
   if (r.stderr_path) s.set_stderr_pattern(*r.stderr_path);
   // srun(1) -i: srun's stdin goes to every task by default and with "all"

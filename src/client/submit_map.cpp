@@ -124,9 +124,7 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
 }
 
 void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDescriptor& d) {
-  std::string work = r.chdir ? *r.chdir : who.cwd;
-  if (!work.empty() && work[0] != '/') work = who.cwd + "/" + work;
-  d.set_work_dir(work);
+  d.set_work_dir(work_dir_of(r, who));
   d.set_submit_dir(who.cwd);
   if (r.stdout_path) d.set_std_out(*r.stdout_path);
   if (r.stderr_path) d.set_std_err(*r.stderr_path);
@@ -155,6 +153,12 @@ std::vector<std::pair<std::string, std::string>> option_output_env(const cli::Jo
   if (r.ntasks_per_core) out.emplace_back("SLURM_NTASKS_PER_CORE", std::to_string(*r.ntasks_per_core));
   if (r.threads_per_core) out.emplace_back("SLURM_THREADS_PER_CORE", std::to_string(*r.threads_per_core));
   return out;
+}
+
+std::string work_dir_of(const cli::JobRequest& r, const SubmitterContext& who) {
+  std::string work = r.chdir ? *r.chdir : who.cwd;
+  if (!work.empty() && work[0] != '/') work = who.cwd + "/" + work;
+  return work;
 }
 
 std::string export_text(const cli::ExportSpec& e) {

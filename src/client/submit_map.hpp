@@ -37,4 +37,8 @@ std::vector<std::pair<std::string, std::string>> option_output_env(const cli::Jo
 // "ALL", "NONE", "ALL,EDITOR=/bin/emacs", "EDITOR,ARG1=test": the --export text the agent resolves.
 std::string export_text(const cli::ExportSpec& e);
 
+// Where the job or step runs: -D/--chdir (a relative one from the
+// submitter's directory, as Slurm's commands resolve it), else that directory.
+std::string work_dir_of(const cli::JobRequest& r, const SubmitterContext& who);
+
 }  // namespace drover::client
