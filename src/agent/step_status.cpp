@@ -66,6 +66,7 @@ nlohmann::json to_json(const StepStatus& s) {
           {"exit_signal", s.exit.signal},
           {"core_dumped", s.exit.core_dumped},
           {"reason", s.reason},
+          {"launch_failed", s.launch_failed},
           {"tasks", tasks},
           {"warnings", s.warnings},
           {"start_time", s.start_time},
@@ -94,6 +95,7 @@ Result<StepStatus> step_status_from_json(const nlohmann::json& j) {
     s.exit.signal = j.value("exit_signal", 0);
     s.exit.core_dumped = j.value("core_dumped", false);
     s.reason = j.value("reason", "");
+    s.launch_failed = j.value("launch_failed", false);
     for (const auto& t : j.value("tasks", nlohmann::json::array())) {
       TaskStatus ts;
       ts.rank = t.value("rank", 0);

@@ -58,6 +58,7 @@ struct StepStatus {
   JobState state = JobState::kRunning;
   ExitStatus exit;                    // aggregate, valid once ended
   std::string reason;                 // why it ended the way it did, in words; "" for a plain exit
+  bool launch_failed = false;         // its tasks never started (StepDaemon::fail_launch)
   std::vector<TaskStatus> tasks;
   std::vector<std::string> warnings;  // limits this step runs without, said once per step
   int64_t start_time = 0;             // unix seconds the step started

@@ -499,6 +499,7 @@ void StepDaemon::fail_launch(const std::string& reason) {
   status_.state = JobState::kFailed;
   status_.exit = ExitStatus{1, 0, false};
   status_.reason = "launch failed: " + reason;
+  status_.launch_failed = true;
   status_.end_time = now_ms() / 1000;
   for (auto& p : plans_) {
     for (int fd : {p.in_fd, p.out_fd, p.err_fd}) {

@@ -266,7 +266,7 @@ Result<LaunchResult> Supervisor::launch(const LaunchRequest& request) {
       LaunchResult r;
       r.key = req.key;
       r.already_known = true;
-      r.started = it->second.launching || it->second.last.reason.rfind("launch failed", 0) != 0;
+      r.started = it->second.launching || !it->second.last.launch_failed;
       for (const auto& task : it->second.last.tasks) r.task_pids.push_back(task.pid);
       return r;
     }

@@ -135,6 +135,7 @@ v1::StepReport report_from_status(const agent::StepStatus& s) {
   r.set_exit_code(s.exit.code);
   r.set_exit_signal(s.exit.signal);
   r.set_reason(s.reason);
+  r.set_launch_failed(s.launch_failed);
   r.set_start_time(s.start_time);
   r.set_end_time(s.end_time);
   r.set_oom_kills(s.oom_kills);

@@ -28,7 +28,7 @@ const char* end_reason(v1::JobState st) {
 }  // namespace
 
 void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exit_signal, const std::string& why,
-                                 int64_t now, Effects& fx) {
+                                 int64_t now, Effects& fx, const char* reason) {
   v1::JobRecord& r = j.rec;
   bool was_running = is_started(r);
   if (r.state() == v1::SUSPENDED) close_suspension(r, now);
@@ -39,7 +39,7 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   // Also for a job end_running already moved to its final state (an
   // allocation past its time limit: Reason=TimeLimit, as Slurm's). A script
   // a signal killed keeps NonZeroExitCode on purpose (docs/cli.md).
-  r.set_reason(end_reason(r.state()));
+  r.set_reason(reason ? reason : end_reason(r.state()));
   r.set_completing(false);
   r.set_configuring(false);
   r.set_exit_code(exit_code);
@@ -69,6 +69,16 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
     counters_.failed += 1;
   }
   fx.reschedule = true;
+}
+
+void ControllerState::launch_failed(Job& j, const std::string& why, int64_t now, Effects& fx) {
+  // FAILED, Reason=JobLaunchFailure, ExitCode=0:53 and its batch step
+  // CANCELLED (end_job_steps), as Slurm 22.05 showed a batch job whose -o
+  // named a missing directory on the anchor cluster. StateDesc keeps the why.
+  constexpr int kLaunchFailureCode = 53;
+  constexpr std::string_view kPrefix = "launch failed: ";  // the agent's words may have it already
+  finish_job(j, v1::FAILED, 0, kLaunchFailureCode, why.starts_with(kPrefix) ? why : std::string(kPrefix) + why, now,
+             fx, "JobLaunchFailure");
 }
 
 void ControllerState::end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now,

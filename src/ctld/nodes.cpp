@@ -118,9 +118,10 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
     }
     return;
   }
-  v1::JobState st = state_from_agent(s.state());
   int64_t end = s.end_time() ? s.end_time() : now;
-  finish_job(*j, st, s.exit_code(), s.exit_signal(), s.reason(), end, fx);
+  // The report may come before the launch's answer (launch_result).
+  if (s.launch_failed()) return launch_failed(*j, s.reason(), end, fx);
+  finish_job(*j, state_from_agent(s.state()), s.exit_code(), s.exit_signal(), s.reason(), end, fx);
 }
 
 // What the batch script's processes used, with its step's record: kept by

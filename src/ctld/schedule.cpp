@@ -497,10 +497,8 @@ void ControllerState::launch_result(int64_t job_id, int32_t restart_count, const
     return;
   }
   if (reply.prolog_failed()) return prolog_failed(*j, j->rec.batch_host(), reply.failure(), now, fx);
-  // The agent could not start it (unknown user, missing directory, ...): FAILED with its reason.
-  const v1::StepReport& s = reply.status();
-  finish_job(*j, v1::FAILED, s.exit_code() ? s.exit_code() : 1, s.exit_signal(), "launch failed: " + reply.failure(),
-             now, fx);
+  // The agent could not start it (unknown user, missing directory, ...).
+  launch_failed(*j, reply.failure(), now, fx);
 }
 
 void ControllerState::launch_unreachable(int64_t job_id, int32_t restart_count, const std::string& why, int64_t now,

@@ -442,9 +442,13 @@ class ControllerState {
   std::optional<v1::ClusterEvent> open_cluster_event_;
   // Open events of nodes slurm.conf no longer has: closed at the first housekeeping.
   std::vector<v1::ClusterEvent> orphan_events_;
+  // `reason`: Slurm's reason for the end when it is not the state's usual
+  // one (JobLaunchFailure).
   void finish_job(Job& j, v1::JobState st, int exit_code, int exit_signal, const std::string& why, int64_t now,
-                  Effects& fx);
+                  Effects& fx, const char* reason = nullptr);
   void end_running(Job& j, v1::JobState st, const std::string& reason, uint32_t by_uid, int64_t now, Effects& fx);
+  // Its agent could not start the batch script.
+  void launch_failed(Job& j, const std::string& why, int64_t now, Effects& fx);
   void requeue_job(Job& j, int64_t now, Effects& fx);
   // A started job back to the queue (scontrol requeue): its processes are
   // ended first (end_running); it is PENDING at once, and COMPLETING until

@@ -323,6 +323,36 @@ TEST(ControllerState, EndReportFinishesTheJobOnceAndIsAcknowledged) {
   EXPECT_FALSE(holds_resources(j));
 }
 
+// A batch script its agent could not start (its output file could not be
+// opened, say), whether the node's report or the launch's answer says so
+// first: FAILED, JobLaunchFailure, ExitCode 0:53, as Slurm 22.05 showed it.
+TEST(ControllerState, ALaunchFailureIsJobLaunchFailure) {
+  auto st = make_state();
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1000, fx));
+  register_all(*st, 1000);
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  v1::NodeReport r = report(st->jobs().at(1).rec.batch_host());
+  v1::StepReport s = step(1, true, "FAILED", 1);
+  s.set_launch_failed(true);
+  s.set_reason("launch failed: cannot open /nowhere/x.out as user alice: No such file or directory");
+  *r.add_steps() = s;
+  Effects e;
+  ASSERT_TRUE(st->node_report(r, false, 1002, e));
+  v1::LaunchReply failed;
+  failed.set_failure("launch failed: cannot open /nowhere/y.out as user alice: No such file or directory");
+  st->launch_result(2, 0, failed, 1002, e);
+  for (int64_t id : {1, 2}) {
+    const auto& j = st->jobs().at(id).rec;
+    EXPECT_EQ(j.state(), v1::FAILED) << id;
+    EXPECT_EQ(j.reason(), "JobLaunchFailure") << id;
+    EXPECT_EQ(j.exit_code(), 0) << id;
+    EXPECT_EQ(j.exit_signal(), 53) << id;
+    EXPECT_EQ(j.state_desc().rfind("launch failed: cannot open /nowhere/", 0), 0u) << j.state_desc();
+  }
+}
+
 TEST(ControllerState, OnlyTheOwnerOrAnOperatorMayCancel) {
   auto st = make_state();
   Effects fx;

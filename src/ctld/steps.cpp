@@ -151,7 +151,8 @@ void ControllerState::end_job_steps(const Job& j, int64_t now, Effects& fx) {
   for (auto& [id, s] : it->second.steps) {
     if (step_final(s)) continue;
     if (id == kBatchStepId) {
-      s.set_state(state_name(js));
+      // A script that never started: CANCELLED, as Slurm's batch step.
+      s.set_state(j.rec.reason() == "JobLaunchFailure" ? std::string("CANCELLED") : state_name(js));
       s.set_exit_code(j.rec.exit_code());
       s.set_exit_signal(j.rec.exit_signal());
       s.set_end_time(now);

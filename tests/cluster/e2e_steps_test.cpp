@@ -117,6 +117,43 @@ TEST(Steps, SrunOutsideAnAllocationLabelsOutputAndReturnsTheWorstExit) {
       << missing.err;
 }
 
+// What Slurm 22.05's slurmstepd said on the anchor cluster when a step's
+// program or directory could not be used, and what became of the job.
+TEST(Steps, AMissingProgramOrDirectoryIsSaidAsSlurmsStepDaemonSaysIt) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  // A program found nowhere: its name, the errno as the exit code.
+  auto r = c.run("srun", {"-p", "compute", "drover-no-such-program"});
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(sorted_lines(r.err), (std::vector<std::string>{
+                                     "slurmstepd-cpu1: error: execve(): drover-no-such-program: No such file or directory",
+                                     "srun: error: cpu1: task 0: Exited with exit code 2"}))
+      << r.err;
+  // One found along PATH is started by its path ($0), as Slurm's.
+  r = c.run("srun", {"-p", "compute", "bash", "-c", "echo $0"});
+  EXPECT_TRUE(r.out == "/usr/bin/bash\n" || r.out == "/bin/bash\n") << r.out << r.err;
+  // -D relative to srun's directory; a directory that cannot be entered: /tmp, said twice.
+  std::filesystem::create_directories(c.work() + "/sub");
+  r = c.run("srun", {"-p", "compute", "-D", "sub", "pwd"});
+  EXPECT_EQ(r.out, c.work() + "/sub\n") << r.err;
+  r = c.run("srun", {"-p", "compute", "-D", "/drover-no-such-dir", "pwd"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "/tmp\n");
+  const std::string note =
+      "slurmstepd-cpu1: error: couldn't chdir to `/drover-no-such-dir': No such file or directory: going to /tmp instead\n";
+  EXPECT_EQ(r.err, note + note);
+  // A batch job whose output file cannot be opened never starts: FAILED,
+  // JobLaunchFailure, 0:53, its batch step CANCELLED.
+  int64_t job = c.submit({"-p", "compute", "-o", "/drover-no-such-dir/x.out", "--wrap", "true"});
+  ASSERT_GT(job, 0) << c.last_error();
+  const std::string id = std::to_string(job);
+  ASSERT_TRUE(c.wait_done(id));
+  EXPECT_EQ(c.run("squeue", {"-h", "-t", "all", "-j", id, "-o", "%t|%r"}).out, "F|JobLaunchFailure\n");
+  EXPECT_EQ(c.job_fields(id)["ExitCode"], "0:53");
+  EXPECT_EQ(c.run("sacct", {"-j", id, "-P", "-n", "-o", "State,ExitCode,Reason"}).out,
+            "FAILED|0:53|None\nCANCELLED|0:53|\n");
+}
+
 // srun --multi-prog: each rank runs its record of the file, on the nodes of
 // the step (outside an allocation and inside a batch job); a bad file is
 // refused before anything is allocated, with Slurm's words.
