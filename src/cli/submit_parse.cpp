@@ -294,6 +294,10 @@ CliResult<bool> validate_merged(JobRequest& req) {
   const char* prog = submit_command_name(req.command);
   apply_hint_layout(req);
   if (req.quiet && req.verbose > 0) return cli_error(prog, "don't specify both --verbose (-v) and --quiet (-Q)");
+  // Slurm 22.05's words and status (anchor cluster: --deadline=now+1hour --begin=now+2hours).
+  if (req.begin && req.deadline && *req.deadline < *req.begin) {
+    return cli_error(prog, "Incompatible begin and deadline time specification");
+  }
   auto mem = apply_memory_exclusion(req);
   if (!mem) return mem;
   if (req.mem_per_gpu_mb && !asks_for_gpus(req)) {

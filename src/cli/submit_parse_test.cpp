@@ -473,6 +473,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "Invalid time specification (pos=0): garbage\nsbatch: error: Invalid --begin specification\n", 255},
         Refusal{S, {"--deadline=foo"},
                 "Invalid time specification (pos=0): foo\nsbatch: error: Invalid --deadline specification\n", 255},
+        Refusal{S, {"--deadline=now+1hour", "--begin=now+2hours"},
+                "sbatch: error: Incompatible begin and deadline time specification\n", 1},
         Refusal{S, {"--mail-type=BOGUS"}, "sbatch: error: Invalid --mail-type specification\n", 255},
         Refusal{S, {"--exclusive=foo"}, "sbatch: error: Invalid --exclusive specification\n", 255},
         Refusal{S, {"--nice=99999999999"}, "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255},

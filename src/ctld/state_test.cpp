@@ -353,6 +353,19 @@ TEST(ControllerState, ALaunchFailureIsJobLaunchFailure) {
   }
 }
 
+// sbatch --deadline already past: Slurm 22.05's refusal (anchor cluster).
+TEST(ControllerState, APastDeadlineIsRefused) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor d = wrap("true");
+  d.set_deadline(999);
+  auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message.substr(0, r.error().message.find('\n')),
+            "Batch job submission failed: Requested time limit is invalid (missing or exceeds some limit)");
+  EXPECT_TRUE(st->jobs().empty());
+}
+
 TEST(ControllerState, OnlyTheOwnerOrAnOperatorMayCancel) {
   auto st = make_state();
   Effects fx;

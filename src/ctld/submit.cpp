@@ -19,8 +19,14 @@ Error refusal(const std::string& slurm_error, const std::string& drover_line = "
   return make_error(text);
 }
 
-Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t jobs_now, const Caller& who) {
+Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t jobs_now, const Caller& who,
+                    int64_t now) {
   if (d.script().empty() && d.batch()) return refusal("Batch script is empty", "the submission carried no script");
+  // A deadline already past: Slurm 22.05's refusal on the anchor cluster.
+  if (d.deadline() > 0 && d.deadline() < now) {
+    return refusal("Requested time limit is invalid (missing or exceeds some limit)",
+                   "--deadline=" + format_timestamp(d.deadline()) + " has passed");
+  }
   if (d.nice() < 0 && !who.privileged) {
     return refusal("Invalid --nice value", "a negative --nice (a higher priority) is for root, SlurmUser and operators");
   }
@@ -173,7 +179,7 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
       return reply;
     }
   }
-  if (auto st = check_limits(desc, settings_, jobs_.size(), who); !st) return st.error();
+  if (auto st = check_limits(desc, settings_, jobs_.size(), who, now); !st) return st.error();
   v1::JobRecord rec = base_record(who, desc, now, settings_);
   drop_unknown_dependencies(*rec.mutable_desc()->mutable_dependency());
   rec.set_job_id(next_job_id_);
