@@ -231,10 +231,8 @@ bool StepIo::create(v1::CreateStepRequest& req) {
     }
     if (r->busy().empty()) {
       rec_ = r->step();
-      if (said) {
-        std::fprintf(stderr, "%s: Step created for StepId=%lld.%lld\n", program_.c_str(),
-                     static_cast<long long>(rec_.job_id()), static_cast<long long>(rec_.step_id()));
-      }
+      // Slurm 22.05's words after a wait (anchor cluster, in salloc and in a batch job).
+      if (said) std::fprintf(stderr, "%s: Step created for job %lld\n", program_.c_str(), static_cast<long long>(rec_.job_id()));
       return true;
     }
     if (out_.immediate_s >= 0 && Clock::now() - start >= std::chrono::seconds(out_.immediate_s)) {
