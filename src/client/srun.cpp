@@ -122,6 +122,8 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   s.set_exact(r.exact || r.cpus_per_task.has_value() || s.exclusive());
   s.set_overlap(r.overlap);
   s.set_no_kill(r.no_kill);
+  if (r.mem_per_node_mb) s.set_mem_per_node_mb(*r.mem_per_node_mb);
+  if (r.mem_per_cpu_mb) s.set_mem_per_cpu_mb(*r.mem_per_cpu_mb);
   if (r.gpus) {
     s.set_gpus(static_cast<int32_t>(r.gpus->count));
     s.set_gpus_opt(r.gpus->type.empty() ? std::to_string(r.gpus->count) : r.gpus->type + ":" + std::to_string(r.gpus->count));

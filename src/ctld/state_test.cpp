@@ -745,6 +745,55 @@ TEST(ControllerState, GpuStepsTakeDistinctGpusAndWaitWhenNoneIsFree) {
   EXPECT_EQ(r->step().nodes(0).gpus_size(), 2);
 }
 
+// srun --mem / --mem-per-cpu inside a job, as Slurm 22.05 on the anchor
+// cluster: more than the job has on the node is refused, more than the
+// running steps left waits, and the step's memory is its TRES and its limit.
+TEST(ControllerState, StepsHoldTheMemoryTheyAskFor) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor d = allocation(1);
+  d.set_ntasks(3);
+  d.set_mem_per_node_mb(2048);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  register_all(*st, 1000);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  auto step_with = [&](int64_t per_node, int64_t per_cpu, Effects& e) {
+    v1::CreateStepRequest req;
+    req.set_job_id(1);
+    req.set_ntasks(1);
+    req.set_exact(true);
+    req.set_mem_per_node_mb(per_node);
+    req.set_mem_per_cpu_mb(per_cpu);
+    req.add_argv("true");
+    return st->create_step(user(1000, "alice"), req, 1001, e);
+  };
+  Effects e;
+  auto too_big = step_with(4096, 0, e);
+  ASSERT_FALSE(too_big);
+  EXPECT_EQ(too_big.error().message.substr(0, too_big.error().message.find('\n')),
+            "Memory required by task is not available");
+  auto first = step_with(1500, 0, e);
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(first->busy().empty());
+  EXPECT_EQ(first->step().nodes(0).mem_mb(), 1500);
+  EXPECT_NE(first->step().tres().find("mem=1500M"), std::string::npos) << first->step().tres();
+  ASSERT_FALSE(e.commands.empty());
+  EXPECT_EQ(e.commands.back().launch.mem_limit_mb(), 1500);
+  auto waits = step_with(1024, 0, e);
+  ASSERT_TRUE(waits);
+  EXPECT_EQ(waits->busy(), "Requested nodes are busy");
+  auto per_cpu_too_big = step_with(0, 4096, e);  // Slurm's words for it
+  ASSERT_FALSE(per_cpu_too_big);
+  EXPECT_EQ(per_cpu_too_big.error().message.substr(0, per_cpu_too_big.error().message.find('\n')),
+            "More processors requested than permitted");
+  auto per_cpu = step_with(0, 512, e);  // 548 MB are left: one CPU's worth
+  ASSERT_TRUE(per_cpu) << per_cpu.error().message;
+  ASSERT_TRUE(per_cpu->busy().empty());
+  EXPECT_EQ(per_cpu->step().nodes(0).mem_mb(), 512);
+}
+
 TEST(ControllerState, ABatchJobHasABatchStepThatEndsWithIt) {
   auto st = make_state();
   Effects fx;

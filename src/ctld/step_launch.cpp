@@ -17,6 +17,7 @@ namespace {
 
 constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
 constexpr const char* kTooManyCpus = "More processors requested than permitted";
+constexpr const char* kTaskMemory = "Memory required by task is not available";
 constexpr const char* kNodesBusy = "Requested nodes are busy";
 
 Error refusal(const std::string& slurm, const std::string& detail) {
@@ -89,6 +90,7 @@ std::optional<Error> gres_refusal(const core::JobSpec& job, bool job_has_gpus, c
 // request sees every GPU of the job and holds none of them).
 struct Held {
   int cpus = 0;
+  int64_t mem_mb = 0;
   std::set<int32_t> gpus;
 };
 
@@ -100,6 +102,7 @@ Held held_on(const JobSteps* js, const std::string& node) {
     for (const auto& n : s.nodes()) {
       if (n.node() != node || n.ended()) continue;
       h.cpus += n.cpus();
+      h.mem_mb += n.mem_mb();
       if (s.gpus_requested()) h.gpus.insert(n.gpus().begin(), n.gpus().end());
     }
   }
@@ -110,6 +113,7 @@ Held held_on(const JobSteps* js, const std::string& node) {
 // allocation cannot give it) or `busy` (running steps hold what it needs).
 struct NodePlan {
   int cpus = 0;
+  int64_t mem_mb = 0;
   std::vector<int32_t> gpus;
   bool busy = false;
   std::optional<Error> never;
@@ -121,6 +125,8 @@ struct StepShape {
   bool exact = false;    // --exact, -c or --exclusive: only tasks x cpt CPUs
   bool overlap = false;  // --overlap: no waiting, nothing held
   int gpus_want = -1;    // GPUs on this node; -1: no GPU request (every GPU of the job, none held)
+  int64_t mem_per_node_mb = 0;  // srun --mem; 0: not given
+  int64_t mem_per_cpu_mb = 0;   // srun --mem-per-cpu; 0: not given
 };
 
 NodePlan plan_node(const StepShape& sh, const core::NodeSpec& spec, const core::NodeTake& t,
@@ -139,10 +145,25 @@ NodePlan plan_node(const StepShape& sh, const core::NodeSpec& spec, const core::
                                                   " there");
     return p;
   }
+  // Memory, when the step asks for some and the job has a limit here: more
+  // than the job's is refused, more than the other steps left waits (Slurm
+  // 22.05 on the anchor cluster, which refused too much --mem-per-cpu as too
+  // many processors). A step that asks for none has the job's.
+  const bool asks_mem = t.mem_mb > 0 && (sh.mem_per_node_mb > 0 || sh.mem_per_cpu_mb > 0);
+  const int64_t min_mem = sh.mem_per_node_mb > 0 ? sh.mem_per_node_mb : sh.mem_per_cpu_mb * need;
+  if (asks_mem && min_mem > t.mem_mb) {
+    p.never = refusal(sh.mem_per_node_mb > 0 ? kTaskMemory : kTooManyCpus, spec.name + ": the step asks for " + std::to_string(min_mem) + " MB; job " + job +
+                                       " has " + std::to_string(t.mem_mb) + " MB there");
+    return p;
+  }
   const int free_cpus = sh.overlap ? t.cpus : t.cpus - h.cpus;
-  if (need > free_cpus) return p.busy = true, p;
+  const int64_t free_mem = sh.overlap ? t.mem_mb : std::max<int64_t>(0, t.mem_mb - h.mem_mb);
+  if (need > free_cpus || (asks_mem && min_mem > free_mem)) return p.busy = true, p;
   // Without --exact a step takes every CPU of the job still free on the node.
   p.cpus = sh.exact ? need : free_cpus;
+  p.mem_mb = !asks_mem ? t.mem_mb
+             : sh.mem_per_node_mb > 0 ? sh.mem_per_node_mb
+                                      : std::min(free_mem, sh.mem_per_cpu_mb * p.cpus);
   if (sh.gpus_want < 0) {
     p.gpus = std::move(job_gpus);
     return p;
@@ -264,7 +285,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
                                                                    : tres_per_text(job_per_node_gres(j->spec)));
   s.set_tres_per_task(req.tres_per_task());
   if (!req.gpu_bind().empty()) s.set_tres_bind("gpu:" + req.gpu_bind());
-  StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1};
+  StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1, req.mem_per_node_mb(), req.mem_per_cpu_mb()};
   // The first nodes (in allocation order) that can take their share now;
   // busy when too few can, refused when one never could.
   std::vector<const core::NodeTake*> used;
@@ -286,7 +307,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     n->set_node(spec.name);
     n->set_tasks(layout[static_cast<std::size_t>(i)]);
     n->set_cpus(p.cpus);
-    n->set_mem_mb(t->mem_mb);
+    n->set_mem_mb(p.mem_mb);
     for (int32_t g : p.gpus) n->add_gpus(g);
     cpus_total += p.cpus;
     used.push_back(t);
@@ -332,6 +353,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.set_export_spec(req.export_spec().empty() ? "ALL" : req.export_spec());
   l.set_work_dir(req.work_dir());
   l.set_cpus(here.cpus());
+  if (here.mem_mb() > 0) l.set_mem_limit_mb(here.mem_mb());  // its cgroup's limit
   l.clear_gpus();
   const core::NodeSpec& spec = bridge_->cluster().nodes[take.node];
   for (int32_t g : here.gpus()) {

@@ -991,10 +991,33 @@ TEST(Steps, ConcurrentStepsWaitForHeldCpusUnlessOverlapOrExact) {
   EXPECT_NE(r.err.find("srun: error: Unable to create step for job " + job + ": Requested nodes are busy"),
             std::string::npos) << r.err;
   EXPECT_NE(r.err.find("srun: Job " + job + " step creation temporarily disabled, retrying (Requested nodes are busy)\n"
-                       "srun: Step created for StepId=" + job + ".2\n"),
+                       "srun: Step created for job " + job + "\n"),
             std::string::npos) << r.err;
   // Only "second" waited.
   EXPECT_EQ(r.err.find("temporarily disabled"), r.err.rfind("temporarily disabled")) << r.err;
+}
+
+// srun --mem inside a batch job, as Slurm 22.05 on the anchor cluster: more
+// than the job's memory is refused; a step waits while the running ones
+// hold what it needs; sacct shows each step's memory.
+TEST(Steps, StepsAskForMemoryWithinTheJobs) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t job = c.submit({"-p", "compute", "-n", "2", "--mem=2G", "-o", "mem.out", "--wrap",
+                          "srun --mem=4G true; echo rc=$?; "
+                          "srun -n1 --exact --mem=1500M sleep 2 & sleep 0.5; srun -n1 --exact --mem=1G true; wait"});
+  ASSERT_GT(job, 0) << c.last_error();
+  const std::string id = std::to_string(job);
+  ASSERT_TRUE(c.wait_done(id, 30s));
+  EXPECT_EQ(read_file(c.work() + "/mem.out"),
+            "srun: error: Unable to create step for job " + id + ": Memory required by task is not available\n"
+            "srun: error: cpu1: the step asks for 4096 MB; job " + id + " has 2048 MB there\n"
+            "rc=1\n"
+            "srun: Job " + id + " step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+            "srun: Step created for job " + id + "\n");
+  auto acct = c.run("sacct", {"-j", id, "-P", "-n", "-o", "JobID,AllocTRES"});
+  EXPECT_NE(acct.out.find(id + ".0|cpu=1,mem=1500M,node=1\n" + id + ".1|cpu=1,mem=1G,node=1\n"), std::string::npos)
+      << acct.out;
 }
 
 // scancel N.S kills one step (SIGKILL at once, as Slurm 22.05's scancel on
