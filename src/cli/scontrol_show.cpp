@@ -107,9 +107,11 @@ std::string render_job_detail(const JobView& j, UnixTime now, bool one_line, boo
   r.add("Command={}", null_or(j.command));
   r.add("WorkDir={}", j.work_dir);
   if (!j.comment.empty()) r.add("Comment={} ", j.comment);
-  r.add("StdErr={}", j.std_err);
-  r.add("StdIn={}", j.std_in);
-  r.add("StdOut={}", j.std_out);
+  if (j.batch) {  // an allocation's (salloc, srun) streams are its steps': Slurm 22.05 showed none
+    r.add("StdErr={}", j.std_err);
+    r.add("StdIn={}", j.std_in);
+    r.add("StdOut={}", j.std_out);
+  }
   r.add("Power=");
   if (!j.cpus_per_tres.empty()) r.add("CpusPerTres={}", j.cpus_per_tres);
   if (!j.mem_per_tres.empty()) r.add("MemPerTres={}", j.mem_per_tres);

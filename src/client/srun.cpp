@@ -681,7 +681,11 @@ int srun_main(const Args& args) {
     out.immediate_s = immediate_seconds(req);  // -I: give up when the step would wait
     return run(*req.jobid, nullptr);
   }
-  Allocation a = allocate("srun", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
+  v1::JobDescriptor d = descriptor_from_request(req, who);
+  // The job srun makes for itself shows its command as given (Command=bash,
+  // squeue %o), as Slurm 22.05's did on the anchor cluster; salloc's none.
+  if (!req.argv.empty()) d.set_command(req.argv[0]);
+  Allocation a = allocate("srun", *api, d, immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   int rc = run(a.job_id, &a);
   release("srun", *api, a.job_id, rc, 0);

@@ -780,6 +780,17 @@ TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
                        "srun bash -c 'echo $SLURM_PROCID $CUDA_VISIBLE_DEVICES' | sort"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "interactive 2 1024 1 nomultithread (null)\ninteractive\n0 0\n1 1\n");
+  // An allocation has no streams of its own in scontrol show job; the one
+  // srun made shows srun's command, salloc's none (Slurm 22.05, anchor cluster).
+  const std::string show = "scontrol show job $SLURM_JOB_ID; squeue -h -j $SLURM_JOB_ID -o %o";
+  for (const char* cmd : {"salloc", "srun"}) {
+    r = c.run(cmd, {"-p", "compute", "bash", "-c", show});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out.find("StdOut="), std::string::npos) << r.out;
+    const bool srun = std::string(cmd) == "srun";
+    EXPECT_NE(r.out.find(srun ? "\n   Command=bash\n" : "\n   Command=(null)\n"), std::string::npos) << r.out;
+    EXPECT_TRUE(r.out.ends_with(srun ? "\nbash\n" : "\n(null)\n")) << r.out;
+  }
 }
 
 // scancel of an allocation whose srun step runs: srun waits for the step's
