@@ -8,6 +8,8 @@ namespace drover {
 
 inline constexpr const char* kInvalidJobId = "Invalid job id specified";
 inline constexpr const char* kAccessDenied = "Access/permission denied";
+// Slurm 22.05's answer to scontrol update, hold or release of another user's job (anchor cluster).
+inline constexpr const char* kInvalidUserId = "Invalid user id";
 inline constexpr const char* kAlreadyDone = "Job/step already completing or completed";
 inline constexpr const char* kNoSuchStep = "Job step not running";  // a running job without that step (Drover's)
 inline constexpr const char* kJobPending = "Job is pending execution";

@@ -294,7 +294,10 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
     for (Job* j : jobs) {
       std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
       if (!may_act_on(who, *j)) {
-        out.push_back(result(label, kAccessDenied));
+        // Slurm 22.05's words differ by operation (anchor cluster).
+        const bool hold_or_release =
+            req.action() == v1::HOLD || req.action() == v1::USER_HOLD || req.action() == v1::RELEASE;
+        out.push_back(result(label, hold_or_release ? kInvalidUserId : kAccessDenied));
         continue;
       }
       if (const char* why = control_refusal(req.action(), *j, who)) {

@@ -94,7 +94,8 @@ Status ControllerState::restore_node_updates() {
 
 Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& who, const v1::UpdateNodeRequest& req,
                                                                 int64_t now, Effects& fx) {
-  if (!who.privileged) return make_error("Access/permission denied");
+  // Slurm 22.05's words for a user's node update (anchor cluster: slurm_update error: Invalid user id).
+  if (!who.privileged) return make_error(kInvalidUserId);
   std::map<std::string, std::string> asked;
   std::optional<std::string> comment;
   for (const auto& [k, v] : req.other()) {

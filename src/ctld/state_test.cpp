@@ -366,6 +366,46 @@ TEST(ControllerState, APastDeadlineIsRefused) {
   EXPECT_TRUE(st->jobs().empty());
 }
 
+// What a user may change and in which words they are refused, as Slurm
+// 22.05 on the anchor cluster: a pending job's limit may grow up to its
+// partition's MaxTime, a running one's only shrink; Priority= of a held job
+// says it is held; another user's job is "Invalid user id" to update, hold
+// and release, "Access/permission denied" to requeue.
+TEST(ControllerState, UsersChangesAndRefusalsAreSlurms) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor d = wrap("sleep 100");
+  d.set_time_limit_s(600);
+  d.set_hold(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  const Caller alice = user(1000, "alice"), bob = user(1001, "bob");
+  EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "20", 1001), "");
+  EXPECT_EQ(st->jobs().at(1).rec.time_limit_s(), 1200);
+  EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "2:00:00", 1001), kAccessDenied);  // over cpu's MaxTime=1:00:00
+  EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "UNLIMITED", 1001), kAccessDenied);
+  EXPECT_EQ(update_one(*st, alice, 1, "Priority", "100", 1001), kJobHeld);
+  EXPECT_EQ(update_one(*st, bob, 1, "TimeLimit", "5", 1001), kInvalidUserId);
+  auto control = [&](v1::ControlAction a, const Caller& who) {
+    v1::ControlRequest req;
+    req.set_action(a);
+    req.add_targets()->set_job_id(1);
+    req.mutable_targets(0)->set_text("1");
+    Effects e;
+    auto r = st->control(who, req, 1001, e);
+    return r.size() == 1 ? r[0].error() : "expected one result";
+  };
+  EXPECT_EQ(control(v1::HOLD, bob), kInvalidUserId);
+  EXPECT_EQ(control(v1::RELEASE, bob), kInvalidUserId);
+  EXPECT_EQ(control(v1::REQUEUE, bob), kAccessDenied);
+  EXPECT_EQ(control(v1::RELEASE, alice), "");
+  register_all(*st, 1001);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1002, go);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "30", 1003), kAccessDenied);
+  EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "10", 1003), "");
+}
+
 TEST(ControllerState, OnlyTheOwnerOrAnOperatorMayCancel) {
   auto st = make_state();
   Effects fx;

@@ -20,6 +20,9 @@ struct Ctx {
   int64_t now;
   const v1::UpdateJobRequest& req;
   bool set_time_limit = false;
+  // A user's longer time limit: allowed for a pending job up to its
+  // partition's MaxTime (checked by update(), which knows the partitions).
+  bool user_longer_limit = false;
 };
 
 using Setter = const char* (*)(Ctx&, const std::string& value);
@@ -38,7 +41,10 @@ const char* set_time_limit(Ctx& c, const std::string& v) {
     if (d <= 0) return "Invalid time limit specification";
   }
   bool longer = c.rec.time_limit_s() != kInfinite && (d == kInfinite || d > c.rec.time_limit_s());
-  if (longer && !c.who.privileged) return kAccessDenied;
+  if (longer && !c.who.privileged) {
+    if (c.rec.state() != v1::PENDING) return kAccessDenied;
+    c.user_longer_limit = true;
+  }
   c.rec.mutable_desc()->set_time_limit_s(d);
   c.rec.set_time_limit_s(d);
   if (is_started(c.rec)) {
@@ -91,11 +97,12 @@ const char* set_nice(Ctx& c, const std::string& v) {
 }
 
 const char* set_priority(Ctx& c, const std::string& v) {
+  // A held job's priority is its hold: Slurm 22.05 refused Priority= for
+  // one, user or admin hold, and said so to a user before the permission.
+  if (c.rec.hold() != v1::HOLD_NONE) return kJobHeld;
   if (!c.who.privileged) return kAccessDenied;
   auto n = parse_int(v);
   if (!n) return "Invalid priority value";
-  // A held job's priority is its hold (Slurm 22.05 refused Priority= for one, user or admin hold).
-  if (c.rec.hold() != v1::HOLD_NONE) return kJobHeld;
   c.rec.set_admin_priority(*n);
   return nullptr;
 }
@@ -336,7 +343,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
     for (Job* j : jobs) {
       std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
       if (!may_act_on(who, *j)) {
-        refuse(label, kAccessDenied);
+        refuse(label, kInvalidUserId);  // Slurm 22.05's words for another user's job (anchor cluster)
         continue;
       }
       if (is_final(j->rec.state())) {
@@ -356,6 +363,14 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
           error = e;
           break;
         }
+      }
+      // Slurm 22.05 let a user lengthen a pending job's limit up to its
+      // partition's MaxTime (anchor cluster), a running one's not at all.
+      if (error.empty() && c.user_longer_limit) {
+        const int32_t p = bridge_->cluster().find_partition(c.rec.partition());
+        const int64_t max = p < 0 ? kInfinite : bridge_->cluster().partitions[p].max_time;
+        const int64_t want = c.rec.time_limit_s();
+        if (max != kInfinite && (want == kInfinite || want > max)) error = kAccessDenied;
       }
       // A new account must be one of the owner's associations where they
       // are enforced (Slurm 22.05 refused Account=nosuch on the anchor cluster).
