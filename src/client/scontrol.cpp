@@ -938,7 +938,10 @@ int run_reconfigure(ControllerApi& api, const Invocation& inv) {
   auto reply = api.reconfigure();
   if (!reply) {
     if (reply.error().unreachable) return report_failure(inv, api, reply.error());
-    std::fprintf(stderr, "slurm_reconfigure error: %s\n", reply.error().message.c_str());
+    // Slurm 22.05's words for a user's reconfigure (anchor cluster), then why.
+    constexpr int kPermissionDenied = 7;  // gRPC's PERMISSION_DENIED
+    std::fprintf(stderr, "slurm_reconfigure error: %s%s\n",
+                 reply.error().code == kPermissionDenied ? "Invalid user id: " : "", reply.error().message.c_str());
     return 1;
   }
   for (const auto& m : reply->messages()) std::puts(m.c_str());

@@ -313,6 +313,10 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
       switch (req.action()) {
         case v1::HOLD:
         case v1::USER_HOLD:
+          // A user's hold leaves an operator's as it is (accepted, as Slurm
+          // 22.05 on the anchor cluster): else releasing their own hold
+          // would end the operator's.
+          if (r.hold() == v1::HOLD_ADMIN && !who.privileged) break;
           r.clear_held_reason();
           r.set_hold(hold);
           r.set_reason(hold == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser");

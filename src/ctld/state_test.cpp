@@ -394,6 +394,12 @@ TEST(ControllerState, UsersChangesAndRefusalsAreSlurms) {
     auto r = st->control(who, req, 1001, e);
     return r.size() == 1 ? r[0].error() : "expected one result";
   };
+  EXPECT_EQ(control(v1::HOLD, Caller{0, 0, "root", true}), "");
+  EXPECT_EQ(control(v1::USER_HOLD, alice), "");  // accepted, and the operator's hold stays
+  EXPECT_EQ(st->jobs().at(1).rec.hold(), v1::HOLD_ADMIN);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "JobHeldAdmin");
+  EXPECT_EQ(control(v1::RELEASE, alice), kAccessDenied);
+  EXPECT_EQ(control(v1::RELEASE, Caller{0, 0, "root", true}), "");
   EXPECT_EQ(control(v1::HOLD, bob), kInvalidUserId);
   EXPECT_EQ(control(v1::RELEASE, bob), kInvalidUserId);
   EXPECT_EQ(control(v1::REQUEUE, bob), kAccessDenied);

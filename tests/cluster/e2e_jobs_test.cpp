@@ -988,6 +988,12 @@ TEST(Config, ReconfigureAppliesAnEditedSlurmConfOrSaysWhatNeedsARestart) {
   EXPECT_EQ(refused.rc, 1);
   EXPECT_NE(refused.err.find("slurm_reconfigure error: "), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("NodeName=cpu1: CPUs 16 -> 32"), std::string::npos) << refused.err;
+  if (auto user = ensure_user("droveruser")) {  // Slurm 22.05's words for a user's reconfigure, then why
+    auto denied = c.run("scontrol", {"reconfigure"}, user->as());
+    EXPECT_EQ(denied.rc, 1);
+    EXPECT_EQ(denied.err.rfind("slurm_reconfigure error: Invalid user id: only root, SlurmUser or an operator", 0), 0u)
+        << denied.err;
+  }
   EXPECT_EQ(c.state(running), "RUNNING");
   EXPECT_EQ(c.node_fields("cpu1")["CPUTot"], "16");
 
