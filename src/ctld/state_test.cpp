@@ -383,6 +383,18 @@ TEST(ControllerState, UsersChangesAndRefusalsAreSlurms) {
   EXPECT_EQ(st->jobs().at(1).rec.time_limit_s(), 1200);
   EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "2:00:00", 1001), kAccessDenied);  // over cpu's MaxTime=1:00:00
   EXPECT_EQ(update_one(*st, alice, 1, "TimeLimit", "UNLIMITED", 1001), kAccessDenied);
+  {  // with a change of partition in the same update, the new one's MaxTime counts
+    v1::UpdateJobRequest req;
+    req.add_targets()->set_job_id(1);
+    (*req.mutable_fields())["Partition"] = "cpu";
+    (*req.mutable_fields())["TimeLimit"] = "2:00:00";
+    req.add_field_order("Partition");
+    req.add_field_order("TimeLimit");
+    Effects e;
+    auto out = st->update(alice, req, 1001, e);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].error(), kAccessDenied);
+  }
   EXPECT_EQ(update_one(*st, alice, 1, "Priority", "100", 1001), kJobHeld);
   EXPECT_EQ(update_one(*st, bob, 1, "TimeLimit", "5", 1001), kInvalidUserId);
   auto control = [&](v1::ControlAction a, const Caller& who) {

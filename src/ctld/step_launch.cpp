@@ -152,8 +152,9 @@ NodePlan plan_node(const StepShape& sh, const core::NodeSpec& spec, const core::
   const bool asks_mem = t.mem_mb > 0 && (sh.mem_per_node_mb > 0 || sh.mem_per_cpu_mb > 0);
   const int64_t min_mem = sh.mem_per_node_mb > 0 ? sh.mem_per_node_mb : sh.mem_per_cpu_mb * need;
   if (asks_mem && min_mem > t.mem_mb) {
-    p.never = refusal(sh.mem_per_node_mb > 0 ? kTaskMemory : kTooManyCpus, spec.name + ": the step asks for " + std::to_string(min_mem) + " MB; job " + job +
-                                       " has " + std::to_string(t.mem_mb) + " MB there");
+    p.never = refusal(sh.mem_per_node_mb > 0 ? kTaskMemory : kTooManyCpus,
+                      spec.name + ": the step asks for " + std::to_string(min_mem) + " MB; job " + job + " has " +
+                          std::to_string(t.mem_mb) + " MB there");
     return p;
   }
   const int free_cpus = sh.overlap ? t.cpus : t.cpus - h.cpus;

@@ -367,7 +367,11 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       // Slurm 22.05 let a user lengthen a pending job's limit up to its
       // partition's MaxTime (anchor cluster), a running one's not at all.
       if (error.empty() && c.user_longer_limit) {
-        const int32_t p = bridge_->cluster().find_partition(c.rec.partition());
+        // Its partition, or the first it asks for in this same update.
+        const auto& d = c.rec.desc();
+        const std::string& part =
+            c.rec.partition().empty() && d.partitions_size() > 0 ? d.partitions(0) : c.rec.partition();
+        const int32_t p = bridge_->cluster().find_partition(part);
         const int64_t max = p < 0 ? kInfinite : bridge_->cluster().partitions[p].max_time;
         const int64_t want = c.rec.time_limit_s();
         if (max != kInfinite && (want == kInfinite || want > max)) error = kAccessDenied;
