@@ -362,15 +362,7 @@ int print_results(const google::protobuf::RepeatedPtrField<v1::JobResult>& resul
   std::vector<std::pair<std::string, std::vector<int64_t>>> said;  // outcome -> its tasks
   auto flush = [&] {
     for (const auto& [what, tasks] : said) {
-      std::string list;
-      for (std::size_t i = 0; i < tasks.size();) {
-        std::size_t j = i;
-        while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
-        if (!list.empty()) list += ",";
-        list += std::to_string(tasks[i]) + (j > i ? "-" + std::to_string(tasks[j]) : "");
-        i = j + 1;
-      }
-      std::fprintf(stderr, "%s_%s: %s\n", array.c_str(), list.c_str(), what.c_str());
+      std::fprintf(stderr, "%s_%s: %s\n", array.c_str(), compress_ranges(tasks).c_str(), what.c_str());
     }
     said.clear();
   };

@@ -354,12 +354,14 @@ v1::GetSharesReply ControllerState::shares(int64_t now) const {
   }
   std::vector<std::string> tres_names = plain_tres_names();
   tres_names.insert(tres_names.end(), gres_names.begin(), gres_names.end());
-  // Usage and run minutes of an account: its users' and its child accounts', summed.
+  // Usage and run minutes of each account: its users' and its child
+  // accounts', summed, in one pass over the tree.
   struct Sums {
     double usage = 0;
     TresMap run_mins;
   };
-  std::function<Sums(const std::string&)> sums_of = [&](const std::string& name) {
+  std::map<std::string, Sums> sums;
+  std::function<const Sums&(const std::string&)> sum_up = [&](const std::string& name) -> const Sums& {
     Sums sum;
     auto add = [&](const TresMap& m) {
       for (const auto& [k, v] : m) sum.run_mins[k] += v;
@@ -369,18 +371,18 @@ v1::GetSharesReply ControllerState::shares(int64_t now) const {
       if (auto it = run_mins.find({name, user}); it != run_mins.end()) add(it->second);
     }
     for (const auto& k : kids[name]) {
-      Sums below = sums_of(k);
+      const Sums& below = sum_up(k);
       sum.usage += below.usage;
       add(below.run_mins);
     }
-    return sum;
+    return sums[name] = std::move(sum);
   };
-  const double total = acc.count("root") ? sums_of("root").usage : 0;
+  const double total = acc.count("root") ? sum_up("root").usage : 0;
   auto norm = [&](double u) { return total > 0 ? u / total : 0.0; };
   std::function<void(const std::string&, int, double, double, double)> walk =
       [&](const std::string& name, int depth, double shares_sum, double parent_usage, double own_shares) {
-        const Sums sums = sums_of(name);
-        const double usage = sums.usage;
+        const Sums& here = sums[name];
+        const double usage = here.usage;
         v1::ShareRow* row = rep.add_rows();
         row->set_depth(depth);
         row->set_account(name);
@@ -388,7 +390,7 @@ v1::GetSharesReply ControllerState::shares(int64_t now) const {
         row->set_norm_shares(depth == 0 ? 0 : own_shares / std::max(1.0, shares_sum));
         row->set_raw_usage(std::llround(usage));
         row->set_effective_usage(depth == 0 ? 1.0 : parent_usage > 0 ? usage / parent_usage : 0);
-        row->set_tres_run_mins(format_tres_counts(tres_names, sums.run_mins));
+        row->set_tres_run_mins(format_tres_counts(tres_names, here.run_mins));
         if (depth > 0) {
           // Slurm 22.05's sshare gives an account its NormUsage and its Level FS
           // (NormShares over EffectvUsage, inf without usage); root neither.
