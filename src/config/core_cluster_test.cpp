@@ -253,6 +253,28 @@ TEST(CoreCluster, DrovesLineSaysWhichRequirementNoNodeMeets) {
   EXPECT_EQ(v.drover_line, "drover: the job needs 65 CPUs on one node; the largest node of partition compute has 64");
 }
 
+// -N's top bounds --ntasks-per-node's nodes, as Slurm 22.05's sbatch and
+// salloc were refused on the anchor cluster (-N1 -n2 --ntasks-per-node=1,
+// -N1 -n4 --ntasks-per-node=2); -N2-4 -n4 --ntasks-per-node=1 ran on four.
+TEST(CoreCluster, TasksPerNodeBeyondTheNodeCountIsRefused) {
+  core::Cluster c = anchor();
+  core::JobSpec job;
+  job.partitions = {"compute"};
+  job.min_nodes = 1;
+  job.ntasks = 2;
+  job.ntasks_per_node = 1;
+  core::SubmitVerdict v = core::check_submit(c, job, {});
+  EXPECT_FALSE(v.accepted);
+  EXPECT_EQ(v.error, "Requested node configuration is not available");
+  EXPECT_EQ(v.drover_line, "drover: 2 tasks at --ntasks-per-node=1 need 2 nodes; -N allows at most 1");
+  job.min_nodes = 2;
+  job.max_nodes = 4;
+  job.ntasks = 4;
+  EXPECT_TRUE(core::check_submit(c, job, {}).accepted);
+  job.min_nodes = job.max_nodes = 0;  // no -N: as many nodes as the tasks need
+  EXPECT_TRUE(core::check_submit(c, job, {}).accepted);
+}
+
 // ---- sprio on the anchor cluster (golden sprio.txt) ----------------------------
 
 // Fair Tree's ties, as Slurm 22.05 ranked them on the anchor cluster

@@ -405,6 +405,16 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
                   "drover: --cpus-per-gpu gives CPUs per GPU, and the job asks for no GPU (add --gpus, "
                   "--gpus-per-node, --gpus-per-task or --gres=gpu:N)");
   }
+  if (job.ntasks_per_node > 0 && job.ntasks > 0 && job.min_nodes > 0) {
+    // -N's top bounds --ntasks-per-node's nodes: `-N1 -n2 --ntasks-per-node=1` is refused, as Slurm 22.05 refuses it.
+    const int32_t top = std::max(job.min_nodes, job.max_nodes);
+    if (static_cast<int64_t>(top) * job.ntasks_per_node < job.ntasks) {
+      return refuse(kNodeConfigUnavailable, "drover: " + std::to_string(job.ntasks) + " tasks at --ntasks-per-node=" +
+                                                std::to_string(job.ntasks_per_node) + " need " +
+                                                std::to_string(ceil_div(job.ntasks, job.ntasks_per_node)) +
+                                                " nodes; -N allows at most " + std::to_string(top));
+    }
+  }
   resolve_shape(c, job, part, d);
   resolve_memory(c, job, part, d);
   d.licenses = job.licenses;
