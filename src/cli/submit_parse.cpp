@@ -344,6 +344,21 @@ void fit_nodes_to_tasks(JobRequest& req, std::vector<std::string>& warnings) {
   if (req.nodes->max > *req.ntasks) req.nodes->max = *req.ntasks;
 }
 
+// srun's -N with -n that --ntasks-per-node cannot spread evenly, -n being a
+// multiple of -N's minimum: --ntasks-per-node is dropped, said, as Slurm
+// 22.05's srun does (`-N1 -n2 --ntasks-per-node=1` runs two tasks on one
+// node); other mismatches are left for the controller to refuse, as there.
+void drop_unfit_tasks_per_node(JobRequest& req, std::vector<std::string>& warnings) {
+  if (req.command != SubmitCommand::kSrun || !req.ntasks || !req.nodes || !req.ntasks_per_node) return;
+  const int64_t n = *req.ntasks, nodes = req.nodes->min, per = *req.ntasks_per_node;
+  if (n <= 0 || nodes <= 0 || per <= 0 || n % nodes != 0 || n / nodes <= per) return;
+  warnings.push_back(fmt::format("srun: Warning: can't honor --ntasks-per-node set to {} which doesn't match the "
+                                 "requested tasks {} with the number of requested nodes {}. Ignoring "
+                                 "--ntasks-per-node.",
+                                 per, n, nodes));
+  req.ntasks_per_node.reset();
+}
+
 using Layer = std::vector<std::pair<ScannedOption, OptionOrigin>>;
 
 CliResult<bool> apply_layers(JobRequest& req, const std::vector<Layer>& layers, UnixTime now) {
@@ -439,6 +454,7 @@ CliResult<ParsedSubmission> parse_submission(const SubmitInputs& in) {
   }
   tasks_from_extra_node_info(req);
   fit_nodes_to_tasks(req, out.warnings);
+  drop_unfit_tasks_per_node(req, out.warnings);
   collect_warnings(req, out.warnings);
   return out;
 }

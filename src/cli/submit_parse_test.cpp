@@ -675,6 +675,28 @@ TEST(Values, FewerTasksThanNodesTakeOneNodePerTask) {
   EXPECT_EQ(fits->request.nodes->min, 2);
 }
 
+// srun drops --ntasks-per-node when -n is a multiple of -N's minimum that
+// it cannot spread at that many per node, and says so, as Slurm 22.05's srun
+// did on the anchor cluster (-N1 -n2, -N2 -n6 at 2, -N1-2 -n4 at 1); other
+// mismatches (-N2 -n3 at 1) are kept for the controller to refuse; sbatch keeps them all.
+TEST(Values, SrunDropsTasksPerNodeThatNodesAndTasksContradict) {
+  auto r = parse_submission(inputs(SubmitCommand::kSrun, {"-N1", "-n2", "--ntasks-per-node=1", "true"}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->warnings, (std::vector<std::string>{
+                             "srun: Warning: can't honor --ntasks-per-node set to 1 which doesn't match the requested "
+                             "tasks 2 with the number of requested nodes 1. Ignoring --ntasks-per-node."}));
+  EXPECT_FALSE(r->request.ntasks_per_node.has_value());
+  EXPECT_FALSE(command_ok(SubmitCommand::kSrun, {"-N2", "-n6", "--ntasks-per-node=2", "true"}).ntasks_per_node);
+  EXPECT_FALSE(command_ok(SubmitCommand::kSrun, {"-N1-2", "-n4", "--ntasks-per-node=1", "true"}).ntasks_per_node);
+  EXPECT_EQ(command_ok(SubmitCommand::kSrun, {"-N2", "-n3", "--ntasks-per-node=1", "true"}).ntasks_per_node, 1);
+  EXPECT_EQ(command_ok(SubmitCommand::kSrun, {"-N2", "-n2", "--ntasks-per-node=2", "true"}).ntasks_per_node, 2);
+  EXPECT_EQ(command_ok(S, {"-N1", "-n2", "--ntasks-per-node=1", "--wrap", "x"}).ntasks_per_node, 1);
+  // -W and -X are srun's own: the wait and Ctrl-C's path.
+  JobRequest w = command_ok(SubmitCommand::kSrun, {"-W", "5", "-X", "true"});
+  EXPECT_EQ(w.task_wait_s, 5);
+  EXPECT_TRUE(w.disable_status);
+}
+
 // Options parsed into the request that nothing in Drover acts on are said,
 // not dropped in silence; those it acts on (--ntasks-per-gpu, --prefer) are not.
 TEST(Values, ParsedOptionsDroverDoesNotActOnAreWarnedToo) {

@@ -24,6 +24,8 @@ struct StepOutput {
   bool pty = false;
   int pty_rows = 0, pty_cols = 0;
   bool quit_on_interrupt = false;  // --quit-on-interrupt: the first Ctrl-C ends the step (no status)
+  bool disable_status = false;     // -X: Ctrl-C is passed to the tasks (SIGINT), no status report
+  int task_wait_s = 0;             // -W: the step is ended this long after its first task ended (0: never)
   int64_t* created_step = nullptr;  // when set, receives the step's id once it is created
   int kill_wait_s = 30;  // slurm.conf's KillWait: how long a cancelled step may take ("Job step aborted: ...")
 };

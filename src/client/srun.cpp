@@ -160,6 +160,7 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   s.set_work_dir(work_dir_of(r, who));
   if (r.stdout_path) s.set_stdout_pattern(*r.stdout_path);
   if (r.stderr_path) s.set_stderr_pattern(*r.stderr_path);
+  s.set_open_append(r.open_mode == cli::OpenMode::kAppend);
   // srun(1) -i: srun's stdin goes to every task by default and with "all"
   // (or -1); a task number sends it to that task alone; "none" and any other
   // text (a file name pattern) read no stdin from srun.
@@ -627,6 +628,8 @@ int srun_main(const Args& args) {
   };
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
   out.quit_on_interrupt = req.quit_on_interrupt;
+  out.disable_status = req.disable_status;
+  out.task_wait_s = static_cast<int>(std::min<int64_t>(req.task_wait_s.value_or(0), 65533));
   if (auto kw = parse_int(command_conf_value(inv.config_flag, "KillWait")); kw && *kw >= 0) {
     out.kill_wait_s = static_cast<int>(*kw);
   }

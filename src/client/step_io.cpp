@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string_view>
 #include <thread>
 
 #include "client/launch.hpp"
@@ -169,6 +170,18 @@ class StepIo {
   Clock::time_point last_int_{};
   bool have_int_ = false;
   bool cancelled_ = false;
+  bool forced_ = false;       // Ctrl-C twice (or --quit-on-interrupt's once) cancelled the step
+  bool interrupted_ = false;  // -X passed a Ctrl-C on: a task it ends is not "Force Terminated"
+  // srun -W: when the first task ended, known from its streams' ends (when
+  // they come to srun) or its node's report, whichever is first.
+  int streams_per_task_ = 0;
+  std::vector<int> rank_eofs_;
+  std::optional<Clock::time_point> first_exit_;
+  bool wait_fired_ = false;
+  bool rank_exited(int rank, bool node_ended) const {
+    return node_ended || (streams_per_task_ > 0 && rank < static_cast<int>(rank_eofs_.size()) &&
+                          rank_eofs_[static_cast<std::size_t>(rank)] >= streams_per_task_);
+  }
   std::unique_ptr<pmix_wire::Relay> relay_;  // the first DROVERPMIX connection starts it
   RawTerminal terminal_;                     // --pty
 };
@@ -265,6 +278,13 @@ std::string StepIo::label(int rank) const {
 
 void StepIo::emit(Conn& c, const char* data, std::size_t n, bool final) {
   int fd = c.stream == 2 ? 2 : 1;
+  if (forced_ && fd == 2) {  // the step daemon's notice of the cancel Ctrl-C made: not said (see handle_signal)
+    const std::string_view chunk(data, n);
+    if (chunk.starts_with("slurmstepd-") && chunk.find(": error: *** STEP ") != std::string_view::npos &&
+        chunk.find(" CANCELLED AT ") != std::string_view::npos && chunk.ends_with(" ***\n")) {
+      return;
+    }
+  }
   if (!out_.label) {
     if (out_.unbuffered) {
       write_all(fd, data, n);
@@ -320,6 +340,10 @@ void StepIo::read_conn(Conn& c) {
       } else if (c.hello && c.stream != 0) {
         emit(c, "", 0, true);
         ++eof_out_;
+        if (c.rank >= 0 && c.rank < static_cast<int>(rank_eofs_.size()) &&
+            ++rank_eofs_[static_cast<std::size_t>(c.rank)] == streams_per_task_ && !first_exit_) {
+          first_exit_ = Clock::now();
+        }
       }
       close(c.fd);
       c.fd = -1;
@@ -472,15 +496,22 @@ void StepIo::read_stdin() {
   }
 }
 
+// "StepId=J.S tasks 0-1: running", a line for each run of tasks in the same state.
 void StepIo::print_status() {
   auto r = api_.get_step(job_, step_);
   if (!r) return;
   int rank = 0;
   for (const auto& n : r->step().nodes()) {
-    std::string range = n.tasks() == 1 ? "task " + std::to_string(rank)
-                                       : "tasks " + std::to_string(rank) + "-" + std::to_string(rank + n.tasks() - 1);
-    std::fprintf(stderr, "%s: StepId=%lld.%lld %s: %s\n", program_.c_str(), static_cast<long long>(job_),
-                 static_cast<long long>(step_), range.c_str(), n.ended() ? "exited" : "running");
+    for (int from = rank, end = rank + n.tasks(); from < end;) {
+      const bool exited = rank_exited(from, n.ended());
+      int to = from;
+      while (to + 1 < end && rank_exited(to + 1, n.ended()) == exited) ++to;
+      std::string range = from == to ? "task " + std::to_string(from)
+                                     : "tasks " + std::to_string(from) + "-" + std::to_string(to);
+      std::fprintf(stderr, "%s: StepId=%lld.%lld %s: %s\n", program_.c_str(), static_cast<long long>(job_),
+                   static_cast<long long>(step_), range.c_str(), exited ? "exited" : "running");
+      from = to + 1;
+    }
     rank += n.tasks();
   }
 }
@@ -492,15 +523,31 @@ void StepIo::handle_signal(int sig) {
     send_window_size();
     return;
   }
+  if (sig == SIGINT && out_.disable_status && !out_.quit_on_interrupt) {
+    // -X: each Ctrl-C goes to the tasks, as Slurm's srun says it.
+    std::fprintf(stderr, "%s: sending Ctrl-C to StepId=%lld.%lld\n", program_.c_str(), static_cast<long long>(job_),
+                 static_cast<long long>(step_));
+    send(SIGINT, false);
+    interrupted_ = true;
+    return;
+  }
   if (sig == SIGINT) {
     auto now = Clock::now();
     if (out_.quit_on_interrupt || (have_int_ && now - last_int_ < std::chrono::seconds(1))) {
       if (!cancelled_) {
+        // As Slurm 22.05's srun on the anchor cluster: the tasks get the
+        // Ctrl-C, then the step is cancelled; srun says it is aborted and
+        // exits 130, saying nothing of each task (nor passing on the step
+        // daemon's "CANCELLED AT" line).
         std::fprintf(stderr, "%s: sending Ctrl-C to StepId=%lld.%lld\n", program_.c_str(),
                      static_cast<long long>(job_), static_cast<long long>(step_));
+        send(SIGINT, false);
         std::fprintf(stderr, "%s: forcing job termination\n", program_.c_str());
         send(SIGKILL, true);
+        std::fprintf(stderr, "%s: Job step aborted: Waiting up to %d seconds for job step to finish.\n",
+                     program_.c_str(), out_.kill_wait_s + 2);
         cancelled_ = true;
+        forced_ = true;
       }
       return;
     }
@@ -541,6 +588,9 @@ bool StepIo::poll_step() {
   auto r = api_.get_step(job_, step_);
   if (!r) return false;  // the controller may be restarting: ask again later
   rec_ = r->step();
+  if (!first_exit_ && std::any_of(rec_.nodes().begin(), rec_.nodes().end(), [](const auto& n) { return n.ended(); })) {
+    first_exit_ = Clock::now();
+  }
   if (rec_.state().empty() || rec_.state() == "RUNNING") return false;
   const auto now = Clock::now();
   if (!decided_at_) decided_at_ = now;
@@ -569,6 +619,8 @@ std::string task_range(const std::vector<int>& ranks) {
 
 // Slurm's lines for tasks that did not end well, and the exit status.
 int StepIo::finish() {
+  constexpr int kInterruptedExit = 128 + SIGINT;
+  if (forced_) return kInterruptedExit;
   int rc = 0;
   std::vector<std::string> prolog_failed_on;
   const std::string step = std::to_string(job_) + "." + std::to_string(step_);
@@ -644,7 +696,7 @@ int StepIo::finish() {
   // step's time limit's) ends srun's lines with this, as Slurm 22.05's srun
   // said it; not when the step was cancelled (scancel, the job's end, Ctrl-C).
   const bool timeout = rec_.state() == "TIMEOUT";
-  if ((timeout || (signalled && !aborted && !cancelled_)) && !out_.quiet) {
+  if ((timeout || (signalled && !aborted && !cancelled_ && !interrupted_)) && !out_.quiet) {
     std::fprintf(stderr, "%s: Force Terminated StepId=%s\n", program_.c_str(), step.c_str());
   }
   if (timeout) {
@@ -699,6 +751,8 @@ int StepIo::run(v1::CreateStepRequest req) {
   for (int n = rec_.ntasks() - 1; n >= 10; n /= 10) ++label_width_;
   // With --pty only task 0's terminal comes back (stdout and stderr are one).
   expected_out_ = !to_srun ? 0 : out_.pty ? 1 : rec_.ntasks() * (req.stderr_pattern().empty() ? 2 : 1);
+  streams_per_task_ = !to_srun || out_.pty ? 0 : req.stderr_pattern().empty() ? 2 : 1;
+  rank_eofs_.assign(static_cast<std::size_t>(rec_.ntasks()), 0);
   if (to_srun && req.stdin_pattern().empty()) {
     expected_in_ = out_.pty ? 1 : req.stdin_all() ? rec_.ntasks() : req.stdin_task() < rec_.ntasks() ? 1 : 0;
   }
@@ -768,6 +822,17 @@ int StepIo::run(v1::CreateStepRequest req) {
       bool recent = streams_done && now - streams_closed_at < std::chrono::seconds(1);
       interval_ms = !streams_done ? 250 : recent ? std::min(interval_ms * 2, 8) : 100;
       next_poll = now + std::chrono::milliseconds(interval_ms);
+    }
+    if (out_.task_wait_s > 0 && first_exit_ && !wait_fired_ && !final_ &&
+        now - *first_exit_ >= std::chrono::seconds(out_.task_wait_s)) {
+      // srun -W: the others are killed, said as Slurm 22.05's srun said it
+      // (the step then ends as aborted: "Job step aborted: Waiting up to ...").
+      wait_fired_ = true;
+      std::fprintf(stderr, "%s: First task exited %ds ago\n", program_.c_str(), out_.task_wait_s);
+      print_status();
+      std::fprintf(stderr, "%s: launch/slurm: _step_signal: Terminating StepId=%lld.%lld\n", program_.c_str(),
+                   static_cast<long long>(job_), static_cast<long long>(step_));
+      send(SIGKILL, true);
     }
     if (final_) {
       // The tasks are gone; their last bytes are in flight at most.

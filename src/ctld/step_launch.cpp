@@ -253,8 +253,13 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   const int cpt = std::max(1, req.cpus_per_task());
   std::vector<int> layout = per_node > 0 ? std::vector<int>(static_cast<std::size_t>(nnodes), 0) : std::vector<int>{};
   if (per_node > 0) {
-    int left = ntasks;
-    for (auto& n : layout) left -= (n = std::min(per_node, left));
+    // Every node of the step runs a task (-N2 -n2 --ntasks-per-node=2 is one
+    // on each, as in Slurm); the rest fill the first nodes up to the limit.
+    int left = ntasks - nnodes;
+    for (auto& n : layout) {
+      n = 1 + std::min(per_node - 1, left);
+      left -= n - 1;
+    }
   } else {
     for (int i = 0; i < nnodes; ++i) layout.push_back(ntasks / nnodes + (i < ntasks % nnodes ? 1 : 0));
   }
@@ -367,7 +372,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.set_stdout_pattern(req.stdout_pattern());
   l.set_stderr_pattern(req.stderr_pattern());
   l.set_stdin_path(req.stdin_pattern());
-  l.set_append(false);
+  l.set_append(req.open_append());
   l.clear_warn_signal();
   l.clear_warn_seconds();
   if (int64_t limit = step_time_limit(j.rec, s)) {

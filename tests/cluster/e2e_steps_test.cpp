@@ -738,9 +738,17 @@ TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
                           "echo rc=$?"});
   EXPECT_NE(r.out.find("rc="), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("srun: interrupt (one more within 1 sec to abort)"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("tasks 0-1: running"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("srun: forcing job termination"), std::string::npos) << r.err;
+  // As Slurm 22.05's srun said it on the anchor cluster, exiting 130, with
+  // no line for each task nor the step daemon's CANCELLED AT one.
+  EXPECT_NE(r.out.find("rc=130"), std::string::npos) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(StepId=(\d+)\.0)"))) << r.err;
+  const std::string step = std::string(m[1]) + ".0";
+  EXPECT_EQ(r.err, "srun: interrupt (one more within 1 sec to abort)\n"
+                   "srun: StepId=" + step + " tasks 0-1: running\n"
+                   "srun: sending Ctrl-C to StepId=" + step + "\n"
+                   "srun: forcing job termination\n"
+                   "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n");
 }
 
 // --quit-on-interrupt: the first Ctrl-C ends the step, without the status lines.
@@ -755,6 +763,54 @@ TEST(Steps, QuitOnInterruptEndsTheStepAtTheFirstCtrlC) {
   EXPECT_EQ(r.err.find("srun: interrupt (one more within 1 sec to abort)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("srun: forcing job termination"), std::string::npos) << r.err;
   EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h"}).out.empty(); }, std::chrono::seconds(10)));
+}
+
+// srun -X passes each Ctrl-C to the tasks; -W N ends the step N seconds
+// after its first task ended; --open-mode=append keeps what -o's file held;
+// --ntasks-per-node that -N and -n contradict is dropped, and a step of two
+// nodes at --ntasks-per-node=2 runs a task on each: all as Slurm 22.05's srun
+// did on the anchor cluster.
+TEST(Steps, SrunWaitDisableStatusOpenModeAndTasksPerNodeAsSlurms) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("/bin/bash", {"-c", "srun -X -n1 sleep 60 & p=$!; sleep 1.5; kill -INT $p; wait $p; echo rc=$?"});
+  EXPECT_EQ(r.out, "rc=130\n") << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(srun: sending Ctrl-C to StepId=(\d+)\.0\n)"))) << r.err;
+  EXPECT_EQ(r.err, "srun: sending Ctrl-C to StepId=" + std::string(m[1]) + ".0\nsrun: error: cpu1: task 0: Interrupt\n");
+  auto t0 = std::chrono::steady_clock::now();
+  r = c.run("srun", {"-N2", "-W", "1", "bash", "-c", "if [ $SLURM_NODEID = 1 ]; then exit 0; fi; sleep 60"});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
+  EXPECT_EQ(r.rc, 137);
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex(R"(StepId=(\d+)\.0)"))) << r.err;
+  const std::string step = std::string(m[1]) + ".0";
+  EXPECT_EQ(r.err, "srun: First task exited 1s ago\n"
+                   "srun: StepId=" + step + " task 0: running\n"
+                   "srun: StepId=" + step + " task 1: exited\n"
+                   "srun: launch/slurm: _step_signal: Terminating StepId=" + step + "\n"
+                   "slurmstepd-cpu1: error: *** STEP " + step + " ON cpu1 CANCELLED AT " +
+                   r.err.substr(r.err.find(" CANCELLED AT ") + 14, 19) + " ***\n"
+                   "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+                   "srun: error: cpu1: task 0: Killed\n");
+  const std::string file = c.work() + "/append.txt";
+  ASSERT_EQ(c.run("srun", {"--open-mode=append", "-o", file, "echo", "a"}).rc, 0);
+  ASSERT_EQ(c.run("srun", {"--open-mode=append", "-o", file, "echo", "b"}).rc, 0);
+  EXPECT_EQ(read_file(file), "a\nb\n");
+  ASSERT_EQ(c.run("srun", {"-o", file, "echo", "c"}).rc, 0);
+  EXPECT_EQ(read_file(file), "c\n");
+  r = c.run("srun", {"-N1", "-n2", "--ntasks-per-node=1", "-p", "compute", "bash", "-c",
+                     "echo $SLURM_NNODES $SLURM_TASKS_PER_NODE ${SLURM_NTASKS_PER_NODE:-unset}"});
+  EXPECT_EQ(r.out, "1 2 unset\n1 2 unset\n") << r.err;
+  EXPECT_EQ(r.err,
+            "srun: Warning: can't honor --ntasks-per-node set to 1 which doesn't match the requested tasks 2 with the "
+            "number of requested nodes 1. Ignoring --ntasks-per-node.\n");
+  r = c.run("srun", {"-N2", "-n2", "--ntasks-per-node=2", "-l", "bash", "-c", "echo $SLURMD_NODENAME"});
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: cpu1", "1: cpu2"})) << r.err;
+  // sbatch has no such leniency: Slurm's refusal.
+  r = c.run("sbatch", {"-N1", "-n2", "--ntasks-per-node=1", "--wrap", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "sbatch: error: Batch job submission failed: Requested node configuration is not available");
 }
 
 TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
