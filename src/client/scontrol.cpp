@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -516,6 +517,38 @@ bool slurm_job_update_key(const std::string& k) {
   return std::any_of(std::begin(kKeys), std::end(kKeys), [&](const char* w) { return iequals(k, w); });
 }
 
+bool names_job(const std::string& key) { return iequals(key, "JobId") || iequals(key, "Job"); }
+
+// scontrol(1)'s JobName= without JobId=: the jobs of that name still queued
+// or running, of every user or of UserID='s, are the ones changed. Their ids
+// go in `req`; false (said) when none matches.
+bool targets_by_name(ControllerApi& api, const Invocation& inv, const std::string& name,
+                     const std::optional<std::string>& user, v1::UpdateJobRequest& req, int& rc) {
+  auto jobs = api.get_jobs({}, false, false, false);
+  if (!jobs) {
+    rc = report_failure(inv, api, jobs.error());
+    return false;
+  }
+  std::set<int64_t> ids;
+  for (const auto& j : jobs->jobs()) {
+    if (j.desc().name() != name) continue;
+    if (j.state() != v1::PENDING && j.state() != v1::RUNNING && j.state() != v1::SUSPENDED) continue;
+    if (user && j.user() != *user && std::to_string(j.uid()) != *user) continue;
+    ids.insert(j.job_id());
+  }
+  if (ids.empty()) {
+    std::fprintf(stderr, "scontrol: error: No jobs with name '%s'\n", name.c_str());
+    rc = 1;
+    return false;
+  }
+  for (int64_t id : ids) {
+    v1::JobTarget* t = req.add_targets();
+    t->set_job_id(id);
+    t->set_text(std::to_string(id));
+  }
+  return true;
+}
+
 int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std::pair<std::string, std::string>>& kv) {
   v1::UpdateJobRequest req;
   for (const auto& [k, v] : kv) {
@@ -525,7 +558,19 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
       return 1;
     }
   }
+  // Without JobId=, JobName= (with UserID=, when given) names the jobs rather than setting a name.
+  const bool by_id = std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first); });
+  if (!by_id) {
+    std::optional<std::string> name, user;
+    for (const auto& [k, v] : kv) {
+      if (iequals(k, "JobName")) name = v;
+      if (iequals(k, "UserID")) user = v;
+    }
+    int rc = 0;
+    if (!targets_by_name(api, inv, *name, user, req, rc)) return rc;
+  }
   for (const auto& [k, v] : kv) {
+    if (!by_id && (iequals(k, "JobName") || iequals(k, "UserID"))) continue;
     if (iequals(k, "JobId") || iequals(k, "Job")) {
       for (const auto& id : split_outside_brackets(v, ',')) {
         auto t = target_of(id);
@@ -548,6 +593,14 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
         !parse_memory_mb(v)) {
       std::fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k.c_str(), v.c_str());
       return 1;
+    }
+    // Slurm's scontrol checks these before it asks (anchor cluster: "Invalid OverSubscribe value: maybe").
+    if (iequals(k, "OverSubscribe") || iequals(k, "Shared") || iequals(k, "Contiguous")) {
+      if (!iequals(v, "yes") && !iequals(v, "no") && v != "1" && v != "0") {
+        std::fprintf(stderr, "scontrol: error: Invalid %s value: %s\n",
+                     iequals(k, "Contiguous") ? "Contiguous" : "OverSubscribe", v.c_str());
+        return 1;
+      }
     }
     if (iequals(k, "MailType") && !parse_mail_type(v)) {
       std::fprintf(stderr, "Invalid MailType: %s\n", v.c_str());  // Slurm 22.05's words; nothing asked
@@ -748,8 +801,6 @@ int run_delete(ControllerApi& api, const Invocation& inv, const Opts& o) {
   return 1;
 }
 
-bool names_job(const std::string& key) { return iequals(key, "JobId") || iequals(key, "Job"); }
-
 std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const Opts& o) {
   // A job may be named as a word of its own, anywhere: `update job 12
   // TimeLimit=5`, `update TimeLimit=5 jobid 12` (Slurm 22.05 took both).
@@ -766,7 +817,7 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
     std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
     return 1;
   }
-  if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first); })) {
+  if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first) || iequals(p.first, "JobName"); })) {
     return update_job(api, inv, kv);
   }
   // The entity is the first key naming a node, partition or reservation with a value, wherever it

@@ -121,6 +121,7 @@ void set_shape(const cli::JobRequest& r, v1::JobDescriptor& d) {
   d.set_exclusive(r.sharing == cli::Sharing::kExclusive);
   d.set_exclusive_user(r.sharing == cli::Sharing::kExclusiveUser);
   d.set_exclusive_mcs(r.sharing == cli::Sharing::kExclusiveMcs);
+  d.set_oversubscribe(r.sharing == cli::Sharing::kOversubscribe);
 }
 
 void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDescriptor& d) {

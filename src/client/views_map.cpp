@@ -151,6 +151,7 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.over_subscribe = desc.exclusive()        ? "NO"
                      : desc.exclusive_user() ? "USER"
                      : desc.exclusive_mcs()  ? "MCS"
+                     : desc.oversubscribe()  ? "YES"
                                              : "OK";
 }
 

@@ -233,6 +233,19 @@ const char* set_requeue(Ctx& c, const std::string& v) {
   return nullptr;
 }
 
+// OverSubscribe=NO (Shared=0) is --exclusive's whole nodes; YES is -s's (shown, no CPU sharing in Drover).
+const char* set_oversubscribe(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  const bool yes = iequals(v, "yes") || v == "1";
+  if (!yes && !iequals(v, "no") && v != "0") return "Invalid OverSubscribe value";
+  auto* d = c.rec.mutable_desc();
+  d->set_exclusive(!yes);
+  d->set_exclusive_user(false);
+  d->set_exclusive_mcs(false);
+  d->set_oversubscribe(yes);
+  return nullptr;
+}
+
 const char* set_throttle(Ctx& c, const std::string& v) {
   auto n = parse_int(v);
   if (!n || c.rec.array_job_id() == 0) return "Invalid ArrayTaskThrottle specification";
@@ -313,6 +326,7 @@ const Field kFields[] = {
     {"StdOut", set_stdout},            {"StdErr", set_stderr},         {"Dependency", set_dependency},
     {"Reservation", set_reservation},  {"ReservationName", set_reservation},
     {"TimeMin", set_time_min},         {"Deadline", set_deadline},      {"Licenses", set_licenses},
+    {"OverSubscribe", set_oversubscribe}, {"Shared", set_oversubscribe},
 };
 
 const Field* find_field(const std::string& key) {
@@ -398,7 +412,18 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       if (error.empty() && c.rec.state() == v1::PENDING) {
         core::JobSpec spec = spec_from_record(c.rec);
         core::SubmitVerdict v = bridge_->check_submit(spec, {});
-        if (!v.accepted) {
+        // A job no node can hold already (released after a hold, BadConstraints) may still be
+        // renamed, commented or reshaped, as Slurm 22.05 allowed on the anchor cluster; only a
+        // change that makes a job that could run impossible is refused.
+        const bool was_impossible = !v.accepted && v.capacity_refusal && [&] {
+          core::SubmitVerdict before = bridge_->check_submit(spec_from_record(j->rec), {});
+          return !before.accepted && before.capacity_refusal;
+        }();
+        if (was_impossible) {
+          if (c.rec.partition().empty() && c.rec.desc().partitions_size() > 0) {
+            c.rec.set_partition(c.rec.desc().partitions(0));
+          }
+        } else if (!v.accepted) {
           error = v.error;
         } else {
           c.rec.set_partition(bridge_->cluster().partitions[v.partition].name);

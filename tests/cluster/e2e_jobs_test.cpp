@@ -661,6 +661,38 @@ TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   EXPECT_EQ(c.job_fields(a + "_1")["MailType"], "TIME_LIMIT_80");
   EXPECT_EQ(c.job_fields(a + "_1")["MailUser"], "bob");
   ASSERT_EQ(c.run("scancel", {a}).rc, 0);
+  // JobName= without JobId= names the jobs to change (scontrol(1)); Slurm's words when none has it.
+  const std::string n1 = std::to_string(c.submit({"-H", "-J", "byname", "-t", "10", "--wrap", "true"}));
+  const std::string n2 = std::to_string(c.submit({"--begin=now+1hour", "-J", "byname", "-t", "20", "--wrap", "true"}));
+  r = c.run("scontrol", {"update", "JobName=byname", "TimeLimit=5"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("squeue", {"-h", "-n", "byname", "-o", "%j %l"}).out, "byname 5:00\nbyname 5:00\n");
+  r = c.run("scontrol", {"update", "JobName=nosuchname", "TimeLimit=5"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scontrol: error: No jobs with name 'nosuchname'\n");
+  // OverSubscribe=NO is --exclusive's whole nodes, YES is shown; other words are refused before asking.
+  ASSERT_EQ(c.run("scontrol", {"update", "JobId=" + n1, "OverSubscribe=no"}).rc, 0);
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", n1, "-o", "%h"}).out, "NO\n");
+  EXPECT_EQ(c.job_fields(n1)["OverSubscribe"], "NO");
+  ASSERT_EQ(c.run("scontrol", {"update", "JobId=" + n1, "Shared=1"}).rc, 0);
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", n1, "-o", "%h"}).out, "YES\n");
+  r = c.run("scontrol", {"update", "JobId=" + n1, "OverSubscribe=maybe"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scontrol: error: Invalid OverSubscribe value: maybe\n");
+  // A job no node can hold, taken while held and pending BadConstraints once
+  // released, may still be renamed, as Slurm 22.05 let it be.
+  const std::string big = std::to_string(c.submit({"-H", "--mem=100000G", "--wrap", "true"}));
+  ASSERT_EQ(c.run("scontrol", {"release", big}).rc, 0);
+  ASSERT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-j", big, "-o", "%r"}).out == "BadConstraints\n"; },
+                         std::chrono::seconds(10)));
+  r = c.run("scontrol", {"update", "JobId=" + big, "Name=renamed"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", big, "-o", "%j"}).out, "renamed\n");
+  // ... but a job that could run (not held) is not made one that never can.
+  r = c.run("scontrol", {"update", "JobId=" + n2, "MinMemoryNode=100000G"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "Requested node configuration is not available for job " + n2);
+  ASSERT_EQ(c.run("scancel", {n1, n2, big}).rc, 0);
 }
 
 // What Slurm 22.05's commands said to mistakes on the anchor cluster
