@@ -228,7 +228,9 @@ const std::vector<SacctField>& sacct_fields() {
          return r.step.empty() ? num(r.priority) : std::string();
        }},
       {C("QOS", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.qos; }},
-      {C("QOSRAW", 6, true, kNever), blank},
+      {C("QOSRAW", 6, true, kNever), [num](const R& r, const SacctContext&) {
+         return r.step.empty() && r.qos_id > 0 ? num(r.qos_id) : std::string();  // steps: blank, as Slurm's
+       }},
       {C("Reason", 22, true, kPlus), [](const R& r, const SacctContext&) { return r.reason; }},
       {C("ReqCPUFreq", 10, true, kPlus), req_cpu_freq},
       {C("ReqCPUFreqGov", 13, true, kPlus), req_cpu_freq},

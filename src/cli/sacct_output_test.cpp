@@ -246,6 +246,9 @@ TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
   j.gid = 1000;
   recs = {j, batch_step(j), waiting};
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,UID,GID"}), "212|1000|1000\n212.batch||\n");  // Slurm's steps: blank
+  recs[0].qos_id = 3;  // the QOS's id, as sacctmgr numbers it (Slurm 22.05: QOSRAW 1 for normal)
+  recs[1].qos_id = 3;
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID,QOSRAW"}), "212|3\n212.batch|\n");
   EXPECT_EQ(show({"-j", "216", "-o", "Reserved"}), "00:09:00\n");  // eligible 21:51, now 22:00
   std::string all = show({"-j", "216", "--format=ALL"});  // every field but AllocGRES
   EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 2) << all;

@@ -215,6 +215,7 @@ struct AccountingRecord {
   std::string step;                        // "" for the job; "batch", "extern", "0", "1", ...
   std::string job_name;                    // steps: "batch", "extern" or the step's name
   std::string partition, account, qos, user, group, cluster, reservation, wckey, comment, constraints;
+  int64_t qos_id = 0;  // QOSRAW: the QOS's id (sacctmgr show qos format=id); 0: unknown
   int64_t uid = 0, gid = 0;
   std::string submit_line;  // SubmitLine: the command that submitted the job
   bool partition_time_limit = false;  // Timelimit "Partition_Limit": held, with no -t of its own

@@ -1,6 +1,7 @@
 // sacct: the controller's job history (memory, then the store) mapped into
 // src/cli's AccountingRecord rows and rendered as Slurm 22.05's sacct.
 #include <ctime>
+#include <map>
 
 #include "cli/sacct_output.hpp"
 #include "client/commands.hpp"
@@ -37,7 +38,18 @@ int sacct_main(const Args& args) {
   req.set_duplicates(opts->duplicates);
   auto reply = api->get_job_history(req);
   if (!reply) return report_failure(inv, *api, reply.error());
-  return print_output(cli::render_sacct(*opts, accounting_records(*reply), caller_name(), reply->now()));
+  auto records = accounting_records(*reply);
+  // QOSRAW: the QOS's id, from the accounting store (as sacctmgr shows it).
+  if (to_lower(opts->format).find("qosraw") != std::string::npos) {
+    if (auto assoc = api->get_associations()) {
+      std::map<std::string, int64_t> ids;
+      for (const auto& q : assoc->qos()) ids[q.name()] = q.id();
+      for (auto& r : records) {
+        if (auto it = ids.find(r.qos); it != ids.end()) r.qos_id = it->second;
+      }
+    }
+  }
+  return print_output(cli::render_sacct(*opts, std::move(records), caller_name(), reply->now()));
 }
 
 }  // namespace drover::client

@@ -64,6 +64,8 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
                                                  "cpu=1,gres/gpu:h100=2,gres/gpu=2,mem=4G,node=1 ")))
       << wl[3];
 
+  // QOSRAW is the QOS's id (normal: 1, as in Slurm 22.05's database); a step's is blank.
+  EXPECT_EQ(sacct_p(c, {"-j", g, "--format=JobID,QOS,QOSRAW"}), g + "|normal|1\n" + g + ".batch||\n");
   auto fields = "--format=JobID,JobIDRaw,JobName,State,ExitCode,DerivedExitCode,NNodes,NCPUS,NodeList,ReqTRES,"
                 "Constraints,Reason,Timelimit,WorkDir,User,Account,QOS";
   std::string before = sacct_p(c, {"-j", g + "," + b + "," + h + "," + x, fields});
