@@ -172,6 +172,8 @@ TEST(Sshare, SnakemakeReadsTheCallersAccounts) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(std::string(trim(lines[0])), "research");
   EXPECT_EQ(out.size(), 256u + 2u);  // 256 columns, the separating space, the newline
+  // Not indented as in the tree (Slurm 22.05's `sshare -U`: "research                  alice ").
+  EXPECT_EQ(sshare({"-U", "-n", "-o", "Account,User"}, "alice").out.substr(0, 21), "research             ");
 }
 
 }  // namespace

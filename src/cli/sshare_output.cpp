@@ -137,6 +137,13 @@ CommandOutput render_sshare(const SshareOptions& opts, const std::vector<ShareVi
   std::vector<std::vector<std::string>> cells;
   for (const ShareView* r : select_rows(opts, rows, caller)) {
     std::vector<std::string> line;
+    // -U lists users without the tree: their account is not indented (Slurm 22.05 on the anchor cluster).
+    ShareView flat;
+    if (opts.users_only) {
+      flat = *r;
+      flat.depth = 0;
+      r = &flat;
+    }
     for (const auto& item : *items) line.push_back(share_fields()[item.field].value(*r));
     cells.push_back(std::move(line));
   }

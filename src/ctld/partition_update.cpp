@@ -165,7 +165,8 @@ Status ControllerState::update_partition(const Caller& who, const v1::UpdatePart
   if (req.action() == v1::PARTITION_CREATE) return create_partition(who, req, fx);
   if (req.action() == v1::PARTITION_DELETE) return delete_partition(who, req.name(), fx);
   if (!who.privileged) {
-    return make_error("Access/permission denied: only root, SlurmUser or an operator may update a partition; you are " +
+    // Slurm 22.05's words for a user's update (anchor cluster: "slurm_update error: Invalid user id"), then why.
+    return make_error("Invalid user id: only root, SlurmUser or an operator may update a partition; you are " +
                       who.describe());
   }
   const config::PartitionConfig* current = cfg_.find_partition(req.name());

@@ -154,7 +154,8 @@ Result<std::string, ResvError> ControllerState::change_reservation(const Caller&
                                                                    const v1::ChangeReservationRequest& req,
                                                                    int64_t now, Effects& fx) {
   if (!who.privileged) {
-    return ResvError{kPermissionDenied, std::string(kAccessDenied) + "\ndrover: only root, SlurmUser or an operator "
+    // Slurm 22.05's words for a user's reservation change (anchor cluster), then why.
+    return ResvError{kPermissionDenied, std::string(kInvalidUserId) + "\ndrover: only root, SlurmUser or an operator "
                                                                        "may change reservations; you are " +
                                             who.describe()};
   }

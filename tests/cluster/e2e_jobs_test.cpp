@@ -1185,8 +1185,16 @@ TEST(Config, PartitionUpdateIsDurableAndAppliesAtOnce) {
   if (user) {
     auto denied = c.run("scontrol", {"update", "PartitionName=compute", "State=UP"}, user->as());
     EXPECT_EQ(denied.rc, 1);
-    EXPECT_NE(denied.err.find("only root, SlurmUser or an operator may update a partition"), std::string::npos)
-        << denied.err;
+    EXPECT_EQ(denied.err.rfind("slurm_update error: Invalid user id: only root, SlurmUser or an operator may update a "
+                               "partition",
+                               0),
+              0u)
+        << "Slurm 22.05's words first (anchor cluster): " << denied.err;
+    // A reservation too: Slurm's line, then Drover's.
+    denied = c.run("scontrol", {"create", "reservation", "starttime=now", "duration=10", "nodes=cpu1", "users=root"},
+                   user->as());
+    EXPECT_EQ(denied.rc, 1);
+    EXPECT_EQ(denied.err.rfind("Error creating the reservation: Invalid user id\n", 0), 0u) << denied.err;
   }
   ASSERT_EQ(c.run("scontrol", {"update", "PartitionName=compute", "State=UP"}).rc, 0);
   ASSERT_TRUE(c.wait_done(id));
