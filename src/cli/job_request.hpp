@@ -136,6 +136,8 @@ struct JobRequest {
   bool label = false;                      // srun -l
   bool unbuffered = false;                 // srun -u
   bool quit_on_interrupt = false;          // srun --quit-on-interrupt: the first Ctrl-C ends the step
+  std::optional<std::string> run_as_uid;   // --uid USER|UID (root only): submit as that user
+  std::optional<std::string> run_as_gid;   // --gid GROUP|GID (root only); default: the caller's group
   bool disable_status = false;             // srun -X: Ctrl-C is sent to the tasks, no status report
   std::optional<int64_t> task_wait_s;      // srun -W N: end the step N s after its first task ended (0: never)
   std::optional<bool> kill_on_bad_exit;    // srun -K[=0|1]

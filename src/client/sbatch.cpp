@@ -90,7 +90,9 @@ int sbatch_main(const Args& args) {
     if (!names_this_cluster("sbatch", *req.clusters, *api)) return 1;
     req.clusters = api->endpoint().cluster;  // the reply names it, as Slurm's names the cluster it chose
   }
-  auto reply = api->submit(descriptor_from_request(req, who), req.test_only);
+  v1::JobDescriptor desc = descriptor_from_request(req, who);
+  if (int rc = apply_run_as(req, "sbatch", desc)) return rc;
+  auto reply = api->submit(desc, req.test_only);
   if (!reply) {
     if (reply.error().unreachable) {
       std::fprintf(stderr, "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n");

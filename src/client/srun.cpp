@@ -688,6 +688,7 @@ int srun_main(const Args& args) {
   // The job srun makes for itself shows its command as given (Command=bash,
   // squeue %o), as Slurm 22.05's did on the anchor cluster; salloc's none.
   if (!req.argv.empty()) d.set_command(req.argv[0]);
+  if (int rc = apply_run_as(req, "srun", d)) return rc;
   Allocation a = allocate("srun", *api, d, immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   int rc = run(a.job_id, &a);
@@ -709,7 +710,9 @@ int salloc_main(const Args& args) {
   if (!api) return 1;
   if (req.clusters && !names_this_cluster("salloc", *req.clusters, *api)) return 1;
   SubmitterContext who = current_submitter();
-  Allocation a = allocate("salloc", *api, descriptor_from_request(req, who), immediate_seconds(req), req.quiet);
+  v1::JobDescriptor d = descriptor_from_request(req, who);
+  if (int rc = apply_run_as(req, "salloc", d)) return rc;
+  Allocation a = allocate("salloc", *api, d, immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;
   if (!req.quiet) std::fprintf(stderr, "salloc: Granted job allocation %lld\n", static_cast<long long>(a.job_id));
   // The terminal's bell at the grant: --bell always, --no-bell never, and

@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 
+#include "cli/cli_error.hpp"
 #include "common/mail_type.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 
 extern char** environ;
 
@@ -236,6 +240,44 @@ v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const Submit
   d.set_prio_process(who.nice);
   d.set_submit_sid(who.sid > 0 ? who.sid : 0);
   return d;
+}
+
+int apply_run_as(const cli::JobRequest& r, const std::string& program, v1::JobDescriptor& d) {
+  if (!r.run_as_uid && !r.run_as_gid) return 0;
+  if (getuid() != 0) {
+    std::fprintf(stderr, "%s: error: --%s only permitted by root user\n", program.c_str(), r.run_as_uid ? "uid" : "gid");
+    return cli::kExitBadOption;
+  }
+  uid_t uid = getuid();
+  gid_t gid = getgid();
+  if (r.run_as_uid) {
+    // By name, else by number (the files and getent: drover-cli is static, see common/user_db.hpp).
+    auto u = user_by_name(*r.run_as_uid);
+    if (!u) {
+      if (auto n = parse_int(*r.run_as_uid); n && *n >= 0 && *n <= UINT32_MAX) u = user_by_uid(static_cast<uid_t>(*n));
+    }
+    if (!u) {
+      std::fprintf(stderr, "%s: error: Invalid --uid specification\n", program.c_str());
+      return cli::kExitBadOption;
+    }
+    uid = u->uid;  // the group stays the caller's unless --gid (Slurm 22.05: `id -g` was 0 under root's --uid=alice)
+  }
+  if (r.run_as_gid) {
+    auto g = group_by_name(*r.run_as_gid);
+    if (!g) {
+      if (auto n = parse_int(*r.run_as_gid); n && *n >= 0 && *n <= UINT32_MAX && group_name(static_cast<gid_t>(*n))) {
+        g = static_cast<gid_t>(*n);
+      }
+    }
+    if (!g) {
+      std::fprintf(stderr, "%s: error: Invalid --gid specification\n", program.c_str());
+      return cli::kExitBadOption;
+    }
+    gid = *g;
+  }
+  d.set_as_uid(uid);
+  d.set_as_gid(gid);
+  return 0;
 }
 
 }  // namespace drover::client

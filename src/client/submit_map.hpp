@@ -25,6 +25,13 @@ struct SubmitterContext {
 SubmitterContext current_submitter();
 v1::JobDescriptor descriptor_from_request(const cli::JobRequest& req, const SubmitterContext& who);
 
+// --uid/--gid: only root may give them, as Slurm's commands say ("--uid only
+// permitted by root user", exit 255); the user and group, by name or number,
+// go in `d` (the group is the caller's unless --gid, as Slurm 22.05 ran
+// root's `sbatch --uid=alice` with gid 0). Returns the exit status when
+// refused (said), else 0.
+int apply_run_as(const cli::JobRequest& req, const std::string& program, v1::JobDescriptor& d);
+
 // A parsed --dependency / Dependency= value in the API's form.
 void dependency_to_proto(const cli::DependencySpec& d, v1::Dependency* out);
 

@@ -69,6 +69,16 @@ std::optional<UserEntry> user_by_name(const std::string& name) {
   return user_of(f);
 }
 
+std::optional<gid_t> group_by_name(const std::string& name) {
+  if (name.empty() || name.find(':') != std::string::npos) return std::nullopt;
+  auto f = from_file("/etc/group", 0, name);
+  if (!f && !parse_int(name)) f = from_getent("group", name);
+  if (!f || f->size() < 3) return std::nullopt;
+  auto gid = parse_int((*f)[2]);
+  if (!gid) return std::nullopt;
+  return static_cast<gid_t>(*gid);
+}
+
 std::optional<std::string> group_name(gid_t gid) {
   auto f = lookup("/etc/group", "group", 2, std::to_string(gid));
   if (!f || f->empty()) return std::nullopt;

@@ -26,5 +26,6 @@ struct UserEntry {
 std::optional<UserEntry> user_by_uid(uid_t uid);
 std::optional<UserEntry> user_by_name(const std::string& name);
 std::optional<std::string> group_name(gid_t gid);
+std::optional<gid_t> group_by_name(const std::string& name);
 
 }  // namespace drover

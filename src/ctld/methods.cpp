@@ -55,8 +55,19 @@ Done logged(const google::protobuf::MessageLite& req, const Caller& who, Done do
   };
 }
 
-void submit(Controller& c, const Caller& who, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done) {
+void submit(Controller& c, const Caller& caller, const v1::SubmitRequest& req, v1::SubmitReply* rep, Done done) {
   Effects fx;
+  // --uid/--gid: a privileged caller submits as that user and group.
+  Caller who = caller;
+  if (req.job().has_as_uid() || req.job().has_as_gid()) {
+    if (!caller.privileged) {
+      return done(kPermissionDenied, std::string(kInvalidUserId) + "\ndrover: only root, SlurmUser or an operator may "
+                                                                  "submit as another user (--uid/--gid); you are " +
+                                         caller.describe());
+    }
+    who = c.caller_for(req.job().has_as_uid() ? req.job().as_uid() : caller.uid,
+                       req.job().has_as_gid() ? req.job().as_gid() : caller.gid);
+  }
   auto result = c.state().submit(who, req.job(), req.test_only(), c.now(), fx, req.header().request_id());
   if (!result) return done(kInvalidArgument, result.error().message);
   *rep = std::move(*result);

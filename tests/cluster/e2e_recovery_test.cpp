@@ -339,6 +339,24 @@ TEST(Users, JobRunsAsItsSubmitter) {
   ASSERT_EQ(stat(out.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, alice->uid);
   EXPECT_EQ(c.job_fields(id)["UserId"], alice->name + "(" + std::to_string(alice->uid) + ")");
+  // root's sbatch --uid submits as that user (runs as them, with root's group unless --gid, as
+  // Slurm 22.05 ran it); a user's is refused before it asks, in Slurm's words and status (anchor cluster).
+  std::string as = std::to_string(c.submit({"--uid", alice->name, "-o", "as-%j.out", "--wrap", "id -u; id -g"}));
+  ASSERT_NE(as, "-1") << c.last_error();
+  ASSERT_TRUE(c.wait_done(as));
+  EXPECT_EQ(read_file(c.work() + "/as-" + as + ".out"), std::to_string(alice->uid) + "\n0\n");
+  as = std::to_string(c.submit({"--uid", std::to_string(alice->uid), "--gid", std::to_string(alice->gid), "-o",
+                                "as-%j.out", "--wrap", "id -u; id -g"}));
+  ASSERT_TRUE(c.wait_done(as));
+  EXPECT_EQ(read_file(c.work() + "/as-" + as + ".out"),
+            std::to_string(alice->uid) + "\n" + std::to_string(alice->gid) + "\n");
+  EXPECT_EQ(c.job_fields(as)["UserId"], alice->name + "(" + std::to_string(alice->uid) + ")");
+  auto refused = c.run("sbatch", {"--uid=root", "--wrap", "true"}, alice->as());
+  EXPECT_EQ(refused.rc, 255);
+  EXPECT_EQ(refused.err, "sbatch: error: --uid only permitted by root user\n");
+  refused = c.run("sbatch", {"--uid=nosuchuserhere", "--wrap", "true"});
+  EXPECT_EQ(refused.rc, 255);
+  EXPECT_EQ(refused.err, "sbatch: error: Invalid --uid specification\n");
 }
 
 }  // namespace
