@@ -837,6 +837,29 @@ int add_cluster(const Command& c, const ControllerApi& api) {
   return 1;
 }
 
+// A change the caller may not make, in the words of Slurm 22.05's sacctmgr
+// for each (alice on the anchor cluster), then Drover's line saying why:
+// an add lists what it would have added; a user's association change is
+// "Nothing modified"; the rest "Your user doesn't have privilege ...". Exit 1.
+int say_denied(const Command& c, const v1::ModifyAssociationsReply& rep) {
+  if (c.verb == "add") {
+    const char* what = c.entity == "qos" ? "QOS" : c.entity == "account" ? "accounts" : "users";
+    write_out(fmt::format(" Problem adding {}: Access/permission denied\n", what), stderr);
+    for (const auto& l : rep.lines()) write_out(l + "\n", stdout);
+  } else if (c.verb == "modify" && c.entity == "user") {
+    write_out("sacctmgr: accounting_storage/slurmdbd: acct_storage_p_modify_assocs: Request didn't affect anything or "
+              "your user doesn't have privilege to perform this action\n",
+              stderr);
+    write_out(" Nothing modified\n", stdout);
+  } else {
+    write_out("sacctmgr: error: Your user doesn't have privilege to perform this action\n"
+              " Error with request: Access/permission denied\n",
+              stderr);
+  }
+  write_out("sacctmgr: error: drover: " + rep.denied() + "\n", stderr);
+  return 1;
+}
+
 int change(const Command& c, const Options& o, ControllerApi& api, const Invocation& inv) {
   if (c.entity == "cluster" && c.verb == "add") return add_cluster(c, api);
   if (c.entity != "qos" && c.entity != "account" && c.entity != "user") {
@@ -853,13 +876,14 @@ int change(const Command& c, const Options& o, ControllerApi& api, const Invocat
     write_out("sacctmgr: error: nothing to change: give `set Key=Value`\n", stderr);
     return 1;
   }
-  req.set_dry_run(!o.immediate);
+  // First a dry run, which anyone may ask for: what the change is, and whether the caller may make it.
+  req.set_dry_run(true);
   auto rep = api.modify_associations(req);
   if (!rep) return report_failure(inv, api, rep.error());
+  if (!rep->denied().empty()) return say_denied(c, *rep);
   for (const auto& l : rep->lines()) write_out(l + "\n", stdout);
   if (rep->unchanged()) return 1;  // " Nothing new added." and the like: nothing to commit
-  if (o.immediate) return 0;
-  if (!confirm()) {
+  if (!o.immediate && !confirm()) {
     write_out(" Changes Discarded\n", stdout);
     return 0;
   }

@@ -185,11 +185,20 @@ void ControllerState::set_accounting(AccountingDb db) {
 
 Result<AssocChange> ControllerState::modify_associations(const Caller& who, const v1::ModifyAssociationsRequest& req,
                                                         int64_t now, Effects& fx) {
-  if (!who.privileged && !req.dry_run()) {
-    return make_error("Access/permission denied: only root, SlurmUser or an operator may change accounts, users "
-                      "and QOS; you are " + who.describe());
-  }
+  // A user may set their own default account (Slurm 22.05 on the anchor cluster: alice's
+  // `modify user where name=alice set defaultaccount=research` was done); nothing else.
+  const bool own_default = req.verb() == "modify" && req.entity() == "user" && req.names_size() > 0 &&
+                           req.where().empty() && !req.set().empty() &&
+                           std::all_of(req.names().begin(), req.names().end(),
+                                       [&](const std::string& n) { return !who.user.empty() && n == who.user; }) &&
+                           std::all_of(req.set().begin(), req.set().end(),
+                                       [](const auto& kv) { return iequals(kv.first, "DefaultAccount"); });
+  const bool denied = !who.privileged && !own_default;
+  const std::string why = "only root, SlurmUser or an operator may change accounts, users and QOS; you are " +
+                          who.describe();
+  if (denied && !req.dry_run()) return make_error("Access/permission denied: " + why);
   auto change = acct_.apply(req, fx.batch);
+  if (change && denied) change->denied = why;
   if (!change || req.dry_run() || change->unchanged) return change;
   if (req.entity() == "qos") bridge_->set_qos(acct_.qos_specs());
   if (settings_.enforce_limits) bridge_->set_assocs(acct_.assoc_limits());

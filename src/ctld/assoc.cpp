@@ -652,8 +652,14 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
   if (!where_account.empty()) account = where_account;
   // A modify's new default account that does not exist is said as one the
   // user is not in (below), as Slurm's sacctmgr says it.
-  for (const std::string& acc : {account, req.verb() == "modify" ? std::string() : default_account}) {
+  // An add's Account= may list several (`account=a1,a2`): an association with each.
+  const std::vector<std::string> add_accounts =
+      req.verb() == "add" && !account.empty() ? split(account, ',') : std::vector<std::string>{};
+  for (const std::string& acc : req.verb() == "add" ? add_accounts : std::vector<std::string>{account}) {
     if (!acc.empty() && !accounts_.count(acc)) return make_error("Account " + acc + " does not exist");
+  }
+  if (req.verb() != "modify" && !default_account.empty() && !accounts_.count(default_account)) {
+    return make_error("Account " + default_account + " does not exist");
   }
   if (!default_qos.empty() && !qos_.count(default_qos)) return make_error("QOS " + default_qos + " does not exist");
   auto apply_assoc_edits = [&](v1::UserAssoc& a) -> Result<void> {
@@ -688,17 +694,22 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     auto* as = u.mutable_assocs();
     auto it = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == acc; });
     if (req.verb() == "add") {
-      if (it != as->end()) continue;  // already there: Slurm's "Nothing new added."
-      v1::UserAssoc* a = u.add_assocs();
-      const v1::AccountRecord& parent = accounts_.at(acc);
-      a->set_account(acc);
-      a->set_shares(shares.value_or(1));
-      *a->mutable_qos() = parent.qos();
-      a->set_default_qos(parent.default_qos());
-      if (auto ok = apply_assoc_edits(*a); !ok) return ok.error();
-      if (u.default_account().empty()) u.set_default_account(default_account.empty() ? acc : default_account);
+      bool added = false;
+      for (const std::string& one : account.empty() ? std::vector<std::string>{acc} : add_accounts) {
+        if (user_assoc(u, one)) continue;  // already there: Slurm's "Nothing new added."
+        v1::UserAssoc* a = u.add_assocs();
+        const v1::AccountRecord& parent = accounts_.at(one);
+        a->set_account(one);
+        a->set_shares(shares.value_or(1));
+        *a->mutable_qos() = parent.qos();
+        a->set_default_qos(parent.default_qos());
+        if (auto ok = apply_assoc_edits(*a); !ok) return ok.error();
+        if (u.default_account().empty()) u.set_default_account(default_account.empty() ? one : default_account);
+        new_assocs.push_back(fmt::format("  U = {:<9} A = {:<10} C = {:<10}", n, one, cluster_));
+        added = true;
+      }
+      if (!added) continue;
       if (!exists) new_users.push_back("  " + n);
-      new_assocs.push_back(fmt::format("  U = {:<9} A = {:<10} C = {:<10}", n, acc, cluster_));
     } else {
       // modify: the named account's association (or every one), and the user's defaults.
       std::vector<std::string> mine;

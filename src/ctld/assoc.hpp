@@ -33,6 +33,7 @@ inline constexpr const char* kAccountingSeededMeta = "accounting_seeded";
 struct AssocChange {
   std::vector<std::string> lines;
   bool unchanged = false;
+  std::string denied;  // a dry run's: why the caller may not commit it ("" when they may)
 };
 
 // The user's association with `account`, or nullptr when the user has none.

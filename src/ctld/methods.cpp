@@ -427,6 +427,7 @@ void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssoc
   if (!change) return done(who.privileged ? kInvalidArgument : kPermissionDenied, change.error().message);
   for (const auto& l : change->lines) rep->add_lines(l);
   rep->set_unchanged(change->unchanged);
+  rep->set_denied(change->denied);
   header(req, rep);
   finish_after(c, std::move(fx), std::move(done));
 }

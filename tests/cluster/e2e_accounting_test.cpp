@@ -443,10 +443,39 @@ TEST(Sacctmgr, OnlyOperatorsChangeAccounting) {
   if (!user) GTEST_SKIP() << "needs root to create a test user";
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
+  // Slurm 22.05's words for each refusal (alice on the anchor cluster), then Drover's line; exit 1.
   auto r = c.run("sacctmgr", {"-i", "add", "account", "mine"}, user->as());
-  EXPECT_NE(r.rc, 0);
-  EXPECT_NE(r.err.find("Access/permission denied"), std::string::npos) << r.err;
-  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "account", "format=account"}, user->as()).out, "root\n");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err.rfind(" Problem adding accounts: Access/permission denied\nsacctmgr: error: drover: only root", 0), 0u)
+      << r.err;
+  EXPECT_EQ(r.out.rfind(" Adding Account(s)\n  mine\n", 0), 0u) << "what it would have added: " << r.out;
+  const std::string no_privilege =
+      "sacctmgr: error: Your user doesn't have privilege to perform this action\n Error with request: "
+      "Access/permission denied\n";
+  for (const auto& words : std::vector<std::vector<std::string>>{{"modify", "qos", "normal", "set", "priority=5"},
+                                                                 {"delete", "qos", "normal"}}) {
+    std::vector<std::string> args{"-i"};
+    args.insert(args.end(), words.begin(), words.end());
+    r = c.run("sacctmgr", args, user->as());
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(r.err.rfind(no_privilege, 0), 0u) << r.err;
+  }
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "account", "a1,a2"}).rc, 0);
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "user", user->name, "account=a1,a2", "defaultaccount=a1"}).rc, 0);
+  r = c.run("sacctmgr", {"-i", "modify", "user", user->name, "set", "qos=normal"}, user->as());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, " Nothing modified\n");
+  EXPECT_EQ(r.err.rfind("sacctmgr: accounting_storage/slurmdbd: acct_storage_p_modify_assocs: Request didn't affect "
+                        "anything or your user doesn't have privilege to perform this action\n",
+                        0),
+            0u)
+      << r.err;
+  // A user's own default account is theirs to set, as Slurm's.
+  r = c.run("sacctmgr", {"-i", "modify", "user", "where", "name=" + user->name, "set", "defaultaccount=a2"}, user->as());
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "user", user->name, "format=User,DefaultAccount"}).out,
+            user->name + "|a2\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-nP", "show", "account", "format=account"}, user->as()).out, "a1\na2\nroot\n");
 }
 
 }  // namespace
