@@ -2524,7 +2524,7 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
   EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c2"}, {"Users", "root"}, {"Flags", "BOGUS"}}),
             "Error parsing flags BOGUS.");
   EXPECT_EQ(words({{"StartTime", "now"}, {"Duration", "5"}, {"Nodes", "c2"}, {"Users", "root"}}, user(1000, "alice")),
-            kAccessDenied);
+            kInvalidUserId);  // Slurm 22.05's words for a user's (anchor cluster)
   EXPECT_EQ(words({{"StartTime", "now"}, {"EndTime", "now"}, {"Nodes", "c2"}, {"Users", "root"}}),
             "Invalid time specified");
   EXPECT_TRUE(no.batch.empty());
