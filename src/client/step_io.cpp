@@ -233,6 +233,10 @@ bool StepIo::create(v1::CreateStepRequest& req) {
                      program_.c_str(), static_cast<long long>(req.job_id()));
         return false;
       }
+      if (first.starts_with("Only allocated ")) {  // Slurm's srun's one line ("Only allocated 1 nodes asked for 2")
+        std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), first.c_str());
+        return false;
+      }
       const std::string why = m.find('\n') == std::string::npos ? std::string() : m.substr(m.find('\n') + 1);
       // Slurm's srun says what is wrong with a GRES request before that it failed.
       const bool why_first = first == kInvalidGres;

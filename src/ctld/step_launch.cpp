@@ -16,6 +16,7 @@ namespace drover::ctld {
 namespace {
 
 constexpr const char* kNodeConfigUnavailable = "Requested node configuration is not available";
+constexpr const char* kOnlyAllocated = "Only allocated ";
 constexpr const char* kTooManyCpus = "More processors requested than permitted";
 constexpr const char* kTaskMemory = "Memory required by task is not available";
 constexpr const char* kNodesBusy = "Requested nodes are busy";
@@ -238,6 +239,11 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
     if (req.ntasks() > 0 && per_node > 0) nnodes = std::min(avail, (req.ntasks() + per_node - 1) / per_node);
     else if (req.ntasks() > 0) nnodes = std::min(avail, req.ntasks());
     else nnodes = avail;
+  }
+  if (nnodes > avail && wanted.empty() && avail == static_cast<int>(j->alloc.nodes.size())) {
+    // Slurm 22.05's srun said only this, before asking (anchor cluster: -N2 in a one-node job).
+    return make_error(std::string(kOnlyAllocated) + std::to_string(avail) + " nodes asked for " +
+                      std::to_string(nnodes));
   }
   if (nnodes > avail) {
     return refusal(kNodeConfigUnavailable, "the step asks for " + std::to_string(nnodes) + " nodes; job " +

@@ -806,6 +806,13 @@ TEST(Steps, SrunWaitDisableStatusOpenModeAndTasksPerNodeAsSlurms) {
             "number of requested nodes 1. Ignoring --ntasks-per-node.\n");
   r = c.run("srun", {"-N2", "-n2", "--ntasks-per-node=2", "-l", "bash", "-c", "echo $SLURMD_NODENAME"});
   EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: cpu1", "1: cpu2"})) << r.err;
+  // A step of more nodes than its job has: Slurm's one line.
+  const std::string one = std::to_string(c.submit({"-p", "compute", "-N1", "--wrap", "sleep 30"}));
+  ASSERT_TRUE(eventually([&] { return c.state(one) == "RUNNING"; }, 10s));
+  r = c.run("srun", {"--jobid=" + one, "-N2", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "srun: error: Only allocated 1 nodes asked for 2\n");
+  ASSERT_EQ(c.run("scancel", {one}).rc, 0);
   // sbatch has no such leniency: Slurm's refusal.
   r = c.run("sbatch", {"-N1", "-n2", "--ntasks-per-node=1", "--wrap", "true"});
   EXPECT_EQ(r.rc, 1);
