@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -589,8 +590,10 @@ int update_job(ControllerApi& api, const Invocation& inv, const std::vector<std:
         return 1;
       }
     }
+    // Megabytes as a plain number: Slurm 22.05's scontrol refused "1G" and "1024M" (anchor cluster).
     if ((iequals(k, "MinMemoryNode") || iequals(k, "MinMemoryCPU") || iequals(k, "MinTmpDiskNode")) &&
-        !parse_memory_mb(v)) {
+        (v.empty() || !std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch); }) ||
+         !parse_memory_mb(v))) {
       std::fprintf(stderr, "scontrol: error: Invalid %s value: %s\n", k.c_str(), v.c_str());
       return 1;
     }

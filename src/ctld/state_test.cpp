@@ -1568,6 +1568,20 @@ TEST(ControllerState, UpdatesAsSlurmsHeldPriorityMailAndArrayElements) {
   ASSERT_TRUE(st->control(user(1000, "alice"), release, 1002, rfx)[0].ok());
   EXPECT_TRUE(split(3));
   EXPECT_FALSE(split(1) || split(4));
+
+  // A running job's new priority shows at once (Slurm 22.05: squeue %Q 77 after Priority=77);
+  // ArrayTaskThrottle= of a job that is no array changes nothing and is no error, as there.
+  Effects sfx;
+  auto run = st->submit(user(1000, "alice"), wrap("sleep 100"), false, 1003, sfx);
+  ASSERT_TRUE(run) << run.error().message;
+  register_all(*st, 1003);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1003, go);
+  const v1::JobRecord& rr = st->jobs().at(run->job_id()).rec;
+  ASSERT_EQ(rr.state(), v1::RUNNING);
+  EXPECT_EQ(update(root, run->job_id(), {}, {{"Priority", "77"}}), "");
+  EXPECT_EQ(rr.priority(), 77);
+  EXPECT_EQ(update(root, run->job_id(), {}, {{"ArrayTaskThrottle", "x"}}), "");
 }
 
 // scontrol requeuehold of a running job: pending, held, with Slurm 22.05's

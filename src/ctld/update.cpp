@@ -104,6 +104,9 @@ const char* set_priority(Ctx& c, const std::string& v) {
   auto n = parse_int(v);
   if (!n) return "Invalid priority value";
   c.rec.set_admin_priority(*n);
+  // A running job's shown priority is the one it started with; the new one shows at once (squeue %Q:
+  // Slurm 22.05 showed 77 after Priority=77 of a running job). A pending job's comes from the next pass.
+  if (c.rec.state() != v1::PENDING) c.rec.set_priority(*n);
   return nullptr;
 }
 
@@ -247,8 +250,9 @@ const char* set_oversubscribe(Ctx& c, const std::string& v) {
 }
 
 const char* set_throttle(Ctx& c, const std::string& v) {
+  if (c.rec.array_job_id() == 0) return nullptr;  // not an array: nothing to do (Slurm 22.05 said nothing either)
   auto n = parse_int(v);
-  if (!n || c.rec.array_job_id() == 0) return "Invalid ArrayTaskThrottle specification";
+  if (!n) return "Invalid ArrayTaskThrottle specification";
   c.rec.set_array_max_running(static_cast<int32_t>(*n));
   return nullptr;
 }

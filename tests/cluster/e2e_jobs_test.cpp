@@ -689,7 +689,10 @@ TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(c.run("squeue", {"-h", "-j", big, "-o", "%j"}).out, "renamed\n");
   // ... but a job that could run (not held) is not made one that never can.
-  r = c.run("scontrol", {"update", "JobId=" + n2, "MinMemoryNode=100000G"});
+  r = c.run("scontrol", {"update", "JobId=" + n2, "MinMemoryNode=1G"});  // megabytes only, as Slurm's scontrol
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "scontrol: error: Invalid MinMemoryNode value: 1G\n");
+  r = c.run("scontrol", {"update", "JobId=" + n2, "MinMemoryNode=100000000"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "Requested node configuration is not available for job " + n2);
   ASSERT_EQ(c.run("scancel", {n1, n2, big}).rc, 0);
