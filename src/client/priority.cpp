@@ -1,18 +1,33 @@
 // sprio and sshare: the controller's priority factors of pending jobs and
 // its fair-share tree, rendered by src/cli as Slurm 22.05's commands.
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "cli/sprio_output.hpp"
 #include "cli/sshare_output.hpp"
 #include "client/commands.hpp"
 #include "client/session.hpp"
+#include "common/strings.hpp"
 
 namespace drover::client {
 namespace {
 
-int64_t whole(double v) { return static_cast<int64_t>(std::llround(v)); }
+// A weighted factor as Slurm's sprio prints it (printf's %.0f: halves to even, 312.5 is 312).
+int64_t whole(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
 
-cli::PriorityView priority_view(const v1::PriorityFactors& f) {
+// PriorityWeightTRES ("CPU=1000,GRES/gpu=5000") by TRES name in lower case.
+std::map<std::string, double> tres_weights(const std::string& text) {
+  std::map<std::string, double> out;
+  for (const auto& item : split(text, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    if (auto w = parse_double(item.substr(eq + 1)); w && *w > 0) out[to_lower(item.substr(0, eq))] = *w;
+  }
+  return out;
+}
+
+cli::PriorityView priority_view(const v1::PriorityFactors& f, const std::map<std::string, double>& weights) {
   cli::PriorityView v;
   v.job_id = f.job_id();
   v.partition = f.partition();
@@ -29,7 +44,11 @@ cli::PriorityView priority_view(const v1::PriorityFactors& f) {
   v.qos_factor = whole(f.qos_factor());
   v.nice = f.nice();
   std::map<std::string, double> tres(f.tres().begin(), f.tres().end());
-  for (const auto& [k, x] : tres) v.tres.emplace_back(k, whole(x));
+  for (const auto& [k, x] : tres) {
+    v.tres.emplace_back(k, whole(x));
+    // sprio -n / %t: the factor before its weight (Slurm 22.05: "cpu=0.00,gres/gpu=0.03").
+    if (auto w = weights.find(to_lower(k)); w != weights.end()) v.norm_tres.emplace_back(k, x / w->second);
+  }
   v.norm_age = f.norm_age();
   v.norm_fairshare = f.norm_fairshare();
   v.norm_jobsize = f.norm_job_size();
@@ -54,7 +73,8 @@ int sprio_main(const Args& args) {
   auto rep = api->get_priorities();
   if (!rep) return report_failure(inv, *api, rep.error());
   std::vector<cli::PriorityView> jobs;
-  for (const auto& f : rep->jobs()) jobs.push_back(priority_view(f));
+  const auto weights = tres_weights(rep->weight_tres());
+  for (const auto& f : rep->jobs()) jobs.push_back(priority_view(f, weights));
   cli::PriorityWeights w;
   w.age = rep->weight_age();
   w.fairshare = rep->weight_fairshare();

@@ -535,6 +535,15 @@ TEST(PriorityAndShares, SprioAndSshareShowTheSchedulersFigures) {
   auto aw = words_of(lines[1]);
   EXPECT_EQ(aw[0], std::to_string(a));
   EXPECT_EQ(aw[8], "6000") << "training: Priority 3000 of the largest 5000, weight 10000";
+  // %t (sprio -n): each TRES factor before its weight, two decimals, as Slurm 22.05's ("cpu=0.00,gres/gpu=0.03").
+  auto tres = split(trim(c.run("sprio", {"-h", "-j", std::to_string(a), "-o", "%T|%t"}).out), '|');
+  ASSERT_EQ(tres.size(), 2u);
+  auto weighted = split(tres[0], ','), normalized = split(tres[1], ',');
+  ASSERT_EQ(weighted.size(), 2u) << tres[0];
+  ASSERT_EQ(normalized.size(), 2u) << tres[1];
+  EXPECT_EQ(normalized[1], "gres/gpu=0.17") << "2 of the partition's 12 GPUs";
+  EXPECT_EQ(weighted[1], "gres/gpu=833");
+  EXPECT_EQ(normalized[0].rfind("cpu=0.0", 0), 0u) << tres[1];
   auto l = c.run("sprio", {"-l"});
   EXPECT_EQ(lines_of(l.out).at(0),
             "          JOBID PARTITION     USER   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    JOBSIZE  "
