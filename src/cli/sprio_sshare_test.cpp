@@ -174,6 +174,10 @@ TEST(Sshare, SnakemakeReadsTheCallersAccounts) {
   EXPECT_EQ(out.size(), 256u + 2u);  // 256 columns, the separating space, the newline
   // Not indented as in the tree (Slurm 22.05's `sshare -U`: "research                  alice ").
   EXPECT_EQ(sshare({"-U", "-n", "-o", "Account,User"}, "alice").out.substr(0, 21), "research             ");
+  // -A's account is the top of the tree shown: flush left, its users one in (as Slurm's `sshare -A research`).
+  std::string a = sshare({"-A", "research", "-n", "-o", "Account,User"}, "alice").out;
+  EXPECT_EQ(a.substr(0, 9), "research ") << a;
+  EXPECT_NE(a.find("\n research "), std::string::npos) << a;
 }
 
 }  // namespace

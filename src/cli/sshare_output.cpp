@@ -135,13 +135,21 @@ CommandOutput render_sshare(const SshareOptions& opts, const std::vector<ShareVi
   auto items = parse_column_list(opts.format, columns);
   if (!items) return CommandOutput{"", fmt::format("sshare: error: {}\n", items.error().message), kExitError};
   std::vector<std::vector<std::string>> cells;
-  for (const ShareView* r : select_rows(opts, rows, caller)) {
+  const auto selected = select_rows(opts, rows, caller);
+  // -A's accounts are the tree's tops: indented from there, not from root (Slurm 22.05's `sshare -A
+  // research`: "research" flush left, its users one in).
+  int top = 0;
+  if (!opts.accounts.empty() && !selected.empty()) {
+    top = selected.front()->depth;
+    for (const ShareView* r : selected) top = std::min(top, r->depth);
+  }
+  for (const ShareView* r : selected) {
     std::vector<std::string> line;
     // -U lists users without the tree: their account is not indented (Slurm 22.05 on the anchor cluster).
     ShareView flat;
-    if (opts.users_only) {
+    if (opts.users_only || top > 0) {
       flat = *r;
-      flat.depth = 0;
+      flat.depth = opts.users_only ? 0 : r->depth - top;
       r = &flat;
     }
     for (const auto& item : *items) line.push_back(share_fields()[item.field].value(*r));
