@@ -426,9 +426,13 @@ int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std
       return 1;
     }
   }
+  std::string state_key = "State";
   for (const auto& [k, v] : kv) {
     if (iequals(k, "NodeName") || iequals(k, "Node")) req.set_nodes(v);
-    else if (iequals(k, "State")) req.set_state(v);
+    else if (iequals(k, "State")) {
+      req.set_state(v);
+      state_key = k;
+    }
     else if (iequals(k, "Reason")) req.set_reason(v);
     else (*req.mutable_other())[k] = v;
   }
@@ -440,9 +444,10 @@ int update_node(ControllerApi& api, const Invocation& inv, const std::vector<std
         "noresp", "drain", "fail", "future", "resume", "power_down", "power_down_asap", "power_down_force",
         "power_up", "undrain", "cancel_reboot", "down", "idle", "allocated", "mixed", "unknown", "reboot"};
     if (std::none_of(std::begin(kSlurmStates), std::end(kSlurmStates), [&](const char* w) { return st == w; })) {
-      std::fprintf(stderr, "Invalid input: State=%s\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE "
+      // The key as typed, as Slurm's ("Invalid input: state=bogus").
+      std::fprintf(stderr, "Invalid input: %s=%s\nRequest aborted\nValid states are: NoResp DRAIN FAIL FUTURE "
                            "RESUME POWER_DOWN POWER_UP UNDRAIN\nNot all states are valid given a node's prior state\n",
-                   req.state().c_str());
+                   state_key.c_str(), req.state().c_str());
       return 1;
     }
     if ((st == "drain" || st == "down" || st == "fail") && req.reason().empty()) {

@@ -173,7 +173,10 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
       n.drain = n.down = n.invalid_reg = false;
       n.reason.clear();
     }
-    if (state == "UNDRAIN") n.drain = false;
+    if (state == "UNDRAIN") {
+      n.drain = false;
+      if (!n.down) n.reason.clear();  // Slurm 22.05: an undrained node that runs on shows no reason (anchor cluster)
+    }
     if (!req.reason().empty() && state != "RESUME" && state != "IDLE") {
       n.reason = req.reason();
       n.reason_time = now;

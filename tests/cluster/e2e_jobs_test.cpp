@@ -953,6 +953,14 @@ TEST(Nodes, DrainAndResume) {
   ASSERT_TRUE(c.wait_done(id));
   EXPECT_EQ(c.job_fields(id)["NodeList"], "cpu1");
   EXPECT_EQ(c.run("sinfo", {"-h", "-n", "cpu1", "-o", "%t"}).out, "idle\n");
+  // UNDRAIN: the drain and its reason go, as Slurm 22.05's (anchor cluster: "mix* mixed* none").
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu1", "State=DRAIN", "Reason=going away"}).rc, 0);
+  ASSERT_EQ(c.run("scontrol", {"update", "NodeName=cpu1", "State=UNDRAIN"}).rc, 0);
+  EXPECT_EQ(c.run("sinfo", {"-h", "-n", "cpu1", "-o", "%t|%E"}).out, "idle|none\n");
+  // A state scontrol does not know: its key as typed, as Slurm's.
+  auto bogus = c.run("scontrol", {"update", "nodename=cpu1", "state=bogus", "reason=x"});
+  EXPECT_EQ(bogus.rc, 1);
+  EXPECT_EQ(bogus.err.substr(0, bogus.err.find('\n')), "Invalid input: state=bogus");
   auto no_reason = c.run("scontrol", {"update", "NodeName=cpu2", "State=DRAIN"});
   EXPECT_EQ(no_reason.rc, 1);
   EXPECT_NE(no_reason.err.find("You must specify a reason"), std::string::npos) << no_reason.err;
