@@ -289,10 +289,14 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
   const bool suspends = req.action() == v1::SUSPEND || req.action() == v1::RESUME;
   for (const auto& t : req.targets()) {
     auto jobs = resolve_target(t);
+    const auto missing = missing_tasks(t, jobs);
+    const std::size_t first_result = out.size();
     // Slurm 22.05's scontrol suspend and resume say this of a job it does not know.
-    if (jobs.empty()) out.push_back(result(t.text(), suspends ? "Unexpected message received" : kInvalidJobId));
+    if (jobs.empty() && missing.empty()) {
+      out.push_back(result(t.text(), suspends ? "Unexpected message received" : kInvalidJobId));
+    }
     for (Job* j : jobs) {
-      std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
+      std::string label = jobs.size() == 1 && missing.empty() ? t.text() : job_label(j->rec);
       if (!may_act_on(who, *j)) {
         // Slurm 22.05's words differ by operation (anchor cluster).
         const bool hold_or_release =
@@ -358,6 +362,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
       fx.reschedule = true;
       out.push_back(result(label));
     }
+    add_missing_tasks(out, first_result, t.job_id(), missing);
   }
   return out;
 }

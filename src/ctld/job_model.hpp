@@ -89,4 +89,9 @@ std::vector<int32_t> gpu_indexes(const core::NodeSpec& n, const core::NodeTake& 
 // "123", "123_4" (array element), as Slurm names a job in messages.
 std::string job_label(const v1::JobRecord& rec);
 
+// A target's results from `from` on, with "A_T: Invalid job id specified" for each task of
+// `missing` (ControllerState::missing_tasks), in task order.
+void add_missing_tasks(std::vector<v1::JobResult>& out, std::size_t from, int64_t array_id,
+                       const std::vector<int64_t>& missing);
+
 }  // namespace drover::ctld

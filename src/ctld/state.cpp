@@ -1,6 +1,10 @@
 #include "ctld/state.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
+
+#include "common/strings.hpp"
 
 namespace drover::ctld {
 
@@ -38,6 +42,36 @@ std::vector<Job*> ControllerState::resolve_target(const v1::JobTarget& t) {
   if (!t.array_tasks().empty()) return out;  // "123_4" where 123 is not an array
   if (Job* j = find_job(t.job_id())) out.push_back(j);
   return out;
+}
+
+std::vector<int64_t> ControllerState::missing_tasks(const v1::JobTarget& t, const std::vector<Job*>& found) const {
+  std::vector<int64_t> out;
+  if (t.array_tasks().empty() || !arrays_.count(t.job_id())) return out;
+  std::set<int64_t> have;
+  for (const Job* j : found) have.insert(j->rec.array_task_id());
+  for (int64_t task : t.array_tasks()) {
+    if (!have.count(task)) out.push_back(task);
+  }
+  return out;
+}
+
+void add_missing_tasks(std::vector<v1::JobResult>& out, std::size_t from, int64_t array_id,
+                       const std::vector<int64_t>& missing) {
+  for (int64_t task : missing) {
+    v1::JobResult r;
+    r.set_target(std::to_string(array_id) + "_" + std::to_string(task));
+    r.set_error(kInvalidJobId);
+    out.push_back(std::move(r));
+  }
+  if (missing.empty()) return;
+  // In task order: scontrol says each outcome once, in the order of its first task.
+  auto task_of = [](const v1::JobResult& r) {
+    const auto us = r.target().find('_');
+    auto n = us == std::string::npos ? std::nullopt : parse_int(std::string_view(r.target()).substr(us + 1));
+    return n.value_or(-1);
+  };
+  std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(),
+                   [&](const v1::JobResult& a, const v1::JobResult& b) { return task_of(a) < task_of(b); });
 }
 
 void ControllerState::drop_unknown_dependencies(v1::Dependency& d) const {

@@ -431,6 +431,10 @@ class ControllerState {
   Job* find_job(int64_t id);
   // Jobs a target names ("123" plain, "123" array: every element, "123_4").
   std::vector<Job*> resolve_target(const v1::JobTarget& t);
+  // The tasks `t` names (J_[5-10]) that no element of its array is; none when it names no
+  // tasks or no array. Said per task ("J_6-9: Invalid job id specified") by Slurm 22.05's
+  // scontrol update, hold, release and requeue (anchor cluster).
+  std::vector<int64_t> missing_tasks(const v1::JobTarget& t, const std::vector<Job*>& found) const;
   // Every durable change of a job goes through here (it also keeps active_).
   void put_job(const Job& j, Effects& fx, bool insert = false);
   // Also opens or closes the node's event (events.cpp) when its DOWN or

@@ -357,9 +357,11 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
   }
   for (const auto& t : req.targets()) {
     auto jobs = resolve_target(t);
-    if (jobs.empty()) refuse(t.text(), kInvalidJobId);
+    const auto missing = missing_tasks(t, jobs);
+    const std::size_t first_result = out.size();
+    if (jobs.empty() && missing.empty()) refuse(t.text(), kInvalidJobId);
     for (Job* j : jobs) {
-      std::string label = jobs.size() == 1 ? t.text() : job_label(j->rec);
+      std::string label = jobs.size() == 1 && missing.empty() ? t.text() : job_label(j->rec);
       if (!may_act_on(who, *j)) {
         refuse(label, kInvalidUserId);  // Slurm 22.05's words for another user's job (anchor cluster)
         continue;
@@ -455,6 +457,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       ok.set_ok(true);
       out.push_back(std::move(ok));
     }
+    add_missing_tasks(out, first_result, t.job_id(), missing);
   }
   return out;
 }

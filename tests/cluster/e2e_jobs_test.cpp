@@ -640,6 +640,14 @@ TEST(Jobs, ScontrolUpdateTakesTheLinesScriptsWrite) {
   EXPECT_EQ(r.err, a + "_9: Invalid job id specified\n") << "no slurm_suspend line for an element";
   r = c.run("scontrol", {"release", a + "_[7-8]"});
   EXPECT_EQ(r.err, a + "_7-8: Invalid job id specified\n");
+  // A range partly beyond the array: each outcome with its tasks, in task order (Slurm 22.05 on the
+  // anchor cluster: "A_5,10: No error" then "A_6-9: Invalid job id specified", exit 1).
+  r = c.run("scontrol", {"update", "JobId=" + a + "_[3-6]", "Comment=part"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, a + "_3-4: No error\n" + a + "_5-6: Invalid job id specified\n");
+  r = c.run("scontrol", {"hold", a + "_[4-5]"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, a + "_4: No error\n" + a + "_5: Invalid job id specified\n");
   // An ended element, or job: Slurm 22.05's words, each outcome once with
   // its elements as ranges, the ones that went well too (anchor cluster:
   // "A_0,2: No error" beside "A_1: Job is pending execution").
