@@ -294,7 +294,7 @@ namespace {
 
 AssocChange nothing(const std::string& verb) {
   return AssocChange{{verb == "add" ? " Nothing new added." : verb == "delete" ? " Nothing deleted" : " Nothing modified"},
-                     true};
+                     true, ""};
 }
 
 // "QOS", "QOS+" and "QOS-" (sacctmgr's `QOS+=name`, split at its '=').
@@ -692,7 +692,6 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
     std::string acc = account.empty() && req.verb() == "add" ? default_account : account;
     if (req.verb() == "add" && acc.empty()) return make_error("Need name of account to add user " + n + " to (Account=)");
     auto* as = u.mutable_assocs();
-    auto it = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == acc; });
     if (req.verb() == "add") {
       bool added = false;
       for (const std::string& one : account.empty() ? std::vector<std::string>{acc} : add_accounts) {
@@ -739,7 +738,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
   if (!not_members.empty()) {
     AssocChange refused{{" Can't modify because these users aren't associated with new default account '" +
                          default_account + "'..."},
-                        true};
+                        true, ""};
     refused.lines.insert(refused.lines.end(), not_members.begin(), not_members.end());
     return refused;
   }
