@@ -150,7 +150,7 @@ enum class JobProgress { kUnknown, kPending, kRunning, kCompletedOk, kFailed, kC
 
 struct JobOutcome {
   JobProgress progress = JobProgress::kUnknown;
-  Time start = 0;  // for after:ID+delay
+  Time start = 0;  // for after:ID+delay (a job cancelled before it started: its cancel)
 };
 
 }  // namespace drover::core

@@ -544,7 +544,9 @@ DepItemState dependency_item_state(const DepItem& it, const JobSpec& job, const 
     case DepKind::kAfter:
       if (o.progress == JobProgress::kUnknown) return DepState::kMet;
       if (o.progress == JobProgress::kPending) return DepState::kWait;
-      return now >= o.start + it.delay || o.progress == JobProgress::kCancelled ? DepState::kMet : DepState::kWait;
+      // A job cancelled before it started counts from its cancel (its start there): `after:J+5` waits
+      // 5 minutes after J's cancel, as Slurm 22.05 kept it "after:J+5(unfulfilled)" on the anchor cluster.
+      return now >= o.start + it.delay ? DepState::kMet : DepState::kWait;
     case DepKind::kAfterAny:
       return o.progress == JobProgress::kUnknown || ended ? DepState::kMet : DepState::kWait;
     case DepKind::kAfterOk:

@@ -864,5 +864,24 @@ TEST(Dependencies, FromTheParsedSyntax) {
   EXPECT_TRUE(dependency_from(*parse_dependency("afterok:1?afternotok:2")).any);
 }
 
+// after:J+M waits M minutes from J's start, or from its cancel when it never started (Slurm 22.05
+// kept "after:J+5(unfulfilled)" after J's cancel on the anchor cluster).
+TEST(Dependencies, AfterWithMinutesCountsFromTheStartOrTheCancel) {
+  struct OneJob : JobHistory {
+    JobOutcome o;
+    JobOutcome outcome(JobId, int64_t) const override { return o; }
+  } history;
+  DepItem after{DepKind::kAfter, 7, -1, 300};
+  JobSpec job;
+  history.o = {JobProgress::kPending, 0};
+  EXPECT_EQ(dependency_item_state(after, job, history, 1000), DepItemState::kWait);
+  history.o = {JobProgress::kCancelled, 1000};  // cancelled while pending, at 1000
+  EXPECT_EQ(dependency_item_state(after, job, history, 1100), DepItemState::kWait);
+  EXPECT_EQ(dependency_item_state(after, job, history, 1300), DepItemState::kMet);
+  history.o = {JobProgress::kRunning, 1000};
+  EXPECT_EQ(dependency_item_state(after, job, history, 1299), DepItemState::kWait);
+  EXPECT_EQ(dependency_item_state(after, job, history, 1300), DepItemState::kMet);
+}
+
 }  // namespace
 }  // namespace drover::core

@@ -33,7 +33,10 @@ class StateHistory : public core::JobHistory {
     if (arr == arrays_.end()) {
       auto it = jobs_.find(job);
       if (it == jobs_.end()) return {};
-      return {progress_of(it->second.rec), it->second.rec.start_time()};
+      const v1::JobRecord& r = it->second.rec;
+      // One cancelled before it started: its cancel is its start (as Slurm records it), for after:J+M.
+      const bool never_started = r.state() == v1::CANCELLED && r.start_time() == 0;
+      return {progress_of(r), never_started ? r.end_time() : r.start_time()};
     }
     return array_outcome(arr->second, array_task);
   }
