@@ -803,19 +803,34 @@ TEST(ControllerState, GpuStepsTakeDistinctGpusAndWaitWhenNoneIsFree) {
   EXPECT_EQ(r->step().nodes(0).gpus_size(), 2);
 }
 
+// Job 1 (`d`), submitted at 1000 by alice and started on the registered nodes.
+std::unique_ptr<ControllerState> running_job(const v1::JobDescriptor& d) {
+  auto st = make_state();
+  Effects fx;
+  EXPECT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  register_all(*st, 1000);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  return st;
+}
+
+// Runs a salloc-like allocation of `nodes` nodes and `tasks` tasks (CPUs).
+std::unique_ptr<ControllerState> running_allocation(int nodes, int tasks, bool no_kill = false) {
+  v1::JobDescriptor d = allocation(nodes);
+  d.set_ntasks(tasks);
+  d.set_no_kill(no_kill);
+  return running_job(d);
+}
+
 // srun --mem / --mem-per-cpu inside a job, as Slurm 22.05 on the anchor
 // cluster: more than the job has on the node is refused, more than the
 // running steps left waits, and the step's memory is its TRES and its limit.
 TEST(ControllerState, StepsHoldTheMemoryTheyAskFor) {
-  auto st = make_state();
-  Effects fx;
   v1::JobDescriptor d = allocation(1);
   d.set_ntasks(3);
   d.set_mem_per_node_mb(2048);
-  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
-  register_all(*st, 1000);
-  Effects go;
-  st->schedule(core::PassKind::kQuick, 1000, go);
+  auto st = running_job(d);
   ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
   auto step_with = [&](int64_t per_node, int64_t per_cpu, Effects& e) {
     v1::CreateStepRequest req;
@@ -870,26 +885,6 @@ TEST(ControllerState, ABatchJobHasABatchStepThatEndsWithIt) {
   EXPECT_EQ(step_name(1, kBatchStepId), "1.batch");
 }
 
-
-// Job 1 (`d`), submitted at 1000 by alice and started on the registered nodes.
-std::unique_ptr<ControllerState> running_job(const v1::JobDescriptor& d) {
-  auto st = make_state();
-  Effects fx;
-  EXPECT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
-  register_all(*st, 1000);
-  Effects go;
-  st->schedule(core::PassKind::kQuick, 1000, go);
-  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
-  return st;
-}
-
-// Runs a salloc-like allocation of `nodes` nodes and `tasks` tasks (CPUs).
-std::unique_ptr<ControllerState> running_allocation(int nodes, int tasks, bool no_kill = false) {
-  v1::JobDescriptor d = allocation(nodes);
-  d.set_ntasks(tasks);
-  d.set_no_kill(no_kill);
-  return running_job(d);
-}
 
 v1::CreateStepRequest step_req(int ntasks, int nodes = 0) {
   v1::CreateStepRequest r;
