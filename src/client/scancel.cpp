@@ -111,8 +111,7 @@ cli::CliResult<bool> apply(v1::CancelRequest& req, Flags& f, const cli::ScannedO
   switch (o.id) {
     case kUser: {
       // A user this host does not know is Slurm 22.05's error (`scancel -u testuser` on the anchor).
-      auto uid = parse_int(v);
-      if (!user_by_name(v) && !(uid && *uid >= 0 && user_by_uid(static_cast<uint32_t>(*uid)))) {
+      if (!user_by_name_or_uid(v)) {
         return cli::cli_error("scancel", "Invalid user name: " + v);
       }
       req.set_user(v);

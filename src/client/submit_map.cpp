@@ -251,11 +251,7 @@ int apply_run_as(const cli::JobRequest& r, const std::string& program, v1::JobDe
   uid_t uid = getuid();
   gid_t gid = getgid();
   if (r.run_as_uid) {
-    // By name, else by number (the files and getent: drover-cli is static, see common/user_db.hpp).
-    auto u = user_by_name(*r.run_as_uid);
-    if (!u) {
-      if (auto n = parse_int(*r.run_as_uid); n && *n >= 0 && *n <= UINT32_MAX) u = user_by_uid(static_cast<uid_t>(*n));
-    }
+    auto u = user_by_name_or_uid(*r.run_as_uid);
     if (!u) {
       std::fprintf(stderr, "%s: error: Invalid --uid specification\n", program.c_str());
       return cli::kExitBadOption;

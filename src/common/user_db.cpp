@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <fstream>
 #include <vector>
 
@@ -67,6 +68,13 @@ std::optional<UserEntry> user_by_name(const std::string& name) {
   auto f = from_file("/etc/passwd", 0, name);
   if (!f && !parse_int(name)) f = from_getent("passwd", name);  // getent takes a number for a uid
   return user_of(f);
+}
+
+std::optional<UserEntry> user_by_name_or_uid(const std::string& text) {
+  if (auto u = user_by_name(text)) return u;
+  auto n = parse_int(text);
+  if (!n || *n < 0 || *n > UINT32_MAX) return std::nullopt;
+  return user_by_uid(static_cast<uid_t>(*n));
 }
 
 std::optional<gid_t> group_by_name(const std::string& name) {

@@ -25,6 +25,8 @@ struct UserEntry {
 
 std::optional<UserEntry> user_by_uid(uid_t uid);
 std::optional<UserEntry> user_by_name(const std::string& name);
+// A user named as the commands take one (scancel -u, --uid): by name, else by a uid number.
+std::optional<UserEntry> user_by_name_or_uid(const std::string& text);
 std::optional<std::string> group_name(gid_t gid);
 std::optional<gid_t> group_by_name(const std::string& name);
 
