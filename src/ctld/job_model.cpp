@@ -1,8 +1,10 @@
 #include "ctld/job_model.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "common/duration.hpp"
+#include "common/job_errors.hpp"
 #include "common/gres.hpp"
 #include "common/strings.hpp"
 
@@ -269,6 +271,25 @@ std::string job_label(const v1::JobRecord& rec) {
     return std::to_string(rec.array_job_id()) + "_" + std::to_string(rec.array_task_id());
   }
   return std::to_string(rec.job_id());
+}
+
+void add_missing_tasks(std::vector<v1::JobResult>& out, std::size_t from, int64_t array_id,
+                       const std::vector<int64_t>& missing) {
+  for (int64_t task : missing) {
+    v1::JobResult r;
+    r.set_target(std::to_string(array_id) + "_" + std::to_string(task));
+    r.set_error(kInvalidJobId);
+    out.push_back(std::move(r));
+  }
+  if (missing.empty()) return;
+  // In task order: scontrol says each outcome once, in the order of its first task.
+  auto task_of = [](const v1::JobResult& r) {
+    const auto us = r.target().find('_');
+    auto n = us == std::string::npos ? std::nullopt : parse_int(std::string_view(r.target()).substr(us + 1));
+    return n.value_or(-1);
+  };
+  std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(),
+                   [&](const v1::JobResult& a, const v1::JobResult& b) { return task_of(a) < task_of(b); });
 }
 
 std::vector<int32_t> gpu_indexes(const core::NodeSpec& n, const core::NodeTake& t) {

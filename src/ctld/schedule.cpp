@@ -21,6 +21,12 @@ core::JobProgress progress_of(const v1::JobRecord& r) {
   }
 }
 
+// When a job began, for after:J+M: a job cancelled before it started counts
+// from its cancel, as Slurm records it (0: not begun).
+core::Time began_at(const v1::JobRecord& r) {
+  return r.state() == v1::CANCELLED && r.start_time() == 0 ? r.end_time() : r.start_time();
+}
+
 // Outcomes for dependencies, from the jobs in memory. A job no longer in
 // memory is kUnknown (Slurm treats a dependency on a purged job as met).
 class StateHistory : public core::JobHistory {
@@ -33,10 +39,7 @@ class StateHistory : public core::JobHistory {
     if (arr == arrays_.end()) {
       auto it = jobs_.find(job);
       if (it == jobs_.end()) return {};
-      const v1::JobRecord& r = it->second.rec;
-      // One cancelled before it started: its cancel is its start (as Slurm records it), for after:J+M.
-      const bool never_started = r.state() == v1::CANCELLED && r.start_time() == 0;
-      return {progress_of(r), never_started ? r.end_time() : r.start_time()};
+      return {progress_of(it->second.rec), began_at(it->second.rec)};
     }
     return array_outcome(arr->second, array_task);
   }
@@ -56,7 +59,7 @@ class StateHistory : public core::JobHistory {
       any_started = any_started || p != core::JobProgress::kPending;
       any_failed = any_failed || p == core::JobProgress::kFailed;
       any_cancelled = any_cancelled || p == core::JobProgress::kCancelled;
-      if (r.start_time() && (start == 0 || r.start_time() < start)) start = r.start_time();
+      if (const core::Time began = began_at(r); began && (start == 0 || began < start)) start = began;
     }
     if (!any) return {};
     if (any_open) return {any_started ? core::JobProgress::kRunning : core::JobProgress::kPending, start};

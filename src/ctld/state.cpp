@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <string_view>
-
-#include "common/strings.hpp"
 
 namespace drover::ctld {
 
@@ -53,25 +50,6 @@ std::vector<int64_t> ControllerState::missing_tasks(const v1::JobTarget& t, cons
     if (!have.count(task)) out.push_back(task);
   }
   return out;
-}
-
-void add_missing_tasks(std::vector<v1::JobResult>& out, std::size_t from, int64_t array_id,
-                       const std::vector<int64_t>& missing) {
-  for (int64_t task : missing) {
-    v1::JobResult r;
-    r.set_target(std::to_string(array_id) + "_" + std::to_string(task));
-    r.set_error(kInvalidJobId);
-    out.push_back(std::move(r));
-  }
-  if (missing.empty()) return;
-  // In task order: scontrol says each outcome once, in the order of its first task.
-  auto task_of = [](const v1::JobResult& r) {
-    const auto us = r.target().find('_');
-    auto n = us == std::string::npos ? std::nullopt : parse_int(std::string_view(r.target()).substr(us + 1));
-    return n.value_or(-1);
-  };
-  std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(),
-                   [&](const v1::JobResult& a, const v1::JobResult& b) { return task_of(a) < task_of(b); });
 }
 
 void ControllerState::drop_unknown_dependencies(v1::Dependency& d) const {

@@ -29,6 +29,11 @@ using Setter = const char* (*)(Ctx&, const std::string& value);
 
 const char* need_pending(const Ctx& c) { return c.job.rec.state() == v1::PENDING ? nullptr : kNotPending; }
 
+// The job's partition, or, once Partition= cleared it in this update, the first it now asks for.
+const std::string& partition_of(const v1::JobRecord& r) {
+  return r.partition().empty() && r.desc().partitions_size() > 0 ? r.desc().partitions(0) : r.partition();
+}
+
 const char* set_time_limit(Ctx& c, const std::string& v) {
   // "+30" / "-1:00:00": the current limit, longer or shorter (scontrol(1)).
   auto change = parse_limit_change(v);
@@ -387,11 +392,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       // Slurm 22.05 let a user lengthen a pending job's limit up to its
       // partition's MaxTime (anchor cluster), a running one's not at all.
       if (error.empty() && c.user_longer_limit) {
-        // Its partition, or the first it asks for in this same update.
-        const auto& d = c.rec.desc();
-        const std::string& part =
-            c.rec.partition().empty() && d.partitions_size() > 0 ? d.partitions(0) : c.rec.partition();
-        const int32_t p = bridge_->cluster().find_partition(part);
+        const int32_t p = bridge_->cluster().find_partition(partition_of(c.rec));
         const int64_t max = p < 0 ? kInfinite : bridge_->cluster().partitions[p].max_time;
         const int64_t want = c.rec.time_limit_s();
         if (max != kInfinite && (want == kInfinite || want > max)) error = kAccessDenied;
@@ -426,9 +427,8 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
           return !before.accepted && before.capacity_refusal;
         }();
         if (was_impossible) {
-          if (c.rec.partition().empty() && c.rec.desc().partitions_size() > 0) {
-            c.rec.set_partition(c.rec.desc().partitions(0));
-          }
+          const std::string part = partition_of(c.rec);  // a copy: it may be the field being set
+          c.rec.set_partition(part);
         } else if (!v.accepted) {
           error = v.error;
         } else {
