@@ -9,6 +9,7 @@
 #include "client/commands.hpp"
 #include "client/session.hpp"
 #include "common/strings.hpp"
+#include "common/tres.hpp"
 
 namespace drover::client {
 namespace {
@@ -16,13 +17,13 @@ namespace {
 // A weighted factor as Slurm's sprio prints it (printf's %.0f: halves to even, 312.5 is 312).
 int64_t whole(double v) { return static_cast<int64_t>(std::nearbyint(v)); }
 
-// PriorityWeightTRES ("CPU=1000,GRES/gpu=5000") by TRES name in lower case.
+// PriorityWeightTRES ("CPU=1000,GRES/gpu=5000") by canonical TRES name ("gres/gpu").
 std::map<std::string, double> tres_weights(const std::string& text) {
   std::map<std::string, double> out;
   for (const auto& item : split(text, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) continue;
-    if (auto w = parse_double(item.substr(eq + 1)); w && *w > 0) out[to_lower(item.substr(0, eq))] = *w;
+    if (auto w = parse_double(item.substr(eq + 1)); w && *w > 0) out[canonical_tres_name(item.substr(0, eq))] = *w;
   }
   return out;
 }
@@ -47,7 +48,7 @@ cli::PriorityView priority_view(const v1::PriorityFactors& f, const std::map<std
   for (const auto& [k, x] : tres) {
     v.tres.emplace_back(k, whole(x));
     // sprio -n / %t: the factor before its weight (Slurm 22.05: "cpu=0.00,gres/gpu=0.03").
-    if (auto w = weights.find(to_lower(k)); w != weights.end()) v.norm_tres.emplace_back(k, x / w->second);
+    if (auto w = weights.find(k); w != weights.end()) v.norm_tres.emplace_back(k, x / w->second);
   }
   v.norm_age = f.norm_age();
   v.norm_fairshare = f.norm_fairshare();
