@@ -34,7 +34,8 @@ struct StepDetailView {
   int64_t tasks = 0;
   std::string name;
   std::string tres;          // "cpu=2,node=1"; empty: (null)
-  bool batch = false;        // the batch step: no Dist, no srun
+  bool batch = false;        // the batch step: no Dist, no srun, shown with no CPUs nor TRES
+  std::string distribution;  // Dist= ("Block", "BCyclic"); empty: Block
   std::string srun_host;
   int64_t srun_pid = 0;
 };

@@ -187,7 +187,8 @@ const std::vector<Field<SqueueStepRow>>& squeue_step_fields() {
       f('j', "StepName", "NAME", [](const S& r) { return r.step->name; }),
       f('l', "TimeLimit", "TIME_LIMIT", [](const S& r) { return limit_text(r.step->time_limit); }),
       f('M', "TimeUsed", "TIME", used, false),
-      f('N', "NodeList", "NODELIST", [](const S& r) { return r.step->nodes; }, false, false),
+      // %N only: -O takes Nodes for a step, and calls NodeList invalid (Slurm 22.05).
+      f('N', "", "NODELIST", [](const S& r) { return r.step->nodes; }, false, false),
       f('P', "Partition", "PARTITION", [](const S& r) { return r.step->job.partition; }),
       f('S', "StartTime", "START_TIME", [](const S& r) { return time_or(r.step->start_time, "N/A"); }),
       f('u', "UserName", "USER", [](const S& r) { return r.step->job.user; }),

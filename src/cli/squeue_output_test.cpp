@@ -230,6 +230,10 @@ TEST(SqueueSteps, FiltersAndStepFields) {
   auto odd = run_squeue_steps({"-s42.batch", "-h", "-o", "%i|%C"});
   EXPECT_EQ(odd.out, "42.batch|%C\n");
   EXPECT_EQ(odd.err, "squeue: error: Invalid job step format specification: C\n");
+  // -O: a step's node list is Nodes; NodeList is a job's field only (anchor cluster).
+  auto nodes = run_squeue_steps({"-s42.batch", "-h", "-O", "StepId:10,NodeList,Nodes"});
+  EXPECT_EQ(nodes.out, "42.batch  cpu1                \n");
+  EXPECT_EQ(nodes.err, "squeue: error: Invalid job step format specification: NodeList\n");
   auto bad = parse_squeue_options({"-s42"}, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().text.find("Invalid job step id: 42"), std::string::npos) << bad.error().text;

@@ -249,6 +249,7 @@ int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const s
     v.tres = s->tres();
     v.srun_host = s->srun_host();
     v.srun_pid = s->srun_pid();
+    v.distribution = s->distribution();
     out += cli::render_step_detail(v, o.one_line);
   }
   if (out.empty()) {

@@ -34,6 +34,34 @@ std::string default_distribution(const std::vector<int>& tasks_per_node) {
   return std::any_of(tasks_per_node.begin(), tasks_per_node.end(), [](int t) { return t > 1; }) ? "block" : "cyclic";
 }
 
+std::string distribution_display(std::string_view typed, const std::vector<int>& tasks_per_node) {
+  std::string levels(typed.substr(0, typed.find(',')));
+  const std::string pack(typed.find(',') == std::string_view::npos ? std::string_view() : typed.substr(typed.find(',')));
+  if (levels.empty()) levels = default_distribution(tasks_per_node);
+  auto name = [](std::string level, bool node_level) -> std::string {
+    level = to_lower(level);
+    if (level == "*" || level.empty()) return node_level ? "Block" : "Cyclic";
+    if (level.starts_with("plane")) return "Plane";
+    if (level == "fcyclic") return "FCyclic";
+    level[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(level[0])));
+    return level;
+  };
+  std::vector<std::string> parts;
+  for (std::size_t at = 0;;) {
+    const std::size_t colon = levels.find(':', at);
+    parts.push_back(levels.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  std::string out = name(parts[0], true);
+  if (parts.size() > 1) {
+    out = out.substr(0, 1);
+    for (std::size_t i = 1; i < parts.size(); ++i) out += name(parts[i], false);
+  }
+  if (!pack.empty()) out += to_lower(pack) == ",pack" ? ",Pack" : to_lower(pack) == ",nopack" ? ",NoPack" : pack;
+  return out;
+}
+
 std::vector<int> job_tasks_per_node(const std::vector<int>& cpus, const std::vector<int>& tasks, bool ntasks_given,
                                     int cpus_per_task) {
   if (ntasks_given) return tasks;

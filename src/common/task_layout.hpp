@@ -29,6 +29,14 @@ std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& tasks_per_no
 // given: "block" when some node runs several tasks, else "cyclic".
 std::string default_distribution(const std::vector<int>& tasks_per_node);
 
+// A step's distribution as Slurm 22.05's scontrol show step names it (Dist=),
+// from -m as typed (empty: the default above): one level by its name
+// ("Cyclic", "Plane", "Arbitrary"), more by the node level's initial and the
+// others' names ("block:cyclic" BCyclic, "cyclic:block:cyclic" CBlockCyclic,
+// "block:fcyclic" BFCyclic; '*' at the node level is block, below it
+// cyclic), then ",Pack" or ",NoPack" as given.
+std::string distribution_display(std::string_view typed, const std::vector<int>& tasks_per_node);
+
 // SLURM_TASKS_PER_NODE of a job: its tasks on each node, or, when it asked
 // for no task count (neither -n nor --ntasks-per-node), as many tasks as its
 // CPUs there hold at `cpus_per_task` each (Slurm 22.05: `--mincpus=8` shows 8).

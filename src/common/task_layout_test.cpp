@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace drover {
 namespace {
 
@@ -24,6 +28,27 @@ TEST(RanksByNode, DefaultDistributionNamedAsSlurmDoes) {
   EXPECT_EQ(default_distribution({1, 1}), "cyclic");
   EXPECT_EQ(default_distribution({2, 2}), "block");
   EXPECT_EQ(default_distribution({3, 1}), "block");
+}
+
+// scontrol show step's Dist= for each -m Slurm 22.05 was given on the anchor
+// cluster (srun -n4 over two nodes inside a batch job), and without -m.
+TEST(RanksByNode, DistributionShownAsSlurmNamesIt) {
+  const std::vector<std::pair<std::string, std::string>> typed = {
+      {"cyclic", "Cyclic"},          {"plane=2", "Plane"},
+      {"block:cyclic", "BCyclic"},   {"block:block", "BBlock"},
+      {"block:block:fcyclic", "BBlockFCyclic"},
+      {"cyclic:block:cyclic", "CBlockCyclic"},
+      {"cyclic:cyclic,Pack", "CCyclic,Pack"},
+      {"cyclic:fcyclic", "CFCyclic"}, {"block:fcyclic", "BFCyclic"},
+      {"block,NoPack", "Block,NoPack"}, {"cyclic,Pack", "Cyclic,Pack"},
+      {"*:cyclic", "BCyclic"},       {"block:*:cyclic", "BCyclicCyclic"},
+  };
+  for (const auto& [m, shown] : typed) EXPECT_EQ(distribution_display(m, {2, 2}), shown) << m;
+  // Without -m: block when a node runs several tasks, else cyclic.
+  EXPECT_EQ(distribution_display("", {2, 2}), "Block");   // -n4 over two nodes
+  EXPECT_EQ(distribution_display("", {1, 1}), "Cyclic");  // -n2 over two nodes
+  EXPECT_EQ(distribution_display("", {1}), "Cyclic");     // -n1 in a one-node job
+  EXPECT_EQ(distribution_display("", {2, 1}), "Block");   // -n3 over two nodes
 }
 
 TEST(JobTasksPerNode, WithoutATaskCountTheCpusAtCpusPerTaskEach) {

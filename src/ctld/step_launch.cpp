@@ -336,6 +336,9 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
   std::vector<int> tasks_here;
   for (const auto& n : s.nodes()) tasks_here.push_back(n.tasks());
   const auto ranks = ranks_by_node(tasks_here, req.distribution());  // -m: block, cyclic or plane=N
+  // Outside an allocation srun's default is block (Slurm 22.05 on the anchor cluster).
+  s.set_distribution(distribution_display(
+      req.distribution().empty() && !req.in_allocation() ? std::string("block") : req.distribution(), tasks_here));
   for (int i = 0; i < s.nodes_size(); ++i) {
     AgentCommand cmd;
     cmd.kind = AgentCommand::kLaunch;

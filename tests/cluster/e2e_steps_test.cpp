@@ -455,8 +455,9 @@ TEST(Steps, ScontrolShowStepListsTheRunningSteps) {
   REQUIRE_CLUSTER(c);
   EXPECT_EQ(c.run("scontrol", {"show", "step"}).out, "No job steps in the system\n");
   std::string id = std::to_string(
-      c.submit({"-n2", "-p", "compute", "-o", "/dev/null", "--wrap", "srun -n2 -J inner -t 7 sleep 60"}));
-  ASSERT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-s", "-j", id}).out.find(id + ".0") != std::string::npos; },
+      c.submit({"-n2", "-p", "compute", "-o", "/dev/null", "--wrap",
+                "srun -n2 -J inner -t 7 sleep 60 & sleep 1; srun --overlap -n1 -J second sleep 60"}));
+  ASSERT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-s", "-j", id}).out.find(id + ".1") != std::string::npos; },
                          20s));
   auto all = c.run("scontrol", {"show", "step"});
   EXPECT_EQ(all.rc, 0) << all.err;
@@ -465,6 +466,12 @@ TEST(Steps, ScontrolShowStepListsTheRunningSteps) {
   ASSERT_NE(batch_at, std::string::npos) << all.out;
   ASSERT_NE(step_at, std::string::npos) << all.out;
   EXPECT_LT(batch_at, step_at);
+  // Slurm 22.05 counts no CPUs nor TRES in the batch step's record, and names
+  // the distribution of one task on one node cyclic (anchor cluster).
+  EXPECT_NE(all.out.find("Nodes=1 CPUs=0 Tasks=1 Name=batch Network=(null)\n   TRES=(null)\n"), std::string::npos)
+      << all.out;
+  EXPECT_NE(all.out.find("Name=second Network=(null)\n   TRES=cpu=2,"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("Dist=Cyclic\n"), std::string::npos) << all.out;
   auto one = c.run("scontrol", {"-o", "show", "step", id + ".0"});
   EXPECT_EQ(one.rc, 0) << one.err;
   EXPECT_EQ(lines_of(one.out).size(), 1u) << one.out;
