@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cerrno>
 #include <cstring>
 #include <cstdio>
 #include <ctime>
@@ -706,11 +707,19 @@ int salloc_main(const Args& args) {
     auto u = user_by_uid(getuid());
     req.argv.push_back(shell && *shell ? shell : u && !u->shell.empty() ? u->shell : "/bin/sh");
   }
+  // -D is where salloc runs the command; the job's WorkDir and
+  // SLURM_SUBMIT_DIR stay where salloc was started, and a directory that
+  // cannot be entered ends salloc before it asks (Slurm 22.05, anchor cluster).
+  SubmitterContext who = current_submitter();
+  if (req.chdir && chdir(req.chdir->c_str()) != 0) {
+    std::fprintf(stderr, "salloc: error: chdir(%s): %s\n", req.chdir->c_str(), std::strerror(errno));
+    return 1;
+  }
   auto api = connect_or_report(inv);
   if (!api) return 1;
   if (req.clusters && !names_this_cluster("salloc", *req.clusters, *api)) return 1;
-  SubmitterContext who = current_submitter();
   v1::JobDescriptor d = descriptor_from_request(req, who);
+  d.set_work_dir(who.cwd);
   if (int rc = apply_run_as(req, "salloc", d)) return rc;
   Allocation a = allocate("salloc", *api, d, immediate_seconds(req), req.quiet);
   if (a.failed) return a.failed;

@@ -861,6 +861,19 @@ TEST(Steps, SallocRunsTheCommandInTheAllocationAndReleasesIt) {
     EXPECT_NE(r.out.find(srun ? "\n   Command=bash\n" : "\n   Command=(null)\n"), std::string::npos) << r.out;
     EXPECT_TRUE(r.out.ends_with(srun ? "\nbash\n" : "\n(null)\n")) << r.out;
   }
+  // -D: the command (and the srun steps it starts) run there; the job's
+  // WorkDir and SLURM_SUBMIT_DIR stay where salloc was started. A directory
+  // salloc cannot enter ends it before it asks for anything (anchor cluster).
+  ASSERT_EQ(::mkdir((c.work() + "/sub").c_str(), 0755), 0);
+  r = c.run("salloc", {"-p", "compute", "-D", "sub", "bash", "-c",
+                       "pwd; echo $SLURM_SUBMIT_DIR; srun pwd; scontrol show job $SLURM_JOB_ID | grep -o 'WorkDir=.*'"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, c.work() + "/sub\n" + c.work() + "\n" + c.work() + "/sub\nWorkDir=" + c.work() + "\n");
+  const std::string jobs_before = c.run("sacct", {"-n", "-X", "-P", "-o", "JobID"}).out;
+  r = c.run("salloc", {"-p", "compute", "-D", "/nonexistent", "true"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "salloc: error: chdir(/nonexistent): No such file or directory\n");
+  EXPECT_EQ(c.run("sacct", {"-n", "-X", "-P", "-o", "JobID"}).out, jobs_before);
 }
 
 // scancel of an allocation whose srun step runs: srun waits for the step's
