@@ -35,6 +35,14 @@ std::string alloc_gres(const R& r) {
   return join(parts, ",");
 }
 
+// The unit of the memory in AllocTRES/ReqTRES: --units's, or with
+// --noconvert megabytes as stored ("mem=8192M", Slurm 22.05 on the anchor cluster).
+std::optional<char> tres_mem_unit(const SacctContext& c) {
+  if (c.units) return c.units;
+  if (c.noconvert) return 'M';
+  return std::nullopt;
+}
+
 // Memory a step's tasks used: "323564K" (a larger unit when exact), bytes
 // with --noconvert, as Slurm's sacct prints MaxRSS.
 std::string kb_text(double kb, const SacctContext& c) {
@@ -145,7 +153,7 @@ const std::vector<SacctField>& sacct_fields() {
          return num(r.state == JobState::kPending ? 0 : r.nnodes);
        }},
       {C("AllocTRES", 10, true, kPlus),
-       [](const R& r, const SacctContext& c) { return format_tres_sacct(r.alloc_tres, c.units); }},
+       [](const R& r, const SacctContext& c) { return format_tres_sacct(r.alloc_tres, tres_mem_unit(c)); }},
       {C("AssocID", 7, true, kNever), blank},
       {C("AveCPU", 10, true, kNever), usage([](const UsageStats& s, const SacctContext&) {
          return cpu_clock_text(std::llround(s.ave_of(M::kCpu)));
@@ -245,7 +253,7 @@ const std::vector<SacctField>& sacct_fields() {
        }},
       {C("ReqNodes", 8, true, kNever), [num](const R& r, const SacctContext&) { return num(r.nnodes); }},
       {C("ReqTRES", 10, true, kPlus), [](const R& r, const SacctContext& c) {
-         return r.step.empty() ? format_tres_sacct(r.req_tres, c.units) : std::string();
+         return r.step.empty() ? format_tres_sacct(r.req_tres, tres_mem_unit(c)) : std::string();
        }},
       {C("Reservation", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.reservation; }},
       {C("ReservationId", 8, true, kNever), blank},

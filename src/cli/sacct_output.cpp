@@ -161,9 +161,11 @@ CliResult<bool> apply_option(SacctOptions& o, const ScannedOption& opt) {
     }
     case kTimeMin:
     case kTimeMax: {
+      // Slurm counts whole minutes (a part of one is one), and calls a
+      // limit that is not one, or is zero, fatal (22.05, anchor cluster).
       auto t = parse_duration(v);
-      if (!t) return cli_error("sacct", fmt::format("Invalid time limit: {} ({})", v, t.error().message));
-      (opt.id == kTimeMin ? o.timelimit_min : o.timelimit_max) = *t;
+      if (!t || *t == 0) return CliError{"sacct: fatal: Invalid time limit specification\n", kExitError};
+      (opt.id == kTimeMin ? o.timelimit_min : o.timelimit_max) = *t == kInfinite ? *t : (*t + 59) / 60 * 60;
       break;
     }
     case kUseLocalUid: break;  // the store keeps user names, looked up here anyway
@@ -385,8 +387,12 @@ bool more_selected(const SacctOptions& o, const AccountingRecord& r) {
   }
   if (!in_range(o.ncpus, r.alloc_cpus) || !in_range(o.nnodes, r.nnodes)) return false;
   const Seconds limit = r.time_limit == kInfinite ? INT64_MAX : r.time_limit;
-  if (o.timelimit_min && (r.time_limit == kNotSet || limit < *o.timelimit_min)) return false;
-  if (o.timelimit_max && (r.time_limit == kNotSet || limit > *o.timelimit_max)) return false;
+  // -k alone asks for that limit exactly, -K alone for nothing; together they are a range (sacct(1)).
+  if (o.timelimit_min) {
+    if (r.time_limit == kNotSet) return false;
+    if (!o.timelimit_max && limit != *o.timelimit_min) return false;
+    if (o.timelimit_max && (limit < *o.timelimit_min || limit > *o.timelimit_max)) return false;
+  }
   return true;
 }
 

@@ -240,6 +240,8 @@ TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
             "212|16384M|billing=4,cpu=4,mem=16384M,node=2\n212.batch||cpu=4,mem=16384M,node=2\n");
   EXPECT_EQ(show({"-j", "212", "--units=K", "-o", "ReqMem"}), "16777216K\n\n");
   EXPECT_EQ(show({"-j", "216", "--units=G", "-o", "ReqMem"}), "1500G\n");
+  EXPECT_EQ(show({"-j", "212", "--noconvert", "-o", "JobID,ReqMem,AllocTRES"}),
+            "212|16384M|billing=4,cpu=4,mem=16384M,node=2\n212.batch||cpu=4,mem=16384M,node=2\n");
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,User,Group,WorkDir,Reserved"}),
             "212|alice|alice|/tmp/ql|00:00:02\n212.batch||||\n");
   j.uid = 1000;
@@ -409,11 +411,21 @@ TEST(SacctSelect, GroupWckeyReasonConstraintNodesCountsAndTimeLimits) {
   EXPECT_EQ(ids({"-I", "4-"}), "2\n2.batch\n3\n");
   EXPECT_EQ(ids({"--ncpus=1"}), "1\n");
   EXPECT_EQ(ids({"-i", "2"}), "2\n2.batch\n");
-  EXPECT_EQ(ids({"-k", "60"}), "2\n2.batch\n3\n");  // at least an hour (UNLIMITED is more)
-  EXPECT_EQ(ids({"-K", "1:00:00"}), "1\n");
+  // -k alone: that limit exactly; -K alone: no filter; both: a range
+  // (sacct(1), and Slurm 22.05 on the anchor cluster). A part of a minute is one.
+  EXPECT_EQ(ids({"-k", "120"}), "2\n2.batch\n");
+  EXPECT_EQ(ids({"-k", "9:30"}), "1\n");
+  EXPECT_EQ(ids({"-k", "60"}), "");
+  EXPECT_EQ(ids({"-K", "1:00:00"}), "1\n2\n2.batch\n3\n");
   EXPECT_EQ(ids({"-k", "10", "-K", "2:00:00"}), "1\n2\n2.batch\n");
+  EXPECT_EQ(ids({"-k", "11", "-K", "2:00:00"}), "2\n2.batch\n");
   EXPECT_EQ(ids({"-k", "UNLIMITED"}), "3\n");
-  EXPECT_EQ(ids({"-K", "UNLIMITED"}), "1\n2\n2.batch\n3\n");
+  EXPECT_EQ(ids({"-k", "60", "-K", "UNLIMITED"}), "2\n2.batch\n3\n");
+  for (const char* bad_limit : {"0", "00:00:00", "abc"}) {
+    auto zero = parse_sacct_options({"-k", bad_limit}, {});
+    ASSERT_FALSE(zero) << bad_limit;
+    EXPECT_EQ(zero.error().text, "sacct: fatal: Invalid time limit specification\n");
+  }
   auto bad = parse_sacct_options({"-I", "8-2"}, {});
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().text, "sacct: error: Invalid CPU count range: 8-2 (MIN or MIN-MAX)\n");
