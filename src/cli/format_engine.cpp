@@ -80,8 +80,16 @@ ParsedFormat parse_long_format(std::string_view fmt, std::span<const FieldInfo> 
       item.width = default_width;
     } else {
       std::string_view spec = e.substr(colon + 1);
+      // A negative size ("Name:-20"): the value at its natural width and one
+      // blank, whatever the size (Slurm 22.05's squeue, anchor cluster).
+      const bool negative = !spec.empty() && spec.front() == '-';
+      if (negative) spec.remove_prefix(1);
       read_width(spec, item.width, item.right);
       item.suffix = std::string(spec);
+      if (negative) {
+        item.width = 0;
+        item.suffix.insert(0, " ");
+      }
     }
     out.layout.items.push_back(std::move(item));
   }

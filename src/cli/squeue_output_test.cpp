@@ -90,6 +90,28 @@ TEST(SqueueFormat, LongFormatColumnsCutAsSlurmsAndUnlimitedEndsNone) {
   EXPECT_EQ(run_squeue({"-h", "-o", "%e|%L"}, {gpu, held}).out, "N/A|10:00\nNONE|UNLIMITED\n");  // compute first
 }
 
+// -O fields as Slurm 22.05 printed them on the anchor cluster (2026-12-06)
+// for a job held with --time-min=10 --ntasks-per-core=1: those Drover has
+// from the job, and those it has nothing for, in Slurm's words for a job
+// without them; "Name:-5" is the name and a blank, and %s an empty column.
+TEST(SqueueFormat, MoreLongFieldsAsSlurmPrintsThem) {
+  JobView held = test::anchor_job(262, "compute", "p1", JobState::kPending, 1800, 0, "JobHeldUser");
+  held.time_min = 600;
+  held.ntasks_per_core = 1;
+  auto row = [&](const std::string& fields) { return run_squeue({"-h", "-O", fields}, {held}).out; };
+  EXPECT_EQ(row("MinTime:6,NTPerCore:4,NTPerSocket:4,cpus-per-tres:4,mem-per-tres:4"), "10:00 1   N/A N/A N/A \n");
+  EXPECT_EQ(row("HetJobID:4,HetJobIDSet:4,HetJobOffset:4,Origin:3,SiblingsViableRaw:3,PreemptTime:4"),
+            "N/A N/A N/A NA NA N/A \n");
+  EXPECT_EQ(row("admin_comment:7,BurstBuffer:7,Profile:7,Reboot:2,BoardsPerNode:2,DelayBoot:5"),
+            "(null) (null) NotSet 0 0 0:00 \n");
+  EXPECT_EQ(run_squeue({"-O", "SiblingsViableRaw:21,SelectJobInfo:3,Name:-5,State:-2,JobID"}, {held}).out,
+            "VIALBLE_SIBLINGS_RAW    NAME STATE JOBID               \n"
+            "NA                      p1 PENDING 262                 \n");
+  EXPECT_EQ(run_squeue({"-o", "%s|%.5s|%j"}, {held}).out, "|     |NAME\n|     |p1\n");
+  held.time_min = 0;
+  EXPECT_EQ(row("MinTime:6"), "0:00  \n");
+}
+
 // --sort as Slurm 22.05's squeue read it (anchor cluster, letter by
 // letter): a word of several letters is a key per letter; a letter that is
 // no key of its (a, q, r, y, ...) is named, no job is listed (the header
