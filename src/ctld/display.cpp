@@ -12,6 +12,7 @@
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/user_db.hpp"
 #include "config/debug_levels.hpp"
 #include "config/tables.hpp"
 #include "core/constraint.hpp"
@@ -405,6 +406,68 @@ std::string config_value(const std::string& key, const std::string& value) {
 
 }  // namespace
 
+// Values as Slurm 22.05's scontrol show config printed them for the same
+// slurm.conf (anchor cluster): SchedulerParameters and PriorityWeightTRES as
+// written, else (null); Yes/No; CR_ flags in capitals; of MaxMemPerCPU and
+// MaxMemPerNode (DefMem* alike) the one set, else MaxMemPerNode UNLIMITED;
+// the default TRES before the ones AccountingStorageTRES adds; SlurmUser
+// with its uid; PriorityWeightFairShare so spelled.
+void ControllerState::slurm_presentation(std::vector<std::pair<std::string, std::string>>& rows) const {
+  auto written = [&](const std::string& key) {
+    auto it = cfg_.globals_written.find(key);
+    return it == cfg_.globals_written.end() ? std::string() : it->second.first;
+  };
+  auto value_of = [&](const std::string& key) -> std::string* {
+    for (auto& [k, v] : rows)
+      if (k == key) return &v;
+    return nullptr;
+  };
+  auto drop = [&](const std::string& key) {
+    std::erase_if(rows, [&](const auto& kv) { return kv.first == key; });
+  };
+  for (const char* key : {"SchedulerParameters", "PriorityWeightTRES"}) {
+    if (std::string* v = value_of(key)) *v = written(key);
+  }
+  for (const char* key : {"DisableRootJobs", "PriorityFavorSmall"}) {
+    std::string* v = value_of(key);
+    if (!v) continue;
+    const std::string low = to_lower(*v);
+    if (low == "yes" || low == "true" || low == "1") *v = "Yes";
+    if (low == "no" || low == "false" || low == "0") *v = "No";
+  }
+  if (std::string* v = value_of("SelectTypeParameters")) *v = to_upper(*v);
+  for (const auto& [per_cpu, per_node] : {std::pair<std::string, std::string>{"MaxMemPerCPU", "MaxMemPerNode"},
+                                          {"DefMemPerCPU", "DefMemPerNode"}}) {
+    std::string* cpu = value_of(per_cpu);
+    if (cpu && !cpu->empty()) {
+      drop(per_node);
+      continue;
+    }
+    drop(per_cpu);
+    std::string* node = value_of(per_node);
+    if (node && node->empty()) *node = "UNLIMITED";
+  }
+  for (const char* key : {"DefCpuPerGPU", "DefMemPerGPU"}) {
+    const std::string* v = value_of(key);
+    if (v && v->empty()) drop(key);
+  }
+  if (std::string* v = value_of("AccountingStorageTRES")) {
+    std::vector<std::string> tres = {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"};
+    std::vector<std::string> added;
+    for (const auto& t : split(*v, ','))
+      if (!t.empty() && std::find(tres.begin(), tres.end(), t) == tres.end()) added.push_back(t);
+    std::sort(added.begin(), added.end());
+    added.erase(std::unique(added.begin(), added.end()), added.end());
+    tres.insert(tres.end(), added.begin(), added.end());
+    *v = join(tres, ",");
+  }
+  if (std::string* v = value_of("SlurmUser")) {
+    if (auto u = user_by_name(v->empty() ? std::string("root") : *v)) *v = fmt::format("{}({})", u->name, u->uid);
+  }
+  for (auto& [k, v] : rows)
+    if (k == "PriorityWeightFairshare") k = "PriorityWeightFairShare";
+}
+
 std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
   std::vector<std::pair<std::string, std::string>> rows;
   std::set<std::string> seen;
@@ -433,6 +496,7 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
                              {"TaskEpilog", ""}}) {
     if (seen.insert(k).second) rows.emplace_back(k, v);
   }
+  slurm_presentation(rows);
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return to_lower(a.first) < to_lower(b.first); });
   std::vector<v1::ConfigEntry> out;
   for (const auto& [k, v] : rows) {

@@ -415,6 +415,8 @@ class ControllerState {
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;
   std::vector<v1::PartitionInfo> partitions() const;
+  // scontrol show config's rows with Slurm's spelling of their values (display.cpp).
+  void slurm_presentation(std::vector<std::pair<std::string, std::string>>& rows) const;
   std::vector<v1::ConfigEntry> config_entries() const;
   std::vector<v1::License> licenses() const;  // configured counts and what running jobs use
   v1::StatusReply status(int64_t now) const;

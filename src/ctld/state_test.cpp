@@ -2776,7 +2776,7 @@ TEST(ControllerState, ConfigEntriesCarrySlurmsUnits) {
   EXPECT_EQ(v["WaitTime"], "0 sec");
   EXPECT_EQ(v["MessageTimeout"], "10 sec");
   EXPECT_EQ(v["OverTimeLimit"], "UNLIMITED") << "a word keeps no unit";
-  EXPECT_EQ(v["SchedulerParameters"].rfind("bf_interval=30,", 0), 0u) << "no unit in a list";
+  EXPECT_EQ(v["SchedulerParameters"], "bf_interval=30") << "as written, no unit in a list";
   EXPECT_EQ(v["ClusterName"], "t");
   // Job mail's keys show their defaults, as Slurm's: the controller acts on them.
   EXPECT_EQ(v["MailProg"], "/bin/mail");
@@ -2929,6 +2929,33 @@ TEST(ControllerState, SettingsReadTheLogLevelAndDebugFlags) {
   for (const auto& e : st->config_entries()) shown[e.key()] = e.value();
   EXPECT_EQ(shown["SlurmctldDebug"], "quiet");
   EXPECT_EQ(shown["DebugFlags"], "(null)");
+}
+
+// Values spelled as Slurm 22.05's scontrol show config spelled them for the
+// anchor cluster's slurm.conf (golden scontrol_show_config.txt).
+TEST(ControllerState, ConfigEntriesSpellValuesAsSlurms) {
+  std::map<std::string, std::string> v = config_of(*make_state(
+      "SelectTypeParameters=CR_Core_Memory\nPriorityWeightTRES=CPU=1000,GRES/gpu=5000\n"
+      "AccountingStorageTRES=gres/gpu,gres/gpu:h100,gres/gpu:a100\nDisableRootJobs=NO\nDefMemPerCPU=4096\n"
+      "SlurmUser=root\nPriorityWeightFairshare=10000\n"));
+  EXPECT_EQ(v["SelectTypeParameters"], "CR_CORE_MEMORY");
+  EXPECT_EQ(v["PriorityWeightTRES"], "CPU=1000,GRES/gpu=5000");
+  EXPECT_EQ(v["SchedulerParameters"], "(null)");
+  EXPECT_EQ(v["AccountingStorageTRES"],
+            "cpu,mem,energy,node,billing,fs/disk,vmem,pages,gres/gpu,gres/gpu:a100,gres/gpu:h100");
+  EXPECT_EQ(v["DisableRootJobs"], "No");
+  EXPECT_EQ(v["PriorityFavorSmall"], "No");
+  EXPECT_EQ(v["DefMemPerCPU"], "4096");
+  EXPECT_EQ(v.count("DefMemPerNode"), 0u);
+  EXPECT_EQ(v["MaxMemPerNode"], "UNLIMITED");
+  EXPECT_EQ(v.count("MaxMemPerCPU"), 0u);
+  EXPECT_EQ(v.count("DefCpuPerGPU"), 0u);
+  EXPECT_EQ(v["SlurmUser"], "root(0)");
+  EXPECT_EQ(v["PriorityWeightFairShare"], "10000");
+  EXPECT_EQ(v.count("PriorityWeightFairshare"), 0u);
+  std::map<std::string, std::string> w = config_of(*make_state("MaxMemPerCPU=2000\n"));
+  EXPECT_EQ(w["MaxMemPerCPU"], "2000");
+  EXPECT_EQ(w.count("MaxMemPerNode"), 0u);
 }
 
 }  // namespace
