@@ -219,7 +219,8 @@ Result<std::string> render(const std::vector<Field>& fields, const std::string& 
     const std::string name = entry.substr(0, entry.find('%'));
     auto known = [&](const Field& f) { return !name.empty() && istarts_with(f.name, name); };
     if (!entry.empty() && std::none_of(fields.begin(), fields.end(), known)) {
-      return make_error(kSlurmWords + "Unknown field '" + name + "'");  // Slurm 22.05's sacctmgr's words
+      // Slurm 22.05's sacctmgr's words, the name in lower case ("format=Bogus": 'bogus').
+      return make_error(kSlurmWords + "Unknown field '" + to_lower(name) + "'");
     }
   }
   auto items = cli::parse_column_list(format, cols);

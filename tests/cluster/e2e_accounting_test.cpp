@@ -247,7 +247,7 @@ TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   EXPECT_EQ(cond.err, " Unknown condition: bogus=1\n Unknown condition: account=root\n");
   auto user_cond = c.run("sacctmgr", {"show", "user", "where", "bogus=1"});
   EXPECT_EQ(user_cond.err, " Unknown condition: bogus=1\n Use keyword 'set' to modify value\n");
-  auto field = c.run("sacctmgr", {"show", "assoc", "format=bogus"});
+  auto field = c.run("sacctmgr", {"show", "assoc", "format=Bogus"});
   EXPECT_EQ(field.rc, 1);
   EXPECT_EQ(field.err, "Unknown field 'bogus'\n");
   // Its cluster's controller by address, as Slurm's registered one.
