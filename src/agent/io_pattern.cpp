@@ -34,9 +34,13 @@ bool expand_one(char c, int width, const PatternValues& v, std::string& out) {
 
 std::string expand_io_pattern(std::string_view pattern, const PatternValues& v) {
   std::string out;
+  // A backslash anywhere turns every conversion off; each backslash then
+  // stands for the character after it (two stand for one; a last one alone
+  // is dropped), as Slurm 22.05 named the files (anchor cluster).
   if (pattern.find('\\') != std::string_view::npos) {
-    for (char c : pattern) {
-      if (c != '\\') out += c;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] == '\\') ++i;
+      if (i < pattern.size()) out += pattern[i];
     }
     return out;
   }

@@ -34,6 +34,11 @@ TEST(IoPattern, SbatchManPageExamplesAndEveryConversion) {
       {"100%%.txt", "100%.txt"},
       {"%%j", "%j"},
       {"a\\%j\\b.out", "a%jb.out"},  // a backslash turns expansion off and is removed
+      // Each stands for the character after it (Slurm 22.05's files on the anchor cluster).
+      {"e\\%j_\\\\%x.out", "e%j_\\%x.out"},
+      {"p1\\\\\\\\a", "p1\\\\a"},
+      {"p2x\\", "p2x"},
+      {"p4\\\\%j\\%%", "p4\\%j%%"},
       {"odd%q%", "odd%q%"},          // unknown conversion and trailing % kept
       {"/abs/%j/%3n", "/abs/128/002"},
   };
