@@ -388,6 +388,17 @@ int parse_scontrol_options(const Args& args, ScontrolOptions& parsed) {
     }
     if (rc != 0) return rc;
   }
+  // `show nodes=cpu01`, `show job=12`, `show job=` (every job): the entity
+  // and its name joined by '=', which Slurm 22.05's scontrol takes too.
+  auto& w = parsed.words;
+  if (w.size() >= 2 && w[0].size() >= 3 && w[0].size() <= 4 && iequals(w[0], std::string_view("show").substr(0, w[0].size()))) {
+    const auto eq = w[1].find('=');
+    if (eq != std::string::npos && eq > 0) {
+      std::string name = w[1].substr(eq + 1);
+      w[1].resize(eq);
+      if (!name.empty()) w.insert(w.begin() + 2, std::move(name));
+    }
+  }
   return 0;
 }
 

@@ -231,6 +231,16 @@ TEST(ScontrolOptions, ReadAnywhereWithTheirValues) {
   EXPECT_EQ(q.clusters, "c3");
   EXPECT_EQ(q.words, (std::vector<std::string>{"-o"}));
   EXPECT_FALSE(q.one_line);
+  // `show nodes=cpu01` and `show job=` are Slurm 22.05's too (anchor cluster): entity, then its name if any.
+  auto words = [](std::vector<std::string> args) {
+    ScontrolOptions w;
+    EXPECT_EQ(drover::cli::parse_scontrol_options(args, w), 0);
+    return w.words;
+  };
+  EXPECT_EQ(words({"show", "nodes=cpu01"}), (std::vector<std::string>{"show", "nodes", "cpu01"}));
+  EXPECT_EQ(words({"sho", "job=12", "-d"}), (std::vector<std::string>{"sho", "job", "12"}));
+  EXPECT_EQ(words({"show", "job="}), (std::vector<std::string>{"show", "job"}));
+  EXPECT_EQ(words({"update", "JobId=12", "Nice=5"}), (std::vector<std::string>{"update", "JobId=12", "Nice=5"}));
 }
 
 }  // namespace
