@@ -142,6 +142,10 @@ int show_topology(const Args& ids, std::string_view) {
 // NodeHostname aliases (front ends): Drover has none, so nothing is listed.
 int show_aliases(const Args&, std::string_view) { return 0; }
 
+// Drover has no burst buffers and no federation: nothing to list, as Slurm
+// 22.05 printed nothing (exit 0) for a cluster without them (anchor cluster).
+int show_nothing(const Args&, std::string_view) { return 0; }
+
 int show_needs_controller(const Args&, std::string_view entity) {
   return not_implemented("scontrol show " + std::string(entity), kNeedsController);
 }
@@ -157,11 +161,11 @@ const Named<EntityHandler> kEntities[] = {
     {"aliases", 2, show_aliases},
     {"assoc_mgr", 2, show_needs_controller},
     {"bbstat", 2, show_needs_controller},
-    {"burstbuffer", 2, show_needs_controller},
+    {"burstbuffer", 2, show_nothing},
     {"config", 1, show_needs_controller},
     {"daemons", 2, show_needs_controller},
     {"dwstat", 2, show_needs_controller},
-    {"federation", 2, show_needs_controller},
+    {"federation", 2, show_nothing},
     {"frontend", 2, show_needs_controller},
     {"job", 1, show_needs_controller},
     {"licenses", 1, show_needs_controller},
@@ -185,11 +189,12 @@ int run_show(const Invocation& inv) {
     std::fprintf(stderr, "too few arguments for keyword:%s\n", inv.keyword.c_str());
     return 1;
   }
-  if (inv.rest.size() > 2) {
+  const auto* entity = find_named(kEntities, inv.rest[0]);
+  // assoc_mgr takes any number of words (users=, accounts=, qos=, flags=).
+  if (inv.rest.size() > 2 && !(entity && entity->name == std::string_view("assoc_mgr"))) {
     std::fprintf(stderr, "too many arguments for keyword:%s\n", inv.keyword.c_str());
     return 1;
   }
-  const auto* entity = find_named(kEntities, inv.rest[0]);
   if (!entity) {
     std::fprintf(stderr, "invalid entity:%s for keyword:%s \n", inv.rest[0].c_str(), inv.keyword.c_str());
     return 1;

@@ -145,6 +145,15 @@ TEST_F(Scontrol, VersionTopologyAndAliasesNeedNoController) {
   EXPECT_EQ(a.out, "");
   EXPECT_EQ(a.err, "");
   EXPECT_EQ(a.rc, 0);
+  // No burst buffers, no federation: nothing listed, exit 0, as Slurm 22.05 without them.
+  for (const char* entity : {"burstbuffer", "federation"}) {
+    Outcome n = scontrol({"show", entity});
+    EXPECT_EQ(n.out + n.err, "") << entity;
+    EXPECT_EQ(n.rc, 0) << entity;
+  }
+  // assoc_mgr takes its selections (not built: said so, not "too many arguments").
+  Outcome m = scontrol({"show", "assoc_mgr", "flags=qos", "qos=debug"});
+  EXPECT_NE(m.err.find("not implemented yet"), std::string::npos) << m.err;
 }
 
 TEST_F(Scontrol, MessagesFollowSlurmsStyle) {

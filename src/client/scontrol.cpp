@@ -823,7 +823,7 @@ std::optional<int> run_update(ControllerApi& api, const Invocation& inv, const O
   }
   auto kv = pairs_of(words, 0);
   if (kv.empty()) {
-    std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    std::fprintf(stderr, "too few arguments for update keyword\n");  // Slurm 22.05's words
     return 1;
   }
   if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return names_job(p.first) || iequals(p.first, "JobName"); })) {
