@@ -504,7 +504,23 @@ INSTANTIATE_TEST_SUITE_P(
                 "sbatch: error: Failed to validate job spec. --gpus-per-task used without either --gpus or "
                 "-n/--ntasks is not allowed.\nsbatch: error: Invalid generic resource (gres) specification\n",
                 1},
+        Refusal{S, {"--gpus-per-socket=1"},
+                "sbatch: error: --gpus-per-socket option requires --sockets-per-node specification\nsbatch: error: "
+                "Invalid generic resource (gres) specification\n",
+                1},
+        Refusal{A, {"--gpus-per-socket=1"},
+                "salloc: error: --gpus-per-socket option requires --sockets-per-node specification\nsalloc: error: "
+                "Invalid generic resource (gres) specification\n",
+                1},
         // Slurm refuses these in the controller; Drover checks them before sending, in the same words.
+        Refusal{S, {"--batch=x"},
+                "sbatch: error: Batch job submission failed: Job --batch option is invalid or not a subset of "
+                "--constraints\n",
+                1},
+        Refusal{S, {"--batch=a100", "-C", "h100"},
+                "sbatch: error: Batch job submission failed: Job --batch option is invalid or not a subset of "
+                "--constraints\n",
+                1},
         Refusal{S, {"--array=abc"}, "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1},
         Refusal{S, {"--array=5-3"}, "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1},
         Refusal{S, {"--array=-1"}, "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1},
@@ -658,6 +674,19 @@ TEST(Values, OptionsDroverDoesNotInterpretAreRecordedAndWarned) {
   EXPECT_EQ(r->request.uninterpreted.at("--acctg-freq"), "30");
   ASSERT_EQ(r->warnings.size(), 1u);
   EXPECT_EQ(r->warnings[0], "sbatch: warning: --acctg-freq is accepted for compatibility but has no effect in Drover");
+}
+
+// What Slurm 22.05 took on the anchor cluster where the refusals above are
+// refused: --batch features that -C names, --gpus-per-socket with --sockets-per-node.
+TEST(Values, BatchFeaturesWithinTheConstraintAndGpusPerSocketWithSockets) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--batch=h100", "-C", "h100|a100"}, {"--batch=h100&nvme", "-C", "[h100*2&nvme]"},
+        {"--gpus-per-socket=1", "--sockets-per-node=2"}}) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--wrap", "x"});
+    auto r = parse_submission(inputs(S, full));
+    EXPECT_TRUE(r.ok()) << args[0] << ": " << (r.ok() ? "" : r.error().text);
+  }
 }
 
 // Fewer tasks than -N's minimum: one node per task, said as Slurm 22.05's
