@@ -303,6 +303,7 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     fill_usage(n, use[i], cfg_.gres_types, info);
     info.set_base(base_state(rt, use[i], n.cpus));
     info.set_drain(rt.drain);
+    info.set_fail(rt.fail);
     info.set_not_responding(!rt.responding);
     info.set_invalid_reg(rt.invalid_reg);
     info.set_reason(rt.reason);

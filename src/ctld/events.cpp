@@ -36,6 +36,7 @@ void ControllerState::node_event(core::NodeIndex i, int64_t now, Effects& fx) {
   const NodeRt& n = nodes_[i];
   std::string state = n.down ? (n.responding || n.reason != "Not responding" ? "DOWN" : "DOWN*")
                       : n.drain ? "DRAIN"
+                      : n.fail  ? "FAIL"
                                 : "";
   auto open = open_node_events_.find(i);
   if (open != open_node_events_.end()) {

@@ -152,7 +152,7 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
   // settings given with State=RESUME reach the others too.
   auto passed_over = [&](core::NodeIndex i) {
     const NodeRt& n = nodes_[i];
-    return state == "RESUME" && !n.drain && !n.down && !n.invalid_reg;
+    return state == "RESUME" && !n.drain && !n.fail && !n.down && !n.invalid_reg;
   };
   if (state == "RESUME" && settled.empty() && !comment && std::all_of(idx.begin(), idx.end(), passed_over)) {
     return make_error("Invalid node state specified");
@@ -167,10 +167,11 @@ Result<ControllerState::NodeUpdate> ControllerState::update_node(const Caller& w
       if (comment || !settled.empty()) put_node(i, now, fx);
       continue;
     }
-    if (state == "DRAIN" || state == "FAIL") n.drain = true;
+    if (state == "DRAIN") n.drain = true;
+    if (state == "FAIL") n.fail = true;  // Slurm 22.05: IDLE+FAIL, sinfo's fail (anchor cluster)
     if (state == "DOWN") n.down = true;
     if (state == "RESUME" || state == "IDLE") {
-      n.drain = n.down = n.invalid_reg = false;
+      n.drain = n.fail = n.down = n.invalid_reg = false;
       n.reason.clear();
     }
     if (state == "UNDRAIN") {

@@ -85,6 +85,7 @@ void ControllerState::put_node(core::NodeIndex i, int64_t now, Effects& fx) {
   v1::NodeInfo info;
   info.set_name(bridge_->cluster().nodes[i].name);
   info.set_drain(n.drain);
+  info.set_fail(n.fail);
   info.set_base(n.down ? v1::NODE_DOWN : v1::NODE_IDLE);
   info.set_invalid_reg(n.invalid_reg);
   info.set_reason(n.reason);
@@ -95,7 +96,7 @@ void ControllerState::put_node(core::NodeIndex i, int64_t now, Effects& fx) {
   info.set_comment(n.comment);
   std::string payload;
   info.SerializeToString(&payload);
-  std::string state = n.down ? "DOWN" : n.drain ? "DRAIN" : "UP";
+  std::string state = n.down ? "DOWN" : n.drain ? "DRAIN" : n.fail ? "FAIL" : "UP";
   fx.batch.put(store::Put{kNodesTable, info.name(), std::move(payload), {{"state", state}}});
   node_event(i, now, fx);
 }
@@ -119,6 +120,7 @@ Status ControllerState::recover_nodes(const std::vector<std::pair<std::string, s
     if (i < 0) continue;  // removed from slurm.conf
     NodeRt& n = nodes_[i];
     n.drain = info.drain();
+    n.fail = info.fail();
     n.down = info.base() == v1::NODE_DOWN;
     n.invalid_reg = info.invalid_reg();
     n.reason = info.reason();

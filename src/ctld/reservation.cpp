@@ -269,7 +269,7 @@ std::optional<ResvError> ControllerState::fill_reservation(Reservation& r, int64
     if (static_cast<int64_t>(r.nodes.size()) == count) break;
     if (std::find(r.nodes.begin(), r.nodes.end(), i) != r.nodes.end()) continue;
     const NodeRt& n = nodes_[static_cast<size_t>(i)];
-    if (n.down || n.drain || !n.responding) continue;
+    if (n.down || n.drain || n.fail || !n.responding) continue;
     Reservation one = r;
     one.nodes = {i};
     if (!reservation_conflict(one, now)) r.nodes.push_back(i);

@@ -74,7 +74,7 @@ class StateHistory : public core::JobHistory {
 
 core::NodeAvail availability(const NodeRt& n) {
   if (n.down || !n.responding) return core::NodeAvail::kDown;
-  if (n.drain) return core::NodeAvail::kDrain;
+  if (n.drain || n.fail) return core::NodeAvail::kDrain;
   return core::NodeAvail::kUp;
 }
 

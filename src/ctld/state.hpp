@@ -168,6 +168,7 @@ inline constexpr std::chrono::milliseconds kAgentNewsMayWait{10};
 struct NodeRt {
   // Durable (the store's nodes table): what an admin or a registration set.
   bool drain = false;
+  bool fail = false;         // State=FAIL: taken out of use like a drain, shown as fail (failing while busy)
   bool down = false;
   bool invalid_reg = false;
   std::string reason;

@@ -613,6 +613,44 @@ TEST(ControllerState, AJobNamingAnUnavailableNodeSaysWhich) {
   EXPECT_NE(st->jobs().at(3).rec.reason().rfind("ReqNodeNotAvail", 0), 0u) << st->jobs().at(3).rec.reason();
 }
 
+// State=FAIL takes a node out of use as a drain does but is its own flag
+// (Slurm 22.05: IDLE+FAIL, sinfo's fail, anchor cluster); it is kept across a
+// restart, and RESUME clears it.
+TEST(ControllerState, AFailedNodeTakesNoJobsAndShowsFail) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  v1::UpdateNodeRequest fail;
+  fail.set_nodes("c1");
+  fail.set_state("FAIL");
+  fail.set_reason("failing disk");
+  Effects e;
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, fail, 1000, e));
+  v1::NodeInfo c1 = st->node_infos(1000)[0];
+  EXPECT_TRUE(c1.fail());
+  EXPECT_FALSE(c1.drain());
+  EXPECT_EQ(c1.reason(), "failing disk");
+  v1::JobDescriptor named = wrap("true");
+  named.set_nodelist("c1");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), named, false, 1000, e));
+  st->schedule(core::PassKind::kFull, 1001, e);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "ReqNodeNotAvail, UnavailableNodes:c1");
+  auto again = make_state();
+  std::vector<std::pair<std::string, std::string>> stored;
+  for (const auto& m : e.batch.mutations) {
+    const auto* put = std::get_if<store::Put>(&m);
+    if (put && put->table == kNodesTable) stored.emplace_back(std::get<std::string>(put->key), put->payload);
+  }
+  ASSERT_TRUE(again->recover({}, stored, std::nullopt, 1002));
+  EXPECT_TRUE(again->node_infos(1002)[0].fail()) << "durable";
+  v1::UpdateNodeRequest resume;
+  resume.set_nodes("c1");
+  resume.set_state("RESUME");
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, resume, 1003, e));
+  EXPECT_FALSE(st->node_infos(1003)[0].fail());
+  st->schedule(core::PassKind::kFull, 1004, e);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+}
+
 TEST(ControllerState, DrainNeedsAReasonAndAnOperator) {
   auto st = make_state();
   v1::UpdateNodeRequest req;
