@@ -585,18 +585,24 @@ TEST(ControllerState, GpuHealthDrainsTheNodeAndLiftsOnlyItsOwnDrain) {
   EXPECT_TRUE(st->node_infos(1050)[2].drain()) << "an admin's drain stays";
 }
 
+// scontrol update NodeName=NODES State=STATE [Reason=REASON].
+v1::UpdateNodeRequest node_state_request(const std::string& nodes, const std::string& state,
+                                         const std::string& reason = "") {
+  v1::UpdateNodeRequest req;
+  req.set_nodes(nodes);
+  req.set_state(state);
+  req.set_reason(reason);
+  return req;
+}
+
 // A job that names (-w) nodes some of which cannot take jobs waits saying
 // which, as Slurm's did ("ReqNodeNotAvail, UnavailableNodes:cpu04"); one
 // whose named nodes are only busy waits for Resources.
 TEST(ControllerState, AJobNamingAnUnavailableNodeSaysWhich) {
   auto st = make_state();
   register_all(*st, 1000);
-  v1::UpdateNodeRequest drain;
-  drain.set_nodes("c1");
-  drain.set_state("DRAIN");
-  drain.set_reason("disk");
   Effects e;
-  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, drain, 1000, e));
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, node_state_request("c1", "DRAIN", "disk"), 1000, e));
   v1::JobDescriptor whole = wrap("sleep 60");
   whole.set_nodelist("c2");
   whole.set_min_cpus_per_node(4);
@@ -619,12 +625,8 @@ TEST(ControllerState, AJobNamingAnUnavailableNodeSaysWhich) {
 TEST(ControllerState, AFailedNodeTakesNoJobsAndShowsFail) {
   auto st = make_state();
   register_all(*st, 1000);
-  v1::UpdateNodeRequest fail;
-  fail.set_nodes("c1");
-  fail.set_state("FAIL");
-  fail.set_reason("failing disk");
   Effects e;
-  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, fail, 1000, e));
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, node_state_request("c1", "FAIL", "failing disk"), 1000, e));
   v1::NodeInfo c1 = st->node_infos(1000)[0];
   EXPECT_TRUE(c1.fail());
   EXPECT_FALSE(c1.drain());
@@ -642,10 +644,7 @@ TEST(ControllerState, AFailedNodeTakesNoJobsAndShowsFail) {
   }
   ASSERT_TRUE(again->recover({}, stored, std::nullopt, 1002));
   EXPECT_TRUE(again->node_infos(1002)[0].fail()) << "durable";
-  v1::UpdateNodeRequest resume;
-  resume.set_nodes("c1");
-  resume.set_state("RESUME");
-  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, resume, 1003, e));
+  ASSERT_TRUE(st->update_node(Caller{0, 0, "root", true}, node_state_request("c1", "RESUME"), 1003, e));
   EXPECT_FALSE(st->node_infos(1003)[0].fail());
   st->schedule(core::PassKind::kFull, 1004, e);
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
