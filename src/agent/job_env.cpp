@@ -43,6 +43,7 @@ void add_job_vars(EnvMap& env, const LaunchRequest& r) {
   set_if(env, "SLURM_JOB_QOS", j.qos);
   set_if(env, "SLURM_JOB_RESERVATION", j.reservation);
   set_if(env, "SLURM_CLUSTER_NAME", j.cluster_name);
+  set_if(env, "SLURM_WORKING_CLUSTER", j.working_cluster);
   set_if(env, "SLURM_SUBMIT_DIR", j.submit_dir);
   set_if(env, "SLURM_SUBMIT_HOST", j.submit_host);
   set_if(env, "SLURM_CONF", j.conf_path);

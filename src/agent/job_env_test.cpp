@@ -64,9 +64,6 @@ TEST(ResolveExport, ErrorsNameTheItem) {
 // Variables Slurm set that Drover deliberately does not reproduce here.
 const std::map<std::string, std::string> kRunSpecific = {
     {"SLURM_TASK_PID", "the pid of that run's task; the launch tests check it against the task's own $$"},
-    {"SLURM_WORKING_CLUSTER",
-     "Slurm-internal 'cluster:ctld host:port:protocol version:select plugin id' (9728 is Slurm 22.05's RPC "
-     "protocol number); meaningless for Drover, which does not set it"},
     {"SHLVL", "shell nesting level: depends on the shells that ran sbatch and the script, not on the job"},
 };
 
@@ -88,6 +85,7 @@ LaunchRequest anchor_job(uint64_t id, const std::string& name, const std::string
   r.job.partition = partition;
   r.job.qos = "normal";
   r.job.cluster_name = "anchor";
+  r.job.working_cluster = "anchor:localhost:6817:9728:109";  // the controller's settings (ctld/settings.cpp)
   r.job.submit_dir = "/home/alice/golden-work";
   r.job.submit_host = "vm";
   r.job.nodes = {node};

@@ -26,7 +26,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ArrayInfo, array_job_id, task_id
                                                 task_step)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WarnSignal, signal, seconds_before, batch_shell_only)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobInfo, job_id, job_name, user, uid, gid, account, partition, qos,
-                                                reservation, cluster_name, submit_dir, submit_host, nodes,
+                                                reservation, cluster_name, working_cluster, submit_dir, submit_host, nodes,
                                                 cpus_per_node, tasks_per_node, ntasks, ntasks_per_node, cpus_per_task,
                                                 mem_per_node_mb, mem_per_cpu_mb, gpus_opt, gpus_per_node_opt,
                                                 gpus_per_task_opt, cpus_per_gpu_opt, mem_per_gpu_opt, ntasks_per_gpu_opt, array,

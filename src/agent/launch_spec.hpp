@@ -54,6 +54,7 @@ struct JobInfo {
   gid_t gid = 0;     // the job's primary group (SLURM_JOB_GID)
   std::string account, partition, qos, reservation;
   std::string cluster_name;
+  std::string working_cluster;  // SLURM_WORKING_CLUSTER
   std::string submit_dir;   // SLURM_SUBMIT_DIR; also the default working directory
   std::string submit_host;  // SLURM_SUBMIT_HOST
   std::vector<std::string> nodes;          // the allocation's nodes, expanded, in order

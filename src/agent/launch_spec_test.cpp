@@ -21,11 +21,13 @@ TEST(LaunchSpec, JsonRoundTripKeepsEveryField) {
   r.alloc.gpus = {{3, "/dev/nvidia3"}};
   r.warn_signal = WarnSignal{10, 30, true};
   r.io.append = true;
+  r.job.working_cluster = "c:localhost:6817:9728:109";
   auto back = launch_request_from_json(to_json(r));
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(to_json(*back).dump(), to_json(r).dump());
   EXPECT_EQ(back->layout.umask.value(), 0027u);
   EXPECT_EQ(back->layout.mpi, "pmix");
+  EXPECT_EQ(back->job.working_cluster, "c:localhost:6817:9728:109");
   EXPECT_EQ(back->job.array->task_step, 2u);
   EXPECT_FALSE(back->job.cpus_per_task.has_value());
 }

@@ -15,6 +15,7 @@ agent::JobInfo job_info(const v1::LaunchRequest& in) {
   j.qos = in.qos();
   j.reservation = in.reservation();
   j.cluster_name = in.cluster_name();
+  j.working_cluster = in.working_cluster();
   j.submit_dir = in.submit_dir();
   j.submit_host = in.submit_host();
   j.nodes.assign(in.nodes().begin(), in.nodes().end());

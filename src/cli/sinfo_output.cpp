@@ -17,6 +17,20 @@
 namespace drover::cli {
 namespace {
 
+// "-o %all": every field, each lower-case letter's joined by "|" and each
+// capital's followed by " |" (the last by a blank only), in Slurm 22.05's
+// order and with its letters (anchor cluster).
+std::string sinfo_percent_format(const std::string& v) {
+  if (v != "%all") return v;
+  std::string out;
+  for (char c : std::string_view("abcdefghlmnoprstuvwz")) out += std::string("%") + c + "|";
+  constexpr std::string_view kCapitals = "ABCDEFGHILMNOPRSTUVXYZ";
+  for (std::size_t i = 0; i < kCapitals.size(); ++i) {
+    out += std::string("%") + kCapitals[i] + (i + 1 < kCapitals.size() ? " |" : " ");
+  }
+  return out;
+}
+
 // ---- options ------------------------------------------------------------------------
 
 enum SiOpt {
@@ -72,7 +86,7 @@ CliResult<bool> apply_option(SinfoOptions& o, const ScannedOption& opt) {
     case kDead: o.dead_only = true; break;
     case kExact: o.exact = true; break;
     case kFuture: o.future = true; break;
-    case kFormat: o.format = v; o.format_given = true; break;
+    case kFormat: o.format = sinfo_percent_format(v); o.format_given = true; break;
     case kFormatLong: o.format_long = v; o.format_given = true; break;
     case kNoHeader: o.noheader = true; break;
     case kHelp: case kUsage: o.print_help = true; break;
@@ -304,7 +318,7 @@ FormatLayout parse_default(const std::string& fmt, std::span<const FieldInfo> in
 CliResult<SinfoOptions> parse_sinfo_options(const std::vector<std::string>& args,
                                             const std::map<std::string, std::string>& env) {
   SinfoOptions o;
-  if (auto it = env.find("SINFO_FORMAT"); it != env.end()) o.format = it->second;
+  if (auto it = env.find("SINFO_FORMAT"); it != env.end()) o.format = sinfo_percent_format(it->second);
   if (auto it = env.find("SINFO_SORT"); it != env.end()) o.sort = it->second;
   if (auto it = env.find("SINFO_PARTITION"); it != env.end()) o.partitions = split(it->second, ',');
   if (env.count("SINFO_ALL")) o.all = true;

@@ -146,6 +146,26 @@ TEST(SinfoFormat, AllocMemSplitsLinesByTheNodesAmount) {
             "training  2/126/0/128   8192    \n");  // gpu04, two
 }
 
+// -o %all (and SINFO_FORMAT=%all): every field, with Slurm 22.05's header
+// on the anchor cluster, byte for byte.
+TEST(SinfoFormat, AllIsEveryFieldAsSlurmJoinsThem) {
+  test::use_utc();
+  const std::string header =
+      "AVAIL|ACTIVE_FEATURES|CPUS|TMP_DISK|FREE_MEM|AVAIL_FEATURES|GROUPS|OVERSUBSCRIBE|TIMELIMIT|MEMORY|HOSTNAMES|"
+      "NODE_ADDR|PRIO_TIER|ROOT|JOB_SIZE|STATE|USER|VERSION|WEIGHT|S:C:T|NODES(A/I) |MAX_CPUS_PER_NODE |"
+      "CPUS(A/I/O/T) |NODES |REASON |NODES(A/I/O/T) |GRES |TIMESTAMP |PRIO_JOB_FACTOR |DEFAULTTIME |PREEMPT_MODE |"
+      "NODELIST |CPU_LOAD |PARTITION |PARTITION |ALLOCNODES |STATE |USER |CLUSTER |SOCKETS |CORES |THREADS \n";
+  for (const auto& [args, env] : {std::pair<std::vector<std::string>, std::map<std::string, std::string>>{
+                                      {"-p", "highmem", "-o", "%all"}, {}},
+                                  {{"-p", "highmem"}, {{"SINFO_FORMAT", "%all"}}}}) {
+    auto opts = parse_sinfo_options(args, env);
+    ASSERT_TRUE(opts.ok());
+    const std::string out = render_sinfo(*opts, test::anchor_partitions(), test::anchor_nodes_idle(), anchor_now()).out;
+    ASSERT_EQ(out.substr(0, header.size()), header) << out;
+    EXPECT_EQ(split(out.substr(header.size()), '|').size(), 42u) << out;
+  }
+}
+
 // An INACTIVE partition is "inactive", cut to the field's width ("inact" in
 // the default AVAIL column), as Slurm 22.05 printed it on the anchor cluster.
 TEST(SinfoFormat, AnInactivePartitionIsCutToTheWidth) {

@@ -103,6 +103,7 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   l.set_qos(r.qos());
   l.set_reservation(d.reservation());
   l.set_cluster_name(settings_.cluster_name);
+  l.set_working_cluster(settings_.working_cluster);
   l.set_submit_dir(d.submit_dir().empty() ? d.work_dir() : d.submit_dir());
   l.set_submit_host(d.submit_host());
   add_layout(c, j, l);

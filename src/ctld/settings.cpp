@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "common/strings.hpp"
 #include "config/debug_levels.hpp"
 #include "config/health_states.hpp"
@@ -50,6 +52,10 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   Settings s;
   s.conf_path = conf_path;
   s.cluster_name = cfg.cluster_name;
+  // Slurm's plugin ids: select/cons_tres 109 ("anchor:localhost:6817:9728:109"
+  // on the anchor cluster), cons_res 101, linear 102.
+  const int select_id = cfg.select_type == "select/linear" ? 102 : cfg.select_type == "select/cons_res" ? 101 : 109;
+  s.working_cluster = fmt::format("{}:{}:{}:9728:{}", cfg.cluster_name, cfg.controller_host(), cfg.slurmctld_port, select_id);
   if (const std::string* prog = cfg.passive("MailProg"); prog && !prog->empty()) s.mail_prog = *prog;
   if (const std::string* domain = cfg.passive("MailDomain")) s.mail_domain = *domain;
   s.prolog = !cfg.passive_text("Prolog").empty();

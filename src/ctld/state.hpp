@@ -37,6 +37,9 @@ namespace drover::ctld {
 struct Settings {
   std::string conf_path;
   std::string cluster_name;
+  // SLURM_WORKING_CLUSTER of jobs and steps: cluster, controller address, port,
+  // protocol 9728 (22.05) and the SelectType's plugin id, as Slurm 22.05 sets it.
+  std::string working_cluster;
   std::string host;                 // SlurmctldHost (first)
   std::string shown_host;           // its name in ping and show config: this host's for "localhost", as Slurm's
   std::string state_dir;            // StateSaveLocation

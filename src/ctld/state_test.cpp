@@ -1462,6 +1462,33 @@ TEST(ControllerState, ARequeuedJobWaitsOutTheCredentialLifetime) {
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
 }
 
+// SLURM_WORKING_CLUSTER as Slurm 22.05 set it on the anchor cluster
+// ("anchor:localhost:6817:9728:109" for select/cons_tres), sent with each launch.
+TEST(ControllerState, LaunchesCarrySlurmsWorkingCluster) {
+  auto s = settings_from_config(
+      config::parse_slurm_conf_text(std::string(kConf) + "SlurmctldPort=6817\nSelectType=select/cons_tres\n", "t.conf"),
+      "t.conf");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->working_cluster, "t:localhost:6817:9728:109");
+  auto linear = settings_from_config(
+      config::parse_slurm_conf_text(std::string(kConf) + "SlurmctldPort=7000\nSelectType=select/linear\n", "t.conf"),
+      "t.conf");
+  ASSERT_TRUE(linear);
+  EXPECT_EQ(linear->working_cluster, "t:localhost:7000:9728:102");
+  auto st = make_state();
+  register_all(*st, 1000);
+  Effects e;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("true"), false, 1000, e));
+  st->schedule(core::PassKind::kFull, 1001, e);
+  bool launched = false;
+  for (const auto& cmd : e.commands) {
+    if (cmd.kind != AgentCommand::kLaunch) continue;
+    launched = true;
+    EXPECT_EQ(cmd.launch.working_cluster().rfind("t:localhost:", 0), 0u) << cmd.launch.working_cluster();
+  }
+  EXPECT_TRUE(launched);
+}
+
 // A cred_expire that is not a number of seconds stops the controller, naming the line.
 TEST(ControllerState, ABadCredExpireIsRefusedWithItsLine) {
   auto s = settings_from_config(

@@ -592,6 +592,12 @@ TEST(Steps, BatchEnvironmentFollowsTheOptionsAsSlurmsDid) {
                             "echo $SLURM_HINT $SLURM_THREADS_PER_CORE; srun printenv SLURM_THREADS_PER_CORE"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(read_file(c.work() + "/hint.txt"), "nomultithread 1\n1\n1\n");
+  // SLURM_WORKING_CLUSTER in the script and the tasks: cluster:controller:port:9728:109 (select/cons_tres).
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-o", "wc.txt", "--wrap",
+                       "echo $SLURM_WORKING_CLUSTER; srun printenv SLURM_WORKING_CLUSTER"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string wc = read_file(c.work() + "/wc.txt");
+  EXPECT_TRUE(std::regex_match(wc, std::regex(R"(([^:\n]+:[^:\n]+:[0-9]+:9728:109)\n\1\n)"))) << wc;
   r = c.run("sbatch", {"--wait", "-p", "compute", "--mincpus=4", "--mem=0", "-o", "tpn.txt", "--wrap",
                        "echo $SLURM_TASKS_PER_NODE ${SLURM_NTASKS-unset} ${SLURM_MEM_PER_NODE-unset}; srun hostname | wc -l"});
   ASSERT_EQ(r.rc, 0) << r.err;
