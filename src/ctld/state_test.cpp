@@ -174,6 +174,26 @@ TEST(ControllerState, NtasksPerNodeTakesItsCpusEvenWithFewerTasks) {
   EXPECT_EQ(r->planned_nodes(), "c1");
 }
 
+// More nodes than the partition has: the submission waits (PartitionNodeLimit),
+// --test-only is Slurm 22.05's allocation failure (anchor cluster: -N20 in a
+// four-node partition).
+TEST(ControllerState, TestOnlyBeyondThePartitionsNodesIsAnAllocationFailure) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  v1::JobDescriptor d = wrap("true");
+  d.set_min_nodes(3);  // partition cpu has c[1-2]
+  Effects fx;
+  auto r = st->submit(user(1000, "alice"), d, true, 1001, fx);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message.rfind("Batch job submission failed: Requested node configuration is not available\n", 0),
+            0u)
+      << r.error().message;
+  auto queued = st->submit(user(1000, "alice"), d, false, 1001, fx);
+  ASSERT_TRUE(queued) << queued.error().message;
+  st->schedule(core::PassKind::kFull, 1002, fx);
+  EXPECT_EQ(st->jobs().at(queued->job_id()).rec.reason(), "PartitionNodeLimit");
+}
+
 // --cpus-per-gpu without a GPU is refused as Slurm 22.05 refuses it, with
 // what to add; with GPUs it is taken.
 TEST(ControllerState, CpusPerGpuWithoutGpusIsRefused) {

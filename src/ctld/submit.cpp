@@ -237,6 +237,14 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
     spec.revision = kTestOnlyRevisions + ++test_only_plans_;
     reply.set_planned_cpus(asked_cpus);  // a job that would wait: the CPUs it asks for (a start sets what it gets)
     plan_test_only(spec, rec.desc().reservation(), now, reply);
+    // More nodes than its partition has: Slurm 22.05's --test-only is an
+    // allocation failure (the submission itself waits, PartitionNodeLimit).
+    for (const auto& w : reply.warnings()) {
+      if (w == "job would wait: PartitionNodeLimit") {
+        return refusal("Requested node configuration is not available",
+                       "the job asks for more nodes than partition " + part.name + " allows (PartitionNodeLimit)");
+      }
+    }
     return reply;
   }
   const auto& ids = desc.array().task_ids();
