@@ -18,8 +18,8 @@ namespace drover::cli {
 
 std::string sacct_job_id(const AccountingRecord& r) {
   std::string id;
-  if (r.array_job_id == 0) {
-    id = std::to_string(r.job_id);
+  if (r.array_job_id == 0 || r.whole_array) {
+    id = std::to_string(r.array_job_id ? r.array_job_id : r.job_id);
   } else if (r.array_task_id) {
     id = fmt::format("{}_{}", r.array_job_id, *r.array_task_id);
   } else {

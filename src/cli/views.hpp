@@ -212,6 +212,10 @@ struct AccountingRecord {
   std::optional<int64_t> array_task_id;
   std::vector<int64_t> array_pending_tasks;  // pending remainder of an array (compressed in JobID)
   int64_t array_max_running = 0;
+  // The whole array in one record (every element cancelled before any
+  // started): its JobID is the array's id alone, as Slurm 22.05's.
+  bool whole_array = false;
+  bool start_none = false;                 // Start prints "None" (a cancelled pending remainder)
   std::string step;                        // "" for the job; "batch", "extern", "0", "1", ...
   std::string job_name;                    // steps: "batch", "extern" or the step's name
   std::string partition, account, qos, user, group, cluster, reservation, wckey, comment, constraints;

@@ -560,24 +560,61 @@ cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::Ac
 
 }  // namespace
 
+namespace {
+
+// An array element cancelled while it waited in the array's pending record.
+bool cancelled_in_pending_record(const v1::JobRecord& r) {
+  return r.array_job_id() && r.state() == v1::CANCELLED && r.start_time() == 0 && r.restart_count() == 0 &&
+         !r.array_split();
+}
+
+}  // namespace
+
 std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryReply& reply) {
   std::vector<cli::AccountingRecord> out;
   std::map<int64_t, std::size_t> group;  // array id -> index of its pending record
+  // Elements cancelled while in the array's pending record stay one record,
+  // as Slurm 22.05 kept them (anchor cluster): "N_[3-6%2]" with Start None
+  // beside the elements that ran, or, when none ever started, the array's id
+  // alone with Start at the cancel. Its end is the last cancel's.
+  std::map<int64_t, int> elements, cancelled_waiting;
+  for (const auto& a : reply.jobs()) {
+    if (!a.job().array_job_id()) continue;
+    ++elements[a.job().array_job_id()];
+    if (cancelled_in_pending_record(a.job())) ++cancelled_waiting[a.job().array_job_id()];
+  }
+  std::map<int64_t, std::size_t> cancelled_group;  // array id -> index of its cancelled record
+  // The record of `a`'s array in `groups`, with `a`'s index added; made from `a` when there is none.
+  auto fold = [&](std::map<int64_t, std::size_t>& groups, const v1::AccountingJob& a) -> std::pair<cli::AccountingRecord*, bool> {
+    const v1::JobRecord& r = a.job();
+    if (auto it = groups.find(r.array_job_id()); it != groups.end()) {
+      out[it->second].array_pending_tasks.push_back(r.array_task_id());
+      return {&out[it->second], false};
+    }
+    cli::AccountingRecord x = job_record(a);
+    x.job_id = r.array_job_id();
+    x.array_task_id.reset();
+    x.array_pending_tasks = {r.array_task_id()};
+    groups[r.array_job_id()] = out.size();
+    out.push_back(std::move(x));
+    return {&out.back(), true};
+  };
   for (const auto& a : reply.jobs()) {
     const v1::JobRecord& r = a.job();
+    if (cancelled_in_pending_record(r) && cancelled_waiting[r.array_job_id()] > 1) {
+      auto [x, made] = fold(cancelled_group, a);
+      if (made) {
+        x->whole_array = cancelled_waiting[r.array_job_id()] == elements[r.array_job_id()];
+        x->start_none = !x->whole_array;
+      } else if (r.end_time() > x->end) {
+        x->end = r.end_time();
+        if (!x->start_none) x->start = x->end;
+      }
+      continue;
+    }
     if (in_pending_array_record(r)) {
       // The still-pending elements are one record ("N_[2-4%25]"), as Slurm keeps them.
-      auto it = group.find(r.array_job_id());
-      if (it != group.end()) {
-        out[it->second].array_pending_tasks.push_back(r.array_task_id());
-        continue;
-      }
-      cli::AccountingRecord x = job_record(a);
-      x.job_id = r.array_job_id();
-      x.array_task_id.reset();
-      x.array_pending_tasks = {r.array_task_id()};
-      group[r.array_job_id()] = out.size();
-      out.push_back(std::move(x));
+      fold(group, a);
       continue;
     }
     out.push_back(job_record(a));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/sacct_output.hpp"
 #include "cli/scontrol_show.hpp"
 #include "cli/squeue_output.hpp"
 
@@ -124,6 +125,48 @@ TEST(JobView, ACancelledJobsAccountedExitCodeIsZero) {
   EXPECT_EQ(accounting_records(h3).at(0).exit_code, 3);
 }
 
+
+// Elements of an array cancelled while they waited in its pending record are
+// one sacct record, as Slurm 22.05 kept them on the anchor cluster (sbatch -a
+// 1-6%2, scancel of the array while 1 and 2 ran): "A_[3-6%2]" with Start None
+// and the last cancel's end; when none had started, the array's id alone,
+// started and ended at the cancel.
+TEST(JobView, ArrayElementsCancelledWhileWaitingAreOneRecord) {
+  auto element = [](int64_t id, int64_t task, v1::JobState st, int64_t start, int64_t end) {
+    v1::JobRecord r = pending_job();
+    r.set_job_id(id);
+    r.set_array_job_id(40);
+    r.set_array_task_id(task);
+    r.set_array_max_running(2);
+    r.set_hold(v1::HOLD_NONE);
+    r.set_state(st);
+    r.set_start_time(start);
+    r.set_end_time(end);
+    return r;
+  };
+  v1::GetJobHistoryReply history;
+  *history.add_jobs()->mutable_job() = element(40, 1, v1::CANCELLED, 1796400010, 1796400030);
+  *history.add_jobs()->mutable_job() = element(41, 2, v1::CANCELLED, 1796400010, 1796400030);
+  for (int64_t t = 3; t <= 6; ++t) {
+    *history.add_jobs()->mutable_job() = element(39 + t, t, v1::CANCELLED, 0, t == 5 ? 1796400025 : 1796400030);
+  }
+  auto rows = accounting_records(history);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(cli::sacct_job_id(rows[0]), "40_1");
+  EXPECT_EQ(cli::sacct_job_id(rows[2]), "40_[3-6%2]");
+  EXPECT_EQ(rows[2].job_id, 40);
+  EXPECT_TRUE(rows[2].start_none);
+  EXPECT_EQ(rows[2].end, 1796400030);
+  // None started: the array's id alone, Start at the cancel.
+  v1::GetJobHistoryReply held;
+  for (int64_t t = 1; t <= 4; ++t) *held.add_jobs()->mutable_job() = element(39 + t, t, v1::CANCELLED, 0, 1796400040);
+  rows = accounting_records(held);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(cli::sacct_job_id(rows[0]), "40");
+  EXPECT_FALSE(rows[0].start_none);
+  EXPECT_EQ(rows[0].start, 1796400040);
+  EXPECT_EQ(rows[0].array_pending_tasks, (std::vector<int64_t>{1, 2, 3, 4}));
+}
 
 // sacct's AllocCPUS of a pending job is what it asks for (Slurm 22.05 on the
 // anchor cluster: 8 for -n 8, 1 for --exclusive); none once it ended without running.
