@@ -8,6 +8,7 @@
 #include "cli/job_options.hpp"
 #include "cli/sbatch_script.hpp"
 #include "common/strings.hpp"
+#include "core/constraint.hpp"
 
 namespace drover::cli {
 namespace {
@@ -270,23 +271,6 @@ CliResult<bool> apply_memory_exclusion(JobRequest& req) {
   return true;
 }
 
-// The feature names of a -C or --batch expression: the words between its
-// operators and brackets, each without its "*count".
-std::vector<std::string> feature_names(std::string_view expr) {
-  std::vector<std::string> out;
-  std::string word;
-  for (std::size_t i = 0; i <= expr.size(); ++i) {
-    if (i == expr.size() || std::string_view("&|,[]()").find(expr[i]) != std::string_view::npos) {
-      word = word.substr(0, word.find('*'));
-      if (!word.empty()) out.push_back(word);
-      word.clear();
-    } else {
-      word += expr[i];
-    }
-  }
-  return out;
-}
-
 // Any GPU at all: -G, --gpus-per-*, or a gpu --gres.
 bool asks_for_gpus(const JobRequest& req) {
   for (const auto* g : {&req.gpus, &req.gpus_per_node, &req.gpus_per_socket, &req.gpus_per_task}) {
@@ -321,11 +305,15 @@ CliResult<bool> validate_merged(JobRequest& req) {
   // --batch: features of the batch host, each one that -C names (Slurm
   // 22.05 on the anchor cluster: h100 with -C 'h100|a100' is taken, x without -C is not).
   if (auto b = req.uninterpreted.find("--batch"); b != req.uninterpreted.end()) {
-    const std::vector<std::string> named = feature_names(req.constraint.value_or(""));
-    for (const auto& feature : feature_names(b->second)) {
-      if (std::find(named.begin(), named.end(), feature) == named.end()) {
-        return cli_error(prog, "Batch job submission failed: Job --batch option is invalid or not a subset of --constraints");
-      }
+    auto named = core::Constraint::parse(req.constraint.value_or(""));
+    auto batch = core::Constraint::parse(b->second);
+    const std::vector<std::string> within = named ? named->features() : std::vector<std::string>{};
+    const std::vector<std::string> wanted = batch ? batch->features() : std::vector<std::string>{};
+    const bool subset = batch && std::all_of(wanted.begin(), wanted.end(), [&](const std::string& f) {
+      return std::find(within.begin(), within.end(), f) != within.end();
+    });
+    if (!subset) {
+      return cli_error(prog, "Batch job submission failed: Job --batch option is invalid or not a subset of --constraints");
     }
   }
   // Slurm 22.05's words and status (anchor cluster: --deadline=now+1hour --begin=now+2hours).

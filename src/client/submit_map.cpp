@@ -259,12 +259,7 @@ int apply_run_as(const cli::JobRequest& r, const std::string& program, v1::JobDe
     uid = u->uid;  // the group stays the caller's unless --gid (Slurm 22.05: `id -g` was 0 under root's --uid=alice)
   }
   if (r.run_as_gid) {
-    auto g = group_by_name(*r.run_as_gid);
-    if (!g) {
-      if (auto n = parse_int(*r.run_as_gid); n && *n >= 0 && *n <= UINT32_MAX && group_name(static_cast<gid_t>(*n))) {
-        g = static_cast<gid_t>(*n);
-      }
-    }
+    auto g = group_by_name_or_gid(*r.run_as_gid);
     if (!g) {
       std::fprintf(stderr, "%s: error: Invalid --gid specification\n", program.c_str());
       return cli::kExitBadOption;

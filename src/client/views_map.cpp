@@ -263,9 +263,18 @@ namespace {
 // An array task that has not run yet: Slurm keeps it in the array's one
 // pending record ("N_[2-4%25]", "N_[5]" when it is the last), where a
 // requeued one, or one changed by itself, is a record of its own ("N_3").
+// An array element still part of its array's record: never split from it nor requeued.
+bool in_array_record(const v1::JobRecord& r) {
+  return r.array_job_id() && r.restart_count() == 0 && !r.array_split();
+}
+
 bool in_pending_array_record(const v1::JobRecord& r) {
-  return r.array_job_id() && r.state() == v1::PENDING && !r.completing() && r.restart_count() == 0 &&
-         !r.array_split();
+  return in_array_record(r) && r.state() == v1::PENDING && !r.completing();
+}
+
+// An array element cancelled while it waited in the array's pending record.
+bool cancelled_in_pending_record(const v1::JobRecord& r) {
+  return in_array_record(r) && r.state() == v1::CANCELLED && r.start_time() == 0;
 }
 
 }  // namespace
@@ -556,16 +565,6 @@ cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::Ac
     x.total_cpu_sec = x.user_cpu_sec + x.system_cpu_sec;
   }
   return x;
-}
-
-}  // namespace
-
-namespace {
-
-// An array element cancelled while it waited in the array's pending record.
-bool cancelled_in_pending_record(const v1::JobRecord& r) {
-  return r.array_job_id() && r.state() == v1::CANCELLED && r.start_time() == 0 && r.restart_count() == 0 &&
-         !r.array_split();
 }
 
 }  // namespace

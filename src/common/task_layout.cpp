@@ -46,13 +46,7 @@ std::string distribution_display(std::string_view typed, const std::vector<int>&
     level[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(level[0])));
     return level;
   };
-  std::vector<std::string> parts;
-  for (std::size_t at = 0;;) {
-    const std::size_t colon = levels.find(':', at);
-    parts.push_back(levels.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
-    if (colon == std::string::npos) break;
-    at = colon + 1;
-  }
+  const std::vector<std::string> parts = split(levels, ':');
   std::string out = name(parts[0], true);
   if (parts.size() > 1) {
     out = out.substr(0, 1);

@@ -87,6 +87,13 @@ std::optional<gid_t> group_by_name(const std::string& name) {
   return static_cast<gid_t>(*gid);
 }
 
+std::optional<gid_t> group_by_name_or_gid(const std::string& text) {
+  if (auto g = group_by_name(text)) return g;
+  auto n = parse_int(text);
+  if (!n || *n < 0 || *n > UINT32_MAX || !group_name(static_cast<gid_t>(*n))) return std::nullopt;
+  return static_cast<gid_t>(*n);
+}
+
 std::optional<std::string> group_name(gid_t gid) {
   auto f = lookup("/etc/group", "group", 2, std::to_string(gid));
   if (!f || f->empty()) return std::nullopt;

@@ -29,5 +29,7 @@ std::optional<UserEntry> user_by_name(const std::string& name);
 std::optional<UserEntry> user_by_name_or_uid(const std::string& text);
 std::optional<std::string> group_name(gid_t gid);
 std::optional<gid_t> group_by_name(const std::string& name);
+// A group named as --gid takes one: by name, else by a gid number this host knows.
+std::optional<gid_t> group_by_name_or_gid(const std::string& text);
 
 }  // namespace drover

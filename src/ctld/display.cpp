@@ -12,6 +12,7 @@
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
+#include "common/tres.hpp"
 #include "common/user_db.hpp"
 #include "config/debug_levels.hpp"
 #include "config/tables.hpp"
@@ -453,7 +454,7 @@ void ControllerState::slurm_presentation(std::vector<std::pair<std::string, std:
     if (v && v->empty()) drop(key);
   }
   if (std::string* v = value_of("AccountingStorageTRES")) {
-    std::vector<std::string> tres = {"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"};
+    std::vector<std::string> tres = plain_tres_names();
     std::vector<std::string> added;
     for (const auto& t : split(*v, ','))
       if (!t.empty() && std::find(tres.begin(), tres.end(), t) == tres.end()) added.push_back(t);
