@@ -468,11 +468,22 @@ CliResult<bool> apply_distribution(Ctx& c) {
     v.resize(comma);
   }
   auto levels = split(v, ':');
+  // plane=<size> stands alone.
+  if (!levels.empty() && (iequals(levels[0], "plane") || istarts_with(levels[0], "plane="))) {
+    std::optional<int64_t> n;
+    if (auto r = parse_count(std::string_view(levels[0]).substr(std::min<std::size_t>(6, levels[0].size())))) n = *r;
+    if (levels.size() > 1 || !n || *n <= 0) {
+      CliError e = invalid_spec(c, "plane=<size> takes a size above 0 and no socket or core level");
+      e.text = fmt::format("{}: error: Invalid plane size or size not specified\n", c.program()) + e.text;
+      return e;
+    }
+    c.req.distribution = c.value();
+    return true;
+  }
   bool ok = levels.size() <= 3 && !levels.empty();
   for (std::size_t i = 0; ok && i < levels.size(); ++i) {
     const std::string& l = levels[i];
-    bool plane = i == 0 && istarts_with(l, "plane=") && parse_count(std::string_view(l).substr(6));
-    ok = plane || in_list(l, {"*", "block", "cyclic"}) || (i == 0 && iequals(l, "arbitrary")) ||
+    ok = in_list(l, {"*", "block", "cyclic"}) || (i == 0 && iequals(l, "arbitrary")) ||
          (i > 0 && iequals(l, "fcyclic"));
   }
   if (!ok) return invalid_spec(c, "use block, cyclic, arbitrary or plane=<size>, optionally :block|cyclic|fcyclic "

@@ -132,6 +132,13 @@ std::vector<std::pair<ScannedOption, OptionOrigin>> env_options(const SubmitInpu
     } else if (spec->arg == ArgKind::kRequired || !it->second.empty()) {
       opt.value = it->second;
     }
+    // sbatch leaves -m plane=N to the job's sruns as "plane" and the size apart.
+    if (ev.option == "distribution" && opt.value && istarts_with(*opt.value, "plane") &&
+        !istarts_with(*opt.value, "plane=")) {
+      if (auto size = in.env.find("SLURM_DIST_PLANESIZE"); size != in.env.end()) {
+        opt.value = "plane=" + size->second + opt.value->substr(5);
+      }
+    }
     out.push_back({std::move(opt), OptionOrigin{OptionOrigin::Layer::kEnvironment, std::string(ev.var)}});
   }
   return out;

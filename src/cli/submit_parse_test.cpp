@@ -413,6 +413,12 @@ TEST(Grammar, EveryArgumentForm) {
   EXPECT_EQ(command_ok(SubmitCommand::kSbatch, {"--gpus-per-task=1", "--ntasks-per-node=2", "--wrap", "true"})
                 .ntasks_per_node,
             2);
+  // SLURM_DISTRIBUTION=plane takes its size from SLURM_DIST_PLANESIZE, as sbatch leaves them for the job's sruns.
+  EXPECT_EQ(parse_submission(inputs(SubmitCommand::kSrun, {"true"}, {},
+                                    {{"SLURM_DISTRIBUTION", "plane"}, {"SLURM_DIST_PLANESIZE", "2"}}))
+                ->request.distribution,
+            "plane=2");
+  refused(SubmitCommand::kSrun, {"-m", "plane", "true"});
   JobRequest opt = command_ok(SubmitCommand::kSrun, {"-I", "-K", "-l", "-u", "hostname"});
   EXPECT_TRUE(opt.immediate);
   EXPECT_FALSE(opt.immediate_timeout);
@@ -481,6 +487,10 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{S, {"--kill-on-invalid-dep=maybe"}, "sbatch: error: Invalid --kill-on-invalid-dep specification\n", 255},
         Refusal{S, {"--hint=foo"}, "sbatch: error: unrecognized --hint argument \"foo\", see --hint=help\n", 1},
         Refusal{S, {"--distribution=foo"}, "sbatch: error: Invalid --distribution specification\n", 255},
+        Refusal{S, {"-m", "plane=3:cyclic"},
+                "sbatch: error: Invalid plane size or size not specified\nsbatch: error: Invalid --distribution "
+                "specification\n",
+                255},
         Refusal{S, {"--time-min=abc"}, "sbatch: error: Invalid --time-min specification\n", 255},
         Refusal{S, {"--tmp=abc"}, "sbatch: error: Invalid --tmp specification\n", 255},
         Refusal{S, {"-Q", "-v"}, "sbatch: error: don't specify both --verbose (-v) and --quiet (-Q)\n", 1},

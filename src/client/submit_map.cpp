@@ -152,7 +152,14 @@ void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDes
 
 std::vector<std::pair<std::string, std::string>> option_output_env(const cli::JobRequest& r) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (r.distribution) out.emplace_back("SLURM_DISTRIBUTION", *r.distribution);
+  if (r.distribution && istarts_with(*r.distribution, "plane=")) {  // Slurm 22.05: the size apart
+    const std::string& d = *r.distribution;
+    const auto comma = d.find(',');
+    out.emplace_back("SLURM_DISTRIBUTION", "plane" + (comma == std::string::npos ? "" : d.substr(comma)));
+    out.emplace_back("SLURM_DIST_PLANESIZE", d.substr(6, comma == std::string::npos ? comma : comma - 6));
+  } else if (r.distribution) {
+    out.emplace_back("SLURM_DISTRIBUTION", *r.distribution);
+  }
   if (r.gpu_bind) out.emplace_back("SLURM_GPU_BIND", *r.gpu_bind);
   if (r.hint) out.emplace_back("SLURM_HINT", *r.hint);
   if (r.ntasks_per_core) out.emplace_back("SLURM_NTASKS_PER_CORE", std::to_string(*r.ntasks_per_core));

@@ -155,11 +155,15 @@ void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& pa
       max_nodes = job.ntasks;  // -n alone: as many nodes as it takes, fewest first
     }
     max_nodes = std::min(max_nodes, std::max(min_nodes, job.ntasks));
-    if (min_nodes == max_nodes) d.tasks_per_node = ceil_div(job.ntasks, min_nodes);
+    if (min_nodes == max_nodes) {
+      d.tasks_per_node = ceil_div(job.ntasks, min_nodes);
+      d.pack = min_nodes > 1;
+    }
     if (job.spread_job) {  // over as many nodes as there are tasks, within -N's top when given
       max_nodes = job.max_nodes > 0 ? std::min(job.max_nodes, job.ntasks) : std::max(min_nodes, job.ntasks);
       if (max_nodes > min_nodes) {
         d.tasks_per_node = 0;
+        d.pack = false;
         d.even = true;
       }
     }
@@ -521,10 +525,16 @@ Refusal capacity_refusal(const Cluster& c, const Demand& d, const std::vector<No
                                               describe_need(d) + " per node (they have " + have + ")");
   }
   if (need.cpus > best_cpus) {
+    // Slurm 22.05 adds its line only when one node's minimum is beyond every
+    // node: -c 65, not -N2 -n130 or -N2 -n4 -c40 (whose tasks it may pack).
+    std::vector<std::string> slurm_lines;
+    if (!d.pack || d.whole_node || need_on(d, sample, 1).cpus > best_cpus) {
+      slurm_lines.push_back("CPU count per node can not be satisfied");
+    }
     return refuse(kNodeConfigUnavailable,
                   "drover: the job needs " + std::to_string(need.cpus) + " CPUs on one node; the largest node of partition " +
                       part.name + " has " + std::to_string(best_cpus),
-                  {"CPU count per node can not be satisfied"});
+                  std::move(slurm_lines));
   }
   if (need.mem_mb > best_mem) {
     // Slurm 22.05 adds "Memory specification can not be satisfied" only when what the job wrote is beyond

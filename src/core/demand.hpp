@@ -78,6 +78,11 @@ struct Demand {
   // ahead on as few as hold it.
   bool widest = false;
   bool even = false;  // --spread-job: the tasks dealt evenly over those nodes (else the first take the rest)
+  // -N k -n m with neither --ntasks-per-node nor whole nodes: planned as an
+  // even shape (tasks_per_node), started with the first nodes as full as
+  // they hold and one task on each of the rest, as Slurm 22.05 lays it out
+  // (-N2 -n4 ran 3,1; -N3 -n6 4,1,1).
+  bool pack = false;
   std::vector<Constraint> alternatives;  // at least one: --prefer's (the first `preferred`), then -C's
   int32_t preferred = 0;
   std::vector<NodeIndex> required;  // -w, ascending

@@ -82,6 +82,48 @@ TEST(Placement, NodeRangeAndSpreadJobStartOnAsManyNodesAsHoldATask) {
   EXPECT_EQ(tasks_on(0, 0, true, false), (Got{{"c1", 2}, {"c2", 1}})) << "--spread-job over both nodes";
 }
 
+// -N k -n m on shared nodes starts with the first node as full as it holds
+// and one task on each node after it, as Slurm 22.05 laid such jobs out on
+// the anchor cluster (-N2 -n4: 3,1; -N3 -n5 with 4 CPUs free on the first
+// node: 3,1,1; -N2 -n8 there: 4,4); whole nodes deal them evenly (2,2).
+TEST(Placement, NodeCountWithTasksFillsTheFirstNodeAsSlurmDid) {
+  ClusterBuilder b;
+  b.add(node("c1", 8, 64000)).add(node("c2", 8, 64000)).add(node("c3", 8, 64000));
+  b.partition("cpu", {"c1", "c2", "c3"}, true);
+  Cluster c = b.build();
+  JobSpec blocker;
+  blocker.id = 90;
+  auto tasks_on = [&](int32_t nodes, int32_t ntasks, int32_t c1_busy_cpus, bool exclusive) {
+    Scheduler s(c);
+    Jobs jobs;
+    JobSpec& j = jobs.add(1);
+    j.partitions = {"cpu"};
+    j.ntasks = ntasks;
+    j.min_nodes = j.max_nodes = nodes;
+    j.exclusive = exclusive;
+    j.mem_per_cpu_mb = 100;
+    std::vector<RunningJob> run;
+    if (c1_busy_cpus > 0) run.push_back(running(c, &blocker, {"c1"}, c1_busy_cpus, 1000, 0, 0, 5000));
+    CycleResult r = cycle(s, jobs, run);
+    std::vector<int32_t> out;
+    if (const StartDecision* d = started(r, 1)) {
+      for (const auto& t : d->alloc.nodes) out.push_back(t.tasks);
+      int32_t cpus = 0;
+      for (const auto& t : d->alloc.nodes) cpus += t.cpus;
+      if (!exclusive) EXPECT_EQ(cpus, ntasks) << "the CPUs follow the tasks";
+    }
+    return out;
+  };
+  using Got = std::vector<int32_t>;
+  EXPECT_EQ(tasks_on(2, 4, 0, false), (Got{3, 1}));
+  EXPECT_EQ(tasks_on(3, 6, 0, false), (Got{4, 1, 1}));
+  EXPECT_EQ(tasks_on(2, 12, 0, false), (Got{8, 4})) << "the first node holds 8";
+  EXPECT_EQ(tasks_on(3, 5, 4, false), (Got{3, 1, 1})) << "4 CPUs free on c1";
+  EXPECT_EQ(tasks_on(2, 8, 4, false), (Got{4, 4}));
+  EXPECT_EQ(tasks_on(2, 4, 0, true), (Got{2, 2})) << "--exclusive: dealt evenly";
+  EXPECT_EQ(tasks_on(2, 5, 0, true), (Got{3, 2}));
+}
+
 TEST(Placement, CpuJobGoesToGpuNodeOnlyWhenCpuNodesAreFull) {
   Cluster c = mixed();
   Scheduler s(c);

@@ -357,6 +357,28 @@ void order_by_rank(Placement& p, const Scheduler::Impl& s) {
   p = std::move(q);
 }
 
+// Demand::pack: the nodes the even shape chose, in cluster order, the first
+// given as many tasks as it holds, leaving one for each node after it. The
+// even shape fits, so this always places every task; it is kept if not.
+void pack_first(SearchCtx& x, Placement& p) {
+  const auto k = static_cast<int32_t>(p.nodes.size());
+  Placement q;
+  q.start = p.start;
+  q.partition = p.partition;
+  q.alt = p.alt;
+  q.reserve(p.nodes.size(), p.off.size() > 1 ? p.off[1] : 0);
+  int32_t left = x.pc.demand.tasks;
+  std::vector<int64_t> amount;
+  for (int32_t i = 0; i < k; ++i) {
+    const int32_t cap = left - (k - 1 - i);
+    const int32_t got = cap > 0 ? tasks_fitting(x, p.nodes[static_cast<size_t>(i)], p.start, cap, amount) : 0;
+    if (got <= 0) return;
+    q.add(p.nodes[static_cast<size_t>(i)], got, amount);
+    left -= got;
+  }
+  if (left == 0) p = std::move(q);
+}
+
 }  // namespace
 
 std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const JobSpec& job) {
@@ -380,6 +402,7 @@ std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const 
       p->partition = pc.partition;
       p->alt = alt;
       order_by_rank(*p, *this);
+      if (d.pack && d.fixed_shape() && !d.whole_node && p->nodes.size() > 1) pack_first(x, *p);
       return p;
     }
   }

@@ -996,6 +996,38 @@ TEST(StepEnds, AStepThatEndedBeforeTheScriptIsSettledByTheLateReport) {
   }
 }
 
+// A job of -N2 -n5 on 4-CPU nodes holds 4 and 1 CPUs (the core packs its
+// first node, as Slurm 22.05 did); its steps are dealt over the nodes in
+// turn, each node up to its CPUs, and checked against the CPUs of their
+// nodes together. On the anchor cluster, in a job of 5 and 1 CPUs, Slurm
+// ran -n3 -c2 as 2,1 and -n2 -c3 as 1,1 (its second node's task given the
+// one CPU there) and refused -n4 -c2 and -n1 -c6.
+TEST(StepLayout, StepsOfAPackedJobFollowItsCpusAsSlurmsDid) {
+  auto st = running_allocation(2, 5);
+  const auto& alloc = st->jobs().at(1).rec.alloc();
+  ASSERT_EQ(alloc.nodes_size(), 2);
+  ASSERT_EQ(alloc.nodes(0).cpus(), 4);
+  ASSERT_EQ(alloc.nodes(1).cpus(), 1);
+  auto layout = [&](int ntasks, int cpt) -> std::string {
+    v1::CreateStepRequest req = step_req(ntasks);
+    req.set_cpus_per_task(cpt);
+    req.set_overlap(true);
+    Effects e;
+    auto r = st->create_step(user(1000, "alice"), req, 1001, e);
+    if (!r) return r.error().message.substr(0, r.error().message.find('\n'));
+    std::string out;
+    for (const auto& n : r->step().nodes()) out += (out.empty() ? "" : ",") + std::to_string(n.tasks());
+    return out;
+  };
+  EXPECT_EQ(layout(5, 1), "4,1");
+  EXPECT_EQ(layout(2, 1), "1,1");
+  EXPECT_EQ(layout(3, 1), "2,1");
+  EXPECT_EQ(layout(2, 2), "1,1");
+  EXPECT_EQ(layout(2, 3), "More processors requested than permitted");
+  EXPECT_EQ(layout(1, 5), "More processors requested than permitted");
+  EXPECT_EQ(layout(6, 1), "More processors requested than permitted");
+}
+
 // An allocation (salloc) past its time limit ends TIMEOUT with Slurm's
 // Reason=TimeLimit (squeue's %R shows "(TimeLimit)"), as a batch job does.
 TEST(StepEnds, AnAllocationPastItsTimeLimitEndsWithReasonTimeLimit) {
@@ -2222,6 +2254,7 @@ TEST(ControllerState, DetailedDisplayListsWhatARunningJobHoldsPerNode) {
   v1::JobDescriptor cpus = wrap("sleep 60");
   cpus.set_min_nodes(2);
   cpus.set_ntasks(4);
+  cpus.set_ntasks_per_node(2);  // without it the first node would take 3 tasks
   ASSERT_TRUE(st->submit(user(1000, "alice"), cpus, false, 1000, fx));
   v1::JobDescriptor smt = wrap("sleep 60");
   smt.add_partitions("gpu2");

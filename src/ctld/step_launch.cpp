@@ -133,13 +133,10 @@ struct StepShape {
 NodePlan plan_node(const StepShape& sh, const core::NodeSpec& spec, const core::NodeTake& t,
                    std::vector<int32_t> job_gpus, const Held& h, int tasks) {
   NodePlan p;
-  const int need = tasks * sh.cpt;
+  // More than the job has here takes all of it: the step's CPUs are checked
+  // against its nodes together (create_step), as Slurm 22.05 did.
+  const int need = std::min(tasks * sh.cpt, t.cpus);
   const std::string job = std::to_string(sh.job_id);
-  if (need > t.cpus) {
-    p.never = refusal(kTooManyCpus, spec.name + ": " + std::to_string(tasks) + " tasks x " + std::to_string(sh.cpt) +
-                                        " CPUs, and job " + job + " has " + std::to_string(t.cpus) + " CPUs there");
-    return p;
-  }
   if (sh.gpus_want > static_cast<int>(job_gpus.size())) {
     p.never = refusal(kNodeConfigUnavailable, spec.name + ": the step asks for " + std::to_string(sh.gpus_want) +
                                                   " GPUs; job " + job + " has " + std::to_string(job_gpus.size()) +
@@ -267,7 +264,24 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
       left -= n - 1;
     }
   } else {
-    for (int i = 0; i < nnodes; ++i) layout.push_back(ntasks / nnodes + (i < ntasks % nnodes ? 1 : 0));
+    // Slurm 22.05's block layout: the tasks dealt one to each node in turn,
+    // a node left out once it holds as many as its CPUs in the job allow
+    // (-n3 over a job's 2,1 CPUs: 2,1; -n2 there: 1,1; -n4 over an
+    // exclusive job's 64,64: 2,2). Beyond every node's CPUs they are dealt
+    // evenly, and the node's share is refused below.
+    layout.assign(static_cast<std::size_t>(nnodes), 0);
+    std::vector<int> cap(static_cast<std::size_t>(nnodes), 0);
+    for (int i = 0; i < nnodes && i < avail; ++i) cap[static_cast<std::size_t>(i)] = cand[static_cast<std::size_t>(i)]->cpus / cpt;
+    for (int left = ntasks; left > 0;) {
+      bool dealt = false;
+      for (int i = 0; i < nnodes && left > 0; ++i) {
+        auto& n = layout[static_cast<std::size_t>(i)];
+        if (n < std::max(1, cap[static_cast<std::size_t>(i)])) ++n, --left, dealt = true;
+      }
+      if (!dealt) {
+        for (int i = 0; i < nnodes && left > 0; ++i) ++layout[static_cast<std::size_t>(i)], --left;
+      }
+    }
   }
   auto js_it = steps_.find(j->rec.job_id());
   const JobSteps* js = js_it == steps_.end() ? nullptr : &js_it->second;
@@ -297,6 +311,17 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
                                                                    : tres_per_text(job_per_node_gres(j->spec)));
   s.set_tres_per_task(req.tres_per_task());
   if (!req.gpu_bind().empty()) s.set_tres_bind("gpu:" + req.gpu_bind());
+  // The job's CPUs on the nodes the step would run on, against the step's:
+  // Slurm 22.05 ran -c2 -n3 in a job of 5,1 CPUs (2,1 tasks, its second
+  // node's task given the one CPU there) and refused -c6 -n1 there.
+  int job_cpus_there = 0;
+  for (int i = 0; i < nnodes && i < avail; ++i) job_cpus_there += cand[static_cast<std::size_t>(i)]->cpus;
+  if (ntasks * cpt > job_cpus_there) {
+    return refusal(kTooManyCpus, std::to_string(ntasks) + " tasks x " + std::to_string(cpt) + " CPUs, and job " +
+                                     std::to_string(j->rec.job_id()) + " has " + std::to_string(job_cpus_there) +
+                                     " CPUs on the " + (nnodes == 1 ? "node" : std::to_string(nnodes) + " nodes") +
+                                     " the step would run on");
+  }
   StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1, req.mem_per_node_mb(), req.mem_per_cpu_mb()};
   // The first nodes (in allocation order) that can take their share now;
   // busy when too few can, refused when one never could.

@@ -578,8 +578,9 @@ TEST(Steps, GpuBindAndDistributionGiveEachTaskItsGpusAndRanks) {
                        "$SLURM_DISTRIBUTION $SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0' | sort"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(read_file(c.work() + "/cyc.txt"),
-            "0 cpu1 0,2 cyclic\n1 cpu2 1,3 cyclic\n2 cpu1 0,2 cyclic\n3 cpu2 1,3 cyclic\n"
-            "0 cpu1 0,1 block 2(x2)\n1 cpu1 0,1 block 2(x2)\n2 cpu2 2,3 block 2(x2)\n3 cpu2 2,3 block 2(x2)\n");
+            "0 cpu1 0,2,3 cyclic\n1 cpu2 1 cyclic\n2 cpu1 0,2,3 cyclic\n3 cpu1 0,2,3 cyclic\n"
+            "0 cpu1 0,1,2 block 3,1\n1 cpu1 0,1,2 block 3,1\n2 cpu1 0,1,2 block 3,1\n3 cpu2 3 block 3,1\n")
+      << "the job holds 3 and 1 CPUs, as Slurm 22.05 laid out -N2 -n4; cyclic deals within them";
 }
 
 // What sbatch puts in the job's environment for its options, as Slurm 22.05's
@@ -623,7 +624,14 @@ TEST(Steps, BatchEnvironmentFollowsTheOptionsAsSlurmsDid) {
   r = c.run("sbatch", {"--wait", "-p", "compute", "-w", "cpu[1-2]", "-N", "2", "-n", "4", "-m", "cyclic", "-o",
                        "dist.txt", "--wrap", "echo $SLURM_DISTRIBUTION; srun printenv SLURM_GTIDS | sort -u"});
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(read_file(c.work() + "/dist.txt"), "cyclic\n0,2\n1,3\n");
+  EXPECT_EQ(read_file(c.work() + "/dist.txt"), "cyclic\n0,2,3\n1\n");
+  // -m plane=2: the job sees "plane" and the size apart, and its steps deal blocks of 2 within its 3,1 CPUs.
+  r = c.run("sbatch", {"--wait", "-p", "compute", "-w", "cpu[1-2]", "-N", "2", "-n", "4", "-m", "plane=2", "-o",
+                       "plane.txt", "--wrap",
+                       "echo $SLURM_DISTRIBUTION $SLURM_DIST_PLANESIZE $SLURM_TASKS_PER_NODE; srun printenv SLURM_GTIDS "
+                       "| sort -u"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(c.work() + "/plane.txt"), "plane 2 3,1\n0,1,3\n2\n");
 }
 
 TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
