@@ -53,8 +53,10 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 }
 
 // When the job started; one that ended without starting (cancelled while
-// pending) has its end as its start, as Slurm 22.05 records it.
+// pending) has its end as its start, as Slurm 22.05 records it. A job back
+// in the queue has none (its earlier run's start is that run's record's).
 UnixTime start_or_end(const v1::JobRecord& r) {
+  if (r.state() == v1::PENDING) return kNoTime;
   if (r.start_time()) return r.start_time();
   return r.state() != v1::PENDING && r.end_time() ? r.end_time() : kNoTime;
 }

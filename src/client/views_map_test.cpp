@@ -207,6 +207,21 @@ TEST(JobView, AHeldJobWithoutItsOwnLimitHasThePartitionsLimit) {
   EXPECT_FALSE(rows[2].partition_time_limit);
 }
 
+// A job requeued while its processes still end is PENDING with its earlier
+// run's start: sacct's Start for it is Unknown, as Slurm 22.05's was (the
+// earlier run is a record of its own, REQUEUED, with that start).
+TEST(JobView, ARequeuedJobWaitingAgainHasNoStart) {
+  v1::JobRecord r = pending_job();
+  r.set_restart_count(1);
+  r.set_start_time(5000);
+  r.set_completing(true);
+  v1::GetJobHistoryReply history;
+  *history.add_jobs()->mutable_job() = r;
+  auto rows = accounting_records(history);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].start, kNoTime);
+}
+
 // An array's tasks that have not run are one record, even the last one
 // ("N_[5]", as Slurm 22.05 showed --array=7 and the last task left on the
 // anchor cluster); a requeued task is a record of its own; -r lists each.
