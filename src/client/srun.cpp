@@ -76,8 +76,9 @@ int check_launch_options(const std::string& program, const cli::JobRequest& r, b
 
 // srun --multi-prog FILE [ARGS]: the file's text, checked as Slurm's srun
 // checks it (its records; every rank has one when the task count is known
-// here); nullopt after printing why not.
-std::optional<std::string> read_multi_prog(const cli::JobRequest& r) {
+// here); nullopt after printing why not. Without -n the file's highest task
+// id sets the task count, as Slurm 22.05's srun took it (r.ntasks).
+std::optional<std::string> read_multi_prog(cli::JobRequest& r) {
   const std::string& file = r.argv.front();
   auto text = read_any(file);
   if (!text) {
@@ -85,6 +86,9 @@ std::optional<std::string> read_multi_prog(const cli::JobRequest& r) {
     return std::nullopt;
   }
   auto mp = parse_multi_prog(*text, file);
+  if (mp && !r.ntasks) {
+    if (auto implied = multi_prog_tasks(*mp)) r.ntasks = *implied;
+  }
   std::optional<int64_t> ntasks = r.ntasks;
   if (!ntasks && r.nodes && !r.jobid) ntasks = r.nodes->min * r.ntasks_per_node.value_or(1);
   Status st = !mp ? Status(mp.error()) : ntasks ? check_multi_prog_ranks(*mp, file, static_cast<int32_t>(*ntasks))
@@ -601,15 +605,15 @@ int srun_main(const Args& args) {
   Parsed p = parse(cli::SubmitCommand::kSrun, inv);
   if (p.exit >= 0) return p.exit;
   shape_from_command_line(p.req);
-  const cli::JobRequest& req = p.req;
   bool pmix = false;
-  if (int rc = check_launch_options("srun", req, pmix); rc) return rc;
-  if (req.argv.empty()) {
+  if (int rc = check_launch_options("srun", p.req, pmix); rc) return rc;
+  if (p.req.argv.empty()) {
     std::fprintf(stderr, "srun: fatal: No command given to execute.\n");
     return 1;
   }
   std::optional<std::string> multi_prog;
-  if (req.multi_prog && !(multi_prog = read_multi_prog(req))) return 1;
+  if (p.req.multi_prog && !(multi_prog = read_multi_prog(p.req))) return 1;
+  const cli::JobRequest& req = p.req;
 #if !DROVER_HAVE_PMIX
   if (pmix && !req.quiet) {
     std::fprintf(stderr, "srun: warning: --mpi=pmix: this Drover was built without PMIx (libpmix-dev), so its "

@@ -23,7 +23,7 @@ std::optional<std::vector<int32_t>> parse_ranks(const std::string& spec, int32_t
     auto lo = parse_int(part.substr(0, dash));
     auto hi = dash == std::string::npos ? lo : parse_int(part.substr(dash + 1));
     if (!lo || !hi || *lo > *hi || *hi > INT32_MAX) return std::nullopt;
-    if (dash != std::string::npos) top = std::max(top, static_cast<int32_t>(*hi));
+    top = std::max(top, static_cast<int32_t>(*hi));
     for (int64_t r = *lo; r <= *hi; ++r) out.push_back(static_cast<int32_t>(r));
   }
   if (out.empty()) return std::nullopt;
@@ -114,6 +114,12 @@ Result<MultiProg> parse_multi_prog(std::string_view text, const std::string& fil
     mp.lines.push_back(std::move(l));
   }
   return mp;
+}
+
+std::optional<int32_t> multi_prog_tasks(const MultiProg& mp) {
+  int32_t top = -1;
+  for (const auto& l : mp.lines) top = std::max(top, l.range_top);
+  return top < 0 ? std::nullopt : std::optional<int32_t>(top + 1);
 }
 
 Status check_multi_prog_ranks(const MultiProg& mp, const std::string& file, int32_t ntasks) {

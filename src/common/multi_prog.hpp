@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,7 @@ struct MultiProgLine {
   int line = 0;                       // 1-based, where the record starts
   bool any = false;                   // `*`
   std::vector<int32_t> ranks;         // in the order written (when not `*`)
-  int32_t range_top = -1;             // the highest end of a range ("0-3": 3); -1 without ranges
+  int32_t range_top = -1;             // the highest task id it names ("0-3,5": 5); -1 for "*"
   struct Word {
     std::string text;
     bool literal = false;             // from single quotes: no %t/%o
@@ -44,10 +45,15 @@ struct MultiProg {
 // task 1\nLine 2 of configuration file F invalid"); `file` names it in them.
 Result<MultiProg> parse_multi_prog(std::string_view text, const std::string& file);
 
-// Every rank in [0, ntasks) has a record and no range goes beyond (Slurm's
-// "Invalid task id, 3 >= ntasks", "Configuration file F invalid, no record
-// for task id N"); a single rank beyond is ignored, as Slurm ignores it.
+// Every rank in [0, ntasks) has a record and none names a task beyond
+// (Slurm's "Invalid task id, 3 >= ntasks", "Configuration file F invalid,
+// no record for task id N").
 Status check_multi_prog_ranks(const MultiProg& mp, const std::string& file, int32_t ntasks);
+
+// The task count a file implies when srun is given none: one more than the
+// highest task id it names (Slurm 22.05's srun ran "0 ...\n1 ..." as two
+// tasks, "0-2 ..." as three); nullopt when it names none ("*" alone).
+std::optional<int32_t> multi_prog_tasks(const MultiProg& mp);
 
 // The command of task `rank` (its line's words with %t/%o replaced, then
 // `extra`); an error when no line names it.

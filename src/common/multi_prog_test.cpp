@@ -60,10 +60,14 @@ TEST(MultiProg, SlurmsMessagesForBadFiles) {
   auto st = check_multi_prog_ranks(*missing, "missing.conf", 3);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "Configuration file missing.conf invalid, no record for task id 1");
-  // A single rank beyond the tasks is ignored (srun -N2: Slurm still said "no record for task id 1").
+  // Given fewer tasks, a single rank beyond them is refused as a range's end is (srun -n2, Slurm 22.05);
+  // given none, srun takes one more than the highest rank (3 here: "no record for task id 1" again).
   st = check_multi_prog_ranks(*missing, "missing.conf", 2);
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().message, "Configuration file missing.conf invalid, no record for task id 1");
+  EXPECT_EQ(st.error().message, "Invalid task id, 2 >= ntasks\nLine 2 of configuration file missing.conf invalid");
+  EXPECT_EQ(multi_prog_tasks(*missing), 3);
+  EXPECT_EQ(multi_prog_tasks(*parse_multi_prog("0-2 echo %t\n", "r.conf")), 3);
+  EXPECT_EQ(multi_prog_tasks(*parse_multi_prog("* echo %t\n", "s.conf")), std::nullopt);
 
   auto big = parse_multi_prog("0-3 echo a %t\n", "big.conf");
   ASSERT_TRUE(big);

@@ -191,6 +191,18 @@ TEST(Steps, MultiProgRunsEachRanksOwnCommand) {
   r = c.run("srun", {"-n3", "--multi-prog", missing});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "srun: error: Configuration file " + missing + " invalid, no record for task id 1\n");
+  // Without -n the file's highest task id sets the count (Slurm 22.05: "0 ..\n1 .." ran two tasks,
+  // "0 ..\n2 .." asked for three and had no record for 1); with -n2 a task id of 2 is beyond them.
+  std::string pair = c.work() + "/pair.conf";
+  std::ofstream(pair) << "0 echo a %t\n1 echo b %t\n";
+  r = c.run("srun", {"-N1", "-l", "--multi-prog", pair});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(sorted_lines(r.out), (std::vector<std::string>{"0: a 0", "1: b 1"}));
+  r = c.run("srun", {"--multi-prog", missing});
+  EXPECT_EQ(r.err, "srun: error: Configuration file " + missing + " invalid, no record for task id 1\n");
+  r = c.run("srun", {"-n2", "--multi-prog", missing});
+  EXPECT_EQ(r.err, "srun: error: Invalid task id, 2 >= ntasks\nsrun: error: Line 2 of configuration file " + missing +
+                       " invalid\n");
   r = c.run("srun", {"-n2", "--multi-prog", c.work() + "/nothing.conf"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.err, "srun: error: Could not open multi_prog config file " + c.work() + "/nothing.conf\n");
