@@ -107,6 +107,7 @@ std::optional<int64_t> parse_count(std::string_view s, bool allow_zero = false);
 
 // ---- job steps: "JOB[_TASK][.STEP]" (squeue -s, sstat -j) ------------------
 inline constexpr int64_t kBatchStep = -2;  // "N.batch"
+inline constexpr int64_t kPendingStep = -4;  // "N.TDB": a step its srun waits to create
 struct JobStepRef {
   int64_t job = 0;
   std::optional<int64_t> array_task;  // "_TASK"

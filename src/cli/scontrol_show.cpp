@@ -159,7 +159,7 @@ std::string render_step_detail(const StepDetailView& s, bool one_line) {
         limit_text_hms(s.time_limit));
   r.add("State={} Partition={} NodeList={}", s.state, null_or(s.partition), null_or(s.nodes));
   // Slurm 22.05 counts the batch step's CPUs and TRES nowhere here (anchor cluster).
-  r.add("Nodes={} CPUs={} Tasks={} Name={} Network=(null)", s.num_nodes, s.batch ? 0 : s.cpus, s.tasks, s.name);
+  r.add("Nodes={} CPUs={} Tasks={} Name={} Network=(null)", s.num_nodes, s.batch ? 0 : s.cpus, s.tasks, null_or(s.name));
   r.add("TRES={}", s.batch ? std::string("(null)") : null_or(s.tres));
   r.add("ResvPorts=(null)");
   r.add("CPUFreqReq=Default{}", s.batch ? "" : " Dist=" + or_text(s.distribution, "Block"));

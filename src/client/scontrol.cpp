@@ -219,9 +219,11 @@ int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const s
   };
   std::vector<const v1::StepInfo*> order;
   for (const auto& s : steps->steps()) order.push_back(&s);
-  std::stable_sort(order.begin(), order.end(), [](const v1::StepInfo* a, const v1::StepInfo* b) {
+  // The batch step first, then the numbered ones, then those waiting to be created (Slurm's order).
+  auto rank = [](int64_t id) { return id == cli::kPendingStep ? INT64_MAX : id < 0 ? -1 : id; };
+  std::stable_sort(order.begin(), order.end(), [&](const v1::StepInfo* a, const v1::StepInfo* b) {
     if (a->job_id() != b->job_id()) return a->job_id() < b->job_id();
-    return (a->step_id() < 0 ? -1 : a->step_id()) < (b->step_id() < 0 ? -1 : b->step_id());
+    return rank(a->step_id()) < rank(b->step_id());
   });
   std::string out;
   for (const v1::StepInfo* s : order) {
@@ -232,8 +234,9 @@ int show_steps(ControllerApi& api, const Invocation& inv, const Opts& o, const s
     std::string job_text = job.array_job_id() > 0 ? std::to_string(job.array_job_id()) + "_" +
                                                         std::to_string(job.array_task_id())
                                                   : std::to_string(job.job_id());
-    v.batch = s->step_id() < 0;
-    v.id = job_text + "." + (v.batch ? std::string("batch") : std::to_string(s->step_id()));
+    const bool waiting = s->step_id() == cli::kPendingStep;
+    v.batch = s->step_id() < 0 && !waiting;
+    v.id = job_text + "." + (waiting ? std::string("TDB") : v.batch ? std::string("batch") : std::to_string(s->step_id()));
     v.uid = s->uid();
     v.start_time = s->start_time() > 0 ? s->start_time() : kNoTime;
     v.time_limit = s->time_limit_s() > 0 ? s->time_limit_s() : kInfinite;

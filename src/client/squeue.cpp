@@ -6,6 +6,7 @@
 #include <functional>
 #include <thread>
 
+#include "cli/job_values.hpp"
 #include "cli/json_output.hpp"
 #include "cli/sinfo_output.hpp"
 #include "cli/squeue_output.hpp"
@@ -37,6 +38,7 @@ int squeue_steps(const Invocation& inv, ControllerApi& api, const cli::SqueueOpt
   for (const auto& s : steps->steps()) {
     auto j = by_id.find(s.job_id());
     if (j == by_id.end()) continue;  // ended between the two answers
+    if (s.step_id() == cli::kPendingStep) continue;  // waiting to be created: scontrol show step lists it
     cli::StepView v;
     v.job = j->second;
     v.step_id = s.step_id();

@@ -433,6 +433,9 @@ class ControllerState {
   }
 
  private:
+  Result<v1::CreateStepReply> create_step_now(const Caller& who, const v1::CreateStepRequest& req, int64_t now,
+                                              Effects& fx);
+  void note_waiting_step(const Caller& who, const v1::CreateStepRequest& req, bool waiting, int64_t now);
   friend class StateTestPeer;
   Job* find_job(int64_t id);
   // Jobs a target names ("123" plain, "123" array: every element, "123_4").
@@ -691,6 +694,14 @@ class ControllerState {
   std::map<std::string, v1::ClusterEvent> resv_events_;  // by event key: the reservations last written
   Counters counters_;
   std::map<core::JobId, JobSteps> steps_;
+  // The steps sruns wait to create, by job and srun (host, pid): not state
+  // the controller acknowledged, only what scontrol show step lists while
+  // their sruns keep asking (every 200 ms; one not heard for 2 s has gone).
+  struct WaitingStep {
+    v1::StepInfo info;
+    int64_t seen = 0;
+  };
+  std::map<core::JobId, std::map<std::pair<std::string, int64_t>, WaitingStep>> waiting_steps_;
   std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)
   AccountingDb acct_;
   core::FairShareFactors fairshare_;

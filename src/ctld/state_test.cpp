@@ -1140,6 +1140,41 @@ TEST(StepSharing, GetStepsListsRunningStepsOfRunningJobs) {
   EXPECT_EQ(st->get_steps(req, 1003).steps_size(), 0);
 }
 
+// A step its srun waits to create is listed (Slurm's N.TDB, PENDING) while
+// that srun keeps asking, and no longer once it is created or its srun has
+// not asked for over 2 s.
+TEST(StepSharing, GetStepsListsTheStepsSrunsWaitFor) {
+  auto st = running_allocation(1, 2);
+  Effects e;
+  ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(2), 1001, e));
+  v1::CreateStepRequest waits = step_req(1);
+  waits.set_cpus_per_task(1);
+  waits.set_srun_host("login1");
+  waits.set_srun_pid(4242);
+  auto busy = st->create_step(user(1000, "alice"), waits, 1001, e);
+  ASSERT_TRUE(busy);
+  ASSERT_EQ(busy->busy(), "Requested nodes are busy");
+  auto rep = st->get_steps(v1::GetStepsRequest{}, 1002);
+  ASSERT_EQ(rep.steps_size(), 2);
+  const v1::StepInfo& w = rep.steps(1);
+  EXPECT_EQ(w.step_id(), kPendingStepId);
+  EXPECT_EQ(w.state(), "PENDING");
+  EXPECT_EQ(w.ntasks(), 1);
+  EXPECT_EQ(w.cpus(), 1);
+  EXPECT_EQ(w.srun_host(), "login1");
+  EXPECT_EQ(w.srun_pid(), 4242);
+  ASSERT_EQ(w.nodes_size(), 1);
+  EXPECT_EQ(st->get_steps(v1::GetStepsRequest{}, 1004).steps_size(), 1) << "its srun stopped asking";
+  ASSERT_TRUE(st->create_step(user(1000, "alice"), waits, 1004, e));  // asks again, still busy
+  EXPECT_EQ(st->get_steps(v1::GetStepsRequest{}, 1004).steps_size(), 2);
+  end_step_on(*st, 0, st->steps().at(1).steps.at(0).nodes(0).node(), 1005);
+  auto made = st->create_step(user(1000, "alice"), waits, 1005, e);
+  ASSERT_TRUE(made && made->busy().empty());
+  rep = st->get_steps(v1::GetStepsRequest{}, 1005);
+  ASSERT_EQ(rep.steps_size(), 1);
+  EXPECT_EQ(rep.steps(0).step_id(), 1);
+}
+
 // scancel N.S: the step's nodes are told to kill it at once (SIGKILL, as
 // Slurm 22.05's scancel of a step), who cancelled it is recorded, the job
 // goes on; a step that does not run and a job that is over get errors that

@@ -178,6 +178,55 @@ NodePlan plan_node(const StepShape& sh, const core::NodeSpec& spec, const core::
 
 Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, const v1::CreateStepRequest& req,
                                                          int64_t now, Effects& fx) {
+  auto r = create_step_now(who, req, now, fx);
+  note_waiting_step(who, req, r && !r->busy().empty(), now);
+  return r;
+}
+
+// Slurm 22.05 listed a step waiting for its job's resources in scontrol
+// show step as StepId=N.TDB, State=PENDING, StartTime=Unknown, Name=(null),
+// TRES=(null), Dist=Unknown, with its tasks' CPUs and its srun (the anchor
+// cluster); squeue -s did not list it.
+void ControllerState::note_waiting_step(const Caller& who, const v1::CreateStepRequest& req, bool waiting,
+                                        int64_t now) {
+  for (auto it = waiting_steps_.begin(); it != waiting_steps_.end();) {
+    std::erase_if(it->second, [&](const auto& kv) { return now - kv.second.seen > 2; });
+    it = it->second.empty() ? waiting_steps_.erase(it) : std::next(it);
+  }
+  const std::pair<std::string, int64_t> key{req.srun_host(), req.srun_pid()};
+  if (!waiting) {
+    if (auto it = waiting_steps_.find(req.job_id()); it != waiting_steps_.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) waiting_steps_.erase(it);
+    }
+    return;
+  }
+  const Job* j = find_job(req.job_id());
+  if (!j) return;
+  WaitingStep& w = waiting_steps_[req.job_id()][key];
+  w.seen = now;
+  v1::StepInfo& s = w.info;
+  const int tasks = req.ntasks() > 0 ? req.ntasks() : std::max(1, req.nodes());
+  s.set_job_id(req.job_id());
+  s.set_step_id(kPendingStepId);
+  s.set_uid(who.uid);
+  s.set_state("PENDING");
+  s.set_ntasks(tasks);
+  s.set_cpus(tasks * std::max(1, req.cpus_per_task()));
+  s.set_srun_host(req.srun_host());
+  s.set_srun_pid(req.srun_pid());
+  s.set_time_limit_s(req.time_limit_s());
+  s.set_distribution("Unknown");
+  s.clear_nodes();
+  const int nodes = req.nodes() > 0 ? req.nodes() : std::min<int>(tasks, j->alloc.nodes.size());
+  for (const auto& t : j->alloc.nodes) {
+    if (s.nodes_size() >= nodes) break;
+    s.add_nodes()->set_node(bridge_->cluster().nodes[t.node].name);
+  }
+}
+
+Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, const v1::CreateStepRequest& req,
+                                                             int64_t now, Effects& fx) {
   Job* j = find_job(req.job_id());
   if (!j) return make_error(std::string(kInvalidJobId) + "\nno job " + std::to_string(req.job_id()) + " is known");
   if (!may_act_on(who, *j)) return make_error(kAccessDenied);
@@ -481,6 +530,15 @@ v1::GetStepsReply ControllerState::get_steps(const v1::GetStepsRequest& req, int
       else *rep.add_steps() = s;
     }
     if (batch) *rep.add_steps() = *batch;
+  }
+  // Those sruns wait to create (scontrol show step lists them; squeue -s does not).
+  for (const auto& [job_id, waiting] : waiting_steps_) {
+    if (!named.empty() && !named.count(job_id)) continue;
+    auto j = jobs_.find(job_id);
+    if (j == jobs_.end() || !is_started(j->second.rec)) continue;
+    for (const auto& [key, w] : waiting) {
+      if (now - w.seen <= 2) *rep.add_steps() = w.info;
+    }
   }
   return rep;
 }

@@ -29,6 +29,8 @@ namespace drover::ctld {
 
 inline constexpr const char* kStepsTable = "steps";
 inline constexpr int64_t kBatchStepId = -2;
+// A step an srun waits to create (resources busy): Slurm's "N.TDB".
+inline constexpr int64_t kPendingStepId = -4;
 
 // The steps of one job the controller remembers (as long as the job).
 struct JobSteps {

@@ -1100,13 +1100,17 @@ TEST(Steps, AStepSurvivesAControllerKill) {
 TEST(Steps, ConcurrentStepsWaitForHeldCpusUnlessOverlapOrExact) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
+  // While "second" waits, scontrol show step lists it as Slurm's N.TDB; squeue -s does not.
   auto r = c.run("salloc", {"-n2", "-p", "compute", "-w", "cpu1", "bash", "-c",
                             "up() { until [ -n \"$(squeue -s$SLURM_JOB_ID.$1 -h -o %i)\" ]; do sleep 0.1; done; }; "
                             "srun -n1 sleep 3 & up 0; srun --overlap -n1 echo over; "
-                            "srun -I -n1 echo never; echo immediate=$?; srun -n1 echo second; wait; "
+                            "srun -I -n1 echo never; echo immediate=$?; srun -n1 echo second & "
+                            "for i in $(seq 150); do scontrol -o show step | "
+                            "grep -q \"StepId=$SLURM_JOB_ID.TDB .*State=PENDING\" && { echo tdb; break; }; sleep 0.1; "
+                            "done; squeue -s -h -o %i | grep -c TDB; wait; "
                             "srun --exact -n1 sleep 3 & up 3; srun --exact -n1 echo exact; wait"});
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_EQ(r.out, "over\nimmediate=1\nsecond\nexact\n") << r.err;
+  EXPECT_EQ(r.out, "over\nimmediate=1\ntdb\n0\nsecond\nexact\n") << r.err;
   const std::string job = std::to_string(1);
   EXPECT_NE(r.err.find("srun: error: Unable to create step for job " + job + ": Requested nodes are busy"),
             std::string::npos) << r.err;
