@@ -154,6 +154,7 @@ struct Placement {
   std::vector<uint32_t> off;
   int32_t partition = -1;
   size_t alt = 0;
+  std::vector<int32_t> gpus;  // --gpus packed (Demand::gpus_total): each node's share; else empty
 
   void add(NodeIndex n, int32_t t, const int64_t* amount, size_t count) {
     if (off.empty()) off.push_back(0);

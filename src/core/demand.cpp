@@ -133,6 +133,10 @@ void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& pa
     min_nodes = nodes;
     max_nodes = std::max(max_nodes, nodes);
     d.gres.push_back({"gpu", job.gpus.type, ceil_div(job.gpus.count, nodes)});
+    if (nodes > 1) {
+      d.gpus_total = job.gpus.count;
+      d.gpus_index = static_cast<int32_t>(d.gres.size()) - 1;
+    }
   }
   if (min_nodes <= 0) min_nodes = 1;
   if (max_nodes < min_nodes) max_nodes = min_nodes;
@@ -357,6 +361,12 @@ NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node) {
   if (d.tasks_per_socket > 0 && tasks_on_node > static_cast<int64_t>(d.tasks_per_socket) * node.sockets) need.fits = false;
   if (d.tasks_per_core > 0 && tasks_on_node > static_cast<int64_t>(d.tasks_per_core) * node.cores()) need.fits = false;
   return need;
+}
+
+Demand with_gpus_per_node(const Demand& d, int32_t gpus) {
+  Demand out = d;
+  if (d.gpus_index >= 0) out.gres[static_cast<size_t>(d.gpus_index)].count = gpus;
+  return out;
 }
 
 bool node_config_fits(const Demand& d, const NodeSpec& node) {

@@ -83,6 +83,12 @@ struct Demand {
   // they hold and one task on each of the rest, as Slurm 22.05 lays it out
   // (-N2 -n4 ran 3,1; -N3 -n6 4,1,1).
   bool pack = false;
+  // --gpus=N over several nodes (gres[gpus_index] holds N / nodes, rounded
+  // up, on each): planned evenly, started with the first nodes as full as
+  // they hold and one GPU on each of the rest, as Slurm 22.05 laid it out
+  // (--gpus=4 -N2 ran 3,1; --gpus=10 on 8-GPU nodes 8,2). 0: not asked.
+  int32_t gpus_total = 0;
+  int32_t gpus_index = -1;
   std::vector<Constraint> alternatives;  // at least one: --prefer's (the first `preferred`), then -C's
   int32_t preferred = 0;
   std::vector<NodeIndex> required;  // -w, ascending
@@ -111,6 +117,9 @@ struct NodeNeed {
 };
 
 NodeNeed need_on(const Demand& d, const NodeSpec& node, int32_t tasks_on_node);
+
+// The demand with `gpus` in place of its --gpus share per node (Demand::gpus_index).
+Demand with_gpus_per_node(const Demand& d, int32_t gpus);
 
 // Does the node's configuration give what --tmp and -B ask (at least that
 // TmpDisk, sockets, cores per socket, threads per core)? Alike for a group.

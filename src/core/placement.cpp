@@ -114,7 +114,7 @@ Allocation Scheduler::Impl::allocate(const PartChoice& pc, const Placement& p) {
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     NodeIndex n = p.nodes[i];
     const NodeSpec& spec = c.nodes[n];
-    NodeNeed need = need_on(pc.demand, spec, p.tasks[i]);
+    NodeNeed need = need_on(p.gpus.empty() ? pc.demand : with_gpus_per_node(pc.demand, p.gpus[i]), spec, p.tasks[i]);
     touch(n, kSavedUse);
     NodeUse& u = use[n];
     NodeTake take;

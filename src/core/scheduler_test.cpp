@@ -124,6 +124,39 @@ TEST(Placement, NodeCountWithTasksFillsTheFirstNodeAsSlurmDid) {
   EXPECT_EQ(tasks_on(2, 5, 0, true), (Got{3, 2}));
 }
 
+// --gpus=N over several nodes starts with the first node as full as it
+// holds and one GPU on each node after it, as Slurm 22.05 laid it out on
+// the anchor cluster (--gpus=4 -N2: 3,1; --gpus=10 on 8-GPU nodes: 8,2;
+// --gpus=3 -n4 -N2: tasks 3,1 and GPUs 2,1).
+TEST(Placement, GpusOverSeveralNodesFillTheFirstNodeAsSlurmDid) {
+  Cluster c = mixed();
+  auto gpus_on = [&](int32_t gpus, int32_t nodes, int32_t ntasks) {
+    Scheduler s(c);
+    Jobs jobs;
+    JobSpec& j = jobs.add(1);
+    j.partitions = {"gpu"};
+    j.gpus.count = gpus;
+    j.min_nodes = j.max_nodes = nodes;
+    j.ntasks = ntasks;
+    j.mem_per_cpu_mb = 100;
+    CycleResult r = cycle(s, jobs);
+    std::vector<std::pair<int32_t, int32_t>> out;  // (tasks, GPUs) per node
+    if (const StartDecision* d = started(r, 1)) {
+      for (const auto& t : d->alloc.nodes) {
+        int32_t g = 0;
+        for (const auto& take : t.gres) g += take.count;
+        out.emplace_back(t.tasks, g);
+      }
+    }
+    return out;
+  };
+  using Got = std::vector<std::pair<int32_t, int32_t>>;
+  EXPECT_EQ(gpus_on(4, 2, 0), (Got{{1, 3}, {1, 1}}));
+  EXPECT_EQ(gpus_on(10, 0, 0), (Got{{1, 8}, {1, 2}}));
+  EXPECT_EQ(gpus_on(3, 2, 4), (Got{{3, 2}, {1, 1}}));
+  EXPECT_EQ(gpus_on(16, 2, 0), (Got{{1, 8}, {1, 8}}));
+}
+
 TEST(Placement, CpuJobGoesToGpuNodeOnlyWhenCpuNodesAreFull) {
   Cluster c = mixed();
   Scheduler s(c);

@@ -379,6 +379,46 @@ void pack_first(SearchCtx& x, Placement& p) {
   if (left == 0) p = std::move(q);
 }
 
+// Demand::gpus_total: the nodes and tasks chosen, the first node given as
+// many of the job's GPUs as it holds, leaving one for each node after it.
+// The even share fits, so this always places every GPU; it is kept if not.
+void pack_gpus(SearchCtx& x, Placement& p) {
+  const Demand& d = x.pc.demand;
+  const auto k = static_cast<int32_t>(p.nodes.size());
+  std::vector<int32_t> gpus(p.nodes.size(), 0);
+  std::vector<int64_t> flat;
+  int32_t left = d.gpus_total;
+  for (int32_t i = 0; i < k; ++i) {
+    const auto n = static_cast<size_t>(i);
+    const NodeSpec& spec = x.s.c.nodes[p.nodes[n]];
+    std::vector<int64_t> amount;
+    auto fits = [&](int32_t g, std::vector<int64_t>& out) {
+      NodeNeed need = need_on(with_gpus_per_node(d, g), spec, p.tasks[n]);
+      if (!need.fits) return false;
+      out = amount_of(need);
+      return x.s.prof[p.nodes[n]].fits(out.data(), p.start, p.start + x.d);
+    };
+    int32_t lo = 0, hi = left - (k - 1 - i);
+    std::vector<int64_t> tmp;
+    while (lo < hi) {  // the most GPUs (at least one) this node holds for its tasks
+      const int32_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid, tmp)) {
+        lo = mid;
+        amount = tmp;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (lo < 1 || amount.size() != p.off[n + 1] - p.off[n]) return;
+    gpus[n] = lo;
+    left -= lo;
+    flat.insert(flat.end(), amount.begin(), amount.end());
+  }
+  if (left != 0 || flat.size() != p.flat.size()) return;
+  p.flat = std::move(flat);
+  p.gpus = std::move(gpus);
+}
+
 }  // namespace
 
 std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const JobSpec& job) {
@@ -403,6 +443,7 @@ std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const 
       p->alt = alt;
       order_by_rank(*p, *this);
       if (d.pack && d.fixed_shape() && !d.whole_node && p->nodes.size() > 1) pack_first(x, *p);
+      if (d.gpus_total > 0 && !d.whole_node && p->nodes.size() > 1) pack_gpus(x, *p);
       return p;
     }
   }

@@ -1028,6 +1028,35 @@ TEST(StepLayout, StepsOfAPackedJobFollowItsCpusAsSlurmsDid) {
   EXPECT_EQ(layout(6, 1), "More processors requested than permitted");
 }
 
+// A job's --gpus over two nodes are 4 and 1 (the core packs its first
+// node), and a step's --gpus are dealt the same way within them: Slurm
+// 22.05 ran a step's --gpus=4 over its job's 3 and 1 GPUs as 3,1.
+TEST(StepLayout, AStepsGpusFollowItsJobsAsSlurmsDid) {
+  auto st = make_state("NodeName=q[1-2] CPUs=8 RealMemory=8000 Gres=gpu:h100:4\nPartitionName=gpu4 Nodes=q[1-2]\n");
+  register_all(*st, 1000, {"q1", "q2"});
+  v1::JobDescriptor d = allocation(2, "gpu4");
+  d.mutable_gpus()->set_count(5);
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  st->schedule(core::PassKind::kQuick, 1000, fx);
+  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  auto layout = [&](int gpus) -> std::string {
+    v1::CreateStepRequest req = step_req(2);
+    req.set_gpus(gpus);
+    req.set_overlap(true);
+    Effects e;
+    auto r = st->create_step(user(1000, "alice"), req, 1001, e);
+    if (!r) return r.error().message.substr(0, r.error().message.find('\n'));
+    std::string out;
+    for (const auto& n : r->step().nodes()) out += (out.empty() ? "" : ",") + std::to_string(n.gpus_size());
+    return out;
+  };
+  EXPECT_EQ(layout(5), "4,1");
+  EXPECT_EQ(layout(3), "2,1");
+  EXPECT_EQ(layout(2), "1,1");
+  EXPECT_EQ(layout(6), "Requested node configuration is not available");
+}
+
 // An allocation (salloc) past its time limit ends TIMEOUT with Slurm's
 // Reason=TimeLimit (squeue's %R shows "(TimeLimit)"), as a batch job does.
 TEST(StepEnds, AnAllocationPastItsTimeLimitEndsWithReasonTimeLimit) {

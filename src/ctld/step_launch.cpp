@@ -371,6 +371,21 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
                                      " CPUs on the " + (nnodes == 1 ? "node" : std::to_string(nnodes) + " nodes") +
                                      " the step would run on");
   }
+  // --gpus=N: the first nodes as many of the job's GPUs as they have, one
+  // left for each node after them (as the job's own --gpus were laid out:
+  // Slurm 22.05 ran a step's --gpus=4 over a job's 3 and 1 GPUs as 3,1).
+  std::vector<int> gpu_share(static_cast<std::size_t>(nnodes), 0);
+  if (req.gpus() > 0) {
+    int left = req.gpus();
+    for (int i = 0; i < nnodes && i < avail; ++i) {
+      const auto have = static_cast<int>(gpu_indexes(c.nodes[cand[static_cast<std::size_t>(i)]->node],
+                                                     *cand[static_cast<std::size_t>(i)]).size());
+      const int take = std::max(1, std::min(have, left - (nnodes - 1 - i)));
+      gpu_share[static_cast<std::size_t>(i)] = take;
+      left -= take;
+    }
+    if (left > 0) gpu_share.front() += left;  // more than the job has: refused below
+  }
   StepShape shape{j->rec.job_id(), cpt, s.exact(), s.overlap(), -1, req.mem_per_node_mb(), req.mem_per_cpu_mb()};
   // The first nodes (in allocation order) that can take their share now;
   // busy when too few can, refused when one never could.
@@ -383,7 +398,7 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
     if (wants_gpus) {
       shape.gpus_want = req.gpus_per_task() > 0 ? req.gpus_per_task() * layout[static_cast<std::size_t>(i)]
                         : req.gpus_per_node() > 0 ? req.gpus_per_node()
-                                                  : req.gpus() / nnodes + (i < req.gpus() % nnodes);
+                                                  : gpu_share[static_cast<std::size_t>(i)];
     }
     NodePlan p = plan_node(shape, spec, *t, gpu_indexes(spec, *t), held_on(js, spec.name),
                            layout[static_cast<std::size_t>(i)]);
