@@ -75,7 +75,6 @@ bool job_state_is_final(JobState s) {
     case JobState::kDeadline:
     case JobState::kOutOfMemory:
     case JobState::kRevoked:
-    case JobState::kSpecialExit:
       return true;
     default:
       return false;

@@ -886,7 +886,13 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
   v1::ControlRequest req;
   req.set_action(action);
   const bool suspend_call = action == v1::HOLD || action == v1::USER_HOLD || action == v1::RELEASE;
-  for (const auto& id : ids_of(o.words, 1)) {
+  // requeuehold State=SpecialExit JOBS (scontrol(1)): the option comes first, as Slurm's takes it.
+  std::size_t first = 1;
+  if (action == v1::REQUEUE_HOLD && o.words.size() > 1 && iequals(o.words[1], "State=SpecialExit")) {
+    req.set_special_exit(true);
+    first = 2;
+  }
+  for (const auto& id : ids_of(o.words, first)) {
     auto t = target_of(id);
     if (!t) {  // as Slurm 22.05 words an unknown job (`hold abc`: on the anchor cluster)
       std::fprintf(stderr, "Invalid job id specified for job %s\n", id.c_str());

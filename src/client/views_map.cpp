@@ -37,6 +37,7 @@ namespace {
 // squeue and scontrol: CONFIGURING while a running job's PrologSlurmctld runs (Slurm's CF).
 cli::JobState job_state(const v1::JobRecord& r) {
   if (r.configuring() && r.state() == v1::RUNNING && !r.completing()) return cli::JobState::kConfiguring;
+  if (r.special_exit() && r.state() == v1::PENDING && !r.completing()) return cli::JobState::kSpecialExit;
   return cli_job_state(r.state(), r.completing());
 }
 

@@ -329,6 +329,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           if (r.hold() == v1::HOLD_NONE) break;  // nothing to release: no error, as in Slurm
           r.clear_held_reason();
           r.set_hold(v1::HOLD_NONE);
+          r.set_special_exit(false);
           r.set_reason("None");  // as Slurm's, also for a requeued job still waiting out its BeginTime
           break;
         case v1::SUSPEND:
@@ -342,6 +343,8 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           if (req.action() == v1::REQUEUE_HOLD || r.state() == v1::SUSPENDED) r.set_hold(hold);
           // Slurm 22.05's reason for it (squeue "job requeued in held state").
           if (req.action() == v1::REQUEUE_HOLD) r.set_held_reason("job requeued in held state");
+          // State=SpecialExit: SPECIAL_EXIT (SE) until released, as Slurm's.
+          if (req.action() == v1::REQUEUE_HOLD && req.special_exit()) r.set_special_exit(true);
           if (is_started(r)) {
             requeue_started(*j, "requeued by " + who.describe(), who.uid, now, fx);
           } else {

@@ -1790,6 +1790,32 @@ TEST(ControllerState, RequeueHoldShowsSlurmsReason) {
   st->schedule(core::PassKind::kFull, 1008, pass);
   EXPECT_EQ(r.reason(), "BeginTime");
   EXPECT_EQ(r.state(), v1::PENDING);
+  EXPECT_FALSE(r.special_exit());
+}
+
+// scontrol requeuehold State=SpecialExit: the job is marked SPECIAL_EXIT
+// (squeue SE, as Slurm 22.05 showed it on the anchor cluster) until it is
+// released.
+TEST(ControllerState, RequeueHoldSpecialExitLastsUntilRelease) {
+  auto st = wide_job_and_one_behind(core::PassKind::kFull);  // job 1 runs
+  const v1::JobRecord& r = st->jobs().at(1).rec;
+  ASSERT_EQ(r.state(), v1::RUNNING);
+  v1::ControlRequest req;
+  req.set_action(v1::REQUEUE_HOLD);
+  req.set_special_exit(true);
+  req.add_targets()->set_job_id(1);
+  Effects fx;
+  auto res = st->control(Caller{0, 0, "root", true}, req, 1005, fx);
+  ASSERT_TRUE(res.size() == 1 && res[0].ok());
+  EXPECT_TRUE(r.special_exit());
+  EXPECT_EQ(r.state(), v1::PENDING);
+  EXPECT_EQ(r.hold(), v1::HOLD_ADMIN);
+  req.set_action(v1::RELEASE);
+  req.set_special_exit(false);
+  res = st->control(Caller{0, 0, "root", true}, req, 1006, fx);
+  ASSERT_TRUE(res.size() == 1 && res[0].ok());
+  EXPECT_FALSE(r.special_exit());
+  EXPECT_EQ(r.hold(), v1::HOLD_NONE);
 }
 
 // scontrol suspend/resume, as Slurm's: operators only, with Slurm's words;

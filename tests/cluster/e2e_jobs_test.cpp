@@ -946,6 +946,27 @@ TEST(Jobs, CancelAndRequeueAreSaidInTheJobsOutput) {
   c.run("scancel", {requeued});
 }
 
+// scontrol requeuehold State=SpecialExit, as Slurm 22.05's on the anchor
+// cluster: the job shows SPECIAL_EXIT (SE) with the requeuehold's reason,
+// squeue lists it by default and with -t SE, and release makes it PENDING.
+TEST(Jobs, RequeueHoldSpecialExitShowsSpecialExitUntilReleased) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 300"}));
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  auto r = c.run("scontrol", {"requeuehold", "State=SpecialExit", id});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-j", id, "-o", "%t %T %r"}).out ==
+                                      "SE SPECIAL_EXIT job requeued in held state\n"; }, 10s))
+      << c.run("squeue", {"-h", "-j", id, "-o", "%t %T %r"}).out;
+  EXPECT_EQ(c.run("squeue", {"-h", "-t", "SE", "-o", "%i"}).out, id + "\n");
+  EXPECT_NE(c.run("scontrol", {"show", "job", id}).out.find("JobState=SPECIAL_EXIT Reason=job_requeued_in_held_state"),
+            std::string::npos);
+  ASSERT_EQ(c.run("scontrol", {"release", id}).rc, 0);
+  EXPECT_EQ(c.run("squeue", {"-h", "-j", id, "-o", "%t"}).out, "PD\n");
+  c.run("scancel", {id});
+}
+
 TEST(Nodes, DrainAndResume) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
