@@ -229,17 +229,21 @@ std::optional<Placement> multi_now(SearchCtx& x, const std::vector<ClassNeed>& c
   return std::nullopt;
 }
 
-// The most tasks (at most `cap`) the node holds over [t, t + d).
-int32_t tasks_fitting(SearchCtx& x, NodeIndex n, Time t, int32_t cap, std::vector<int64_t>& amount) {
+// The largest v in [1, cap] for which `demand_for(v)` fits on node n over
+// [t, t + d) (what it needs growing with v), with its amounts; 0 when not
+// even 1 does.
+template <class DemandFor>
+int32_t largest_fitting(SearchCtx& x, NodeIndex n, Time t, int32_t cap, int32_t tasks, DemandFor demand_for,
+                        std::vector<int64_t>& amount) {
   const NodeSpec& spec = x.s.c.nodes[n];
-  auto fits = [&](int32_t tasks, std::vector<int64_t>& out) {
-    NodeNeed need = need_on(x.pc.demand, spec, tasks);
+  auto fits = [&](int32_t v, std::vector<int64_t>& out) {
+    NodeNeed need = need_on(demand_for(v), spec, tasks < 0 ? v : tasks);
     if (!need.fits) return false;
     out = amount_of(need);
     return x.s.prof[n].fits(out.data(), t, t + x.d);
   };
   std::vector<int64_t> tmp;
-  if (!fits(1, tmp)) return 0;
+  if (cap < 1 || !fits(1, tmp)) return 0;
   amount = tmp;
   int32_t lo = 1, hi = cap;
   while (lo < hi) {
@@ -252,6 +256,11 @@ int32_t tasks_fitting(SearchCtx& x, NodeIndex n, Time t, int32_t cap, std::vecto
     }
   }
   return lo;
+}
+
+// The most tasks (at most `cap`) the node holds over [t, t + d).
+int32_t tasks_fitting(SearchCtx& x, NodeIndex n, Time t, int32_t cap, std::vector<int64_t>& amount) {
+  return largest_fitting(x, n, t, cap, -1, [&](int32_t) -> const Demand& { return x.pc.demand; }, amount);
 }
 
 // Tasks spread over as few nodes as hold them, at time t.
@@ -386,32 +395,15 @@ void pack_gpus(SearchCtx& x, Placement& p) {
   const Demand& d = x.pc.demand;
   const auto k = static_cast<int32_t>(p.nodes.size());
   std::vector<int32_t> gpus(p.nodes.size(), 0);
-  std::vector<int64_t> flat;
+  std::vector<int64_t> flat, amount;
   int32_t left = d.gpus_total;
   for (int32_t i = 0; i < k; ++i) {
     const auto n = static_cast<size_t>(i);
-    const NodeSpec& spec = x.s.c.nodes[p.nodes[n]];
-    std::vector<int64_t> amount;
-    auto fits = [&](int32_t g, std::vector<int64_t>& out) {
-      NodeNeed need = need_on(with_gpus_per_node(d, g), spec, p.tasks[n]);
-      if (!need.fits) return false;
-      out = amount_of(need);
-      return x.s.prof[p.nodes[n]].fits(out.data(), p.start, p.start + x.d);
-    };
-    int32_t lo = 0, hi = left - (k - 1 - i);
-    std::vector<int64_t> tmp;
-    while (lo < hi) {  // the most GPUs (at least one) this node holds for its tasks
-      const int32_t mid = lo + (hi - lo + 1) / 2;
-      if (fits(mid, tmp)) {
-        lo = mid;
-        amount = tmp;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    if (lo < 1 || amount.size() != p.off[n + 1] - p.off[n]) return;
-    gpus[n] = lo;
-    left -= lo;
+    const int32_t got = largest_fitting(x, p.nodes[n], p.start, left - (k - 1 - i), p.tasks[n],
+                                        [&](int32_t g) { return with_gpus_per_node(d, g); }, amount);
+    if (got < 1 || amount.size() != p.off[n + 1] - p.off[n]) return;
+    gpus[n] = got;
+    left -= got;
     flat.insert(flat.end(), amount.begin(), amount.end());
   }
   if (left != 0 || flat.size() != p.flat.size()) return;
