@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "common/gres.hpp"
@@ -275,6 +276,28 @@ bool in_pending_array_record(const v1::JobRecord& r) {
   return in_array_record(r) && r.state() == v1::PENDING && !r.completing();
 }
 
+// The arrays whose pending record holds more than one element, or is all
+// of a one-element array: those are shown as one record ("N_[4-5]",
+// "N_[7]"). The last element left of a larger array is shown as itself
+// ("N_5"), as Slurm 22.05 showed the one left of --array=1-5 while the
+// others ran (the anchor cluster).
+template <class Records, class RecordOf>
+std::set<int64_t> arrays_with_pending_record(const Records& records, RecordOf record_of) {
+  std::map<int64_t, std::pair<int, int64_t>> pending;  // array id -> (pending elements, the array's size)
+  for (const auto& x : records) {
+    const v1::JobRecord& r = record_of(x);
+    if (!in_pending_array_record(r)) continue;
+    auto& [count, size] = pending[r.array_job_id()];
+    ++count;
+    size = r.array_task_count();
+  }
+  std::set<int64_t> out;
+  for (const auto& [id, cs] : pending) {
+    if (cs.first > 1 || cs.second <= 1) out.insert(id);
+  }
+  return out;
+}
+
 // An array element cancelled while it waited in the array's pending record.
 bool cancelled_in_pending_record(const v1::JobRecord& r) {
   return in_array_record(r) && r.state() == v1::CANCELLED && r.start_time() == 0;
@@ -286,8 +309,10 @@ std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_a
   std::vector<cli::JobView> out;
   std::map<int64_t, std::size_t> group;  // array id -> index of its pending view
   std::map<int64_t, std::string> record_reason;  // array id -> the reason of its pending record
+  const std::set<int64_t> grouped =
+      arrays_with_pending_record(reply.jobs(), [](const v1::JobRecord& r) -> const v1::JobRecord& { return r; });
   for (const auto& r : reply.jobs()) {
-    bool groupable = !expand_arrays && in_pending_array_record(r);
+    bool groupable = !expand_arrays && in_pending_array_record(r) && grouped.count(r.array_job_id());
     if (!groupable) {
       out.push_back(job_view(r));
       // Listed one by one (-r), the tasks of the array's pending record are
@@ -586,6 +611,8 @@ std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryRep
     if (cancelled_in_pending_record(a.job())) ++cancelled_waiting[a.job().array_job_id()];
   }
   std::map<int64_t, std::size_t> cancelled_group;  // array id -> index of its cancelled record
+  const std::set<int64_t> grouped = arrays_with_pending_record(
+      reply.jobs(), [](const v1::AccountingJob& a) -> const v1::JobRecord& { return a.job(); });
   // The record of `a`'s array in `groups`, with `a`'s index added; made from `a` when there is none.
   auto fold = [&](std::map<int64_t, std::size_t>& groups, const v1::AccountingJob& a) -> std::pair<cli::AccountingRecord*, bool> {
     const v1::JobRecord& r = a.job();
@@ -614,7 +641,7 @@ std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryRep
       }
       continue;
     }
-    if (in_pending_array_record(r)) {
+    if (in_pending_array_record(r) && grouped.count(r.array_job_id())) {
       // The still-pending elements are one record ("N_[2-4%25]"), as Slurm keeps them.
       fold(group, a);
       continue;

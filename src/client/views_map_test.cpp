@@ -222,9 +222,11 @@ TEST(JobView, ARequeuedJobWaitingAgainHasNoStart) {
   EXPECT_EQ(rows[0].start, kNoTime);
 }
 
-// An array's tasks that have not run are one record, even the last one
-// ("N_[5]", as Slurm 22.05 showed --array=7 and the last task left on the
-// anchor cluster); a requeued task is a record of its own; -r lists each.
+// An array's tasks that have not run are one record, also the one task of
+// a one-task array ("N_[7]", as Slurm 22.05 showed --array=7 on the anchor
+// cluster); the last task left of a larger array is shown as itself ("N_5":
+// Slurm's for --array=1-5 while 1-4 ran, in squeue and sacct); a requeued
+// task is a record of its own; -r lists each.
 TEST(JobView, AnArraysPendingTasksAreOneRecordEvenTheLast) {
   auto task = [](int64_t id, int64_t t, int restarts) {
     v1::JobRecord r = pending_job();
@@ -241,8 +243,19 @@ TEST(JobView, AnArraysPendingTasksAreOneRecordEvenTheLast) {
   };
   v1::GetJobsReply one;
   *one.add_jobs() = task(15, 5, 0);
+  one.mutable_jobs(0)->set_array_task_count(1);
   EXPECT_EQ(ids(one, false), "10_[5] ");
   EXPECT_EQ(ids(one, true), "10_5 ");
+  one.mutable_jobs(0)->set_array_task_count(5);
+  EXPECT_EQ(ids(one, false), "10_5 ") << "the last task left of --array=1-5";
+  v1::GetJobHistoryReply history;
+  *history.add_jobs()->mutable_job() = one.jobs(0);
+  EXPECT_EQ(cli::sacct_job_id(accounting_records(history).at(0)), "10_5");
+  v1::GetJobHistoryReply two;
+  *two.add_jobs()->mutable_job() = task(14, 4, 0);
+  two.mutable_jobs(0)->mutable_job()->set_array_task_count(5);
+  *two.add_jobs()->mutable_job() = one.jobs(0);
+  EXPECT_EQ(cli::sacct_job_id(accounting_records(two).at(0)), "10_[4-5]");
   v1::GetJobsReply mixed;
   *mixed.add_jobs() = task(13, 3, 1);  // requeued
   *mixed.add_jobs() = task(14, 4, 0);
