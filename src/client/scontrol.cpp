@@ -892,23 +892,34 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
     req.set_special_exit(true);
     first = 2;
   }
+  // A word that is no job id is said and the others are still acted on, as
+  // Slurm 22.05's scontrol did (`release abc 12` released 12; on the anchor cluster).
+  bool bad_id = false;
   for (const auto& id : ids_of(o.words, first)) {
     auto t = target_of(id);
-    if (!t) {  // as Slurm 22.05 words an unknown job (`hold abc`: on the anchor cluster)
+    if (!t) {
       std::fprintf(stderr, "Invalid job id specified for job %s\n", id.c_str());
-      if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
-      return 1;
+      bad_id = true;
+      continue;
     }
     *req.add_targets() = *t;
   }
-  if (req.targets().empty()) {
+  if (req.targets().empty() && !bad_id) {
     std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
+    return 1;
+  }
+  if (req.targets().empty()) {
+    if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
     return 1;
   }
   auto reply = api.control(req);
   if (!reply) return report_failure(inv, api, reply.error());
   bool job_wide = false;
   const int rc = print_results(reply->results(), &job_wide);
+  if (bad_id) {
+    if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
+    return 1;
+  }
   // Slurm 22.05's scontrol then names the last error once more for hold,
   // uhold and release of whole jobs, under the name of the call they share with suspend
   // (on the anchor cluster: "slurm_suspend error: Invalid job id specified").

@@ -611,7 +611,12 @@ TEST(Jobs, ScontrolReadsCommandsFromStdinWithoutOne) {
   EXPECT_EQ(hold.err, "Invalid job id specified for job 999999\nslurm_suspend error: Invalid job id specified\n");
   auto requeue = c.run("scontrol", {"requeue", "999999"});
   EXPECT_EQ(requeue.err, "Invalid job id specified for job 999999\n") << "requeue names it once";
-  ASSERT_EQ(c.run("scancel", {id}).rc, 0);
+  // A word that is no job id is said, and the other ids are still acted on (Slurm 22.05: `release abc 12`).
+  auto mixed = c.run("scontrol", {"release", "abc", id});
+  EXPECT_EQ(mixed.rc, 1);
+  EXPECT_EQ(mixed.err, "Invalid job id specified for job abc\nslurm_suspend error: Invalid job id specified\n");
+  EXPECT_EQ(c.run("scontrol", {"show", "job", id}).out.find("JobHeld"), std::string::npos) << "the job was released";
+  c.run("scancel", {id});
 }
 
 // scontrol update and hold/release lines as public scripts write them, answered as Slurm 22.05 answered
