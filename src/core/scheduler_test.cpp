@@ -110,7 +110,9 @@ TEST(Placement, NodeCountWithTasksFillsTheFirstNodeAsSlurmDid) {
       for (const auto& t : d->alloc.nodes) out.push_back(t.tasks);
       int32_t cpus = 0;
       for (const auto& t : d->alloc.nodes) cpus += t.cpus;
-      if (!exclusive) EXPECT_EQ(cpus, ntasks) << "the CPUs follow the tasks";
+      if (!exclusive) {
+        EXPECT_EQ(cpus, ntasks) << "the CPUs follow the tasks";
+      }
     }
     return out;
   };
