@@ -223,21 +223,27 @@ Parsed parse(cli::SubmitCommand cmd, const Invocation& inv) {
 }
 
 // Inside an allocation SLURM_NNODES, SLURM_NTASKS and SLURM_NTASKS_PER_NODE
-// carry the job's shape into srun; a shape given on srun's command line
-// (-n, -N, -w, --ntasks-per-node) replaces all of it, so `srun -n1 -w node2`
-// in a two-node job runs one task there instead of asking for two nodes.
+// carry the job's shape into srun, and -N, -n and --ntasks-per-node on the
+// command line each replace only their own, as Slurm 22.05's srun took them
+// (anchor cluster, a job of -N2 --ntasks-per-node=2): `srun -N1` there asks
+// the job's 4 tasks of one node; a --ntasks-per-node that does not match the
+// tasks and nodes is dropped with Slurm's warning (`srun -n3`). (Fewer tasks
+// than nodes set the nodes to the tasks when the options are read: `srun -n1`.)
 void shape_from_command_line(cli::JobRequest& r) {
-  const char* keys[] = {"nodes", "ntasks", "ntasks-per-node", "nodelist"};
-  auto from_env = [&](const char* k) {
-    auto it = r.origins.find(k);
-    return it != r.origins.end() && it->second.layer == cli::OptionOrigin::Layer::kEnvironment;
-  };
-  bool cli_shape = false;
-  for (const char* k : keys) cli_shape |= r.origins.count(k) && !from_env(k);
-  if (!cli_shape) return;
-  if (from_env("nodes")) r.nodes.reset();
-  if (from_env("ntasks")) r.ntasks.reset();
-  if (from_env("ntasks-per-node")) r.ntasks_per_node.reset();
+  if (!r.jobid) return;
+  // Slurm warned for 3 tasks on 2 nodes (not whole per node) and for more tasks than nodes x per node
+  // (-N1 of 4 tasks, --ntasks-per-node=1 of 4 on 2), not for fewer that divide (-n2 on 2 nodes at 2 per node).
+  if (r.ntasks && r.nodes && r.ntasks_per_node && r.nodes->min > 0 &&
+      (*r.ntasks > *r.ntasks_per_node * r.nodes->min || *r.ntasks % r.nodes->min != 0)) {
+    if (!r.quiet) {
+      std::fprintf(stderr,
+                   "srun: Warning: can't honor --ntasks-per-node set to %lld which doesn't match the requested tasks "
+                   "%lld with the number of requested nodes %lld. Ignoring --ntasks-per-node.\n",
+                   static_cast<long long>(*r.ntasks_per_node), static_cast<long long>(*r.ntasks),
+                   static_cast<long long>(r.nodes->min));
+    }
+    r.ntasks_per_node.reset();
+  }
 }
 
 int immediate_seconds(const cli::JobRequest& r) {

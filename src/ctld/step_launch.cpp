@@ -246,8 +246,10 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
     });
     if (auto bad = gres_refusal(j->spec, job_has_gpus, req)) return std::move(*bad);
   }
-  // Candidate nodes: the allocation, or the -w subset of it (in allocation order).
-  std::vector<const core::NodeTake*> cand;
+  // Candidate nodes: the allocation, or the -w subset of it (in allocation order);
+  // the job's other nodes join it when the step asks for more nodes than -w
+  // names (-w names nodes the step must include, as Slurm 22.05 took it).
+  std::vector<const core::NodeTake*> cand, others;
   std::set<std::string> wanted;
   if (!req.nodelist().empty()) {
     auto names = hostlist_expand(req.nodelist());
@@ -267,6 +269,7 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
       continue;
     }
     if (wanted.empty() || wanted.count(name)) cand.push_back(&t);
+    else others.push_back(&t);
   }
   for (const auto& w : wanted) {
     if (std::find(alloc_names.begin(), alloc_names.end(), w) == alloc_names.end()) {
@@ -277,6 +280,11 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
   if (cand.empty()) {
     return refusal(kNodeConfigUnavailable, "every node of job " + std::to_string(j->rec.job_id()) + "'s allocation " +
                                                hostlist_compress(alloc_names) + " is DOWN");
+  }
+  if (!wanted.empty() && req.nodes() > static_cast<int>(cand.size()) && !others.empty()) {
+    const auto more = std::min<std::size_t>(others.size(), static_cast<std::size_t>(req.nodes()) - cand.size());
+    cand.insert(cand.end(), others.begin(), others.begin() + static_cast<std::ptrdiff_t>(more));
+    std::sort(cand.begin(), cand.end());  // allocation order: they point into j->alloc.nodes
   }
   const int avail = static_cast<int>(cand.size());
   int per_node = req.ntasks_per_node();

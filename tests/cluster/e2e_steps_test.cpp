@@ -646,6 +646,41 @@ TEST(Steps, BatchEnvironmentFollowsTheOptionsAsSlurmsDid) {
   EXPECT_EQ(read_file(c.work() + "/plane.txt"), "plane 2 3,1\n0,1,3\n2\n");
 }
 
+// srun inside a job of -N2 --ntasks-per-node=2, as Slurm 22.05's on the
+// anchor cluster: the job's node and task counts stay unless -N or -n
+// replace them, so -N1 asks the job's 4 tasks of one node; a
+// --ntasks-per-node that does not fit is dropped with Slurm's warning; -n1
+// takes one node, said; -w names nodes the step must include.
+TEST(Steps, SrunInsideAJobKeepsTheJobsShapeAsSlurmsDid) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string show = " bash -c 'echo $SLURMD_NODENAME $SLURM_PROCID $SLURM_STEP_TASKS_PER_NODE' 2>&1 | sort; ";
+  int64_t job = c.submit({"-p", "compute", "-w", "cpu[1-2]", "-N2", "--ntasks-per-node=2", "-o", "shape.out", "--wrap",
+                          "echo == -N1; srun -N1" + show + "echo == -n3; srun -n3" + show + "echo == -n1; srun -n1" +
+                              show + "echo == -w cpu2 -n2; srun -w cpu2 -n2" + show + "echo == -w cpu1; srun -w cpu1" +
+                              show});
+  ASSERT_GT(job, 0) << c.last_error();
+  const std::string id = std::to_string(job);
+  ASSERT_TRUE(c.wait_done(id, 60s));
+  EXPECT_EQ(read_file(c.work() + "/shape.out"),
+            "== -N1\n"
+            "srun: Warning: can't honor --ntasks-per-node set to 2 which doesn't match the requested tasks 4 with the "
+            "number of requested nodes 1. Ignoring --ntasks-per-node.\n"
+            "srun: error: 4 tasks x 1 CPUs, and job " + id + " has 2 CPUs on the node the step would run on\n"
+            "srun: error: Unable to create step for job " + id + ": More processors requested than permitted\n"
+            "== -n3\n"
+            "cpu1 0 2,1\ncpu1 1 2,1\ncpu2 2 2,1\n"
+            "srun: Warning: can't honor --ntasks-per-node set to 2 which doesn't match the requested tasks 3 with the "
+            "number of requested nodes 2. Ignoring --ntasks-per-node.\n"
+            "== -n1\n"
+            "cpu1 0 1\n"
+            "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"
+            "== -w cpu2 -n2\n"
+            "cpu1 0 1(x2)\ncpu2 1 1(x2)\n"
+            "== -w cpu1\n"
+            "cpu1 0 2(x2)\ncpu1 1 2(x2)\ncpu2 2 2(x2)\ncpu2 3 2(x2)\n");
+}
+
 TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
