@@ -130,10 +130,9 @@ void add_step_vars(EnvMap& env, const LaunchRequest& r) {
   env["SLURM_NODEID"] = std::to_string(L.node_index);
   if (L.show_distribution) {
     // -m plane=N shows as "plane" with the size apart (Slurm 22.05).
-    if (istarts_with(L.distribution, "plane=")) {
-      const std::string size = L.distribution.substr(6, L.distribution.find_first_of(":,") - 6);
+    if (const std::string_view size = plane_size(L.distribution); !size.empty()) {
       env["SLURM_DISTRIBUTION"] = "plane";
-      env["SLURM_DIST_PLANESIZE"] = size;
+      env["SLURM_DIST_PLANESIZE"] = std::string(size);
     } else {
       env["SLURM_DISTRIBUTION"] = L.distribution;
     }

@@ -908,27 +908,26 @@ int run_control(ControllerApi& api, const Invocation& inv, const Opts& o, v1::Co
     std::fprintf(stderr, "too few arguments for keyword:%s\n", o.words[0].c_str());
     return 1;
   }
-  if (req.targets().empty()) {
-    if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
-    return 1;
-  }
-  auto reply = api.control(req);
-  if (!reply) return report_failure(inv, api, reply.error());
-  bool job_wide = false;
-  const int rc = print_results(reply->results(), &job_wide);
-  if (bad_id) {
-    if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
-    return 1;
-  }
-  // Slurm 22.05's scontrol then names the last error once more for hold,
-  // uhold and release of whole jobs, under the name of the call they share with suspend
-  // (on the anchor cluster: "slurm_suspend error: Invalid job id specified").
-  if (job_wide && !o.quiet && suspend_call) {
-    std::string last;
-    for (const auto& r : reply->results()) {
-      if (!r.ok()) last = r.error();
+  int rc = 1;
+  if (!req.targets().empty()) {
+    auto reply = api.control(req);
+    if (!reply) return report_failure(inv, api, reply.error());
+    bool job_wide = false;
+    rc = print_results(reply->results(), &job_wide);
+    // Slurm 22.05's scontrol then names the last error once more for hold,
+    // uhold and release of whole jobs, under the name of the call they share with suspend
+    // (on the anchor cluster: "slurm_suspend error: Invalid job id specified").
+    if (job_wide && !bad_id && !o.quiet && suspend_call) {
+      std::string last;
+      for (const auto& r : reply->results()) {
+        if (!r.ok()) last = r.error();
+      }
+      std::fprintf(stderr, "slurm_suspend error: %s\n", last.c_str());
     }
-    std::fprintf(stderr, "slurm_suspend error: %s\n", last.c_str());
+  }
+  if (bad_id) {  // named once more for hold, uhold and release, as Slurm's does
+    if (suspend_call && !o.quiet) std::fprintf(stderr, "slurm_suspend error: Invalid job id specified\n");
+    return 1;
   }
   return rc;
 }

@@ -15,6 +15,7 @@
 #include "cli/cli_error.hpp"
 #include "common/mail_type.hpp"
 #include "common/strings.hpp"
+#include "common/task_layout.hpp"
 #include "common/user_db.hpp"
 
 extern char** environ;
@@ -152,11 +153,10 @@ void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDes
 
 std::vector<std::pair<std::string, std::string>> option_output_env(const cli::JobRequest& r) {
   std::vector<std::pair<std::string, std::string>> out;
-  if (r.distribution && istarts_with(*r.distribution, "plane=")) {  // Slurm 22.05: the size apart
-    const std::string& d = *r.distribution;
-    const auto comma = d.find(',');
-    out.emplace_back("SLURM_DISTRIBUTION", "plane" + (comma == std::string::npos ? "" : d.substr(comma)));
-    out.emplace_back("SLURM_DIST_PLANESIZE", d.substr(6, comma == std::string::npos ? comma : comma - 6));
+  if (const std::string_view size = r.distribution ? plane_size(*r.distribution) : ""; !size.empty()) {
+    const auto comma = r.distribution->find(',');  // Pack/NoPack stays
+    out.emplace_back("SLURM_DISTRIBUTION", "plane" + (comma == std::string::npos ? "" : r.distribution->substr(comma)));
+    out.emplace_back("SLURM_DIST_PLANESIZE", std::string(size));
   } else if (r.distribution) {
     out.emplace_back("SLURM_DISTRIBUTION", *r.distribution);
   }

@@ -303,6 +303,26 @@ bool cancelled_in_pending_record(const v1::JobRecord& r) {
   return in_array_record(r) && r.state() == v1::CANCELLED && r.start_time() == 0;
 }
 
+// The pending record of r's array in `out` (its index kept in `groups`),
+// with r's task added; made by `make` from r when there is none yet. True
+// when it was made. Shared by squeue's and sacct's records (JobView,
+// AccountingRecord).
+template <class Record, class Make>
+std::pair<Record*, bool> fold_into_array_record(std::vector<Record>& out, std::map<int64_t, std::size_t>& groups,
+                                                const v1::JobRecord& r, Make make) {
+  if (auto it = groups.find(r.array_job_id()); it != groups.end()) {
+    out[it->second].array_pending_tasks.push_back(r.array_task_id());
+    return {&out[it->second], false};
+  }
+  Record x = make();
+  x.job_id = r.array_job_id();
+  x.array_task_id.reset();
+  x.array_pending_tasks = {r.array_task_id()};
+  groups[r.array_job_id()] = out.size();
+  out.push_back(std::move(x));
+  return {&out.back(), true};
+}
+
 }  // namespace
 
 std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_arrays) {
@@ -322,17 +342,7 @@ std::vector<cli::JobView> job_views(const v1::GetJobsReply& reply, bool expand_a
       }
       continue;
     }
-    auto it = group.find(r.array_job_id());
-    if (it == group.end()) {
-      cli::JobView v = job_view(r);
-      v.job_id = r.array_job_id();
-      v.array_task_id.reset();
-      v.array_pending_tasks = {r.array_task_id()};
-      group[r.array_job_id()] = out.size();
-      out.push_back(std::move(v));
-    } else {
-      out[it->second].array_pending_tasks.push_back(r.array_task_id());
-    }
+    fold_into_array_record(out, group, r, [&] { return job_view(r); });
   }
   return out;
 }
@@ -614,19 +624,8 @@ std::vector<cli::AccountingRecord> accounting_records(const v1::GetJobHistoryRep
   const std::set<int64_t> grouped = arrays_with_pending_record(
       reply.jobs(), [](const v1::AccountingJob& a) -> const v1::JobRecord& { return a.job(); });
   // The record of `a`'s array in `groups`, with `a`'s index added; made from `a` when there is none.
-  auto fold = [&](std::map<int64_t, std::size_t>& groups, const v1::AccountingJob& a) -> std::pair<cli::AccountingRecord*, bool> {
-    const v1::JobRecord& r = a.job();
-    if (auto it = groups.find(r.array_job_id()); it != groups.end()) {
-      out[it->second].array_pending_tasks.push_back(r.array_task_id());
-      return {&out[it->second], false};
-    }
-    cli::AccountingRecord x = job_record(a);
-    x.job_id = r.array_job_id();
-    x.array_task_id.reset();
-    x.array_pending_tasks = {r.array_task_id()};
-    groups[r.array_job_id()] = out.size();
-    out.push_back(std::move(x));
-    return {&out.back(), true};
+  auto fold = [&](std::map<int64_t, std::size_t>& groups, const v1::AccountingJob& a) {
+    return fold_into_array_record(out, groups, a.job(), [&] { return job_record(a); });
   };
   for (const auto& a : reply.jobs()) {
     const v1::JobRecord& r = a.job();

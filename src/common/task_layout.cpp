@@ -8,6 +8,12 @@
 
 namespace drover {
 
+std::string_view plane_size(std::string_view distribution) {
+  if (!istarts_with(distribution, "plane=")) return {};
+  const std::string_view rest = distribution.substr(6);
+  return rest.substr(0, rest.find_first_of(":,"));
+}
+
 std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& tasks_per_node, std::string_view distribution) {
   const std::size_t n = tasks_per_node.size();
   std::vector<std::vector<int>> out(n);
@@ -18,7 +24,7 @@ std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& tasks_per_no
   std::string first = to_lower(distribution.substr(0, distribution.find_first_of(":,")));
   int plane = std::numeric_limits<int>::max();
   if (first == "cyclic") plane = 1;
-  if (istarts_with(first, "plane=")) plane = static_cast<int>(std::max<int64_t>(1, parse_int(first.substr(6)).value_or(1)));
+  if (istarts_with(first, "plane=")) plane = static_cast<int>(std::max<int64_t>(1, parse_int(plane_size(first)).value_or(1)));
   int next = 0;
   while (next < total) {
     for (std::size_t i = 0; i < n && next < total; ++i) {

@@ -25,6 +25,11 @@ namespace drover {
 // socket and core levels, Pack/NoPack) does not move ranks between nodes.
 std::vector<std::vector<int>> ranks_by_node(const std::vector<int>& tasks_per_node, std::string_view distribution);
 
+// The size of -m plane=N as typed ("plane=4", "plane=4,Pack": "4"); empty
+// when the distribution is not plane=N. Slurm 22.05 shows it apart, as
+// SLURM_DISTRIBUTION=plane and SLURM_DIST_PLANESIZE=N.
+std::string_view plane_size(std::string_view distribution);
+
 // SLURM_DISTRIBUTION of a step run inside an allocation when -m was not
 // given: "block" when some node runs several tasks, else "cyclic".
 std::string default_distribution(const std::vector<int>& tasks_per_node);
