@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -34,7 +35,10 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Result<int> reserve_tcp_port(const std::string& host) {
+namespace {
+
+// A socket bound to a free port on `host` (reusable when `reuse`), or why not.
+Result<std::pair<int, int>> bind_free_port(const std::string& host, bool reuse) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   if (::inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
@@ -42,6 +46,8 @@ Result<int> reserve_tcp_port(const std::string& host) {
   }
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return make_error(fmt::format("socket: {}", std::strerror(errno)));
+  int one = 1;
+  if (reuse) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   socklen_t len = sizeof addr;
   if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
@@ -49,8 +55,26 @@ Result<int> reserve_tcp_port(const std::string& host) {
     ::close(fd);
     return e;
   }
-  ::close(fd);
-  return static_cast<int>(ntohs(addr.sin_port));
+  return std::pair<int, int>{fd, static_cast<int>(ntohs(addr.sin_port))};
+}
+
+}  // namespace
+
+Result<int> reserve_tcp_port(const std::string& host) {
+  auto bound = bind_free_port(host, false);
+  if (!bound) return bound.error();
+  ::close(bound->first);
+  return bound->second;
+}
+
+Result<HeldPort> HeldPort::take(const std::string& host) {
+  auto bound = bind_free_port(host, true);
+  if (!bound) return bound.error();
+  return HeldPort(bound->first, bound->second);
+}
+
+HeldPort::~HeldPort() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 Status write_test_key(const std::string& path) { return create_cluster_key(path); }

@@ -33,6 +33,27 @@ class TempDir {
 // a server that can report its port should bind port 0 itself instead.
 Result<int> reserve_tcp_port(const std::string& host = "127.0.0.1");
 
+// A free port on `host` that stays taken while this object lives: its socket
+// is bound with SO_REUSEADDR and never listens, so a server that also sets
+// SO_REUSEADDR (gRPC does) can bind and listen there, while no other
+// program's bind (port 0 or this port) gets it in between. For a config
+// written before its daemons start, and restarted daemons after.
+class HeldPort {
+ public:
+  static Result<HeldPort> take(const std::string& host = "127.0.0.1");
+  HeldPort(HeldPort&& other) noexcept : fd_(other.fd_), port_(other.port_) { other.fd_ = -1; }
+  HeldPort& operator=(HeldPort&&) = delete;
+  HeldPort(const HeldPort&) = delete;
+  ~HeldPort();
+
+  int port() const { return port_; }
+
+ private:
+  HeldPort(int fd, int port) : fd_(fd), port_(port) {}
+  int fd_ = -1;
+  int port_ = 0;
+};
+
 // Writes a new random cluster key (mode 0600) at `path`.
 Status write_test_key(const std::string& path);
 

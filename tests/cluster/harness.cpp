@@ -117,7 +117,16 @@ TestCluster::TestCluster(ClusterDef def) : def_(std::move(def)), bin_(bin_dir())
   for (const auto& n : def_.nodes) {
     if (!start_agent(n.name)) return;
   }
-  if (!wait_nodes_responding()) error_ = "not every node registered: " + run("sinfo", {"-N"}).out;
+  if (!wait_nodes_responding()) {
+    // Say why: sinfo, and the log of every agent that is no longer running.
+    error_ = "not every node registered: " + run("sinfo", {"-N"}).out;
+    for (auto& [node, pid] : agents_) {
+      if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == pid) {
+        pid = -1;
+        error_ += "agent " + node + " exited; its log:\n" + log("agent-" + node);
+      }
+    }
+  }
 }
 
 TestCluster::~TestCluster() {
@@ -141,9 +150,10 @@ TestCluster::~TestCluster() {
 }
 
 bool TestCluster::write_config() {
-  auto port = rpc::testing::reserve_tcp_port("127.0.0.1");
+  auto port = rpc::testing::HeldPort::take("127.0.0.1");
   if (!port) return error_ = port.error().message, false;
-  ctld_port_ = *port;
+  ctld_port_ = port->port();
+  held_ports_.push_back(std::move(*port));
   if (auto st = rpc::testing::write_test_key(dir_ + "/drover.key"); !st) return error_ = st.error().message, false;
   std::ostringstream c, g;
   // A cluster name of its own: the agents' cgroups live under drover_<ClusterName>.
@@ -159,10 +169,12 @@ bool TestCluster::write_config() {
   int n = 1;
   for (const auto& node : def_.nodes) {
     std::string addr = "127.0.1." + std::to_string(n++);
-    auto p = rpc::testing::reserve_tcp_port(addr);
-    if (!p) return error_ = p.error().message, false;
-    agent_ports_[node.name] = *p;
-    c << "NodeName=" << node.name << " NodeHostname=localhost NodeAddr=" << addr << " Port=" << *p
+    auto held = rpc::testing::HeldPort::take(addr);
+    if (!held) return error_ = held.error().message, false;
+    const int p = held->port();
+    held_ports_.push_back(std::move(*held));
+    agent_ports_[node.name] = p;
+    c << "NodeName=" << node.name << " NodeHostname=localhost NodeAddr=" << addr << " Port=" << p
       << " CPUs=" << node.cpus << " Sockets=" << node.sockets << " CoresPerSocket=" << node.cpus / node.sockets
       << " ThreadsPerCore=1 RealMemory=" << node.mem_mb << " Weight=" << node.weight;
     if (node.tmp_disk_mb > 0) c << " TmpDisk=" << node.tmp_disk_mb;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "rpc/testing.hpp"
+
 namespace drover::e2e {
 
 struct NodeDef {
@@ -112,6 +114,10 @@ class TestCluster {
   std::string cluster_name_;  // also names the agents' cgroups: drover_<name>
   int ctld_port_ = 0;
   std::map<std::string, int> agent_ports_;
+  // The controller's and agents' ports, held (see HeldPort) for as long as the
+  // cluster lives, so that no other test's server or client takes one while a
+  // daemon starts or restarts.
+  std::vector<rpc::testing::HeldPort> held_ports_;
   pid_t controller_ = -1;
   std::map<std::string, pid_t> agents_;
   mutable std::string last_error_;
