@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "cli/display_values.hpp"
 #include "cli/sacct_internal.hpp"
@@ -108,14 +109,26 @@ std::string blank(const R&, const SacctContext&) { return ""; }
 std::string job_only(const R& r, const std::string& v) { return r.step.empty() ? v : std::string(); }
 
 // How long the job waited once eligible: until it started, or until now while it waits (Slurm 22.05's
-// Reserved, on the job's line only).
-std::string reserved(const R& r, const SacctContext& c) {
-  if (!r.step.empty()) return "";
+// Reserved, on the job's line only); unset where Slurm leaves it blank.
+std::optional<int64_t> reserved_s(const R& r, const SacctContext& c) {
+  if (!r.step.empty()) return std::nullopt;
   // Not eligible yet (held, or waiting for --begin): none yet, as Slurm 22.05 showed it.
-  if (r.state == JobState::kPending) return format_duration_hms(r.eligible > 0 ? std::max<int64_t>(0, c.now - r.eligible) : 0);
-  if (r.eligible <= 0) return "";
-  if (r.start > 0) return format_duration_hms(std::max<int64_t>(0, r.start - r.eligible));
-  return "";
+  if (r.state == JobState::kPending) return r.eligible > 0 ? std::max<int64_t>(0, c.now - r.eligible) : 0;
+  if (r.eligible <= 0 || r.start <= 0) return std::nullopt;
+  return std::max<int64_t>(0, r.start - r.eligible);
+}
+
+std::string reserved(const R& r, const SacctContext& c) {
+  auto s = reserved_s(r, c);
+  return s ? format_duration_hms(*s) : std::string();
+}
+
+// The CPU time that wait held back: Reserved times the job's CPUs (Slurm 22.05's ResvCPU: a job of
+// 2 CPUs that waited 1 s shows 00:00:02).
+std::optional<int64_t> reserved_cpu_s(const R& r, const SacctContext& c) {
+  auto s = reserved_s(r, c);
+  if (!s) return std::nullopt;
+  return *s * (r.state == JobState::kPending || r.alloc_cpus <= 0 ? r.req_cpus : r.alloc_cpus);
 }
 
 // A job's requested CPU frequency is not recorded (Unknown); Slurm's batch
@@ -199,7 +212,7 @@ const std::vector<SacctField>& sacct_fields() {
          return r.step.empty() ? std::to_string(r.job_id) : fmt::format("{}.{}", r.job_id, r.step);
        }},
       {C("JobName", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.job_name; }},
-      {C("Layout", 9, true, kPlus), blank},
+      {C("Layout", 9, true, kPlus), [](const R& r, const SacctContext&) { return r.layout; }},
       {C("MaxDiskRead", 12, true, kNever), usage(max_disk(M::kDiskRead))},
       {C("MaxDiskReadNode", 15, true, kPlus), usage(max_node(M::kDiskRead))},
       {C("MaxDiskReadTask", 15, true, kNever), usage(max_task(M::kDiskRead))},
@@ -258,8 +271,14 @@ const std::vector<SacctField>& sacct_fields() {
       {C("Reservation", 20, true, kPlus), [](const R& r, const SacctContext&) { return r.reservation; }},
       {C("ReservationId", 8, true, kNever), blank},
       {C("Reserved", 10, true, kNever), reserved},
-      {C("ResvCPU", 10, true, kNever), blank},
-      {C("ResvCPURAW", 10, true, kNever), blank},
+      {C("ResvCPU", 10, true, kNever), [](const R& r, const SacctContext& c) {
+         auto s = reserved_cpu_s(r, c);
+         return s ? format_duration_hms(*s) : std::string();
+       }},
+      {C("ResvCPURAW", 10, true, kNever), [](const R& r, const SacctContext& c) {
+         auto s = reserved_cpu_s(r, c);
+         return s ? std::to_string(*s) : std::string();
+       }},
       {C("Start", 19, true, kPlain),
        [](const R& r, const SacctContext&) { return r.start_none ? std::string("None") : time_or(r.start, "Unknown"); }},
       {C("State", 10, true, kPlus), [](const R& r, const SacctContext&) { return sacct_state(r); }},
@@ -305,7 +324,8 @@ const std::vector<SacctField>& sacct_fields() {
          return r.has_cpu_usage ? cpu_time_text(r.user_cpu_sec) : std::string("00:00:00");
        }},
       {C("WCKey", 10, true, kPlus), [](const R& r, const SacctContext&) { return r.wckey; }},
-      {C("WCKeyID", 10, true, kNever), blank},
+      // No WCKeys are kept: a job's id is 0, as Slurm 22.05's without TrackWCKey (steps blank).
+      {C("WCKeyID", 10, true, kNever), [](const R& r, const SacctContext&) { return job_only(r, "0"); }},
       {C("WorkDir", 20, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.work_dir); }},
   };
   return fields;

@@ -252,6 +252,10 @@ TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
   recs[1].qos_id = 3;
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,QOSRAW"}), "212|3\n212.batch|\n");
   EXPECT_EQ(show({"-j", "216", "-o", "Reserved"}), "00:09:00\n");  // eligible 21:51, now 22:00
+  // ResvCPU: Reserved times the job's CPUs (Slurm 22.05: 1 s of a 2-CPU job is 00:00:02, RAW 2); blank
+  // on steps. WCKeyID is 0 on the job's line, blank on its steps'.
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID,ResvCPU,ResvCPURAW,WCKeyID"}), "212|00:00:08|8|0\n212.batch|||\n");
+  EXPECT_EQ(show({"-j", "216", "-o", "ResvCPU,ResvCPURAW"}), "00:09:00|540\n");
   std::string all = show({"-j", "216", "--format=ALL"});  // every field but AllocGRES
   EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 2) << all;
   EXPECT_EQ(show({"-j", "216", "-o", "AllocGRES"}), "\n") << "asked for by name, it is still a field";

@@ -222,6 +222,7 @@ struct AccountingRecord {
   int64_t qos_id = 0;  // QOSRAW: the QOS's id (sacctmgr show qos format=id); 0: unknown
   int64_t uid = 0, gid = 0;
   std::string submit_line;  // SubmitLine: the command that submitted the job
+  std::string layout;       // Layout (steps): "Unknown" for batch, an srun step's distribution ("Block")
   bool partition_time_limit = false;  // Timelimit "Partition_Limit": held, with no -t of its own
   std::string work_dir;
   std::string node_list;                   // "" prints as "None assigned"

@@ -580,6 +580,7 @@ cli::AccountingRecord step_record(const cli::AccountingRecord& job, const v1::Ac
   x.cancelled_by_uid.reset();
   if (s.has_cancelled_by()) x.cancelled_by_uid = s.cancelled_by();
   x.submit_line = s.submit_line();
+  x.layout = s.layout();
   x.exit_code = s.exit_code();
   x.exit_signal = s.exit_signal();
   x.derived_exit_code = x.derived_exit_signal = 0;

@@ -55,6 +55,7 @@ v1::AccountingStep batch_step(const v1::JobRecord& rec) {
   v1::AccountingStep s;
   s.set_step("batch");
   s.set_name("batch");
+  s.set_layout("Unknown");  // Slurm 22.05's sacct for a batch step
   // Completing: the script still runs (a cancel), unless only Epilogs do.
   bool running = is_started(rec) || (rec.completing() && rec.epilog_nodes_size() == 0);
   s.set_running(running);
@@ -122,6 +123,12 @@ v1::AccountingStep srun_step(const v1::StepInfo& si) {
   s.set_num_cpus(si.cpus());
   s.set_num_tasks(si.ntasks());
   s.set_submit_line(si.submit_line());
+  // Its distribution as scontrol show step's Dist= names it ("Block,Pack"),
+  // but for -m arbitrary, whose layout Slurm 22.05's sacct spells out.
+  const std::string& dist = si.distribution();
+  s.set_layout(dist.empty()                   ? std::string("Unknown")
+               : dist.starts_with("Arbitrary") ? std::string("arbitrary task distribution")
+                                               : dist);
   // The TRES the step was given when it started (step_tres, with its GPUs' types).
   if (auto tres = parse_tres(si.tres()); tres.ok()) {
     for (const auto& [k, v] : *tres) (*s.mutable_alloc_tres())[k] = v;

@@ -42,5 +42,29 @@ TEST(StepRows, TheBatchStepOfAScriptASignalEndedIsCancelled) {
   EXPECT_EQ(late.exit_signal(), SIGTERM);
 }
 
+// sacct's Layout: "Unknown" for the batch step and an srun step's
+// distribution as scontrol show step names it (Slurm 22.05 on the anchor
+// cluster: Unknown for batch, Block for `srun true` in a job of -N2 -n4,
+// Block,Pack for its `srun -m block,Pack true`, and "arbitrary task
+// distribution" for -m arbitrary).
+TEST(StepRows, LayoutIsUnknownForTheBatchStepAndTheDistributionForAnSrunStep) {
+  v1::StepInfo cyclic;
+  cyclic.set_step_id(0);
+  cyclic.set_state("COMPLETED");
+  cyclic.set_distribution("Cyclic,Pack");
+  v1::StepInfo old;  // recorded before steps kept their distribution
+  old.set_step_id(1);
+  old.set_state("COMPLETED");
+  v1::StepInfo arbitrary = cyclic;
+  arbitrary.set_step_id(2);
+  arbitrary.set_distribution("Arbitrary");
+  auto rows = step_rows(ended(v1::COMPLETED, 0, 0), {cyclic, old, arbitrary});
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[3].layout(), "arbitrary task distribution");
+  EXPECT_EQ(rows[0].layout(), "Unknown");
+  EXPECT_EQ(rows[1].layout(), "Cyclic,Pack");
+  EXPECT_EQ(rows[2].layout(), "Unknown");
+}
+
 }  // namespace
 }  // namespace drover::ctld

@@ -86,6 +86,10 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
   EXPECT_NE(rows[4].find("|None assigned|"), std::string::npos) << rows[4];
   EXPECT_EQ(rows[5].substr(0, rows[5].find("|0:0")), x + "|" + x + "|gone|CANCELLED by 0") << rows[5];
 
+  // Layout: Unknown for a batch step (an srun step's distribution, see
+  // StepRows); WCKeyID 0 on the job's line; as Slurm 22.05's.
+  EXPECT_EQ(sacct_p(c, {"-j", b, "-o", "JobID,Layout,WCKeyID"}), b + "||0\n" + b + ".batch|Unknown|\n");
+
   // Selection: -X leaves the steps out, -s, --name, -u, and -j N_T.
   EXPECT_EQ(lines_of(sacct_p(c, {"-X", "-j", g + "," + b, "-o", "JobID"})), (std::vector<std::string>{g, b}));
   // -s alone looks at this moment (sacct(1)'s default window: see
