@@ -204,7 +204,12 @@ const std::vector<SinfoField>& sinfo_field_table() {
           return state_or_na(r, [](const auto& st) { return to_lower(node_state_complete(st)); });
         }),
       F('u', "User", "USER", S::kValue, [](const Row& r) { return or_text(first(r).reason_user, "Unknown"); }),
-      F('U', "UserLong", "USER", S::kValue, [](const Row& r) { return or_text(first(r).reason_user, "Unknown"); }),
+      F('U', "UserLong", "USER", S::kValue,
+        [](const Row& r) {
+          const auto& n = first(r);
+          return n.reason_user.empty() ? std::string("Unknown")
+                                       : n.reason_user + "(" + std::to_string(n.reason_uid) + ")";
+        }),
       F('v', "Version", "VERSION", S::kValue, [](const Row& r) { return first(r).version; }),
       F('V', "Cluster", "CLUSTER", S::kNone, [](const Row&) { return std::string("N/A"); }),
       F('w', "Weight", "WEIGHT", S::kValue, [](const Row& r) { return std::to_string(first(r).weight); }),

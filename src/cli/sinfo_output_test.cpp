@@ -113,6 +113,18 @@ INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
                                            // -d: a node an admin set DOWN still responds (anchor cluster, 2026-12-06).
                                            "sinfo_drain_d.txt"), [](const auto& i) { return test::test_name(i.param); });
 
+// User and UserLong: who set a node's reason, and their uid (Slurm 22.05
+// on the anchor cluster, cpu03 drained by root: `root` and `root(0)`;
+// `Unknown` for a node without a reason).
+TEST(SinfoFields, UserLongNamesWhoSetTheReasonWithTheirUid) {
+  test::use_utc();
+  auto opts = parse_sinfo_options({"-h", "-N", "-n", "cpu0[1-3]", "-p", "compute", "-O", "NodeList:6,User:8,UserLong:10"}, {});
+  ASSERT_TRUE(opts.ok());
+  CommandOutput out =
+      render_sinfo(*opts, test::anchor_partitions(), oracle_drain_nodes(), test::utc("2026-11-29T23:55:38"));
+  EXPECT_EQ(out.out, "cpu01 root    root(0)   \ncpu02 Unknown Unknown   \ncpu03 Unknown Unknown   \n");
+}
+
 // The anchor cluster idle, nodes filtered away: a partition left without
 // nodes is a line with 0 nodes and state n/a where the format names
 // partitions, and no line where it does not (captured on the anchor

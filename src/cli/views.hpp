@@ -150,6 +150,7 @@ struct NodeView {
   std::string reason;                // "" = none
   UnixTime reason_time = kNoTime;
   std::string reason_user;           // user name who set the reason
+  uint32_t reason_uid = 0;           // and their uid (sinfo's UserLong: "root(0)")
   UnixTime boot_time = kNoTime, slurmd_start_time = kNoTime, last_busy_time = kNoTime;
   TresMap cfg_tres, alloc_tres;
   std::string owner;                 // "" = N/A

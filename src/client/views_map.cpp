@@ -424,6 +424,7 @@ cli::NodeView node_view(const v1::NodeInfo& n) {
   v.reason = n.reason();
   v.reason_time = n.reason_time();
   v.reason_user = n.reason_user();
+  v.reason_uid = n.reason_uid();
   v.boot_time = n.boot_time();
   v.slurmd_start_time = n.agent_start_time();
   v.last_busy_time = n.last_busy_time();

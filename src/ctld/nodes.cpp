@@ -50,7 +50,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
       n.invalid_reg = true;
       n.reason = report.drain_reason();
       n.reason_time = now;
-      n.reason_uid = 0;
+      n.reason_uid = settings_.slurm_user_uid;
       n.reason_user = "slurm";
       put_node(ni, now, fx);
     }
@@ -267,7 +267,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
       n.down = true;
       n.reason = "Not responding";
       n.reason_time = now;
-      n.reason_uid = 0;
+      n.reason_uid = settings_.slurm_user_uid;
       n.reason_user = "slurm";
       put_node(i, now, fx);
     }
