@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -269,22 +272,40 @@ struct Run {
   RunReport report;
 };
 
-Result<std::unique_ptr<Run>> simulate_one(const std::string& config, const Trace& trace, const Options& o,
-                                          const std::string& label) {
+// A configuration read (its mistakes said before any simulation starts).
+Result<std::unique_ptr<Run>> load_run(const std::string& config) {
   auto cluster = load_cluster(config);
   if (!cluster) return cluster.error();
   auto run = std::make_unique<Run>();
   run->cluster = std::move(*cluster);
+  return run;
+}
+
+Status simulate_into(Run& run, const std::string& config, const Trace& trace, const Options& o,
+                     const std::string& label) {
   ProgressBar bar("simulating " + label);
   SimOptions so = o.sopts;
   so.progress = bar.callback();
-  auto result = simulate(run->cluster, trace, so);
+  auto result = simulate(run.cluster, trace, so);
   bar.clear();
   if (!result) return result.error();
-  run->result = std::move(*result);
-  run->report = RunReport{label, config, o.trace, &run->cluster, &trace, &run->result, {}};
-  run->report.summary = summarize(run->cluster, trace, run->result);
-  return run;
+  run.result = std::move(*result);
+  run.report = RunReport{label, config, o.trace, &run.cluster, &trace, &run.result, {}};
+  run.report.summary = summarize(run.cluster, trace, run.result);
+  return {};
+}
+
+// --out is made (or found writable) before the simulation, so a long run is
+// not lost to a directory it cannot write at the end.
+Status prepare_out(const std::string& dir) {
+  if (dir.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(fmt::format("--out {}: cannot create the directory: {}", dir, ec.message()));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return make_error(fmt::format("--out {}: cannot write there: {}", dir, std::strerror(errno)));
+  }
+  return {};
 }
 
 void print_header(const Trace& t, const Options& o) {
@@ -326,10 +347,15 @@ Result<Trace> load(const Options& o) {
 
 int run_cmd(const Options& o) {
   if (o.configs.size() > 1) return fail("run takes one --config (compare takes two)");
+  const std::string config = o.configs.empty() ? "" : o.configs[0];
+  auto run = load_run(config);
+  if (!run) return fail(run.error().message, 1);
   auto trace = load(o);
   if (!trace) return fail(trace.error().message);
-  auto run = simulate_one(o.configs.empty() ? "" : o.configs[0], *trace, o, o.configs.empty() ? "run" : o.configs[0]);
-  if (!run) return fail(run.error().message, 1);
+  if (auto st = prepare_out(o.out); !st) return fail(st.error().message, 1);
+  if (auto st = simulate_into(**run, config, *trace, o, o.configs.empty() ? "run" : config); !st) {
+    return fail(st.error().message, 1);
+  }
   const RunReport& r = (*run)->report;
   if (o.json) {
     std::fputs(summary_json(r).c_str(), stdout);
@@ -349,12 +375,20 @@ int run_cmd(const Options& o) {
 
 int compare_cmd(const Options& o) {
   if (o.configs.size() != 2) return fail("compare needs exactly two --config (A and B)");
+  // Both configurations, the trace and --out are checked before either simulation runs.
+  auto a = load_run(o.configs[0]);
+  if (!a) return fail("A (" + o.configs[0] + "): " + a.error().message, 1);
+  auto b = load_run(o.configs[1]);
+  if (!b) return fail("B (" + o.configs[1] + "): " + b.error().message, 1);
   auto trace = load(o);
   if (!trace) return fail(trace.error().message);
-  auto a = simulate_one(o.configs[0], *trace, o, "A");
-  if (!a) return fail("A (" + o.configs[0] + "): " + a.error().message, 1);
-  auto b = simulate_one(o.configs[1], *trace, o, "B");
-  if (!b) return fail("B (" + o.configs[1] + "): " + b.error().message, 1);
+  if (auto st = prepare_out(o.out); !st) return fail(st.error().message, 1);
+  if (auto st = simulate_into(**a, o.configs[0], *trace, o, "A"); !st) {
+    return fail("A (" + o.configs[0] + "): " + st.error().message, 1);
+  }
+  if (auto st = simulate_into(**b, o.configs[1], *trace, o, "B"); !st) {
+    return fail("B (" + o.configs[1] + "): " + st.error().message, 1);
+  }
   print_header(*trace, o);
   print_fit(*trace, (*a)->report);
   print_fit(*trace, (*b)->report);

@@ -37,4 +37,18 @@ if "$drover" sim run --config "$src/examples/seed/slurm.conf" --trace "$out/bad.
   echo "a bad trace was accepted"; exit 1
 fi
 grep -q "bad.csv:2: field run_time" "$out/err.txt"
+# Both configurations and --out are checked before anything is simulated:
+# a missing B stops the comparison before A runs (nothing written), and an
+# --out that cannot be made is said before the run, not after it.
+if "$drover" sim compare --config "$src/examples/seed/slurm.conf" --config "$out/none.conf" \
+    --trace "$out/seed.csv" --out "$out/cmpbad" 2> "$out/err.txt"; then
+  echo "a missing configuration was accepted"; exit 1
+fi
+grep -q "B ($out/none.conf): cannot read" "$out/err.txt"
+test ! -e "$out/cmpbad"
+if "$drover" sim run --config "$src/examples/seed/slurm.conf" --trace "$out/seed.csv" \
+    --out "$out/run.txt/x" 2> "$out/err.txt"; then
+  echo "an --out under a file was accepted"; exit 1
+fi
+grep -q -- "--out $out/run.txt/x: cannot create the directory" "$out/err.txt"
 echo "sim smoke: ok"
