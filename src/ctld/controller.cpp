@@ -3,15 +3,19 @@
 #include <cstdlib>
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
 #include <mutex>
+
+#include <fmt/format.h>
 
 #include "common/strings.hpp"
 #include "ctld/agent_link.hpp"
@@ -96,6 +100,13 @@ Result<std::unique_ptr<Controller>> Controller::start(const ControllerOptions& o
 
 Status Controller::open(const ControllerOptions& opts) {
   opts_ = opts;
+  if (const char* mb = std::getenv("DROVER_STATE_RESERVE_MB"); mb != nullptr && *mb != '\0') {
+    auto n = parse_int(mb);
+    if (!n) {
+      return make_error(fmt::format("DROVER_STATE_RESERVE_MB={}: not a number of MiB (0 or more)", mb));
+    }
+    state_reserve_bytes_ = static_cast<uint64_t>(std::min<int64_t>(*n, int64_t{1} << 40)) << 20;
+  }
   auto read = read_config(opts);
   if (!read) return read.error();
   auto bridge = CoreBridge::create(read->cfg);
@@ -367,6 +378,29 @@ void Controller::commit(Effects fx, std::function<void(const Status&)> done) {
     return;
   }
   store_->submit(std::move(fx.batch), std::move(completion));
+}
+
+std::string Controller::state_space_shortage() {
+  if (state_reserve_bytes_ == 0) return "";
+  const std::string& dir = settings().state_dir;
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) return "";  // the store's own writes will say what is wrong
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  const bool short_now = free_bytes < state_reserve_bytes_;
+  std::string why;
+  if (short_now) {
+    why = fmt::format("StateSaveLocation {} has {} MiB free, less than the {} MiB the controller keeps for the jobs "
+                      "already accepted; no new job is taken until space is freed there",
+                      dir, free_bytes >> 20, state_reserve_bytes_ >> 20);
+  }
+  if (short_now != short_of_space_.exchange(short_now)) {
+    if (short_now) {
+      log_error(why + " (DROVER_STATE_RESERVE_MB sets the reserve)");
+    } else {
+      log_line(fmt::format("StateSaveLocation {} has {} MiB free again: new jobs are taken", dir, free_bytes >> 20));
+    }
+  }
+  return why;
 }
 
 void Controller::flush_commits() {

@@ -68,6 +68,12 @@ class Controller {
   int64_t now() const;
   int tcp_port() const;
   const Settings& settings() const { return state_->settings(); }
+  // Why no new job may be taken now: the filesystem of StateSaveLocation has
+  // less free than the reserve kept for the jobs already accepted (their
+  // starts, ends and accounting still have to be written); "" when it may.
+  // The reserve is 64 MiB, or DROVER_STATE_RESERVE_MB in the controller's
+  // environment. Logs when the shortage begins and ends.
+  std::string state_space_shortage();
   // Re-reads slurm.conf; refuses a change the running state cannot take.
   Result<std::vector<std::string>> reconfigure();
   // scontrol shutdown: tells the registered agents to stop (unless
@@ -104,6 +110,8 @@ class Controller {
   mutable rpc::UserNames user_names_;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> store_failed_{false};
+  uint64_t state_reserve_bytes_ = 64ull << 20;
+  std::atomic<bool> short_of_space_{false};
   // scontrol shutdown: set when asked; ready once the agents have answered.
   std::atomic<bool> shutdown_asked_{false};
   std::shared_ptr<std::atomic<bool>> shutdown_ready_ = std::make_shared<std::atomic<bool>>(false);

@@ -68,6 +68,14 @@ void submit(Controller& c, const Caller& caller, const v1::SubmitRequest& req, v
     who = c.caller_for(req.job().has_as_uid() ? req.job().as_uid() : caller.uid,
                        req.job().has_as_gid() ? req.job().as_gid() : caller.gid);
   }
+  // Disk space for the jobs already accepted comes first (a full store stops the controller).
+  if (!req.test_only()) {
+    if (std::string why = c.state_space_shortage(); !why.empty()) {
+      // Slurm's words for a controller that cannot write a job's script, then why.
+      return done(kFailedPrecondition,
+                  "Batch job submission failed: I/O error writing script/environment to file\ndrover: " + why);
+    }
+  }
   auto result = c.state().submit(who, req.job(), req.test_only(), c.now(), fx, req.header().request_id());
   if (!result) return done(kInvalidArgument, result.error().message);
   *rep = std::move(*result);

@@ -81,6 +81,48 @@ std::string write_login_conf(const TestCluster& c, const std::string& extra = ""
   return login;
 }
 
+// A controller whose StateSaveLocation has less free space than its reserve
+// takes no new job (sbatch, salloc and srun say so in Slurm's words and
+// why), keeps running and ending the jobs it has, and takes jobs again once
+// space is back. The reserve is set here above what any disk holds
+// (DROVER_STATE_RESERVE_MB), then the controller restarts without it.
+TEST(Recovery, NoNewJobIsTakenWhileStateSaveLocationIsShortOfSpace) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  int64_t running = c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "sleep 3"});
+  ASSERT_GT(running, 0) << c.last_error();
+  const std::string id = std::to_string(running);
+  ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
+  c.kill_controller(SIGTERM);
+  setenv("DROVER_STATE_RESERVE_MB", "1000000000000", 1);  // 1e12 MiB
+  const bool restarted = c.start_controller();
+  unsetenv("DROVER_STATE_RESERVE_MB");
+  ASSERT_TRUE(restarted) << c.error();
+
+  auto refused = c.run("sbatch", {"-p", "compute", "-o", "/dev/null", "--wrap", "true"});
+  EXPECT_EQ(refused.rc, 1);
+  EXPECT_NE(refused.err.find("sbatch: error: Batch job submission failed: I/O error writing script/environment to "
+                             "file\nsbatch: error: drover: StateSaveLocation " + c.dir() + "/state has "),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("no new job is taken until space is freed there"), std::string::npos) << refused.err;
+  auto srun = c.run("srun", {"-p", "compute", "true"});
+  EXPECT_EQ(srun.rc, 1);
+  EXPECT_NE(srun.err.find("srun: error: Unable to allocate resources: I/O error writing script/environment to file"),
+            std::string::npos)
+      << srun.err;
+  // What it had goes on: the running job ends and is recorded.
+  ASSERT_TRUE(c.wait_done(id)) << c.state(id);
+  EXPECT_EQ(c.state(id), "COMPLETED");
+  EXPECT_NE(c.log("controller").find("less than the 1000000000000 MiB the controller keeps"), std::string::npos);
+
+  c.kill_controller(SIGTERM);
+  ASSERT_TRUE(c.start_controller()) << c.error();
+  int64_t later = c.submit({"-p", "compute", "-o", "/dev/null", "--wrap", "true"});
+  ASSERT_GT(later, 0) << c.last_error();
+  EXPECT_TRUE(c.wait_done(std::to_string(later)));
+}
+
 // As Slurm's commands do, sbatch and squeue keep trying for MessageTimeout
 // (10 s) while the controller is away, and a restart within it loses nothing.
 TEST(Recovery, CommandsWaitForAControllerThatRestarts) {
