@@ -118,7 +118,8 @@ INSTANTIATE_TEST_SUITE_P(PrivateInstance, SinfoOracle,
 // `Unknown` for a node without a reason).
 TEST(SinfoFields, UserLongNamesWhoSetTheReasonWithTheirUid) {
   test::use_utc();
-  auto opts = parse_sinfo_options({"-h", "-N", "-n", "cpu0[1-3]", "-p", "compute", "-O", "NodeList:6,User:8,UserLong:10"}, {});
+  auto opts =
+      parse_sinfo_options({"-h", "-N", "-n", "cpu0[1-3]", "-p", "compute", "-O", "NodeList:6,User:8,UserLong:10"}, {});
   ASSERT_TRUE(opts.ok());
   CommandOutput out =
       render_sinfo(*opts, test::anchor_partitions(), oracle_drain_nodes(), test::utc("2026-11-29T23:55:38"));

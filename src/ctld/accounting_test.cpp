@@ -60,10 +60,10 @@ TEST(StepRows, LayoutIsUnknownForTheBatchStepAndTheDistributionForAnSrunStep) {
   arbitrary.set_distribution("Arbitrary");
   auto rows = step_rows(ended(v1::COMPLETED, 0, 0), {cyclic, old, arbitrary});
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows[3].layout(), "arbitrary task distribution");
   EXPECT_EQ(rows[0].layout(), "Unknown");
   EXPECT_EQ(rows[1].layout(), "Cyclic,Pack");
   EXPECT_EQ(rows[2].layout(), "Unknown");
+  EXPECT_EQ(rows[3].layout(), "arbitrary task distribution");
 }
 
 }  // namespace
