@@ -323,6 +323,21 @@ int up_main(const Args& args) {
   if (!o) return std::fprintf(stderr, "drover up: %s\n", o.error().message.c_str()), 2;
   auto src = config::load_config(config::LoadOptions{o->source, "", ""});
   if (!src) return std::fprintf(stderr, "drover up: %s\n", src.error().message.c_str()), 1;
+  // A source the controller would refuse changes nothing: DIR/slurm.conf keeps
+  // what the running cluster (or the next start) reads.
+  int errors = 0;
+  for (const auto& d : src->diags.items()) {
+    if (d.severity != Severity::kError) continue;
+    std::fprintf(stderr, "%s\n", d.format().c_str());
+    ++errors;
+  }
+  if (errors > 0) {
+    std::fprintf(stderr,
+                 "drover up: %s has %d error%s; nothing was started or changed (drover config check --config %s "
+                 "lists every finding)\n",
+                 o->source.c_str(), errors, errors == 1 ? "" : "s", o->source.c_str());
+    return 1;
+  }
   if (auto st = check_local(*src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;
   std::error_code ec;
   for (const char* sub : {"", "/state", "/logs", "/pids"}) fs::create_directories(o->dir + sub, ec);

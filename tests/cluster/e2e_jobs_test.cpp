@@ -1420,6 +1420,16 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
   auto refused = sh(up);
   EXPECT_EQ(refused.first, 1) << refused.second;
   EXPECT_NE(refused.second.find("NodeName=n1: CPUs 2 -> 1"), std::string::npos) << refused.second;
+  // A source with an error is refused with its file:line before anything is
+  // written: DIR/slurm.conf keeps what the running controller reads.
+  const std::string effective = read_file(dir + "/c/slurm.conf");
+  std::ofstream(source) << base << "NodeName=n2 NodeAddr=127.0.0.1 CPUs=abc\n";
+  auto bad = sh(up);
+  EXPECT_EQ(bad.first, 1) << bad.second;
+  EXPECT_NE(bad.second.find(source + ":6:37: error: invalid value \"abc\" for CPUs"), std::string::npos) << bad.second;
+  EXPECT_NE(bad.second.find("drover up: " + source + " has 1 error; nothing was started or changed"), std::string::npos)
+      << bad.second;
+  EXPECT_EQ(read_file(dir + "/c/slurm.conf"), effective);
   auto down = sh(bin + "/drover down --state " + dir + "/c");
   EXPECT_EQ(down.first, 0) << down.second;
   EXPECT_EQ(down.second, "drover down: stopped the controller and 1 agents of " + dir + "/c\n");
