@@ -28,11 +28,13 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "client/api.hpp"
 #include "client/commands.hpp"
 #include "common/strings.hpp"
 #include "common/user_db.hpp"
+#include "config/doctor.hpp"
 #include "config/model.hpp"
 #include "rpc/cluster_key.hpp"
 
@@ -326,10 +328,13 @@ int up_main(const Args& args) {
   // A source the controller would refuse changes nothing: DIR/slurm.conf keeps
   // what the running cluster (or the next start) reads.
   int errors = 0;
-  for (const auto& d : src->diags.items()) {
-    if (d.severity != Severity::kError) continue;
-    std::fprintf(stderr, "%s\n", d.format().c_str());
-    ++errors;
+  const Diagnostics fatal = config::fatal_findings(*src);
+  for (const Diagnostics* list : {&std::as_const(src->diags), &fatal}) {
+    for (const auto& d : list->items()) {
+      if (d.severity != Severity::kError) continue;
+      std::fprintf(stderr, "%s\n", d.format().c_str());
+      ++errors;
+    }
   }
   if (errors > 0) {
     std::fprintf(stderr,

@@ -33,6 +33,13 @@ Diagnostics check_config(const ClusterConfig& cfg) {
   return out;
 }
 
+Diagnostics fatal_findings(const ClusterConfig& cfg) {
+  const doctor::Facts facts(cfg);
+  Diagnostics out;
+  doctor::undefined_partition_nodes(facts, out);
+  return out;
+}
+
 namespace doctor {
 
 bool autodetect_on(const std::string& value) { return !value.empty() && !iequals(value, "off"); }

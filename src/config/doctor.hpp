@@ -15,4 +15,10 @@ namespace drover::config {
 // Deterministic: same config, same findings in the same order.
 Diagnostics check_config(const ClusterConfig& cfg);
 
+// The findings of check_config that Slurm's slurmctld refuses to start (or
+// reconfigure) with, so the controller refuses them too: a partition naming
+// nodes that no NodeName line defines ("fatal: Invalid node names in
+// partition").
+Diagnostics fatal_findings(const ClusterConfig& cfg);
+
 }  // namespace drover::config

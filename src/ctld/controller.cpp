@@ -14,10 +14,12 @@
 #include <ctime>
 #include <functional>
 #include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "common/strings.hpp"
+#include "config/doctor.hpp"
 #include "ctld/agent_link.hpp"
 #include "ctld/log.hpp"
 #include "ctld/persist.hpp"
@@ -50,9 +52,12 @@ Status stream_records(const store::Store& store, const std::string& table,
 Result<config::ClusterConfig> load(const std::string& path) {
   auto cfg = config::load_config(config::LoadOptions{path, "", ""});
   if (!cfg) return cfg.error();
-  for (const auto& d : cfg->diags.items()) {
-    if (d.severity == Severity::kError) {
-      return make_error(d.format() + "\n(drover config check --config " + path + " lists every finding)");
+  const Diagnostics fatal = config::fatal_findings(*cfg);
+  for (const Diagnostics* list : {&std::as_const(cfg->diags), &fatal}) {
+    for (const auto& d : list->items()) {
+      if (d.severity == Severity::kError) {
+        return make_error(d.format() + "\n(drover config check --config " + path + " lists every finding)");
+      }
     }
   }
   return cfg;

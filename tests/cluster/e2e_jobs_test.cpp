@@ -1065,6 +1065,16 @@ TEST(Config, ReconfigureAppliesAnEditedSlurmConfOrSaysWhatNeedsARestart) {
   EXPECT_EQ(refused.rc, 1);
   EXPECT_NE(refused.err.find("slurm_reconfigure error: "), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("NodeName=cpu1: CPUs 16 -> 32"), std::string::npos) << refused.err;
+  // A partition naming a node no NodeName line defines: Slurm's slurmctld
+  // will not run with it ("fatal: Invalid node names in partition"), so the
+  // reconfigure is refused with its file:line.
+  std::ofstream(c.conf()) << original << "PartitionName=zz Nodes=cpu1,nosuch\n";
+  auto undefined = c.run("scontrol", {"reconfigure"});
+  EXPECT_EQ(undefined.rc, 1);
+  EXPECT_NE(undefined.err.find("error: partition zz names nosuch, which no NodeName line defines"), std::string::npos)
+      << undefined.err;
+  EXPECT_EQ(c.run("sinfo", {"-h", "-p", "zz"}).out, "");
+  std::ofstream(c.conf()) << edited;
   if (auto user = ensure_user("droveruser")) {  // Slurm 22.05's words for a user's reconfigure, then why
     auto denied = c.run("scontrol", {"reconfigure"}, user->as());
     EXPECT_EQ(denied.rc, 1);
@@ -1429,6 +1439,15 @@ TEST(Config, DroverUpAgainAppliesAChangedSourceToTheRunningCluster) {
   EXPECT_NE(bad.second.find(source + ":6:37: error: invalid value \"abc\" for CPUs"), std::string::npos) << bad.second;
   EXPECT_NE(bad.second.find("drover up: " + source + " has 1 error; nothing was started or changed"), std::string::npos)
       << bad.second;
+  EXPECT_EQ(read_file(dir + "/c/slurm.conf"), effective);
+  // So is a partition naming an undefined node, which Slurm's slurmctld will
+  // not start with ("fatal: Invalid node names in partition zz").
+  std::ofstream(source) << base << "PartitionName=zz Nodes=n1,nosuch\n";
+  auto undefined = sh(up);
+  EXPECT_EQ(undefined.first, 1) << undefined.second;
+  EXPECT_NE(undefined.second.find(source + ":6:18: error: partition zz names nosuch, which no NodeName line defines"),
+            std::string::npos)
+      << undefined.second;
   EXPECT_EQ(read_file(dir + "/c/slurm.conf"), effective);
   auto down = sh(bin + "/drover down --state " + dir + "/c");
   EXPECT_EQ(down.first, 0) << down.second;
