@@ -15,10 +15,10 @@ namespace drover::config {
 // Deterministic: same config, same findings in the same order.
 Diagnostics check_config(const ClusterConfig& cfg);
 
-// The findings of check_config that Slurm's slurmctld refuses to start (or
-// reconfigure) with, so the controller refuses them too: a partition naming
-// nodes that no NodeName line defines ("fatal: Invalid node names in
-// partition").
+// The findings of check_config that Slurm's slurmctld refuses to start
+// with, so the controller refuses them too (at start and at reconfigure):
+// a partition naming nodes that no NodeName line defines, a node defined
+// twice, an unknown log level or DebugFlag.
 Diagnostics fatal_findings(const ClusterConfig& cfg);
 
 }  // namespace drover::config

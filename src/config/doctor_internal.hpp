@@ -99,9 +99,6 @@ class NodeFindings {
 // The check groups, each appending its findings in a deterministic order.
 void check_gres(const Facts& f, Diagnostics& out);        // doctor_gres.cpp
 void check_partitions(const Facts& f, Diagnostics& out);  // doctor_partitions.cpp
-// Partitions naming nodes no NodeName line defines (Slurm's slurmctld will
-// not start with one); part of check_partitions, and of fatal_findings.
-void undefined_partition_nodes(const Facts& f, Diagnostics& out);
 void check_policy(const Facts& f, Diagnostics& out);      // doctor_policy.cpp
 void check_gpu_layout(const Facts& f, Diagnostics& out);  // doctor_gpu.cpp
 void check_nodes(const Facts& f, Diagnostics& out);       // doctor_nodes.cpp

@@ -10,6 +10,32 @@
 namespace drover::config::doctor {
 namespace {
 
+void undefined_nodes(const Facts& f, Diagnostics& out) {
+  std::vector<std::string> known;
+  for (std::size_t n : f.unique_nodes) known.push_back(f.cfg.nodes[n].name);
+  for (const auto& p : f.cfg.partitions) {
+    std::vector<std::string> missing;
+    std::set<std::string> seen;
+    for (const auto& name : p.nodes) {
+      if (!f.defined(name) && seen.insert(name).second) missing.push_back(name);
+    }
+    if (missing.empty()) continue;
+    const auto unreadable = unreadable_node_lines(f.cfg);
+    std::string fix = "define them with a NodeName= line or correct the range";
+    const bool none_defined = std::none_of(p.nodes.begin(), p.nodes.end(), [&](const std::string& n) { return f.defined(n); });
+    if (!unreadable.empty()) {
+      fix = "correct the NodeName line that could not be read (" + unreadable.front().str() + "), or " + fix;
+    } else if (none_defined) {
+      if (auto near = nearest(missing.front(), known)) fix += " (did you mean " + *near + "?)";
+    }
+    out.add(Severity::kError, "partition-undefined-node", key_loc(p.key_locs, "Nodes", p.loc), "Nodes",
+            "partition " + p.name + " names " + hostlist_compress(missing) +
+                ", which no NodeName line defines; Slurm refuses to start with such a partition",
+            fix)
+        .related = unreadable;
+  }
+}
+
 void nodes_in_no_partition(const Facts& f, Diagnostics& out) {
   if (f.cfg.partitions.empty()) {
     if (!f.unique_nodes.empty()) {
@@ -101,35 +127,9 @@ void partition_qos(const Facts& f, Diagnostics& out) {
 
 }  // namespace
 
-void undefined_partition_nodes(const Facts& f, Diagnostics& out) {
-  std::vector<std::string> known;
-  for (std::size_t n : f.unique_nodes) known.push_back(f.cfg.nodes[n].name);
-  for (const auto& p : f.cfg.partitions) {
-    std::vector<std::string> missing;
-    std::set<std::string> seen;
-    for (const auto& name : p.nodes) {
-      if (!f.defined(name) && seen.insert(name).second) missing.push_back(name);
-    }
-    if (missing.empty()) continue;
-    const auto unreadable = unreadable_node_lines(f.cfg);
-    std::string fix = "define them with a NodeName= line or correct the range";
-    const bool none_defined = std::none_of(p.nodes.begin(), p.nodes.end(), [&](const std::string& n) { return f.defined(n); });
-    if (!unreadable.empty()) {
-      fix = "correct the NodeName line that could not be read (" + unreadable.front().str() + "), or " + fix;
-    } else if (none_defined) {
-      if (auto near = nearest(missing.front(), known)) fix += " (did you mean " + *near + "?)";
-    }
-    out.add(Severity::kError, "partition-undefined-node", key_loc(p.key_locs, "Nodes", p.loc), "Nodes",
-            "partition " + p.name + " names " + hostlist_compress(missing) +
-                ", which no NodeName line defines; Slurm refuses to start with such a partition",
-            fix)
-        .related = unreadable;
-  }
-}
-
 void check_partitions(const Facts& f, Diagnostics& out) {
   duplicate_nodes(f, out);
-  undefined_partition_nodes(f, out);
+  undefined_nodes(f, out);
   nodes_in_no_partition(f, out);
   default_partition(f, out);
   partition_qos(f, out);

@@ -578,6 +578,19 @@ TEST(Doctor, IsDeterministic) {
   for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].format(), second[i].format());
 }
 
+// What the controller refuses to start or reconfigure with (fatal_findings):
+// the errors Slurm's slurmctld stops at, not the doctor's other errors.
+TEST(Doctor, FatalFindingsAreTheOnesSlurmsControllerStopsAt) {
+  ConfigBuilder b = clean();
+  edit_nodes(b, "gpu", [](NodeConfig& n) { n.gres = {{"gpu", "", 8}}; });  // gres-count-mismatch: not fatal
+  ASSERT_TRUE(check_config(b.cfg).has_errors());
+  EXPECT_TRUE(fatal_findings(b.cfg).empty());
+  part(b, "gpu").nodes.push_back("nosuch");
+  const Diagnostics fatal = fatal_findings(b.cfg);
+  ASSERT_EQ(fatal.items().size(), 1u);
+  EXPECT_EQ(fatal.items()[0].code, "partition-undefined-node");
+}
+
 TEST(Doctor, PartitionWithNodesAllCoversEveryNode) {
   ConfigBuilder b = clean();
   b.nodes(names("cpu", 3, 4), 7);
