@@ -28,7 +28,6 @@
 #include <set>
 #include <sstream>
 #include <thread>
-#include <utility>
 
 #include "client/api.hpp"
 #include "client/commands.hpp"
@@ -327,20 +326,13 @@ int up_main(const Args& args) {
   if (!src) return std::fprintf(stderr, "drover up: %s\n", src.error().message.c_str()), 1;
   // A source the controller would refuse changes nothing: DIR/slurm.conf keeps
   // what the running cluster (or the next start) reads.
-  int errors = 0;
-  const Diagnostics fatal = config::fatal_findings(*src);
-  for (const Diagnostics* list : {&std::as_const(src->diags), &fatal}) {
-    for (const auto& d : list->items()) {
-      if (d.severity != Severity::kError) continue;
-      std::fprintf(stderr, "%s\n", d.format().c_str());
-      ++errors;
-    }
-  }
-  if (errors > 0) {
+  const Diagnostics errors = config::start_errors(*src);
+  for (const auto& d : errors.items()) std::fprintf(stderr, "%s\n", d.format().c_str());
+  if (const std::size_t n = errors.items().size(); n > 0) {
     std::fprintf(stderr,
-                 "drover up: %s has %d error%s; nothing was started or changed (drover config check --config %s "
+                 "drover up: %s has %zu error%s; nothing was started or changed (drover config check --config %s "
                  "lists every finding)\n",
-                 o->source.c_str(), errors, errors == 1 ? "" : "s", o->source.c_str());
+                 o->source.c_str(), n, n == 1 ? "" : "s", o->source.c_str());
     return 1;
   }
   if (auto st = check_local(*src); !st) return std::fprintf(stderr, "drover up: %s\n", st.error().message.c_str()), 1;

@@ -49,6 +49,15 @@ Diagnostics fatal_findings(const ClusterConfig& cfg) {
   return out;
 }
 
+Diagnostics start_errors(const ClusterConfig& cfg) {
+  Diagnostics out;
+  for (const auto& d : cfg.diags.items()) {
+    if (d.severity == Severity::kError) out.items().push_back(d);
+  }
+  out.append(fatal_findings(cfg));
+  return out;
+}
+
 namespace doctor {
 
 bool autodetect_on(const std::string& value) { return !value.empty() && !iequals(value, "off"); }

@@ -21,4 +21,8 @@ Diagnostics check_config(const ClusterConfig& cfg);
 // twice, an unknown log level or DebugFlag.
 Diagnostics fatal_findings(const ClusterConfig& cfg);
 
+// What the controller refuses to start or reconfigure with: the errors the
+// reading found (cfg.diags), then fatal_findings. Empty: it may run.
+Diagnostics start_errors(const ClusterConfig& cfg);
+
 }  // namespace drover::config

@@ -14,7 +14,6 @@
 #include <ctime>
 #include <functional>
 #include <mutex>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -52,13 +51,10 @@ Status stream_records(const store::Store& store, const std::string& table,
 Result<config::ClusterConfig> load(const std::string& path) {
   auto cfg = config::load_config(config::LoadOptions{path, "", ""});
   if (!cfg) return cfg.error();
-  const Diagnostics fatal = config::fatal_findings(*cfg);
-  for (const Diagnostics* list : {&std::as_const(cfg->diags), &fatal}) {
-    for (const auto& d : list->items()) {
-      if (d.severity == Severity::kError) {
-        return make_error(d.format() + "\n(drover config check --config " + path + " lists every finding)");
-      }
-    }
+  const Diagnostics errors = config::start_errors(*cfg);
+  if (!errors.empty()) {
+    return make_error(errors.items().front().format() + "\n(drover config check --config " + path +
+                      " lists every finding)");
   }
   return cfg;
 }
