@@ -148,6 +148,7 @@ struct SchedulerParams {
   int64_t bf_max_time = -1;              // -1: bf_interval
   int64_t default_queue_depth = 100;
   int64_t sched_interval = 60;
+  int64_t max_script_size = 4194304;     // bytes of a batch script (Slurm's default, 4 MiB)
   std::map<std::string, std::string> raw;  // every key as written (lower-case name -> value)
 };
 

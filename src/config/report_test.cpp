@@ -92,7 +92,7 @@ TEST(ShowConfig, FillsInDefaultsAndGroupsNodes) {
            "SchedulerType           = sched/backfill\n",
            "SchedulerParameters     = bf_interval=30,bf_max_job_test=UNLIMITED,bf_resolution=60,bf_window=1440,"
            "bf_reserve_depth=UNLIMITED,bf_max_job_user=0,bf_max_job_part=0,bf_max_time=30,default_queue_depth=100,"
-           "sched_interval=60\n",
+           "sched_interval=60,max_script_size=4194304\n",
            "DefMemPerCPU            = (null)\n",
            "NodeName=gpu[01-04] Port=6818 CPUs=128 Boards=1 Sockets=2 CoresPerSocket=64 ThreadsPerCore=1 "
            "RealMemory=1000000 TmpDisk=0 Gres=gpu:h100:8 Weight=1 State=UNKNOWN CoreSpecCount=0\n",

@@ -21,7 +21,7 @@ const char* const kPassiveItems[] = {
     "bf_window_linear", "bf_yield_interval", "bf_yield_sleep", "build_queue_timeout",
     "correspond_after_task_cnt", "defer", "delay_boot", "disable_job_shrink", "disable_hetjob_steps",
     "enable_hetjob_steps", "Ignore_NUMA", "ignore_prefer_validation",
-    "max_array_tasks", "max_rpc_cnt", "max_sched_time", "max_script_size", "max_switch_wait",
+    "max_array_tasks", "max_rpc_cnt", "max_sched_time", "max_switch_wait",
     "no_backup_scheduling", "no_env_cache", "pack_serial_at_end",
     "partition_job_depth", "preempt_reorder_count", "preempt_strict_order", "preempt_youngest_first",
     "reduce_completing_frag", "requeue_setup_env_fail", "salloc_wait_nodes", "sbatch_wait_nodes",
@@ -84,7 +84,10 @@ std::vector<KeyDef<S>> make_items() {
       plain_int("default_queue_depth", &S::default_queue_depth, 1, 1000000,
                 "Jobs the quick scheduling pass tries at each event."),
       plain_int("sched_interval", &S::sched_interval, -1, 86400,
-                "Seconds between full scheduling passes; -1 disables them.")
+                "Seconds between full scheduling passes; -1 disables them."),
+      plain_int("max_script_size", &S::max_script_size, 0, 536870912,
+                "Largest batch script, in bytes, a submission may carry (default 4194304, 4 MiB, as Slurm's); a "
+                "larger one is refused.")
   );
 }
 

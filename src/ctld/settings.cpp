@@ -125,6 +125,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.min_job_age_s = cfg.min_job_age;
   s.kill_wait_s = cfg.kill_wait;
   s.max_array_size = cfg.max_array_size;
+  s.max_script_size = cfg.sched.max_script_size;
   s.max_job_count = cfg.max_job_count;
   s.bf_interval_s = std::max<int64_t>(cfg.sched.bf_interval, 1);
   // SlurmctldDebug and DebugFlags: Slurm's controller does not start on a word it does not know.

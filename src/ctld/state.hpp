@@ -53,6 +53,7 @@ struct Settings {
   int64_t min_job_age_s = 300;      // MinJobAge: finished jobs stay in memory this long
   int64_t kill_wait_s = 30;
   int64_t max_array_size = 1001;
+  int64_t max_script_size = 4194304;  // SchedulerParameters=max_script_size
   int64_t first_job_id = 1;  // slurm.conf FirstJobId
   int64_t max_job_count = 10000;
   int64_t bf_interval_s = 30;       // full scheduling pass

@@ -386,6 +386,27 @@ TEST(ControllerState, APastDeadlineIsRefused) {
   EXPECT_TRUE(st->jobs().empty());
 }
 
+// A batch script over SchedulerParameters=max_script_size (4 MiB by
+// default) is refused in Slurm 22.05's words (the anchor refused a 6.9 MB
+// script and took a 4.1 MB one); one at the limit is taken.
+TEST(ControllerState, AScriptOverMaxScriptSizeIsRefused) {
+  auto st = make_state("SchedulerParameters=max_script_size=1000\n");
+  Effects fx;
+  v1::JobDescriptor d = wrap("true");
+  d.set_script("#!/bin/sh\n" + std::string(1000 - 10, '#'));
+  ASSERT_EQ(d.script().size(), 1000u);
+  EXPECT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  d.mutable_script()->push_back('\n');
+  Effects fx2;
+  auto r = st->submit(user(1000, "alice"), d, false, 1000, fx2);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "Batch job submission failed: Pathname of a file, directory or other parameter too long\n"
+            "the batch script is 1001 bytes; SchedulerParameters=max_script_size=1000 (slurm.conf) bounds it");
+  EXPECT_TRUE(fx2.batch.empty());
+  EXPECT_EQ(make_state()->settings().max_script_size, 4194304);
+}
+
 // What a user may change and in which words they are refused, as Slurm
 // 22.05 on the anchor cluster: a pending job's limit may grow up to its
 // partition's MaxTime, a running one's only shrink; Priority= of a held job

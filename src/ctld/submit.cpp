@@ -22,6 +22,13 @@ Error refusal(const std::string& slurm_error, const std::string& drover_line = "
 Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t jobs_now, const Caller& who,
                     int64_t now) {
   if (d.script().empty() && d.batch()) return refusal("Batch script is empty", "the submission carried no script");
+  // Slurm 22.05's words for a script over max_script_size (anchor: 6.9 MB refused, 4.1 MB taken).
+  if (d.batch() && static_cast<int64_t>(d.script().size()) > s.max_script_size) {
+    return refusal("Pathname of a file, directory or other parameter too long",
+                   "the batch script is " + std::to_string(d.script().size()) +
+                       " bytes; SchedulerParameters=max_script_size=" + std::to_string(s.max_script_size) +
+                       " (slurm.conf) bounds it");
+  }
   // A deadline already past: Slurm 22.05's refusal on the anchor cluster.
   if (d.deadline() > 0 && d.deadline() < now) {
     return refusal("Requested time limit is invalid (missing or exceeds some limit)",
