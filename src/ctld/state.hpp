@@ -699,8 +699,10 @@ class ControllerState {
   // the controller acknowledged, only what scontrol show step lists while
   // their sruns keep asking (every 200 ms; one not heard for 2 s has gone).
   struct WaitingStep {
+    static constexpr int64_t kForgetAfterS = 2;  // an srun not heard for longer has gone
     v1::StepInfo info;
     int64_t seen = 0;
+    bool gone(int64_t now) const { return now - seen > kForgetAfterS; }
   };
   std::map<core::JobId, std::map<std::pair<std::string, int64_t>, WaitingStep>> waiting_steps_;
   std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)

@@ -973,6 +973,19 @@ v1::CreateStepRequest step_req(int ntasks, int nodes = 0) {
   return r;
 }
 
+// The step `req` makes beside the job's others (--overlap) at t=1001: one
+// number per node from `per_node` ("4,1"), or its refusal's first line.
+template <class PerNode>
+std::string step_per_node(ControllerState& st, v1::CreateStepRequest req, PerNode per_node) {
+  req.set_overlap(true);
+  Effects e;
+  auto r = st.create_step(user(1000, "alice"), req, 1001, e);
+  if (!r) return r.error().message.substr(0, r.error().message.find('\n'));
+  std::string out;
+  for (const auto& n : r->step().nodes()) out += (out.empty() ? "" : ",") + std::to_string(per_node(n));
+  return out;
+}
+
 void end_step_on(ControllerState& st, int64_t step_id, const std::string& node, int64_t now) {
   v1::NodeReport r = report(node);
   *r.add_steps() = srun_step(1, step_id, "COMPLETED", 0);
@@ -1029,16 +1042,10 @@ TEST(StepLayout, StepsOfAPackedJobFollowItsCpusAsSlurmsDid) {
   ASSERT_EQ(alloc.nodes_size(), 2);
   ASSERT_EQ(alloc.nodes(0).cpus(), 4);
   ASSERT_EQ(alloc.nodes(1).cpus(), 1);
-  auto layout = [&](int ntasks, int cpt) -> std::string {
+  auto layout = [&](int ntasks, int cpt) {
     v1::CreateStepRequest req = step_req(ntasks);
     req.set_cpus_per_task(cpt);
-    req.set_overlap(true);
-    Effects e;
-    auto r = st->create_step(user(1000, "alice"), req, 1001, e);
-    if (!r) return r.error().message.substr(0, r.error().message.find('\n'));
-    std::string out;
-    for (const auto& n : r->step().nodes()) out += (out.empty() ? "" : ",") + std::to_string(n.tasks());
-    return out;
+    return step_per_node(*st, req, [](const v1::StepNode& n) { return n.tasks(); });
   };
   EXPECT_EQ(layout(5, 1), "4,1");
   EXPECT_EQ(layout(2, 1), "1,1");
@@ -1061,16 +1068,10 @@ TEST(StepLayout, AStepsGpusFollowItsJobsAsSlurmsDid) {
   ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
   st->schedule(core::PassKind::kQuick, 1000, fx);
   ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
-  auto layout = [&](int gpus) -> std::string {
+  auto layout = [&](int gpus) {
     v1::CreateStepRequest req = step_req(2);
     req.set_gpus(gpus);
-    req.set_overlap(true);
-    Effects e;
-    auto r = st->create_step(user(1000, "alice"), req, 1001, e);
-    if (!r) return r.error().message.substr(0, r.error().message.find('\n'));
-    std::string out;
-    for (const auto& n : r->step().nodes()) out += (out.empty() ? "" : ",") + std::to_string(n.gpus_size());
-    return out;
+    return step_per_node(*st, req, [](const v1::StepNode& n) { return n.gpus_size(); });
   };
   EXPECT_EQ(layout(5), "4,1");
   EXPECT_EQ(layout(3), "2,1");

@@ -190,7 +190,7 @@ Result<v1::CreateStepReply> ControllerState::create_step(const Caller& who, cons
 void ControllerState::note_waiting_step(const Caller& who, const v1::CreateStepRequest& req, bool waiting,
                                         int64_t now) {
   for (auto it = waiting_steps_.begin(); it != waiting_steps_.end();) {
-    std::erase_if(it->second, [&](const auto& kv) { return now - kv.second.seen > 2; });
+    std::erase_if(it->second, [&](const auto& kv) { return kv.second.gone(now); });
     it = it->second.empty() ? waiting_steps_.erase(it) : std::next(it);
   }
   const std::pair<std::string, int64_t> key{req.srun_host(), req.srun_pid()};
@@ -560,7 +560,7 @@ v1::GetStepsReply ControllerState::get_steps(const v1::GetStepsRequest& req, int
     auto j = jobs_.find(job_id);
     if (j == jobs_.end() || !is_started(j->second.rec)) continue;
     for (const auto& [key, w] : waiting) {
-      if (now - w.seen <= 2) *rep.add_steps() = w.info;
+      if (!w.gone(now)) *rep.add_steps() = w.info;
     }
   }
   return rep;
