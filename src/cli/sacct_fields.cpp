@@ -203,7 +203,12 @@ const std::vector<SacctField>& sacct_fields() {
       {C("ElapsedRaw", 10, true, kNever), [num](const R& r, const SacctContext& c) { return num(elapsed(r, c.now)); }},
       {C("Eligible", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.eligible, "Unknown"); }},
       {C("End", 19, true, kPlain), [](const R& r, const SacctContext&) { return time_or(r.end, "Unknown"); }},
-      {C("ExitCode", 8, true, kNever), [](const R& r, const SacctContext&) { return exit_text(r.exit_code, r.exit_signal); }},
+      // Slurm 22.05's sacct shows an exit status of 128 or more less 128 (a
+      // script's `exit 137` is 9:0, `exit 200` 72:0 on the anchor cluster);
+      // DerivedExitCode, scontrol and squeue show it whole.
+      {C("ExitCode", 8, true, kNever), [](const R& r, const SacctContext&) {
+         return exit_text(r.exit_code >= 128 ? r.exit_code - 128 : r.exit_code, r.exit_signal);
+       }},
       {C("Flags", 19, true, kPlus), [](const R& r, const SacctContext&) { return r.step.empty() ? r.flags : ""; }},
       {C("GID", 6, true, kNever), [num](const R& r, const SacctContext&) { return job_only(r, num(r.gid)); }},
       {C("Group", 9, true, kPlus), [](const R& r, const SacctContext&) { return job_only(r, r.group); }},

@@ -256,6 +256,15 @@ TEST(SacctFields, UnitsStepBlanksReservedAndAll) {
   // on steps. WCKeyID is 0 on the job's line, blank on its steps'.
   EXPECT_EQ(show({"-j", "212", "-o", "JobID,ResvCPU,ResvCPURAW,WCKeyID"}), "212|00:00:08|8|0\n212.batch|||\n");
   EXPECT_EQ(show({"-j", "216", "-o", "ResvCPU,ResvCPURAW"}), "00:09:00|540\n");
+  // An exit status of 128 or more is shown less 128 in ExitCode (Slurm 22.05:
+  // `exit 137` 9:0, `exit 255` 127:0), whole in DerivedExitCode.
+  recs[0].state = JobState::kFailed;
+  recs[0].exit_code = 137;
+  recs[0].derived_exit_code = 200;
+  recs[1].exit_code = 255;
+  EXPECT_EQ(show({"-j", "212", "-o", "JobID,ExitCode,DerivedExitCode"}), "212|9:0|200:0\n212.batch|127:0|\n");
+  recs[0].exit_code = 127;
+  EXPECT_EQ(show({"-j", "212", "-o", "ExitCode"}), "127:0\n127:0\n");
   std::string all = show({"-j", "216", "--format=ALL"});  // every field but AllocGRES
   EXPECT_EQ(std::count(all.begin(), all.end(), '|'), static_cast<long>(sacct_fields().size()) - 2) << all;
   EXPECT_EQ(show({"-j", "216", "-o", "AllocGRES"}), "\n") << "asked for by name, it is still a field";
