@@ -34,7 +34,9 @@ Result<Seconds> parse_duration(std::string_view s) {
   if (t.empty()) return bad_duration(s, "is empty");
   std::size_t dash = t.find('-');
   bool has_days = dash != std::string_view::npos;
-  std::vector<std::string> fields = split(has_days ? t.substr(dash + 1) : t, ':');
+  std::string_view after = has_days ? t.substr(dash + 1) : t;
+  // "D-" alone is D days, as Slurm 22.05's sbatch took `-t 1-` (TimeLimit=1-00:00:00).
+  std::vector<std::string> fields = has_days && after.empty() ? std::vector<std::string>{"0"} : split(after, ':');
   if (fields.size() > 3) return bad_duration(s, "has too many ':' fields");
   std::vector<int64_t> v;
   if (has_days) fields.insert(fields.begin(), std::string(t.substr(0, dash)));

@@ -21,6 +21,7 @@ TEST(Duration, ParsesSlurmTimeLimits) {
       {"12:00:00", 12 * 3600},
       {"7-00:00:00", 7 * 86400},       // days-hours:minutes:seconds
       {"1-12", 86400 + 12 * 3600},     // days-hours
+      {"2-", 2 * 86400},               // days alone (Slurm 22.05's sbatch -t 1-: 1-00:00:00)
       {"1-12:30", 86400 + 12 * 3600 + 30 * 60},
       {"0-10:00:00", 10 * 3600},
       {"5", 300},
@@ -54,7 +55,8 @@ TEST(Duration, ErrorsSayWhichFormWasExpected) {
       {"12h", "time \"12h\" has \"12h\" where a number belongs"},
       {"1:x0", "time \"1:x0\" has \"x0\" where a number belongs"},
       {"-5", "time \"-5\" has \"\" where a number belongs"},
-      {"1-", "time \"1-\" has \"\" where a number belongs"},
+      {"1-:", "time \"1-:\" has \"\" where a number belongs"},
+      {"-", "time \"-\" has \"\" where a number belongs"},
       {"+5", "time \"+5\" has \"+5\" where a number belongs"},
       {"forever", "time \"forever\" has \"forever\" where a number belongs"},
       {"999999999999999999", "time \"999999999999999999\" is too long"},
