@@ -175,6 +175,7 @@ void resolve_shape(const Cluster& c, const JobSpec& job, const PartitionSpec& pa
   } else {
     d.tasks = min_nodes;  // one task per node
     d.tasks_per_node = 1;
+    if (job.max_nodes > min_nodes && job.gpus.count <= 0) d.grow_to = job.max_nodes;
     max_nodes = min_nodes;
   }
   d.min_nodes = min_nodes;

@@ -77,6 +77,10 @@ struct Demand {
   // specified and without delaying the initiation of the job"); planned
   // ahead on as few as hold it.
   bool widest = false;
+  // -N min-max without -n: planned on min nodes, one task each, and started
+  // with as many more free nodes as the range's top allows, one task on each
+  // (Slurm 22.05 ran `-N 2-3` on three idle nodes, NumTasks=3). 0: no range.
+  int32_t grow_to = 0;
   bool even = false;  // --spread-job: the tasks dealt evenly over those nodes (else the first take the rest)
   // -N k -n m with neither --ntasks-per-node nor whole nodes: planned as an
   // even shape (tasks_per_node), started with the first nodes as full as

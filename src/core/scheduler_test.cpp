@@ -82,6 +82,42 @@ TEST(Placement, NodeRangeAndSpreadJobStartOnAsManyNodesAsHoldATask) {
   EXPECT_EQ(tasks_on(0, 0, true, false), (Got{{"c1", 2}, {"c2", 1}})) << "--spread-job over both nodes";
 }
 
+// -N min-max without -n starts on as many free nodes as the range allows,
+// one task on each (Slurm 22.05 ran `-N 2-3` on three idle nodes: NumTasks=3,
+// SLURM_TASKS_PER_NODE=1(x3); `-N 1-4 -c 2` on four), and on fewer as soon as
+// the range's bottom is free.
+TEST(Placement, NodeRangeWithoutTasksTakesEveryFreeNodeUpToItsTop) {
+  ClusterBuilder b;
+  b.add(node("c1", 8, 64000)).add(node("c2", 8, 64000)).add(node("c3", 8, 64000)).add(node("c4", 8, 64000));
+  b.partition("cpu", {"c1", "c2", "c3", "c4"}, true);
+  Cluster c = b.build();
+  JobSpec blocker;
+  blocker.id = 90;
+  using Got = std::vector<std::pair<std::string, int32_t>>;
+  auto tasks_on = [&](int32_t min_nodes, int32_t max_nodes, std::vector<std::string> busy) {
+    Scheduler s(c);
+    Jobs jobs;
+    JobSpec& j = jobs.add(1);
+    j.partitions = {"cpu"};
+    j.min_nodes = min_nodes;
+    j.max_nodes = max_nodes;
+    j.cpus_per_task = 2;
+    std::vector<RunningJob> run;
+    if (!busy.empty()) run.push_back(running(c, &blocker, busy, 8, 1000, 0, 0, 5000));
+    CycleResult r = cycle(s, jobs, run);
+    Got out;
+    if (const StartDecision* d = started(r, 1)) {
+      for (const auto& t : d->alloc.nodes) out.emplace_back(c.nodes[t.node].name, t.tasks);
+    }
+    return out;
+  };
+  EXPECT_EQ(tasks_on(2, 3, {}), (Got{{"c1", 1}, {"c2", 1}, {"c3", 1}}));
+  EXPECT_EQ(tasks_on(1, 4, {}), (Got{{"c1", 1}, {"c2", 1}, {"c3", 1}, {"c4", 1}}));
+  EXPECT_EQ(tasks_on(2, 3, {"c1", "c3"}), (Got{{"c2", 1}, {"c4", 1}})) << "two free: it starts now on them";
+  EXPECT_EQ(tasks_on(2, 3, {"c1", "c2", "c3"}), Got{}) << "one free: below the range's bottom, it waits";
+  EXPECT_EQ(tasks_on(2, 0, {}), (Got{{"c1", 1}, {"c2", 1}})) << "-N 2: two nodes";
+}
+
 // -N k -n m on shared nodes starts with the first node as full as it holds
 // and one task on each node after it, as Slurm 22.05 laid such jobs out on
 // the anchor cluster (-N2 -n4: 3,1; -N3 -n5 with 4 CPUs free on the first

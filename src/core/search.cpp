@@ -341,6 +341,22 @@ std::optional<Placement> widest_now(SearchCtx& x, const std::vector<ClassNeed>& 
   return p;
 }
 
+// Demand::grow_to: more nodes for a placement started now, each free for
+// one more task, in the order the classes' scans give them, up to the top.
+void grow_now(SearchCtx& x, const std::vector<ClassNeed>& classes, Placement& p) {
+  const Demand& d = x.pc.demand;
+  const Time t = x.s.now;
+  for (const ClassNeed& cn : classes) {
+    if (static_cast<int32_t>(p.nodes.size()) >= d.grow_to) return;
+    x.s.idx(cn.cls).scan(cn.amount.data(), x.d, t, t + 1, [&](int, NodeIndex n, Time) {
+      if (!x.eligible(n) || std::find(p.nodes.begin(), p.nodes.end(), n) != p.nodes.end()) return true;
+      std::vector<int64_t> amount;
+      if (tasks_fitting(x, n, t, 1, amount) == 1) p.add(n, 1, amount);
+      return static_cast<int32_t>(p.nodes.size()) < d.grow_to;
+    });
+  }
+}
+
 // Flexible jobs first try to fit whole on one node: the per-class amounts for all tasks.
 std::vector<std::vector<int64_t>> whole_job_amounts(SearchCtx& x, const std::vector<ClassNeed>& classes) {
   std::vector<std::vector<int64_t>> out;
@@ -422,6 +438,7 @@ std::optional<Placement> Scheduler::Impl::start_now(const PartChoice& pc, const 
     if (d.fixed_shape()) {
       p = d.min_nodes == 1 ? single_now(x, classes, d.tasks, nullptr)
                            : multi_now(x, classes, d.min_nodes, d.tasks_per_node, d.tasks);
+      if (p && d.grow_to > 0) grow_now(x, classes, *p);
     } else {
       if (d.widest) p = widest_now(x, classes);
       if (!p) {

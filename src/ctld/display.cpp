@@ -155,6 +155,11 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool w
                                               per_task * std::max<int64_t>(1, desc.ntasks_per_node())));
   }
   if (j.rec.alloc().nodes_size() > 0 && j.rec.state() != v1::PENDING) {
+    // Started: the tasks it was laid out with (`-N 2-3` started on three
+    // nodes has three, as Slurm 22.05 showed NumTasks=3).
+    int64_t tasks = 0;
+    for (const auto& t : j.rec.alloc().nodes()) tasks += t.tasks();
+    if (tasks > 0) d.set_num_tasks(tasks);
     d.mutable_tres()->clear();
     alloc_tres(j.rec.alloc(), d);
     if (detail) node_detail(*bridge_, j.rec.alloc(), d);
