@@ -72,11 +72,20 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
                  : d_.supervisor().terminate_job(job, state, req->reason(), how);
     };
     // A step still inside launch() cannot be ended yet: retry briefly (the
-    // controller also repeats the request with the next heartbeat's reply).
+    // controller also repeats the request with the next heartbeat's reply,
+    // but not with the step's "CANCELLED AT" notice). For the whole job,
+    // while any of its steps here has not ended (an salloc job has no batch
+    // step to watch).
     Status st = end();
     auto launching = [&] {
-      auto s = d_.supervisor().status(watched);
-      return s && !s->ended();
+      if (one) {
+        auto s = d_.supervisor().status(watched);
+        return s && !s->ended();
+      }
+      for (const auto& s : d_.supervisor().steps()) {
+        if (s.key.job_id == job && !s.ended()) return true;
+      }
+      return false;
     };
     for (int i = 0; i < 30 && !st && launching(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -98,12 +107,13 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     Status st = req->every_step() ? d_.supervisor().signal_job(key.job_id, req->signal())
                                   : d_.supervisor().signal(key, req->signal(), scope);
     // A step still being launched (srun -K on another node, a Ctrl-C right
-    // after the start) cannot be signalled yet: retry briefly, as Terminate does.
+    // after the start, scancel -b as the job starts) cannot be signalled
+    // yet: retry briefly, as Terminate does.
     auto ended = [&] {
       auto s = d_.supervisor().status(key);
       return s && s->ended();
     };
-    for (int i = 0; i < 30 && !st && !req->every_step() && key.step_id >= 0 && !ended(); ++i) {
+    for (int i = 0; i < 30 && !st && !req->every_step() && !ended(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       st = d_.supervisor().signal(key, req->signal(), scope);
     }
