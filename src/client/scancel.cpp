@@ -145,8 +145,9 @@ cli::CliResult<bool> apply(v1::CancelRequest& req, Flags& f, const cli::ScannedO
         auto st = cli::parse_job_state(s);
         if (!st || (*st != cli::JobState::kPending && *st != cli::JobState::kRunning &&
                     *st != cli::JobState::kSuspended)) {
-          return cli::CliError{"scancel: error: Invalid job state specified: " + s +
-                                   "\nscancel: error: Valid job states are PENDING, RUNNING, and SUSPENDED\n",
+          // Slurm 22.05's two lines, without its usual "scancel: error: " (anchor cluster).
+          return cli::CliError{"Invalid job state specified: " + s +
+                                   "\nValid job states are PENDING, RUNNING, and SUSPENDED\n",
                                1};
         }
         req.add_states(*st == cli::JobState::kPending   ? v1::PENDING
@@ -223,7 +224,8 @@ int report_results(const v1::CancelRequest& req, const v1::CancelReply& reply, c
   for (const auto& r : reply.results()) {
     if (flags.verbose && !req.dry_run()) {
       if (req.signal()) {
-        std::fprintf(stderr, "scancel: Signal %d to job %s\n", req.signal(), r.target().c_str());
+        const char* which = req.full() ? "full job" : req.batch_only() ? "batch job" : "job";  // Slurm 22.05's words
+        std::fprintf(stderr, "scancel: Signal %d to %s %s\n", req.signal(), which, r.target().c_str());
       } else {
         std::fprintf(stderr, "scancel: Terminating job %s\n", r.target().c_str());
       }

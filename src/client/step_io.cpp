@@ -662,7 +662,7 @@ int StepIo::finish() {
     std::map<std::string, std::vector<int>> by_end;  // message -> ranks
     for (const auto& t : n.tasks_ended()) {
       rc = std::max(rc, t.exit_signal() ? 128 + t.exit_signal() : t.exit_code());
-      signalled = signalled || t.exit_signal() != 0;
+      signalled = signalled || t.exit_signal() == SIGTERM || t.exit_signal() == SIGKILL;
       if (!t.error().empty()) {
         std::fprintf(stderr, "%s: error: %s: task %d: %s\n", program_.c_str(), n.node().c_str(), t.rank(),
                      t.error().c_str());
@@ -696,9 +696,11 @@ int StepIo::finish() {
   // ... CANCELLED AT ... DUE TO TIME LIMIT ***"; srun ends with this, its
   // exit status the signal that ended the tasks (15: Slurm 22.05's srun -t 1
   // of `sleep 200` exited 15 on the anchor cluster, not 143).
-  // A task a signal ended (its own, srun's for --kill-on-bad-exit, or the
-  // step's time limit's) ends srun's lines with this, as Slurm 22.05's srun
-  // said it; not when the step was cancelled (scancel, the job's end, Ctrl-C).
+  // A task SIGTERM or SIGKILL ended (its own, srun's for --kill-on-bad-exit,
+  // or the step's time limit's) ends srun's lines with this, as Slurm 22.05's
+  // srun said it (not for SIGINT, SIGSEGV, SIGABRT, SIGHUP or SIGUSR1 on the
+  // anchor cluster); not when the step was cancelled (scancel, the job's end,
+  // Ctrl-C).
   const bool timeout = rec_.state() == "TIMEOUT";
   if ((timeout || (signalled && !aborted && !cancelled_ && !interrupted_)) && !out_.quiet) {
     std::fprintf(stderr, "%s: Force Terminated StepId=%s\n", program_.c_str(), step.c_str());

@@ -99,7 +99,10 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
       would.set_partition(r.partition());
       continue;
     }
-    bool kill = req.signal() == 0 || (req.signal() == SIGKILL && is_pending(*j));
+    // SIGKILL to a whole job is a cancel (CANCELLED by the caller, as the
+    // anchor's Slurm 22.05 records `scancel -s KILL` and `-f -s KILL`); with
+    // -b it kills the batch shell alone, and the job fails of it.
+    bool kill = req.signal() == 0 || (req.signal() == SIGKILL && (!req.batch_only() || is_pending(*j)));
     if (!kill) {
       if (is_pending(*j)) {
         out.push_back(result(label, kCannotAlterNow));
@@ -136,15 +139,14 @@ void ControllerState::cancel_pending(Job& j, std::optional<uint32_t> by_uid, con
   fx.reschedule = true;
 }
 
-// scancel --signal of a started job, as Slurm 22.05 sends it: SIGKILL to
-// every process of the job; any other signal to its srun steps only (the
+// scancel --signal of a started job, as Slurm 22.05 sends it (SIGKILL
+// without -b is a cancel, above): a signal to its srun steps only (the
 // batch shell, which would die of most signals while it waits for a
 // command, is left alone); -b to the batch shell alone; -f to the batch
 // script and all its children (srun passes it on to its step). A job
 // without a script (salloc) has only steps.
 void ControllerState::signal_running(const Job& j, const v1::CancelRequest& req, Effects& fx) const {
   const v1::JobRecord& r = j.rec;
-  if (req.signal() == SIGKILL && !req.batch_only()) return signal_job_everywhere(j, SIGKILL, fx);
   if ((req.batch_only() || req.full()) && r.desc().batch()) {
     AgentCommand cmd = signal_command(r.job_id(), r.batch_host(), req.signal());
     cmd.batch_only = req.batch_only() && !req.full();

@@ -52,7 +52,7 @@ void ControllerState::node_event(core::NodeIndex i, int64_t now, Effects& fx) {
   e.set_start_time(now);
   e.set_state(state);
   e.set_reason(n.reason);
-  if (n.reason_user != "slurm") e.set_reason_uid(n.reason_uid);
+  if (!n.reason.empty()) e.set_reason_uid(n.reason_uid);  // who set it; SlurmUser for the controller's own
   TresMap tres;
   core::add_node_tres(spec, tres);
   tres["billing"] = spec.cpus;

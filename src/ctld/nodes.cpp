@@ -51,7 +51,7 @@ Result<v1::NodeReportReply> ControllerState::node_report(const v1::NodeReport& r
       n.reason = report.drain_reason();
       n.reason_time = now;
       n.reason_uid = settings_.slurm_user_uid;
-      n.reason_user = "slurm";
+      n.reason_user = cfg_.slurm_user;
       put_node(ni, now, fx);
     }
   }
@@ -268,7 +268,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
       n.reason = "Not responding";
       n.reason_time = now;
       n.reason_uid = settings_.slurm_user_uid;
-      n.reason_user = "slurm";
+      n.reason_user = cfg_.slurm_user;
       put_node(i, now, fx);
     }
     node_lost(i, "not responding", now, fx);

@@ -796,6 +796,11 @@ TEST(Steps, KillOnBadExitEndsTheOtherTasks) {
     if (line.find(".0|") != std::string::npos) steps.push_back(line.substr(line.find('|') + 1));
   }
   EXPECT_EQ(steps, (std::vector<std::string>{"FAILED|5:0", "CANCELLED|0:15", "CANCELLED|0:9", "FAILED|3:0"})) << r.out;
+  // Only SIGTERM and SIGKILL are "Force Terminated" (the anchor's srun said
+  // nothing more for SIGINT, SIGSEGV, SIGABRT, SIGHUP or SIGUSR1).
+  r = c.run("srun", {"-w", "cpu1", "bash", "-c", "kill -SEGV $$"});
+  EXPECT_EQ(r.rc, 139);
+  EXPECT_EQ(r.err, "srun: error: cpu1: task 0: Segmentation fault\n");
 }
 
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
@@ -1296,14 +1301,31 @@ TEST(Steps, ScancelSignalGoesToTheStepsNotTheBatchShell) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_TRUE(eventually([&] { return read_file(m).find("srun-done") != std::string::npos; }, 10s)) << read_file(m);
   EXPECT_EQ(read_file(m), "ready\nstep\nsrun-done\n");  // the shell's trap did not run
-  r = c.run("scancel", {"-b", "-s", "USR1", id});
+  r = c.run("scancel", {"-b", "-v", "-s", "USR1", id});
   EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "scancel: Signal 10 to batch job " + id + "\n");  // Slurm 22.05's -v words
   EXPECT_TRUE(eventually([&] { return read_file(m) == "ready\nstep\nsrun-done\nshell\n"; }, 5s)) << read_file(m);
   EXPECT_EQ(c.state(id), "RUNNING");  // the shell's child, sleep, did not get it
-  r = c.run("scancel", {"-f", "-s", "USR1", id});
+  r = c.run("scancel", {"-f", "-v", "-s", "USR1", id});
   EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.err, "scancel: Signal 10 to full job " + id + "\n");
   ASSERT_TRUE(c.wait_done(id));  // sleep died of it; the loop ended
   EXPECT_EQ(read_file(m), "ready\nstep\nsrun-done\nshell\nshell\n");
+  // SIGKILL to a job (with -f too) cancels it: CANCELLED by the caller, as
+  // the anchor's Slurm 22.05 recorded it; with -b it kills the batch shell
+  // alone and the job FAILED of signal 9.
+  auto killed_with = [&](std::vector<std::string> how) {
+    const std::string j = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 300"}));
+    if (!c.wait_state(j, {"RUNNING"})) return std::string("never ran");
+    how.push_back(j);
+    auto k = c.run("scancel", how);
+    if (k.rc != 0) return k.err;
+    if (!c.wait_done(j)) return std::string("never ended");
+    return c.run("sacct", {"-n", "-X", "-P", "-j", j, "-o", "State,ExitCode"}).out;
+  };
+  EXPECT_EQ(killed_with({"-s", "KILL"}), "CANCELLED by 0|0:0\n");
+  EXPECT_EQ(killed_with({"-f", "-s", "9"}), "CANCELLED by 0|0:0\n");
+  EXPECT_EQ(killed_with({"-b", "-s", "SIGKILL"}), "FAILED|0:9\n");
 }
 
 // A node of the allocation fails: the job ends NODE_FAIL, unless it was
@@ -1343,6 +1365,11 @@ TEST(NodeFailure, AKilledAgentEndsTheJobUnlessNoKill) {
   EXPECT_EQ(rows[0].rfind(job + ".0|cpu[1-2]|2|NODE_FAIL|", 0), 0u) << rows[0];
   EXPECT_EQ(rows[1], job + ".1|cpu1|1|COMPLETED|0");
   EXPECT_EQ(c.state(job), "COMPLETED");
+  // The controller set that reason: its user is SlurmUser (root, by default),
+  // in sinfo and in the node's event, as the anchor's Slurm shows slurm(64030).
+  EXPECT_EQ(c.run("sinfo", {"-h", "-R", "-n", "cpu2", "-o", "%E|%u|%U"}).out, "Not responding|root|root(0)\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-P", "-n", "show", "event", "nodes=cpu2", "states=down", "format=Reason,User"}).out,
+            "Not responding|root(0)\n");
   // The agent comes back and is told to end what it still runs of step .0.
   ASSERT_TRUE(c.start_agent("cpu2"));
 }
