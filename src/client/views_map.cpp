@@ -509,14 +509,15 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.state = cli_job_state(r.state(), false);
   if (r.state() == v1::CANCELLED && r.has_cancelled_by()) x.cancelled_by_uid = r.cancelled_by();
   const bool open = r.state() == v1::RUNNING || r.state() == v1::PENDING || r.state() == v1::SUSPENDED;
-  // An ended job's reason is None there, whatever squeue shows (FAILED jobs'
-  // NonZeroExitCode, TIMEOUT's TimeLimit, a held job's after scancel): Slurm
-  // 22.05's sacct on the anchor cluster.
-  x.reason = r.reason().empty() || !open ? "None" : r.reason();
-  // A hold the controller set shows its own reason in squeue ("launch
-  // failed requeued held"); the database recorded the hold's kind, as
-  // Slurm's sacct showed it (JobHeldUser).
-  if (r.state() == v1::PENDING && !r.held_reason().empty() && r.reason() == r.held_reason()) {
+  // What the database recorded: the last reason the job waited for other
+  // than None, Priority and Resources (Slurm 22.05's sacct on the anchor
+  // cluster: Dependency or JobHeldUser for jobs that waited so and then ran;
+  // None for those that waited on Priority or Resources, and for ended
+  // jobs' own reasons, FAILED's NonZeroExitCode, TIMEOUT's TimeLimit).
+  x.reason = r.db_reason().empty() ? "None" : r.db_reason();
+  // A held job: the hold's kind from the start (also one the controller
+  // set, "launch failed requeued held" in squeue), as Slurm's sacct showed it.
+  if (r.state() == v1::PENDING && r.db_reason().empty() && r.hold() != v1::HOLD_NONE) {
     x.reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
   }
   std::tie(x.exit_code, x.exit_signal) = accounted_exit(r);

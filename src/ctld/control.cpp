@@ -329,6 +329,7 @@ std::vector<v1::JobResult> ControllerState::control(const Caller& who, const v1:
           break;
         case v1::RELEASE:
           if (r.hold() == v1::HOLD_NONE) break;  // nothing to release: no error, as in Slurm
+          note_db_reason(r);  // it waited held
           r.clear_held_reason();
           r.set_hold(v1::HOLD_NONE);
           r.set_special_exit(false);

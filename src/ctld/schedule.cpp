@@ -313,6 +313,7 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
   for (const auto& d : result.starts) start_job(d, now, fx);
   for (const auto& p : result.pending) {
     Job* j = find_job(p.job->id);
+    if (j) note_db_reason(j->rec);  // the reason the last pass left
     if (!j || !p.tested) continue;
     const bool own_hold = (p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin) &&
                           !j->rec.held_reason().empty();
@@ -422,12 +423,28 @@ void ControllerState::end_jobs_past_deadline(int64_t now, Effects& fx) {
   }
 }
 
+// As Slurm's scheduler, at the start of each pass, keeps a pending job's
+// standing reason unless it is None, Priority or Resources (its
+// state_reason_prev_db, which sacct shows): the reason word, without what
+// follows a comma ("ReqNodeNotAvail, UnavailableNodes:..."), a hold the
+// controller set by its kind.
+void ControllerState::note_db_reason(v1::JobRecord& r) {
+  std::string reason = r.reason();
+  if (!r.held_reason().empty() && reason == r.held_reason()) {
+    reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
+  }
+  reason = reason.substr(0, reason.find(','));
+  if (reason.empty() || reason == "None" || reason == "Priority" || reason == "Resources") return;
+  r.set_db_reason(reason);
+}
+
 void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {
   Job* j = find_job(d.job->id);
   if (!j || d.alloc.nodes.empty()) return;
   const core::Cluster& c = bridge_->cluster();
   j->alloc = d.alloc;
   v1::JobRecord& r = j->rec;
+  note_db_reason(r);
   r.set_state(v1::RUNNING);
   r.set_reason("None");
   r.set_start_time(now);

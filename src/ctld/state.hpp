@@ -495,6 +495,9 @@ class ControllerState {
   // the step in a node report).
   void confirm_launch(Job& j, Effects& fx);
   void start_job(const core::StartDecision& d, int64_t now, Effects& fx);
+  // Keeps the reason a pass finds a pending job waiting for, when it is one
+  // Slurm's accounting records (JobRecord.db_reason).
+  static void note_db_reason(v1::JobRecord& r);
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
   void plan_test_only(const core::JobSpec& spec, const std::string& reservation, int64_t now,
                       v1::SubmitReply& reply);

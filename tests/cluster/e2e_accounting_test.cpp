@@ -165,6 +165,27 @@ std::string cluster_of(const TestCluster& c) {
   return m[1];
 }
 
+// sacct's Reason is what the accounting recorded: the last reason a job
+// waited for other than None, Priority and Resources, as Slurm 22.05's sacct
+// showed Dependency for jobs that waited on afterok/afterany and then ran,
+// JobHeldUser for one held and released, None for one that never waited
+// (anchor cluster, 2026-12-07).
+TEST(Accounting, SacctReasonIsTheLastReasonTheJobWaitedFor) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string first = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 1"}));
+  const std::string after = std::to_string(c.submit({"-o", "/dev/null", "-d", "afterok:" + first, "--wrap", "true"}));
+  const std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(eventually([&] { return c.reason(held) == "JobHeldUser" && c.reason(after) == "Dependency"; }, 10s));
+  EXPECT_EQ(sacct_p(c, {"-X", "-j", held + "," + first, "-o", "JobID,State,Reason"}),
+            first + "|RUNNING|None\n" + held + "|PENDING|JobHeldUser\n");
+  ASSERT_EQ(c.run("scontrol", {"release", held}).rc, 0);
+  ASSERT_TRUE(c.wait_done(after));
+  ASSERT_TRUE(c.wait_done(held));
+  EXPECT_EQ(sacct_p(c, {"-X", "-j", first + "," + after + "," + held, "-o", "JobID,State,Reason"}),
+            first + "|COMPLETED|None\n" + after + "|COMPLETED|Dependency\n" + held + "|COMPLETED|JobHeldUser\n");
+}
+
 TEST(Sacctmgr, SeedsQosOnceThenManagesQosAccountsAndUsersDurably) {
   ClusterDef def = small_cluster();
   def.qos_conf = kSeedQos;
