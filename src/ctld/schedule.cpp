@@ -435,7 +435,7 @@ void ControllerState::note_db_reason(v1::JobRecord& r) {
   }
   reason = reason.substr(0, reason.find(','));
   if (reason.empty() || reason == "None" || reason == "Priority" || reason == "Resources") return;
-  r.set_db_reason(reason);
+  if (r.db_reason() != reason) r.set_db_reason(reason);
 }
 
 void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {
