@@ -310,7 +310,13 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     info.set_base(base_state(rt, use[i], n.cpus));
     info.set_drain(rt.drain);
     info.set_fail(rt.fail);
-    info.set_not_responding(!rt.responding);
+    // Slurm's "*" (idle*, mixed*) comes before DOWN: its controller pings
+    // each node every SlurmdTimeout/3 and flags one whose ping fails; here,
+    // a registered node silent that long (and for two heartbeats at least).
+    const int64_t silent_for = now - rt.last_heard;
+    const bool silent = rt.registered && rt.last_heard > 0 &&
+                        silent_for > std::max(settings_.slurmd_timeout_s / 3, 2 * settings_.heartbeat_s + 1);
+    info.set_not_responding(!rt.responding || silent);
     info.set_invalid_reg(rt.invalid_reg);
     info.set_reason(rt.reason);
     info.set_reason_time(rt.reason_time);

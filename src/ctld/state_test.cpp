@@ -273,6 +273,26 @@ TEST(ControllerState, StartsOnlyOnRespondingNodesAndLaunchesAfterTheStartIsRecor
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
 }
 
+// A registered node gone silent shows Slurm's "*" (idle*) once it has
+// missed SlurmdTimeout/3 (Slurm's controller pings every SlurmdTimeout/3
+// and flags a node whose ping fails; the anchor's hm01, its slurmd stopped,
+// was idle* before down*), and is DOWN "Not responding" after SlurmdTimeout.
+TEST(ControllerState, ASilentNodeShowsNotRespondingBeforeItIsDown) {
+  auto st = make_state("SlurmdTimeout=300\n");
+  register_all(*st, 1000);
+  auto c1 = [&](int64_t now) {
+    for (const auto& n : st->node_infos(now)) {
+      if (n.name() == "c1") return std::string(n.not_responding() ? "*" : "") + (n.reason().empty() ? "" : n.reason());
+    }
+    return std::string("?");
+  };
+  EXPECT_EQ(c1(1000 + 99), "") << "silent for less than SlurmdTimeout/3";
+  EXPECT_EQ(c1(1000 + 101), "*");
+  Effects hk;
+  st->housekeeping(1000 + 301, hk);
+  EXPECT_EQ(c1(1000 + 301), "*Not responding");
+}
+
 // sbatch --deadline, as Slurm 22.05 on the anchor cluster: a pending job
 // that could not end by its deadline if it started now ends DEADLINE without
 // running (Reason DeadLine); a held one waits for its release; --time-min
