@@ -64,7 +64,9 @@ const char* dominant_long(const NodeState& s) {
   if (s.power_down_pending) return "POWER_DOWN";
   if (s.powering_up) return "POWERING_UP";
   if (maint_word(s)) return "MAINT";
-  if (s.reserved && !s.maint) return "RESERVED";
+  // A reserved node that does not respond is its base word with '*'
+  // (the anchor's Slurm 22.05: idle*, not reserved*).
+  if (s.reserved && !s.maint && !s.not_responding) return "RESERVED";
   if (s.planned) return "PLANNED";
   return nullptr;
 }
@@ -77,7 +79,7 @@ const char* dominant_compact(const NodeState& s) {
   if (s.powered_down || s.powering_down || s.power_down_pending) return "idle";
   if (s.powering_up) return "pow_up";
   if (maint_word(s)) return "maint";
-  if (s.reserved && !s.maint) return "resv";
+  if (s.reserved && !s.maint && !s.not_responding) return "resv";
   if (s.planned) return "plnd";
   return nullptr;
 }
@@ -98,7 +100,9 @@ std::string node_state_complete(const NodeState& s) {
   std::string out = s.base == NodeBase::kIdle || s.base == NodeBase::kAllocated
                         ? std::string(s.base == NodeBase::kIdle ? "IDLE" : "ALLOCATED")
                         : std::string(base_upper(s));
-  if (s.not_responding) out += '*';
+  // NOT_RESPONDING is a flag here, after the others (the anchor's Slurm
+  // 22.05: IDLE+DRAIN+NOT_RESPONDING, IDLE+RESERVED+NOT_RESPONDING,
+  // IDLE+COMPLETING+NOT_RESPONDING), not sinfo's '*'.
   const std::pair<bool, const char*> flags[] = {
       {s.completing, "COMPLETING"},   {s.drain, "DRAIN"},
       {s.fail, "FAIL"},               {s.invalid_reg, "INVALID_REG"},
@@ -106,7 +110,7 @@ std::string node_state_complete(const NodeState& s) {
       {s.power_down_pending, "POWER_DOWN"}, {s.powered_down, "POWERED_DOWN"},
       {s.powering_down, "POWERING_DOWN"}, {s.powering_up, "POWERING_UP"},
       {s.reboot_issued, "REBOOT_ISSUED"}, {s.reboot_requested, "REBOOT_REQUESTED"},
-      {s.reserved, "RESERVED"},
+      {s.reserved, "RESERVED"},           {s.not_responding, "NOT_RESPONDING"},
   };
   for (const auto& [on, name] : flags) {
     if (on) {

@@ -262,9 +262,11 @@ TEST(NodeStateNames, LongCompactAndCompleteForms) {
             resv_mix = st(NodeBase::kMixed);
   maint_idle.maint = maint_mix.maint = true;
   maint_idle.reserved = maint_mix.reserved = resv_idle.reserved = resv_mix.reserved = true;
+  NodeState resv_nr = resv_idle, drained_nr = drained;
+  resv_nr.not_responding = drained_nr.not_responding = true;
   for (const Row& r : {Row{st(NodeBase::kIdle), "idle", "idle", "IDLE"}, Row{alloc, "allocated", "alloc", "ALLOCATED"},
                        Row{st(NodeBase::kMixed), "mixed", "mix", "MIXED"}, Row{drng, "draining", "drng", "MIXED+DRAIN"},
-                       Row{drained, "drained", "drain", "IDLE+DRAIN"}, Row{down_nr, "drained*", "drain*", "DOWN*+DRAIN"},
+                       Row{drained, "drained", "drain", "IDLE+DRAIN"}, Row{down_nr, "drained*", "drain*", "DOWN+DRAIN+NOT_RESPONDING"},
                        Row{idle_save, "powered_down~", "idle~", "IDLE+POWERED_DOWN"},
                        Row{comp, "completing", "comp", "IDLE+COMPLETING"},
                        Row{st(NodeBase::kDown), "down", "down", "DOWN"},
@@ -274,7 +276,10 @@ TEST(NodeStateNames, LongCompactAndCompleteForms) {
                        Row{maint_idle, "maint", "maint", "IDLE+MAINTENANCE+RESERVED"},
                        Row{maint_mix, "mixed$", "mix$", "MIXED+MAINTENANCE+RESERVED"},
                        Row{resv_idle, "reserved", "resv", "IDLE+RESERVED"},
-                       Row{resv_mix, "reserved", "resv", "MIXED+RESERVED"}}) {
+                       Row{resv_mix, "reserved", "resv", "MIXED+RESERVED"},
+                       // Not responding (the anchor's nodes with their slurmd stopped).
+                       Row{resv_nr, "idle*", "idle*", "IDLE+RESERVED+NOT_RESPONDING"},
+                       Row{drained_nr, "drained*", "drain*", "IDLE+DRAIN+NOT_RESPONDING"}}) {
     EXPECT_EQ(node_state_long(r.s), r.lng);
     EXPECT_EQ(node_state_compact(r.s), r.compact);
     EXPECT_EQ(node_state_complete(r.s), r.complete);
