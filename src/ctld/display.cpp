@@ -261,6 +261,14 @@ void fill_usage(const core::NodeSpec& n, const NodeUsage& u, const std::vector<s
 
 }  // namespace
 
+// Slurm's "*" (idle*, mixed*) comes before DOWN: its controller pings each
+// node every SlurmdTimeout/3 and flags one whose ping fails; here, a
+// registered node silent that long (and for two heartbeats at least).
+bool ControllerState::silent(const NodeRt& n, int64_t now) const {
+  return n.registered && n.last_heard > 0 &&
+         now - n.last_heard > std::max(settings_.slurmd_timeout_s / 3, 2 * settings_.heartbeat_s + 1);
+}
+
 std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
   const core::Cluster& c = bridge_->cluster();
   std::vector<NodeUsage> use(c.nodes.size());
@@ -310,13 +318,7 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     info.set_base(base_state(rt, use[i], n.cpus));
     info.set_drain(rt.drain);
     info.set_fail(rt.fail);
-    // Slurm's "*" (idle*, mixed*) comes before DOWN: its controller pings
-    // each node every SlurmdTimeout/3 and flags one whose ping fails; here,
-    // a registered node silent that long (and for two heartbeats at least).
-    const int64_t silent_for = now - rt.last_heard;
-    const bool silent = rt.registered && rt.last_heard > 0 &&
-                        silent_for > std::max(settings_.slurmd_timeout_s / 3, 2 * settings_.heartbeat_s + 1);
-    info.set_not_responding(!rt.responding || silent);
+    info.set_not_responding(!rt.responding || silent(rt, now));
     info.set_invalid_reg(rt.invalid_reg);
     info.set_reason(rt.reason);
     info.set_reason_time(rt.reason_time);

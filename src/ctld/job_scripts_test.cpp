@@ -13,6 +13,7 @@ namespace drover::ctld {
 namespace {
 
 using state_testing::make_state;
+using state_testing::heard_all;
 using state_testing::register_all;
 using state_testing::report;
 
@@ -203,6 +204,7 @@ TEST(JobScripts, AFailedPrologDrainsTheNodeAndRequeuesTheJobHeld) {
   EXPECT_TRUE(commands(early, AgentCommand::kLaunch).empty());
   EXPECT_EQ(st->jobs().at(1).rec.reason(), "BeginTime");
   Effects again;
+  heard_all(*st, 1001 + 121);
   st->schedule(core::PassKind::kQuick, 1001 + 121, again);
   auto launched = commands(again, AgentCommand::kLaunch);
   ASSERT_EQ(launched.size(), 1u);

@@ -72,8 +72,11 @@ class StateHistory : public core::JobHistory {
   const std::map<core::JobId, std::vector<core::JobId>>& arrays_;
 };
 
-core::NodeAvail availability(const NodeRt& n) {
-  if (n.down || !n.responding) return core::NodeAvail::kDown;
+// `silent`: ControllerState::silent (a node that misses its heartbeats
+// takes no new job, as Slurm's controller takes a node whose ping failed
+// out of the available ones).
+core::NodeAvail availability(const NodeRt& n, bool silent) {
+  if (n.down || !n.responding || silent) return core::NodeAvail::kDown;
   if (n.drain || n.fail) return core::NodeAvail::kDrain;
   return core::NodeAvail::kUp;
 }
@@ -131,7 +134,7 @@ struct ControllerState::CycleInputs {
 
 ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
   CycleInputs ci;
-  for (const auto& n : nodes_) ci.avail.push_back(availability(n));
+  for (const auto& n : nodes_) ci.avail.push_back(availability(n, silent(n, now)));
   for (core::JobId id : active_) {
     const Job& j = jobs_.at(id);
     if (j.rec.epilog_nodes_size() > 0) {
@@ -284,7 +287,8 @@ void ControllerState::node_reasons(const core::CycleResult& result, int64_t now)
         const core::NodeIndex i = c.find_node(n);
         if (i < 0) continue;
         reserved = reserved || held[static_cast<size_t>(i)];
-        if (availability(nodes_[static_cast<size_t>(i)]) != core::NodeAvail::kUp) unavailable.push_back(n);
+        const NodeRt& rt = nodes_[static_cast<size_t>(i)];
+        if (availability(rt, silent(rt, now)) != core::NodeAvail::kUp) unavailable.push_back(n);
       }
       if (reserved) {
         j->rec.set_reason("ReqNodeNotAvail, May be reserved for other job");

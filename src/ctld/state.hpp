@@ -419,6 +419,9 @@ class ControllerState {
   // The job's owner, root, SlurmUser or an operator.
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;
+  // A registered node that has missed its heartbeats for SlurmdTimeout/3:
+  // shown not responding ("*") and given no new job until it is heard again.
+  bool silent(const NodeRt& n, int64_t now) const;
   std::vector<v1::PartitionInfo> partitions() const;
   // scontrol show config's rows with Slurm's spelling of their values (display.cpp).
   void slurm_presentation(std::vector<std::pair<std::string, std::string>>& rows) const;

@@ -19,6 +19,7 @@ namespace {
 
 using state_testing::kConf;
 using state_testing::make_state;
+using state_testing::heard_all;
 using state_testing::register_all;
 using state_testing::report;
 
@@ -288,9 +289,25 @@ TEST(ControllerState, ASilentNodeShowsNotRespondingBeforeItIsDown) {
   };
   EXPECT_EQ(c1(1000 + 99), "") << "silent for less than SlurmdTimeout/3";
   EXPECT_EQ(c1(1000 + 101), "*");
+  // It takes no new job meanwhile (Slurm's controller takes a node whose
+  // ping failed out of the available ones); heard again, it does.
+  Effects fx;
+  v1::JobDescriptor d = wrap("true");
+  d.set_nodelist("c1");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000 + 101, fx));
+  Effects none;
+  st->schedule(core::PassKind::kQuick, 1000 + 101, none);
+  EXPECT_EQ(launches(none), 0);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "ReqNodeNotAvail, UnavailableNodes:c1");
+  Effects heard;
+  ASSERT_TRUE(st->node_report(report("c1"), false, 1000 + 102, heard));
+  EXPECT_EQ(c1(1000 + 102), "");
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000 + 102, go);
+  EXPECT_EQ(launches(go), 1);
   Effects hk;
-  st->housekeeping(1000 + 301, hk);
-  EXPECT_EQ(c1(1000 + 301), "*Not responding");
+  st->housekeeping(1000 + 102 + 301, hk);
+  EXPECT_EQ(c1(1000 + 102 + 301), "*Not responding");
 }
 
 // sbatch --deadline, as Slurm 22.05 on the anchor cluster: a pending job
@@ -2495,6 +2512,7 @@ TEST(ControllerState, ReconfigureAppliesPartitionsFeaturesAndSettings) {
     }
   }
   Effects after;
+  heard_all(*st, 2001);
   st->schedule(core::PassKind::kFull, 2001, after);
   EXPECT_EQ(st->jobs().at(2).rec.state(), v1::RUNNING) << "the cpu partition's MaxTime is 3 hours now";
   EXPECT_TRUE(st->submit(user(1000, "alice"), fresh, false, 2001, after)) << "the debug partition exists";
@@ -2642,6 +2660,7 @@ TEST(ControllerState, PartitionUpdatesApplyAtOnceAndOutliveRestartsAndReconfigur
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("Required partition not available (inactive or drain)"), std::string::npos)
       << refused.error().message;
+  heard_all(*st, 2002);
   st->schedule(core::PassKind::kFull, 2002, drain);
   EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING) << "a job queued before the drain runs";
   Effects inactive;

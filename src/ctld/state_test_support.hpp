@@ -47,4 +47,14 @@ inline void register_all(ControllerState& st, int64_t now, std::initializer_list
   }
 }
 
+// Every node's heartbeat at `now`: a test that moves the clock on by more
+// than SlurmdTimeout/3 sends one, as the agents would have, or the nodes
+// are silent and take no new job (ControllerState::silent).
+inline void heard_all(ControllerState& st, int64_t now) {
+  for (const auto& n : st.node_infos(now)) {
+    Effects fx;
+    ASSERT_TRUE(st.node_report(report(n.name().c_str()), false, now, fx));
+  }
+}
+
 }  // namespace drover::ctld::state_testing
