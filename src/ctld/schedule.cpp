@@ -295,6 +295,9 @@ void ControllerState::node_reasons(const core::CycleResult& result, int64_t now)
         continue;
       }
       if (!unavailable.empty()) j->rec.set_reason("ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(unavailable));
+    } else if (auto why = short_of_nodes(*j, p.job->min_nodes, now)) {
+      j->rec.set_reason(*why);
+      continue;
     }
     if (maint.empty()) continue;
     const int32_t part = bridge_->find_partition(j->rec.partition());
@@ -427,6 +430,29 @@ void ControllerState::end_jobs_past_deadline(int64_t now, Effects& fx) {
   }
 }
 
+// A job whose partition has fewer nodes that take jobs now than it asks
+// for (-N, at least one), in Slurm 22.05's words on the anchor cluster:
+// "ReqNodeNotAvail, UnavailableNodes:hm01" when some are DOWN (or not
+// responding) and not drained, else "Nodes required for job are DOWN,
+// DRAINED or reserved for jobs in higher priority partitions" (its only
+// node drained, or DOWN+DRAIN). None when it has enough.
+std::optional<std::string> ControllerState::short_of_nodes(const Job& j, int32_t min_nodes, int64_t now) const {
+  const int32_t part = bridge_->find_partition(j.rec.partition());
+  if (part < 0) return std::nullopt;
+  const core::Cluster& c = bridge_->cluster();
+  int32_t up = 0;
+  std::vector<std::string> down;
+  for (core::NodeIndex n : c.partitions[static_cast<size_t>(part)].nodes) {
+    const NodeRt& rt = nodes_[static_cast<size_t>(n)];
+    const core::NodeAvail a = availability(rt, silent(rt, now));
+    if (a == core::NodeAvail::kUp) ++up;
+    if (a == core::NodeAvail::kDown && !rt.drain && !rt.fail) down.push_back(c.nodes[static_cast<size_t>(n)].name);
+  }
+  if (std::max(1, min_nodes) <= up) return std::nullopt;
+  if (down.empty()) return std::string(kNodesRequiredUnavailable);
+  return "ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(down);
+}
+
 // As Slurm's scheduler, at the start of each pass, keeps a pending job's
 // standing reason unless it is None, Priority or Resources (its
 // state_reason_prev_db, which sacct shows): the reason word, without what
@@ -437,6 +463,7 @@ void ControllerState::note_db_reason(v1::JobRecord& r) {
   if (!r.held_reason().empty() && reason == r.held_reason()) {
     reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
   }
+  if (reason == kNodesRequiredUnavailable) return;  // Slurm's words for Resources
   reason = reason.substr(0, reason.find(','));
   if (reason.empty() || reason == "None" || reason == "Priority" || reason == "Resources") return;
   if (r.db_reason() != reason) r.set_db_reason(reason);

@@ -418,6 +418,9 @@ class ControllerState {
   v1::JobRecord job_for_display(const Job& j, bool detail, bool with_script, int64_t now) const;
   // The job's owner, root, SlurmUser or an operator.
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
+  // Slurm's reason text for a job whose partition has too few nodes up.
+  static constexpr const char* kNodesRequiredUnavailable =
+      "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions";
   std::vector<v1::NodeInfo> node_infos(int64_t now) const;
   // A registered node that has missed its heartbeats for SlurmdTimeout/3:
   // shown not responding ("*") and given no new job until it is heard again.
@@ -501,6 +504,8 @@ class ControllerState {
   // Keeps the reason a pass finds a pending job waiting for, when it is one
   // Slurm's accounting records (JobRecord.db_reason).
   static void note_db_reason(v1::JobRecord& r);
+  // Slurm's reason text for a job whose partition has too few nodes up (schedule.cpp).
+  std::optional<std::string> short_of_nodes(const Job& j, int32_t min_nodes, int64_t now) const;
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
   void plan_test_only(const core::JobSpec& spec, const std::string& reservation, int64_t now,
                       v1::SubmitReply& reply);

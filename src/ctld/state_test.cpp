@@ -697,6 +697,37 @@ TEST(ControllerState, AJobNamingAnUnavailableNodeSaysWhich) {
   EXPECT_NE(st->jobs().at(3).rec.reason().rfind("ReqNodeNotAvail", 0), 0u) << st->jobs().at(3).rec.reason();
 }
 
+// A job whose partition has too few nodes that take jobs waits with
+// Slurm's words (the anchor's highmem partition, its one node drained, then
+// down): "Nodes required for job are DOWN, DRAINED or reserved for jobs in
+// higher priority partitions", "ReqNodeNotAvail, UnavailableNodes:hm01".
+// A two-node job beside one drained node of two says the first too; one
+// node up is enough for a one-node job (Resources, Priority as usual).
+TEST(ControllerState, AJobShortOfNodesThatTakeJobsSaysSo) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  Effects e;
+  ASSERT_TRUE(st->update_node(root, node_state_request("c1", "DRAIN", "disk"), 1000, e));
+  v1::JobDescriptor two = wrap("true");
+  two.set_min_nodes(2);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), two, false, 1000, e));
+  Effects pass;
+  st->schedule(core::PassKind::kFull, 1001, pass);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), ControllerState::kNodesRequiredUnavailable);
+  ASSERT_TRUE(st->update_node(root, node_state_request("c2", "DOWN", "gone"), 1001, e));
+  st->schedule(core::PassKind::kFull, 1002, pass);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), "ReqNodeNotAvail, UnavailableNodes:c2");
+  ASSERT_TRUE(st->update_node(root, node_state_request("c2", "DRAIN", "gone"), 1002, e));  // DOWN+DRAIN
+  st->schedule(core::PassKind::kFull, 1002, pass);
+  EXPECT_EQ(st->jobs().at(1).rec.reason(), ControllerState::kNodesRequiredUnavailable);
+  ASSERT_TRUE(st->update_node(root, node_state_request("c[1-2]", "RESUME", ""), 1002, e));
+  heard_all(*st, 1002);
+  st->schedule(core::PassKind::kFull, 1003, pass);
+  EXPECT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(1).rec.db_reason(), "ReqNodeNotAvail") << "what Slurm's accounting keeps of it";
+}
+
 // State=FAIL takes a node out of use as a drain does but is its own flag
 // (Slurm 22.05: IDLE+FAIL, sinfo's fail, anchor cluster); it is kept across a
 // restart, and RESUME clears it.
