@@ -2,6 +2,8 @@
 // through CoreBridge and applies its decisions (starts become durable
 // before their Launch is sent; pending jobs get their reason and plan).
 #include <chrono>
+#include <optional>
+#include <string_view>
 
 #include "common/hostlist.hpp"
 #include "ctld/log.hpp"
@@ -275,6 +277,7 @@ void ControllerState::node_reasons(const core::CycleResult& result, int64_t now)
     for (core::NodeIndex n : r.nodes) held[static_cast<size_t>(n)] = 1;
     if (r.maint) maint.push_back(&r);
   }
+  std::vector<std::optional<PartitionRoom>> rooms(c.partitions.size());
   for (const auto& p : result.pending) {
     if (!p.tested || (p.reason != core::Reason::kResources && p.reason != core::Reason::kPriority)) continue;
     Job* j = find_job(p.job->id);
@@ -295,9 +298,13 @@ void ControllerState::node_reasons(const core::CycleResult& result, int64_t now)
         continue;
       }
       if (!unavailable.empty()) j->rec.set_reason("ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(unavailable));
-    } else if (auto why = short_of_nodes(*j, p.job->min_nodes, now)) {
-      j->rec.set_reason(*why);
-      continue;
+    } else if (const int32_t part = bridge_->find_partition(j->rec.partition()); part >= 0) {
+      auto& room = rooms[static_cast<size_t>(part)];
+      if (!room) room = partition_room(part, now);
+      if (std::max(1, p.job->min_nodes) > room->up) {
+        j->rec.set_reason(room->reason);
+        continue;
+      }
     }
     if (maint.empty()) continue;
     const int32_t part = bridge_->find_partition(j->rec.partition());
@@ -431,26 +438,24 @@ void ControllerState::end_jobs_past_deadline(int64_t now, Effects& fx) {
 }
 
 // A job whose partition has fewer nodes that take jobs now than it asks
-// for (-N, at least one), in Slurm 22.05's words on the anchor cluster:
+// for (-N, at least one) waits in Slurm 22.05's words on the anchor cluster:
 // "ReqNodeNotAvail, UnavailableNodes:hm01" when some are DOWN (or not
 // responding) and not drained, else "Nodes required for job are DOWN,
 // DRAINED or reserved for jobs in higher priority partitions" (its only
-// node drained, or DOWN+DRAIN). None when it has enough.
-std::optional<std::string> ControllerState::short_of_nodes(const Job& j, int32_t min_nodes, int64_t now) const {
-  const int32_t part = bridge_->find_partition(j.rec.partition());
-  if (part < 0) return std::nullopt;
+// node drained, or DOWN+DRAIN).
+ControllerState::PartitionRoom ControllerState::partition_room(int32_t part, int64_t now) const {
   const core::Cluster& c = bridge_->cluster();
-  int32_t up = 0;
+  PartitionRoom room;
   std::vector<std::string> down;
   for (core::NodeIndex n : c.partitions[static_cast<size_t>(part)].nodes) {
     const NodeRt& rt = nodes_[static_cast<size_t>(n)];
     const core::NodeAvail a = availability(rt, silent(rt, now));
-    if (a == core::NodeAvail::kUp) ++up;
+    if (a == core::NodeAvail::kUp) ++room.up;
     if (a == core::NodeAvail::kDown && !rt.drain && !rt.fail) down.push_back(c.nodes[static_cast<size_t>(n)].name);
   }
-  if (std::max(1, min_nodes) <= up) return std::nullopt;
-  if (down.empty()) return std::string(kNodesRequiredUnavailable);
-  return "ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(down);
+  room.reason = down.empty() ? std::string(kNodesRequiredUnavailable)
+                             : "ReqNodeNotAvail, UnavailableNodes:" + hostlist_compress(down);
+  return room;
 }
 
 // As Slurm's scheduler, at the start of each pass, keeps a pending job's
@@ -458,15 +463,17 @@ std::optional<std::string> ControllerState::short_of_nodes(const Job& j, int32_t
 // state_reason_prev_db, which sacct shows): the reason word, without what
 // follows a comma ("ReqNodeNotAvail, UnavailableNodes:..."), a hold the
 // controller set by its kind.
+// It runs for every pending job each pass: views, and a copy only when the
+// kept reason changes.
 void ControllerState::note_db_reason(v1::JobRecord& r) {
-  std::string reason = r.reason();
+  std::string_view reason = r.reason();
   if (!r.held_reason().empty() && reason == r.held_reason()) {
     reason = r.hold() == v1::HOLD_ADMIN ? "JobHeldAdmin" : "JobHeldUser";
   }
   if (reason == kNodesRequiredUnavailable) return;  // Slurm's words for Resources
   reason = reason.substr(0, reason.find(','));
   if (reason.empty() || reason == "None" || reason == "Priority" || reason == "Resources") return;
-  if (r.db_reason() != reason) r.set_db_reason(reason);
+  if (r.db_reason() != reason) r.set_db_reason(std::string(reason));
 }
 
 void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effects& fx) {

@@ -504,8 +504,13 @@ class ControllerState {
   // Keeps the reason a pass finds a pending job waiting for, when it is one
   // Slurm's accounting records (JobRecord.db_reason).
   static void note_db_reason(v1::JobRecord& r);
-  // Slurm's reason text for a job whose partition has too few nodes up (schedule.cpp).
-  std::optional<std::string> short_of_nodes(const Job& j, int32_t min_nodes, int64_t now) const;
+  // A partition's nodes that take jobs now, and the reason a job asking for
+  // more waits with (schedule.cpp): counted once per pass, not per job.
+  struct PartitionRoom {
+    int32_t up = 0;
+    std::string reason;
+  };
+  PartitionRoom partition_room(int32_t part, int64_t now) const;
   v1::LaunchRequest build_launch(const Job& j, const core::NodeTake& here) const;
   void plan_test_only(const core::JobSpec& spec, const std::string& reservation, int64_t now,
                       v1::SubmitReply& reply);
