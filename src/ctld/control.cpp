@@ -153,12 +153,17 @@ void ControllerState::signal_running(const Job& j, const v1::CancelRequest& req,
     fx.commands.push_back(std::move(cmd));
     return;
   }
-  auto js = steps_.find(r.job_id());
+  signal_steps(j, req.signal(), fx);
+}
+
+// A signal to the job's srun steps that still run (not its batch shell).
+void ControllerState::signal_steps(const Job& j, int sig, Effects& fx) const {
+  auto js = steps_.find(j.rec.job_id());
   if (js == steps_.end()) return;
   for (const auto& [id, s] : js->second.steps) {
     if (id < 0 || step_final(s)) continue;
     for (const auto& n : s.nodes()) {
-      if (!n.ended()) fx.commands.push_back(signal_command(r.job_id(), n.node(), req.signal(), id));
+      if (!n.ended()) fx.commands.push_back(signal_command(j.rec.job_id(), n.node(), sig, id));
     }
   }
 }

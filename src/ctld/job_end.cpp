@@ -367,4 +367,24 @@ void ControllerState::time_limit_mails(int64_t now, Effects& fx) {
   }
 }
 
+// Slurm's --signal without B: goes to every step of the job, not its batch
+// shell, once, when the job comes within the signal's seconds of its time
+// limit (suspended time not counted). With B: the batch step's own daemon
+// sends it (stepd.cpp).
+void ControllerState::warn_signals(int64_t now, Effects& fx) {
+  for (core::JobId id : active_) {
+    Job& j = jobs_.at(id);
+    v1::JobRecord& r = j.rec;
+    const auto& sig = r.desc().signal();
+    if (sig.signal() <= 0 || sig.batch_shell_only() || r.warn_sent() || r.state() != v1::RUNNING ||
+        r.time_limit_s() == kInfinite || r.time_limit_s() <= 0) {
+      continue;
+    }
+    if (now < r.start_time() + agent_time_limit(r) - sig.seconds_before()) continue;
+    r.set_warn_sent(true);
+    put_job(j, fx);
+    signal_steps(j, sig.signal(), fx);
+  }
+}
+
 }  // namespace drover::ctld

@@ -251,6 +251,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
   }
   allocation_timeouts(now, fx);
   time_limit_mails(now, fx);
+  warn_signals(now, fx);
   reservation_windows(now, fx);
   for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) {
     NodeRt& n = nodes_[i];

@@ -506,6 +506,7 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   r.set_launched(false);
   if (r.eligible_time() == 0) r.set_eligible_time(now);
   j->time_mails_sent = 0;
+  r.set_warn_sent(false);
   mail_event(*j, kMailBegin, now, fx);
   j->planned_start = 0;
   j->sched_nodes.clear();

@@ -481,6 +481,7 @@ class ControllerState {
   void signal_job_everywhere(const Job& j, int sig, Effects& fx) const;
   // scancel --signal of a started job (control.cpp).
   void signal_running(const Job& j, const v1::CancelRequest& req, Effects& fx) const;
+  void signal_steps(const Job& j, int sig, Effects& fx) const;
   // A suspended job's nodes: SIGSTOP, and no time limit on its batch host.
   void stop_on_nodes(const Job& j, Effects& fx) const;
   // A node that (re)registers gets the stop of each suspended job it runs
@@ -497,6 +498,9 @@ class ControllerState {
   void mail_event(const Job& j, unsigned event, int64_t now, Effects& fx) const;
   // TIME_LIMIT_50/80/90 and TIME_LIMIT, once each per run (housekeeping).
   void time_limit_mails(int64_t now, Effects& fx);
+  // --signal=SIG@SECS without B: to the steps of each running job that has
+  // come within SECS of its time limit, once a run.
+  void warn_signals(int64_t now, Effects& fx);
   // The agent confirmed that the batch script started (its launch reply, or
   // the step in a node report).
   void confirm_launch(Job& j, Effects& fx);

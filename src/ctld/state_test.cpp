@@ -1294,6 +1294,58 @@ TEST(StepSharing, GetStepsListsTheStepsSrunsWaitFor) {
   EXPECT_EQ(rep.steps(0).step_id(), 1);
 }
 
+// --signal=USR1@30 without B: (PyTorch Lightning's auto-requeue asks for
+// it): once the job is within 30 s of its limit, its running steps are
+// signalled, once, durably, and not its batch shell; a step started later
+// is not (as Slurm 22.05's, whose srun task died of the signal on the
+// anchor). With B: the batch step's daemon sends it, the controller nothing.
+TEST(StepSignal, ASignalWithoutBGoesToTheStepsOnceNearTheLimit) {
+  for (bool batch_only : {false, true}) {
+    v1::JobDescriptor d = allocation(2);
+    d.set_ntasks(2);
+    d.set_time_limit_s(100);
+    d.mutable_signal()->set_signal(SIGUSR1);
+    d.mutable_signal()->set_seconds_before(30);
+    d.mutable_signal()->set_batch_shell_only(batch_only);
+    auto st = running_job(d);
+    Effects e;
+    ASSERT_TRUE(st->create_step(user(1000, "alice"), step_req(2), 1001, e));
+    const int64_t start = st->jobs().at(1).rec.start_time();
+    auto signals = [](const Effects& fx) {
+      std::vector<std::pair<std::string, int64_t>> out;
+      for (const auto& c : fx.commands) {
+        if (c.kind == AgentCommand::kSignal && c.signal == SIGUSR1) out.emplace_back(c.node, c.step_id);
+      }
+      return out;
+    };
+    state_testing::heard_all(*st, start + 69);
+    Effects early;
+    st->housekeeping(start + 69, early);
+    EXPECT_TRUE(signals(early).empty());
+    EXPECT_FALSE(st->jobs().at(1).rec.warn_sent());
+    state_testing::heard_all(*st, start + 70);
+    Effects due;
+    st->housekeeping(start + 70, due);
+    if (batch_only) {
+      EXPECT_TRUE(signals(due).empty());
+      continue;
+    }
+    auto sent = signals(due);
+    ASSERT_EQ(sent.size(), 2u);
+    for (const auto& [node, step] : sent) EXPECT_EQ(step, 0) << node;
+    EXPECT_NE(sent[0].first, sent[1].first);
+    EXPECT_TRUE(st->jobs().at(1).rec.warn_sent());
+    EXPECT_FALSE(due.batch.empty());  // kept, so a restarted controller does not send it again
+    v1::CreateStepRequest second = step_req(2);
+    second.set_overlap(true);
+    auto made = st->create_step(user(1000, "alice"), second, start + 71, e);
+    ASSERT_TRUE(made && made->busy().empty());
+    Effects later;
+    st->housekeeping(start + 71, later);
+    EXPECT_TRUE(signals(later).empty());
+  }
+}
+
 // scancel N.S: the step's nodes are told to kill it at once (SIGKILL, as
 // Slurm 22.05's scancel of a step), who cancelled it is recorded, the job
 // goes on; a step that does not run and a job that is over get errors that

@@ -1279,6 +1279,19 @@ TEST(Steps, SqueueStepsShowTheirGpuRequestsAndSrunRefusesGresTheJobLacks) {
                 m[1].str() + ": Invalid generic resource (gres) specification\nrc=1\n");
 }
 
+// A batch script whose shell notes a USR1 in `marks` ("shell") and whose
+// first srun step notes it too ("step") and ends; "ready" once that step
+// runs, "srun-done" once it has ended, then `rest`.
+void write_usr1_script(const std::string& path, const std::string& marks, const std::string& rest) {
+  std::ofstream(path) << "#!/bin/bash\n"
+                      << "trap 'echo shell >> " + marks + "' USR1\n"
+                      << "srun -n1 bash -c 'trap \"echo step >> " + marks + "; exit 0\" USR1; echo ready >> " + marks +
+                             "; while :; do sleep 0.1; done' &\n"
+                      << "wait $!\n"
+                      << "echo srun-done >> " + marks + "\n"
+                      << rest;
+}
+
 // scancel --signal of a whole job, as Slurm 22.05 sends it: to the job's
 // srun steps and not to the batch shell (which would die of it while it
 // waits); -b to the batch shell alone; -f to the script and its children.
@@ -1286,15 +1299,7 @@ TEST(Steps, ScancelSignalGoesToTheStepsNotTheBatchShell) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
   const std::string m = c.work() + "/marks";
-  std::ofstream(c.work() + "/sig.sh")
-      << "#!/bin/bash\n"
-         "trap 'echo shell >> " << m << "' USR1\n"
-         "srun -n1 bash -c 'trap \"echo step >> " << m << "; exit 0\" USR1; echo ready >> " << m
-      << "; while :; do sleep 0.1; done' &\n"
-         "wait $!\n"
-         "echo srun-done >> " << m << "\n"
-         "sleep 300 & p=$!\n"
-         "while kill -0 $p 2>/dev/null; do wait $p; done\n";
+  write_usr1_script(c.work() + "/sig.sh", m, "sleep 300 & p=$!\nwhile kill -0 $p 2>/dev/null; do wait $p; done\n");
   const std::string id = std::to_string(c.submit({"-n1", "-o", "/dev/null", "sig.sh"}));
   ASSERT_TRUE(eventually([&] { return read_file(m).find("ready") != std::string::npos; }, 10s)) << read_file(m);
   auto r = c.run("scancel", {"-s", "USR1", id});
@@ -1326,6 +1331,32 @@ TEST(Steps, ScancelSignalGoesToTheStepsNotTheBatchShell) {
   EXPECT_EQ(killed_with({"-s", "KILL"}), "CANCELLED by 0|0:0\n");
   EXPECT_EQ(killed_with({"-f", "-s", "9"}), "CANCELLED by 0|0:0\n");
   EXPECT_EQ(killed_with({"-b", "-s", "SIGKILL"}), "FAILED|0:9\n");
+}
+
+// --signal=USR1@25 without B: (what PyTorch Lightning's auto-requeue asks
+// for): 25 s before the time limit the job's running steps get it, once,
+// and not the batch shell, nor a step started after; as Slurm 22.05's,
+// whose srun task died of it on the anchor cluster (step CANCELLED 0:10).
+TEST(Steps, SignalOptionWithoutBGoesToTheRunningStepsNearTheLimit) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string m = c.work() + "/marks";
+  write_usr1_script(c.work() + "/warn.sh", m,
+                    "srun -n1 bash -c 'trap \"echo late >> " + m + "\" USR1; sleep 2; echo late-done >> " + m + "'\n");
+  const std::string id =
+      std::to_string(c.submit({"-n1", "-t", "0:0:30", "--signal=USR1@25", "-o", "/dev/null", "warn.sh"}));
+  ASSERT_TRUE(c.wait_done(id, 25s)) << read_file(m);
+  EXPECT_EQ(read_file(m), "ready\nstep\nsrun-done\nlate-done\n");
+  EXPECT_EQ(c.run("sacct", {"-n", "-P", "-j", id, "-o", "JobID,State,ExitCode"}).out,
+            id + "|COMPLETED|0:0\n" + id + ".batch|COMPLETED|0:0\n" + id + ".0|COMPLETED|0:0\n" + id +
+                ".1|COMPLETED|0:0\n");
+  // A step that does not catch it dies of it, and srun says so.
+  const std::string out = c.work() + "/warn2.out";
+  const std::string killed = std::to_string(
+      c.submit({"-n1", "-t", "0:0:30", "--signal=USR1@27", "-o", out, "--wrap", "srun sleep 100; echo rc=$?"}));
+  ASSERT_TRUE(c.wait_done(killed, 25s));
+  EXPECT_NE(read_file(out).find(": task 0: User defined signal 1\nrc=138\n"), std::string::npos) << read_file(out);
+  EXPECT_EQ(c.run("sacct", {"-n", "-P", "-j", killed + ".0", "-o", "State,ExitCode"}).out, "CANCELLED|0:10\n");
 }
 
 // A node of the allocation fails: the job ends NODE_FAIL, unless it was
