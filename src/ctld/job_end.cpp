@@ -165,6 +165,7 @@ void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx) {
   run.set_exit_signal(0);
   run.clear_cancelled_by();
   std::vector<v1::StepInfo> steps;
+  bool open = false;  // a step some node has not reported ended
   if (auto it = steps_.find(r.job_id()); it != steps_.end()) {
     for (auto& [id, s] : it->second.steps) {
       if (id < 0) continue;
@@ -172,19 +173,26 @@ void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx) {
         s.set_state("CANCELLED");
         s.set_end_time(now);
       }
+      for (const auto& n : s.nodes()) open = open || !n.ended();
       steps.push_back(s);
       fx.batch.erase(store::Erase{kStepsTable, step_name(r.job_id(), id)});
     }
     std::erase_if(it->second.steps, [](const auto& kv) { return kv.first >= 0; });
     it->second.next_id = 0;
   }
+  put_run_record(run, steps, now, fx);
+  if (open) requeued_runs_[r.job_id()] = RequeuedRun{std::move(run), std::move(steps), now};
+}
+
+void ControllerState::put_run_record(const v1::JobRecord& run, const std::vector<v1::StepInfo>& steps, int64_t now,
+                                     Effects& fx) const {
   v1::AccountingJob a = accounting_job(*bridge_, run, steps, now);
   a.mutable_job()->mutable_desc()->clear_script();
   a.mutable_job()->mutable_desc()->clear_environment();
   std::string payload;
   a.SerializeToString(&payload);
-  fx.batch.put(store::Put{kJobRunsTable, std::to_string(r.job_id()) + "." + std::to_string(r.restart_count()),
-                          std::move(payload), {{"job_id", r.job_id()}}});
+  fx.batch.put(store::Put{kJobRunsTable, std::to_string(run.job_id()) + "." + std::to_string(run.restart_count()),
+                          std::move(payload), {{"job_id", run.job_id()}}});
 }
 
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {

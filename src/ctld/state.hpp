@@ -618,6 +618,11 @@ class ControllerState {
                               v1::NodeReportReply& reply);
   void derive_exit(Job& j, const v1::StepInfo& s, Effects& fx);
   void record_requeued_run(Job& j, int64_t now, Effects& fx);
+  void put_run_record(const v1::JobRecord& run, const std::vector<v1::StepInfo>& steps, int64_t now,
+                      Effects& fx) const;
+  // A report of a step of the run a requeue ended (requeued_runs_): its
+  // node's tasks' ends go into the run's record; false when it is not one.
+  bool apply_requeued_step_report(const std::string& node, const v1::StepReport& r, int64_t now, Effects& fx);
   // An element changed by itself while it waits leaves the array's pending
   // record ("N_2" from now on); one left alone in that record becomes an
   // element of its own too ("N_1", no throttle), as Slurm 22.05 showed it
@@ -726,6 +731,17 @@ class ControllerState {
   };
   std::map<core::JobId, std::map<std::pair<std::string, int64_t>, WaitingStep>> waiting_steps_;
   std::set<core::JobId> steps_after_end_;  // finished jobs with steps still open (settle_steps_after_end)
+  // The run a requeue ended while some of its srun steps still ran: the
+  // job's record as it ran and those steps, CANCELLED by the requeue, whose
+  // nodes' reports of how their tasks ended are still to come (srun waits
+  // for them to say how its tasks ended; sacct -D shows their exit codes).
+  // Kept for KillWait + SlurmdTimeout, as long as a finished job's steps wait.
+  struct RequeuedRun {
+    v1::JobRecord run;
+    std::vector<v1::StepInfo> steps;
+    int64_t ended = 0;
+  };
+  std::map<core::JobId, RequeuedRun> requeued_runs_;
   AccountingDb acct_;
   core::FairShareFactors fairshare_;
   // Decayed usage per (account, user): CPU-seconds times the QOS

@@ -525,11 +525,22 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
 Result<v1::GetStepReply> ControllerState::get_step(const Caller&, const v1::GetStepRequest& req) const {
   auto js = steps_.find(req.job_id());
   auto j = jobs_.find(req.job_id());
-  if (js == steps_.end() || j == jobs_.end()) return make_error(kInvalidJobId);
-  auto it = js->second.steps.find(req.step_id());
-  if (it == js->second.steps.end()) return make_error("Invalid job id specified\nno step " + step_name(req.job_id(), req.step_id()));
+  auto run = requeued_runs_.find(req.job_id());
+  if (j == jobs_.end() || (js == steps_.end() && run == requeued_runs_.end())) return make_error(kInvalidJobId);
+  const v1::StepInfo* found = nullptr;
+  if (js != steps_.end()) {
+    if (auto it = js->second.steps.find(req.step_id()); it != js->second.steps.end()) found = &it->second;
+  }
+  // A step of the run a requeue ended, while its nodes' reports are awaited
+  // (its srun waits for them, the job pending again).
+  if (!found && run != requeued_runs_.end()) {
+    for (const auto& s : run->second.steps) {
+      if (s.step_id() == req.step_id()) found = &s;
+    }
+  }
+  if (!found) return make_error("Invalid job id specified\nno step " + step_name(req.job_id(), req.step_id()));
   v1::GetStepReply rep;
-  *rep.mutable_step() = it->second;
+  *rep.mutable_step() = *found;
   rep.set_job_state(state_name(j->second.rec.state()));
   return rep;
 }

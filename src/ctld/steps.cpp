@@ -210,6 +210,42 @@ void ControllerState::settle_steps_after_end(int64_t now, Effects& fx) {
     }
     it = open ? std::next(it) : steps_after_end_.erase(it);
   }
+  // A requeued run's steps keep what they were recorded with once their
+  // nodes have had as long to report as a finished job's.
+  std::erase_if(requeued_runs_, [&](const auto& kv) {
+    return now >= kv.second.ended + settings_.kill_wait_s + settings_.slurmd_timeout_s;
+  });
+}
+
+bool ControllerState::apply_requeued_step_report(const std::string& node, const v1::StepReport& r, int64_t now,
+                                                 Effects& fx) {
+  auto run = requeued_runs_.find(r.step().job_id());
+  if (run == requeued_runs_.end()) return false;
+  for (auto& s : run->second.steps) {
+    if (s.step_id() != r.step().step_id()) continue;
+    v1::StepNode* here = nullptr;
+    for (auto& n : *s.mutable_nodes()) {
+      if (n.node() == node && !n.ended()) here = &n;
+    }
+    if (!here) return false;
+    here->set_ended(true);
+    here->set_state(r.state());
+    here->set_exit_code(r.exit_code());
+    here->set_exit_signal(r.exit_signal());
+    here->set_reason(r.reason());
+    *here->mutable_tasks_ended() = r.tasks();
+    *here->mutable_usage() = r.usage();
+    if (std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& n) { return n.ended(); })) {
+      const int64_t ended = s.end_time();
+      settle_step(s, now);  // the exit code of the worst end of its nodes
+      s.set_state("CANCELLED");
+      s.set_end_time(ended);
+    }
+    // Kept (settle_steps_after_end drops it) for the step's srun to read.
+    put_run_record(run->second.run, run->second.steps, now, fx);
+    return true;
+  }
+  return false;
 }
 
 void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& r, int64_t now, Effects& fx,
@@ -229,6 +265,10 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
     for (auto& n : *s->mutable_nodes()) {
       if (n.node() == node) here = &n;
     }
+  }
+  if (r.ended() && apply_requeued_step_report(node, r, now, fx)) {
+    *reply.add_acknowledged() = r.step();
+    return;
   }
   if (!r.ended()) {
     // Running where the controller knows it should: adopted. Otherwise it must not run.

@@ -118,13 +118,17 @@ TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
 }
 
 // sacct -D: a requeued job's earlier run stays in the history, REQUEUED with
-// its batch step CANCELLED 0:15 and its srun step, before the job's current
+// its batch step CANCELLED 0:15 and its srun step CANCELLED with how its
+// tasks ended (0:15, the requeue's SIGTERM), before the job's current
 // record, as Slurm 22.05's sacct -D showed it on the anchor cluster; without
-// -D only the current run; kept across a controller restart.
+// -D only the current run; kept across a controller restart. The step's
+// srun says how its tasks ended, as Slurm's did.
 TEST(Accounting, SacctDuplicatesListsARequeuedJobsEarlierRuns) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
-  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "srun sleep 300"}));
+  const std::string out = c.work() + "/requeued.out";
+  std::string id =
+      std::to_string(c.submit({"-o", out, "--open-mode=append", "--wrap", "srun sleep 300; echo srun=$?"}));
   ASSERT_TRUE(eventually([&] { return lines_of(sacct_p(c, {"-j", id, "-o", "JobID"})).size() == 3; }, 20s));
   ASSERT_EQ(c.run("scontrol", {"requeue", id}).rc, 0);
   // Back in the queue, it waits out the credential lifetime (AuthInfo
@@ -135,7 +139,10 @@ TEST(Accounting, SacctDuplicatesListsARequeuedJobsEarlierRuns) {
       << "the job runs again, with its step";
   const std::string now_running = id + "|RUNNING|0:0\n" + id + ".batch|RUNNING|0:0\n" + id + ".0|RUNNING|0:0\n";
   EXPECT_EQ(sacct_p(c, {"-j", id, "-o", "JobID,State,ExitCode"}), now_running);
-  const std::string earlier = id + "|REQUEUED|0:0\n" + id + ".batch|CANCELLED|0:15\n" + id + ".0|CANCELLED|0:0\n";
+  const std::string earlier = id + "|REQUEUED|0:0\n" + id + ".batch|CANCELLED|0:15\n" + id + ".0|CANCELLED|0:15\n";
+  const std::string said = read_file(out);
+  EXPECT_NE(said.find("srun: Job step aborted: Waiting up to "), std::string::npos) << said;
+  EXPECT_TRUE(std::regex_search(said, std::regex("srun: error: [a-z0-9]+: task 0: Terminated\n"))) << said;
   EXPECT_EQ(sacct_p(c, {"-D", "-j", id, "-o", "JobID,State,ExitCode"}), earlier + now_running);
   EXPECT_EQ(sacct_p(c, {"-D", "-X", "-j", id, "-o", "JobID,State"}), id + "|REQUEUED\n" + id + "|RUNNING\n");
   c.kill_controller(SIGKILL);
