@@ -338,6 +338,43 @@ TEST(ClientFixtures, SubmititNextflowAndTheExporterParseWhatTheCommandsPrint) {
 }
 
 
+// submitit's timeout path (clients.md 2.1): --signal=USR2@SECS reaches the
+// task its srun runs, which requeues its own job with `scontrol requeue`
+// (exit 0 or submitit raises); the job comes back with SLURM_RESTART_COUNT
+// and completes; submitit's sacct reading counts REQUEUED and PENDING as not
+// done, and sacct -D keeps the first run.
+TEST(ClientFixtures, SubmititRequeuesItselfOnItsWarningSignal) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  const std::string log = c.work() + "/%j_0_log.out";
+  std::ofstream(c.work() + "/submitit.sh")
+      << "#!/bin/bash\n#SBATCH --job-name=submitit\n#SBATCH --nodes=1\n#SBATCH --open-mode=append\n"
+         "#SBATCH --output=" << log << "\n#SBATCH --partition=compute\n#SBATCH --signal=USR2@25\n"
+         "#SBATCH --time=0:0:30\n"
+         "srun --unbuffered --cpu-bind none bash -c '"
+         "if [ -n \"$SLURM_RESTART_COUNT\" ]; then echo resumed $SLURM_RESTART_COUNT; exit 0; fi; "
+         "trap \"echo got USR2; scontrol requeue \\$SLURM_JOB_ID; echo requeue rc=\\$?; exit 0\" USR2; "
+         "echo started; while :; do sleep 0.1; done'\n";
+  auto sub = c.run("sbatch", {c.work() + "/submitit.sh"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(sub.out, m, std::regex(R"(job (\d+))"))) << sub.out << sub.err;
+  const std::string id = m[1];
+  auto state = [&] {
+    auto jobs = submitit_sacct(c.run("sacct", {"-o", "JobID,State,NodeList", "--parsable2", "-j", id}).out);
+    return jobs.count(id) ? jobs[id]["State"] : std::string("(none)");
+  };
+  ASSERT_TRUE(eventually([&] { return c.run("scontrol", {"show", "job", id}).out.find("Restarts=1") != std::string::npos; },
+                         20s));
+  EXPECT_TRUE(kSubmititNotDone.count(state())) << state();
+  ASSERT_TRUE(c.wait_done(id, 30s));
+  EXPECT_EQ(state(), "COMPLETED");
+  const std::string out = read_file(c.work() + "/" + id + "_0_log.out");
+  EXPECT_NE(out.find("started\ngot USR2\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nrequeue rc=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("resumed 1\n"), std::string::npos) << out;
+  EXPECT_EQ(c.run("sacct", {"-D", "-X", "-n", "-P", "-j", id, "-o", "State"}).out, "REQUEUED\nCOMPLETED\n");
+}
+
 // Open OnDemand runs each command with SLURM_CONF=<file> in its environment
 // (sbatch --parsable with the script on stdin, then squeue): with no
 // DROVER_CONF, the commands find the cluster through SLURM_CONF as Slurm's
