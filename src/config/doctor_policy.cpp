@@ -7,6 +7,7 @@
 #include "common/strings.hpp"
 #include "config/acct_gather.hpp"
 #include "config/debug_levels.hpp"
+#include "config/exit_codes.hpp"
 #include "config/health_states.hpp"
 #include "config/doctor_internal.hpp"
 
@@ -202,6 +203,19 @@ void log_settings(const Facts& f, Diagnostics& out) {
   }
 }
 
+// RequeueExit/RequeueExitHold the controller cannot read: it would not start.
+void requeue_exit_codes(const Facts& f, Diagnostics& out) {
+  for (const char* key : {"RequeueExit", "RequeueExitHold"}) {
+    const std::string* v = f.cfg.passive(key);
+    if (!v) continue;
+    if (auto codes = parse_exit_codes(*v); !codes) {
+      out.add(Severity::kError, "requeue-exit-invalid", f.cfg.passive_loc(key), key,
+              std::string(key) + "=" + *v + ": " + codes.error().message + " (the controller would not start)",
+              std::string(key) + "=1-9,18 (exit codes 0-255, comma-separated, ranges lo-hi)");
+    }
+  }
+}
+
 }  // namespace
 
 void check_policy(const Facts& f, Diagnostics& out) {
@@ -212,6 +226,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   health_check_states(f, out);
   acct_gather_frequency(f, out);
   log_settings(f, out);
+  requeue_exit_codes(f, out);
 }
 
 }  // namespace drover::config::doctor

@@ -287,6 +287,15 @@ const std::vector<Case>& policy_cases() {
        },
        {{E, "debug-level-unknown", "slurm.conf:7", {"SlurmctldDebug=loud is not a log level"}, {}},
         {E, "debug-flag-unknown", "slurm.conf:9", {"DebugFlags=Backfill,Sched: Invalid DebugFlag: Sched"}, {}}}},
+      {"requeue exit codes the controller cannot read",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["RequeueExit"] = "1-9,18";
+         b.cfg.passive_locs["RequeueExit"] = at("slurm.conf", 7);
+         b.cfg.passive_values["RequeueExitHold"] = "10-x";
+         b.cfg.passive_locs["RequeueExitHold"] = at("slurm.conf", 8);
+       },
+       {{E, "requeue-exit-invalid", "slurm.conf:8",
+         {"RequeueExitHold=10-x: '10-x' is not an exit code (0-255) or a range of them (lo-hi)"}, {}}}},
       {"prolog and epilog that cannot run",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["Prolog"] = "/nonexistent/drover/prolog.sh";

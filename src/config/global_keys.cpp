@@ -35,7 +35,7 @@ const char* const kPassiveGlobals[] = {
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
-      "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
+      "ReconfigFlags", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
       "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldLogFile",
       "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
@@ -97,6 +97,10 @@ std::vector<PassiveKey> passive_globals() {
                      "next; raised later, the next job takes it (ids are never given twice)"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
+      {"RequeueExit", "the controller: a batch script that exits with one of these codes (`1-9,18`) puts its job back "
+                      "in the queue, --no-requeue or not, its run recorded REQUEUED with that exit code (sacct -D)"},
+      {"RequeueExitHold", "the controller: as RequeueExit, the job then held in SPECIAL_EXIT (squeue SE, "
+                          "JobHeldUser) until released"},
       {"MailProg", "the controller: the program job mail (`--mail-type`) goes through, as `MailProg -s SUBJECT "
                    "USER` with an empty body (default /bin/mail)"},
       {"Epilog", "the agents: run as root on each node of a job once it is over there (a program or a glob "

@@ -45,7 +45,9 @@ namespace {
 // batch step CANCELLED 0:9, on the anchor cluster).
 v1::JobState batch_state(const v1::JobRecord& rec) {
   switch (rec.state()) {
-    case v1::TIMEOUT: case v1::DEADLINE: case v1::PREEMPTED: case v1::REQUEUED: return v1::CANCELLED;
+    case v1::TIMEOUT: case v1::DEADLINE: case v1::PREEMPTED: return v1::CANCELLED;
+    // Requeued by its script's exit code (RequeueExit): FAILED with it, as Slurm's.
+    case v1::REQUEUED: return rec.exit_code() != 0 && rec.exit_signal() == 0 ? v1::FAILED : v1::CANCELLED;
     case v1::FAILED: return rec.exit_signal() != 0 ? v1::CANCELLED : v1::FAILED;
     default: return rec.state();
   }
@@ -159,6 +161,12 @@ v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& 
   *a.mutable_job() = rec;
   // sacct's Suspended counts the pause still going on (and Elapsed leaves it out).
   if (rec.state() == v1::SUSPENDED) close_suspension(*a.mutable_job(), now);
+  // A job requeued by its exit code (RequeueExit) keeps it for scontrol; its
+  // new run has none yet, as Slurm's sacct shows it (0:0).
+  if (rec.state() == v1::PENDING) {
+    a.mutable_job()->set_exit_code(0);
+    a.mutable_job()->set_exit_signal(0);
+  }
   a.mutable_job()->mutable_desc()->clear_script();
   a.mutable_job()->mutable_desc()->clear_environment();
   a.mutable_job()->clear_display();

@@ -133,9 +133,9 @@ void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t b
   return_to_queue(j, now, fx);
 }
 
-void ControllerState::return_to_queue(Job& j, int64_t now, Effects& fx) {
+void ControllerState::return_to_queue(Job& j, int64_t now, Effects& fx, int exit_code) {
   v1::JobRecord& r = j.rec;
-  record_requeued_run(j, now, fx);
+  record_requeued_run(j, now, fx, exit_code);
   r.set_state(v1::PENDING);
   r.set_restart_count(r.restart_count() + 1);
   r.clear_cancelled_by();
@@ -154,14 +154,14 @@ void ControllerState::return_to_queue(Job& j, int64_t now, Effects& fx) {
 // The run a requeue ends, kept for sacct -D as Slurm's database keeps it: the
 // job as it ran, REQUEUED 0:0, with its batch step (CANCELLED 0:15) and its
 // srun steps; the next run starts its step ids again from 0.
-void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx) {
+void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx, int exit_code) {
   const v1::JobRecord& r = j.rec;
   if (r.start_time() <= 0 || r.state() == v1::PENDING) return;
   v1::JobRecord run = r;
   run.set_state(v1::REQUEUED);
   run.set_completing(false);
   if (run.end_time() <= 0) run.set_end_time(now);
-  run.set_exit_code(0);
+  run.set_exit_code(exit_code);
   run.set_exit_signal(0);
   run.clear_cancelled_by();
   std::vector<v1::StepInfo> steps;
@@ -193,6 +193,46 @@ void ControllerState::put_run_record(const v1::JobRecord& run, const std::vector
   a.SerializeToString(&payload);
   fx.batch.put(store::Put{kJobRunsTable, std::to_string(run.job_id()) + "." + std::to_string(run.restart_count()),
                           std::move(payload), {{"job_id", run.job_id()}}});
+}
+
+// As Slurm 22.05 did on the anchor cluster: the run is recorded REQUEUED
+// with the script's exit code and its batch step FAILED with it; the job
+// waits out the credential lifetime (BeginTime), or with RequeueExitHold is
+// held in SPECIAL_EXIT (JobHeldUser); scontrol keeps showing the exit code.
+// A job the script of which a signal ended, and one that was cancelled or
+// timed out, are not requeued.
+bool ControllerState::requeue_on_exit(Job& j, const v1::StepReport& s, int64_t end, Effects& fx) {
+  v1::JobRecord& r = j.rec;
+  const v1::JobState st = state_from_agent(s.state());
+  const int code = s.exit_code();
+  if (!r.desc().batch() || r.state() != v1::RUNNING || r.completing() || s.exit_signal() != 0 ||
+      (st != v1::COMPLETED && st != v1::FAILED) || code < 0 || code > 255) {
+    return false;
+  }
+  const bool hold = settings_.requeue_exit_hold.test(static_cast<std::size_t>(code));
+  if (!hold && !settings_.requeue_exit.test(static_cast<std::size_t>(code))) return false;
+  r.set_state(v1::FAILED);
+  r.set_end_time(end);
+  r.set_exit_code(code);
+  r.set_exit_signal(0);
+  end_job_steps(j, end, fx);  // the batch step FAILED with the code; srun steps still running are ended
+  r.set_state_desc("requeued: the batch script exited " + std::to_string(code) +
+                   (hold ? " (RequeueExitHold)" : " (RequeueExit)"));
+  mail_event(j, kMailRequeue, end, fx);
+  return_to_queue(j, end, fx, code);
+  if (hold) {
+    r.set_hold(v1::HOLD_USER);
+    r.set_special_exit(true);
+    r.set_reason("JobHeldUser");
+  }
+  refresh_spec(j);  // the scheduler sees it held, or waiting for its BeginTime
+  if (begin_epilogs(j, fx)) {
+    put_job(j, fx);
+  } else {
+    release_nodes(j, fx);
+  }
+  if (log_enabled(config::kLogInfo)) fx.log.emplace_back(config::kLogInfo, log_name(r) + " " + r.state_desc());
+  return true;
 }
 
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {

@@ -121,6 +121,7 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
   int64_t end = s.end_time() ? s.end_time() : now;
   // The report may come before the launch's answer (launch_result).
   if (s.launch_failed()) return launch_failed(*j, s.reason(), end, fx);
+  if (requeue_on_exit(*j, s, end, fx)) return;
   finish_job(*j, state_from_agent(s.state()), s.exit_code(), s.exit_signal(), s.reason(), end, fx);
 }
 

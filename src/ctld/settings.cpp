@@ -12,6 +12,7 @@
 
 #include "common/strings.hpp"
 #include "config/debug_levels.hpp"
+#include "config/exit_codes.hpp"
 #include "config/health_states.hpp"
 #include "ctld/state.hpp"
 
@@ -120,6 +121,16 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
                         " is not a number of seconds (1 or more)");
     }
     s.requeue_wait_s = *n + 1;
+  }
+  for (auto [key, codes] : {std::pair{"RequeueExit", &s.requeue_exit}, std::pair{"RequeueExitHold", &s.requeue_exit_hold}}) {
+    const std::string* v = cfg.passive(key);
+    if (!v) continue;
+    auto parsed = config::parse_exit_codes(*v);
+    if (!parsed) {
+      const SourceLoc loc = cfg.passive_loc(key);
+      return make_error((loc.known() ? loc.str() : conf_path) + ": " + key + "=" + *v + ": " + parsed.error().message);
+    }
+    *codes = *parsed;
   }
   if (const std::string* dp = cfg.passive("DependencyParameters")) s.kill_invalid_depend = list_has(*dp, "kill_invalid_depend");
   s.min_job_age_s = cfg.min_job_age;

@@ -19,6 +19,7 @@
 #include "common/result.hpp"
 #include "ctld/ctld_scripts.hpp"
 #include "ctld/mail.hpp"
+#include "config/exit_codes.hpp"
 #include "config/model.hpp"
 #include "ctld/assoc.hpp"
 #include "ctld/core_bridge.hpp"
@@ -61,6 +62,8 @@ struct Settings {
   uint64_t debug_flags = 0;         // DebugFlags (config::DebugFlags); scontrol setdebugflags too
   bool return_to_service = false;   // ReturnToService >= 1
   bool job_requeue = true;          // JobRequeue (default requeue on node failure)
+  config::ExitCodes requeue_exit;   // RequeueExit: a batch script's exit codes that requeue its job
+  config::ExitCodes requeue_exit_hold;  // RequeueExitHold: ... and hold it (SPECIAL_EXIT)
   // A requeued batch job may start again this long after its requeue: Slurm
   // waits out its launch credential's life, AuthInfo's cred_expire (120 s by
   // default), plus a second.
@@ -617,7 +620,10 @@ class ControllerState {
   void apply_srun_step_report(core::NodeIndex ni, const v1::StepReport& s, int64_t now, Effects& fx,
                               v1::NodeReportReply& reply);
   void derive_exit(Job& j, const v1::StepInfo& s, Effects& fx);
-  void record_requeued_run(Job& j, int64_t now, Effects& fx);
+  void record_requeued_run(Job& j, int64_t now, Effects& fx, int exit_code = 0);
+  // RequeueExit/RequeueExitHold: the batch script ended on its own with
+  // one of their codes; false (nothing done) when it did not.
+  bool requeue_on_exit(Job& j, const v1::StepReport& s, int64_t end, Effects& fx);
   void put_run_record(const v1::JobRecord& run, const std::vector<v1::StepInfo>& steps, int64_t now,
                       Effects& fx) const;
   // A report of a step of the run a requeue ended (requeued_runs_): its
@@ -631,7 +637,7 @@ class ControllerState {
   // What every requeue does to the job itself: its run recorded for sacct -D,
   // PENDING again with one more restart, a batch job not before
   // Settings::requeue_wait_s from now, submitted anew.
-  void return_to_queue(Job& j, int64_t now, Effects& fx);
+  void return_to_queue(Job& j, int64_t now, Effects& fx, int exit_code = 0);
   void step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, int64_t now, Effects& fx);
   // A --no-kill job lost `node`: its running steps' parts there end NODE_FAIL.
   void fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now, Effects& fx);

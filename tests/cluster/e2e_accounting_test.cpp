@@ -152,6 +152,42 @@ TEST(Accounting, SacctDuplicatesListsARequeuedJobsEarlierRuns) {
   EXPECT_EQ(c.run("scancel", {id}).rc, 0);
 }
 
+// RequeueExit=3 and RequeueExitHold=4, as Slurm 22.05 did them on the
+// anchor cluster: a script that exits 3 puts its job back in the queue
+// (--no-requeue or not), its run REQUEUED 3:0 with its batch step FAILED
+// 3:0, and it runs again with SLURM_RESTART_COUNT; one that exits 4 is held
+// in SPECIAL_EXIT (SE, JobHeldUser) keeping ExitCode=4:0 for scontrol; one a
+// signal ended and one exiting 5 end as before.
+TEST(Accounting, RequeueExitPutsTheJobBackAndRequeueExitHoldHoldsIt) {
+  ClusterDef def = small_cluster();
+  def.extra = {"RequeueExit=3,10-12", "RequeueExitHold=4"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string again = std::to_string(c.submit(
+      {"--no-requeue", "-o", "/dev/null", "--wrap", "[ \"${SLURM_RESTART_COUNT:-0}\" -ge 1 ] && exit 0; exit 3"}));
+  const std::string held = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "exit 4"}));
+  const std::string killed = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "kill -9 $$"}));
+  const std::string failed = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "exit 5"}));
+  ASSERT_TRUE(eventually([&] { return c.run("squeue", {"-h", "-j", held, "-o", "%t %r"}).out == "SE JobHeldUser\n"; },
+                         20s))
+      << c.run("squeue", {"-j", held}).out;
+  const std::string show = c.run("scontrol", {"show", "job", held}).out;
+  EXPECT_NE(show.find("JobState=SPECIAL_EXIT Reason=JobHeldUser"), std::string::npos) << show;
+  EXPECT_NE(show.find("Restarts=1"), std::string::npos) << show;
+  EXPECT_NE(show.find(" ExitCode=4:0"), std::string::npos) << show;
+  EXPECT_EQ(sacct_p(c, {"-D", "-j", held, "-o", "JobID,State,ExitCode"}),
+            held + "|REQUEUED|4:0\n" + held + ".batch|FAILED|4:0\n" + held + "|PENDING|0:0\n");
+  ASSERT_TRUE(c.wait_done(again, 30s));
+  EXPECT_EQ(sacct_p(c, {"-D", "-j", again, "-o", "JobID,State,ExitCode"}),
+            again + "|REQUEUED|3:0\n" + again + ".batch|FAILED|3:0\n" + again + "|COMPLETED|0:0\n" + again +
+                ".batch|COMPLETED|0:0\n");
+  ASSERT_TRUE(c.wait_done(killed));
+  ASSERT_TRUE(c.wait_done(failed));
+  EXPECT_EQ(sacct_p(c, {"-D", "-X", "-j", killed + "," + failed, "-o", "JobID,State,ExitCode"}),
+            killed + "|FAILED|0:9\n" + failed + "|FAILED|5:0\n");
+  EXPECT_EQ(c.run("scancel", {held}).rc, 0);
+}
+
 }  // namespace
 }  // namespace drover::e2e
 
