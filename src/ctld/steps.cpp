@@ -273,6 +273,13 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   if (!r.ended()) {
     // Running where the controller knows it should: adopted. Otherwise it must not run.
     bool ending = s && (s->cancelled() || s->kill_requested());  // in case the signal missed the launch
+    // A step the job's end decided a moment ago has its Terminate on the way
+    // (with the reason its step daemon says: "*** STEP 1.0 ... CANCELLED AT
+    // ... ***"); a report sent before it arrived must not end the step
+    // quietly first. Later, the report ends it in case the Terminate was lost.
+    constexpr int64_t kTerminateInFlightS = 5;
+    const bool just_decided = here && !here->ended() && step_final(*s) && now - s->end_time() < kTerminateInFlightS;
+    if (just_decided) return;
     if (!here || step_final(*s) || here->ended() || ending) *reply.add_terminate() = r.step();
     return;
   }
