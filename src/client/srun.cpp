@@ -165,7 +165,7 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   s.set_work_dir(work_dir_of(r, who));
   if (r.stdout_path) s.set_stdout_pattern(*r.stdout_path);
   if (r.stderr_path) s.set_stderr_pattern(*r.stderr_path);
-  s.set_open_append(r.open_mode == cli::OpenMode::kAppend);
+  if (r.open_mode != cli::OpenMode::kDefault) s.set_open_append(r.open_mode == cli::OpenMode::kAppend);
   // srun(1) -i: srun's stdin goes to every task by default and with "all"
   // (or -1); a task number sends it to that task alone; "none" and any other
   // text (a file name pattern) read no stdin from srun.

@@ -135,7 +135,7 @@ void set_files(const cli::JobRequest& r, const SubmitterContext& who, v1::JobDes
   if (r.stdout_path) d.set_std_out(*r.stdout_path);
   if (r.stderr_path) d.set_std_err(*r.stderr_path);
   if (r.stdin_path) d.set_std_in(*r.stdin_path);
-  d.set_open_append(r.open_mode == cli::OpenMode::kAppend);
+  if (r.open_mode != cli::OpenMode::kDefault) d.set_open_append(r.open_mode == cli::OpenMode::kAppend);
   std::map<std::string, std::string> env = who.env;
   if (r.command == cli::SubmitCommand::kSbatch) {
     for (auto& [k, v] : option_output_env(r)) env[k] = std::move(v);

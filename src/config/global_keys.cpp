@@ -27,7 +27,7 @@ const char* const kPassiveGlobals[] = {
       "InactiveLimit", "InteractiveStepOptions",
       "JobAcctGatherParams", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
-      "JobFileAppend", "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
+      "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
       "LogTimeFormat", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
       "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
@@ -96,6 +96,8 @@ std::vector<PassiveKey> passive_globals() {
       {"FirstJobId", "the controller: the id of a new cluster's first job (default 1); each later job takes the "
                      "next; raised later, the next job takes it (ids are never given twice)"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
+      {"JobFileAppend", "the agents: 1 appends a job's or step's output and error files when they exist (a "
+                        "requeued job's too); 0, the default, truncates them; --open-mode wins"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
       {"RequeueExit", "the controller: a batch script that exits with one of these codes (`1-9,18`) puts its job back "
                       "in the queue, --no-requeue or not, its run recorded REQUEUED with that exit code (sacct -D)"},

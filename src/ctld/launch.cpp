@@ -73,11 +73,12 @@ void add_share(const core::NodeSpec& n, const core::NodeTake& t, v1::LaunchReque
   }
 }
 
-void add_io(const v1::JobDescriptor& d, v1::LaunchRequest& l) {
+// `append`: slurm.conf's JobFileAppend, for a job without --open-mode.
+void add_io(const v1::JobDescriptor& d, bool append, v1::LaunchRequest& l) {
   l.set_stdout_pattern(d.std_out());
   l.set_stderr_pattern(d.std_err());
   l.set_stdin_path(d.std_in());
-  l.set_append(d.open_append());
+  l.set_append(d.has_open_append() ? d.open_append() : append);
   if (d.signal().signal() > 0) {
     l.set_warn_signal(d.signal().signal());
     l.set_warn_seconds(d.signal().seconds_before());
@@ -124,7 +125,7 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   *l.mutable_argv() = d.argv();
   l.set_work_dir(d.work_dir());
   add_share(c.nodes[here.node], here, l);
-  add_io(d, l);
+  add_io(d, settings_.job_file_append, l);
   l.set_time_limit_s(agent_time_limit(r));
   l.set_start_time(r.start_time());
   if (settings_.job_scripts()) {

@@ -103,7 +103,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   auto rts = int_key(cfg, "ReturnToService", 0);
   auto requeue = int_key(cfg, "JobRequeue", 1);
   auto first_id = int_key(cfg, "FirstJobId", 1);
-  for (auto* r : {&timeout, &rts, &requeue, &first_id}) {
+  auto file_append = int_key(cfg, "JobFileAppend", 0);
+  for (auto* r : {&timeout, &rts, &requeue, &first_id, &file_append}) {
     if (!*r) return r->error();
   }
   if (*first_id < 1) return make_error("FirstJobId=" + std::to_string(*first_id) + " in " + cfg.slurm_conf_path +
@@ -113,6 +114,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.heartbeat_s = std::clamp<int64_t>(s.slurmd_timeout_s / 6, 1, 30);
   s.return_to_service = *rts >= 1;
   s.job_requeue = *requeue != 0;
+  s.job_file_append = *file_append == 1;
   if (auto expire = cfg.passive_item("AuthInfo", "cred_expire")) {
     auto n = parse_int(*expire);
     if (!n || *n < 1) {

@@ -478,7 +478,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.set_stdout_pattern(req.stdout_pattern());
   l.set_stderr_pattern(req.stderr_pattern());
   l.set_stdin_path(req.stdin_pattern());
-  l.set_append(req.open_append());
+  l.set_append(req.has_open_append() ? req.open_append() : settings_.job_file_append);
   l.clear_warn_signal();
   l.clear_warn_seconds();
   if (int64_t limit = step_time_limit(j.rec, s)) {

@@ -1835,6 +1835,26 @@ TEST(Submit, NodeFilesAndMailUserAsSlurmShowsThem) {
   c.run("scancel", {listed, mailed, addressed});
 }
 
+// slurm.conf JobFileAppend=1: a job's and a step's existing output files are
+// appended to unless --open-mode=truncate says otherwise (slurm.conf(5)).
+TEST(Submit, JobFileAppendAppendsUnlessOpenModeSaysTruncate) {
+  ClusterDef def = small_cluster();
+  def.extra = {"JobFileAppend=1"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string kept = c.work() + "/kept.out", cut = c.work() + "/cut.out", step = c.work() + "/step.out";
+  for (const auto& f : {kept, cut, step}) std::ofstream(f) << "old\n";
+  const std::string a = std::to_string(c.submit({"-o", kept, "--wrap", "echo new"}));
+  const std::string b = std::to_string(c.submit({"-o", cut, "--open-mode=truncate", "--wrap", "echo new"}));
+  ASSERT_TRUE(c.wait_done(a));
+  ASSERT_TRUE(c.wait_done(b));
+  EXPECT_EQ(read_file(kept), "old\nnew\n");
+  EXPECT_EQ(read_file(cut), "new\n");
+  auto r = c.run("srun", {"-o", step, "echo", "new"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_file(step), "old\nnew\n");
+}
+
 // --prefer: features wanted, not required. The scheduler tries them first, in
 // place of -C (Slurm 22.05 "will override whatever is set there if
 // possible"), and falls back to -C when no node with them is free; features
