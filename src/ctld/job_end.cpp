@@ -152,8 +152,9 @@ void ControllerState::return_to_queue(Job& j, int64_t now, Effects& fx, int exit
 }
 
 // The run a requeue ends, kept for sacct -D as Slurm's database keeps it: the
-// job as it ran, REQUEUED 0:0, with its batch step (CANCELLED 0:15) and its
-// srun steps; the next run starts its step ids again from 0.
+// job as it ran, REQUEUED 0:0 with its batch step CANCELLED 0:15 (REQUEUED
+// and FAILED with `exit_code`, the script's, for RequeueExit), and its srun
+// steps; the next run starts its step ids again from 0.
 void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx, int exit_code) {
   const v1::JobRecord& r = j.rec;
   if (r.start_time() <= 0 || r.state() == v1::PENDING) return;
@@ -199,8 +200,8 @@ void ControllerState::put_run_record(const v1::JobRecord& run, const std::vector
 // with the script's exit code and its batch step FAILED with it; the job
 // waits out the credential lifetime (BeginTime), or with RequeueExitHold is
 // held in SPECIAL_EXIT (JobHeldUser); scontrol keeps showing the exit code.
-// A job the script of which a signal ended, and one that was cancelled or
-// timed out, are not requeued.
+// A script that a signal ended, and a job cancelled or timed out, are not
+// requeued.
 bool ControllerState::requeue_on_exit(Job& j, const v1::StepReport& s, int64_t end, Effects& fx) {
   v1::JobRecord& r = j.rec;
   const v1::JobState st = state_from_agent(s.state());
