@@ -174,7 +174,7 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   if (in == "all" || task == -1) s.set_stdin_all(true);
   else if (task && *task >= 0 && *task <= INT32_MAX) s.set_stdin_task(static_cast<int32_t>(*task));
   else s.set_stdin_pattern(in == "none" ? "/dev/null" : *r.stdin_path);
-  s.set_kill_on_bad_exit(r.kill_on_bad_exit.value_or(false));
+  if (r.kill_on_bad_exit) s.set_kill_on_bad_exit(*r.kill_on_bad_exit);
   // --task-prolog/--task-epilog run on the nodes: a relative path is srun's.
   auto program = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : who.cwd + "/" + p; };
   if (r.task_prolog) s.set_task_prolog(program(*r.task_prolog));

@@ -27,7 +27,7 @@ const char* const kPassiveGlobals[] = {
       "InactiveLimit", "InteractiveStepOptions",
       "JobAcctGatherParams", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
-      "JobSubmitPlugins", "KillOnBadExit", "LaunchParameters", "LaunchType",
+      "JobSubmitPlugins", "LaunchParameters", "LaunchType",
       "LogTimeFormat", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
       "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
@@ -98,6 +98,8 @@ std::vector<PassiveKey> passive_globals() {
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"JobFileAppend", "the agents: 1 appends a job's or step's output and error files when they exist (a "
                         "requeued job's too); 0, the default, truncates them; --open-mode wins"},
+      {"KillOnBadExit", "the controller: 1 ends an srun step's other tasks once one of them exits non-zero or "
+                        "is killed, as srun -K does (srun -K0 keeps them)"},
       {"MailDomain", "the controller: appended to a job mail's recipient that has no `@`"},
       {"RequeueExit", "the controller: a batch script that exits with one of these codes (`1-9,18`) puts its job back "
                       "in the queue, --no-requeue or not, its run recorded REQUEUED with that exit code (sacct -D)"},

@@ -104,7 +104,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   auto requeue = int_key(cfg, "JobRequeue", 1);
   auto first_id = int_key(cfg, "FirstJobId", 1);
   auto file_append = int_key(cfg, "JobFileAppend", 0);
-  for (auto* r : {&timeout, &rts, &requeue, &first_id, &file_append}) {
+  auto bad_exit = int_key(cfg, "KillOnBadExit", 0);
+  for (auto* r : {&timeout, &rts, &requeue, &first_id, &file_append, &bad_exit}) {
     if (!*r) return r->error();
   }
   if (*first_id < 1) return make_error("FirstJobId=" + std::to_string(*first_id) + " in " + cfg.slurm_conf_path +
@@ -115,6 +116,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.return_to_service = *rts >= 1;
   s.job_requeue = *requeue != 0;
   s.job_file_append = *file_append == 1;
+  s.kill_on_bad_exit = *bad_exit == 1;
   if (auto expire = cfg.passive_item("AuthInfo", "cred_expire")) {
     auto n = parse_int(*expire);
     if (!n || *n < 1) {

@@ -63,6 +63,7 @@ struct Settings {
   bool return_to_service = false;   // ReturnToService >= 1
   bool job_requeue = true;          // JobRequeue (default requeue on node failure)
   bool job_file_append = false;     // JobFileAppend=1: output files appended to without --open-mode
+  bool kill_on_bad_exit = false;    // KillOnBadExit=1: srun's -K without -K0
   config::ExitCodes requeue_exit;   // RequeueExit: a batch script's exit codes that requeue its job
   config::ExitCodes requeue_exit_hold;  // RequeueExitHold: ... and hold it (SPECIAL_EXIT)
   // A requeued batch job may start again this long after its requeue: Slurm

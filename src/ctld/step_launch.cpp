@@ -349,7 +349,7 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
   s.set_ntasks(ntasks);
   s.set_start_time(now);
   s.set_state("RUNNING");
-  s.set_kill_on_bad_exit(req.kill_on_bad_exit());
+  s.set_kill_on_bad_exit(req.has_kill_on_bad_exit() ? req.kill_on_bad_exit() : settings_.kill_on_bad_exit);
   s.set_exclusive(req.exclusive());
   s.set_cpus_per_task(req.cpus_per_task());
   s.set_restart_count(j->rec.restart_count());
@@ -498,7 +498,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   L->set_launcher_port(req.launcher_port());
   L->set_io_key(req.io_key());
   L->set_umask(req.umask());
-  L->set_kill_on_bad_exit(req.kill_on_bad_exit());
+  L->set_kill_on_bad_exit(s.kill_on_bad_exit());
   L->set_stdin_all(req.stdin_all());
   L->set_stdin_task(req.stdin_task());
   L->set_mpi(req.mpi());

@@ -803,6 +803,27 @@ TEST(Steps, KillOnBadExitEndsTheOtherTasks) {
   EXPECT_EQ(r.err, "srun: error: cpu1: task 0: Segmentation fault\n");
 }
 
+// slurm.conf KillOnBadExit=1: srun behaves as with -K unless -K0 says
+// otherwise (slurm.conf(5)).
+TEST(Steps, KillOnBadExitInSlurmConfIsSrunsDefault) {
+  ClusterDef def = small_cluster();
+  def.extra = {"KillOnBadExit=1"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::vector<std::string> cmd = {"bash", "-c", "if [ $SLURM_PROCID = 1 ]; then exit 5; fi; sleep 3; echo survived"};
+  std::vector<std::string> args = {"-n2", "-w", "cpu1"};
+  args.insert(args.end(), cmd.begin(), cmd.end());
+  auto r = c.run("srun", args);
+  EXPECT_EQ(r.rc, 143) << r.err;
+  EXPECT_NE(r.err.find("task 1: Exited with exit code 5\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("_step_signal: Terminating StepId="), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("survived"), std::string::npos) << r.out;
+  args.insert(args.begin(), "-K0");
+  r = c.run("srun", args);
+  EXPECT_EQ(r.rc, 5) << r.err;
+  EXPECT_EQ(r.out, "survived\n");
+}
+
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
