@@ -203,6 +203,19 @@ void log_settings(const Facts& f, Diagnostics& out) {
   }
 }
 
+// The controller's whole-number keys (ctld/settings.cpp): it would not start
+// on anything else.
+void whole_number_keys(const Facts& f, Diagnostics& out) {
+  for (const char* key :
+       {"SlurmdTimeout", "ReturnToService", "JobRequeue", "FirstJobId", "JobFileAppend", "KillOnBadExit"}) {
+    const std::string* v = f.cfg.passive(key);
+    if (!v || parse_int(*v)) continue;
+    out.add(Severity::kError, "whole-number-expected", f.cfg.passive_loc(key), key,
+            std::string(key) + "=" + *v + " is not a whole number (the controller would not start)",
+            std::string(key) + "=0 or 1 (or a number of seconds for SlurmdTimeout)");
+  }
+}
+
 // RequeueExit/RequeueExitHold the controller cannot read: it would not start.
 void requeue_exit_codes(const Facts& f, Diagnostics& out) {
   for (const char* key : {"RequeueExit", "RequeueExitHold"}) {
@@ -227,6 +240,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   acct_gather_frequency(f, out);
   log_settings(f, out);
   requeue_exit_codes(f, out);
+  whole_number_keys(f, out);
 }
 
 }  // namespace drover::config::doctor

@@ -296,6 +296,14 @@ const std::vector<Case>& policy_cases() {
        },
        {{E, "requeue-exit-invalid", "slurm.conf:8",
          {"RequeueExitHold=10-x: '10-x' is not an exit code (0-255) or a range of them (lo-hi)"}, {}}}},
+      {"switches the controller reads as whole numbers",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["JobRequeue"] = "1";
+         b.cfg.passive_locs["JobRequeue"] = at("slurm.conf", 7);
+         b.cfg.passive_values["KillOnBadExit"] = "yes";
+         b.cfg.passive_locs["KillOnBadExit"] = at("slurm.conf", 8);
+       },
+       {{E, "whole-number-expected", "slurm.conf:8", {"KillOnBadExit=yes is not a whole number"}, {}}}},
       {"prolog and epilog that cannot run",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["Prolog"] = "/nonexistent/drover/prolog.sh";
