@@ -16,7 +16,8 @@ const char* const kUsage =
     "       drover config show [--config PATH]             print the effective configuration\n"
     "       drover config reference                        print every key Drover reads (Markdown)\n"
     "The configuration is --config PATH, else $DROVER_CONF, else $SLURM_CONF, else /etc/drover/slurm.conf;\n"
-    "gres.conf and qos.conf are read from the same directory when present.\n";
+    "gres.conf and qos.conf are read from the same directory when present.\n"
+    "`check` exits 0 when it finds no warning or error (info only), 1 with warnings, 2 with errors.\n";
 
 struct Options {
   std::string sub;

@@ -122,6 +122,12 @@ TEST(ConfigCommand, UsageErrors) {
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("usage: drover config check"), std::string::npos);
   }
+  // --help says what check's exit status means (scripts and CI gate on it).
+  Outcome help = run({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("exits 0 when it finds no warning or error (info only), 1 with warnings, 2 with errors"),
+            std::string::npos)
+      << help.out;
 }
 
 }  // namespace
