@@ -174,7 +174,7 @@ void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx, int 
         s.set_state("CANCELLED");
         s.set_end_time(now);
       }
-      for (const auto& n : s.nodes()) open = open || !n.ended();
+      open = open || !all_nodes_ended(s);
       steps.push_back(s);
       fx.batch.erase(store::Erase{kStepsTable, step_name(r.job_id(), id)});
     }
@@ -227,13 +227,17 @@ bool ControllerState::requeue_on_exit(Job& j, const v1::StepReport& s, int64_t e
     r.set_reason("JobHeldUser");
   }
   refresh_spec(j);  // the scheduler sees it held, or waiting for its BeginTime
+  free_requeued_run(j, fx);
+  if (log_enabled(config::kLogInfo)) fx.log.emplace_back(config::kLogInfo, log_name(r) + " " + r.state_desc());
+  return true;
+}
+
+void ControllerState::free_requeued_run(Job& j, Effects& fx) {
   if (begin_epilogs(j, fx)) {
     put_job(j, fx);
   } else {
     release_nodes(j, fx);
   }
-  if (log_enabled(config::kLogInfo)) fx.log.emplace_back(config::kLogInfo, log_name(r) + " " + r.state_desc());
-  return true;
 }
 
 void ControllerState::requeue_job(Job& j, int64_t now, Effects& fx) {

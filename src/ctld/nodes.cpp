@@ -108,16 +108,7 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
   if (here) keep_batch_usage(*j, s, fx);
   // Already recorded (a repeated report; or the job's Epilogs are running).
   if (!here || !holds_resources(*j) || j->rec.epilog_nodes_size() > 0) return;
-  if (j->rec.state() == v1::PENDING) {
-    // A requeued job whose previous run has now ended (its nodes' Epilogs
-    // run before it may start again).
-    if (begin_epilogs(*j, fx)) {
-      put_job(*j, fx);
-    } else {
-      release_nodes(*j, fx);
-    }
-    return;
-  }
+  if (j->rec.state() == v1::PENDING) return free_requeued_run(*j, fx);
   int64_t end = s.end_time() ? s.end_time() : now;
   // The report may come before the launch's answer (launch_result).
   if (s.launch_failed()) return launch_failed(*j, s.reason(), end, fx);

@@ -626,6 +626,9 @@ class ControllerState {
   // RequeueExit/RequeueExitHold: the batch script ended on its own with
   // one of their codes; false (nothing done) when it did not.
   bool requeue_on_exit(Job& j, const v1::StepReport& s, int64_t end, Effects& fx);
+  // A requeued job whose previous run's processes have ended: its nodes'
+  // Epilogs run before it may start again, else its nodes are free now.
+  void free_requeued_run(Job& j, Effects& fx);
   void put_run_record(const v1::JobRecord& run, const std::vector<v1::StepInfo>& steps, int64_t now,
                       Effects& fx) const;
   // A report of a step of the run a requeue ended (requeued_runs_): its

@@ -52,6 +52,20 @@ bool step_final(const v1::StepInfo& s) { return !s.state().empty() && s.state() 
 // above any signal: 3:0 from 3:0 and 0:15, 0:15 from 0:15 and 0:9). The
 // nodes that --kill-on-bad-exit ended count as failed, not cancelled (the
 // step is then FAILED, or CANCELLED in sacct when a signal gave its status).
+bool all_nodes_ended(const v1::StepInfo& s) {
+  return std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& n) { return n.ended(); });
+}
+
+void record_node_end(v1::StepNode& n, const v1::StepReport& r) {
+  n.set_ended(true);
+  n.set_state(r.state());
+  n.set_exit_code(r.exit_code());
+  n.set_exit_signal(r.exit_signal());
+  n.set_reason(r.reason());
+  *n.mutable_tasks_ended() = r.tasks();
+  *n.mutable_usage() = r.usage();
+}
+
 void settle_step(v1::StepInfo& s, int64_t now) {
   std::string worst = "COMPLETED";
   int code = 0, sig = 0;
@@ -228,14 +242,8 @@ bool ControllerState::apply_requeued_step_report(const std::string& node, const 
       if (n.node() == node && !n.ended()) here = &n;
     }
     if (!here) return false;
-    here->set_ended(true);
-    here->set_state(r.state());
-    here->set_exit_code(r.exit_code());
-    here->set_exit_signal(r.exit_signal());
-    here->set_reason(r.reason());
-    *here->mutable_tasks_ended() = r.tasks();
-    *here->mutable_usage() = r.usage();
-    if (std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& n) { return n.ended(); })) {
+    record_node_end(*here, r);
+    if (all_nodes_ended(s)) {
       const int64_t ended = s.end_time();
       settle_step(s, now);  // the exit code of the worst end of its nodes
       s.set_state("CANCELLED");
@@ -285,13 +293,7 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   }
   *reply.add_acknowledged() = r.step();
   if (!here || here->ended()) return;  // already recorded
-  here->set_ended(true);
-  here->set_state(r.state());
-  here->set_exit_code(r.exit_code());
-  here->set_exit_signal(r.exit_signal());
-  here->set_reason(r.reason());
-  *here->mutable_tasks_ended() = r.tasks();
-  *here->mutable_usage() = r.usage();
+  record_node_end(*here, r);
   if (step_final(*s)) {
     // The job's end decided the step already (a cancelled allocation): its
     // tasks' ends and usage are kept all the same, for srun's lines
@@ -362,8 +364,7 @@ void ControllerState::step_node_ended(Job& j, v1::StepInfo& s, v1::StepNode& n, 
       fx.commands.push_back(terminate_command(j.rec.job_id(), other.node(), "CANCELLED", s.reason(), s.step_id()));
     }
   }
-  bool all = std::all_of(s.nodes().begin(), s.nodes().end(), [](const v1::StepNode& x) { return x.ended(); });
-  if (all) {
+  if (all_nodes_ended(s)) {
     settle_step(s, now);
     // A step without a -t of its own that timed out reached the job's end
     // (its nodes end it then, before the batch script's end is reported):

@@ -47,6 +47,11 @@ bool step_final(const v1::StepInfo& s);
 // AllocTRES).
 TresMap step_tres(const v1::StepInfo& s, const core::Cluster& c);
 
+// Every node of the step has reported its part ended.
+bool all_nodes_ended(const v1::StepInfo& s);
+// A node's report of its part's end: its state, exit, reason, tasks' ends and usage.
+void record_node_end(v1::StepNode& n, const v1::StepReport& r);
+
 // The worst end over the step's nodes (Slurm's rule for a step: the highest
 // exit code; any signal; the state of the most severe node end).
 void settle_step(v1::StepInfo& s, int64_t now);
