@@ -100,8 +100,8 @@ std::optional<ControlCommand> parse_control_line(std::string_view line) {
   std::istringstream in{std::string(trim(line))};
   ControlCommand c;
   if (!(in >> c.verb)) return std::nullopt;
-  const bool one_arg = c.verb == "terminate" || c.verb == "end" || c.verb == "requeue" || c.verb == "kill" ||
-                       c.verb == "time_limit";
+  const bool one_arg = c.verb == "terminate" || c.verb == "end" || c.verb == "requeue" || c.verb == "preempt" ||
+                       c.verb == "kill" || c.verb == "time_limit";
   std::size_t fixed = c.verb == "signal" ? 2 : one_arg ? 1 : 0;
   std::string word;
   while (c.args.size() < fixed && in >> word) c.args.push_back(word);

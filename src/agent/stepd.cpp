@@ -258,7 +258,7 @@ void StepDaemon::reap_children() {
       // the others ended as Slurm's are: told on the step's stderr ("*** STEP ... CANCELLED AT"),
       // SIGCONT and SIGTERM, SIGKILL after KillWait.
       status_.reason = "task " + std::to_string(t.rank) + " exited " + t.exit.str() + " (--kill-on-bad-exit)";
-      termination_notice(JobState::kCancelled, false);
+      termination_notice(JobState::kCancelled, "");
       signal_processes(SIGCONT, false);
       signal_processes(SIGTERM, false);
       kill_ms_ = now_ms() + std::max<int64_t>(cfg_.kill_wait_ms, 0);
@@ -302,15 +302,20 @@ void StepDaemon::handle_command(const ControlCommand& c) {
   if (c.verb == "signal") {
     int sig = std::atoi(c.args[0].c_str());
     if (sig > 0 && sig < NSIG) signal_processes(sig, c.args[1] == "batch");
-  } else if (c.verb == "terminate" || c.verb == "end" || c.verb == "requeue" || c.verb == "kill") {
+  } else if (c.verb == "terminate" || c.verb == "end" || c.verb == "requeue" || c.verb == "preempt" ||
+             c.verb == "kill") {
     // terminate: a clean-up; end: a cancel or time limit, told on the
-    // step's stderr; requeue: told as one; kill: told, with SIGKILL at
-    // once (supervisor.hpp).
+    // step's stderr; requeue, preempt: told as one; kill: told, with
+    // SIGKILL at once (supervisor.hpp).
     auto state = parse_state(c.args[0]).value_or(JobState::kCancelled);
     // Said once, also when a quiet "terminate" came first: the controller
     // may tell a step to end both in a report's reply and by a call, and
     // either can arrive first.
-    if (c.verb != "terminate" && !notice_given_) termination_notice(state, c.verb == "requeue");
+    if (c.verb != "terminate" && !notice_given_) {
+      termination_notice(state, c.verb == "requeue" ? " DUE TO JOB REQUEUE"
+                                : c.verb == "preempt" ? " DUE TO PREEMPTION"
+                                                      : "");
+    }
     begin_termination(state, c.rest, c.verb == "kill");
   } else if (c.verb == "time_limit") {
     set_time_limit(std::max<int64_t>(0, std::atoll(c.args[0].c_str())));
@@ -331,7 +336,7 @@ void StepDaemon::handle_timers() {
   }
   if (deadline_ms_ > 0 && now >= deadline_ms_ && !end_state_) {
     deadline_ms_ = 0;
-    termination_notice(JobState::kTimeout, false);
+    termination_notice(JobState::kTimeout, "");
     begin_termination(JobState::kTimeout, "time limit of " + limit_text(status_.time_limit_s) + " reached");
   }
   if (sample_ms_ > 0 && now >= sample_ms_) {
@@ -368,9 +373,9 @@ void StepDaemon::begin_termination(JobState state, const std::string& reason, bo
 // file, or srun's stderr): "slurmstepd-cpu01: error: *** JOB 12 ON cpu01
 // CANCELLED AT 2026-12-06T05:50:12 ***", "*** STEP 12.0 ON cpu01 ... DUE
 // TO TIME LIMIT ***", "... DUE TO JOB REQUEUE ***" (Slurm 22.05 on the
-// anchor cluster), and when --kill-on-bad-exit ends the step's other tasks.
-// A lost node says nothing here.
-void StepDaemon::termination_notice(JobState state, bool requeue) {
+// anchor cluster), "... DUE TO PREEMPTION ***", and when --kill-on-bad-exit
+// ends the step's other tasks. A lost node says nothing here.
+void StepDaemon::termination_notice(JobState state, std::string_view why) {
   if (notice_fd_ < 0 || (state != JobState::kCancelled && state != JobState::kTimeout)) return;
   notice_given_ = true;
   const std::string& node = req_.alloc.node_name;
@@ -380,9 +385,7 @@ void StepDaemon::termination_notice(JobState state, bool requeue) {
   tm local{};
   if (localtime_r(&now, &local)) strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S", &local);
   write_all(notice_fd_, "slurmstepd-" + node + ": error: *** " + what + " ON " + node + " CANCELLED AT " + at +
-                            (state == JobState::kTimeout ? " DUE TO TIME LIMIT"
-                             : requeue                   ? " DUE TO JOB REQUEUE"
-                                                         : "") +
+                            std::string(state == JobState::kTimeout ? std::string_view(" DUE TO TIME LIMIT") : why) +
                             " ***\n");
 }
 

@@ -93,7 +93,8 @@ class StepDaemon {
   // `kill_now`: SIGKILL at once (scancel of one step) instead of SIGTERM
   // and SIGKILL after KillWait.
   void begin_termination(JobState state, const std::string& reason, bool kill_now = false);
-  void termination_notice(JobState state, bool requeue);
+  // `why`: " DUE TO JOB REQUEUE", " DUE TO PREEMPTION" or "" (a time limit says its own).
+  void termination_notice(JobState state, std::string_view why);
   void signal_processes(int sig, bool batch_shell_only);
   std::vector<pid_t> step_processes() const;
   bool all_tasks_ended() const;

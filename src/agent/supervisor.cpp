@@ -455,6 +455,7 @@ Status Supervisor::signal(const StepKey& key, int sig, SignalScope scope) {
 Status Supervisor::terminate(const StepKey& key, JobState state, const std::string& reason, Ending how) {
   const char* verb = how == Ending::kKillNow   ? "kill "
                      : how == Ending::kRequeue ? "requeue "
+                     : how == Ending::kPreempt ? "preempt "
                      : how == Ending::kNotice  ? "end "
                                                : "terminate ";
   return control(key, verb + std::string(state_name(state)) + " " + reason);

@@ -104,8 +104,9 @@ class Supervisor {
   // How terminate() ends a step: quietly (a clean-up), or as a cancel or
   // time limit the step's user is told of on its stderr (Slurm's "*** JOB
   // 12 ON cpu1 CANCELLED AT ... ***"), told as a requeue ("... DUE TO JOB
-  // REQUEUE ***"), or told with SIGKILL at once (scancel N.S).
-  enum class Ending { kQuiet, kNotice, kRequeue, kKillNow };
+  // REQUEUE ***"), as a preemption ("... DUE TO PREEMPTION ***"), or told
+  // with SIGKILL at once (scancel N.S).
+  enum class Ending { kQuiet, kNotice, kRequeue, kPreempt, kKillNow };
   // Ends a step the way Slurm does (SIGCONT+SIGTERM, KillWait, SIGKILL) and
   // records `state` (kCancelled, kTimeout, kNodeFail, ...) with `reason`.
   Status terminate(const StepKey& key, JobState state, const std::string& reason, Ending how = Ending::kQuiet);

@@ -66,7 +66,10 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     agent::StepKey watched{job, agent::kBatchStep};
     if (one) watched.step_id = req->step().step_id();
     using Ending = agent::Supervisor::Ending;
-    const Ending how = req->kill_now() ? Ending::kKillNow : req->requeue() ? Ending::kRequeue : Ending::kNotice;
+    const Ending how = req->kill_now()  ? Ending::kKillNow
+                       : req->preempt() ? Ending::kPreempt
+                       : req->requeue() ? Ending::kRequeue
+                                        : Ending::kNotice;
     auto end = [&] {
       return one ? d_.supervisor().terminate(watched, state, req->reason(), how)
                  : d_.supervisor().terminate_job(job, state, req->reason(), how);

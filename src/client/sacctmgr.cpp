@@ -299,9 +299,10 @@ std::vector<Row> qos_rows(const v1::GetAssociationsReply& a, const Command& c) {
            {"maxjobspu", count(cfg->max_jobs_per_user)},
            {"maxsubmitpu", count(cfg->max_submit_jobs_per_user)},
            {"id", std::to_string(q.id())}};
-    // Options Drover keeps without acting on (Preempt=: there is no preemption), shown as given.
+    // Options shown as given (those Drover keeps without acting on too).
     static const std::pair<const char*, const char*> kKept[] = {
         {"Preempt", "preempt"},         {"PreemptMode", "preemptmode"},     {"GraceTime", "gracetime"},
+        {"PreemptExemptTime", "preemptexempttime"},
         {"GrpTRESMins", "grptresmins"}, {"GrpTRESRunMins", "grptresrunmins"}, {"GrpWall", "grpwall"},
         {"MaxTRESMins", "maxtresmins"}, {"MaxTRESMinsPerJob", "maxtresmins"}, {"MaxTRESPerAccount", "maxtrespa"},
         {"MaxJobsPerAccount", "maxjobspa"}, {"MaxSubmitJobsPerAccount", "maxsubmitpa"}, {"MinTRESPerJob", "mintres"}};

@@ -101,6 +101,7 @@ core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster
   s.state = partition_state(p.state);
   s.priority_tier = p.priority_tier;
   s.priority_job_factor = p.priority_job_factor;
+  s.preempt_mode = preempt_mode_value(p.preempt_mode);
   s.exclusive = istarts_with(p.oversubscribe, "EXCLUSIVE");
   s.exclusive_user = p.exclusive_user;
   s.qos = p.qos;
@@ -116,6 +117,12 @@ core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster
   s.def_cpu_per_gpu = p.def_cpu_per_gpu;
   s.max_cpus_per_node = p.max_cpus_per_node;
   return s;
+}
+
+core::PreemptType preempt_type(const std::string& t) {
+  if (iequals(t, "preempt/qos")) return core::PreemptType::kQos;
+  if (iequals(t, "preempt/partition_prio")) return core::PreemptType::kPartitionPrio;
+  return core::PreemptType::kNone;
 }
 
 core::QosSpec qos_spec(const QosConfig& q) {
@@ -134,6 +141,9 @@ core::QosSpec qos_spec(const QosConfig& q) {
   s.usage_factor = q.usage_factor;
   s.deny_on_limit = q.deny_on_limit;
   s.no_reserve = q.no_reserve;
+  s.preempt = q.preempt;
+  s.preempt_mode = preempt_mode_value(q.preempt_mode);
+  s.preempt_exempt_time = q.preempt_exempt_time;
   return s;
 }
 
@@ -170,6 +180,19 @@ core::PriorityParams priority_params(const ClusterConfig& cfg) {
 
 core::QosSpec core_qos(const QosConfig& q) { return qos_spec(q); }
 
+core::PreemptMode preempt_mode_value(std::string_view written) {
+  // The mode that ends a job; GANG (time slicing) and WITHIN only qualify it.
+  bool gang = false;
+  for (const auto& m : split(written, ',')) {
+    if (iequals(m, "OFF")) return core::PreemptMode::kOff;
+    if (iequals(m, "CANCEL")) return core::PreemptMode::kCancel;
+    if (iequals(m, "REQUEUE")) return core::PreemptMode::kRequeue;
+    if (iequals(m, "SUSPEND")) return core::PreemptMode::kSuspend;
+    gang = gang || iequals(m, "GANG");
+  }
+  return gang ? core::PreemptMode::kGang : core::PreemptMode::kCluster;
+}
+
 Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg) {
   core::Cluster c;
   c.name = cfg.cluster_name;
@@ -184,6 +207,10 @@ Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg) {
   for (const QosConfig& q : cfg.qos) c.qos.push_back(qos_spec(q));
   c.priority = priority_params(cfg);
   c.sched = sched_params(cfg);
+  c.preempt.type = preempt_type(cfg.preempt_type);
+  c.preempt.mode = preempt_mode_value(cfg.preempt_mode);
+  if (c.preempt.mode == core::PreemptMode::kCluster) c.preempt.mode = core::PreemptMode::kOff;
+  c.preempt.exempt_time = cfg.preempt_exempt_time;
   c.def_cpu_per_gpu = cfg.def_cpu_per_gpu;
   c.def_mem_per_cpu_mb = cfg.def_mem_per_cpu_mb;
   c.def_mem_per_gpu_mb = cfg.def_mem_per_gpu_mb;

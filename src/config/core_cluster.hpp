@@ -15,5 +15,7 @@ namespace drover::config {
 Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg);
 // One QOS in the core's terms (sacctmgr's QOS go through here too).
 core::QosSpec core_qos(const QosConfig& q);
+// A PreemptMode as written ("REQUEUE", "SUSPEND,GANG"; "": kCluster).
+core::PreemptMode preempt_mode_value(std::string_view written);
 
 }  // namespace drover::config

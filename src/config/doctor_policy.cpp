@@ -3,9 +3,12 @@
 // starve small ones" (fix: QOS + multifactor priority with age decay).
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "common/site_script.hpp"
 #include "common/strings.hpp"
 #include "config/acct_gather.hpp"
+#include "config/core_cluster.hpp"
 #include "config/debug_levels.hpp"
 #include "config/exit_codes.hpp"
 #include "config/health_states.hpp"
@@ -229,6 +232,62 @@ void requeue_exit_codes(const Facts& f, Diagnostics& out) {
   }
 }
 
+// A PreemptMode Drover does not build: SUSPEND and GANG.
+bool mode_not_built(const std::string& mode) {
+  const core::PreemptMode m = preempt_mode_value(mode);
+  return m == core::PreemptMode::kSuspend || m == core::PreemptMode::kGang;
+}
+
+void mode_not_built_warning(Diagnostics& out, const SourceLoc& at, const std::string& where, const std::string& mode) {
+  out.add(Severity::kWarning, "preempt-mode-not-built", at, "PreemptMode",
+          where + "PreemptMode=" + mode + ": Drover does not build suspension or gang scheduling, so the jobs "
+              "this mode would preempt keep running",
+          "PreemptMode=REQUEUE (preempted jobs go back to the queue) or CANCEL (they end PREEMPTED)");
+}
+
+// Preemption settings that preempt nothing, or in a way Drover does not build.
+void preemption(const Facts& f, Diagnostics& out) {
+  const ClusterConfig& cfg = f.cfg;
+  const bool on = !iequals(cfg.preempt_type, "preempt/none");
+  if (on && mode_not_built(cfg.preempt_mode)) {
+    mode_not_built_warning(out, global_loc(cfg, "PreemptMode"), "", cfg.preempt_mode);
+  }
+  for (const auto& p : cfg.partitions) {
+    if (on && !p.preempt_mode.empty() && mode_not_built(p.preempt_mode)) {
+      mode_not_built_warning(out, key_loc(p.key_locs, "PreemptMode", p.loc), "partition " + p.name + ": ",
+                             p.preempt_mode);
+    }
+  }
+  bool qos_mode = false;
+  for (const auto& q : cfg.qos) {
+    qos_mode = qos_mode || (!q.preempt_mode.empty() && preempt_mode_value(q.preempt_mode) != core::PreemptMode::kOff);
+    if (on && !q.preempt_mode.empty() && mode_not_built(q.preempt_mode)) {
+      mode_not_built_warning(out, key_loc(q.key_locs, "PreemptMode", q.loc), "QOS " + q.name + ": ", q.preempt_mode);
+    }
+    for (const auto& name : q.preempt) {
+      if (cfg.find_qos(name)) continue;
+      out.add(Severity::kError, "preempt-unknown-qos", key_loc(q.key_locs, "Preempt", q.loc), "Preempt",
+              "QOS " + q.name + ": Preempt=" + join(q.preempt, ",") + " names QOS " + name + ", which is not defined",
+              "name QOS defined in qos.conf (or by sacctmgr add qos)");
+    }
+    if (!q.preempt.empty() && !iequals(cfg.preempt_type, "preempt/qos")) {
+      out.add(Severity::kWarning, "preempt-no-effect", key_loc(q.key_locs, "Preempt", q.loc), "Preempt",
+              "QOS " + q.name + ": Preempt=" + join(q.preempt, ",") + " has no effect while PreemptType=" +
+                  cfg.preempt_type,
+              "PreemptType=preempt/qos in slurm.conf");
+    }
+  }
+  const bool partition_mode = std::any_of(cfg.partitions.begin(), cfg.partitions.end(), [](const auto& p) {
+    return !p.preempt_mode.empty() && preempt_mode_value(p.preempt_mode) != core::PreemptMode::kOff;
+  });
+  const bool some_mode = iequals(cfg.preempt_type, "preempt/qos") ? qos_mode : partition_mode;
+  if (on && preempt_mode_value(cfg.preempt_mode) == core::PreemptMode::kOff && !some_mode) {
+    out.add(Severity::kWarning, "preempt-no-effect", global_loc(cfg, "PreemptType"), "PreemptType",
+            "PreemptType=" + cfg.preempt_type + " with PreemptMode=OFF preempts nothing",
+            "PreemptMode=REQUEUE or CANCEL");
+  }
+}
+
 }  // namespace
 
 void check_policy(const Facts& f, Diagnostics& out) {
@@ -241,6 +300,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   log_settings(f, out);
   requeue_exit_codes(f, out);
   whole_number_keys(f, out);
+  preemption(f, out);
 }
 
 }  // namespace drover::config::doctor

@@ -304,6 +304,44 @@ const std::vector<Case>& policy_cases() {
          b.cfg.passive_locs["KillOnBadExit"] = at("slurm.conf", 8);
        },
        {{E, "whole-number-expected", "slurm.conf:8", {"KillOnBadExit=yes is not a whole number"}, {}}}},
+      {"preemption by QOS: a mode not built, a QOS not defined",
+       [](ConfigBuilder& b) {
+         b.cfg.preempt_type = "preempt/qos";
+         b.global("PreemptType", "preempt/qos", 7);
+         b.cfg.preempt_mode = "SUSPEND,GANG";
+         b.global("PreemptMode", "SUSPEND,GANG", 8);
+         QosConfig& high = b.qos("high", 2);
+         high.preempt = {"normal", "scratch"};
+         high.key_locs["Preempt"] = at("qos.conf", 2, 30);
+       },
+       {{W, "preempt-mode-not-built", "slurm.conf:8",
+         {"PreemptMode=SUSPEND,GANG: Drover does not build suspension or gang scheduling", "keep running"}, {}},
+        {E, "preempt-unknown-qos", "qos.conf:2:30", {"QOS high: Preempt=normal,scratch names QOS scratch"}, {}}}},
+      {"preemption by QOS whose mode is OFF",
+       [](ConfigBuilder& b) {
+         b.cfg.preempt_type = "preempt/qos";
+         b.global("PreemptType", "preempt/qos", 7);
+         b.qos("high", 2).preempt = {"normal"};
+       },
+       {{W, "preempt-no-effect", "slurm.conf:7", {"PreemptType=preempt/qos with PreemptMode=OFF preempts nothing"},
+         {}}}},
+      {"preemption by QOS that preempts nothing, and a Preempt list without it",
+       [](ConfigBuilder& b) {
+         QosConfig& high = b.qos("high", 2);
+         high.preempt = {"normal"};
+         high.key_locs["Preempt"] = at("qos.conf", 2, 30);
+       },
+       {{W, "preempt-no-effect", "qos.conf:2:30",
+         {"QOS high: Preempt=normal has no effect while PreemptType=preempt/none"}, {}}}},
+      {"preemption by QOS with REQUEUE: nothing to say",
+       [](ConfigBuilder& b) {
+         b.cfg.preempt_type = "preempt/qos";
+         b.global("PreemptType", "preempt/qos", 7);
+         b.cfg.preempt_mode = "REQUEUE";
+         b.global("PreemptMode", "REQUEUE", 8);
+         b.qos("high", 2).preempt = {"normal"};
+       },
+       {}},
       {"prolog and epilog that cannot run",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["Prolog"] = "/nonexistent/drover/prolog.sh";

@@ -31,7 +31,7 @@ const char* const kPassiveGlobals[] = {
       "LogTimeFormat", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
       "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
-      "PowerPlugin", "PreemptExemptTime", "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
+      "PowerPlugin", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
       "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
@@ -349,6 +349,16 @@ std::vector<KeyDef<C>> make_global_keys() {
       choice<C>("SchedulerType", &C::scheduler_type, {"sched/backfill", "sched/builtin"},
                 "sched/backfill: small jobs fill holes without delaying reserved ones; sched/builtin: strict FCFS by priority."),
       scheduler_parameters_key(),
+      choice<C>("PreemptType", &C::preempt_type, {"preempt/none", "preempt/qos", "preempt/partition_prio"},
+                "preempt/qos: a pending job may end running jobs of the QOS its own QOS lists (Preempt=); "
+                "preempt/partition_prio: of partitions with a lower PriorityTier; preempt/none: never."),
+      preempt_mode<C>(&C::preempt_mode,
+                      "How preempted jobs end: CANCEL (PREEMPTED), REQUEUE (back to the queue; a job that may not "
+                      "be requeued is cancelled), OFF. SUSPEND and GANG are not built: jobs they would preempt "
+                      "keep running.",
+                      false),
+      time_limit<C>("PreemptExemptTime", &C::preempt_exempt_time,
+                    "A job that has run less than this is not preempted."),
       choice<C>("PriorityType", &C::priority_type, {"priority/basic", "priority/multifactor"},
                 "priority/basic: FIFO order; priority/multifactor: weighted age, fair-share, size, partition, QOS and TRES."),
       integer<C>("PriorityWeightAge", &C::priority_weight_age, 0, kMaxWeight, "Weight of the age factor."),

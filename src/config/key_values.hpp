@@ -163,6 +163,24 @@ KeyDef<T> flag_list(std::string name, M T::*field, std::vector<std::string> choi
               });
 }
 
+// PreemptMode: a comma list of OFF, CANCEL, REQUEUE, SUSPEND, GANG and
+// WITHIN, stored upper case; where `cluster_ok` (a QOS), CLUSTER clears it
+// (the cluster's mode applies), as sacctmgr shows an unset one.
+template <class T>
+KeyDef<T> preempt_mode(std::string T::*field, std::string doc, bool cluster_ok) {
+  std::vector<std::string> modes = {"OFF", "CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN"};
+  if (cluster_ok) modes.push_back("CLUSTER");
+  std::string values = "comma-separated: " + choices_text(modes);
+  return bind_field<T>("PreemptMode", std::move(values), std::move(doc), field,
+                       [modes](std::string_view s) -> Result<std::string> {
+                         auto v = parse_choice_list(s, modes, "modes");
+                         if (!v) return v.error();
+                         if (v->size() == 1 && v->front() == "CLUSTER") return std::string();
+                         return join(*v, ",");
+                       },
+                       [](const std::string& v) { return v; });
+}
+
 template <class T>
 KeyDef<T> tres(std::string name, TresMap T::*field, std::string doc) {
   return bind_field<T>(std::move(name), "TRES list: cpu=N,mem=SIZE,node=N,gres/gpu[:type]=N,license/NAME=N", std::move(doc),

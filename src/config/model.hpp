@@ -66,6 +66,7 @@ struct PartitionConfig {
   std::string state = "UP";         // UP | DOWN | DRAIN | INACTIVE
   uint32_t priority_tier = 1;
   uint32_t priority_job_factor = 1;
+  std::string preempt_mode;         // PreemptMode= as written (upper case); "": the cluster's
   std::string oversubscribe = "NO"; // NO | YES[:N] | FORCE[:N] | EXCLUSIVE
   std::string qos;                  // QOS= (partition QOS)
   std::vector<std::string> allow_qos;       // empty: ALL
@@ -128,6 +129,9 @@ struct QosConfig {
   bool deny_on_limit = false;
   bool no_reserve = false;
   std::string description;
+  std::vector<std::string> preempt;       // Preempt=: QOS names its jobs may preempt
+  std::string preempt_mode;               // PreemptMode= (upper case); "": the cluster's
+  std::optional<Seconds> preempt_exempt_time;
   SourceLoc loc;
   KeyLocs key_locs;
 };
@@ -166,6 +170,9 @@ struct ClusterConfig {
   std::string select_type_parameters = "CR_Core_Memory";
   std::string scheduler_type = "sched/backfill";
   SchedulerParams sched;
+  std::string preempt_type = "preempt/none";
+  std::string preempt_mode = "OFF";       // as written, upper case: OFF, CANCEL, REQUEUE, SUSPEND[,GANG], GANG
+  Seconds preempt_exempt_time = 0;
   std::string priority_type = "priority/basic";
   uint32_t priority_weight_age = 0;
   uint32_t priority_weight_fairshare = 0;

@@ -11,7 +11,7 @@ using namespace keys;
 
 const char* const kPassivePartitionKeys[] = {
     "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "GraceTime", "LLN", "OverTimeLimit",
-    "PreemptMode", "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "SuspendTime",
+    "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "SuspendTime",
     "SuspendTimeout",
 };
 
@@ -92,6 +92,10 @@ std::vector<KeyDef<P>> make_partition_keys() {
       integer<P>("PriorityJobFactor", &P::priority_job_factor, 0, 65533,
                  "The partition factor of multifactor priority (normalised by the largest)."),
       legacy_priority(),
+      preempt_mode<P>(&P::preempt_mode,
+                      "How jobs of this partition are preempted under preempt/partition_prio (unset: the cluster's "
+                      "PreemptMode): CANCEL, REQUEUE or OFF (never).",
+                      false),
       oversubscribe(),
       text<P>("QOS", &P::qos, "QOS whose limits also apply to every job of the partition.", "QOS name"),
       name_list<P>("AllowQos", &P::allow_qos, "QOS that may run here.", true),

@@ -23,7 +23,7 @@ const char* const kPassiveQosKeys[] = {
     "GraceTime", "GrpTRESMins", "GrpTRESRunMins", "GrpWall", "LimitFactor", "MaxJobsAccruePerAccount",
     "MaxJobsAccruePerUser", "MaxJobsPerAccount", "MaxSubmitJobsPerAccount", "MaxTRESMinsPerJob",
     "MaxTRESPerAccount", "MaxTRESRunMinsPerAccount", "MaxTRESRunMinsPerUser", "MinPrioThreshold",
-    "MinTRESPerJob", "Preempt", "PreemptExemptTime", "PreemptMode", "UsageThreshold", "MaxTRESMins",
+    "MinTRESPerJob", "UsageThreshold", "MaxTRESMins",
 };
 
 KeyDef<Q> flags() {
@@ -64,6 +64,14 @@ std::vector<KeyDef<Q>> make_qos_keys() {
       bind_field<Q>("UsageFactor", "number from 0 to 1000000", "Multiplies the usage its jobs are charged in fair-share.",
               &Q::usage_factor, [](std::string_view s) { return parse_real_value(s, 0, 1000000); }, show_real),
       flags(),
+      name_list<Q>("Preempt", &Q::preempt,
+                   "QOS whose running jobs the jobs of this QOS may preempt (PreemptType=preempt/qos)."),
+      preempt_mode<Q>(&Q::preempt_mode,
+                      "How the jobs of this QOS are preempted under preempt/qos (unset, or CLUSTER: the cluster's "
+                      "PreemptMode): CANCEL, REQUEUE or OFF (never).",
+                      true),
+      time_limit_opt<Q>("PreemptExemptTime", &Q::preempt_exempt_time,
+                        "A job of this QOS that has run less than this is not preempted (unset: the cluster's)."),
       text<Q>("Description", &Q::description, "Free text.", "text (quote it when it has spaces)")
   );
 }

@@ -57,6 +57,26 @@ struct NodeSpec {
   bool has_feature(std::string_view f) const;
 };
 
+// Which running jobs a job may preempt, as Slurm's preempt/ plugins.
+enum class PreemptType : uint8_t {
+  kNone,           // preempt/none
+  kQos,            // preempt/qos: a job's QOS lists (Preempt=) the QOS it may preempt
+  kPartitionPrio,  // preempt/partition_prio: jobs of partitions of a lower PriorityTier
+};
+
+// How a preempted job ends. kCluster: not set here (a QOS's or a
+// partition's), the cluster's applies. kSuspend and kGang are Slurm's modes
+// that Drover does not build: a job they would preempt is not preempted
+// (`drover config check` says so).
+enum class PreemptMode : uint8_t { kCluster, kOff, kCancel, kRequeue, kSuspend, kGang };
+
+// slurm.conf's global preemption settings.
+struct PreemptPolicy {
+  PreemptType type = PreemptType::kNone;
+  PreemptMode mode = PreemptMode::kOff;
+  Seconds exempt_time = 0;  // PreemptExemptTime: a job that has run less is not preempted
+};
+
 enum class PartitionState { kUp, kDown, kDrain, kInactive };
 
 struct PartitionSpec {
@@ -69,6 +89,7 @@ struct PartitionSpec {
   int64_t min_nodes = 0;
   PartitionState state = PartitionState::kUp;
   uint32_t priority_tier = 1;
+  PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= (preempt/partition_prio)
   uint32_t priority_job_factor = 1;
   bool exclusive = false;               // OverSubscribe=EXCLUSIVE: every job takes whole nodes
   bool exclusive_user = false;
@@ -99,6 +120,9 @@ struct QosSpec {
   double usage_factor = 1.0;
   bool deny_on_limit = false;   // Flags=DenyOnLimit: a job over a per-job limit is refused at submit
   bool no_reserve = false;      // Flags=NoReserve: its jobs get no reservation in the backfill plan
+  std::vector<std::string> preempt;                  // Preempt=: the QOS its jobs may preempt (preempt/qos)
+  PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= of its jobs (preempt/qos)
+  std::optional<Seconds> preempt_exempt_time;        // PreemptExemptTime= of its jobs
 };
 
 // An association's limits (sacctmgr's, on an account or on a user in an
@@ -166,6 +190,7 @@ struct Cluster {
   std::vector<AssocLimitSpec> assocs;  // empty unless association limits are enforced (set_assocs)
   PriorityParams priority;
   SchedParams sched;
+  PreemptPolicy preempt;
   std::optional<int64_t> def_cpu_per_gpu;  // DefCpuPerGPU, when the partition sets none
   std::optional<int64_t> def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
   std::optional<int64_t> max_mem_per_cpu_mb, max_mem_per_node_mb;

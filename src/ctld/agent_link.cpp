@@ -219,6 +219,7 @@ void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> af
       c->req.set_reason(cmd.reason);
       c->req.set_kill_now(cmd.kill_now);
       c->req.set_requeue(cmd.requeue);
+      c->req.set_preempt(cmd.preempt);
       if (cmd.step_id >= 0) {
         c->req.mutable_step()->set_job_id(cmd.job_id);
         c->req.mutable_step()->set_step_id(cmd.step_id);

@@ -38,6 +38,9 @@ std::map<std::string, std::string> qos_settings(const config::QosConfig& q) {
   if (q.usage_factor != 1.0) s["UsageFactor"] = fmt::format("{}", q.usage_factor);
   if (!q.flags.empty()) s["Flags"] = join(q.flags, ",");
   if (!q.description.empty()) s["Description"] = q.description;
+  if (!q.preempt.empty()) s["Preempt"] = join(q.preempt, ",");
+  if (!q.preempt_mode.empty()) s["PreemptMode"] = q.preempt_mode;
+  if (q.preempt_exempt_time) s["PreemptExemptTime"] = format_duration_hms(*q.preempt_exempt_time);
   return s;
 }
 
@@ -357,6 +360,19 @@ Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest&
         auto it = std::find(l->begin(), l->end(), n);
         if (it != l->end()) l->erase(it), put_account(a, b);
       }
+      // Nor may the others preempt it any more.
+      for (auto& [_, q] : qos_) {
+        auto it = q.settings().find("Preempt");
+        if (it == q.settings().end()) continue;
+        std::vector<std::string> list = qos_list(it->second);
+        if (std::erase(list, n) == 0) continue;
+        if (list.empty()) {
+          q.mutable_settings()->erase("Preempt");
+        } else {
+          (*q.mutable_settings())["Preempt"] = join(list, ",");
+        }
+        put_qos(q, b);
+      }
     }
     if (touched.empty()) return nothing(req.verb());
     c.lines.push_back(" Deleting QOS(s)...");
@@ -364,7 +380,13 @@ Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest&
     return c;
   }
   std::map<std::string, std::string> canonical;  // key as qos.conf spells it -> value
+  std::optional<std::pair<char, std::string>> preempt;  // Preempt=, Preempt+= or Preempt-=: names of QOS
   for (const auto& [k, v] : req.set()) {
+    const std::string lower = to_lower(k);
+    if (lower == "preempt" || lower == "preempt+" || lower == "preempt-") {
+      preempt.emplace(lower == "preempt" ? '=' : lower.back(), v);
+      continue;
+    }
     auto key = canonical_qos_key(k);
     if (!key) return key.error();
     canonical[*key] = v;
@@ -385,6 +407,17 @@ Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest&
         (*r.mutable_settings())[key] = v;
       }
     }
+    if (preempt) {
+      auto had = r.settings().find("Preempt");
+      auto list = edit_qos_list(had == r.settings().end() ? std::vector<std::string>{} : qos_list(had->second),
+                                preempt->first, preempt->second);
+      if (!list) return list.error();
+      if (list->empty()) {
+        r.mutable_settings()->erase("Preempt");
+      } else {
+        (*r.mutable_settings())["Preempt"] = join(*list, ",");
+      }
+    }
     if (auto ok = qos_config(r); !ok) return ok.error();
     qos_[n] = r;
     put_qos(r, b);
@@ -395,6 +428,9 @@ Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest&
   c.lines.push_back(req.verb() == "add" ? " Adding QOS(s)" : " Modified qos...");
   c.lines.insert(c.lines.end(), touched.begin(), touched.end());
   if (req.verb() == "add") {
+    if (auto it = qos_[last].settings().find("Preempt"); preempt && it != qos_[last].settings().end()) {
+      canonical["Preempt"] = it->second;
+    }
     auto s = qos_settings_lines(last, canonical);
     c.lines.insert(c.lines.end(), s.begin(), s.end());
   }

@@ -45,15 +45,22 @@ core::Explanation CoreBridge::explain(const core::CycleInput& in, const core::Jo
   return scheduler_->scheduler.explain(in, job);
 }
 
+core::Scheduler& CoreBridge::trial_scheduler() {
+  if (!trial_) trial_ = std::make_unique<SchedulerHolder>(cluster_);
+  return trial_->scheduler;
+}
+
 void CoreBridge::set_qos(std::vector<core::QosSpec> qos) {
   cluster_.qos = std::move(qos);
   scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
+  trial_.reset();
 }
 
 void CoreBridge::set_assocs(std::vector<core::AssocLimitSpec> assocs) {
   if (assocs.empty() && cluster_.assocs.empty()) return;
   cluster_.set_assocs(std::move(assocs));
   scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
+  trial_.reset();
 }
 
 int32_t CoreBridge::find_partition(std::string_view name) const { return cluster_.find_partition(name); }

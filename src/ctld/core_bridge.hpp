@@ -28,6 +28,9 @@ class CoreBridge {
   Result<core::RequestSummary> summarize(const core::JobSpec& job, int32_t partition) const;
   core::CycleResult run_cycle(const core::CycleInput& in, core::PassKind pass);
   core::Explanation explain(const core::CycleInput& in, const core::JobSpec& job);
+  // A Scheduler apart from the cycles' for what-if cycles (preemption
+  // trials), so that they do not upset the state the cycles keep.
+  core::Scheduler& trial_scheduler();
   // The reason word squeue shows ("Resources", "JobHeldUser").
   static std::string reason_name(core::Reason r);
   // Which implementation answers ("interim first-fit" or "core").
@@ -48,6 +51,7 @@ class CoreBridge {
   core::Cluster cluster_;
   struct SchedulerHolder;
   std::unique_ptr<SchedulerHolder> scheduler_;
+  std::unique_ptr<SchedulerHolder> trial_;
 };
 
 }  // namespace drover::ctld

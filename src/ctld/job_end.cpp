@@ -42,6 +42,8 @@ void ControllerState::finish_job(Job& j, v1::JobState st, int exit_code, int exi
   r.set_reason(reason ? reason : end_reason(r.state()));
   r.set_completing(false);
   r.set_configuring(false);
+  // Preempted (CANCEL): 0:0 however its script ended, as Slurm 22.05's.
+  if (!was_running && r.state() == v1::PREEMPTED) exit_code = exit_signal = 0;
   r.set_exit_code(exit_code);
   r.set_exit_signal(exit_signal);
   if (!why.empty()) r.set_state_desc(why);
@@ -152,14 +154,15 @@ void ControllerState::return_to_queue(Job& j, int64_t now, Effects& fx, int exit
 }
 
 // The run a requeue ends, kept for sacct -D as Slurm's database keeps it: the
-// job as it ran, REQUEUED 0:0 with its batch step CANCELLED 0:15 (REQUEUED
-// and FAILED with `exit_code`, the script's, for RequeueExit), and its srun
-// steps; the next run starts its step ids again from 0.
+// job as it ran, REQUEUED 0:0 (PREEMPTED 0:0 when a preemption requeued it)
+// with its batch step CANCELLED 0:15 (REQUEUED and FAILED with `exit_code`,
+// the script's, for RequeueExit), and its srun steps; the next run starts
+// its step ids again from 0.
 void ControllerState::record_requeued_run(Job& j, int64_t now, Effects& fx, int exit_code) {
   const v1::JobRecord& r = j.rec;
   if (r.start_time() <= 0 || r.state() == v1::PENDING) return;
   v1::JobRecord run = r;
-  run.set_state(v1::REQUEUED);
+  run.set_state(r.preempted() ? v1::PREEMPTED : v1::REQUEUED);
   run.set_completing(false);
   if (run.end_time() <= 0) run.set_end_time(now);
   run.set_exit_code(exit_code);

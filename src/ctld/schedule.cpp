@@ -220,6 +220,11 @@ void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
     pc.last_reserved = result.stats.reserved;
     apply_cycle(result, pass, now, fx);
     node_reasons(result, now);
+    if (auto preempting = preemptors(result, now); !preempting.empty()) {
+      CycleInputs after = cycle_inputs(now);  // with this pass's starts
+      after.outside(reservations_, now);
+      preempt_for(preempting, after.input(now), fx);
+    }
     const bool full = pass == core::PassKind::kFull;
     if ((full && log_flag(config::flag_backfill())) || log_enabled(config::kLogDebug)) {
       fx.log.emplace_back(config::kLogInfo,
@@ -507,6 +512,7 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   if (r.eligible_time() == 0) r.set_eligible_time(now);
   j->time_mails_sent = 0;
   r.set_warn_sent(false);
+  r.set_preempted(false);
   mail_event(*j, kMailBegin, now, fx);
   j->planned_start = 0;
   j->sched_nodes.clear();

@@ -134,6 +134,7 @@ struct AgentCommand {
   bool every_step = false;    // kSignal: every step of the job on the node (suspend, resume)
   bool kill_now = false;      // kTerminate: SIGKILL at once (scancel N.S)
   bool requeue = false;       // kTerminate: the job is requeued (its notice says so)
+  bool preempt = false;       // kTerminate: the job is preempted (its notice says so)
   int64_t time_limit_s = 0;   // kSetTimeLimit
   v1::EpilogOrder epilog;     // kEpilog
 };
@@ -479,6 +480,17 @@ class ControllerState {
   // ended first (end_running); it is PENDING at once, and COMPLETING until
   // its batch host reports the script's end.
   void requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx);
+  // Preemption after a pass (preempt.cpp): pending jobs the pass left
+  // waiting on resources end the running jobs they may preempt and need gone.
+  // The jobs a pass left waiting on resources that may preempt some job (a few).
+  std::vector<core::JobId> preemptors(const core::CycleResult& result, int64_t now);
+  int64_t preempt_generation() const;  // moves when a job starts or ends
+  // `in`: the running jobs after the pass's starts.
+  void preempt_for(const std::vector<core::JobId>& preemptors, const core::CycleInput& in, Effects& fx);
+  std::pair<int32_t, uint32_t> preempt_rights(const Job& j) const;
+  void preempt_job(Job& victim, core::PreemptMode mode, const Job& by, int64_t now, Effects& fx);
+  // Jobs it preempted still hold their resources (their processes ending).
+  bool waits_for_preempted(core::JobId id);
   // scontrol suspend/resume of a started job (see job_end.cpp).
   void suspend_job(Job& j, int64_t now, Effects& fx);
   void resume_job(Job& j, int64_t now, Effects& fx);
@@ -753,6 +765,12 @@ class ControllerState {
     int64_t ended = 0;
   };
   std::map<core::JobId, RequeuedRun> requeued_runs_;
+  // A job that preempted others -> those jobs, while it waits for them to
+  // be gone (not durable: after a restart it may preempt again).
+  std::map<core::JobId, std::vector<core::JobId>> preempting_;
+  // A job no preemption would let start: (preempt_generation(), when), to
+  // try it again only once something changed.
+  std::map<core::JobId, std::pair<int64_t, int64_t>> preempt_failed_;
   AccountingDb acct_;
   core::FairShareFactors fairshare_;
   // Decayed usage per (account, user): CPU-seconds times the QOS

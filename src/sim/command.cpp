@@ -226,6 +226,13 @@ Result<core::Cluster> load_cluster(const std::string& flag_value) {
   }
   auto cluster = config::build_core_cluster(*cfg);
   if (!cluster) return make_error(fmt::format("{}: {}", path, cluster.error().message));
+  if (cluster->preempt.type != core::PreemptType::kNone) {
+    // Said, not hidden: the replay is that of the configuration without preemption.
+    std::fprintf(stderr,
+                 "drover sim: warning: %s: PreemptType=%s: the simulator does not preempt (only the controller "
+                 "does); this replay runs it as if PreemptType=preempt/none\n",
+                 path.c_str(), cfg->preempt_type.c_str());
+  }
   return std::move(*cluster);
 }
 

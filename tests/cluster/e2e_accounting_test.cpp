@@ -23,14 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string sacct_p(const TestCluster& c, const std::vector<std::string>& args) {
-  std::vector<std::string> a{"-P", "-n"};
-  a.insert(a.end(), args.begin(), args.end());
-  auto r = c.run("sacct", a);
-  EXPECT_EQ(r.rc, 0) << r.err;
-  return r.out;
-}
-
 TEST(Accounting, SacctListsJobsStepsAndKeepsThemAcrossARestart) {
   ClusterDef def = small_cluster();
   def.extra = {"MinJobAge=2"};

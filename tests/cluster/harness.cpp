@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -90,6 +92,14 @@ std::vector<std::string> lines_of(const std::string& text) {
     if (!l.empty()) out.push_back(l);
   }
   return out;
+}
+
+std::string sacct_p(const TestCluster& c, const std::vector<std::string>& args) {
+  std::vector<std::string> a{"-P", "-n"};
+  a.insert(a.end(), args.begin(), args.end());
+  auto r = c.run("sacct", a);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  return r.out;
 }
 
 std::string read_file(const std::string& path) {

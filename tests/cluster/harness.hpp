@@ -131,6 +131,8 @@ bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds tim
 std::string read_file(const std::string& path);
 // The non-empty lines of a command's output.
 std::vector<std::string> lines_of(const std::string& text);
+// `sacct -P -n ARGS`'s output (a non-zero exit fails the test).
+std::string sacct_p(const TestCluster& c, const std::vector<std::string>& args);
 
 // A local user for the multi-user tests, created with useradd when running
 // as root (nullopt otherwise: the test skips).
