@@ -285,7 +285,7 @@ std::vector<Row> qos_rows(const v1::GetAssociationsReply& a, const Command& c) {
     r.v = {{"name", q.name()},
            {"description", cfg->description.empty() ? q.name() : cfg->description},
            {"priority", std::to_string(cfg->priority)},
-           {"gracetime", "00:00:00"},
+           {"gracetime", format_duration_hms(cfg->grace_time)},
            {"preemptmode", "cluster"},
            {"flags", join(cfg->flags, ",")},
            {"usagefactor", fmt::format("{:.6f}", cfg->usage_factor)},
@@ -301,7 +301,7 @@ std::vector<Row> qos_rows(const v1::GetAssociationsReply& a, const Command& c) {
            {"id", std::to_string(q.id())}};
     // Options shown as given (those Drover keeps without acting on too).
     static const std::pair<const char*, const char*> kKept[] = {
-        {"Preempt", "preempt"},         {"PreemptMode", "preemptmode"},     {"GraceTime", "gracetime"},
+        {"Preempt", "preempt"},         {"PreemptMode", "preemptmode"},
         {"PreemptExemptTime", "preemptexempttime"},
         {"GrpTRESMins", "grptresmins"}, {"GrpTRESRunMins", "grptresrunmins"}, {"GrpWall", "grpwall"},
         {"MaxTRESMins", "maxtresmins"}, {"MaxTRESMinsPerJob", "maxtresmins"}, {"MaxTRESPerAccount", "maxtrespa"},

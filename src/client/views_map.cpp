@@ -459,6 +459,7 @@ cli::PartitionView partition_view(const v1::PartitionInfo& p) {
   v.priority_job_factor = p.priority_job_factor();
   v.priority_tier = p.priority_tier();
   if (!p.preempt_mode().empty()) v.preempt_mode = p.preempt_mode();
+  v.grace_time = p.grace_time_s();
   v.def_mem_per_cpu_mb = p.def_mem_per_cpu_mb();
   v.def_mem_per_node_mb = p.def_mem_per_node_mb();
   v.max_mem_per_cpu_mb = p.max_mem_per_cpu_mb();

@@ -102,6 +102,7 @@ core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster
   s.priority_tier = p.priority_tier;
   s.priority_job_factor = p.priority_job_factor;
   s.preempt_mode = preempt_mode_value(p.preempt_mode);
+  s.grace_time = p.grace_time;
   s.exclusive = istarts_with(p.oversubscribe, "EXCLUSIVE");
   s.exclusive_user = p.exclusive_user;
   s.qos = p.qos;
@@ -144,6 +145,7 @@ core::QosSpec qos_spec(const QosConfig& q) {
   s.preempt = q.preempt;
   s.preempt_mode = preempt_mode_value(q.preempt_mode);
   s.preempt_exempt_time = q.preempt_exempt_time;
+  s.grace_time = q.grace_time;
   return s;
 }
 

@@ -192,8 +192,8 @@ INSTANTIATE_TEST_SUITE_P(
         DiagCase{"unknown_key", "Name=a MaxWal=10",
                  {"qos.conf:1:8: warning: unknown key \"MaxWal\" in qos.conf (ignored); did you mean MaxWall? "
                   "[unknown-key]\n    fix: write MaxWall=..., or remove the key"}},
-        DiagCase{"passive_key", "Name=a GraceTime=60",
-                 {"qos.conf:1:8: info: accepted, no effect in Drover: GraceTime [key-no-effect]"}},
+        DiagCase{"passive_key", "Name=a UsageThreshold=0.5",
+                 {"qos.conf:1:8: info: accepted, no effect in Drover: UsageThreshold [key-no-effect]"}},
         DiagCase{"bad_preempt_mode", "Name=a PreemptMode=SOMETIMES",
                  {"qos.conf:1:20: error: invalid value \"SOMETIMES\" for PreemptMode: expected comma-separated "
                   "modes from OFF, CANCEL, REQUEUE, SUSPEND, GANG, WITHIN or CLUSTER [bad-value]"}}),

@@ -181,6 +181,21 @@ KeyDef<T> preempt_mode(std::string T::*field, std::string doc, bool cluster_ok) 
                        [](const std::string& v) { return v; });
 }
 
+// GraceTime: seconds as a plain number (Slurm's unit here), or [D-]HH:MM:SS.
+template <class T>
+KeyDef<T> grace_time(Seconds T::*field, std::string doc) {
+  return bind_field<T>("GraceTime", "seconds, or [D-]HH:MM:SS", std::move(doc), field,
+                       [](std::string_view s) -> Result<Seconds> {
+                         if (!s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos) {
+                           return parse_int_value(s, 0, 365LL * 86400, false);
+                         }
+                         auto t = parse_time_value(s);
+                         if (!t || *t == kInfinite) return make_error("expected seconds, or [D-]HH:MM:SS");
+                         return *t;
+                       },
+                       [](Seconds v) { return v > 0 ? show_time(v) : std::string(); });
+}
+
 template <class T>
 KeyDef<T> tres(std::string name, TresMap T::*field, std::string doc) {
   return bind_field<T>(std::move(name), "TRES list: cpu=N,mem=SIZE,node=N,gres/gpu[:type]=N,license/NAME=N", std::move(doc),

@@ -67,6 +67,7 @@ struct PartitionConfig {
   uint32_t priority_tier = 1;
   uint32_t priority_job_factor = 1;
   std::string preempt_mode;         // PreemptMode= as written (upper case); "": the cluster's
+  Seconds grace_time = 0;           // GraceTime= (seconds) a preempted job of it gets
   std::string oversubscribe = "NO"; // NO | YES[:N] | FORCE[:N] | EXCLUSIVE
   std::string qos;                  // QOS= (partition QOS)
   std::vector<std::string> allow_qos;       // empty: ALL
@@ -132,6 +133,7 @@ struct QosConfig {
   std::vector<std::string> preempt;       // Preempt=: QOS names its jobs may preempt
   std::string preempt_mode;               // PreemptMode= (upper case); "": the cluster's
   std::optional<Seconds> preempt_exempt_time;
+  Seconds grace_time = 0;                 // GraceTime= (seconds) a preempted job of it gets
   SourceLoc loc;
   KeyLocs key_locs;
 };

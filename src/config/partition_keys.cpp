@@ -10,7 +10,7 @@ using P = PartitionConfig;
 using namespace keys;
 
 const char* const kPassivePartitionKeys[] = {
-    "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "GraceTime", "LLN", "OverTimeLimit",
+    "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "LLN", "OverTimeLimit",
     "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "SuspendTime",
     "SuspendTimeout",
 };
@@ -96,6 +96,9 @@ std::vector<KeyDef<P>> make_partition_keys() {
                       "How jobs of this partition are preempted under preempt/partition_prio (unset: the cluster's "
                       "PreemptMode): CANCEL, REQUEUE or OFF (never).",
                       false),
+      grace_time<P>(&P::grace_time,
+                    "Under preempt/partition_prio, a preempted job of this partition gets SIGTERM at once and is "
+                    "requeued or cancelled this long after."),
       oversubscribe(),
       text<P>("QOS", &P::qos, "QOS whose limits also apply to every job of the partition.", "QOS name"),
       name_list<P>("AllowQos", &P::allow_qos, "QOS that may run here.", true),

@@ -20,7 +20,7 @@ const std::vector<std::string> kFlags = {
 
 // sacctmgr QOS options that Drover accepts without acting on.
 const char* const kPassiveQosKeys[] = {
-    "GraceTime", "GrpTRESMins", "GrpTRESRunMins", "GrpWall", "LimitFactor", "MaxJobsAccruePerAccount",
+    "GrpTRESMins", "GrpTRESRunMins", "GrpWall", "LimitFactor", "MaxJobsAccruePerAccount",
     "MaxJobsAccruePerUser", "MaxJobsPerAccount", "MaxSubmitJobsPerAccount", "MaxTRESMinsPerJob",
     "MaxTRESPerAccount", "MaxTRESRunMinsPerAccount", "MaxTRESRunMinsPerUser", "MinPrioThreshold",
     "MinTRESPerJob", "UsageThreshold", "MaxTRESMins",
@@ -70,6 +70,9 @@ std::vector<KeyDef<Q>> make_qos_keys() {
                       "How the jobs of this QOS are preempted under preempt/qos (unset, or CLUSTER: the cluster's "
                       "PreemptMode): CANCEL, REQUEUE or OFF (never).",
                       true),
+      grace_time<Q>(&Q::grace_time,
+                    "Under preempt/qos, a preempted job of this QOS gets SIGTERM at once and is requeued or "
+                    "cancelled this long after."),
       time_limit_opt<Q>("PreemptExemptTime", &Q::preempt_exempt_time,
                         "A job of this QOS that has run less than this is not preempted (unset: the cluster's)."),
       text<Q>("Description", &Q::description, "Free text.", "text (quote it when it has spaces)")

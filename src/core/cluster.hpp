@@ -90,6 +90,7 @@ struct PartitionSpec {
   PartitionState state = PartitionState::kUp;
   uint32_t priority_tier = 1;
   PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= (preempt/partition_prio)
+  Seconds grace_time = 0;                            // GraceTime= (preempt/partition_prio)
   uint32_t priority_job_factor = 1;
   bool exclusive = false;               // OverSubscribe=EXCLUSIVE: every job takes whole nodes
   bool exclusive_user = false;
@@ -123,6 +124,7 @@ struct QosSpec {
   std::vector<std::string> preempt;                  // Preempt=: the QOS its jobs may preempt (preempt/qos)
   PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= of its jobs (preempt/qos)
   std::optional<Seconds> preempt_exempt_time;        // PreemptExemptTime= of its jobs
+  Seconds grace_time = 0;                            // GraceTime= of its jobs (preempt/qos)
 };
 
 // An association's limits (sacctmgr's, on an account or on a user in an

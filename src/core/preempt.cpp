@@ -54,6 +54,17 @@ PreemptMode preempt_mode_of(const Cluster& c, int32_t qos, int32_t partition) {
   return own == PreemptMode::kCluster ? c.preempt.mode : own;
 }
 
+Seconds preempt_grace_of(const Cluster& c, int32_t qos, int32_t partition) {
+  if (c.preempt.type == PreemptType::kQos && qos >= 0 && static_cast<size_t>(qos) < c.qos.size()) {
+    return c.qos[static_cast<size_t>(qos)].grace_time;
+  }
+  if (c.preempt.type == PreemptType::kPartitionPrio && partition >= 0 &&
+      static_cast<size_t>(partition) < c.partitions.size()) {
+    return c.partitions[static_cast<size_t>(partition)].grace_time;
+  }
+  return 0;
+}
+
 bool may_preempt(const Cluster& c, int32_t by_qos, uint32_t by_tier, const RunningJob& r, Time now) {
   const bool qos_known = r.qos >= 0 && static_cast<size_t>(r.qos) < c.qos.size();
   switch (c.preempt.type) {

@@ -18,6 +18,11 @@ namespace drover::core {
 // (kOff, kCancel, kRequeue, or a mode not built); never kCluster.
 PreemptMode preempt_mode_of(const Cluster& c, int32_t qos, int32_t partition);
 
+// How long a preempted job of QOS `qos` in `partition` gets between its
+// SIGTERM and its end: the QOS's GraceTime under preempt/qos, the
+// partition's under partition_prio.
+Seconds preempt_grace_of(const Cluster& c, int32_t qos, int32_t partition);
+
 // Whether a job of QOS `by_qos` (-1: none) that may run in partitions of
 // PriorityTier up to `by_tier` may preempt `r` at `now`: by the policy
 // (QOS Preempt= list or a lower tier), r's mode (CANCEL or REQUEUE) and its

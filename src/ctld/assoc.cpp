@@ -41,6 +41,7 @@ std::map<std::string, std::string> qos_settings(const config::QosConfig& q) {
   if (!q.preempt.empty()) s["Preempt"] = join(q.preempt, ",");
   if (!q.preempt_mode.empty()) s["PreemptMode"] = q.preempt_mode;
   if (q.preempt_exempt_time) s["PreemptExemptTime"] = format_duration_hms(*q.preempt_exempt_time);
+  if (q.grace_time) s["GraceTime"] = std::to_string(q.grace_time);
   return s;
 }
 

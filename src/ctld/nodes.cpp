@@ -96,6 +96,12 @@ void ControllerState::apply_step_report(core::NodeIndex ni, const v1::StepReport
       j->awaiting_node = false;
       confirm_launch(*j, fx);
     } else {
+      // A job whose end (or requeue, or preemption) was decided a moment ago
+      // has its Terminate on the way, with what its step daemon is to say
+      // ("*** JOB 12 ON cpu1 CANCELLED AT ... DUE TO PREEMPTION ***"): a
+      // report sent before it arrived must not end the step quietly first.
+      // Later, the report ends it in case the Terminate was lost.
+      if (here && j->terminate_sent && j->rec.completing() && now - j->rec.end_time() < kTerminateInFlightS) return;
       // Unknown to the controller, ended for it (completing: the Terminate may
       // have met the launch still in progress), or not placed here: it must
       // not run. Ending a step is idempotent on the agent.
@@ -244,6 +250,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
   allocation_timeouts(now, fx);
   time_limit_mails(now, fx);
   warn_signals(now, fx);
+  preempt_after_grace(now, fx);
   reservation_windows(now, fx);
   for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) {
     NodeRt& n = nodes_[i];

@@ -6,6 +6,7 @@
 // "... DUE TO PREEMPTION ***" as Slurm 22.05's were on the anchor cluster.
 // The job starts in a later pass, once their processes are gone.
 #include <algorithm>
+#include <csignal>
 
 #include "core/preempt.hpp"
 #include "ctld/log.hpp"
@@ -27,7 +28,7 @@ bool ControllerState::waits_for_preempted(core::JobId id) {
   if (it == preempting_.end()) return false;
   for (core::JobId v : it->second) {
     const Job* j = find_job(v);
-    if (j && holds_resources(*j) && j->rec.completing()) return true;
+    if (j && holds_resources(*j) && (j->rec.completing() || j->rec.preempt_at() > 0)) return true;
   }
   preempting_.erase(it);
   return false;
@@ -93,7 +94,10 @@ void ControllerState::preempt_for(const std::vector<core::JobId>& preemptors, co
     for (size_t i = 0; i < in.running.size(); ++i) {
       const core::RunningJob& r = in.running[i];
       const Job* v = find_job(r.spec->id);
-      if (!v || v->rec.state() != v1::RUNNING || v->rec.completing() || taken.count(r.spec->id)) continue;
+      if (!v || v->rec.state() != v1::RUNNING || v->rec.completing() || v->rec.preempt_at() > 0 ||
+          taken.count(r.spec->id)) {
+        continue;
+      }
       if (core::may_preempt(c, qos, tier, r, now)) candidates.push_back(i);
     }
     if (candidates.empty()) continue;
@@ -127,7 +131,8 @@ void ControllerState::preempt_for(const std::vector<core::JobId>& preemptors, co
       Job* v = find_job(r.spec->id);
       taken.insert(r.spec->id);
       victims.push_back(r.spec->id);
-      preempt_job(*v, core::preempt_mode_of(c, r.qos, r.partition), *j, now, fx);
+      preempt_job(*v, core::preempt_mode_of(c, r.qos, r.partition), core::preempt_grace_of(c, r.qos, r.partition), *j,
+                  now, fx);
     }
   }
 }
@@ -135,12 +140,29 @@ void ControllerState::preempt_for(const std::vector<core::JobId>& preemptors, co
 // As Slurm 22.05 on the anchor cluster: a job that may be requeued goes
 // back to the queue under REQUEUE (sacct -D records the run PREEMPTED),
 // any other ends PREEMPTED 0:0; both runs' steps are told "... CANCELLED AT
-// ... DUE TO PREEMPTION ***".
-void ControllerState::preempt_job(Job& v, core::PreemptMode mode, const Job& by, int64_t now, Effects& fx) {
+// ... DUE TO PREEMPTION ***". With a GraceTime it is sent SIGTERM now and
+// ended so when the grace is over (preempt_after_grace), as Slurm documents.
+void ControllerState::preempt_job(Job& v, core::PreemptMode mode, Seconds grace, const Job& by, int64_t now,
+                                  Effects& fx) {
   v1::JobRecord& r = v.rec;
-  const std::string why = "preempted by " + log_name(by.rec);
   const bool requeue = mode == core::PreemptMode::kRequeue && r.requeue() && r.desc().batch();
+  if (grace <= 0) return end_preempted(v, requeue, by.rec.job_id(), now, fx);
+  r.set_preempt_at(now + grace);
+  r.set_preempt_requeue(requeue);
+  r.set_preempted_by(by.rec.job_id());
+  put_job(v, fx);
+  signal_job_everywhere(v, SIGTERM, fx);
+  fx.log.emplace_back(config::kLogInfo, log_name(r) + " preempted by " + log_name(by.rec) + ": SIGTERM now, " +
+                                            (requeue ? "requeued" : "ended PREEMPTED") + " in " +
+                                            std::to_string(grace) + " s (GraceTime)");
+  fx.reschedule = true;  // its planned end moved
+}
+
+void ControllerState::end_preempted(Job& v, bool requeue, core::JobId by, int64_t now, Effects& fx) {
+  v1::JobRecord& r = v.rec;
+  const std::string why = "preempted by job " + std::to_string(by);
   fx.log.emplace_back(config::kLogInfo, log_name(r) + " " + why + (requeue ? ": requeued" : ": ended PREEMPTED"));
+  r.set_preempt_at(0);
   const std::size_t commands = fx.commands.size();
   if (requeue) {
     r.set_preempted(true);
@@ -155,6 +177,16 @@ void ControllerState::preempt_job(Job& v, core::PreemptMode mode, const Job& by,
   }
   refresh_spec(v);
   fx.reschedule = true;
+}
+
+void ControllerState::preempt_after_grace(int64_t now, Effects& fx) {
+  std::vector<Job*> due;
+  for (core::JobId id : active_) {
+    Job& j = jobs_.at(id);
+    const v1::JobRecord& r = j.rec;
+    if (r.preempt_at() > 0 && r.preempt_at() <= now && r.state() == v1::RUNNING && !r.completing()) due.push_back(&j);
+  }
+  for (Job* j : due) end_preempted(*j, j->rec.preempt_requeue(), j->rec.preempted_by(), now, fx);
 }
 
 }  // namespace drover::ctld

@@ -1,6 +1,7 @@
 // Scheduling: builds the core's cycle input from the state, runs the cycle
 // through CoreBridge and applies its decisions (starts become durable
 // before their Launch is sent; pending jobs get their reason and plan).
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string_view>
@@ -166,6 +167,8 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
         }
       } else if (j.rec.completing() || r.end < now) {
         r.end = now + 1;  // about to free: the plan assumes it ends soon
+      } else if (j.rec.preempt_at() > 0) {
+        r.end = std::min(r.end, std::max(now + 1, j.rec.preempt_at()));  // preempted, in its GraceTime
       }
       // The same record as last cycle (both still unstamped here) keeps its
       // stamp: the core then keeps what the job holds instead of counting
@@ -177,7 +180,7 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
       }
       r.stamp = j.run_stamp;
       ci.running.push_back(std::move(r));
-    } else if (is_pending(j)) {
+    } else if (is_pending(j) && !earlier_run_ending(id)) {
       const std::string& r = j.rec.desc().reservation();
       (r.empty() ? ci.pending : ci.in_reservation[r]).push_back(&j.spec);
     }
@@ -185,6 +188,15 @@ ControllerState::CycleInputs ControllerState::cycle_inputs(int64_t now) const {
   ci.history = std::make_unique<StateHistory>(jobs_, arrays_);
   ci.fairshare = &fairshare_;
   return ci;
+}
+
+// A requeued job whose earlier run still has srun steps its nodes have not
+// reported ended waits for them (at most KillWait + SlurmdTimeout): its next
+// run's steps take the same ids on the same nodes.
+bool ControllerState::earlier_run_ending(core::JobId id) const {
+  auto it = requeued_runs_.find(id);
+  return it != requeued_runs_.end() && std::any_of(it->second.steps.begin(), it->second.steps.end(),
+                                                    [](const v1::StepInfo& s) { return !all_nodes_ended(s); });
 }
 
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
@@ -513,6 +525,9 @@ void ControllerState::start_job(const core::StartDecision& d, int64_t now, Effec
   j->time_mails_sent = 0;
   r.set_warn_sent(false);
   r.set_preempted(false);
+  r.set_preempt_at(0);
+  r.set_preempt_requeue(false);
+  r.set_preempted_by(0);
   mail_event(*j, kMailBegin, now, fx);
   j->planned_start = 0;
   j->sched_nodes.clear();

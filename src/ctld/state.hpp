@@ -488,7 +488,10 @@ class ControllerState {
   // `in`: the running jobs after the pass's starts.
   void preempt_for(const std::vector<core::JobId>& preemptors, const core::CycleInput& in, Effects& fx);
   std::pair<int32_t, uint32_t> preempt_rights(const Job& j) const;
-  void preempt_job(Job& victim, core::PreemptMode mode, const Job& by, int64_t now, Effects& fx);
+  void preempt_job(Job& victim, core::PreemptMode mode, Seconds grace, const Job& by, int64_t now, Effects& fx);
+  void end_preempted(Job& victim, bool requeue, core::JobId by, int64_t now, Effects& fx);
+  // Jobs whose GraceTime after their preemption's SIGTERM is over are ended.
+  void preempt_after_grace(int64_t now, Effects& fx);
   // Jobs it preempted still hold their resources (their processes ending).
   bool waits_for_preempted(core::JobId id);
   // scontrol suspend/resume of a started job (see job_end.cpp).
@@ -765,6 +768,8 @@ class ControllerState {
     int64_t ended = 0;
   };
   std::map<core::JobId, RequeuedRun> requeued_runs_;
+  bool earlier_run_ending(core::JobId id) const;
+  bool just_requeued(const std::string& node, const v1::StepRef& step, int64_t now) const;
   // A job that preempted others -> those jobs, while it waits for them to
   // be gone (not durable: after a restart it may preempt again).
   std::map<core::JobId, std::vector<core::JobId>> preempting_;

@@ -231,6 +231,18 @@ void ControllerState::settle_steps_after_end(int64_t now, Effects& fx) {
   });
 }
 
+// A step of the run a requeue (or preemption) ended a moment ago, not yet
+// reported ended from this node: its Terminate is on the way, as above.
+bool ControllerState::just_requeued(const std::string& node, const v1::StepRef& step, int64_t now) const {
+  auto run = requeued_runs_.find(step.job_id());
+  if (run == requeued_runs_.end() || now - run->second.ended >= kTerminateInFlightS) return false;
+  return std::any_of(run->second.steps.begin(), run->second.steps.end(), [&](const v1::StepInfo& s) {
+    return s.step_id() == step.step_id() && std::any_of(s.nodes().begin(), s.nodes().end(), [&](const auto& n) {
+             return n.node() == node && !n.ended();
+           });
+  });
+}
+
 bool ControllerState::apply_requeued_step_report(const std::string& node, const v1::StepReport& r, int64_t now,
                                                  Effects& fx) {
   auto run = requeued_runs_.find(r.step().job_id());
@@ -285,9 +297,8 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
     // (with the reason its step daemon says: "*** STEP 1.0 ... CANCELLED AT
     // ... ***"); a report sent before it arrived must not end the step
     // quietly first. Later, the report ends it in case the Terminate was lost.
-    constexpr int64_t kTerminateInFlightS = 5;
     const bool just_decided = here && !here->ended() && step_final(*s) && now - s->end_time() < kTerminateInFlightS;
-    if (just_decided) return;
+    if (just_decided || just_requeued(node, r.step(), now)) return;
     if (!here || step_final(*s) || here->ended() || ending) *reply.add_terminate() = r.step();
     return;
   }

@@ -27,6 +27,11 @@
 
 namespace drover::ctld {
 
+// How long after the controller decided a step's end a node's report of it
+// still running is left to the Terminate on its way (which carries what the
+// step daemon says), rather than answered with a quiet "end it".
+inline constexpr int64_t kTerminateInFlightS = 5;
+
 inline constexpr const char* kStepsTable = "steps";
 inline constexpr int64_t kBatchStepId = -2;
 // A step an srun waits to create (resources busy): Slurm's "N.TDB".

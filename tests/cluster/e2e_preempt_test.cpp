@@ -101,6 +101,39 @@ TEST(Preemption, OnlyTheJobsTheStartNeedsArePreempted) {
   for (const auto& id : low) c.run("scancel", {id});
 }
 
+// GraceTime (the preempted job's QOS's, in seconds): the job chosen is sent
+// SIGTERM at once and keeps running through its grace, then it is ended as
+// its PreemptMode says, with its notice; the preemptor waits until then.
+TEST(Preemption, GraceTimeSendsSigtermFirstAndEndsTheJobAfterIt) {
+  ClusterDef def = small_cluster();
+  def.extra = {"PreemptType=preempt/qos", "PreemptMode=CANCEL"};
+  def.qos_conf = "Name=normal GraceTime=3\nName=urgent Preempt=normal\n";
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "-P", "show", "qos", "normal", "format=Name,GraceTime"}).out,
+            "normal|00:00:03\n");
+  const std::string out = c.work() + "/grace.out";
+  const std::string low = std::to_string(c.submit(
+      {"-w", "cpu1", "-c", "16", "--mem=1000", "-o", out, "--wrap",
+       "n=0; trap 'n=$((n+1)); echo got TERM $n; [ $n -ge 2 ] && exit 0' TERM; echo started; "
+       "while true; do sleep 0.1; done"}));
+  ASSERT_TRUE(eventually([&] { return read_file(out).find("started") != std::string::npos; }, 10s));
+  const std::string high = std::to_string(
+      c.submit({"--qos=urgent", "-w", "cpu1", "-c", "16", "--mem=1000", "-o", "/dev/null", "--wrap", "true"}));
+  ASSERT_TRUE(eventually([&] { return read_file(out).find("got TERM 1") != std::string::npos; }, 5s)) << read_file(out);
+  const auto term = std::chrono::steady_clock::now();
+  EXPECT_EQ(state_of(c, low), "R None\n") << "in its grace";
+  EXPECT_EQ(state_of(c, high), "PD Resources\n");
+  ASSERT_TRUE(eventually([&] { return state_of(c, low) == "PR None\n"; }, 10s)) << state_of(c, low);
+  EXPECT_GE(std::chrono::steady_clock::now() - term, 2s) << "ended before its GraceTime was over";
+  ASSERT_TRUE(c.wait_done(high, 10s));
+  const std::string said = read_file(out);
+  EXPECT_TRUE(std::regex_search(
+      said, std::regex("got TERM 1\n(.*\n)*slurmstepd-cpu1: error: \\*\\*\\* JOB " + low +
+                       " ON cpu1 CANCELLED AT [0-9T:-]+ DUE TO PREEMPTION \\*\\*\\*\n(.*\n)*got TERM 2\n")))
+      << said;
+}
+
 // sacctmgr edits a QOS's Preempt list as Slurm 22.05's did on the anchor
 // cluster (=, +=, -=, a bad name refused, a deleted QOS leaves the lists),
 // and the scheduler acts on the change at once.
