@@ -138,6 +138,7 @@ std::optional<PreemptPlan> plan_preemption(Scheduler& trial, const CycleInput& i
     (with_first(mid) ? fit : fail) = mid;
   }
   auto start = with_first(fit);
+  if (!start) return std::nullopt;  // not monotone after all (never seen): no preemption rather than a guess
   // Of those, only the ones on the nodes it would take need to go.
   std::vector<size_t> victims;
   std::fill(gone.begin(), gone.end(), 0);

@@ -428,6 +428,14 @@ Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest&
   if (touched.empty()) return nothing(req.verb());
   c.lines.push_back(req.verb() == "add" ? " Adding QOS(s)" : " Modified qos...");
   c.lines.insert(c.lines.end(), touched.begin(), touched.end());
+  if (auto m = canonical.find("PreemptMode"); m != canonical.end()) {
+    const core::PreemptMode mode = config::preempt_mode_value(m->second);
+    if (mode == core::PreemptMode::kSuspend || mode == core::PreemptMode::kGang) {
+      // Kept as Slurm keeps it, but said: nothing would happen.
+      c.lines.push_back(" Note: PreemptMode=" + m->second +
+                        " is not built in Drover: jobs of this QOS are not preempted (REQUEUE and CANCEL are)");
+    }
+  }
   if (req.verb() == "add") {
     if (auto it = qos_[last].settings().find("Preempt"); preempt && it != qos_[last].settings().end()) {
       canonical["Preempt"] = it->second;

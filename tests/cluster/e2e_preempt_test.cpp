@@ -155,6 +155,10 @@ TEST(Preemption, SacctmgrSetsWhoPreemptsWhom) {
   EXPECT_EQ(bad.rc, 1);
   EXPECT_NE(bad.err.find("You gave a bad qos 'nosuch'. Valid QOS's are normal,training,debug"), std::string::npos)
       << bad.err;
+  // Kept, but said not to act.
+  const CmdResult suspend = c.run("sacctmgr", {"-i", "modify", "qos", "training", "set", "preemptmode=suspend"});
+  EXPECT_EQ(suspend.rc, 0);
+  EXPECT_NE(suspend.out.find("Note: PreemptMode=suspend is not built in Drover"), std::string::npos) << suspend.out;
   EXPECT_EQ(c.run("sacctmgr", {"-i", "modify", "qos", "training", "set", "preemptmode=requeue",
                                "preemptexempttime=00:01:00"}).rc,
             0);
