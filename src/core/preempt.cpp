@@ -39,30 +39,32 @@ bool shares_a_node(const Allocation& a, const Allocation& b) {
   return false;
 }
 
-}  // namespace
-
-PreemptMode preempt_mode_of(const Cluster& c, int32_t qos, int32_t partition) {
-  PreemptMode own = PreemptMode::kCluster;
-  if (c.preempt.type == PreemptType::kNone) return PreemptMode::kOff;
+// A preemption setting of a job's QOS under preempt/qos, of its partition
+// under partition_prio (nullopt: neither governs, or the index is unknown).
+template <class T>
+std::optional<T> governing(const Cluster& c, int32_t qos, int32_t partition, T QosSpec::*of_qos,
+                           T PartitionSpec::*of_partition) {
   if (c.preempt.type == PreemptType::kQos && qos >= 0 && static_cast<size_t>(qos) < c.qos.size()) {
-    own = c.qos[static_cast<size_t>(qos)].preempt_mode;
+    return c.qos[static_cast<size_t>(qos)].*of_qos;
   }
   if (c.preempt.type == PreemptType::kPartitionPrio && partition >= 0 &&
       static_cast<size_t>(partition) < c.partitions.size()) {
-    own = c.partitions[static_cast<size_t>(partition)].preempt_mode;
+    return c.partitions[static_cast<size_t>(partition)].*of_partition;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+PreemptMode preempt_mode_of(const Cluster& c, int32_t qos, int32_t partition) {
+  if (c.preempt.type == PreemptType::kNone) return PreemptMode::kOff;
+  const PreemptMode own =
+      governing(c, qos, partition, &QosSpec::preempt_mode, &PartitionSpec::preempt_mode).value_or(PreemptMode::kCluster);
   return own == PreemptMode::kCluster ? c.preempt.mode : own;
 }
 
 Seconds preempt_grace_of(const Cluster& c, int32_t qos, int32_t partition) {
-  if (c.preempt.type == PreemptType::kQos && qos >= 0 && static_cast<size_t>(qos) < c.qos.size()) {
-    return c.qos[static_cast<size_t>(qos)].grace_time;
-  }
-  if (c.preempt.type == PreemptType::kPartitionPrio && partition >= 0 &&
-      static_cast<size_t>(partition) < c.partitions.size()) {
-    return c.partitions[static_cast<size_t>(partition)].grace_time;
-  }
-  return 0;
+  return governing(c, qos, partition, &QosSpec::grace_time, &PartitionSpec::grace_time).value_or(0);
 }
 
 bool may_preempt(const Cluster& c, int32_t by_qos, uint32_t by_tier, const RunningJob& r, Time now) {

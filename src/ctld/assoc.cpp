@@ -301,10 +301,13 @@ AssocChange nothing(const std::string& verb) {
                      true, ""};
 }
 
-// "QOS", "QOS+" and "QOS-" (sacctmgr's `QOS+=name`, split at its '=').
-bool qos_list_key(const std::string& lower, char* op) {
-  if (lower == "qos") return *op = '=', true;
-  if (lower == "qos+" || lower == "qos-") return *op = lower.back(), true;
+// "qos", "qos+" and "qos-" (sacctmgr's `QOS+=name`, split at its '='),
+// or the same of another list of QOS names ("preempt").
+bool qos_list_key(const std::string& lower, char* op, std::string_view list = "qos") {
+  if (lower == list) return *op = '=', true;
+  if (lower.size() == list.size() + 1 && lower.starts_with(list) && (lower.back() == '+' || lower.back() == '-')) {
+    return *op = lower.back(), true;
+  }
   return false;
 }
 
@@ -383,9 +386,8 @@ Result<AssocChange> AccountingDb::apply_qos(const v1::ModifyAssociationsRequest&
   std::map<std::string, std::string> canonical;  // key as qos.conf spells it -> value
   std::optional<std::pair<char, std::string>> preempt;  // Preempt=, Preempt+= or Preempt-=: names of QOS
   for (const auto& [k, v] : req.set()) {
-    const std::string lower = to_lower(k);
-    if (lower == "preempt" || lower == "preempt+" || lower == "preempt-") {
-      preempt.emplace(lower == "preempt" ? '=' : lower.back(), v);
+    if (char op = 0; qos_list_key(to_lower(k), &op, "preempt")) {
+      preempt.emplace(op, v);
       continue;
     }
     auto key = canonical_qos_key(k);

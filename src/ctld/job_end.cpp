@@ -122,13 +122,14 @@ std::string requeued_reason(const v1::JobRecord& r) {
 
 }  // namespace
 
-void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx) {
+void ControllerState::requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx,
+                                      EndNotice told) {
   v1::JobRecord& r = j.rec;
   const std::size_t mails = fx.mails.size();
   const std::size_t commands = fx.commands.size();
   end_running(j, v1::CANCELLED, why, by_uid, now, fx);
   fx.mails.resize(mails);  // a requeue mails Requeued, not Ended
-  for (std::size_t i = commands; i < fx.commands.size(); ++i) fx.commands[i].requeue = true;
+  tell_ends_as(fx.commands, commands, told);
   mail_event(j, kMailRequeue, now, fx);
   if (!r.completing()) return requeue_job(j, now, fx);
   // Back to the queue once its processes have ended (the end report clears completing).
@@ -334,6 +335,16 @@ AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds) {
   cmd.job_id = r.job_id();
   cmd.time_limit_s = seconds;
   return cmd;
+}
+
+void tell_ends_as(std::vector<AgentCommand>& commands, std::size_t from, EndNotice told) {
+  for (std::size_t i = from; i < commands.size(); ++i) {
+    AgentCommand& c = commands[i];
+    if (c.kind != AgentCommand::kTerminate) continue;
+    c.requeue = told == EndNotice::kRequeue;
+    c.preempt = told == EndNotice::kPreempt;
+    if (c.preempt) c.state = "CANCELLED";  // the steps' own state (the job's is PREEMPTED)
+  }
 }
 
 AgentCommand terminate_command(int64_t job_id, const std::string& node, const std::string& state,

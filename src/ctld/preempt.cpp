@@ -163,17 +163,13 @@ void ControllerState::end_preempted(Job& v, bool requeue, core::JobId by, int64_
   const std::string why = "preempted by job " + std::to_string(by);
   fx.log.emplace_back(config::kLogInfo, log_name(r) + " " + why + (requeue ? ": requeued" : ": ended PREEMPTED"));
   r.set_preempt_at(0);
-  const std::size_t commands = fx.commands.size();
   if (requeue) {
     r.set_preempted(true);
-    requeue_started(v, why, 0, now, fx);
+    requeue_started(v, why, 0, now, fx, EndNotice::kPreempt);
   } else {
+    const std::size_t commands = fx.commands.size();
     end_running(v, v1::PREEMPTED, why, 0, now, fx);
-  }
-  for (std::size_t i = commands; i < fx.commands.size(); ++i) {
-    if (fx.commands[i].kind != AgentCommand::kTerminate) continue;
-    fx.commands[i].preempt = true;
-    fx.commands[i].state = "CANCELLED";  // the steps' own state
+    tell_ends_as(fx.commands, commands, EndNotice::kPreempt);
   }
   refresh_spec(v);
   fx.reschedule = true;

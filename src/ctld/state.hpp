@@ -144,6 +144,11 @@ AgentCommand time_limit_command(const v1::JobRecord& r, int64_t seconds);
 // `sig` to the job's processes on `node`: step_id's, or (-1) every step's
 // there (the batch_only and every_step fields narrow or widen it).
 AgentCommand signal_command(int64_t job_id, const std::string& node, int sig, int64_t step_id = -1);
+// How the ends of a job's steps are told on their stderr beyond "*** JOB N
+// ON node CANCELLED AT ... ***": as a requeue or as a preemption.
+enum class EndNotice { kRequeue, kPreempt };
+// Marks the Terminate commands from `from` on to be told so.
+void tell_ends_as(std::vector<AgentCommand>& commands, std::size_t from, EndNotice told);
 // The end of the job's processes on `node` (step_id's, or every step's): SIGCONT
 // and SIGTERM, SIGKILL after KillWait; `state` (CANCELLED, TIMEOUT, ...) and
 // `reason` are what the node reports the ending with.
@@ -479,7 +484,8 @@ class ControllerState {
   // A started job back to the queue (scontrol requeue): its processes are
   // ended first (end_running); it is PENDING at once, and COMPLETING until
   // its batch host reports the script's end.
-  void requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx);
+  void requeue_started(Job& j, const std::string& why, uint32_t by_uid, int64_t now, Effects& fx,
+                       EndNotice told = EndNotice::kRequeue);
   // Preemption after a pass (preempt.cpp): pending jobs the pass left
   // waiting on resources end the running jobs they may preempt and need gone.
   // The jobs a pass left waiting on resources that may preempt some job (a few).
