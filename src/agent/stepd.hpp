@@ -14,6 +14,7 @@
 #pragma once
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <memory>
@@ -26,6 +27,7 @@
 #include "agent/launch_spec.hpp"
 #include "agent/pmix_server.hpp"
 #include "agent/spool.hpp"
+#include "common/rlimits.hpp"
 #include "agent/step_status.hpp"
 #include "agent/task_scripts.hpp"
 #include "agent/user_info.hpp"
@@ -71,6 +73,9 @@ class StepDaemon {
   // launch (stepd_launch.cpp)
   Status start_pmix();
   Status prepare_tasks();
+  // rlimits_ from what the job's environment asked (notes: a line for each
+  // limit above this node's hard one, for the first task's stderr).
+  void plan_rlimits(const std::vector<PropagatedLimit>& wanted, std::string& notes);
   Status open_task_io(TaskPlan& t, const std::string& work_dir);
   Status connect_task_io(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
   Status open_task_input(TaskPlan& t, const std::string& work_dir, const PatternValues& v);
@@ -118,6 +123,9 @@ class StepDaemon {
   // executes; srun's --task-epilog / TaskEpilog, run after each task ends
   // (task_scripts.hpp). With epilogs each task's stderr stays open here.
   std::vector<TaskScript> task_prologs_, task_epilogs_;
+  // The submitting shell's resource limits each task gets (SLURM_RLIMIT_*,
+  // common/rlimits.hpp), as planned against this daemon's own.
+  std::vector<std::pair<int, struct rlimit>> rlimits_;
   std::unique_ptr<PmixStepServer> pmix_;  // srun --mpi=pmix: the PMIx server of the step's tasks here
   bool devices_constrained_ = false;
   // Where the tasks run: --chdir or the submit directory, or /tmp when that

@@ -27,6 +27,7 @@
 #include "agent/stepd.hpp"
 #include "common/fd_io.hpp"
 #include "common/multi_prog.hpp"
+#include "common/rlimits.hpp"
 #include "common/strings.hpp"
 
 namespace drover::agent {
@@ -192,6 +193,17 @@ Status StepDaemon::open_task_input(TaskPlan& t, const std::string& work_dir, con
   return {};
 }
 
+void StepDaemon::plan_rlimits(const std::vector<PropagatedLimit>& wanted, std::string& notes) {
+  rlimits_.clear();
+  for (const auto& w : wanted) {
+    struct rlimit have {};
+    if (getrlimit(static_cast<__rlimit_resource_t>(w.resource), &have) != 0) continue;
+    RlimitPlan p = plan_rlimit(w, have);
+    rlimits_.emplace_back(w.resource, p.limit);
+    if (!p.note.empty()) notes += "slurmstepd-" + req_.alloc.node_name + ": error: " + p.note + "\n";
+  }
+}
+
 Status StepDaemon::prepare_tasks() {
   const std::string work_dir = req_.work_dir.empty() ? req_.job.submit_dir : req_.work_dir;
   if (work_dir.empty()) return make_error("no working directory: neither --chdir nor the submit directory is set");
@@ -226,6 +238,7 @@ Status StepDaemon::prepare_tasks() {
       login = minimal_login_env(user_);
     }
   }
+  std::string limit_notes;  // a limit a task cannot have as the submitting shell had it: said on its stderr
   task_prologs_ = task_prologs(req_.task_prolog, req_.layout.task_prolog);
   task_epilogs_ = task_epilogs(req_.layout.task_epilog, req_.task_epilog);
   std::vector<int> ranks = req_.key.is_batch() ? std::vector<int>{0} : req_.layout.global_task_ids;
@@ -235,6 +248,8 @@ Status StepDaemon::prepare_tasks() {
     t.local_id = static_cast<int>(i);
     auto env = build_task_env(req_, TaskPlace{t.rank, t.local_id}, devices_constrained_, login);
     if (!env) return env.error();
+    const std::vector<PropagatedLimit> wanted = take_rlimits(*env);  // the same for every task
+    if (i == 0) plan_rlimits(wanted, limit_notes);
     t.env = env_strings(*env);
     plans_.push_back(std::move(t));
     if (Status st = open_task_io(plans_.back(), work_dir); !st) return st;
@@ -246,6 +261,7 @@ Status StepDaemon::prepare_tasks() {
       if (!chdir_note.empty() && i == 0) {
         for (std::size_t k = 0; k <= ranks.size(); ++k) write_all(plans_.back().err_fd, chdir_note);
       }
+      if (i == 0) write_all(plans_.back().err_fd, limit_notes);
       if (!unbound.empty()) write_all(plans_.back().err_fd, "slurmstepd-" + req_.alloc.node_name + ": error: " + unbound + "\n");
     }
     TaskStatus ts;
@@ -413,6 +429,7 @@ struct ChildPlan {
   // allocate): the prologs it runs before it executes the command.
   const std::vector<TaskScript>* prologs = nullptr;
   const char* node = "";  // the NodeName, for the task's error lines
+  const std::vector<std::pair<int, struct rlimit>>* rlimits = nullptr;  // set while still root
 };
 
 // Appends `text` at `at` within `end` (no allocation: the child shares the
@@ -472,6 +489,10 @@ int run_child(void* arg) {
   }
   if (dup2(p.in_fd, 0) < 0 || dup2(p.out_fd, 1) < 0 || dup2(p.err_fd, 2) < 0) fail(kStageIo);
   if (p.controlling_tty && ioctl(0, TIOCSCTTY, 0) != 0) fail(kStageIo);
+  if (p.rlimits) {
+    // Within the hard limits this daemon has (plan_rlimit), so they hold.
+    for (const auto& [resource, limit] : *p.rlimits) setrlimit(static_cast<__rlimit_resource_t>(resource), &limit);
+  }
   if (p.drop_privileges) {
     // Raw system calls: the C library's setuid() would act on every thread of
     // the step daemon, whose memory this child shares.
@@ -593,6 +614,7 @@ pid_t StepDaemon::fork_task(const TaskPlan& t, std::string& error) {
   plan.controlling_tty = t.controlling_tty;
   plan.node = req_.alloc.node_name.c_str();
   if (!task_prologs_.empty()) plan.prologs = &task_prologs_;
+  if (!rlimits_.empty()) plan.rlimits = &rlimits_;
   for (const auto& f : cgroup_.procs_files()) plan.procs_files.push_back(f.c_str());
   for (auto& a : argv) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);

@@ -7,6 +7,7 @@
 
 #include "agent/agent_main.hpp"
 #include "agentd/daemon.hpp"
+#include "common/daemon_files.hpp"
 #include "common/stop_signals.hpp"
 #include "common/strings.hpp"
 
@@ -24,6 +25,9 @@ constexpr const char* kUsage =
     "  --listen HOST:PORT where to serve (default: NodeAddr:Port)\n"
     "  --controller H:P   the controller (default: SlurmctldHost:SlurmctldPort)\n"
     "  --key PATH         cluster key (default: AuthInfo key= in slurm.conf, else /etc/drover/drover.key)\n"
+    "  -L, --log-file FILE  log there instead of SlurmdLogFile (without either: stderr)\n"
+    "Signals: TERM or INT stop it (its jobs keep running); USR2 reopens the log file; HUP is logged (restart\n"
+    "the agent to reread slurm.conf).\n"
     "Also: drover agent --detect [...] (print the detected hardware), drover agent --stepd DIR (internal).\n";
 
 bool is_daemon_call(const std::vector<std::string>& args) {
@@ -56,7 +60,8 @@ int agentd_main(const std::vector<std::string>& args) {
         take_flag_value(args, i, "-f", conf) || take_flag_value(args, i, "--fake-gpus", o.fake_gpus) ||
         take_flag_value(args, i, "--fake-gpu-dir", o.fake_gpu_dir) ||
         take_flag_value(args, i, "--spool", o.spool_dir) || take_flag_value(args, i, "--listen", o.listen) ||
-        take_flag_value(args, i, "--controller", o.controller) || take_flag_value(args, i, "--key", o.key_path)) {
+        take_flag_value(args, i, "--controller", o.controller) || take_flag_value(args, i, "--key", o.key_path) ||
+        take_flag_value(args, i, "--log-file", o.log_path) || take_flag_value(args, i, "-L", o.log_path)) {
       continue;
     }
     std::fprintf(stderr, "drover agent: unknown option '%s'\n%s", args[i].c_str(), kUsage);
@@ -70,10 +75,20 @@ int agentd_main(const std::vector<std::string>& args) {
     return 1;
   }
   std::atomic<bool> stop{false};
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    (*d)->log(std::string("received ") + strsignal(sig) + "; stopping (running jobs keep running)");
+  AgentDaemon* a = d->get();
+  std::thread waiter([set, a, &stop] {
+    const int sig = wait_for_stop(set, [a](int other) {
+      if (other == SIGUSR2) {
+        if (a->log_file().empty()) return;
+        if (auto st = log_to_file(a->log_file()); !st) a->log("SIGUSR2: " + st.error().message);
+        else a->log("received SIGUSR2; reopened the log file " + a->log_file());
+        return;
+      }
+      // Slurm's slurmd rereads slurm.conf; this agent reads it once, at its start.
+      a->log("received SIGHUP: the agent does not reread slurm.conf while it runs; restart it to apply a change "
+             "(its running jobs keep running)");
+    });
+    a->log(std::string("received ") + strsignal(sig) + "; stopping (running jobs keep running)");
     stop = true;
   });
   waiter.detach();

@@ -61,8 +61,7 @@ int authd_main(const std::vector<std::string>& args) {
     return 1;
   }
   std::fprintf(stderr, "drover authd: serving tokens at %s (key %s)\n", socket.c_str(), key_id.c_str());
-  int sig = 0;
-  sigwait(&set, &sig);
+  const int sig = wait_for_stop(set, {});
   std::fprintf(stderr, "drover authd: received %s; stopping after %llu tokens\n", strsignal(sig),
                static_cast<unsigned long long>((*signer)->tokens_given()));
   return 0;

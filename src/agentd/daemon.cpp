@@ -21,6 +21,7 @@
 #include "agentd/convert.hpp"
 #include "agentd/node_service.hpp"
 #include "agentd/reporter.hpp"
+#include "common/daemon_files.hpp"
 #include "common/strings.hpp"
 #include "rpc/cluster_key.hpp"
 #include "rpc/local_signer.hpp"
@@ -222,6 +223,11 @@ Status AgentDaemon::open(const AgentOptions& opts) {
     return make_error("node '" + opts.node + "' is not declared in " + opts.conf_path +
                       " (NodeName= lines); pass --node with one of its nodes");
   }
+  // SlurmdLogFile (or -L): from here on the log lines go there (%n: this node, %h: this host).
+  log_file_ = opts.log_path.empty() ? expand_daemon_path(cfg_.passive_text("SlurmdLogFile"), opts.node) : opts.log_path;
+  if (!log_file_.empty()) {
+    if (auto st = log_to_file(log_file_); !st) return st;
+  }
   if (opts_.spool_dir.empty()) opts_.spool_dir = spool_for(cfg_, opts.node);
   if (opts_.listen.empty()) {
     opts_.listen = node_cfg_->addr + ":" + std::to_string(cfg_.node_port(*node_cfg_));
@@ -286,6 +292,10 @@ Status AgentDaemon::open(const AgentOptions& opts) {
   server_ = std::make_unique<rpc::RpcServer>(ro);
   server_->add_service(make_node_service(*this, server_->authenticator()));
   if (auto st = server_->start(); !st) return st;
+  // The node's address is ours: this is its one agent.
+  if (const std::string pid_file = expand_daemon_path(cfg_.passive_text("SlurmdPidFile"), opts.node); !pid_file.empty()) {
+    if (auto st = write_pid_file(pid_file); !st) log(st.error().message);
+  }
   auto rep = Reporter::create(opts_.controller, opts_.key_path);
   if (!rep) return rep.error();
   reporter_ = std::move(*rep);

@@ -40,6 +40,7 @@ struct AgentOptions {
   std::string fake_gpus;      // "h100:4", or "config" for what slurm.conf declares; "" = detect
   std::string fake_gpu_dir;   // emulated device files; default none (no device isolation)
   std::string key_path;       // default: from slurm.conf (AuthInfo key=), else /etc/drover/drover.key
+  std::string log_path;       // -L: the log file instead of SlurmdLogFile (empty: that, else stderr)
 };
 
 class Reporter;
@@ -78,6 +79,8 @@ class AgentDaemon {
   // scontrol shutdown: run() returns soon after (the service's reply goes first).
   void request_shutdown();
   void log(const std::string& message) const;
+  // The log file in use ("" = stderr), reopened on SIGUSR2 (logrotate).
+  const std::string& log_file() const { return log_file_; }
   const config::ClusterConfig& config() const { return cfg_; }
 
   // The registration (registering) or heartbeat message.
@@ -97,6 +100,7 @@ class AgentDaemon {
   const config::NodeConfig* node_cfg_ = nullptr;
   agent::hw::NodeHardware hw_;
   std::string drain_reason_;
+  std::string log_file_;
   std::string gpu_health_;  // agent::gpu_health_problem of the last look ("" healthy)
   std::map<int, std::string> gpu_files_;
   std::unique_ptr<agent::Supervisor> supervisor_;

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cli/job_options.hpp"
+#include "common/rlimits.hpp"
 #include "common/strings.hpp"
 #include "common/task_layout.hpp"
 #include "common/units.hpp"
@@ -294,6 +295,18 @@ CliResult<bool> apply_open_mode(Ctx& c) {
   if (istarts_with("append", v) && !v.empty()) c.req.open_mode = OpenMode::kAppend;
   else if (istarts_with("truncate", v) && !v.empty()) c.req.open_mode = OpenMode::kTruncate;
   else return invalid_spec(c, "use append or truncate");
+  return true;
+}
+
+// --propagate[=LIST]: which of the submitting shell's soft limits the tasks get (common/rlimits.hpp).
+CliResult<bool> apply_propagate(Ctx& c) {
+  const std::string v = c.has_value() ? c.value() : "";
+  auto bits = parse_rlimit_list(v);
+  if (!bits) {
+    return bad_value(c, bits.error().message, kExitError,
+                     "use ALL, NONE or a comma list of AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE, NPROC, RSS, STACK");
+  }
+  c.req.propagate = v;
   return true;
 }
 
@@ -644,7 +657,7 @@ const std::vector<OptionDef>& option_table() {
       {"priority", 0, ArgKind::kRequired, SRA, apply_priority},
       {"profile", 0, ArgKind::kRequired, SRA, uninterpreted()},
       {"prolog", 0, ArgKind::kRequired, R, set_str(&J::srun_prolog)},
-      {"propagate", 0, ArgKind::kOptional, SR, uninterpreted()},
+      {"propagate", 0, ArgKind::kOptional, SR, apply_propagate},
       {"pty", 0, ArgKind::kNone, R, set_flag(&J::pty)},
       {"qos", 'q', ArgKind::kRequired, SRA, set_str(&J::qos)},
       {"quiet", 'Q', ArgKind::kNone, SRA, set_flag(&J::quiet)},

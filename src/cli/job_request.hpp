@@ -148,6 +148,7 @@ struct JobRequest {
   std::optional<std::string> cpu_bind;     // srun --cpu-bind / --cpu_bind
   std::optional<std::string> gpu_bind;     // --gpu-bind, checked (common/task_layout.hpp)
   std::optional<std::string> mpi;          // srun --mpi
+  std::optional<std::string> propagate;    // --propagate[=LIST] ("" for the bare option: ALL), checked
   std::optional<std::string> task_prolog;  // srun --task-prolog
   std::optional<std::string> task_epilog;  // srun --task-epilog
   std::optional<std::string> srun_prolog;  // srun --prolog (over slurm.conf's SrunProlog; "none": no prolog)

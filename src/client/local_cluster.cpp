@@ -162,7 +162,8 @@ Status check_local(const config::ClusterConfig& cfg) {
 
 // Keys drover up sets in the effective configuration (the source's own lines for them are dropped).
 const char* const kOverridden[] = {"StateSaveLocation", "SlurmdSpoolDir", "AuthInfo", "SlurmdParameters",
-                                   "DisableRootJobs", "ReturnToService", "SlurmUser"};
+                                   "DisableRootJobs", "ReturnToService", "SlurmUser", "SlurmctldLogFile",
+                                   "SlurmctldPidFile", "SlurmdLogFile", "SlurmdPidFile"};
 
 std::string current_user() {
   auto u = user_by_uid(geteuid());
@@ -216,7 +217,12 @@ Status write_config(const UpOptions& o, const config::ClusterConfig& cfg) {
       << "DisableRootJobs=NO\n"
       << "ReturnToService=2\n"
       << "# The user who ran drover up runs the daemons and may act on every job.\n"
-      << "SlurmUser=" << current_user() << "\n";
+      << "SlurmUser=" << current_user() << "\n"
+      << "# Logs and pids in DIR, not where the source's daemons keep theirs.\n"
+      << "SlurmctldLogFile=" << o.dir << "/logs/controller.log\n"
+      << "SlurmctldPidFile=" << o.dir << "/pids/controller.pid\n"
+      << "SlurmdLogFile=" << o.dir << "/logs/agent-%n.log\n"
+      << "SlurmdPidFile=" << o.dir << "/pids/agent-%n.pid\n";
   std::string line;
   while (std::getline(in, line)) {
     if (!overridden_line(line)) out << line << "\n";

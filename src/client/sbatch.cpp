@@ -90,6 +90,7 @@ int sbatch_main(const Args& args) {
     if (!names_this_cluster("sbatch", *req.clusters, *api)) return 1;
     req.clusters = api->endpoint().cluster;  // the reply names it, as Slurm's names the cluster it chose
   }
+  if (!add_propagated_rlimits("sbatch", req, inv.config_flag, who)) return 1;
   v1::JobDescriptor desc = descriptor_from_request(req, who);
   if (int rc = apply_run_as(req, "sbatch", desc)) return rc;
   auto reply = api->submit(desc, req.test_only);

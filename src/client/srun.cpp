@@ -179,7 +179,9 @@ v1::CreateStepRequest step_request(const cli::JobRequest& r, const SubmitterCont
   auto program = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : who.cwd + "/" + p; };
   if (r.task_prolog) s.set_task_prolog(program(*r.task_prolog));
   if (r.task_epilog) s.set_task_epilog(program(*r.task_epilog));
-  if (r.time_limit && *r.time_limit != kInfinite) s.set_time_limit_s(*r.time_limit);
+  // -t is the step's own limit inside an allocation; srun's own allocation has it as the job's, and its
+  // step none besides (Slurm 22.05: squeue -s showed UNLIMITED, and OverTimeLimit let the step run on).
+  if (r.jobid && r.time_limit && *r.time_limit != kInfinite) s.set_time_limit_s(*r.time_limit);
   mode_t m = umask(0);
   umask(m);
   s.set_umask(static_cast<int32_t>(m));
@@ -632,6 +634,7 @@ int srun_main(const Args& args) {
   if (!api) return 1;
   if (req.clusters && !names_this_cluster("srun", *req.clusters, *api)) return 1;
   SubmitterContext who = current_submitter();
+  if (!add_propagated_rlimits("srun", req, inv.config_flag, who)) return 1;
   auto step = [&](int64_t job_id) {
     v1::CreateStepRequest s = step_request(req, who, job_id);
     if (multi_prog) s.set_multi_prog(*multi_prog);

@@ -13,10 +13,13 @@
 #include <iterator>
 
 #include "cli/cli_error.hpp"
+#include "client/api.hpp"
 #include "common/mail_type.hpp"
+#include "common/rlimits.hpp"
 #include "common/strings.hpp"
 #include "common/task_layout.hpp"
 #include "common/user_db.hpp"
+#include "config/model.hpp"
 
 extern char** environ;
 
@@ -202,6 +205,23 @@ SubmitterContext current_submitter() {
   std::replace(words.begin(), words.end(), '\0', ' ');
   c.command_line = std::move(words);
   return c;
+}
+
+bool add_propagated_rlimits(const char* program, const cli::JobRequest& req, const std::string& config_flag,
+                            SubmitterContext& who) {
+  for (auto it = who.env.lower_bound(std::string(kRlimitEnvPrefix));
+       it != who.env.end() && it->first.rfind(kRlimitEnvPrefix, 0) == 0;) {
+    it = who.env.erase(it);
+  }
+  auto chosen = rlimits_to_propagate(req.propagate, command_conf_value(config_flag, "PropagateResourceLimits"),
+                                     command_conf_value(config_flag, "PropagateResourceLimitsExcept"));
+  if (!chosen) {
+    std::fprintf(stderr, "%s: error: %s: %s\n", program, config::resolve_config_path(config_flag).c_str(),
+                 chosen.error().message.c_str());
+    return false;
+  }
+  for (auto& [k, v] : rlimit_env(*chosen)) who.env[k] = std::move(v);
+  return true;
 }
 
 v1::JobDescriptor descriptor_from_request(const cli::JobRequest& r, const SubmitterContext& who) {

@@ -23,6 +23,15 @@ struct SubmitterContext {
 };
 
 SubmitterContext current_submitter();
+
+// sbatch and srun: puts this process's soft resource limits that the job's
+// tasks are to get in `who.env` as SLURM_RLIMIT_<NAME>=<value> (its
+// --propagate, else slurm.conf's PropagateResourceLimits or
+// PropagateResourceLimitsExcept; with neither, all), after taking out any
+// such entries the environment already had. False, having said why on
+// stderr, when slurm.conf's keys cannot be read.
+bool add_propagated_rlimits(const char* program, const cli::JobRequest& req, const std::string& config_flag,
+                            SubmitterContext& who);
 v1::JobDescriptor descriptor_from_request(const cli::JobRequest& req, const SubmitterContext& who);
 
 // --uid/--gid: only root may give them, as Slurm's commands say ("--uid only

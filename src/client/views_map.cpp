@@ -460,6 +460,9 @@ cli::PartitionView partition_view(const v1::PartitionInfo& p) {
   v.priority_tier = p.priority_tier();
   if (!p.preempt_mode().empty()) v.preempt_mode = p.preempt_mode();
   v.grace_time = p.grace_time_s();
+  if (p.has_over_time_limit_min()) {
+    v.over_time_limit = p.over_time_limit_min() < 0 ? "UNLIMITED" : std::to_string(p.over_time_limit_min());
+  }
   v.def_mem_per_cpu_mb = p.def_mem_per_cpu_mb();
   v.def_mem_per_node_mb = p.def_mem_per_node_mb();
   v.max_mem_per_cpu_mb = p.max_mem_per_cpu_mb();

@@ -86,7 +86,7 @@ core::PartitionState partition_state(const std::string& s) {
   return core::PartitionState::kUp;
 }
 
-core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster& c) {
+core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster& c, int64_t over_time_min) {
   core::PartitionSpec s;
   s.name = p.name;
   for (const std::string& n : p.nodes) {
@@ -103,6 +103,8 @@ core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster
   s.priority_job_factor = p.priority_job_factor;
   s.preempt_mode = preempt_mode_value(p.preempt_mode);
   s.grace_time = p.grace_time;
+  const int64_t over = p.over_time_limit.value_or(over_time_min);
+  s.over_time = over == kUnlimited ? kInfinite : over * 60;
   s.exclusive = istarts_with(p.oversubscribe, "EXCLUSIVE");
   s.exclusive_user = p.exclusive_user;
   s.qos = p.qos;
@@ -205,7 +207,7 @@ Result<core::Cluster> build_core_cluster(const ClusterConfig& cfg) {
     c.nodes.push_back(node_spec(cfg, n));
   }
   c.finalize();
-  for (const PartitionConfig& p : cfg.partitions) c.partitions.push_back(partition_spec(p, c));
+  for (const PartitionConfig& p : cfg.partitions) c.partitions.push_back(partition_spec(p, c, cfg.over_time_limit));
   for (const QosConfig& q : cfg.qos) c.qos.push_back(qos_spec(q));
   c.priority = priority_params(cfg);
   c.sched = sched_params(cfg);

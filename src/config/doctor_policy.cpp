@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/rlimits.hpp"
 #include "common/site_script.hpp"
 #include "common/strings.hpp"
 #include "config/acct_gather.hpp"
@@ -232,6 +233,20 @@ void requeue_exit_codes(const Facts& f, Diagnostics& out) {
   }
 }
 
+// PropagateResourceLimits(Except) that the controller would not start on.
+void propagation(const Facts& f, Diagnostics& out) {
+  const char* key = f.cfg.passive("PropagateResourceLimitsExcept") ? "PropagateResourceLimitsExcept"
+                                                                   : "PropagateResourceLimits";
+  if (auto chosen = check_propagation_keys(f.cfg.passive_text("PropagateResourceLimits"),
+                                           f.cfg.passive_text("PropagateResourceLimitsExcept"));
+      !chosen) {
+    out.add(Severity::kError, "propagate-invalid", f.cfg.passive_loc(key), key,
+            chosen.error().message + " (the controller would not start)",
+            "PropagateResourceLimits=ALL, NONE or a comma list of AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE, "
+            "NPROC, RSS, STACK; or PropagateResourceLimitsExcept= such a list");
+  }
+}
+
 // A PreemptMode Drover does not build: SUSPEND and GANG.
 bool mode_not_built(const std::string& mode) {
   const core::PreemptMode m = preempt_mode_value(mode);
@@ -299,6 +314,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   acct_gather_frequency(f, out);
   log_settings(f, out);
   requeue_exit_codes(f, out);
+  propagation(f, out);
   whole_number_keys(f, out);
   preemption(f, out);
 }

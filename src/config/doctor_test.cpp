@@ -296,6 +296,22 @@ const std::vector<Case>& policy_cases() {
        },
        {{E, "requeue-exit-invalid", "slurm.conf:8",
          {"RequeueExitHold=10-x: '10-x' is not an exit code (0-255) or a range of them (lo-hi)"}, {}}}},
+      {"resource limit propagation the controller cannot read",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["PropagateResourceLimits"] = "STACK";
+         b.cfg.passive_locs["PropagateResourceLimits"] = at("slurm.conf", 7);
+         b.cfg.passive_values["PropagateResourceLimitsExcept"] = "MEMLOCK";
+         b.cfg.passive_locs["PropagateResourceLimitsExcept"] = at("slurm.conf", 8);
+       },
+       {{E, "propagate-invalid", "slurm.conf:8",
+         {"PropagateResourceLimits and PropagateResourceLimitsExcept exclude each other"}, {}}}},
+      {"a limit name that is not one",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["PropagateResourceLimitsExcept"] = "MEMLOCK,LOCKS";
+         b.cfg.passive_locs["PropagateResourceLimitsExcept"] = at("slurm.conf", 5);
+       },
+       {{E, "propagate-invalid", "slurm.conf:5",
+         {"PropagateResourceLimitsExcept=MEMLOCK,LOCKS: Bad rlimit name: LOCKS"}, {}}}},
       {"switches the controller reads as whole numbers",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["JobRequeue"] = "1";

@@ -29,18 +29,17 @@ const char* const kPassiveGlobals[] = {
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobSubmitPlugins", "LaunchParameters", "LaunchType",
       "LogTimeFormat", "MaxDBDMsgs", "MaxJobId", "MaxNodeCount",
-      "MaxStepCount", "MaxTasksPerNode", "MCSParameters", "MCSPlugin", "MpiDefault",
-      "MpiParams", "NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig", "PowerParameters",
+      "MCSParameters", "MCSPlugin", "MpiDefault",
+      "MpiParams", "NodeFeaturesPlugins", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
-      "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "RebootProgram",
+      "PropagatePrioProcess", "RebootProgram",
       "ReconfigFlags", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
-      "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldLogFile",
-      "SlurmctldPidFile", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
-      "SlurmctldPrimaryOnProg", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug", "SlurmdLogFile",
-      "SlurmdPidFile", "SlurmdSyslogDebug", "SlurmdUser",
+      "SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldPlugstack", "SlurmctldPrimaryOffProg",
+      "SlurmctldPrimaryOnProg", "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug",
+      "SlurmdSyslogDebug", "SlurmdUser",
       "SlurmSchedLogFile", "SlurmSchedLogLevel", "SrunPortRange",
       "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
       "SwitchParameters", "SwitchType", "TaskPluginParam",
@@ -66,12 +65,25 @@ std::vector<PassiveKey> srun_scripts() {
           PassiveKey{"SrunEpilog", {}, "srun: the program it runs on its own host after a step (srun --epilog overrides)"}};
 }
 
+// PropagateResourceLimits/PropagateResourceLimitsExcept: kept as written;
+// sbatch and srun read them (common/rlimits.hpp).
+std::vector<PassiveKey> propagation_keys() {
+  return {PassiveKey{"PropagateResourceLimits", {},
+                     "sbatch and srun: the submitting shell's soft limits the tasks get (ALL, the default, NONE, or "
+                     "AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE, NPROC, RSS, STACK), each capped at the node "
+                     "agent's hard limit; --propagate wins"},
+          PassiveKey{"PropagateResourceLimitsExcept", {},
+                     "sbatch and srun: all of the submitting shell's soft limits but these (not with "
+                     "PropagateResourceLimits); --propagate wins"}};
+}
+
 // Slurm keys the configuration model keeps as written for the daemons, which
 // act on them (docs/cluster.md): not reported as having no effect.
 std::vector<PassiveKey> passive_globals() {
   std::vector<PassiveKey> out = passive_keys(kPassiveGlobals);
   out.push_back(auth_info());
   for (auto& k : srun_scripts()) out.push_back(std::move(k));
+  for (auto& k : propagation_keys()) out.push_back(std::move(k));
   const std::pair<const char*, const char*> daemons[] = {
       {"AccountingStorageEnforce", "the controller: `associations` (or limits, qos, safe, wckeys, all) admits only "
                                    "jobs of users with an association (sacctmgr add user), on one of their accounts; "
@@ -138,6 +150,12 @@ std::vector<PassiveKey> passive_globals() {
       {"SlurmctldParameters", "the controller: `drover_operators=a:b` may act on every job and node"},
       {"SlurmdParameters", "the agents: `config_overrides` takes CPUs, memory and TmpDisk as slurm.conf declares them"},
       {"SlurmdTimeout", "the controller marks a node DOWN after this many silent seconds (300)"},
+      {"SlurmctldLogFile", "the controller logs there instead of stderr (appended; `drover controller -L FILE` "
+                           "overrides; SIGUSR2 reopens it for logrotate)"},
+      {"SlurmctldPidFile", "the controller writes its pid there once it holds StateSaveLocation's lock"},
+      {"SlurmdLogFile", "each agent logs there instead of stderr (`%n`: its node, `%h`: the host; `drover agent -L "
+                        "FILE` overrides; SIGUSR2 reopens it)"},
+      {"SlurmdPidFile", "each agent writes its pid there once it serves its node's address (`%n`, `%h` as above)"},
       {"TaskEpilog", "the agents: run as the job's user after each task ends (after srun's --task-epilog), "
                      "with the task's environment; its stderr and a failure line go to the task's stderr"},
       {"TmpFS", "the agents: the file system whose size is a node's TmpDisk (default /tmp); one smaller than "
@@ -378,6 +396,14 @@ std::vector<KeyDef<C>> make_global_keys() {
                 "Reject at submission a job that breaks partition limits (ANY/ALL/YES) instead of leaving it pending."),
       integer<C>("MaxJobCount", &C::max_job_count, 1, 100000000, "Most jobs the controller keeps at once."),
       integer<C>("MaxArraySize", &C::max_array_size, 0, 4000001, "Largest array index plus one."),
+      integer<C>("MaxStepCount", &C::max_step_count, 1, 2147483647,
+                 "Most steps one job may create; srun beyond it fails (Step limit reached for this job)."),
+      integer<C>("MaxTasksPerNode", &C::max_tasks_per_node, 1, 65533,
+                 "Most tasks of one step on a node; a larger step is refused (Task count specification invalid)."),
+      integer<C>("OverTimeLimit", &C::over_time_limit, 0, 65533,
+                 "Minutes a job may run past its time limit before it ends TIMEOUT; the scheduler still plans on "
+                 "the limit.",
+                 true),
       seconds("MinJobAge", &C::min_job_age, 100000000, "Seconds a finished job stays visible to squeue."),
       seconds("KillWait", &C::kill_wait, 65533, "Seconds between SIGTERM and SIGKILL when a job is stopped."),
       message_timeout(),
@@ -411,6 +437,7 @@ const KeyTable<ClusterConfig>& command_keys() {
       [] {
         std::vector<PassiveKey> keys = {auth_info()};
         for (auto& k : srun_scripts()) keys.push_back(std::move(k));
+        for (auto& k : propagation_keys()) keys.push_back(std::move(k));
         return keys;
       }());
   return table;

@@ -78,9 +78,9 @@ KeyDef<T> integer(std::string name, M T::*field, int64_t min, int64_t max, std::
 // An integer a config may leave unset (shown empty then).
 template <class T>
 KeyDef<T> optional_integer(std::string name, std::optional<int64_t> T::*field, int64_t min, int64_t max,
-                           std::string doc) {
-  return bind_field<T>(std::move(name), int_range_text(min, max, false), std::move(doc), field,
-              [=](std::string_view s) { return parse_int_value(s, min, max, false); },
+                           std::string doc, bool unlimited_ok = false) {
+  return bind_field<T>(std::move(name), int_range_text(min, max, unlimited_ok), std::move(doc), field,
+              [=](std::string_view s) { return parse_int_value(s, min, max, unlimited_ok); },
               [](const std::optional<int64_t>& v) { return v ? show_int(*v) : std::string(); });
 }
 

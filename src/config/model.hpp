@@ -68,6 +68,7 @@ struct PartitionConfig {
   uint32_t priority_job_factor = 1;
   std::string preempt_mode;         // PreemptMode= as written (upper case); "": the cluster's
   Seconds grace_time = 0;           // GraceTime= (seconds) a preempted job of it gets
+  std::optional<int64_t> over_time_limit;  // OverTimeLimit= minutes (kUnlimited); unset: the cluster's
   std::string oversubscribe = "NO"; // NO | YES[:N] | FORCE[:N] | EXCLUSIVE
   std::string qos;                  // QOS= (partition QOS)
   std::vector<std::string> allow_qos;       // empty: ALL
@@ -190,6 +191,9 @@ struct ClusterConfig {
   std::string enforce_part_limits = "NO";  // NO | ANY | ALL | YES
   int64_t max_job_count = 10000;
   int64_t max_array_size = 1001;
+  int64_t max_step_count = 40000;     // MaxStepCount: steps one job may create
+  int64_t max_tasks_per_node = 512;   // MaxTasksPerNode: tasks of one step on a node
+  int64_t over_time_limit = 0;        // OverTimeLimit: minutes a job may run past its time limit (kUnlimited)
   Seconds min_job_age = 300;
   Seconds kill_wait = 30;
   Seconds message_timeout = 10;  // the commands' window for reaching the controller

@@ -10,7 +10,7 @@ using P = PartitionConfig;
 using namespace keys;
 
 const char* const kPassivePartitionKeys[] = {
-    "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "LLN", "OverTimeLimit",
+    "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "LLN",
     "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "SuspendTime",
     "SuspendTimeout",
 };
@@ -99,6 +99,10 @@ std::vector<KeyDef<P>> make_partition_keys() {
       grace_time<P>(&P::grace_time,
                     "Under preempt/partition_prio, a preempted job of this partition gets SIGTERM at once and is "
                     "requeued or cancelled this long after."),
+      optional_integer<P>("OverTimeLimit", &P::over_time_limit, 0, 65533,
+                          "Minutes a job of this partition may run past its time limit before it ends TIMEOUT "
+                          "(unset: the cluster's OverTimeLimit).",
+                          true),
       oversubscribe(),
       text<P>("QOS", &P::qos, "QOS whose limits also apply to every job of the partition.", "QOS name"),
       name_list<P>("AllowQos", &P::allow_qos, "QOS that may run here.", true),

@@ -91,6 +91,10 @@ struct PartitionSpec {
   uint32_t priority_tier = 1;
   PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= (preempt/partition_prio)
   Seconds grace_time = 0;                            // GraceTime= (preempt/partition_prio)
+  // OverTimeLimit (the partition's, else the cluster's): how long its jobs
+  // run past their time limit before they end TIMEOUT; kInfinite: never.
+  // The scheduler plans on the limit itself.
+  Seconds over_time = 0;
   uint32_t priority_job_factor = 1;
   bool exclusive = false;               // OverSubscribe=EXCLUSIVE: every job takes whole nodes
   bool exclusive_user = false;

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "common/daemon_files.hpp"
 #include "common/strings.hpp"
 #include "config/doctor.hpp"
 #include "ctld/agent_link.hpp"
@@ -110,6 +111,11 @@ Status Controller::open(const ControllerOptions& opts) {
   }
   auto read = read_config(opts);
   if (!read) return read.error();
+  // SlurmctldLogFile (or -L): from here on the log lines go there.
+  log_file_ = opts.log_path.empty() ? read->settings.log_file : opts.log_path;
+  if (!log_file_.empty()) {
+    if (auto st = log_to_file(log_file_); !st) return st;
+  }
   auto bridge = CoreBridge::create(read->cfg);
   if (!bridge) return bridge.error();
   if (auto st = make_state_dir(read->settings.state_dir); !st) return st;
@@ -129,6 +135,9 @@ Status Controller::open(const ControllerOptions& opts) {
   auto lock = rpc::LockFile::acquire(s.state_dir + "/controller.lock", "the controller state in " + s.state_dir);
   if (!lock) return lock.error();
   lock_ = std::make_unique<ControllerLock>(ControllerLock{std::move(*lock)});
+  if (!s.pid_file.empty()) {
+    if (auto st = write_pid_file(s.pid_file); !st) log_error(st.error().message);
+  }
   auto opened = store::Store::open(store_path, controller_schema());
   if (!opened) return opened.error();
   store_ = std::move(*opened);
@@ -444,6 +453,11 @@ void Controller::on_tick() {
   }
   commit(std::move(fx), [](const Status&) {});
   flush_commits();
+}
+
+Status Controller::reopen_log() const {
+  if (log_file_.empty()) return {};
+  return log_to_file(log_file_);
 }
 
 Result<std::vector<std::string>> Controller::reconfigure() {

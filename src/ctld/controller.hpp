@@ -39,7 +39,7 @@ struct ControllerOptions {
   std::string conf_path;
   // Overrides for tests and `drover up` (empty: from slurm.conf).
   std::string tcp_address;
-  std::string log_path;  // empty: stderr
+  std::string log_path;  // -L: the log file instead of SlurmctldLogFile (empty: that, else stderr)
 };
 
 class Controller {
@@ -74,6 +74,9 @@ class Controller {
   // The reserve is 64 MiB, or DROVER_STATE_RESERVE_MB in the controller's
   // environment. Logs when the shortage begins and ends.
   std::string state_space_shortage();
+  // The log file in use ("" = stderr), reopened on SIGUSR2 (logrotate).
+  const std::string& log_file() const { return log_file_; }
+  Status reopen_log() const;
   // Re-reads slurm.conf; refuses a change the running state cannot take.
   Result<std::vector<std::string>> reconfigure();
   // scontrol shutdown: tells the registered agents to stop (unless
@@ -109,6 +112,7 @@ class Controller {
   int64_t last_housekeeping_ = 0;
   mutable rpc::UserNames user_names_;
   std::atomic<bool> stop_requested_{false};
+  std::string log_file_;  // SlurmctldLogFile or -L ("" = stderr)
   std::atomic<bool> store_failed_{false};
   uint64_t state_reserve_bytes_ = 64ull << 20;
   std::atomic<bool> short_of_space_{false};

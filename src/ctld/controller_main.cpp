@@ -1,6 +1,8 @@
-// `drover controller [--config PATH] [--tcp HOST:PORT]`: the controller
-// daemon in the foreground; SIGTERM or SIGINT stops it cleanly (it also
-// survives SIGKILL: the next start recovers from the store).
+// `drover controller [--config PATH] [--tcp HOST:PORT] [-L FILE]`: the
+// controller daemon in the foreground; SIGTERM or SIGINT stops it cleanly
+// (it also survives SIGKILL: the next start recovers from the store).
+// SIGHUP rereads slurm.conf (scontrol reconfigure: `systemctl reload`),
+// SIGUSR2 reopens the log file (logrotate), as Slurm's slurmctld does.
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -17,10 +19,12 @@ namespace drover::ctld {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: drover controller [--config PATH] [--tcp HOST:PORT]\n"
+    "usage: drover controller [--config PATH] [--tcp HOST:PORT] [-L FILE]\n"
     "  --config PATH    slurm.conf to serve (default: $DROVER_CONF, else $SLURM_CONF,\n"
     "                   else /etc/drover/slurm.conf)\n"
-    "  --tcp HOST:PORT  listen there instead of SlurmctldHost:SlurmctldPort (port 0: any free port)\n";
+    "  --tcp HOST:PORT  listen there instead of SlurmctldHost:SlurmctldPort (port 0: any free port)\n"
+    "  -L, --log-file FILE  log there instead of SlurmctldLogFile (without either: stderr)\n"
+    "Signals: TERM or INT stop it; HUP rereads slurm.conf; USR2 reopens the log file.\n";
 
 }  // namespace
 
@@ -34,6 +38,7 @@ int controller_main(const std::vector<std::string>& args) {
     }
     if (take_flag_value(args, i, "--config", conf) || take_flag_value(args, i, "-f", conf)) continue;
     if (take_flag_value(args, i, "--tcp", opts.tcp_address)) continue;
+    if (take_flag_value(args, i, "--log-file", opts.log_path) || take_flag_value(args, i, "-L", opts.log_path)) continue;
     std::fprintf(stderr, "drover controller: unknown option '%s'\n%s", args[i].c_str(), kUsage);
     return 2;
   }
@@ -44,11 +49,20 @@ int controller_main(const std::vector<std::string>& args) {
     std::fprintf(stderr, "drover controller: %s\n", ctl.error().message.c_str());
     return 1;
   }
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
+  Controller* c = ctl->get();
+  const std::string conf_path = c->settings().conf_path;  // read here: the loop thread may replace the settings
+  std::thread waiter([set, c, conf_path] {
+    const int sig = wait_for_stop(set, [c, &conf_path](int other) {
+      if (other == SIGUSR2) {
+        if (auto st = c->reopen_log(); !st) log_error("SIGUSR2: " + st.error().message);
+        else if (!c->log_file().empty()) log_line("received SIGUSR2; reopened the log file " + c->log_file());
+        return;
+      }
+      log_line("received SIGHUP; rereading " + conf_path + " (as scontrol reconfigure)");
+      c->post([c] { (void)c->reconfigure(); });  // it logs what changed, or why it refused
+    });
     log_line(std::string("received ") + strsignal(sig) + "; stopping");
-    (*ctl)->request_stop();
+    c->request_stop();
   });
   waiter.detach();
   (*ctl)->wait();

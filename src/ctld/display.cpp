@@ -376,6 +376,7 @@ std::vector<v1::PartitionInfo> ControllerState::partitions() const {
     p.set_priority_tier(pc.priority_tier);
     p.set_preempt_mode(pc.preempt_mode.empty() ? cfg_.preempt_mode : pc.preempt_mode);
     p.set_grace_time_s(pc.grace_time);
+    if (pc.over_time_limit) p.set_over_time_limit_min(*pc.over_time_limit);
     // The partition's own (a global DefMemPerCPU is not shown here: Slurm's
     // partitions then read DefMemPerNode=UNLIMITED, golden scontrol_show_partition.txt).
     p.set_def_mem_per_cpu_mb(pc.def_mem_per_cpu_mb.value_or(0));

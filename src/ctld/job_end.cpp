@@ -284,13 +284,21 @@ void ControllerState::stop_on_nodes(const Job& j, Effects& fx) const {
   step_time_limits(j, true, fx);  // srun steps with their own -t stop counting too
 }
 
+int64_t ControllerState::over_time_s(const v1::JobRecord& r) const {
+  int64_t minutes = cfg_.over_time_limit;
+  if (const config::PartitionConfig* p = cfg_.find_partition(r.partition()); p && p->over_time_limit) {
+    minutes = *p->over_time_limit;
+  }
+  return minutes == config::kUnlimited ? -1 : minutes * 60;
+}
+
 void ControllerState::step_time_limits(const Job& j, bool none, Effects& fx) const {
   auto it = steps_.find(j.rec.job_id());
   if (it == steps_.end()) return;
   for (const auto& [id, s] : it->second.steps) {
     if (step_final(s) || s.time_limit_s() <= 0) continue;
     for (const auto& n : s.nodes()) {
-      AgentCommand cmd = time_limit_command(j.rec, none ? 0 : step_time_limit(j.rec, s));
+      AgentCommand cmd = time_limit_command(j.rec, none ? 0 : step_time_limit(j.rec, s, enforced_time_limit(j.rec)));
       cmd.node = n.node();
       cmd.step_id = id;
       fx.commands.push_back(std::move(cmd));
@@ -316,7 +324,7 @@ void ControllerState::resume_job(Job& j, int64_t now, Effects& fx) {
   if (r.end_time()) r.set_end_time(r.end_time() + paused);
   r.set_state(v1::RUNNING);
   signal_job_everywhere(j, SIGCONT, fx);
-  if (r.desc().batch() && r.time_limit_s() != kInfinite) fx.commands.push_back(time_limit_command(r, agent_time_limit(r)));
+  if (r.desc().batch() && r.time_limit_s() != kInfinite) fx.commands.push_back(time_limit_command(r, enforced_time_limit(r)));
   // The job's srun steps with their own -t: their end moves on by the pause too.
   if (auto it = steps_.find(r.job_id()); it != steps_.end()) {
     for (auto& [id, s] : it->second.steps) {

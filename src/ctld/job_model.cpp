@@ -26,9 +26,14 @@ int64_t run_seconds(const v1::JobRecord& r, int64_t now) {
   return std::max<int64_t>(0, end - r.start_time() - r.suspended_s());
 }
 
-int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s) {
+int64_t with_over_time(int64_t limit, int64_t over_s) {
+  if (limit <= 0) return limit;
+  return over_s < 0 ? 0 : limit + over_s;
+}
+
+int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s, int64_t job_limit) {
   if (s.time_limit_s() <= 0) return 0;
-  const int64_t job_end = r.time_limit_s() == kInfinite ? 0 : r.start_time() + agent_time_limit(r);
+  const int64_t job_end = job_limit <= 0 ? 0 : r.start_time() + job_limit;
   const int64_t step_end = s.start_time() + s.time_limit_s() + s.suspended_s();
   const int64_t end = job_end > 0 ? std::min(job_end, step_end) : step_end;
   return std::max<int64_t>(1, end - s.start_time());

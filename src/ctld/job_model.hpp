@@ -49,10 +49,14 @@ int64_t run_seconds(const v1::JobRecord& r, int64_t now);
 // The time limit the batch host enforces, in seconds from the start (0:
 // none): the job's limit plus the time it spent suspended.
 int64_t agent_time_limit(const v1::JobRecord& r);
+// That limit with OverTimeLimit's seconds added (`over_s` < 0: UNLIMITED,
+// so none).
+int64_t with_over_time(int64_t limit, int64_t over_s);
 // An srun step's time limit on its nodes, in seconds from the step's start
 // (0: none of its own): its -t plus the time the job was suspended while it
-// ran, and never past the job's own end.
-int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s);
+// ran, and never past the job's own end (`job_limit`, as the batch host
+// enforces it; 0: none).
+int64_t step_time_limit(const v1::JobRecord& r, const v1::StepInfo& s, int64_t job_limit);
 // A suspension ends (resume, or the job ends while suspended): its length,
 // which is added to the record's suspended_s.
 int64_t close_suspension(v1::JobRecord& r, int64_t now);

@@ -126,7 +126,11 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   l.set_work_dir(d.work_dir());
   add_share(c.nodes[here.node], here, l);
   add_io(d, settings_.job_file_append, l);
-  l.set_time_limit_s(agent_time_limit(r));
+  l.set_time_limit_s(enforced_time_limit(r));
+  // --signal=B:...@SECS counts back from the job's own limit, not from the OverTimeLimit after it.
+  if (l.warn_signal() > 0 && l.time_limit_s() > 0) {
+    l.set_warn_seconds(l.warn_seconds() + l.time_limit_s() - agent_time_limit(r));
+  }
   l.set_start_time(r.start_time());
   if (settings_.job_scripts()) {
     // The job's share of the node (an srun step's may be less).

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/rlimits.hpp"
 #include "common/strings.hpp"
 #include "config/debug_levels.hpp"
 #include "config/exit_codes.hpp"
@@ -73,6 +74,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
     s.health_states = h && !h->any;
   }
   s.state_dir = cfg.state_save_location;
+  s.log_file = cfg.passive_text("SlurmctldLogFile");
+  s.pid_file = cfg.passive_text("SlurmctldPidFile");
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {
     s.host = cfg.controller_host();
@@ -135,6 +138,14 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
       return make_error((loc.known() ? loc.str() : conf_path) + ": " + key + "=" + *v + ": " + parsed.error().message);
     }
     *codes = *parsed;
+  }
+  // sbatch and srun act on them, and would refuse every submission over a bad one.
+  if (auto prop = check_propagation_keys(cfg.passive_text("PropagateResourceLimits"),
+                                         cfg.passive_text("PropagateResourceLimitsExcept"));
+      !prop) {
+    const SourceLoc loc = cfg.passive_loc(cfg.passive("PropagateResourceLimitsExcept") ? "PropagateResourceLimitsExcept"
+                                                                                      : "PropagateResourceLimits");
+    return make_error((loc.known() ? loc.str() : conf_path) + ": " + prop.error().message);
   }
   if (const std::string* dp = cfg.passive("DependencyParameters")) s.kill_invalid_depend = list_has(*dp, "kill_invalid_depend");
   s.min_job_age_s = cfg.min_job_age;

@@ -44,6 +44,8 @@ struct Settings {
   std::string host;                 // SlurmctldHost (first)
   std::string shown_host;           // its name in ping and show config: this host's for "localhost", as Slurm's
   std::string state_dir;            // StateSaveLocation
+  std::string log_file;             // SlurmctldLogFile ("" = stderr)
+  std::string pid_file;             // SlurmctldPidFile ("" = none)
   std::string socket_path;          // <StateSaveLocation>/ctld.sock
   std::string tcp_address;          // host:SlurmctldPort ("" = no TCP)
   std::string key_path;             // cluster key (AuthInfo key=PATH, default /etc/drover/drover.key)
@@ -518,6 +520,15 @@ class ControllerState {
   // SetTimeLimit for the job's live srun steps with their own -t on each of
   // their nodes: none while suspended, else step_time_limit.
   void step_time_limits(const Job& j, bool none, Effects& fx) const;
+  // OverTimeLimit for the job, in seconds: its partition's, else the
+  // cluster's; -1 for UNLIMITED.
+  int64_t over_time_s(const v1::JobRecord& r) const;
+  // The time limit the agents enforce, in seconds from the start (0: none):
+  // agent_time_limit() and OverTimeLimit. The scheduler, EndTime and the
+  // warning signals keep to the job's own limit.
+  int64_t enforced_time_limit(const v1::JobRecord& r) const {
+    return with_over_time(agent_time_limit(r), over_time_s(r));
+  }
   // The mail a job's event sends, if its --mail-type asks for it (mail.hpp):
   // an array element without ARRAY_TASKS mails its array's summary instead,
   // when it is the first to start or the last to end.

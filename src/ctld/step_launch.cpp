@@ -20,6 +20,8 @@ constexpr const char* kOnlyAllocated = "Only allocated ";
 constexpr const char* kTooManyCpus = "More processors requested than permitted";
 constexpr const char* kTaskMemory = "Memory required by task is not available";
 constexpr const char* kNodesBusy = "Requested nodes are busy";
+constexpr const char* kStepLimit = "Step limit reached for this job";
+constexpr const char* kBadTaskCount = "Task count specification invalid";
 
 Error refusal(const std::string& slurm, const std::string& detail) {
   return Error{slurm + (detail.empty() ? "" : "\n" + detail)};
@@ -238,6 +240,11 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
     wait.set_busy("the job's PrologSlurmctld is still running");
     return wait;
   }
+  if (auto it = steps_.find(j->rec.job_id()); it != steps_.end() && it->second.next_id >= cfg_.max_step_count) {
+    return refusal(kStepLimit, "job " + std::to_string(j->rec.job_id()) + " has created " +
+                                   std::to_string(it->second.next_id) + " steps, slurm.conf's MaxStepCount=" +
+                                   std::to_string(cfg_.max_step_count));
+  }
   const core::Cluster& c = bridge_->cluster();
   const bool wants_gpus = asks_for_gpus(req);
   if (wants_gpus) {
@@ -339,6 +346,14 @@ Result<v1::CreateStepReply> ControllerState::create_step_now(const Caller& who, 
         for (int i = 0; i < nnodes && left > 0; ++i) ++layout[static_cast<std::size_t>(i)], --left;
       }
     }
+  }
+  // Its tasks over its nodes, rounded up, as Slurm 22.05 weighed it (anchor
+  // cluster, MaxTasksPerNode=4: -N2 -n6 ran though laid out 5 and 1; -N2 -n9 was refused).
+  if (const int per = (ntasks + nnodes - 1) / std::max(1, nnodes); per > cfg_.max_tasks_per_node) {
+    return refusal(kBadTaskCount, std::to_string(ntasks) + " tasks over " + std::to_string(nnodes) +
+                                      (nnodes == 1 ? " node: " : " nodes: ") + std::to_string(per) +
+                                      " per node, above slurm.conf's MaxTasksPerNode=" +
+                                      std::to_string(cfg_.max_tasks_per_node));
   }
   auto js_it = steps_.find(j->rec.job_id());
   const JobSteps* js = js_it == steps_.end() ? nullptr : &js_it->second;
@@ -481,7 +496,7 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   l.set_append(req.has_open_append() ? req.open_append() : settings_.job_file_append);
   l.clear_warn_signal();
   l.clear_warn_seconds();
-  if (int64_t limit = step_time_limit(j.rec, s)) {
+  if (int64_t limit = step_time_limit(j.rec, s, enforced_time_limit(j.rec))) {
     l.set_start_time(s.start_time());
     l.set_time_limit_s(limit);
   }

@@ -448,7 +448,7 @@ std::vector<v1::JobResult> ControllerState::update(const Caller& who, const v1::
       refresh_spec(*j);
       put_job(*j, fx);
       if (c.set_time_limit) {
-        if (j->rec.desc().batch()) fx.commands.push_back(time_limit_command(j->rec, agent_time_limit(j->rec)));
+        if (j->rec.desc().batch()) fx.commands.push_back(time_limit_command(j->rec, enforced_time_limit(j->rec)));
         step_time_limits(*j, false, fx);  // srun steps whose own -t was capped at the old end
       }
       fx.reschedule = true;

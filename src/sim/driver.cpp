@@ -546,13 +546,16 @@ Status Driver::start(core::StartDecision& d) {
   const int32_t idx = index_of(d.job);
   const TraceJob& j = trace_.jobs[idx];
   JobRecord& r = out_.jobs[idx];
-  Seconds run = j.run_time < 0 ? d.time_limit : std::min(j.run_time, d.time_limit);
+  // OverTimeLimit: a job that outruns its limit ends TIMEOUT that much later.
+  const Seconds over = d.partition >= 0 ? c_.partitions[static_cast<std::size_t>(d.partition)].over_time : 0;
+  const Seconds hard = d.time_limit == kInfinite || over == kInfinite ? kInfinite : d.time_limit + over;
+  Seconds run = j.run_time < 0 ? d.time_limit : std::min(j.run_time, hard);
   if (run == kInfinite) {
     return Error{fmt::format("job {} ({}): it runs to its time limit (--run-to-limit) but the limit is UNLIMITED",
                              j.label, j.where)};
   }
   record_start(idx, d, run);
-  const bool killed = j.run_time >= 0 && j.run_time > d.time_limit;
+  const bool killed = j.run_time >= 0 && j.run_time > hard;
   leaving_[idx] = killed ? 2 : 1;  // 2: will end TIMEOUT
   charged_[idx] = now_;
   ledger_.apply(d.alloc, +1, now_);

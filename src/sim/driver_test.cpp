@@ -71,6 +71,23 @@ TEST(Driver, JobsAreKilledAtTheirLimit) {
   EXPECT_EQ(r.jobs[1].end, 50);
 }
 
+// OverTimeLimit, as the controller enforces it: past the limit by that many
+// minutes (the partition's own wins), then TIMEOUT.
+TEST(Driver, OverTimeLimitLetsJobsRunPastTheirLimit) {
+  auto c = cluster_from(
+      "SchedulerType=sched/builtin\nOverTimeLimit=1\nNodeName=n[1-3] CPUs=2 RealMemory=1000\n"
+      "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=2:00:00\n"
+      "PartitionName=free Nodes=n3 MaxTime=2:00:00 OverTimeLimit=UNLIMITED\n");
+  SimResult r = run(c, trace_from("id,submit,run_time,ntasks,time_limit,partition\n"
+                                  "1,0,500,1,100,p\n2,0,130,1,100,p\n3,0,500,1,100,free\n"));
+  EXPECT_EQ(r.jobs[0].state, JobState::kTimeout);
+  EXPECT_EQ(r.jobs[0].end, 160);
+  EXPECT_EQ(r.jobs[1].state, JobState::kCompleted);
+  EXPECT_EQ(r.jobs[1].end, 130);
+  EXPECT_EQ(r.jobs[2].state, JobState::kCompleted);
+  EXPECT_EQ(r.jobs[2].end, 500);
+}
+
 TEST(Driver, RunToLimitUsesThePartitionDefault) {
   auto c = cluster_from(
       "SchedulerType=sched/builtin\nNodeName=n1 CPUs=2 RealMemory=1000\n"

@@ -3,23 +3,27 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "common/strings.hpp"
 #include "harness.hpp"
 #include "rpc/testing.hpp"
 
@@ -110,6 +114,89 @@ TEST(Jobs, RunAndReportEnvironmentAndExitCodes) {
   std::string env = read_file(c.work() + "/env-" + std::to_string(ok) + ".out");
   EXPECT_EQ(env, "CUDA_VISIBLE_DEVICES=0,1\nSLURMD_NODENAME=hgpu1\nSLURM_CPUS_ON_NODE=4\nSLURM_JOB_ID=" +
                      std::to_string(ok) + "\nSLURM_JOB_NAME=envjob\nSLURM_JOB_PARTITION=gpu\n");
+}
+
+// The pids of the step daemons' fork server of NODE's agent in cluster `c`.
+std::vector<pid_t> fork_servers_of(const TestCluster& c, const std::string& node) {
+  auto cmdline = [](const std::string& pid) {
+    std::string words = read_file("/proc/" + pid + "/cmdline");
+    std::replace(words.begin(), words.end(), '\0', ' ');
+    return words;
+  };
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (cmdline(pid).find("--fork-server") == std::string::npos) continue;
+    std::ifstream status("/proc/" + pid + "/status");
+    std::string line, ppid;
+    while (std::getline(status, line)) {
+      if (line.rfind("PPid:", 0) == 0) ppid = std::string(trim(line.substr(5)));
+    }
+    const std::string parent = cmdline(ppid);
+    if (parent.find("--node " + node + " ") != std::string::npos && parent.find(c.conf()) != std::string::npos) {
+      out.push_back(static_cast<pid_t>(std::stol(pid)));
+    }
+  }
+  return out;
+}
+
+// The submitting shell's soft resource limits reach the tasks, as Slurm's
+// sbatch and srun carry them (checked side by side on the anchor cluster:
+// `ulimit -s unlimited; sbatch ...` runs its script with an unlimited stack):
+// all of them unless slurm.conf or --propagate says which; the variables
+// carrying them are not in the job's environment; a limit above the node's
+// hard one gets the hard one, said on the task's stderr.
+TEST(Jobs, TheSubmittingShellsResourceLimitsReachTheTasks) {
+  ClusterDef def = small_cluster();
+  def.extra = {"PropagateResourceLimitsExcept=STACK"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  struct rlimit stack {}, nofile {};
+  ASSERT_EQ(getrlimit(RLIMIT_STACK, &stack), 0);  // the agents', started from this process
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &nofile), 0);
+  const std::string agents_stack =
+      stack.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(stack.rlim_cur / 1024);
+  const std::string smaller_stack = stack.rlim_cur == 2048 * 1024 ? "1024" : "2048";  // KiB, as ulimit -s says
+  const std::string show = "ulimit -s; ulimit -n; env | grep -c SLURM_RLIMIT_";
+  auto submit = [&](const std::string& opts) {
+    auto r = c.run_program("/bin/bash", {"-c", "ulimit -S -n 300; ulimit -S -s " + smaller_stack +
+                                                   "; sbatch --parsable " + opts + " --wrap '" + show + "'"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return std::string(trim(r.out));
+  };
+  const std::string by_conf = submit(""), by_option = submit("--propagate=STACK"), none = submit("--propagate=NONE");
+  for (const auto& id : {by_conf, by_option, none}) ASSERT_TRUE(c.wait_done(id)) << id;
+  const std::string agents_nofile = std::to_string(nofile.rlim_cur);
+  EXPECT_EQ(read_file(c.work() + "/slurm-" + by_conf + ".out"), agents_stack + "\n300\n0\n")
+      << "all but the STACK that slurm.conf excepts";
+  EXPECT_EQ(read_file(c.work() + "/slurm-" + by_option + ".out"), smaller_stack + "\n" + agents_nofile + "\n0\n")
+      << "--propagate wins over slurm.conf";
+  EXPECT_EQ(read_file(c.work() + "/slurm-" + none + ".out"), agents_stack + "\n" + agents_nofile + "\n0\n");
+
+  auto step = c.run_program("/bin/bash", {"-c", "ulimit -S -n 200; srun -n1 sh -c 'ulimit -n'"});
+  EXPECT_EQ(step.rc, 0) << step.err;
+  EXPECT_EQ(step.out, "200\n");
+  auto bad = c.run("sbatch", {"--propagate=STACK,BOGUS", "--wrap", "true"});
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.err.substr(0, bad.err.find('\n')), "sbatch: error: Bad rlimit name: BOGUS") << bad.err;
+
+  // Above the node's hard limit: the task gets the hard one. The step daemons
+  // of cpu1 come from its agent's fork server, whose hard limit is lowered
+  // here (lowering needs no privilege).
+  ASSERT_GT(nofile.rlim_max, 300u);
+  const rlim_t node_hard = 250;
+  int lowered = 0;
+  for (pid_t server : fork_servers_of(c, "cpu1")) {
+    const struct rlimit low {node_hard, node_hard};
+    if (prlimit(server, RLIMIT_NOFILE, &low, nullptr) == 0) ++lowered;
+  }
+  ASSERT_EQ(lowered, 1);
+  auto high = c.run_program("/bin/bash", {"-c", "ulimit -S -n 300; srun -w cpu1 -n1 sh -c 'ulimit -n'"});
+  EXPECT_EQ(high.rc, 0) << high.err;
+  EXPECT_EQ(high.out, "250\n");
+  EXPECT_EQ(high.err, "slurmstepd-cpu1: error: RLIMIT_NOFILE of 300 from the submit host is above this node's hard "
+                      "limit; the task has 250\n");
 }
 
 TEST(Jobs, ArrayThrottleKeepsAtMostTwoRunning) {
@@ -888,6 +975,44 @@ TEST(Jobs, MailTypeSendsSlurmsMailThroughMailProg) {
   }
   std::sort(want.begin(), want.end());
   EXPECT_EQ(got, want);
+}
+
+// slurm.conf's OverTimeLimit (minutes) lets a job run past its time limit
+// before it ends TIMEOUT, as on the anchor cluster (OverTimeLimit=1: a
+// `-t 1` job ran 2:22, then TIMEOUT, its EndTime meanwhile the limit's);
+// a partition's own OverTimeLimit wins over it. srun's own allocation runs
+// on with it; a step's own -t inside a job does not (both as on the anchor).
+TEST(Jobs, OverTimeLimitLetsAJobRunPastItsTimeLimit) {
+  ClusterDef def = small_cluster();
+  def.partitions[1] += " OverTimeLimit=0";
+  def.extra = {"OverTimeLimit=1"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string over = std::to_string(
+      c.submit({"-t", "0:02", "-o", "over.out", "--wrap", "sleep 5; srun -t 0:01 sh -c 'sleep 3; echo step'; echo done"}));
+  const std::string strict = std::to_string(c.submit({"-p", "gpu", "-t", "0:02", "-o", "/dev/null", "--wrap", "sleep 30"}));
+  auto alloc = c.run("srun", {"-t", "0:02", "sh", "-c", "sleep 4; echo alloc"});
+  EXPECT_EQ(alloc.rc, 0) << alloc.err;
+  EXPECT_EQ(alloc.out, "alloc\n");
+  ASSERT_TRUE(c.wait_done(strict, 20s));
+  EXPECT_EQ(c.state(strict), "TIMEOUT") << "its partition's OverTimeLimit=0";
+  ASSERT_TRUE(c.wait_done(over, 30s));
+  EXPECT_EQ(c.state(over), "COMPLETED");
+  const std::string text = read_file(c.work() + "/over.out");
+  EXPECT_NE(text.find("error: *** STEP " + over + ".0 ON cpu1 CANCELLED AT "), std::string::npos)
+      << "an srun step's own -t is not over-timed (as on the anchor cluster)\n" << text;
+  EXPECT_EQ(text.find("step\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("done\n"), std::string::npos) << text;
+  auto fields = c.job_fields(over);
+  EXPECT_EQ(fields["TimeLimit"], "00:00:02");
+  auto config = c.run("scontrol", {"show", "config"});
+  EXPECT_NE(config.out.find("OverTimeLimit           = 1 min\n"), std::string::npos) << config.out;
+  auto parts = c.run("scontrol", {"show", "partition", "-o"});
+  EXPECT_NE(parts.out.find("PartitionName=compute"), std::string::npos);
+  for (const auto& line : lines_of(parts.out)) {
+    const bool gpu = line.rfind("PartitionName=gpu ", 0) == 0;
+    EXPECT_NE(line.find(gpu ? " OverTimeLimit=0 " : " OverTimeLimit=NONE "), std::string::npos) << line;
+  }
 }
 
 // The job's output says why it ended, in the step daemon's words of Slurm

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -265,6 +267,59 @@ TEST(Recovery, ScontrolShutdownStopsTheDaemonsAndLeavesTheJobsRunning) {
   ASSERT_TRUE(c.wait_done(running, 30s));
   EXPECT_EQ(c.state(running), "COMPLETED");
   EXPECT_EQ(read_file(log), "start\nend\n");
+}
+
+// The pid in a pid file, or -1.
+pid_t pid_in(const std::string& path) {
+  std::string text = read_file(path);
+  return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
+}
+
+// slurm.conf's SlurmctldLogFile, SlurmdLogFile (%n), SlurmctldPidFile and
+// SlurmdPidFile, and the signals an admin's tools send: logrotate's SIGUSR2
+// reopens the log, `systemctl reload`'s SIGHUP rereads slurm.conf (the
+// controller) or is said and survived (the agent) where it used to kill both.
+TEST(Daemons, LogAndPidFilesFromSlurmConfAndTheSignalsAdminsSend) {
+  char tmpl[] = "/tmp/drover-daemon-files-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string d = tmpl;
+  ClusterDef def = small_cluster();
+  def.extra = {"SlurmctldLogFile=" + d + "/log/slurmctld.log", "SlurmctldPidFile=" + d + "/slurmctld.pid",
+               "SlurmdLogFile=" + d + "/log/slurmd-%n.log", "SlurmdPidFile=" + d + "/slurmd-%n.pid"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string ctl_log = d + "/log/slurmctld.log", agent_log = d + "/log/slurmd-cpu1.log";
+  const pid_t ctl = pid_in(d + "/slurmctld.pid"), agent = pid_in(d + "/slurmd-cpu1.pid");
+  ASSERT_GT(ctl, 0);
+  ASSERT_GT(agent, 0);
+  EXPECT_NE(read_file("/proc/" + std::to_string(ctl) + "/cmdline").find("controller"), std::string::npos);
+  EXPECT_NE(read_file("/proc/" + std::to_string(agent) + "/cmdline").find("cpu1"), std::string::npos);
+  EXPECT_NE(read_file(ctl_log).find(" serving on unix:"), std::string::npos) << read_file(ctl_log);
+  EXPECT_EQ(c.log("controller").find(" serving on unix:"), std::string::npos) << "not on stderr too";
+  EXPECT_NE(read_file(agent_log).find("serving on "), std::string::npos) << read_file(agent_log);
+  const std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "true"}));
+  EXPECT_TRUE(eventually([&] { return read_file(ctl_log).find("job " + id + " submitted") != std::string::npos; }, 5s));
+
+  // logrotate: the files move away, SIGUSR2, and the daemons write new ones.
+  ASSERT_EQ(rename(ctl_log.c_str(), (ctl_log + ".1").c_str()), 0);
+  ASSERT_EQ(rename(agent_log.c_str(), (agent_log + ".1").c_str()), 0);
+  kill(ctl, SIGUSR2);
+  kill(agent, SIGUSR2);
+  EXPECT_TRUE(eventually([&] { return read_file(ctl_log).find("reopened the log file") != std::string::npos; }, 5s));
+  EXPECT_TRUE(eventually([&] { return read_file(agent_log).find("reopened the log file") != std::string::npos; }, 5s));
+  const std::string next = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "true"}));
+  EXPECT_TRUE(eventually([&] { return read_file(ctl_log).find("job " + next + " submitted") != std::string::npos; }, 5s));
+  EXPECT_EQ(read_file(ctl_log + ".1").find("job " + next + " "), std::string::npos);
+
+  kill(ctl, SIGHUP);
+  kill(agent, SIGHUP);
+  EXPECT_TRUE(eventually([&] { return read_file(ctl_log).find("reconfigured from ") != std::string::npos; }, 5s))
+      << read_file(ctl_log);
+  EXPECT_TRUE(eventually([&] { return read_file(agent_log).find("received SIGHUP") != std::string::npos; }, 5s));
+  EXPECT_FALSE(c.daemon_exited("controller", 500ms));
+  EXPECT_FALSE(c.daemon_exited("agent-cpu1", 100ms));
+  EXPECT_EQ(c.run("scontrol", {"ping"}).rc, 0);
+  std::filesystem::remove_all(d);
 }
 
 TEST(Nodes, FewerGpusThanConfiguredDrainsWithSlurmsReason) {

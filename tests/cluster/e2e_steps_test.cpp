@@ -824,6 +824,37 @@ TEST(Steps, KillOnBadExitInSlurmConfIsSrunsDefault) {
   EXPECT_EQ(r.out, "survived\n");
 }
 
+// MaxStepCount and MaxTasksPerNode, as Slurm 22.05 refused such steps on the
+// anchor cluster (MaxStepCount=3: a script's fourth and fifth srun failed;
+// MaxTasksPerNode=4: an 8-task step on one node refused, 8 over two nodes
+// run, whatever their layout; the job itself, -n 8 on one node, is accepted).
+TEST(Steps, MaxStepCountAndMaxTasksPerNodeRefuseSteps) {
+  ClusterDef def = small_cluster();
+  def.extra = {"MaxStepCount=3", "MaxTasksPerNode=4"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string steps = std::to_string(
+      c.submit({"-o", "steps.out", "--wrap", "for i in 1 2 3 4; do srun -n1 true; echo \"srun $i rc=$?\"; done"}));
+  ASSERT_TRUE(c.wait_done(steps));
+  const std::string limit = "srun: error: Unable to create step for job " + steps + ": Step limit reached for this job\n";
+  EXPECT_EQ(read_file(c.work() + "/steps.out"),
+            "srun 1 rc=0\nsrun 2 rc=0\nsrun 3 rc=0\n" + limit + "srun: error: job " + steps +
+                " has created 3 steps, slurm.conf's MaxStepCount=3\nsrun 4 rc=1\n");
+
+  const std::string wide = std::to_string(c.submit({"-N1", "-n8", "-o", "wide.out", "--wrap", "srun true; echo $?"}));
+  ASSERT_GT(std::stoll(wide), 0) << "the job is accepted: only its steps are held to the limit";
+  ASSERT_TRUE(c.wait_done(wide));
+  EXPECT_EQ(read_file(c.work() + "/wide.out"),
+            "srun: error: Unable to create step for job " + wide + ": Task count specification invalid\n"
+            "srun: error: 8 tasks over 1 node: 8 per node, above slurm.conf's MaxTasksPerNode=4\n1\n");
+  auto spread = c.run("srun", {"-N2", "-n8", "-p", "compute", "-w", "cpu[1-2]", "hostname"});
+  EXPECT_EQ(spread.rc, 0) << spread.err;
+  EXPECT_EQ(lines_of(spread.out).size(), 8u);
+  auto one = c.run("srun", {"-N1", "-n8", "true"});
+  EXPECT_EQ(one.rc, 1);
+  EXPECT_NE(one.err.find(": Task count specification invalid\n"), std::string::npos) << one.err;
+}
+
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
