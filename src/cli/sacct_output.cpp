@@ -397,7 +397,9 @@ bool more_selected(const SacctOptions& o, const AccountingRecord& r) {
 }
 
 bool job_selected(const SacctOptions& o, const AccountingRecord& r, const std::string& caller, const Window& w) {
-  bool everyone = o.all_users || caller == "root";
+  // Named jobs are shown whoever ran them, as Slurm 22.05's sacct showed
+  // root's job to alice (anchor cluster); PrivateData=jobs keeps them from her.
+  bool everyone = o.all_users || caller == "root" || !o.job_ids.empty();
   bool user_ok = o.users.empty() ? (everyone || r.user == caller)
                                  : (in_list(o.users, r.user) || in_list(o.users, std::to_string(r.uid)));
   bool state_ok = o.states.empty() || std::find(o.states.begin(), o.states.end(), r.state) != o.states.end();

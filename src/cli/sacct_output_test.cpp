@@ -362,6 +362,28 @@ TEST(SacctSelect, JobsNeverEligibleAreListedOnlyByTheirIds) {
   EXPECT_EQ(ids({"-j", "1,2,3"}), "1\n2\n3\n");
 }
 
+// A plain user's sacct lists their own jobs, unless -a, -u or -j says
+// otherwise: Slurm 22.05's showed root's job to alice when she named it
+// (anchor cluster; PrivateData=jobs, which the controller applies, hides it).
+TEST(SacctSelect, APlainUserSeesTheirOwnJobsUnlessTheyNameOthers) {
+  std::vector<AccountingRecord> recs = {
+      job(1, "mine", "compute", JobState::kCompleted, "2026-11-29T21:51:00", "2026-11-29T21:52:00", 1, {}),
+      job(2, "roots", "compute", JobState::kCompleted, "2026-11-29T21:51:00", "2026-11-29T21:52:00", 1, {})};
+  recs[1].user = "root";
+  recs[1].uid = 0;
+  auto ids = [&](std::vector<std::string> args) {
+    for (const char* a : {"-X", "-n", "-P", "-o", "JobID"}) args.push_back(a);
+    auto o = parse_sacct_options(args, {});
+    EXPECT_TRUE(o) << (o ? "" : o.error().text);
+    return o ? render_sacct(*o, recs, "alice", utc("2026-11-29T22:00:00")).out : std::string();
+  };
+  EXPECT_EQ(ids({}), "1\n");
+  EXPECT_EQ(ids({"-a"}), "1\n2\n");
+  EXPECT_EQ(ids({"-u", "root"}), "2\n");
+  EXPECT_EQ(ids({"-j", "2"}), "2\n");
+  EXPECT_EQ(ids({"-j", "1,2", "-u", "alice"}), "1\n");
+}
+
 // A window that ends before it starts is refused with Slurm 22.05's words
 // (checked on its sacct): -S after now with no -E, -E before today's
 // midnight with no -S, -S after -E; with -s, -S alone is a one-moment window.

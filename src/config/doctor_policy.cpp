@@ -247,6 +247,22 @@ void propagation(const Facts& f, Diagnostics& out) {
   }
 }
 
+// PrivateData words other than jobs hide nothing in Drover.
+void private_data(const Facts& f, Diagnostics& out) {
+  const std::string* v = f.cfg.passive("PrivateData");
+  if (!v) return;
+  std::vector<std::string> inert;
+  for (const auto& raw : split(*v, ',')) {
+    const std::string word(trim(raw));
+    if (!word.empty() && !iequals(word, "jobs")) inert.push_back(word);
+  }
+  if (inert.empty()) return;
+  out.add(Severity::kWarning, "private-data-not-built", f.cfg.passive_loc("PrivateData"), "PrivateData",
+          "PrivateData=" + *v + ": Drover hides only jobs; " + join(inert, ", ") +
+              (inert.size() == 1 ? " stays" : " stay") + " visible to every user",
+          "PrivateData=jobs (a plain user sees only their own jobs in squeue, scontrol and sprio)");
+}
+
 // A PreemptMode Drover does not build: SUSPEND and GANG.
 bool mode_not_built(const std::string& mode) {
   const core::PreemptMode m = preempt_mode_value(mode);
@@ -315,6 +331,7 @@ void check_policy(const Facts& f, Diagnostics& out) {
   log_settings(f, out);
   requeue_exit_codes(f, out);
   propagation(f, out);
+  private_data(f, out);
   whole_number_keys(f, out);
   preemption(f, out);
 }

@@ -305,6 +305,16 @@ const std::vector<Case>& policy_cases() {
        },
        {{E, "propagate-invalid", "slurm.conf:8",
          {"PropagateResourceLimits and PropagateResourceLimitsExcept exclude each other"}, {}}}},
+      {"private data Drover does not hide",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["PrivateData"] = "jobs,usage,Users";
+         b.cfg.passive_locs["PrivateData"] = at("slurm.conf", 4);
+       },
+       {{W, "private-data-not-built", "slurm.conf:4",
+         {"PrivateData=jobs,usage,Users: Drover hides only jobs; usage, Users stay visible to every user"}, {}}}},
+      {"private jobs are built",
+       [](ConfigBuilder& b) { b.cfg.passive_values["PrivateData"] = "jobs"; },
+       {}},
       {"a limit name that is not one",
        [](ConfigBuilder& b) {
          b.cfg.passive_values["PropagateResourceLimitsExcept"] = "MEMLOCK,LOCKS";

@@ -33,7 +33,7 @@ const char* const kPassiveGlobals[] = {
       "MpiParams", "NodeFeaturesPlugins", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PrEpParameters", "PrEpPlugins",
       "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
-      "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc", "PrivateData",
+      "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc",
       "PropagatePrioProcess", "RebootProgram",
       "ReconfigFlags", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
       "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
@@ -152,6 +152,9 @@ std::vector<PassiveKey> passive_globals() {
       {"SlurmdTimeout", "the controller marks a node DOWN after this many silent seconds (300)"},
       {"SlurmctldLogFile", "the controller logs there instead of stderr (appended; `drover controller -L FILE` "
                            "overrides; SIGUSR2 reopens it for logrotate)"},
+      {"PrivateData", "the controller: `jobs` shows a plain user only their own jobs and steps in squeue, scontrol "
+                      "show job/step, sprio and sacct (others' ids read as invalid, as Slurm's; Slurm's sacct takes "
+                      "this from slurmdbd.conf); the other words have no effect"},
       {"SlurmctldPidFile", "the controller writes its pid there once it holds StateSaveLocation's lock"},
       {"SlurmdLogFile", "each agent logs there instead of stderr (`%n`: its node, `%h`: the host; `drover agent -L "
                         "FILE` overrides; SIGUSR2 reopens it)"},

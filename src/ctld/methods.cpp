@@ -98,6 +98,7 @@ void get_jobs(Controller& c, const Caller& who, const v1::GetJobsRequest& req, v
   // A job's script and environment (which may hold a user's secrets) go to
   // its owner and the privileged only, as Slurm's batch script does.
   auto add = [&](const Job& j) {
+    if (!c.state().may_see(who, j)) return;  // PrivateData=jobs: as if there were no such job
     *rep->add_jobs() = c.state().job_for_display(j, req.detail(), req.detail() && !req.without_script() && c.state().may_act_on(who, j), now);
   };
   if (req.job_ids().empty() && req.include_finished()) {
@@ -344,8 +345,12 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
     if (!st && steps_read) steps_read = st;
     return v;
   };
+  // PrivateData=jobs: a plain user's sacct sees only their own jobs. Slurm
+  // takes this from slurmdbd.conf's PrivateData; Drover keeps its accounting
+  // itself, so slurm.conf's says it. sreport's and sshare's usage stay whole.
+  const bool own_only = state.settings().private_jobs && !who.privileged && !req.usage_only();
   auto add = [&](const v1::JobRecord& r) {
-    if (out.count(r.job_id())) return;
+    if (out.count(r.job_id()) || (own_only && r.uid() != who.uid)) return;
     v1::AccountingJob a = accounting_job(state.bridge(), r, steps_of(r), now);
     if (req.usage_only()) a = usage_view(std::move(a));
     // sacct -B / --env-vars: the caller's own jobs' scripts, or everyone's for the privileged.
@@ -440,9 +445,13 @@ void modify_associations(Controller& c, const Caller& who, const v1::ModifyAssoc
   finish_after(c, std::move(fx), std::move(done));
 }
 
-void get_priorities(Controller& c, const Caller&, const v1::GetPrioritiesRequest& req,
+void get_priorities(Controller& c, const Caller& who, const v1::GetPrioritiesRequest& req,
                     v1::GetPrioritiesReply* rep, Done done) {
   *rep = c.state().priorities(c.now());
+  auto* rows = rep->mutable_jobs();
+  rows->erase(std::remove_if(rows->begin(), rows->end(),
+                             [&](const v1::PriorityFactors& f) { return !c.state().may_see(who, f.job_id()); }),
+              rows->end());
   header(req, rep);
   done(0, "");
 }

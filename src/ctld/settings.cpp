@@ -76,6 +76,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.state_dir = cfg.state_save_location;
   s.log_file = cfg.passive_text("SlurmctldLogFile");
   s.pid_file = cfg.passive_text("SlurmctldPidFile");
+  s.private_jobs = list_has(cfg.passive_text("PrivateData"), "jobs");
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {
     s.host = cfg.controller_host();

@@ -46,6 +46,7 @@ struct Settings {
   std::string state_dir;            // StateSaveLocation
   std::string log_file;             // SlurmctldLogFile ("" = stderr)
   std::string pid_file;             // SlurmctldPidFile ("" = none)
+  bool private_jobs = false;        // PrivateData=jobs: a plain user sees only their own jobs
   std::string socket_path;          // <StateSaveLocation>/ctld.sock
   std::string tcp_address;          // host:SlurmctldPort ("" = no TCP)
   std::string key_path;             // cluster key (AuthInfo key=PATH, default /etc/drover/drover.key)
@@ -431,6 +432,13 @@ class ControllerState {
   v1::JobRecord job_for_display(const Job& j, bool detail, bool with_script, int64_t now) const;
   // The job's owner, root, SlurmUser or an operator.
   bool may_act_on(const Caller& who, const Job& j) const { return who.privileged || who.uid == j.rec.uid(); }
+  // Whether `who` may see the job in squeue, scontrol show job/step and
+  // sprio: anyone, unless PrivateData=jobs (then its owner and the privileged).
+  bool may_see(const Caller& who, const Job& j) const { return !settings_.private_jobs || may_act_on(who, j); }
+  bool may_see(const Caller& who, int64_t job_id) const {
+    auto it = jobs_.find(job_id);
+    return it != jobs_.end() && may_see(who, it->second);
+  }
   // Slurm's reason text for a job whose partition has too few nodes up.
   static constexpr const char* kNodesRequiredUnavailable =
       "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions";

@@ -537,11 +537,13 @@ v1::LaunchRequest ControllerState::build_step_launch(const Job& j, const core::N
   return l;
 }
 
-Result<v1::GetStepReply> ControllerState::get_step(const Caller&, const v1::GetStepRequest& req) const {
+Result<v1::GetStepReply> ControllerState::get_step(const Caller& who, const v1::GetStepRequest& req) const {
   auto js = steps_.find(req.job_id());
   auto j = jobs_.find(req.job_id());
   auto run = requeued_runs_.find(req.job_id());
-  if (j == jobs_.end() || (js == steps_.end() && run == requeued_runs_.end())) return make_error(kInvalidJobId);
+  if (j == jobs_.end() || (js == steps_.end() && run == requeued_runs_.end()) || !may_see(who, j->second)) {
+    return make_error(kInvalidJobId);
+  }
   const v1::StepInfo* found = nullptr;
   if (js != steps_.end()) {
     if (auto it = js->second.steps.find(req.step_id()); it != js->second.steps.end()) found = &it->second;

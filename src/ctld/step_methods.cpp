@@ -1,5 +1,6 @@
 #include "ctld/step_methods.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -48,8 +49,12 @@ void get_step(Controller& c, const Caller& who, const v1::GetStepRequest& req, v
   done(0, "");
 }
 
-void get_steps(Controller& c, const Caller&, const v1::GetStepsRequest& req, v1::GetStepsReply* rep, Done done) {
+void get_steps(Controller& c, const Caller& who, const v1::GetStepsRequest& req, v1::GetStepsReply* rep, Done done) {
   *rep = c.state().get_steps(req, c.now());
+  auto* steps = rep->mutable_steps();  // PrivateData=jobs: only the caller's jobs' steps
+  steps->erase(std::remove_if(steps->begin(), steps->end(),
+                              [&](const v1::StepInfo& s) { return !c.state().may_see(who, s.job_id()); }),
+               steps->end());
   header(req, rep);
   done(0, "");
 }

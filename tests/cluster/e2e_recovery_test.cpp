@@ -361,6 +361,45 @@ TEST(Users, AnotherUserCannotCancelOrHoldTheJob) {
   EXPECT_TRUE(c.wait_state(id, {"CANCELLED"}));
 }
 
+// PrivateData=jobs, as Slurm 22.05 answered alice on the anchor cluster: her
+// squeue lists only her jobs, another's id reads as invalid (squeue -j,
+// scontrol show job), squeue -s and scontrol show step keep to her jobs too,
+// and so does sacct (Slurm's follows slurmdbd.conf's PrivateData, which
+// Drover, keeping its accounting itself, reads from slurm.conf); the
+// privileged see every job.
+TEST(Users, PrivateDataJobsShowsAUserOnlyTheirOwnJobs) {
+  auto alice = ensure_user("drovere2ea");
+  auto bob = ensure_user("drovere2eb");
+  if (!alice || !bob) GTEST_SKIP() << "needs root to create test users";
+  ClusterDef def = small_cluster();
+  def.extra = {"PrivateData=jobs"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::string hers = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 30"}, alice->as()));
+  const std::string his = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "sleep 30"}, bob->as()));
+  ASSERT_TRUE(c.wait_state(hers, {"RUNNING"}));
+  ASSERT_TRUE(c.wait_state(his, {"RUNNING"}));
+  auto q = c.run("squeue", {"-h", "-o", "%i %u"}, alice->as());
+  EXPECT_EQ(q.out, hers + " drovere2ea\n");
+  auto other = c.run("squeue", {"-j", his}, alice->as());
+  EXPECT_EQ(other.rc, 1);
+  EXPECT_EQ(other.err, "slurm_load_jobs error: Invalid job id specified\n");
+  auto show = c.run("scontrol", {"show", "job", his}, alice->as());
+  EXPECT_EQ(show.rc, 1);
+  EXPECT_EQ(show.err, "slurm_load_jobs error: Invalid job id specified\n");
+  EXPECT_EQ(c.run("scontrol", {"-o", "show", "job"}, alice->as()).out.find("JobId=" + his + " "), std::string::npos);
+  auto steps = c.run("squeue", {"-s", "-h", "-o", "%i"}, alice->as());
+  EXPECT_EQ(steps.out, hers + ".batch\n");
+  auto step = c.run("scontrol", {"show", "step", his + ".batch"}, alice->as());
+  EXPECT_EQ(step.rc, 1);
+  auto acct = c.run("sacct", {"-a", "-X", "-n", "-P", "-o", "JobID"}, alice->as());
+  EXPECT_EQ(acct.out, hers + "\n") << "sacct too (Slurm: slurmdbd.conf's PrivateData)";
+  EXPECT_EQ(c.run("sacct", {"-j", his, "-X", "-n", "-P", "-o", "JobID"}, alice->as()).out, "");
+  auto all = c.run("squeue", {"-h", "-o", "%i", "--sort=i"});
+  EXPECT_EQ(all.out, hers + "\n" + his + "\n") << "root sees every job";
+  EXPECT_EQ(c.run("scancel", {hers, his}).rc, 0);
+}
+
 // A login node: a host that is not the controller's (emulated here by a
 // slurm.conf that names the controller's host otherwise and keeps no state
 // locally), where the commands go over TCP and plain users, who cannot read
