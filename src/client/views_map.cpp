@@ -460,6 +460,9 @@ cli::PartitionView partition_view(const v1::PartitionInfo& p) {
   v.priority_tier = p.priority_tier();
   if (!p.preempt_mode().empty()) v.preempt_mode = p.preempt_mode();
   v.grace_time = p.grace_time_s();
+  v.root_only = p.root_only();
+  v.disable_root_jobs = p.disable_root_jobs();
+  if (!p.alloc_nodes().empty()) v.alloc_nodes = p.alloc_nodes();
   if (p.has_over_time_limit_min()) {
     v.over_time_limit = p.over_time_limit_min() < 0 ? "UNLIMITED" : std::to_string(p.over_time_limit_min());
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 
 namespace drover::config {
@@ -112,6 +113,13 @@ core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster
   s.deny_qos = p.deny_qos;
   s.allow_accounts = p.allow_accounts;
   s.deny_accounts = p.deny_accounts;
+  s.allow_groups = p.allow_groups;
+  s.root_only = p.root_only;
+  s.disable_root_jobs = p.disable_root_jobs;
+  if (!p.alloc_nodes.empty()) {
+    auto hosts = hostlist_expand(p.alloc_nodes);  // checked as the key was read
+    if (hosts) s.alloc_nodes = std::move(*hosts);
+  }
   s.def_mem_per_cpu_mb = p.def_mem_per_cpu_mb;
   s.def_mem_per_gpu_mb = p.def_mem_per_gpu_mb;
   s.def_mem_per_node_mb = p.def_mem_per_node_mb;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <sstream>
 
+#include "common/strings.hpp"
 #include "config/test_files.hpp"
 #include "core/demand.hpp"
 #include "core/priority.hpp"
@@ -234,6 +235,62 @@ TEST(CoreCluster, AcceptedJobsShowSlurmsPendingReasonAtOnce) {
   job.qos = "debug";
   job.time_limit = 5 * 3600;
   EXPECT_EQ(core::check_submit(c, job, {}).pending_reason, core::Reason::kQosMaxWallDurationPerJobLimit);
+}
+
+// Partitions' AllowGroups, RootOnly, DisableRootJobs and AllocNodes, in the
+// words Slurm 22.05 refused such jobs with on the anchor cluster; a job of
+// several partitions runs in those that admit it; the simulator's jobs
+// (identity unknown) are not checked.
+TEST(CoreCluster, PartitionsAdmitOnlyTheirGroupsRootAndHosts) {
+  testing::ScratchDir dir;
+  for (const char* f : {"slurm.conf", "gres.conf", "qos.conf"}) {
+    std::ifstream in(anchor_dir() + "/" + f);
+    std::stringstream text;
+    text << in.rdbuf();
+    dir.write(f, text.str());
+  }
+  std::ofstream(dir.path("slurm.conf"), std::ios::app)
+      << "PartitionName=grouped Nodes=cpu[01-04] AllowGroups=alice\n"
+         "PartitionName=rootonly Nodes=cpu[01-04] RootOnly=YES\n"
+         "PartitionName=noroot Nodes=cpu[01-04] DisableRootJobs=YES\n"
+         "PartitionName=fromlogin Nodes=cpu[01-04] AllocNodes=login[01-02]\n";
+  auto cfg = load_config({dir.path("slurm.conf"), {}, {}});
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message;
+  auto built = build_core_cluster(*cfg);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const core::Cluster& c = *built;
+  auto verdict = [&](const char* parts, uint32_t uid, std::vector<std::string> groups, const char* host) {
+    core::JobSpec job;
+    job.partitions = split(parts, ',');
+    job.user = uid == 0 ? "root" : "bob";
+    job.uid = uid;
+    job.identity_known = true;
+    job.groups = std::move(groups);
+    job.alloc_node = host;
+    return core::check_submit(c, job, {});
+  };
+  EXPECT_TRUE(verdict("grouped", 2001, {"bob", "alice"}, "vm").accepted);
+  EXPECT_TRUE(verdict("grouped", 0, {"root"}, "vm").accepted) << "root always may";
+  auto v = verdict("grouped", 2002, {"bob"}, "vm");
+  EXPECT_EQ(v.error, "User's group not permitted to use this partition");
+  EXPECT_EQ(v.drover_line, "drover: partition grouped admits members of alice (AllowGroups); bob is in bob");
+  EXPECT_EQ(verdict("rootonly", 2002, {"bob"}, "vm").error, "Access/permission denied");
+  EXPECT_TRUE(verdict("rootonly", 0, {"root"}, "vm").accepted);
+  EXPECT_EQ(verdict("noroot", 0, {"root"}, "vm").error, "Invalid user id");
+  EXPECT_TRUE(verdict("noroot", 2002, {"bob"}, "vm").accepted);
+  v = verdict("fromlogin", 0, {"root"}, "vm");
+  EXPECT_EQ(v.error, "Access/permission denied");
+  EXPECT_EQ(v.drover_line,
+            "drover: partition fromlogin takes jobs submitted from login01,login02 (AllocNodes); this one comes from vm");
+  EXPECT_TRUE(verdict("fromlogin", 2002, {"bob"}, "login02").accepted);
+  v = verdict("rootonly,compute", 2002, {"bob"}, "vm");
+  ASSERT_TRUE(v.accepted);
+  EXPECT_EQ(c.partitions[v.partition].name, "compute");
+  core::JobSpec sim;
+  sim.partitions = {"rootonly"};
+  sim.user = "user01";
+  sim.uid = 1;
+  EXPECT_TRUE(core::check_submit(c, sim, {}).accepted);
 }
 
 TEST(CoreCluster, DrovesLineSaysWhichRequirementNoNodeMeets) {

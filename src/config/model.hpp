@@ -75,6 +75,9 @@ struct PartitionConfig {
   std::vector<std::string> deny_qos;
   std::vector<std::string> allow_accounts;  // empty: ALL
   std::vector<std::string> deny_accounts;
+  bool root_only = false;           // RootOnly=YES: only root's jobs
+  bool disable_root_jobs = false;   // DisableRootJobs=YES: no job of root
+  std::string alloc_nodes;          // AllocNodes= hostlist expression as written; "": ALL
   bool exclusive_user = false;
   std::optional<int64_t> def_mem_per_cpu_mb;
   std::optional<int64_t> def_mem_per_gpu_mb;

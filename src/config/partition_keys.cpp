@@ -1,4 +1,5 @@
 // PartitionName= line keys, declared as data (see key_table.hpp).
+#include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "config/key_values.hpp"
 #include "config/tables.hpp"
@@ -10,8 +11,8 @@ using P = PartitionConfig;
 using namespace keys;
 
 const char* const kPassivePartitionKeys[] = {
-    "AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "LLN",
-    "ReqResv", "ResumeTimeout", "RootOnly", "SelectTypeParameters", "SuspendTime",
+    "Alternate", "CpuBind", "LLN",
+    "ReqResv", "ResumeTimeout", "SelectTypeParameters", "SuspendTime",
     "SuspendTimeout",
 };
 
@@ -30,6 +31,21 @@ KeyDef<P> nodes() {
 
 // Slurm's older single partition priority, still read by Slurm 22.05: it sets both PriorityJobFactor and
 // PriorityTier. The effective values show under those two names.
+// AllocNodes=login[01-02],vm: where jobs of the partition may be submitted from.
+KeyDef<P> alloc_nodes() {
+  return bind_field<P>(
+      "AllocNodes", "a hostlist expression, or ALL",
+      "Hosts jobs may be submitted from to run here; from others they are refused (Access/permission denied).",
+      &P::alloc_nodes,
+      [](std::string_view s) -> Result<std::string> {
+        if (iequals(s, "ALL")) return std::string();
+        auto hosts = hostlist_expand(s);
+        if (!hosts) return make_error("expected a hostlist expression (login[01-02],vm) or ALL: " + hosts.error().message);
+        return std::string(s);
+      },
+      [](const std::string& v) { return v.empty() ? std::string("ALL") : v; });
+}
+
 KeyDef<P> legacy_priority() {
   KeyDef<P> d;
   d.name = "Priority";
@@ -109,7 +125,13 @@ std::vector<KeyDef<P>> make_partition_keys() {
       name_list<P>("DenyQos", &P::deny_qos, "QOS that may not run here."),
       name_list<P>("AllowAccounts", &P::allow_accounts, "Accounts that may run here.", true),
       name_list<P>("DenyAccounts", &P::deny_accounts, "Accounts that may not run here."),
-      name_list<P>("AllowGroups", &P::allow_groups, "Unix groups whose members may run here.", true),
+      name_list<P>("AllowGroups", &P::allow_groups,
+                   "Unix groups whose members may run here (root always may); others' jobs are refused (User's "
+                   "group not permitted to use this partition).",
+                   true),
+      yes_no<P>("RootOnly", &P::root_only, "YES: only root's jobs run here; others are refused (Access/permission denied)."),
+      yes_no<P>("DisableRootJobs", &P::disable_root_jobs, "YES: root's jobs are refused here (Invalid user id)."),
+      alloc_nodes(),
       yes_no<P>("ExclusiveUser", &P::exclusive_user, "YES: a node runs jobs of one user at a time."),
       memory_mb<P>("DefMemPerCPU", &P::def_mem_per_cpu_mb, "Memory per CPU for jobs that ask for none; overrides the global."),
       memory_mb<P>("DefMemPerGPU", &P::def_mem_per_gpu_mb, "Memory per GPU for jobs that ask for none; overrides the global."),

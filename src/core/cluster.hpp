@@ -103,6 +103,14 @@ struct PartitionSpec {
   std::vector<std::string> deny_qos;
   std::vector<std::string> allow_accounts;  // empty = all
   std::vector<std::string> deny_accounts;
+  // Who may run here (checked for jobs whose submitter is known,
+  // JobSpec::identity_known): AllowGroups (empty = all; root always),
+  // RootOnly, DisableRootJobs, and the hosts jobs may be submitted from
+  // (AllocNodes, expanded; empty = all).
+  std::vector<std::string> allow_groups;
+  bool root_only = false;
+  bool disable_root_jobs = false;
+  std::vector<std::string> alloc_nodes;
   std::optional<int64_t> def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
   std::optional<int64_t> max_mem_per_cpu_mb, max_mem_per_node_mb;
   std::optional<int64_t> def_cpu_per_gpu;

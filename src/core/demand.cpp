@@ -388,6 +388,31 @@ bool node_eligible(const Demand& d, const Cluster& c, NodeIndex n, size_t alt) {
   return true;
 }
 
+// Who may run in the partition, in Slurm 22.05's words (anchor cluster):
+// AllowGroups (root always may), RootOnly, DisableRootJobs, AllocNodes.
+std::optional<Refusal> partition_access(const PartitionSpec& part, const JobSpec& job) {
+  if (!job.identity_known) return std::nullopt;
+  if (!part.allow_groups.empty() && !contains(part.allow_groups, "ALL") && job.uid != 0 &&
+      std::none_of(job.groups.begin(), job.groups.end(), [&](const std::string& g) { return contains(part.allow_groups, g); })) {
+    return Refusal{{}, "User's group not permitted to use this partition",
+                   "drover: partition " + part.name + " admits members of " + join(part.allow_groups, ",") +
+                       " (AllowGroups); " + job.user + " is in " + (job.groups.empty() ? "none" : join(job.groups, ","))};
+  }
+  if (part.root_only && job.uid != 0) {
+    return Refusal{{}, "Access/permission denied",
+                   "drover: partition " + part.name + " runs only root's jobs (RootOnly=YES)"};
+  }
+  if (part.disable_root_jobs && job.uid == 0) {
+    return Refusal{{}, "Invalid user id", "drover: partition " + part.name + " runs no job of root (DisableRootJobs=YES)"};
+  }
+  if (!part.alloc_nodes.empty() && !contains(part.alloc_nodes, job.alloc_node)) {
+    return Refusal{{}, "Access/permission denied",
+                   "drover: partition " + part.name + " takes jobs submitted from " + join(part.alloc_nodes, ",") +
+                       " (AllocNodes); this one comes from " + (job.alloc_node.empty() ? "an unknown host" : job.alloc_node)};
+  }
+  return std::nullopt;
+}
+
 Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int32_t partition) {
   const PartitionSpec& part = c.partitions[partition];
   Demand d;
@@ -404,6 +429,7 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
                     "drover: partition " + part.name + " does not accept account " + job.account);
     }
   }
+  if (auto no = partition_access(part, job)) return *no;
   d.time_limit = resolve_time_limit(c, job, part, d.qos, d.assoc);
   auto req = resolve_nodes(c, job.nodelist, "--nodelist");
   if (!req) return req.error();

@@ -56,6 +56,12 @@ struct JobSpec {
   std::string name;
   std::string user;
   uint32_t uid = 0;
+  // The controller's jobs: who submitted, from where, and the user's groups,
+  // which partitions' AllowGroups, RootOnly, DisableRootJobs and AllocNodes
+  // check. Unknown in the simulator (its traces' users have no uids).
+  bool identity_known = false;
+  std::vector<std::string> groups;
+  std::string alloc_node;
   std::string account;
   std::string qos;                      // "" = the partition's or "normal"
   std::vector<std::string> partitions;  // "" = the default partition; first that can run it

@@ -365,6 +365,9 @@ std::vector<v1::PartitionInfo> ControllerState::partitions() const {
     p.set_total_cpus(cpus);
     p.set_total_nodes(pc.nodes.size());
     p.set_allow_groups(pc.allow_groups.empty() ? "ALL" : join(pc.allow_groups, ","));
+    p.set_root_only(pc.root_only);
+    p.set_disable_root_jobs(pc.disable_root_jobs);
+    p.set_alloc_nodes(pc.alloc_nodes);
     p.set_allow_accounts(pc.allow_accounts.empty() ? "ALL" : join(pc.allow_accounts, ","));
     p.set_allow_qos(pc.allow_qos.empty() ? "ALL" : join(pc.allow_qos, ","));
     p.set_deny_accounts(join(pc.deny_accounts, ","));

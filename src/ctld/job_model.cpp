@@ -1,6 +1,13 @@
 #include "ctld/job_model.hpp"
 
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <ctime>
+#include <map>
+#include <mutex>
 #include <string_view>
 
 #include "common/duration.hpp"
@@ -158,6 +165,52 @@ void fill_shape(const v1::JobDescriptor& d, core::JobSpec& s) {
 
 }  // namespace
 
+namespace {
+
+// The names of the groups `user` is in (its primary group among them), as
+// this host's NSS says; kept a minute per user, for partitions'
+// AllowGroups (Slurm's controller also caches them).
+std::vector<std::string> group_names_of(const std::string& user, uint32_t gid) {
+  struct Entry {
+    int64_t at;
+    std::vector<std::string> names;
+  };
+  static std::mutex mu;
+  static std::map<std::pair<std::string, uint32_t>, Entry> cache;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find({user, gid});
+  if (it != cache.end() && now - it->second.at < 60) return it->second.names;
+  // The user's own groups, as Slurm checks them: not the job's gid, which may be another's (root's
+  // sbatch --uid=bob runs with gid 0); that only when the user has no passwd entry here.
+  gid_t primary = gid;
+  {
+    std::vector<char> buf(16384);
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    if (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found) primary = found->pw_gid;
+  }
+  std::vector<gid_t> gids(64);
+  int n = static_cast<int>(gids.size());
+  if (getgrouplist(user.c_str(), primary, gids.data(), &n) < 0) {
+    gids.resize(static_cast<std::size_t>(n));
+    if (getgrouplist(user.c_str(), primary, gids.data(), &n) < 0) n = 0;
+  }
+  gids.resize(static_cast<std::size_t>(std::max(n, 0)));
+  if (gids.empty()) gids.push_back(primary);
+  std::vector<std::string> names;
+  for (gid_t g : gids) {
+    std::vector<char> buf(16384);
+    struct group gr {};
+    struct group* found = nullptr;
+    if (getgrgid_r(g, &gr, buf.data(), buf.size(), &found) == 0 && found) names.emplace_back(found->gr_name);
+  }
+  cache[{user, gid}] = Entry{now, names};
+  return names;
+}
+
+}  // namespace
+
 core::JobSpec spec_from_record(const v1::JobRecord& rec) {
   const v1::JobDescriptor& d = rec.desc();
   core::JobSpec s;
@@ -168,6 +221,9 @@ core::JobSpec spec_from_record(const v1::JobRecord& rec) {
   s.name = d.name();
   s.user = rec.user();
   s.uid = rec.uid();
+  s.identity_known = true;
+  s.alloc_node = d.submit_host();
+  if (!s.user.empty()) s.groups = group_names_of(s.user, rec.gid());
   s.account = rec.account().empty() ? d.account() : rec.account();
   s.qos = rec.qos().empty() ? d.qos() : rec.qos();
   s.partitions.assign(d.partitions().begin(), d.partitions().end());

@@ -400,6 +400,54 @@ TEST(Users, PrivateDataJobsShowsAUserOnlyTheirOwnJobs) {
   EXPECT_EQ(c.run("scancel", {hers, his}).rc, 0);
 }
 
+// Partitions' AllowGroups (a user's own group names them here: useradd makes
+// one per user), RootOnly, DisableRootJobs and AllocNodes refuse a job with
+// Slurm 22.05's words (anchor cluster) and Drover's line saying which rule;
+// a job naming such a partition and another runs in the other.
+TEST(Users, PartitionsAdmitOnlyTheirGroupsRootAndSubmitHosts) {
+  auto alice = ensure_user("drovere2ea");
+  auto bob = ensure_user("drovere2eb");
+  if (!alice || !bob) GTEST_SKIP() << "needs root to create test users";
+  ClusterDef def = small_cluster();
+  def.partitions.push_back("PartitionName=hers Nodes=cpu[1-2] AllowGroups=drovere2ea");
+  def.partitions.push_back("PartitionName=rootonly Nodes=cpu[1-2] RootOnly=YES");
+  def.partitions.push_back("PartitionName=noroot Nodes=cpu[1-2] DisableRootJobs=YES");
+  def.partitions.push_back("PartitionName=elsewhere Nodes=cpu[1-2] AllocNodes=login[01-02]");
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto refused = [&](const std::vector<std::string>& args, const RunAs& as, const std::string& slurm,
+                     const std::string& rule) {
+    std::vector<std::string> all = {"-o", "/dev/null"};
+    all.insert(all.end(), args.begin(), args.end());
+    all.insert(all.end(), {"--wrap", "true"});
+    auto r = c.run("sbatch", all, as);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), "sbatch: error: Batch job submission failed: " + slurm + "\n");
+    EXPECT_NE(r.err.find(rule), std::string::npos) << r.err;
+  };
+  EXPECT_GT(c.submit({"-p", "hers", "-o", "/dev/null", "--wrap", "true"}, alice->as()), 0) << c.last_error();
+  EXPECT_GT(c.submit({"-p", "hers", "-o", "/dev/null", "--wrap", "true"}), 0) << "root always may";
+  refused({"-p", "hers"}, bob->as(), "User's group not permitted to use this partition",
+          "drover: partition hers admits members of drovere2ea (AllowGroups); drovere2eb is in drovere2eb");
+  refused({"-p", "rootonly"}, bob->as(), "Access/permission denied", "(RootOnly=YES)");
+  EXPECT_GT(c.submit({"-p", "rootonly", "-o", "/dev/null", "--wrap", "true"}), 0) << c.last_error();
+  refused({"-p", "noroot"}, {}, "Invalid user id", "(DisableRootJobs=YES)");
+  EXPECT_GT(c.submit({"-p", "noroot", "-o", "/dev/null", "--wrap", "true"}, bob->as()), 0) << c.last_error();
+  refused({"-p", "elsewhere"}, {}, "Access/permission denied", "takes jobs submitted from login01,login02 (AllocNodes)");
+  auto srun = c.run("srun", {"-p", "rootonly", "true"}, bob->as());
+  EXPECT_EQ(srun.rc, 1);
+  EXPECT_EQ(srun.err.substr(0, srun.err.find('\n') + 1),
+            "srun: error: Unable to allocate resources: Access/permission denied\n");
+  const std::string either = std::to_string(c.submit({"-p", "rootonly,compute", "-o", "/dev/null", "--wrap", "true"},
+                                                     bob->as()));
+  ASSERT_TRUE(c.wait_done(either)) << either;
+  EXPECT_EQ(c.job_fields(either)["Partition"], "compute");
+  auto shown = c.run("scontrol", {"show", "partition", "elsewhere"});
+  EXPECT_NE(shown.out.find("AllocNodes=login[01-02] "), std::string::npos) << shown.out;
+  EXPECT_NE(c.run("scontrol", {"show", "partition", "rootonly"}).out.find(" RootOnly=YES "), std::string::npos);
+  EXPECT_NE(c.run("scontrol", {"show", "partition", "noroot"}).out.find(" DisableRootJobs=YES "), std::string::npos);
+}
+
 // A login node: a host that is not the controller's (emulated here by a
 // slurm.conf that names the controller's host otherwise and keeps no state
 // locally), where the commands go over TCP and plain users, who cannot read
