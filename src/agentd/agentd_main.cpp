@@ -69,9 +69,10 @@ int agentd_main(const std::vector<std::string>& args) {
   }
   o.conf_path = config::resolve_config_path(conf);
   sigset_t set = block_stop_signals();  // taken by sigwait below
+  const StartStderr started;  // SlurmdLogFile replaces stderr as the agent starts
   auto d = AgentDaemon::start(o);
   if (!d) {
-    std::fprintf(stderr, "drover agent %s: %s\n", o.node.c_str(), d.error().message.c_str());
+    started.say("drover agent " + o.node + ": " + d.error().message + "\n");
     return 1;
   }
   std::atomic<bool> stop{false};

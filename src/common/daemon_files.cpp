@@ -1,9 +1,11 @@
 #include "common/daemon_files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -48,6 +50,29 @@ Status log_to_file(const std::string& path) {
   }
   close(fd);
   return {};
+}
+
+StartStderr::StartStderr() : fd_(fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) {}
+
+StartStderr::~StartStderr() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void StartStderr::say(const std::string& line) const {
+  auto put = [&](int fd) {
+    for (std::size_t done = 0; done < line.size();) {
+      const ssize_t n = write(fd, line.data() + done, line.size() - done);
+      if (n <= 0) return;
+      done += static_cast<std::size_t>(n);
+    }
+  };
+  std::fflush(stderr);
+  put(STDERR_FILENO);
+  struct stat now {}, then {};
+  if (fd_ >= 0 && fstat(STDERR_FILENO, &now) == 0 && fstat(fd_, &then) == 0 &&
+      (now.st_dev != then.st_dev || now.st_ino != then.st_ino)) {
+    put(fd_);
+  }
 }
 
 Status write_pid_file(const std::string& path) {

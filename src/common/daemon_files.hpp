@@ -20,6 +20,21 @@ std::string expand_daemon_path(std::string_view pattern, std::string_view node);
 // directory with it if missing). The error names the path and why.
 Status log_to_file(const std::string& path);
 
+// The stderr a daemon was started with (a terminal, systemd's journal),
+// kept before log_to_file replaces it: a failure to start is said on
+// stderr, and there too when that is another file.
+class StartStderr {
+ public:
+  StartStderr();
+  ~StartStderr();
+  StartStderr(const StartStderr&) = delete;
+  StartStderr& operator=(const StartStderr&) = delete;
+  void say(const std::string& line) const;  // `line` ends with a newline
+
+ private:
+  int fd_ = -1;
+};
+
 // Writes this process's pid and a newline to `path` (created 0644).
 Status write_pid_file(const std::string& path);
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <thread>
 
+#include "common/daemon_files.hpp"
 #include "common/stop_signals.hpp"
 #include "common/strings.hpp"
 #include "config/model.hpp"
@@ -44,9 +45,10 @@ int controller_main(const std::vector<std::string>& args) {
   }
   opts.conf_path = config::resolve_config_path(conf);
   sigset_t set = block_stop_signals();  // taken by sigwait below
+  const StartStderr started;  // SlurmctldLogFile replaces stderr as the controller starts
   auto ctl = Controller::start(opts);
   if (!ctl) {
-    std::fprintf(stderr, "drover controller: %s\n", ctl.error().message.c_str());
+    started.say("drover controller: " + ctl.error().message + "\n");
     return 1;
   }
   Controller* c = ctl->get();

@@ -311,6 +311,13 @@ TEST(Daemons, LogAndPidFilesFromSlurmConfAndTheSignalsAdminsSend) {
   EXPECT_TRUE(eventually([&] { return read_file(ctl_log).find("job " + next + " submitted") != std::string::npos; }, 5s));
   EXPECT_EQ(read_file(ctl_log + ".1").find("job " + next + " "), std::string::npos);
 
+  // A second controller on the same StateSaveLocation fails at start: said
+  // where it was started, not only in the log file it had already opened.
+  auto second = c.run_program(c.bin() + "/drover", {"controller", "--config", c.conf()});
+  EXPECT_EQ(second.rc, 1);
+  EXPECT_EQ(second.err.rfind("drover controller: ", 0), 0u) << second.err;
+  EXPECT_NE(read_file(ctl_log).find(second.err), std::string::npos) << "and in the log";
+
   kill(ctl, SIGHUP);
   kill(agent, SIGHUP);
   EXPECT_TRUE(eventually([&] { return read_file(ctl_log).find("reconfigured from ") != std::string::npos; }, 5s))
