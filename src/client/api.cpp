@@ -139,7 +139,8 @@ Result<ControllerConf> read_controller_conf(const std::string& config_flag) {
   c.name = entry.substr(0, entry.find('('));
   ep.target = cfg->controller_host() + ":" + std::to_string(cfg->slurmctld_port);
   ep.retry_s = static_cast<int>(cfg->message_timeout);
-  for (const char* k : {"SrunProlog", "SrunEpilog", "PropagateResourceLimits", "PropagateResourceLimitsExcept"}) {
+  for (const char* k :
+       {"SrunProlog", "SrunEpilog", "PropagateResourceLimits", "PropagateResourceLimitsExcept", "WaitTime"}) {
     c.keys[k] = cfg->passive_text(k);
   }
   c.keys["GresTypes"] = join(cfg->gres_types, ",");

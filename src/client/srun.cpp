@@ -643,7 +643,10 @@ int srun_main(const Args& args) {
   StepOutput out{req.label, req.unbuffered, req.quiet, req.verbose};
   out.quit_on_interrupt = req.quit_on_interrupt;
   out.disable_status = req.disable_status;
-  out.task_wait_s = static_cast<int>(std::min<int64_t>(req.task_wait_s.value_or(0), 65533));
+  // -W, else slurm.conf's WaitTime (srun(1)).
+  int64_t wait_s = req.task_wait_s.value_or(0);
+  if (!req.task_wait_s) wait_s = parse_int(command_conf_value(inv.config_flag, "WaitTime")).value_or(0);
+  out.task_wait_s = static_cast<int>(std::clamp<int64_t>(wait_s, 0, 65533));
   if (auto kw = parse_int(command_conf_value(inv.config_flag, "KillWait")); kw && *kw >= 0) {
     out.kill_wait_s = static_cast<int>(*kw);
   }

@@ -44,7 +44,7 @@ const char* const kPassiveGlobals[] = {
       "SuspendExcNodes", "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
       "SwitchParameters", "SwitchType", "TaskPluginParam",
       "TCPTimeout", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
-      "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "WaitTime", "X11Parameters",
+      "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "X11Parameters",
 };
 
 // AuthInfo: kept as written; the commands read it too.
@@ -65,16 +65,19 @@ std::vector<PassiveKey> srun_scripts() {
           PassiveKey{"SrunEpilog", {}, "srun: the program it runs on its own host after a step (srun --epilog overrides)"}};
 }
 
-// PropagateResourceLimits/PropagateResourceLimitsExcept: kept as written;
-// sbatch and srun read them (common/rlimits.hpp).
-std::vector<PassiveKey> propagation_keys() {
+// Kept as written; sbatch and srun read them themselves:
+// PropagateResourceLimits(Except) (common/rlimits.hpp) and WaitTime.
+std::vector<PassiveKey> submit_command_keys() {
   return {PassiveKey{"PropagateResourceLimits", {},
                      "sbatch and srun: the submitting shell's soft limits the tasks get (ALL, the default, NONE, or "
                      "AS, CORE, CPU, DATA, FSIZE, MEMLOCK, NOFILE, NPROC, RSS, STACK), each capped at the node "
                      "agent's hard limit; --propagate wins"},
           PassiveKey{"PropagateResourceLimitsExcept", {},
                      "sbatch and srun: all of the submitting shell's soft limits but these (not with "
-                     "PropagateResourceLimits); --propagate wins"}};
+                     "PropagateResourceLimits); --propagate wins"},
+          PassiveKey{"WaitTime", {},
+                     "srun: seconds a step's other tasks may run on once its first task has ended, then they are "
+                     "killed (0, the default: as long as they run); srun -W wins"}};
 }
 
 // Slurm keys the configuration model keeps as written for the daemons, which
@@ -83,7 +86,7 @@ std::vector<PassiveKey> passive_globals() {
   std::vector<PassiveKey> out = passive_keys(kPassiveGlobals);
   out.push_back(auth_info());
   for (auto& k : srun_scripts()) out.push_back(std::move(k));
-  for (auto& k : propagation_keys()) out.push_back(std::move(k));
+  for (auto& k : submit_command_keys()) out.push_back(std::move(k));
   const std::pair<const char*, const char*> daemons[] = {
       {"AccountingStorageEnforce", "the controller: `associations` (or limits, qos, safe, wckeys, all) admits only "
                                    "jobs of users with an association (sacctmgr add user), on one of their accounts; "
@@ -440,7 +443,7 @@ const KeyTable<ClusterConfig>& command_keys() {
       [] {
         std::vector<PassiveKey> keys = {auth_info()};
         for (auto& k : srun_scripts()) keys.push_back(std::move(k));
-        for (auto& k : propagation_keys()) keys.push_back(std::move(k));
+        for (auto& k : submit_command_keys()) keys.push_back(std::move(k));
         return keys;
       }());
   return table;

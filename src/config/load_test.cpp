@@ -240,8 +240,8 @@ TEST(CommandKeys, AreTheGlobalKeysOfTheSameNames) {
     EXPECT_EQ(k.doc, g->doc) << k.name;
     EXPECT_EQ(k.repeatable, g->repeatable) << k.name;
   }
-  // AuthInfo, SrunProlog, SrunEpilog, PropagateResourceLimits, PropagateResourceLimitsExcept
-  ASSERT_EQ(cmd.passive().size(), 5u);
+  // AuthInfo, SrunProlog, SrunEpilog, PropagateResourceLimits, PropagateResourceLimitsExcept, WaitTime
+  ASSERT_EQ(cmd.passive().size(), 6u);
   for (const auto& k : cmd.passive()) {
     const auto* g = global_keys().find_passive(k.name);
     ASSERT_NE(g, nullptr) << k.name;

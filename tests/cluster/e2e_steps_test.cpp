@@ -855,6 +855,25 @@ TEST(Steps, MaxStepCountAndMaxTasksPerNodeRefuseSteps) {
   EXPECT_NE(one.err.find(": Task count specification invalid\n"), std::string::npos) << one.err;
 }
 
+// slurm.conf's WaitTime is srun's -W when it gives none (srun(1)); -W 0 turns it off.
+TEST(Steps, WaitTimeInSlurmConfIsSrunsDefaultWait) {
+  ClusterDef def = small_cluster();
+  def.extra = {"WaitTime=1"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  const std::vector<std::string> cmd = {"bash", "-c", "if [ $SLURM_NODEID = 1 ]; then exit 0; fi; sleep 3; echo ran"};
+  std::vector<std::string> args = {"-N2"};
+  args.insert(args.end(), cmd.begin(), cmd.end());
+  auto r = c.run("srun", args);
+  EXPECT_EQ(r.rc, 137) << r.err;
+  EXPECT_EQ(r.err.rfind("srun: First task exited 1s ago\n", 0), 0u) << r.err;
+  EXPECT_EQ(r.out, "");
+  args.insert(args.begin(), {"-W", "0"});
+  r = c.run("srun", args);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "ran\n");
+}
+
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
