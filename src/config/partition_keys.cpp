@@ -29,8 +29,6 @@ KeyDef<P> nodes() {
   return d;
 }
 
-// Slurm's older single partition priority, still read by Slurm 22.05: it sets both PriorityJobFactor and
-// PriorityTier. The effective values show under those two names.
 // AllocNodes=login[01-02],vm: where jobs of the partition may be submitted from.
 KeyDef<P> alloc_nodes() {
   return bind_field<P>(
@@ -46,6 +44,8 @@ KeyDef<P> alloc_nodes() {
       [](const std::string& v) { return v.empty() ? std::string("ALL") : v; });
 }
 
+// Slurm's older single partition priority, still read by Slurm 22.05: it sets both PriorityJobFactor and
+// PriorityTier. The effective values show under those two names.
 KeyDef<P> legacy_priority() {
   KeyDef<P> d;
   d.name = "Priority";

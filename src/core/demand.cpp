@@ -388,6 +388,8 @@ bool node_eligible(const Demand& d, const Cluster& c, NodeIndex n, size_t alt) {
   return true;
 }
 
+namespace {
+
 // Who may run in the partition, in Slurm 22.05's words (anchor cluster):
 // AllowGroups (root always may), RootOnly, DisableRootJobs, AllocNodes.
 std::optional<Refusal> partition_access(const PartitionSpec& part, const JobSpec& job) {
@@ -412,6 +414,8 @@ std::optional<Refusal> partition_access(const PartitionSpec& part, const JobSpec
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int32_t partition) {
   const PartitionSpec& part = c.partitions[partition];
