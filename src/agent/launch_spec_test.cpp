@@ -88,7 +88,7 @@ TEST(StepStatusJson, RoundTripAndExitCodes) {
   s.state = JobState::kOutOfMemory;
   s.exit = ExitStatus{0, 9, false};
   s.reason = "out of memory";
-  s.tasks.push_back({0, 123, true, {0, 9, false}, ""});
+  s.tasks.push_back({0, 123, true, {0, 9, false}, "", {}});
   auto back = step_status_from_json(to_json(s));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->state, JobState::kOutOfMemory);

@@ -22,17 +22,19 @@ ReportData anchor_day() {
   d.now = kNow;
   d.events.push_back(ReportEvent{"", at(21, 0, 25), 0,
                                  {{"cpu", 832}, {"mem", 7024000}, {"node", 9}, {"billing", 832},
-                                  {"gres/gpu", 32}, {"gres/gpu:a100", 16}, {"gres/gpu:h100", 16}}});
-  d.events.push_back(ReportEvent{"cpu04", at(21, 1, 29), at(21, 1, 30), {{"cpu", 64}, {"mem", 256000}, {"node", 1}}});
+                                  {"gres/gpu", 32}, {"gres/gpu:a100", 16}, {"gres/gpu:h100", 16}},
+                                 "", 0, "", ""});
+  d.events.push_back(
+      ReportEvent{"cpu04", at(21, 1, 29), at(21, 1, 30), {{"cpu", 64}, {"mem", 256000}, {"node", 1}}, "", 0, "", ""});
   // alice: 4 CPUs for 20 minutes; root: 1 CPU and an H100 for 30 minutes.
   d.jobs.push_back(ReportJob{"research", "alice", at(21, 10), at(21, 10), at(21, 30), 4,
-                             {{"cpu", 4}, {"mem", 4000}, {"node", 1}, {"billing", 4}}});
+                             {{"cpu", 4}, {"mem", 4000}, {"node", 1}, {"billing", 4}}, ""});
   d.jobs.push_back(ReportJob{"research", "root", at(22, 0), at(22, 0), at(22, 30), 1,
-                             {{"cpu", 1}, {"mem", 1000}, {"node", 1}, {"gres/gpu", 1}, {"gres/gpu:h100", 1}}});
+                             {{"cpu", 1}, {"mem", 1000}, {"node", 1}, {"gres/gpu", 1}, {"gres/gpu:h100", 1}}, ""});
   // Eligible from 23:00 and never started: 2,000 CPUs wanted, more than the cluster has.
-  d.jobs.push_back(ReportJob{"research", "alice", at(23, 0), 0, 0, 2000, {}});
+  d.jobs.push_back(ReportJob{"research", "alice", at(23, 0), 0, 0, 2000, {}, ""});
   // Held (never eligible) and never started: no part of any figure.
-  d.jobs.push_back(ReportJob{"research", "alice", 0, 0, 0, 64, {}});
+  d.jobs.push_back(ReportJob{"research", "alice", 0, 0, 0, 64, {}, ""});
   d.accounts = {{"root", "", {"root"}}, {"research", "root", {"alice", "root"}}};
   d.full_names = {{"root", "root"}, {"alice", ""}};
   return d;
@@ -189,7 +191,7 @@ TEST_F(Sreport, ReservationsAsSlurmCountsThem) {
   d.events.push_back(resv("maint1", 1, at(22, 0), at(22, 30), "MAINT", "cpu04"));
   d.events.push_back(resv("resv1", 2, at(23, 0), at(23, 15), "", "cpu03"));
   d.events.push_back(resv("ign", 3, at(21, 30), at(21, 40), "OVERLAP,IGNORE_JOBS", "cpu01"));
-  ReportJob in_resv{"research", "root", at(23, 0), at(23, 0), at(23, 10), 4, {{"cpu", 4}, {"node", 1}}};
+  ReportJob in_resv{"research", "root", at(23, 0), at(23, 0), at(23, 10), 4, {{"cpu", 4}, {"node", 1}}, ""};
   in_resv.reservation = "resv1";
   d.jobs.push_back(in_resv);
   auto r = report({"-n", "cluster", "utilization", "start=2026-12-04", "end=2026-12-05"}, d);
