@@ -1,11 +1,12 @@
 #include "agent/user_info.hpp"
 
-#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "common/user_groups.hpp"
 
 namespace drover::agent {
 
@@ -30,14 +31,7 @@ Result<UserInfo> lookup_user(const std::string& name, uid_t uid, gid_t gid) {
   u.gid = gid;
   u.home = pw.pw_dir ? pw.pw_dir : "";
   u.shell = pw.pw_shell ? pw.pw_shell : "";
-  int ngroups = 64;
-  std::vector<gid_t> groups(static_cast<std::size_t>(ngroups));
-  while (getgrouplist(name.c_str(), gid, groups.data(), &ngroups) < 0) {
-    groups.resize(static_cast<std::size_t>(ngroups) + 16);
-    ngroups = static_cast<int>(groups.size());
-  }
-  groups.resize(static_cast<std::size_t>(ngroups));
-  u.groups = std::move(groups);
+  u.groups = group_list(name, gid);
   return u;
 }
 

@@ -209,10 +209,7 @@ SubmitterContext current_submitter() {
 
 bool add_propagated_rlimits(const char* program, const cli::JobRequest& req, const std::string& config_flag,
                             SubmitterContext& who) {
-  for (auto it = who.env.lower_bound(std::string(kRlimitEnvPrefix));
-       it != who.env.end() && it->first.rfind(kRlimitEnvPrefix, 0) == 0;) {
-    it = who.env.erase(it);
-  }
+  (void)take_rlimits(who.env);  // any the environment already had: this shell's own go in their place
   auto chosen = rlimits_to_propagate(req.propagate, command_conf_value(config_flag, "PropagateResourceLimits"),
                                      command_conf_value(config_flag, "PropagateResourceLimitsExcept"));
   if (!chosen) {

@@ -170,7 +170,7 @@ v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& 
   a.mutable_job()->mutable_desc()->clear_script();
   a.mutable_job()->mutable_desc()->clear_environment();
   a.mutable_job()->clear_display();
-  core::JobSpec spec = spec_from_record(rec);
+  core::JobSpec spec = spec_from_record(rec, Identity::kWithout);
   int32_t part = bridge.find_partition(rec.partition());
   if (auto sum = bridge.summarize(spec, part >= 0 ? part : std::max(0, bridge.default_partition()))) {
     for (const auto& [k, v] : sum->tres) (*a.mutable_req_tres())[k] = v;

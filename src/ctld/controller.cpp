@@ -455,11 +455,6 @@ void Controller::on_tick() {
   flush_commits();
 }
 
-Status Controller::reopen_log() const {
-  if (log_file_.empty()) return {};
-  return log_to_file(log_file_);
-}
-
 Result<std::vector<std::string>> Controller::reconfigure() {
   auto read = read_config(opts_);
   if (!read) return read.error();

@@ -76,7 +76,6 @@ class Controller {
   std::string state_space_shortage();
   // The log file in use ("" = stderr), reopened on SIGUSR2 (logrotate).
   const std::string& log_file() const { return log_file_; }
-  Status reopen_log() const;
   // Re-reads slurm.conf; refuses a change the running state cannot take.
   Result<std::vector<std::string>> reconfigure();
   // scontrol shutdown: tells the registered agents to stop (unless

@@ -56,8 +56,9 @@ int controller_main(const std::vector<std::string>& args) {
   std::thread waiter([set, c, conf_path] {
     const int sig = wait_for_stop(set, [c, &conf_path](int other) {
       if (other == SIGUSR2) {
-        if (auto st = c->reopen_log(); !st) log_error("SIGUSR2: " + st.error().message);
-        else if (!c->log_file().empty()) log_line("received SIGUSR2; reopened the log file " + c->log_file());
+        if (c->log_file().empty()) return;
+        if (auto st = log_to_file(c->log_file()); !st) log_error("SIGUSR2: " + st.error().message);
+        else log_line("received SIGUSR2; reopened the log file " + c->log_file());
         return;
       }
       log_line("received SIGHUP; rereading " + conf_path + " (as scontrol reconfigure)");

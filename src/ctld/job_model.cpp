@@ -14,6 +14,7 @@
 #include "common/job_errors.hpp"
 #include "common/gres.hpp"
 #include "common/strings.hpp"
+#include "common/user_groups.hpp"
 
 namespace drover::ctld {
 
@@ -190,16 +191,8 @@ std::vector<std::string> group_names_of(const std::string& user, uint32_t gid) {
     struct passwd* found = nullptr;
     if (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found) primary = found->pw_gid;
   }
-  std::vector<gid_t> gids(64);
-  int n = static_cast<int>(gids.size());
-  if (getgrouplist(user.c_str(), primary, gids.data(), &n) < 0) {
-    gids.resize(static_cast<std::size_t>(n));
-    if (getgrouplist(user.c_str(), primary, gids.data(), &n) < 0) n = 0;
-  }
-  gids.resize(static_cast<std::size_t>(std::max(n, 0)));
-  if (gids.empty()) gids.push_back(primary);
   std::vector<std::string> names;
-  for (gid_t g : gids) {
+  for (gid_t g : group_list(user, primary)) {
     std::vector<char> buf(16384);
     struct group gr {};
     struct group* found = nullptr;
@@ -211,7 +204,7 @@ std::vector<std::string> group_names_of(const std::string& user, uint32_t gid) {
 
 }  // namespace
 
-core::JobSpec spec_from_record(const v1::JobRecord& rec) {
+core::JobSpec spec_from_record(const v1::JobRecord& rec, Identity identity) {
   const v1::JobDescriptor& d = rec.desc();
   core::JobSpec s;
   s.id = rec.job_id();
@@ -221,9 +214,11 @@ core::JobSpec spec_from_record(const v1::JobRecord& rec) {
   s.name = d.name();
   s.user = rec.user();
   s.uid = rec.uid();
-  s.identity_known = true;
-  s.alloc_node = d.submit_host();
-  if (!s.user.empty()) s.groups = group_names_of(s.user, rec.gid());
+  if (identity == Identity::kWith) {
+    s.identity_known = true;
+    s.alloc_node = d.submit_host();
+    if (!s.user.empty()) s.groups = group_names_of(s.user, rec.gid());
+  }
   s.account = rec.account().empty() ? d.account() : rec.account();
   s.qos = rec.qos().empty() ? d.qos() : rec.qos();
   s.partitions.assign(d.partitions().begin(), d.partitions().end());

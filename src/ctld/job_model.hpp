@@ -71,8 +71,13 @@ const char* state_name(v1::JobState s);
 std::string log_name(const v1::JobRecord& r);
 v1::JobState state_from_agent(const std::string& name);
 
-// The core's view of the record.
-core::JobSpec spec_from_record(const v1::JobRecord& rec);
+// The core's view of the record. `identity`: with who submitted it, from
+// where, and the user's groups, which partitions' AllowGroups, RootOnly,
+// DisableRootJobs and AllocNodes check (what admits and schedules a job);
+// without, for describing a job's request (sacct's ReqTRES), which neither
+// needs the groups looked up nor may be refused by them.
+enum class Identity { kWith, kWithout };
+core::JobSpec spec_from_record(const v1::JobRecord& rec, Identity identity = Identity::kWith);
 // Rebuilds j.spec from j.rec and bumps its revision (the core caches by it).
 void refresh_spec(Job& j);
 core::Dependency dependency_from_proto(const v1::Dependency& d);

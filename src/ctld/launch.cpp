@@ -128,9 +128,7 @@ v1::LaunchRequest ControllerState::build_launch(const Job& j, const core::NodeTa
   add_io(d, settings_.job_file_append, l);
   l.set_time_limit_s(enforced_time_limit(r));
   // --signal=B:...@SECS counts back from the job's own limit, not from the OverTimeLimit after it.
-  if (l.warn_signal() > 0 && l.time_limit_s() > 0) {
-    l.set_warn_seconds(l.warn_seconds() + l.time_limit_s() - agent_time_limit(r));
-  }
+  if (l.warn_signal() > 0 && l.time_limit_s() > 0) l.set_warn_seconds(l.warn_seconds() + over_time_s(r));
   l.set_start_time(r.start_time());
   if (settings_.job_scripts()) {
     // The job's share of the node (an srun step's may be less).

@@ -441,8 +441,8 @@ void ControllerState::allocation_timeouts(int64_t now, Effects& fx) {
   for (core::JobId id : ids) {
     Job& j = jobs_.at(id);
     if (j.rec.desc().batch() || j.rec.state() != v1::RUNNING || j.rec.end_time() == 0) continue;
-    const int64_t limit = enforced_time_limit(j.rec);
-    if (limit <= 0 || now < j.rec.end_time() + limit - agent_time_limit(j.rec)) continue;
+    const int64_t over = over_time_s(j.rec);  // OverTimeLimit; -1: UNLIMITED
+    if (over < 0 || now < j.rec.end_time() + over) continue;
     end_running(j, v1::TIMEOUT, "allocation reached its time limit", 0, now, fx);
   }
 }
