@@ -347,13 +347,15 @@ TEST(ClientFixtures, SubmititRequeuesItselfOnItsWarningSignal) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
   const std::string log = c.work() + "/%j_0_log.out";
+  // The handler ignores the SIGTERM the requeue sends its step, which could
+  // otherwise come before scontrol has returned and its rc been written.
   std::ofstream(c.work() + "/submitit.sh")
       << "#!/bin/bash\n#SBATCH --job-name=submitit\n#SBATCH --nodes=1\n#SBATCH --open-mode=append\n"
          "#SBATCH --output=" << log << "\n#SBATCH --partition=compute\n#SBATCH --signal=USR2@25\n"
          "#SBATCH --time=0:0:30\n"
          "srun --unbuffered --cpu-bind none bash -c '"
          "if [ -n \"$SLURM_RESTART_COUNT\" ]; then echo resumed $SLURM_RESTART_COUNT; exit 0; fi; "
-         "trap \"echo got USR2; scontrol requeue \\$SLURM_JOB_ID; echo requeue rc=\\$?; exit 0\" USR2; "
+         "trap \"trap \\\"\\\" TERM; echo got USR2; scontrol requeue \\$SLURM_JOB_ID; echo requeue rc=\\$?; exit 0\" USR2; "
          "echo started; while :; do sleep 0.1; done'\n";
   auto sub = c.run("sbatch", {c.work() + "/submitit.sh"});
   std::smatch m;
