@@ -420,6 +420,14 @@ struct Scheduler::Impl {
   uint32_t held_off = 0;
   std::vector<uint32_t> held_off_mark;  // per node
   uint32_t held_off_stamp = 0;          // the last stamp given
+  // FCFS walks (the quick pass; every pass of sched/builtin): a job that
+  // waits with -w leaves the rest of its partition to the jobs behind it
+  // and closes only its named nodes to their starts now, as Slurm's main
+  // scheduler did on the anchor cluster (a job for idle cpu03 started at
+  // once behind one waiting for a busy cpu01; without -w the partition
+  // waits for the backfill pass). Cleared by run().
+  std::vector<uint8_t> closed_now;  // per node, when any_closed
+  bool any_closed = false;
   // --exclusive=user and ExclusiveUser=YES: per node, whose jobs hold it
   // over which times (running jobs until their end, jobs started or given a
   // reservation this cycle over their window), and whether each is

@@ -723,6 +723,17 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     if (b == kNoPlan && used[static_cast<size_t>(part)]) ++blocked_parts;
     b = b == kNoPlan ? at : std::max(b, at);
   };
+  if (any_closed || closed_now.size() != c.nodes.size()) closed_now.assign(c.nodes.size(), 0);
+  any_closed = false;
+  // FCFS: what a job left waiting holds back (see closed_now).
+  auto hold_back = [&](const PartChoice& pc, Time at) {
+    if (pc.demand.required.empty()) {
+      block(pc.partition, at);
+      return;
+    }
+    for (NodeIndex n : pc.demand.required) closed_now[static_cast<size_t>(n)] = 1;
+    any_closed = true;
+  };
 
   // Nothing further back can start, reserve or move a reservation.
   auto settled = [&] { return tested >= test_limit || (blocked_parts == n_parts && (!full || skip_when_blocked)); };
@@ -931,7 +942,7 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
     if (later) {
       plan.start = later->start;
       bool reserve = reservations < depth && !(shown.demand.qos >= 0 && c.qos[shown.demand.qos].no_reserve);
-      if (fcfs) block(shown.partition, later->start);
+      if (fcfs) hold_back(shown, later->start);
       const Time end = round_up(sat_add(later->start, duration(shown)));
       bool deferring = false;
       if (reserve) add_node_users(later->nodes, job, user_exclusive(job, shown.partition), later->start, end);
@@ -950,9 +961,9 @@ CycleResult Scheduler::Impl::run(const CycleInput& input, const CycleOptions& op
       if (!deferring) plan.nodes = std::move(later->nodes);  // the placement is not needed past here
     } else if (planned_any) {
       ++out.stats.beyond_window;
-      if (fcfs) block(shown.partition, kForever);
+      if (fcfs) hold_back(shown, kForever);
     } else if (fcfs && part_block_start[shown.partition] == kNoPlan) {
-      block(shown.partition, now);
+      hold_back(shown, now);
     }
     out.pending.push_back(std::move(plan));
   }

@@ -576,6 +576,39 @@ TEST(Backfill, FcfsStartsNothingBehindAWaitingJob) {
   EXPECT_GE(waiting(r, 2)->start, waiting(r, 1)->start);
 }
 
+// A job waiting for the nodes it names (-w) holds back only those nodes in
+// an FCFS walk; one without -w holds back its whole partition until the
+// backfill pass (Slurm 22.05's main scheduler on the anchor cluster).
+TEST(Backfill, AWaitingJobThatNamesItsNodesHoldsBackOnlyThose) {
+  for (PassKind pass : {PassKind::kQuick, PassKind::kFull}) {
+    SCOPED_TRACE(pass == PassKind::kQuick ? "quick pass" : "sched/builtin");
+    Busy b = four_nodes();  // n1 and n2 busy
+    if (pass == PassKind::kFull) b.c.sched.policy = QueuePolicy::kFcfs;
+    Scheduler s(b.c);
+    Jobs jobs;
+    JobSpec& pinned = jobs.add(1);
+    pinned.nodelist = "n1,n3";
+    pinned.min_nodes = 2;
+    pinned.exclusive = true;
+    jobs.add(2);
+    JobSpec& on_n3 = jobs.add(3);
+    on_n3.nodelist = "n3";
+    CycleResult r = cycle(s, jobs, b.run, 1000, pass);
+    ASSERT_EQ(r.starts.size(), 1u);
+    EXPECT_EQ(r.starts[0].job->id, 2);
+    EXPECT_EQ(r.starts[0].alloc.nodes[0].node, 3);  // n4: n3 is held for job 1
+    EXPECT_EQ(waiting(r, 1)->reason, Reason::kResources);
+    EXPECT_EQ(waiting(r, 3)->reason, Reason::kPriority);
+
+    pinned.nodelist.clear();  // three nodes anywhere: nothing behind it starts
+    pinned.min_nodes = 3;
+    ++pinned.revision;
+    CycleResult blocked = cycle(s, jobs, b.run, 1000, pass);
+    EXPECT_TRUE(blocked.starts.empty());
+    EXPECT_EQ(waiting(blocked, 2)->reason, Reason::kPriority);
+  }
+}
+
 TEST(Backfill, BeyondTheWindowHasNoPlan) {
   Busy b = four_nodes();
   b.c.sched.bf_window = 600;  // ten minutes; the nodes free after 1000 s

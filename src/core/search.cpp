@@ -132,9 +132,10 @@ struct SearchCtx {
   Time not_before = 0;  // plans start no earlier (FCFS: behind the first waiting job)
   const JobSpec* job = nullptr;
   bool start_now = false;  // a search for a start now (else for a plan)
-  // Some nodes the job's class allows may still not take it: -w/-x, or
-  // user exclusivity (then what one search learns is not for other jobs).
-  bool filtered() const { return needs_filter(pc.demand) || !s.node_users.empty(); }
+  // Some nodes the job's class allows may still not take it: -w/-x, user
+  // exclusivity, or nodes a waiting -w job closed (then what one search
+  // learns is not for other jobs).
+  bool filtered() const { return needs_filter(pc.demand) || !s.node_users.empty() || (start_now && s.any_closed); }
   // Another user's job holds node n, now or (for a start now) over the job's
   // run, which user exclusivity forbids sharing with.
   bool user_blocked(NodeIndex n) const {
@@ -144,6 +145,7 @@ struct SearchCtx {
   }
   bool eligible(NodeIndex n) const {
     if (s.held_off != 0 && s.held_off_mark[static_cast<size_t>(n)] == s.held_off) return false;
+    if (start_now && s.any_closed && s.closed_now[static_cast<size_t>(n)]) return false;
     if (!s.node_users.empty() && job && user_blocked(n)) return false;
     return !needs_filter(pc.demand) || node_eligible(pc.demand, s.c, n, alt);
   }
