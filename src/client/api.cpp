@@ -297,6 +297,14 @@ ApiResult<v1::GetJobsReply> ControllerApi::get_jobs(const std::vector<int64_t>& 
   return call<v1::GetJobsReply>(v1::WIRE_GET_JOBS, std::move(req));
 }
 
+ApiResult<v1::GetJobsReply> ControllerApi::poll_allocation(int64_t job_id) {
+  v1::GetJobsRequest req;
+  req.add_job_ids(job_id);
+  req.set_include_finished(true);
+  req.set_allocator(true);
+  return call<v1::GetJobsReply>(v1::WIRE_GET_JOBS, std::move(req));
+}
+
 ApiResult<v1::CancelReply> ControllerApi::cancel(const v1::CancelRequest& req) {
   return call<v1::CancelReply>(v1::WIRE_CANCEL, req);
 }
@@ -361,10 +369,11 @@ ApiResult<v1::CreateStepReply> ControllerApi::create_step(const v1::CreateStepRe
   return call<v1::CreateStepReply>(v1::WIRE_CREATE_STEP, req);
 }
 
-ApiResult<v1::GetStepReply> ControllerApi::get_step(int64_t job_id, int64_t step_id) {
+ApiResult<v1::GetStepReply> ControllerApi::get_step(int64_t job_id, int64_t step_id, bool allocator) {
   v1::GetStepRequest req;
   req.set_job_id(job_id);
   req.set_step_id(step_id);
+  req.set_allocator(allocator);
   return call<v1::GetStepReply>(v1::WIRE_GET_STEP, std::move(req));
 }
 

@@ -105,6 +105,9 @@ class ControllerApi {
   // `detail`: per-node detail, and (with_script) the script and environment of the caller's own jobs.
   ApiResult<v1::GetJobsReply> get_jobs(const std::vector<int64_t>& ids, bool detail, bool include_finished = true,
                                        bool with_script = true);
+  // The salloc or srun holding job_id's allocation asks how it stands (and
+  // so tells the controller it is still there: InactiveLimit).
+  ApiResult<v1::GetJobsReply> poll_allocation(int64_t job_id);
   ApiResult<v1::CancelReply> cancel(const v1::CancelRequest& req);
   ApiResult<v1::ControlReply> control(const v1::ControlRequest& req);
   ApiResult<v1::UpdateJobReply> update_job(const v1::UpdateJobRequest& req);
@@ -124,7 +127,8 @@ class ControllerApi {
   ApiResult<v1::StatusReply> status();
   // Job steps (steps.proto; the local fast path only).
   ApiResult<v1::CreateStepReply> create_step(const v1::CreateStepRequest& req);
-  ApiResult<v1::GetStepReply> get_step(int64_t job_id, int64_t step_id);
+  // `allocator`: the caller is the srun holding the job's allocation (as poll_allocation).
+  ApiResult<v1::GetStepReply> get_step(int64_t job_id, int64_t step_id, bool allocator = false);
   ApiResult<v1::GetStepsReply> get_steps(const std::vector<int64_t>& job_ids);
   // sstat: what the job's running steps use now (step_id -2: the batch step).
   ApiResult<v1::GetStepUsageReply> get_step_usage(int64_t job_id, std::optional<int64_t> array_task,

@@ -28,6 +28,7 @@ struct StepOutput {
   int task_wait_s = 0;             // -W: the step is ended this long after its first task ended (0: never)
   int64_t* created_step = nullptr;  // when set, receives the step's id once it is created
   int kill_wait_s = 30;  // slurm.conf's KillWait: how long a cancelled step may take ("Job step aborted: ...")
+  bool own_allocation = false;  // srun outside an allocation: its asking keeps the allocation's (InactiveLimit)
 };
 
 // Creates the step (waiting while other steps hold what it needs), forwards
@@ -43,6 +44,8 @@ int run_step(const std::string& program, ControllerApi& api, v1::CreateStepReque
 // immediate_s >= 0 (-I): gives up after that many seconds (0: at once),
 // cancels the request and prints "Unable to allocate resources: ...".
 // Returns the running job's record, or the exit status to return (>0).
+// `watched`: the caller stays with the allocation (srun, salloc without
+// --no-shell) and its asking tells the controller so (InactiveLimit).
 struct Allocation {
   int64_t job_id = 0;
   v1::JobRecord rec;
@@ -50,7 +53,7 @@ struct Allocation {
   std::chrono::steady_clock::duration waited{};  // from submission to the grant
 };
 Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
-                    bool quiet);
+                    bool quiet, bool watched);
 
 // salloc's environment for its command (SLURM_JOB_ID, SLURM_JOB_NODELIST, ...).
 std::vector<std::string> allocation_env(const v1::JobRecord& rec, const std::string& cluster,

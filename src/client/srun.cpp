@@ -276,7 +276,7 @@ std::string revoked_text(const v1::JobRecord* rec, int64_t job_id) {
 // says it as Slurm's salloc does. A controller that does not answer is
 // asked again later (false).
 bool said_revoked(ControllerApi& api, int64_t job_id) {
-  auto r = api.get_jobs({job_id}, false);
+  auto r = api.poll_allocation(job_id);
   if (!r) return false;
   const v1::JobRecord* rec = r->jobs_size() > 0 ? &r->jobs(0) : nullptr;
   if (rec && rec->state() == v1::RUNNING && !rec->completing()) return false;
@@ -351,7 +351,7 @@ std::string immediate_refusal(const std::string& program, const v1::JobRecord& r
 }  // namespace
 
 Allocation allocate(const std::string& program, ControllerApi& api, const v1::JobDescriptor& job, int immediate_s,
-                    bool quiet) {
+                    bool quiet, bool watched) {
   Allocation a;
   auto sub = api.submit(job, false);
   if (!sub) {
@@ -395,7 +395,7 @@ Allocation allocate(const std::string& program, ControllerApi& api, const v1::Jo
   bool said = false;
   int delay_ms = 2;
   for (;;) {
-    auto r = api.get_jobs({a.job_id}, false);
+    auto r = watched ? api.poll_allocation(a.job_id) : api.get_jobs({a.job_id}, false);
     if (r && r->jobs_size() > 0) {
       const v1::JobRecord& rec = r->jobs(0);
       if (rec.state() == v1::RUNNING && rec.configuring() && !g_interrupted) {
@@ -706,8 +706,9 @@ int srun_main(const Args& args) {
   // squeue %o), as Slurm 22.05's did on the anchor cluster; salloc's none.
   if (!req.argv.empty()) d.set_command(req.argv[0]);
   if (int rc = apply_run_as(req, "srun", d)) return rc;
-  Allocation a = allocate("srun", *api, d, immediate_seconds(req), req.quiet);
+  Allocation a = allocate("srun", *api, d, immediate_seconds(req), req.quiet, true);
   if (a.failed) return a.failed;
+  out.own_allocation = true;
   int rc = run(a.job_id, &a);
   release("srun", *api, a.job_id, rc, 0);
   return rc;
@@ -737,7 +738,7 @@ int salloc_main(const Args& args) {
   v1::JobDescriptor d = descriptor_from_request(req, who);
   d.set_work_dir(who.cwd);
   if (int rc = apply_run_as(req, "salloc", d)) return rc;
-  Allocation a = allocate("salloc", *api, d, immediate_seconds(req), req.quiet);
+  Allocation a = allocate("salloc", *api, d, immediate_seconds(req), req.quiet, !req.no_shell);
   if (a.failed) return a.failed;
   if (!req.quiet) std::fprintf(stderr, "salloc: Granted job allocation %lld\n", static_cast<long long>(a.job_id));
   // The terminal's bell at the grant: --bell always, --no-bell never, and

@@ -589,7 +589,7 @@ void StepIo::send(int sig, bool cancel) {
 // be over before its nodes report: srun waits for them as long as Slurm's
 // said it would ("Waiting up to KillWait+2 seconds for job step to finish").
 bool StepIo::poll_step() {
-  auto r = api_.get_step(job_, step_);
+  auto r = api_.get_step(job_, step_, out_.own_allocation);
   if (!r) return false;  // the controller may be restarting: ask again later
   rec_ = r->step();
   if (!first_exit_ && std::any_of(rec_.nodes().begin(), rec_.nodes().end(), [](const auto& n) { return n.ended(); })) {

@@ -24,7 +24,7 @@ const char* const kPassiveGlobals[] = {
       "EioTimeout", "EpilogMsgTime", "ExtSensorsFreq",
       "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters",
       "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce", "GroupUpdateTime",
-      "InactiveLimit", "InteractiveStepOptions",
+      "InteractiveStepOptions",
       "JobAcctGatherParams", "JobCompHost", "JobCompLoc",
       "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser", "JobContainerType",
       "JobSubmitPlugins", "LaunchParameters", "LaunchType",
@@ -110,6 +110,10 @@ std::vector<PassiveKey> passive_globals() {
                             "process's peak memory are still recorded as tasks end); any other gathers"},
       {"FirstJobId", "the controller: the id of a new cluster's first job (default 1); each later job takes the "
                      "next; raised later, the next job takes it (ids are never given twice)"},
+      {"InactiveLimit", "the controller: an allocation of salloc (not --no-shell) or of srun outside one ends "
+                        "TIMEOUT (Reason=InactiveLimit) once its command has not been heard from for this many "
+                        "seconds (0, the default: never; RootOnly partitions' jobs never); one whose command was gone "
+                        "when it was granted ends FAILED either way"},
       {"JobRequeue", "the controller requeues (1, the default) or fails (0) the jobs of a node that stops responding"},
       {"JobFileAppend", "the agents: 1 appends a job's or step's output and error files when they exist (a "
                         "requeued job's too); 0, the default, truncates them; --open-mode wins"},

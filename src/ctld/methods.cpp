@@ -94,6 +94,9 @@ void submit(Controller& c, const Caller& caller, const v1::SubmitRequest& req, v
 
 void get_jobs(Controller& c, const Caller& who, const v1::GetJobsRequest& req, v1::GetJobsReply* rep, Done done) {
   int64_t now = c.now();
+  if (req.allocator()) {
+    for (int64_t id : req.job_ids()) c.state().allocator_heard(who, id, now);
+  }
   const auto& jobs = c.state().jobs();
   // A job's script and environment (which may hold a user's secrets) go to
   // its owner and the privileged only, as Slurm's batch script does.

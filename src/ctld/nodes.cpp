@@ -248,6 +248,7 @@ void ControllerState::housekeeping(int64_t now, Effects& fx) {
     for (core::NodeIndex i = 0; i < static_cast<core::NodeIndex>(nodes_.size()); ++i) node_event(i, now, fx);
   }
   allocation_timeouts(now, fx);
+  inactive_allocations(now, fx);
   time_limit_mails(now, fx);
   warn_signals(now, fx);
   preempt_after_grace(now, fx);

@@ -24,7 +24,11 @@ Result<int64_t> int_key(const config::ClusterConfig& cfg, const char* key, int64
   const std::string* v = cfg.passive(key);
   if (!v) return fallback;
   auto n = parse_int(*v);
-  if (!n) return make_error(std::string(key) + "=" + *v + " in " + cfg.slurm_conf_path + ": expected a whole number");
+  if (!n) {
+    const SourceLoc loc = cfg.passive_loc(key);
+    return make_error((loc.known() ? loc.str() : cfg.slurm_conf_path) + ": " + key + "=" + *v +
+                      ": expected a whole number");
+  }
   return *n;
 }
 
@@ -109,9 +113,16 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   auto first_id = int_key(cfg, "FirstJobId", 1);
   auto file_append = int_key(cfg, "JobFileAppend", 0);
   auto bad_exit = int_key(cfg, "KillOnBadExit", 0);
-  for (auto* r : {&timeout, &rts, &requeue, &first_id, &file_append, &bad_exit}) {
+  auto inactive = int_key(cfg, "InactiveLimit", 0);
+  for (auto* r : {&timeout, &rts, &requeue, &first_id, &file_append, &bad_exit, &inactive}) {
     if (!*r) return r->error();
   }
+  if (*inactive < 0) {
+    const SourceLoc loc = cfg.passive_loc("InactiveLimit");
+    return make_error((loc.known() ? loc.str() : conf_path) + ": InactiveLimit=" + std::to_string(*inactive) +
+                      ": must be 0 or more seconds");
+  }
+  s.inactive_limit_s = *inactive;
   if (*first_id < 1) return make_error("FirstJobId=" + std::to_string(*first_id) + " in " + cfg.slurm_conf_path +
                                        ": must be 1 or more");
   s.first_job_id = *first_id;

@@ -56,6 +56,7 @@ struct Settings {
   int64_t heartbeat_s = 5;          // agents report this often
   int64_t min_job_age_s = 300;      // MinJobAge: finished jobs stay in memory this long
   int64_t kill_wait_s = 30;
+  int64_t inactive_limit_s = 0;     // InactiveLimit: 0, an allocation's silent salloc or srun ends nothing
   int64_t max_array_size = 1001;
   int64_t max_script_size = 4194304;  // SchedulerParameters=max_script_size
   int64_t first_job_id = 1;  // slurm.conf FirstJobId
@@ -419,6 +420,11 @@ class ControllerState {
   Status signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx);
   // salloc / srun outside an allocation: the allocation's end.
   Status complete_job(const Caller& who, const v1::CompleteJobRequest& req, int64_t now, Effects& fx);
+  // The salloc or srun that holds job_id's allocation asked about it
+  // (GetJobsRequest.allocator, GetStepRequest.allocator): noted, in memory
+  // only, for inactive_allocations. Ignored unless `who` may act on the job
+  // and it is an allocation still pending or running.
+  void allocator_heard(const Caller& who, int64_t job_id, int64_t now);
   void step_launch_result(int64_t job_id, int64_t step_id, const std::string& node,
                           const std::optional<v1::LaunchReply>& reply,
                           const std::string& error, int64_t now, Effects& fx);
@@ -687,6 +693,15 @@ class ControllerState {
   // A --no-kill job lost `node`: its running steps' parts there end NODE_FAIL.
   void fail_steps_on(Job& j, const std::string& node, const std::string& why, int64_t now, Effects& fx);
   void allocation_timeouts(int64_t now, Effects& fx);
+  // Allocations whose salloc or srun is gone: one not heard from since it
+  // was granted (kAllocatorGoneS on) ends FAILED 1:0, as Slurm's controller
+  // ended one it could not tell of its grant; with InactiveLimit, one not
+  // heard from for that long ends TIMEOUT, Reason=InactiveLimit.
+  void inactive_allocations(int64_t now, Effects& fx);
+  // job id -> when its allocation's command was last heard from; a job is
+  // here once its command has asked (not salloc --no-shell's, which has
+  // left), and after a controller restart once it asks again.
+  std::unordered_map<core::JobId, int64_t> allocators_;
   v1::LaunchRequest build_step_launch(const Job& j, const core::NodeTake& take, const v1::StepInfo& s,
                                       const v1::CreateStepRequest& req, int node_index,
                                       const std::vector<int>& ranks_here) const;

@@ -856,6 +856,64 @@ v1::StepReport srun_step(int64_t job, int64_t id, const std::string& state, int 
   return s;
 }
 
+// What Slurm 22.05 did on the anchor cluster when salloc or srun was killed
+// (kill -9): with InactiveLimit=30 its running allocation ended TIMEOUT,
+// Reason=InactiveLimit; one granted after its salloc was gone ended FAILED
+// 1:0 (InactiveLimit or not); salloc --no-shell's allocation stayed.
+TEST(ControllerState, AnAllocationWhoseSallocOrSrunIsGoneEnds) {
+  auto st = make_state("InactiveLimit=30\nPartitionName=root Nodes=g1 RootOnly=YES\n");
+  register_all(*st, 1000);
+  auto granted = [&](const Caller& who, const std::string& partition, int64_t at) {
+    Effects fx;
+    auto sub = st->submit(who, allocation(1, partition), false, at, fx);
+    EXPECT_TRUE(sub) << sub.error().message;
+    st->allocator_heard(who, sub->job_id(), at);
+    Effects go;
+    st->schedule(core::PassKind::kQuick, at, go);
+    EXPECT_EQ(st->jobs().at(sub->job_id()).rec.state(), v1::RUNNING);
+    return sub->job_id();
+  };
+  auto sweep = [&](int64_t at) {
+    Effects fx;
+    st->housekeeping(at, fx);
+  };
+  const Caller alice = user(1000, "alice");
+  const int64_t quiet = granted(alice, "cpu", 1000);
+  Effects fx;
+  auto no_shell = st->submit(alice, allocation(1), false, 1000, fx);  // never asks
+  ASSERT_TRUE(no_shell);
+  Effects go;
+  st->schedule(core::PassKind::kQuick, 1000, go);
+  const int64_t rooted = granted(Caller{0, 0, "root", true}, "root", 1000);
+  st->allocator_heard(user(1001, "bob"), quiet, 1020);  // not bob's to keep
+  sweep(1030);
+  EXPECT_EQ(st->jobs().at(quiet).rec.state(), v1::RUNNING);
+  sweep(1031);
+  const v1::JobRecord& timed_out = st->jobs().at(quiet).rec;
+  EXPECT_EQ(timed_out.state(), v1::TIMEOUT);
+  EXPECT_EQ(timed_out.reason(), "InactiveLimit");
+  EXPECT_EQ(timed_out.exit_code(), 0);
+  EXPECT_EQ(st->jobs().at(no_shell->job_id()).rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->jobs().at(rooted).rec.state(), v1::RUNNING);  // RootOnly partitions: never
+
+  // Asked while it waited, gone before the grant.
+  Effects later;
+  auto pending = st->submit(alice, allocation(1), false, 1040, later);
+  ASSERT_TRUE(pending);
+  st->allocator_heard(alice, pending->job_id(), 1040);
+  heard_all(*st, 1100);
+  Effects go2;
+  st->schedule(core::PassKind::kQuick, 1100, go2);
+  ASSERT_EQ(st->jobs().at(pending->job_id()).rec.state(), v1::RUNNING);
+  sweep(1109);
+  EXPECT_EQ(st->jobs().at(pending->job_id()).rec.state(), v1::RUNNING);
+  sweep(1110);
+  const v1::JobRecord& failed = st->jobs().at(pending->job_id()).rec;
+  EXPECT_EQ(failed.state(), v1::FAILED);
+  EXPECT_EQ(failed.exit_code(), 1);
+  EXPECT_EQ(failed.reason(), "NonZeroExitCode");
+}
+
 TEST(ControllerState, AnAllocationRunsNothingUntilAStepIsLaidOutOverItsNodes) {
   auto st = make_state();
   Effects fx;

@@ -42,6 +42,7 @@ void create_step(Controller& c, const Caller& who, const v1::CreateStepRequest& 
 }
 
 void get_step(Controller& c, const Caller& who, const v1::GetStepRequest& req, v1::GetStepReply* rep, Done done) {
+  if (req.allocator()) c.state().allocator_heard(who, req.job_id(), c.now());
   auto r = c.state().get_step(who, req);
   if (!r) return done(kInvalidArgument, r.error().message);
   *rep = std::move(*r);

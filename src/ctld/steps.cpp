@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/hostlist.hpp"
+#include "config/debug_levels.hpp"
 #include "ctld/job_model.hpp"
 #include "ctld/state.hpp"
 
@@ -433,6 +434,61 @@ void ControllerState::step_launch_result(int64_t job_id, int64_t step_id, const 
     step_node_ended(*j, it->second, n, now, fx);
     if (prolog) prolog_failed(*j, node, reply->failure(), now, fx);
     return;
+  }
+}
+
+void ControllerState::allocator_heard(const Caller& who, int64_t job_id, int64_t now) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  const Job& j = it->second;
+  if (j.rec.desc().batch() || !may_act_on(who, j)) return;
+  if (j.rec.state() != v1::PENDING && j.rec.state() != v1::RUNNING && j.rec.state() != v1::SUSPENDED) return;
+  allocators_[job_id] = now;
+}
+
+void ControllerState::inactive_allocations(int64_t now, Effects& fx) {
+  // Slurm 22.05 gave up on telling a gone salloc of its grant after 11 s
+  // (anchor cluster); a live one asks within a second of it.
+  constexpr int64_t kAllocatorGoneS = 10;
+  for (auto it = allocators_.begin(); it != allocators_.end();) {
+    auto jt = jobs_.find(it->first);
+    if (jt == jobs_.end() || is_final(jt->second.rec.state())) {
+      it = allocators_.erase(it);
+      continue;
+    }
+    Job& j = jt->second;
+    const int64_t heard = it->second;
+    const v1::JobRecord& r = j.rec;
+    if (r.state() != v1::RUNNING || r.completing() || r.configuring()) {
+      ++it;
+      continue;
+    }
+    // Not heard from since the grant: gone, or about to ask.
+    const bool since_grant = heard >= r.start_time();
+    const bool gone = !since_grant && now - r.start_time() >= kAllocatorGoneS;
+    const int64_t limit = settings_.inactive_limit_s;
+    const core::Cluster& c = bridge_->cluster();
+    const int32_t part = bridge_->find_partition(r.partition());
+    const bool exempt = part >= 0 && c.partitions[static_cast<size_t>(part)].root_only;
+    const bool inactive = since_grant && limit > 0 && !exempt && now - heard > limit;
+    if (!gone && !inactive) {
+      ++it;
+      continue;
+    }
+    it = allocators_.erase(it);
+    const std::string cmd = "salloc or srun";
+    if (gone) {
+      fx.log.emplace_back(config::kLogInfo, "job " + std::to_string(r.job_id()) + ": its " + cmd +
+                                                " was gone when the allocation was granted; ending it");
+      finish_job(j, v1::FAILED, 1, 0, "the " + cmd + " that asked for the allocation was gone when it was granted",
+                 now, fx);
+    } else {
+      fx.log.emplace_back(config::kLogInfo, "job " + std::to_string(r.job_id()) + ": InactiveLimit (" +
+                                                std::to_string(limit) + " s) reached: its " + cmd + " was last heard " +
+                                                std::to_string(now - heard) + " s ago");
+      finish_job(j, v1::TIMEOUT, 0, 0, "its " + cmd + " was not heard from for InactiveLimit (" +
+                                           std::to_string(limit) + " s)", now, fx, "InactiveLimit");
+    }
   }
 }
 

@@ -874,6 +874,43 @@ TEST(Steps, WaitTimeInSlurmConfIsSrunsDefaultWait) {
   EXPECT_EQ(r.out, "ran\n");
 }
 
+// InactiveLimit: an allocation whose salloc or srun was killed (kill -9)
+// ends TIMEOUT with Reason=InactiveLimit, as Slurm 22.05's did on the
+// anchor cluster; an srun that is still there keeps its allocation past the
+// limit, and salloc --no-shell's allocation stays.
+TEST(Steps, InactiveLimitEndsAllocationsWhoseSallocOrSrunIsGone) {
+  ClusterDef def = small_cluster();
+  def.extra = {"InactiveLimit=2"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  auto r = c.run("/bin/bash", {"-c",
+                               "salloc -Q -J kept --no-shell; "
+                               "srun -J gone-srun sleep 60 >/dev/null 2>&1 & s=$!; "
+                               "salloc -J gone-salloc bash -c 'echo $$ > cmd.pid; exec sleep 60' >/dev/null 2>&1 & a=$!; "
+                               "for i in $(seq 200); do "
+                               "  [ \"$(squeue -h -t R -o %j | sort | tr '\\n' ' ')\" = 'gone-salloc gone-srun kept ' ] && "
+                               "  [ -s cmd.pid ] && break; sleep 0.1; done; "
+                               "kill -9 $s $a; "
+                               "srun -J live bash -c 'sleep 4; echo lived'; echo live-rc=$?; "
+                               "kill $(cat cmd.pid)"});
+  EXPECT_EQ(r.out, "lived\nlive-rc=0\n") << r.err;
+  std::map<std::string, std::string> id_of;
+  for (const auto& line : lines_of(sacct_p(c, {"-X", "-o", "JobName,JobID"}))) {
+    id_of[line.substr(0, line.find('|'))] = line.substr(line.find('|') + 1);
+  }
+  for (const char* gone : {"gone-srun", "gone-salloc"}) {
+    SCOPED_TRACE(gone);
+    ASSERT_TRUE(c.wait_done(id_of[gone]));
+    auto f = c.job_fields(id_of[gone]);
+    EXPECT_EQ(f["JobState"], "TIMEOUT");
+    EXPECT_EQ(f["Reason"], "InactiveLimit");
+    EXPECT_EQ(f["ExitCode"], "0:0");
+  }
+  EXPECT_EQ(c.state(id_of["kept"]), "RUNNING");
+  EXPECT_EQ(c.state(id_of["live"]), "COMPLETED");
+  c.run("scancel", {id_of["kept"]});
+}
+
 TEST(Steps, CtrlCOnceShowsStatusTwiceCancels) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
