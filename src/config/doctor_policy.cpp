@@ -210,13 +210,15 @@ void log_settings(const Facts& f, Diagnostics& out) {
 // The controller's whole-number keys (ctld/settings.cpp): it would not start
 // on anything else.
 void whole_number_keys(const Facts& f, Diagnostics& out) {
-  for (const char* key :
-       {"SlurmdTimeout", "ReturnToService", "JobRequeue", "FirstJobId", "JobFileAppend", "KillOnBadExit"}) {
+  for (const char* key : {"SlurmdTimeout", "ReturnToService", "JobRequeue", "FirstJobId", "JobFileAppend",
+                          "KillOnBadExit", "InactiveLimit"}) {
     const std::string* v = f.cfg.passive(key);
     if (!v || parse_int(*v)) continue;
     out.add(Severity::kError, "whole-number-expected", f.cfg.passive_loc(key), key,
             std::string(key) + "=" + *v + " is not a whole number (the controller would not start)",
-            std::string(key) + "=0 or 1 (or a number of seconds for SlurmdTimeout)");
+            std::string_view(key) == "InactiveLimit"
+                ? std::string(key) + "=0 (never) or a number of seconds"
+                : std::string(key) + "=0 or 1 (or a number of seconds for SlurmdTimeout)");
   }
 }
 

@@ -328,8 +328,11 @@ const std::vector<Case>& policy_cases() {
          b.cfg.passive_locs["JobRequeue"] = at("slurm.conf", 7);
          b.cfg.passive_values["KillOnBadExit"] = "yes";
          b.cfg.passive_locs["KillOnBadExit"] = at("slurm.conf", 8);
+         b.cfg.passive_values["InactiveLimit"] = "-30";
+         b.cfg.passive_locs["InactiveLimit"] = at("slurm.conf", 9);
        },
-       {{E, "whole-number-expected", "slurm.conf:8", {"KillOnBadExit=yes is not a whole number"}, {}}}},
+       {{E, "whole-number-expected", "slurm.conf:8", {"KillOnBadExit=yes is not a whole number"}, {}},
+        {E, "whole-number-expected", "slurm.conf:9", {"InactiveLimit=-30 is not a whole number", "a number of seconds"}, {}}}},
       {"preemption by QOS: a mode not built, a QOS not defined",
        [](ConfigBuilder& b) {
          b.cfg.preempt_type = "preempt/qos";

@@ -117,12 +117,7 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   for (auto* r : {&timeout, &rts, &requeue, &first_id, &file_append, &bad_exit, &inactive}) {
     if (!*r) return r->error();
   }
-  if (*inactive < 0) {
-    const SourceLoc loc = cfg.passive_loc("InactiveLimit");
-    return make_error((loc.known() ? loc.str() : conf_path) + ": InactiveLimit=" + std::to_string(*inactive) +
-                      ": must be 0 or more seconds");
-  }
-  s.inactive_limit_s = *inactive;
+  s.inactive_limit_s = *inactive;  // parse_int takes no sign
   if (*first_id < 1) return make_error("FirstJobId=" + std::to_string(*first_id) + " in " + cfg.slurm_conf_path +
                                        ": must be 1 or more");
   s.first_job_id = *first_id;
