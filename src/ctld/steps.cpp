@@ -67,24 +67,30 @@ void record_node_end(v1::StepNode& n, const v1::StepReport& r) {
   *n.mutable_usage() = r.usage();
 }
 
-void settle_step(v1::StepInfo& s, int64_t now) {
-  std::string worst = "COMPLETED";
+void set_worst_exit(v1::StepInfo& s) {
   int code = 0, sig = 0;
   auto status = [](int c, int g) { return c != 0 ? c << 8 : g; };
-  const bool killed_by_bad_exit = s.kill_on_bad_exit() && s.kill_requested() && !s.cancelled();
   for (const auto& n : s.nodes()) {
-    const std::string st = killed_by_bad_exit && n.state() == "CANCELLED" ? "FAILED" : n.state();
-    if (severity(st) > severity(worst)) worst = st;
     if (status(n.exit_code(), n.exit_signal()) > status(code, sig)) {
       code = n.exit_code();
       sig = n.exit_signal();
     }
+  }
+  s.set_exit_code(code);
+  s.set_exit_signal(sig);
+}
+
+void settle_step(v1::StepInfo& s, int64_t now) {
+  std::string worst = "COMPLETED";
+  const bool killed_by_bad_exit = s.kill_on_bad_exit() && s.kill_requested() && !s.cancelled();
+  for (const auto& n : s.nodes()) {
+    const std::string st = killed_by_bad_exit && n.state() == "CANCELLED" ? "FAILED" : n.state();
+    if (severity(st) > severity(worst)) worst = st;
     if (s.reason().empty() && !n.reason().empty()) s.set_reason(n.node() + ": " + n.reason());
   }
   if (s.cancelled()) worst = "CANCELLED";
   s.set_state(worst);
-  s.set_exit_code(code);
-  s.set_exit_signal(sig);
+  set_worst_exit(s);
   s.set_end_time(now);
 }
 
@@ -309,7 +315,10 @@ void ControllerState::apply_srun_step_report(core::NodeIndex ni, const v1::StepR
   if (step_final(*s)) {
     // The job's end decided the step already (a cancelled allocation): its
     // tasks' ends and usage are kept all the same, for srun's lines
-    // ("task 0: Terminated") and sacct.
+    // ("task 0: Terminated") and sacct, and once every node has reported,
+    // its exit (Slurm 22.05's sacct: `CANCELLED 0:15` for the step of a
+    // cancelled srun or salloc, anchor cluster).
+    if (all_nodes_ended(*s)) set_worst_exit(*s);
     put_step(*s, fx);
     return;
   }

@@ -60,5 +60,7 @@ void record_node_end(v1::StepNode& n, const v1::StepReport& r);
 // The worst end over the step's nodes (Slurm's rule for a step: the highest
 // exit code; any signal; the state of the most severe node end).
 void settle_step(v1::StepInfo& s, int64_t now);
+// The step's exit code and signal: the worst of its nodes' (a code above a signal).
+void set_worst_exit(v1::StepInfo& s);
 
 }  // namespace drover::ctld

@@ -885,11 +885,11 @@ TEST(Steps, InactiveLimitEndsAllocationsWhoseSallocOrSrunIsGone) {
   REQUIRE_CLUSTER(c);
   auto r = c.run("/bin/bash", {"-c",
                                "salloc -Q -J kept --no-shell; "
-                               "srun -J gone-srun sleep 60 >/dev/null 2>&1 & s=$!; "
+                               "srun -J gone-srun bash -c 'touch step.ran; exec sleep 60' >/dev/null 2>&1 & s=$!; "
                                "salloc -J gone-salloc bash -c 'echo $$ > cmd.pid; exec sleep 60' >/dev/null 2>&1 & a=$!; "
                                "for i in $(seq 200); do "
                                "  [ \"$(squeue -h -t R -o %j | sort | tr '\\n' ' ')\" = 'gone-salloc gone-srun kept ' ] && "
-                               "  [ -s cmd.pid ] && break; sleep 0.1; done; "
+                               "  [ -s cmd.pid ] && [ -e step.ran ] && break; sleep 0.1; done; "
                                "kill -9 $s $a; "
                                "srun -J live bash -c 'sleep 4; echo lived'; echo live-rc=$?; "
                                "kill $(cat cmd.pid)"});
@@ -906,6 +906,13 @@ TEST(Steps, InactiveLimitEndsAllocationsWhoseSallocOrSrunIsGone) {
     EXPECT_EQ(f["Reason"], "InactiveLimit");
     EXPECT_EQ(f["ExitCode"], "0:0");
   }
+  // The killed srun's step: its task ended by SIGTERM (Slurm's sacct, 9795.0).
+  const std::string step = id_of["gone-srun"] + ".0";
+  std::string steps;
+  EXPECT_TRUE(eventually([&] {
+    steps = sacct_p(c, {"-j", id_of["gone-srun"], "-o", "JobID,State,ExitCode"});
+    return steps.find(step + "|CANCELLED|0:15\n") != std::string::npos;
+  }, std::chrono::seconds(20))) << steps;
   EXPECT_EQ(c.state(id_of["kept"]), "RUNNING");
   EXPECT_EQ(c.state(id_of["live"]), "COMPLETED");
   c.run("scancel", {id_of["kept"]});
