@@ -185,6 +185,12 @@ core::PriorityParams priority_params(const ClusterConfig& cfg) {
   p.max_age = cfg.priority_max_age;
   p.decay_half_life = cfg.priority_decay_half_life;
   p.favor_small = cfg.priority_favor_small;
+  for (const std::string& f : cfg.priority_flags) {
+    const bool all = f == "NO_NORMAL_ALL";
+    p.raw_partition |= all || f == "NO_NORMAL_PART";
+    p.raw_qos |= all || f == "NO_NORMAL_QOS";
+    p.raw_tres |= all || f == "NO_NORMAL_TRES";
+  }
   return p;
 }
 

@@ -424,6 +424,43 @@ TEST(CoreCluster, PriorityFactorsAsSlurmComputedThem) {
   }
 }
 
+// PriorityFlags=NO_NORMAL_*: Slurm 22.05 on the anchor cluster (2026-12-07,
+// squeue %Q of jobs waiting for a --begin): NO_NORMAL_QOS put a normal job
+// (Priority=1000, PriorityWeightQOS=10000) from 5560 to 10003560;
+// NO_NORMAL_TRES a one-CPU compute job (PriorityWeightTRES=CPU=1000) from
+// 5560 to 6556 and a -N2 -n64 one from 5899 to 69649; a training job with
+// --gres=gpu:2 (GRES/gpu=5000) from 5203 to 15889.
+TEST(CoreCluster, PriorityFlagsThatLeaveFactorsUnnormalized) {
+  core::Cluster c = anchor();
+  auto job = [](const std::string& part, int32_t nodes, int32_t tasks, int32_t gpus) {
+    core::JobSpec j;
+    j.id = 1;
+    j.user = "alice";
+    j.account = "research";
+    j.partitions = {part};
+    j.min_nodes = nodes;
+    j.ntasks = tasks;
+    if (gpus > 0) j.gres = {GresSpec{"gpu", "", gpus}};
+    j.time_limit = 600;
+    return j;
+  };
+  auto total = [&](const core::JobSpec& j) {
+    return core::job_priority(c, j, c.find_partition(j.partitions[0]), nullptr, 1000, 1000).total;
+  };
+  const core::JobSpec one = job("compute", 1, 1, 0), wide = job("compute", 2, 64, 0), gpus = job("training", 1, 1, 2);
+  const int64_t base_one = total(one), base_wide = total(wide), base_gpus = total(gpus);
+  c.priority.raw_qos = true;
+  EXPECT_EQ(total(one) - base_one, 10'000'000 - 2000);
+  c.priority.raw_qos = false;
+  c.priority.raw_tres = true;
+  EXPECT_EQ(total(one) - base_one, 6556 - 5560);
+  EXPECT_EQ(total(wide) - base_wide, 69649 - 5899);
+  EXPECT_EQ(total(gpus) - base_gpus, 15889 - 5203);
+  c.priority.raw_tres = false;
+  c.priority.raw_partition = true;  // every PriorityJobFactor is 1 here: the factor was 1 already
+  EXPECT_EQ(total(one), base_one);
+}
+
 // ---- the busy anchor cluster of the golden captures ------------------------------
 
 // gpu01-03 each hold an 8-GPU job for two hours, gpu04 a 2-GPU job for one;

@@ -312,6 +312,19 @@ const std::vector<Case>& policy_cases() {
        },
        {{W, "private-data-not-built", "slurm.conf:4",
          {"PrivateData=jobs,usage,Users: Drover hides only jobs; usage, Users stay visible to every user"}, {}}}},
+      {"priority flags Drover does not build",
+       [](ConfigBuilder& b) {
+         b.cfg.priority_flags = {"NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME", "FAIR_TREE", "MAX_TRES"};
+         b.global("PriorityFlags", "NO_NORMAL_QOS,SMALL_RELATIVE_TO_TIME,FAIR_TREE,MAX_TRES", 6);
+       },
+       {{W, "priority-flag-not-built", "slurm.conf:6",
+         {"PriorityFlags: SMALL_RELATIVE_TO_TIME, MAX_TRES are not built in Drover"}, {}}}},
+      {"the normalisations Drover leaves out are built",
+       [](ConfigBuilder& b) {
+         b.cfg.priority_flags = {"NO_NORMAL_ALL", "NO_NORMAL_PART"};
+         b.global("PriorityFlags", "NO_NORMAL_ALL,NO_NORMAL_PART", 6);
+       },
+       {}},
       {"private jobs are built",
        [](ConfigBuilder& b) { b.cfg.passive_values["PrivateData"] = "jobs"; },
        {}},

@@ -32,7 +32,7 @@ const char* const kPassiveGlobals[] = {
       "MCSParameters", "MCSPlugin", "MpiDefault",
       "MpiParams", "NodeFeaturesPlugins", "PluginDir", "PlugStackConfig", "PowerParameters",
       "PowerPlugin", "PrEpParameters", "PrEpPlugins",
-      "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters", "PrioritySiteFactorParameters",
+      "PriorityCalcPeriod", "PriorityParameters", "PrioritySiteFactorParameters",
       "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod", "PriorityWeightAssoc",
       "PropagatePrioProcess", "RebootProgram",
       "ReconfigFlags", "ResumeFailProgram", "ResumeProgram", "ResumeRate",
@@ -46,6 +46,13 @@ const char* const kPassiveGlobals[] = {
       "TCPTimeout", "TopologyParam", "TopologyPlugin", "TrackWCKey", "TreeWidth",
       "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor", "X11Parameters",
 };
+
+// Slurm 22.05's PriorityFlags (man slurm.conf); FAIR_TREE is an older
+// spelling of what is now the default.
+const std::vector<std::string> kPriorityFlags = {
+    "ACCRUE_ALWAYS",  "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "FAIR_TREE",      "INCR_ONLY",
+    "MAX_TRES",       "NO_FAIR_TREE",      "NO_NORMAL_ALL",   "NO_NORMAL_ASSOC", "NO_NORMAL_PART",
+    "NO_NORMAL_QOS",  "NO_NORMAL_TRES",    "SMALL_RELATIVE_TO_TIME"};
 
 // AuthInfo: kept as written; the commands read it too.
 PassiveKey auth_info() {
@@ -399,6 +406,11 @@ std::vector<KeyDef<C>> make_global_keys() {
       time_limit<C>("PriorityDecayHalfLife", &C::priority_decay_half_life, "Half-life of past usage in fair-share."),
       time_limit<C>("PriorityMaxAge", &C::priority_max_age, "Queue time at which the age factor reaches 1."),
       yes_no<C>("PriorityFavorSmall", &C::priority_favor_small, "YES: the job-size factor favours small jobs."),
+      flag_list<C>("PriorityFlags", &C::priority_flags, kPriorityFlags,
+                   "NO_NORMAL_PART, NO_NORMAL_QOS and NO_NORMAL_TRES (NO_NORMAL_ALL: all three) weigh the "
+                   "partition's PriorityJobFactor, the QOS's Priority and each TRES count as they are instead of "
+                   "as fractions of the largest (of the partition's total), as Slurm 22.05's sprio showed them; "
+                   "the other flags are accepted with no effect (`config check`: priority-flag-not-built)."),
       gres_types(),
       tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,
                      "TRES tracked beyond the defaults (cpu, mem, energy, node, billing, fs/disk, vmem, pages)."),

@@ -189,6 +189,9 @@ struct ClusterConfig {
   Seconds priority_decay_half_life = 7 * 86400;
   Seconds priority_max_age = 7 * 86400;
   bool priority_favor_small = false;
+  // PriorityFlags as written (upper case): the NO_NORMAL_* ones act
+  // (config/core_cluster.cpp); `config check` names those not built.
+  std::vector<std::string> priority_flags;
   std::vector<std::string> gres_types;
   std::vector<std::string> accounting_storage_tres;
   std::string enforce_part_limits = "NO";  // NO | ANY | ALL | YES

@@ -175,6 +175,10 @@ struct PriorityParams {
   Seconds max_age = 7 * 86400;
   Seconds decay_half_life = 7 * 86400;
   bool favor_small = false;
+  // PriorityFlags=NO_NORMAL_PART, _QOS, _TRES: the factor as it is (a
+  // partition's PriorityJobFactor, a QOS's Priority, a TRES count), not
+  // as a fraction of the largest (or of the partition's total).
+  bool raw_partition = false, raw_qos = false, raw_tres = false;
 };
 
 enum class QueuePolicy { kFcfs, kBackfill };  // sched/builtin, sched/backfill

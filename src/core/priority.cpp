@@ -57,10 +57,10 @@ PriorityTerms priority_terms(const Cluster& c, int32_t partition, const Demand* 
   double size = (ratio(d ? d->min_nodes : 1, total("node")) + ratio(cpus > 0 ? cpus : 1, total("cpu"))) / 2.0;
   t.job_size_factor = w.favor_small ? 1.0 - size : size;
   double jf = max_job_factor(c);
-  t.partition_factor = jf > 0 ? part.priority_job_factor / jf : 0;
+  t.partition_factor = w.raw_partition ? part.priority_job_factor : jf > 0 ? part.priority_job_factor / jf : 0;
   double qmax = max_qos_priority(c);
   int32_t q = d ? d->qos : -1;
-  t.qos_factor = q >= 0 && qmax > 0 ? c.qos[q].priority / qmax : 0;
+  t.qos_factor = q < 0 ? 0 : w.raw_qos ? static_cast<double>(c.qos[q].priority) : qmax > 0 ? c.qos[q].priority / qmax : 0;
   t.job_size = w.weight_job_size * t.job_size_factor;
   t.partition = w.weight_partition * t.partition_factor;
   t.qos = w.weight_qos * t.qos_factor;
@@ -76,7 +76,12 @@ PriorityTerms priority_terms(const Cluster& c, int32_t partition, const Demand* 
       auto it = requested->find(name);
       asked = it == requested->end() ? 0 : it->second;
     }
-    if (all == part.total_tres.end() || asked <= 0 || all->second <= 0) continue;
+    if (asked <= 0) continue;
+    if (w.raw_tres) {
+      t.tres.emplace_back(&name, weight * static_cast<double>(asked));
+      continue;
+    }
+    if (all == part.total_tres.end() || all->second <= 0) continue;
     t.tres.emplace_back(&name, weight * static_cast<double>(asked) / all->second);
   }
   t.fixed = t.job_size + t.partition + t.qos;
