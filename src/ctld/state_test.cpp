@@ -85,6 +85,27 @@ TEST(ControllerState, SubmitRecordsDurablyAndArraysTakeConsecutiveIds) {
   EXPECT_EQ(j.rec.partition(), "cpu");
 }
 
+// A job waiting for its --begin runs no pass at submission; it shows the
+// priority a pass would give it at once (Slurm prices jobs as they are
+// submitted), a held one 0.
+TEST(ControllerState, AJobWaitingForItsBeginShowsItsPriorityAtOnce) {
+  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n");
+  Effects fx;
+  v1::JobDescriptor later = wrap("true");
+  later.set_begin_time(5000);
+  auto r = st->submit(user(1000, "alice"), later, false, 1000, fx);
+  ASSERT_TRUE(r) << r.error().message;
+  const Job& j = st->jobs().at(r->job_id());
+  EXPECT_EQ(j.rec.reason(), "BeginTime");
+  const int64_t shown = st->job_for_display(j, false, false, 1000).priority();
+  EXPECT_GT(shown, 0);
+  EXPECT_EQ(shown, st->priority_now(j, 1000).total);
+  later.set_hold(true);
+  auto held = st->submit(user(1000, "alice"), later, false, 1000, fx);
+  ASSERT_TRUE(held);
+  EXPECT_EQ(st->job_for_display(st->jobs().at(held->job_id()), false, false, 1000).priority(), 0);
+}
+
 // A client that lost the reply sends the same submission again with the
 // same request id: it gets the job already made, and no second one, also
 // after a restart; another user's id, or none, makes a job as before.
