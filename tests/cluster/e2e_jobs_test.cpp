@@ -604,13 +604,15 @@ TEST(Jobs, ASuspendedJobsTimeLimitWaitsForTheResume) {
 TEST(Jobs, ASuspendedStepsOwnTimeLimitWaitsForTheResume) {
   TestCluster c(small_cluster());
   REQUIRE_CLUSTER(c);
-  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "srun -t 0:03 sleep 30"}));
+  // 6 s: the step may have run a few of them before the suspend lands on a
+  // loaded machine (with 3 s, CI once found it ended 0.5 s after the resume).
+  std::string id = std::to_string(c.submit({"-o", "/dev/null", "--wrap", "srun -t 0:06 sleep 30"}));
   ASSERT_TRUE(c.wait_state(id, {"RUNNING"}));
   auto step_runs = [&] { return c.run("squeue", {"-h", "-s", "-j", id, "-o", "%i"}).out.find(id + ".0") != std::string::npos; };
   ASSERT_TRUE(eventually(step_runs, 10s));
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(c.run("scontrol", {"suspend", id}).rc, 0);
-  std::this_thread::sleep_until(t0 + 5s);  // well past the step's 3 s
+  std::this_thread::sleep_until(t0 + 8s);  // well past the step's 6 s
   ASSERT_EQ(c.run("scontrol", {"resume", id}).rc, 0);
   std::this_thread::sleep_for(500ms);
   EXPECT_TRUE(step_runs()) << "the step ended during the pause";
