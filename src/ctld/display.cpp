@@ -128,14 +128,8 @@ void node_detail(const CoreBridge& bridge, const v1::JobAllocation& alloc, v1::J
 }  // namespace
 
 v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool with_script, int64_t now) const {
+  (void)now;
   v1::JobRecord r = j.rec;
-  // A pending job no pass has priced yet (one waiting for its --begin,
-  // which runs no pass at submission) shows its priority as a pass would
-  // give it: Slurm prices a job as it is submitted (squeue %Q, scontrol's
-  // Priority=). A pass gives a job that is not held 1 or more.
-  if (r.state() == v1::PENDING && r.priority() == 0 && r.hold() == v1::HOLD_NONE && !r.has_admin_priority()) {
-    r.set_priority(priority_now(j, now).total);
-  }
   if (!with_script) {
     r.mutable_desc()->clear_script();
     r.mutable_desc()->clear_environment();

@@ -85,9 +85,8 @@ TEST(ControllerState, SubmitRecordsDurablyAndArraysTakeConsecutiveIds) {
   EXPECT_EQ(j.rec.partition(), "cpu");
 }
 
-// A job waiting for its --begin runs no pass at submission; it shows the
-// priority a pass would give it at once (Slurm prices jobs as they are
-// submitted), a held one 0.
+// A job waiting for its --begin runs no pass at submission; it is priced
+// as it is submitted all the same (as Slurm prices jobs), a held one is 0.
 TEST(ControllerState, AJobWaitingForItsBeginShowsItsPriorityAtOnce) {
   auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n");
   Effects fx;

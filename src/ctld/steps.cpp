@@ -476,10 +476,11 @@ void ControllerState::inactive_allocations(int64_t now, Effects& fx) {
     const bool since_grant = heard >= r.start_time();
     const bool gone = !since_grant && now - r.start_time() >= kAllocatorGoneS;
     const int64_t limit = settings_.inactive_limit_s;
-    const core::Cluster& c = bridge_->cluster();
-    const int32_t part = bridge_->find_partition(r.partition());
-    const bool exempt = part >= 0 && c.partitions[static_cast<size_t>(part)].root_only;
-    const bool inactive = since_grant && limit > 0 && !exempt && now - heard > limit;
+    auto root_only = [&] {
+      const int32_t part = bridge_->find_partition(r.partition());
+      return part >= 0 && bridge_->cluster().partitions[static_cast<size_t>(part)].root_only;
+    };
+    const bool inactive = since_grant && limit > 0 && now - heard > limit && !root_only();
     if (!gone && !inactive) {
       ++it;
       continue;

@@ -271,6 +271,9 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
       if (desc.array().max_running() > 0 && k >= desc.array().max_running()) j.rec.set_eligible_time(0);
     }
     refresh_spec(j);
+    // One waiting for its --begin runs no pass now (below): it is priced
+    // here, as Slurm prices every job it is given (squeue %Q, Priority=).
+    if (!desc.hold() && desc.begin_time() > now) j.rec.set_priority(priority_now(j, now).total);
     put_job(j, fx, true);
     auto [it, _] = jobs_.emplace(j.rec.job_id(), std::move(j));
     index_array(it->second);
