@@ -417,7 +417,8 @@ const char* config_unit(const std::string& key) {
 
 // A value as Slurm shows it: a plain number of a key with a unit gets the unit.
 std::string config_value(const std::string& key, const std::string& value) {
-  if (value.empty()) return "(null)";
+  // Slurm 22.05 printed an unset PriorityFlags as nothing, others as (null).
+  if (value.empty()) return key == "PriorityFlags" ? "" : "(null)";
   const char* unit = config_unit(key);
   if (!unit || !std::all_of(value.begin(), value.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
     return value;
@@ -513,6 +514,7 @@ std::vector<v1::ConfigEntry> ControllerState::config_entries() const {
                              {"HealthCheckProgram", ""},
                              {"HealthCheckInterval", "0"},
                              {"HealthCheckNodeState", "ANY"},
+                             {"InactiveLimit", "0"},
                              {"TaskProlog", ""},
                              {"TaskEpilog", ""}}) {
     if (seen.insert(k).second) rows.emplace_back(k, v);

@@ -3382,6 +3382,8 @@ TEST(ControllerState, ConfigEntriesSpellValuesAsSlurms) {
   EXPECT_EQ(v["SlurmUser"], "root(0)");
   EXPECT_EQ(v["PriorityWeightFairShare"], "10000");
   EXPECT_EQ(v.count("PriorityWeightFairshare"), 0u);
+  EXPECT_EQ(v["PriorityFlags"], "");  // unwritten: the golden's "PriorityFlags = "
+  EXPECT_EQ(v["InactiveLimit"], "0 sec");
   std::map<std::string, std::string> w = config_of(*make_state("MaxMemPerCPU=2000\n"));
   EXPECT_EQ(w["MaxMemPerCPU"], "2000");
   EXPECT_EQ(w.count("MaxMemPerNode"), 0u);
