@@ -190,6 +190,8 @@ core::PriorityParams priority_params(const ClusterConfig& cfg) {
     p.raw_partition |= all || f == "NO_NORMAL_PART";
     p.raw_qos |= all || f == "NO_NORMAL_QOS";
     p.raw_tres |= all || f == "NO_NORMAL_TRES";
+    p.size_relative_to_time |= f == "SMALL_RELATIVE_TO_TIME";
+    p.accrue_always |= f == "ACCRUE_ALWAYS";
   }
   return p;
 }

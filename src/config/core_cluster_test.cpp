@@ -461,6 +461,52 @@ TEST(CoreCluster, PriorityFlagsThatLeaveFactorsUnnormalized) {
   EXPECT_EQ(total(one), base_one);
 }
 
+// PriorityFlags=SMALL_RELATIVE_TO_TIME on the anchor cluster: Slurm 22.05's
+// squeue %Q for eleven jobs waiting for --begin, with a fresh accounting
+// store (fair share 1, as here with no usage), first without, then with
+// PriorityFavorSmall=YES.
+TEST(CoreCluster, SmallRelativeToTimeDividesJobSizeByTimeLimit) {
+  core::Cluster c = anchor();
+  c.priority.size_relative_to_time = true;
+  struct Case {
+    std::string part;
+    int32_t nodes, tasks;
+    Seconds limit;
+    bool exclusive;
+    int64_t slurm, slurm_favor_small;
+  };
+  const std::vector<Case> cases = {
+      {"compute", 0, 0, 600, false, 13015, 13992},         // -t 10
+      {"compute", 0, 0, 6000, false, 13005, 14002},        // -t 100
+      {"compute", 2, 64, 600, false, 13272, 14227},        // -t 10 -N2 -n64
+      {"compute", 2, 64, 60000, false, 13250, 14249},      // -t 1000 -N2 -n64
+      {"compute", 0, 0, -1, false, 13003, 14003},          // the partition's 7 days
+      {"training", 0, 0, -1, false, 13001, 14001},         // UNLIMITED
+      {"interactive", 0, 0, -1, false, 13003, 13999},      // DefaultTime 1 h
+      {"training", 4, 0, 60, true, 13452, 13563},          // -t 1 -N4 --exclusive
+      {"compute", 0, 200, 60, false, 14021, 14540},        // -t 1 -n 200
+      {"compute", 0, 0, 30, false, 13115, 13892},          // -t 0:30, a minute
+      {"compute", 3, 0, 2 * 86400, false, 13011, 14011},   // -t 2-0 -N3
+  };
+  for (bool favor_small : {false, true}) {
+    c.priority.favor_small = favor_small;
+    for (const Case& k : cases) {
+      core::JobSpec j;
+      j.id = 1;
+      j.user = "root";
+      j.account = "root";
+      j.partitions = {k.part};
+      j.min_nodes = k.nodes;
+      j.ntasks = k.tasks;
+      j.time_limit = k.limit;
+      j.exclusive = k.exclusive;
+      EXPECT_EQ(core::job_priority(c, j, c.find_partition(k.part), nullptr, 1000, 1000).total,
+                favor_small ? k.slurm_favor_small : k.slurm)
+          << k.part << " -N" << k.nodes << " -n" << k.tasks << " -t" << k.limit << "s favor_small=" << favor_small;
+    }
+  }
+}
+
 // ---- the busy anchor cluster of the golden captures ------------------------------
 
 // gpu01-03 each hold an 8-GPU job for two hours, gpu04 a 2-GPU job for one;

@@ -265,20 +265,23 @@ void private_data(const Facts& f, Diagnostics& out) {
           "PrivateData=jobs (a plain user sees only their own jobs in squeue, scontrol and sprio)");
 }
 
-// PriorityFlags other than NO_NORMAL_PART, _QOS, _TRES and _ALL change
-// nothing in Drover. FAIR_TREE names what is the default anyway.
+// PriorityFlags other than NO_NORMAL_PART, _QOS, _TRES, _ALL,
+// SMALL_RELATIVE_TO_TIME and ACCRUE_ALWAYS change nothing in Drover.
+// FAIR_TREE names what is the default anyway.
 void priority_flags(const Facts& f, Diagnostics& out) {
   std::vector<std::string> inert;
   for (const std::string& flag : f.cfg.priority_flags) {
-    if (!flag.starts_with("NO_NORMAL_") && flag != "FAIR_TREE") inert.push_back(flag);
-    if (flag == "NO_NORMAL_ASSOC") inert.push_back(flag);  // PriorityWeightAssoc has no effect in Drover
+    const bool built = (flag.starts_with("NO_NORMAL_") && flag != "NO_NORMAL_ASSOC") || flag == "FAIR_TREE" ||
+                       flag == "SMALL_RELATIVE_TO_TIME" || flag == "ACCRUE_ALWAYS";
+    if (!built) inert.push_back(flag);  // NO_NORMAL_ASSOC: PriorityWeightAssoc has no effect in Drover
   }
   if (inert.empty()) return;
   out.add(Severity::kWarning, "priority-flag-not-built", global_loc(f.cfg, "PriorityFlags"), "PriorityFlags",
           "PriorityFlags: " + join(inert, ", ") + (inert.size() == 1 ? " is" : " are") +
               " not built in Drover: priorities are computed as without " + (inert.size() == 1 ? "it" : "them"),
           "remove " + std::string(inert.size() == 1 ? "it" : "them") +
-              " (Drover acts on NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES and NO_NORMAL_ALL)");
+              " (Drover acts on NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES, NO_NORMAL_ALL, "
+              "SMALL_RELATIVE_TO_TIME and ACCRUE_ALWAYS)");
 }
 
 // A PreemptMode Drover does not build: SUSPEND and GANG.

@@ -314,15 +314,17 @@ const std::vector<Case>& policy_cases() {
          {"PrivateData=jobs,usage,Users: Drover hides only jobs; usage, Users stay visible to every user"}, {}}}},
       {"priority flags Drover does not build",
        [](ConfigBuilder& b) {
-         b.cfg.priority_flags = {"NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME", "FAIR_TREE", "MAX_TRES"};
-         b.global("PriorityFlags", "NO_NORMAL_QOS,SMALL_RELATIVE_TO_TIME,FAIR_TREE,MAX_TRES", 6);
+         b.cfg.priority_flags = {"NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME", "FAIR_TREE", "MAX_TRES",
+                                 "ACCRUE_ALWAYS", "INCR_ONLY", "NO_NORMAL_ASSOC"};
+         b.global("PriorityFlags",
+                  "NO_NORMAL_QOS,SMALL_RELATIVE_TO_TIME,FAIR_TREE,MAX_TRES,ACCRUE_ALWAYS,INCR_ONLY,NO_NORMAL_ASSOC", 6);
        },
        {{W, "priority-flag-not-built", "slurm.conf:6",
-         {"PriorityFlags: SMALL_RELATIVE_TO_TIME, MAX_TRES are not built in Drover"}, {}}}},
-      {"the normalisations Drover leaves out are built",
+         {"PriorityFlags: MAX_TRES, INCR_ONLY, NO_NORMAL_ASSOC are not built in Drover"}, {}}}},
+      {"the normalisations Drover leaves out, size per minute and accrue always are built",
        [](ConfigBuilder& b) {
-         b.cfg.priority_flags = {"NO_NORMAL_ALL", "NO_NORMAL_PART"};
-         b.global("PriorityFlags", "NO_NORMAL_ALL,NO_NORMAL_PART", 6);
+         b.cfg.priority_flags = {"NO_NORMAL_ALL", "NO_NORMAL_PART", "SMALL_RELATIVE_TO_TIME", "ACCRUE_ALWAYS"};
+         b.global("PriorityFlags", "NO_NORMAL_ALL,NO_NORMAL_PART,SMALL_RELATIVE_TO_TIME,ACCRUE_ALWAYS", 6);
        },
        {}},
       {"private jobs are built",

@@ -410,6 +410,8 @@ std::vector<KeyDef<C>> make_global_keys() {
                    "NO_NORMAL_PART, NO_NORMAL_QOS and NO_NORMAL_TRES (NO_NORMAL_ALL: all three) weigh the "
                    "partition's PriorityJobFactor, the QOS's Priority and each TRES count as they are instead of "
                    "as fractions of the largest (of the partition's total), as Slurm 22.05's sprio showed them; "
+                   "SMALL_RELATIVE_TO_TIME divides the job-size factor by the time limit in minutes; "
+                   "ACCRUE_ALWAYS ages jobs from submission, also while they wait on a dependency or --begin; "
                    "the other flags are accepted with no effect (`config check`: priority-flag-not-built)."),
       gres_types(),
       tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,

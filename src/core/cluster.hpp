@@ -179,6 +179,11 @@ struct PriorityParams {
   // partition's PriorityJobFactor, a QOS's Priority, a TRES count), not
   // as a fraction of the largest (or of the partition's total).
   bool raw_partition = false, raw_qos = false, raw_tres = false;
+  // PriorityFlags=SMALL_RELATIVE_TO_TIME: the job-size factor is the job's
+  // share of the cluster's CPUs divided by its time limit in minutes.
+  bool size_relative_to_time = false;
+  // PriorityFlags=ACCRUE_ALWAYS: the age factor grows from submission.
+  bool accrue_always = false;
 };
 
 enum class QueuePolicy { kFcfs, kBackfill };  // sched/builtin, sched/backfill

@@ -17,8 +17,13 @@ namespace drover::core {
 
 namespace {
 
+// When the job's age starts: once its dependency is met (the caller records
+// that time), else from its submission or begin time. A job still waiting on
+// its dependency has no age yet (0), as in Slurm 22.05, where its priority
+// stayed put while a job beside it that waited on resources aged.
 Time eligible_since(const JobSpec& job) {
   if (job.eligible_time > 0) return job.eligible_time;
+  if (!job.dependency.items.empty()) return 0;
   return std::max(job.submit_time, job.begin_time);
 }
 
