@@ -50,10 +50,29 @@ core::Scheduler& CoreBridge::trial_scheduler() {
   return trial_->scheduler;
 }
 
+int32_t CoreBridge::nodes_when_idle(const core::JobSpec& job) {
+  if (!idle_) idle_ = std::make_unique<SchedulerHolder>(cluster_);
+  probe_ = job;
+  probe_.revision = (uint64_t{1} << 62) + ++probes_;
+  probe_.hold = core::Hold::kNone;
+  probe_.begin_time = 0;
+  probe_.dependency = {};
+  const core::JobSpec* pending[] = {&probe_};
+  core::CycleInput in;
+  in.now = std::max<core::Time>(job.submit_time, 1);
+  in.pending = pending;
+  core::CycleOptions opts;
+  opts.pass = core::PassKind::kQuick;
+  opts.estimate_unreserved = false;
+  const core::CycleResult r = idle_->scheduler.run_cycle(in, opts);
+  return r.starts.empty() ? 0 : static_cast<int32_t>(r.starts.front().alloc.nodes.size());
+}
+
 void CoreBridge::set_qos(std::vector<core::QosSpec> qos) {
   cluster_.qos = std::move(qos);
   scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
   trial_.reset();
+  idle_.reset();
 }
 
 void CoreBridge::set_assocs(std::vector<core::AssocLimitSpec> assocs) {
@@ -61,6 +80,7 @@ void CoreBridge::set_assocs(std::vector<core::AssocLimitSpec> assocs) {
   cluster_.set_assocs(std::move(assocs));
   scheduler_ = std::make_unique<SchedulerHolder>(cluster_);
   trial_.reset();
+  idle_.reset();
 }
 
 int32_t CoreBridge::find_partition(std::string_view name) const { return cluster_.find_partition(name); }

@@ -31,6 +31,11 @@ class CoreBridge {
   // A Scheduler apart from the cycles' for what-if cycles (preemption
   // trials), so that they do not upset the state the cycles keep.
   core::Scheduler& trial_scheduler();
+  // How many nodes the job would start on were the cluster idle (0: it
+  // would not start at once even then). Slurm 22.05 shows this count as a
+  // pending job's node count when it exceeds the -N asked for: `-n 200` on
+  // 64-CPU nodes showed NODES 4 in squeue and NumNodes=4 in scontrol.
+  int32_t nodes_when_idle(const core::JobSpec& job);
   // The reason word squeue shows ("Resources", "JobHeldUser").
   static std::string reason_name(core::Reason r);
   // Which implementation answers ("interim first-fit" or "core").
@@ -52,6 +57,11 @@ class CoreBridge {
   struct SchedulerHolder;
   std::unique_ptr<SchedulerHolder> scheduler_;
   std::unique_ptr<SchedulerHolder> trial_;
+  std::unique_ptr<SchedulerHolder> idle_;
+  // nodes_when_idle's copy of the job: at one address, a new revision each
+  // time (the core caches a demand by address, id and revision).
+  core::JobSpec probe_;
+  uint64_t probes_ = 0;
 };
 
 }  // namespace drover::ctld

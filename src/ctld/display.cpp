@@ -141,6 +141,17 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool w
     d.set_num_cpus(sum->min_cpus);
     d.set_num_nodes(sum->min_nodes);
     d.set_max_nodes(sum->max_nodes);
+    // Pending with more tasks than nodes asked for: the nodes it would take
+    // on an idle cluster, when more (Slurm 22.05 on the anchor cluster:
+    // `-n 200` on 64-CPU nodes NODES 4; `-n 64` at 4 GB a CPU on 250 GB
+    // nodes 2; `-p interactive -n 63` 1, one 128-CPU node holding it).
+    if (j.rec.state() == v1::PENDING && sum->ntasks > sum->min_nodes) {
+      if (j.idle_nodes_revision != j.spec.revision + 1) {
+        j.idle_nodes = bridge_->nodes_when_idle(j.spec);
+        j.idle_nodes_revision = j.spec.revision + 1;
+      }
+      if (j.idle_nodes > sum->min_nodes) d.set_num_nodes(j.idle_nodes);
+    }
     d.set_num_tasks(sum->ntasks);
     d.set_cpus_per_task(sum->cpus_per_task);
     d.set_mem_per_node_mb(sum->mem_per_node_mb);

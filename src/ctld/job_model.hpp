@@ -37,6 +37,10 @@ struct Job {
   mutable core::RunningJob counted;
   mutable uint64_t counted_revision = 0;
   mutable uint64_t run_stamp = 0;
+  // Pending: the nodes it would start on were the cluster idle
+  // (CoreBridge::nodes_when_idle), for the spec at idle_nodes_revision.
+  mutable int32_t idle_nodes = 0;
+  mutable uint64_t idle_nodes_revision = 0;
   unsigned time_mails_sent = 0;  // TIME_LIMIT* mails of this run (mail.hpp bits)
 };
 

@@ -152,6 +152,29 @@ TEST(ControllerState, OnlyAJobThatCouldRunAgesUnlessAccrueAlways) {
   }
 }
 
+// A pending job with more tasks than the nodes it asks for shows the nodes
+// it would start on were the cluster idle, as Slurm 22.05's squeue and
+// scontrol did (`-n 200` on 64-CPU nodes: 4, not 1); one node's worth shows 1.
+TEST(ControllerState, APendingJobShowsTheNodesItsTasksNeed) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  Effects fx;
+  auto pending = [&](int32_t tasks, int32_t cpus_per_task, int32_t min_nodes) {
+    v1::JobDescriptor d = wrap("true");
+    d.set_ntasks(tasks);
+    d.set_cpus_per_task(cpus_per_task);
+    if (min_nodes > 0) d.set_min_nodes(min_nodes);
+    d.set_begin_time(5000);
+    auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
+    EXPECT_TRUE(r) << r.error().message;
+    return st->job_for_display(st->jobs().at(r->job_id()), false, false, 1000).display().num_nodes();
+  };
+  EXPECT_EQ(pending(4, 1, 0), 1);  // c1 (4 CPUs) holds it
+  EXPECT_EQ(pending(6, 1, 0), 2);
+  EXPECT_EQ(pending(3, 2, 0), 2);  // 6 CPUs
+  EXPECT_EQ(pending(2, 1, 2), 2);  // -N2 as asked
+}
+
 // A client that lost the reply sends the same submission again with the
 // same request id: it gets the job already made, and no second one, also
 // after a restart; another user's id, or none, makes a job as before.
