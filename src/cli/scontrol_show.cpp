@@ -191,6 +191,7 @@ std::string render_partition_detail(const PartitionView& p, bool one_line) {
                                              : fmt::format("MaxMemPerNode={}", unlimited_or(p.max_mem_per_node_mb));
   r.add("{} {}", def, max);
   r.add("TRES={}", format_tres(p.tres));
+  if (!p.tres_billing_weights.empty()) r.add("TRESBillingWeights={}", p.tres_billing_weights);
   return r.finish();
 }
 

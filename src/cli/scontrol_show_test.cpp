@@ -315,6 +315,18 @@ TEST_F(ScontrolShow, PartitionsMatchGolden) {
   EXPECT_EQ(out, test::read_golden("scontrol_show_partition.txt").output);
 }
 
+// A partition with TRESBillingWeights ends with that line, as written, after
+// TRES= (Slurm 22.05 on the anchor cluster: "   TRESBillingWeights=CPU=1.0,Mem=0.25G").
+TEST_F(ScontrolShow, PartitionBillingWeightsLineFollowsTres) {
+  PartitionView p = test::anchor_partitions().front();
+  p.tres_billing_weights = "CPU=1.0,Mem=0.25G";
+  const std::string out = render_partition_detail(p, false);
+  const std::string tail = "\n   TRESBillingWeights=CPU=1.0,Mem=0.25G\n\n";
+  ASSERT_GE(out.size(), tail.size());
+  EXPECT_EQ(out.substr(out.size() - tail.size()), tail) << out;
+  EXPECT_NE(render_partition_detail(p, true).find(" TRESBillingWeights=CPU=1.0,Mem=0.25G"), std::string::npos);
+}
+
 // snakemake's partitions.py reads `scontrol show partition` as blocks of
 // Key=Value tokens starting at "PartitionName="; Open OnDemand reads the -o form.
 TEST_F(ScontrolShow, PartitionKeyValueTokensParse) {

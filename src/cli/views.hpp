@@ -173,6 +173,7 @@ struct PartitionView {
   int64_t max_cpus_per_node = 0;        // 0 = UNLIMITED
   int64_t total_cpus = 0, total_nodes = 0;
   std::string allow_groups = "ALL", allow_accounts = "ALL", allow_qos = "ALL", alloc_nodes = "ALL";
+  std::string tres_billing_weights;  // as written; "": none (no TRESBillingWeights= line)
   std::string deny_accounts, deny_qos;  // "" = not set (not shown)
   std::string qos;                      // partition QOS; "" = N/A
   bool root_only = false, exclusive_user = false, lln = false, req_resv = false, disable_root_jobs = false;

@@ -463,6 +463,7 @@ cli::PartitionView partition_view(const v1::PartitionInfo& p) {
   v.root_only = p.root_only();
   v.disable_root_jobs = p.disable_root_jobs();
   if (!p.alloc_nodes().empty()) v.alloc_nodes = p.alloc_nodes();
+  v.tres_billing_weights = p.tres_billing_weights();
   if (p.has_over_time_limit_min()) {
     v.over_time_limit = p.over_time_limit_min() < 0 ? "UNLIMITED" : std::to_string(p.over_time_limit_min());
   }

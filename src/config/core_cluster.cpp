@@ -102,6 +102,7 @@ core::PartitionSpec partition_spec(const PartitionConfig& p, const core::Cluster
   s.state = partition_state(p.state);
   s.priority_tier = p.priority_tier;
   s.priority_job_factor = p.priority_job_factor;
+  s.billing_weights = p.tres_billing;
   s.preempt_mode = preempt_mode_value(p.preempt_mode);
   s.grace_time = p.grace_time;
   const int64_t over = p.over_time_limit.value_or(over_time_min);
@@ -192,6 +193,7 @@ core::PriorityParams priority_params(const ClusterConfig& cfg) {
     p.raw_tres |= all || f == "NO_NORMAL_TRES";
     p.size_relative_to_time |= f == "SMALL_RELATIVE_TO_TIME";
     p.accrue_always |= f == "ACCRUE_ALWAYS";
+    p.max_tres |= f == "MAX_TRES";
   }
   return p;
 }

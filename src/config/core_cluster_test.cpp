@@ -461,6 +461,19 @@ TEST(CoreCluster, PriorityFlagsThatLeaveFactorsUnnormalized) {
   EXPECT_EQ(total(one), base_one);
 }
 
+// A job of root's in `part` asking for -N nodes -n tasks (0: not asked), as
+// the anchor's priority and billing comparisons submitted them.
+core::JobSpec roots_job(const std::string& part, int32_t nodes, int32_t tasks) {
+  core::JobSpec j;
+  j.id = 1;
+  j.user = "root";
+  j.account = "root";
+  j.partitions = {part};
+  j.min_nodes = nodes;
+  j.ntasks = tasks;
+  return j;
+}
+
 // PriorityFlags=SMALL_RELATIVE_TO_TIME on the anchor cluster: Slurm 22.05's
 // squeue %Q for eleven jobs waiting for --begin, with a fresh accounting
 // store (fair share 1, as here with no usage), first without, then with
@@ -491,18 +504,55 @@ TEST(CoreCluster, SmallRelativeToTimeDividesJobSizeByTimeLimit) {
   for (bool favor_small : {false, true}) {
     c.priority.favor_small = favor_small;
     for (const Case& k : cases) {
-      core::JobSpec j;
-      j.id = 1;
-      j.user = "root";
-      j.account = "root";
-      j.partitions = {k.part};
-      j.min_nodes = k.nodes;
-      j.ntasks = k.tasks;
+      core::JobSpec j = roots_job(k.part, k.nodes, k.tasks);
       j.time_limit = k.limit;
       j.exclusive = k.exclusive;
       EXPECT_EQ(core::job_priority(c, j, c.find_partition(k.part), nullptr, 1000, 1000).total,
                 favor_small ? k.slurm_favor_small : k.slurm)
           << k.part << " -N" << k.nodes << " -n" << k.tasks << " -t" << k.limit << "s favor_small=" << favor_small;
+    }
+  }
+}
+
+// TRESBillingWeights on the anchor cluster (compute CPU=1.0,Mem=0.25G;
+// training CPU=0.3,GRES/gpu=2.0; interactive CPU=0.5,Mem=1G,Node=3): the
+// billing= that Slurm 22.05's scontrol showed for the partitions and for
+// seven jobs, summed and with PriorityFlags=MAX_TRES; fractions cut off,
+// and a billing of 0 left out.
+TEST(CoreCluster, TresBillingWeightsAsSlurmBilledThem) {
+  core::Cluster c = anchor();
+  c.partitions[c.find_partition("compute")].billing_weights = {{"cpu", 1.0}, {"mem", 0.25 / 1024}};
+  c.partitions[c.find_partition("training")].billing_weights = {{"cpu", 0.3}, {"gres/gpu", 2.0}};
+  c.partitions[c.find_partition("interactive")].billing_weights = {{"cpu", 0.5}, {"mem", 1.0 / 1024}, {"node", 3.0}};
+  struct Case {
+    std::string part;
+    int32_t nodes, tasks, gpus;
+    int64_t mem_mb;
+    int64_t sum, max;  // -1: no billing= item
+  };
+  const std::vector<Case> cases = {
+      {"compute", 0, 1, 0, 8192, 3, 2},     {"training", 0, 1, 1, -1, 2, 2},  {"training", 0, 5, 0, -1, 1, 1},
+      {"interactive", 2, 3, 0, 1500, 10, 6}, {"training", 0, 1, 0, -1, -1, -1}, {"compute", 0, 3, 0, 8192, 5, 3},
+      {"training", 0, 7, 3, -1, 8, 6},
+  };
+  const std::map<std::string, std::pair<int64_t, int64_t>> partitions = {
+      {"compute", {506, 256}}, {"training", {217, 153}}, {"interactive", {5314, 4906}}};
+  for (bool max_tres : {false, true}) {
+    c.priority.max_tres = max_tres;
+    for (const auto& [name, want] : partitions) {
+      const core::PartitionSpec& p = c.partitions[c.find_partition(name)];
+      EXPECT_EQ(core::billing_count(core::billing_units(c, p, p.total_tres)), max_tres ? want.second : want.first)
+          << name << " max_tres=" << max_tres;
+    }
+    for (const Case& k : cases) {
+      core::JobSpec j = roots_job(k.part, k.nodes, k.tasks);
+      j.mem_per_node_mb = k.mem_mb;
+      if (k.gpus > 0) j.gres = {GresSpec{"gpu", "", k.gpus}};
+      auto sum = core::summarize(c, j, c.find_partition(k.part));
+      ASSERT_TRUE(sum.ok()) << sum.error().message;
+      auto it = sum->tres.find("billing");
+      EXPECT_EQ(it == sum->tres.end() ? -1 : it->second, max_tres ? k.max : k.sum)
+          << k.part << " -N" << k.nodes << " -n" << k.tasks << " gpus " << k.gpus << " max_tres=" << max_tres;
     }
   }
 }

@@ -412,6 +412,7 @@ std::vector<KeyDef<C>> make_global_keys() {
                    "as fractions of the largest (of the partition's total), as Slurm 22.05's sprio showed them; "
                    "SMALL_RELATIVE_TO_TIME divides the job-size factor by the time limit in minutes; "
                    "ACCRUE_ALWAYS ages jobs from submission, also while they wait on a dependency or --begin; "
+                   "MAX_TRES bills the largest of a job's weighted cpu, mem, node and gres (TRESBillingWeights); "
                    "the other flags are accepted with no effect (`config check`: priority-flag-not-built)."),
       gres_types(),
       tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,

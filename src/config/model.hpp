@@ -89,6 +89,8 @@ struct PartitionConfig {
   std::vector<std::string> allow_groups;       // empty: ALL
   bool hidden = false;                         // Hidden
   std::string tres_billing_weights;            // TRESBillingWeights as written
+  // TRESBillingWeights parsed: canonical TRES name -> weight per unit (per MB for mem).
+  std::map<std::string, double> tres_billing;
   SourceLoc loc;
   KeyLocs key_locs;
 };

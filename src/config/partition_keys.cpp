@@ -1,4 +1,7 @@
 // PartitionName= line keys, declared as data (see key_table.hpp).
+#include <cctype>
+#include <cmath>
+
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "config/key_values.hpp"
@@ -26,6 +29,47 @@ KeyDef<P> nodes() {
     return {};
   };
   d.show = [](const P& p) { return p.nodes_expr; };
+  return d;
+}
+
+// TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0: a weight per unit of
+// each TRES; a K, M, G, T or P after it makes it a weight per that many of
+// the TRES's unit, megabytes for memory (slurm.conf(5): Mem=0.25G bills
+// 8 GB as 2). Negative weights are allowed, as in Slurm.
+KeyDef<P> tres_billing_weights() {
+  KeyDef<P> d;
+  d.name = "TRESBillingWeights";
+  d.values = "comma-separated TRES=weight[K|M|G|T|P], e.g. CPU=1.0,Mem=0.25G,GRES/gpu=2.0";
+  d.doc = "How a job's TRES add up to its billing TRES (sacct's AllocTRES billing=, fair-share usage, "
+          "billing limits): the sum of each TRES times its weight (PriorityFlags=MAX_TRES: the largest of cpu, "
+          "mem, node and gres plus the sum of the others); unset: the job's CPUs.";
+  d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
+    std::map<std::string, double> out;
+    for (const auto& item : split(s, ',')) {
+      const auto eq = item.find('=');
+      const std::string name = eq == std::string::npos ? std::string() : canonical_tres_name(item.substr(0, eq));
+      std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
+      double per = 1.0;  // units of the TRES the weight is given for
+      static constexpr std::string_view kSuffixes = "KMGTP";
+      const auto at = value.empty() ? std::string_view::npos : kSuffixes.find(static_cast<char>(std::toupper(
+                                                                   static_cast<unsigned char>(value.back()))));
+      if (at != std::string_view::npos) {
+        per = std::pow(1024.0, static_cast<double>(at) - 1.0);
+        value.pop_back();
+      }
+      auto w = value.empty() ? Result<double>(make_error("")) : parse_real_value(value, -1e15, 1e15);
+      if (name.empty() || !w) {
+        return make_error("expected comma-separated TRES=weight items such as CPU=1.0,Mem=0.25G,GRES/gpu=2.0 (bad item \"" +
+                          item + "\")");
+      }
+      if (out.count(name)) return make_error("TRES " + name + " is given twice");
+      out[name] = *w / per;
+    }
+    p.tres_billing = std::move(out);
+    p.tres_billing_weights = std::string(s);
+    return {};
+  };
+  d.show = [](const P& p) { return p.tres_billing_weights; };
   return d;
 }
 
@@ -143,8 +187,7 @@ std::vector<KeyDef<P>> make_partition_keys() {
       integer<P>("MaxCPUsPerNode", &P::max_cpus_per_node, 1, 1 << 20,
                  "Most CPUs of a node that jobs of this partition may use together.", true),
       yes_no<P>("Hidden", &P::hidden, "YES: not listed unless asked for (sinfo -a)."),
-      text<P>("TRESBillingWeights", &P::tres_billing_weights, "How TRES add up to the billing TRES.",
-              "TRES=weight list")
+      tres_billing_weights()
   );
 }
 

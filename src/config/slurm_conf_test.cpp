@@ -468,6 +468,26 @@ TEST(SlurmConf, TooManyNodesIsAnErrorNotAnAllocation) {
   EXPECT_TRUE(cfg.nodes.empty());
 }
 
+// TRESBillingWeights: a weight per unit; a suffix makes it per that many of
+// the TRES's unit (megabytes for memory: Mem=0.25G is 0.25 per 1024 MB);
+// negative weights are allowed, as in slurm.conf(5). A bad item is an error
+// at its place, naming the item, and leaves the partition billing its CPUs.
+TEST(SlurmConf, TresBillingWeightsAreReadPerUnit) {
+  ClusterConfig cfg = parse("PartitionName=p TRESBillingWeights=\"CPU=1.0,Mem=0.25G,GRES/gpu=2.0,Node=-1,license/x=2K\"");
+  ASSERT_NE(cfg.find_partition("p"), nullptr);
+  const auto& w = cfg.find_partition("p")->tres_billing;
+  EXPECT_EQ(w, (std::map<std::string, double>{
+                   {"cpu", 1.0}, {"mem", 0.25 / 1024}, {"gres/gpu", 2.0}, {"node", -1.0}, {"license/x", 2048.0}}));
+  EXPECT_EQ(cfg.find_partition("p")->tres_billing_weights, "CPU=1.0,Mem=0.25G,GRES/gpu=2.0,Node=-1,license/x=2K");
+  ClusterConfig bad = parse("PartitionName=p\nPartitionName=q TRESBillingWeights=CPU=1.0,Mem=lots");
+  ASSERT_EQ(bad.diags.items().size(), 1u);
+  EXPECT_EQ(bad.diags.items()[0].code, "bad-value");
+  EXPECT_NE(formatted(bad.diags)[0].find("slurm.conf:2:"), std::string::npos) << formatted(bad.diags)[0];
+  EXPECT_NE(formatted(bad.diags)[0].find("bad item \"Mem=lots\""), std::string::npos) << formatted(bad.diags)[0];
+  ASSERT_NE(bad.find_partition("q"), nullptr);
+  EXPECT_TRUE(bad.find_partition("q")->tres_billing.empty());
+}
+
 TEST(SlurmConf, BadValueKeepsTheDefault) {
   ClusterConfig cfg = parse("NodeName=n1 CPUs=abc RealMemory=100");
   ASSERT_NE(cfg.find_node("n1"), nullptr);

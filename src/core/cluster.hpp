@@ -96,6 +96,9 @@ struct PartitionSpec {
   // The scheduler plans on the limit itself.
   Seconds over_time = 0;
   uint32_t priority_job_factor = 1;
+  // TRESBillingWeights: TRES name -> weight per unit (per MB for mem);
+  // empty: a job bills its CPUs.
+  std::map<std::string, double> billing_weights;
   bool exclusive = false;               // OverSubscribe=EXCLUSIVE: every job takes whole nodes
   bool exclusive_user = false;
   std::string qos;                      // partition QOS ("" = none)
@@ -184,6 +187,9 @@ struct PriorityParams {
   bool size_relative_to_time = false;
   // PriorityFlags=ACCRUE_ALWAYS: the age factor grows from submission.
   bool accrue_always = false;
+  // PriorityFlags=MAX_TRES: a job's billing is the largest of its weighted
+  // cpu, mem, node and gres plus the sum of its other weighted TRES.
+  bool max_tres = false;
 };
 
 enum class QueuePolicy { kFcfs, kBackfill };  // sched/builtin, sched/backfill

@@ -774,7 +774,6 @@ TresMap demand_tres(const Cluster& c, const Demand& d, bool as_requested) {
   t["cpu"] = cpus;
   t["mem"] = mem;
   t["node"] = nodes;
-  t["billing"] = cpus;
   for (const GresNeed& g : d.gres) {
     t[gres_tres_name(g.name, "")] += static_cast<int64_t>(g.count) * nodes;
     if (!g.type.empty()) t[gres_tres_name(g.name, g.type)] += static_cast<int64_t>(g.count) * nodes;
@@ -785,7 +784,27 @@ TresMap demand_tres(const Cluster& c, const Demand& d, bool as_requested) {
     if (!d.gpus_per_task.type.empty()) t[gres_tres_name("gpu", d.gpus_per_task.type)] += n;
   }
   for (const auto& [name, count] : d.licenses) t[name] += count;
+  // A billing of 0 (CPU=0.3 for one CPU) is left out, as Slurm 22.05's TRES= and sacct left it.
+  if (const int64_t b = billing_count(billing_units(c, part, t)); b > 0) t["billing"] = b;
   return t;
 }
+
+double billing_units(const Cluster& c, const PartitionSpec& part, const TresMap& tres) {
+  auto count = [&](const std::string& name) {
+    auto it = tres.find(name);
+    return it == tres.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  if (part.billing_weights.empty()) return count("cpu");
+  double sum = 0.0, top = 0.0;
+  for (const auto& [name, weight] : part.billing_weights) {
+    const double v = weight * count(name);
+    const bool on_node = name == "cpu" || name == "mem" || name == "node" || name.starts_with("gres/");
+    if (c.priority.max_tres && on_node) top = std::max(top, v);
+    else sum += v;
+  }
+  return sum + top;
+}
+
+int64_t billing_count(double units) { return units > 0 ? static_cast<int64_t>(units) : 0; }
 
 }  // namespace drover::core

@@ -200,4 +200,11 @@ int64_t demand_gpus(const Demand& d);
 // job (NumCPUs, squeue %C) and counts in its job size priority.
 int64_t requested_cpus(const Demand& d);
 
+// A job's billing TRES from its TRES counts (cpu, mem in MB, node, gres/...,
+// license/...) under its partition's TRESBillingWeights (none: its CPUs),
+// as a fractional figure (fair-share usage) and as the whole count shown
+// as billing= (billing_count).
+double billing_units(const Cluster& c, const PartitionSpec& part, const TresMap& tres);
+int64_t billing_count(double units);
+
 }  // namespace drover::core

@@ -12,6 +12,7 @@
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
 #include "common/tres.hpp"
+#include "core/demand.hpp"
 #include "core/priority.hpp"
 #include "ctld/job_model.hpp"
 #include "ctld/persist.hpp"
@@ -35,6 +36,32 @@ std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a) {
   tres["node"] = a.nodes_size();
   tres["billing"] = cpus;
   return tres;
+}
+
+namespace {
+
+double billing_of(const CoreBridge& bridge, const v1::JobRecord& rec, const std::map<std::string, int64_t>& tres) {
+  const int32_t part = bridge.find_partition(rec.partition());
+  if (part < 0) {
+    auto it = tres.find("cpu");
+    return it == tres.end() ? 0.0 : static_cast<double>(it->second);
+  }
+  const core::Cluster& c = bridge.cluster();
+  return core::billing_units(c, c.partitions[static_cast<size_t>(part)], tres);
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> job_alloc_tres(const CoreBridge& bridge, const v1::JobRecord& rec) {
+  auto tres = allocation_tres(rec.alloc());
+  const int64_t billing = core::billing_count(billing_of(bridge, rec, tres));
+  if (billing > 0) tres["billing"] = billing;
+  else tres.erase("billing");  // left out, as Slurm 22.05's TRES= and sacct left a billing of 0
+  return tres;
+}
+
+double job_billing_units(const CoreBridge& bridge, const v1::JobRecord& rec) {
+  return billing_of(bridge, rec, allocation_tres(rec.alloc()));
 }
 
 namespace {
@@ -180,7 +207,7 @@ v1::AccountingJob accounting_job(const CoreBridge& bridge, const v1::JobRecord& 
     a.set_req_mem_mb(mem != sum->tres.end() ? mem->second : 0);
   }
   if (rec.alloc().nodes_size() > 0 && rec.state() != v1::PENDING) {
-    for (const auto& [k, v] : allocation_tres(rec.alloc())) (*a.mutable_alloc_tres())[k] = v;
+    for (const auto& [k, v] : job_alloc_tres(bridge, rec)) (*a.mutable_alloc_tres())[k] = v;
     std::vector<std::string> names;
     for (const auto& t : rec.alloc().nodes()) names.push_back(t.node());
     a.set_nodes(hostlist_compress(names));
@@ -258,11 +285,11 @@ void ControllerState::refresh_fairshare(int64_t now, Effects& fx) {
       int64_t begin = std::max(r.start_time(), from);
       int64_t until = r.end_time() > 0 && r.state() != v1::RUNNING ? std::min(r.end_time(), now) : now;
       if (until <= begin) continue;
-      int64_t cpus = 0;
-      for (const auto& t : r.alloc().nodes()) cpus += t.cpus();
+      // Billed TRES (the job's CPUs unless its partition has TRESBillingWeights) times seconds.
+      const double billing = job_billing_units(*bridge_, r);
       int32_t q = bridge_->find_qos(r.qos());
       double factor = q >= 0 ? c.qos[static_cast<size_t>(q)].usage_factor : 1.0;
-      l.add(r.account(), r.user(), static_cast<double>(cpus) * static_cast<double>(until - begin) * factor, now);
+      l.add(r.account(), r.user(), billing * static_cast<double>(until - begin) * factor, now);
     }
     usage_charged_until_ = now;
     for (const auto& [key, v] : l.all()) {
@@ -367,7 +394,7 @@ v1::GetSharesReply ControllerState::shares(int64_t now) const {
     if ((r.state() != v1::RUNNING && r.state() != v1::SUSPENDED) || r.time_limit_s() == INT64_MAX) continue;
     const int64_t left = (std::max<int64_t>(0, r.time_limit_s() - run_seconds(r, now)) + 59) / 60;
     TresMap& m = run_mins[{r.account(), r.user()}];
-    for (const auto& [k, v] : allocation_tres(r.alloc())) m[k] += v * left;
+    for (const auto& [k, v] : job_alloc_tres(*bridge_, r)) m[k] += v * left;
   }
   std::set<std::string> gres_names;
   for (const core::NodeSpec& n : bridge_->cluster().nodes) {

@@ -15,8 +15,14 @@
 
 namespace drover::ctld {
 
-// cpu, mem (MiB), node, billing and gres/NAME[:TYPE] of an allocation.
+// cpu, mem (MiB), node, billing and gres/NAME[:TYPE] of an allocation
+// (billing: its CPUs).
 std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a);
+// The same for a job's allocation, billed by its partition's
+// TRESBillingWeights; and that billing as a fractional figure (what
+// fair-share usage charges per second).
+std::map<std::string, int64_t> job_alloc_tres(const CoreBridge& bridge, const v1::JobRecord& rec);
+double job_billing_units(const CoreBridge& bridge, const v1::JobRecord& rec);
 
 // The job's step rows, in Slurm's order (batch, extern, 0, 1, ...). The one
 // place step rows come from: the batch step of a batch job that started,

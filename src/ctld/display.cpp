@@ -17,16 +17,18 @@
 #include "config/debug_levels.hpp"
 #include "config/tables.hpp"
 #include "core/constraint.hpp"
+#include "core/demand.hpp"
 #include "ctld/accounting.hpp"
 #include "ctld/state.hpp"
 
 namespace drover::ctld {
 namespace {
 
-void alloc_tres(const v1::JobAllocation& a, v1::JobDisplay& d) {
+void alloc_tres(const CoreBridge& bridge, const v1::JobRecord& rec, v1::JobDisplay& d) {
+  const v1::JobAllocation& a = rec.alloc();
   std::vector<std::string> names;
   for (const auto& t : a.nodes()) names.push_back(t.node());
-  auto tres = allocation_tres(a);
+  auto tres = job_alloc_tres(bridge, rec);
   d.set_num_cpus(tres["cpu"]);
   d.set_num_nodes(a.nodes_size());
   d.set_nodes(hostlist_compress(names));
@@ -172,7 +174,7 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool w
     for (const auto& t : j.rec.alloc().nodes()) tasks += t.tasks();
     if (tasks > 0) d.set_num_tasks(tasks);
     d.mutable_tres()->clear();
-    alloc_tres(j.rec.alloc(), d);
+    alloc_tres(*bridge_, j.rec, d);
     if (detail) node_detail(*bridge_, j.rec.alloc(), d);
     if (!desc.prefer().empty()) {
       auto preferred = core::Constraint::parse(desc.prefer());
@@ -210,7 +212,7 @@ v1::NodeBaseState base_state(const NodeRt& rt, const NodeUsage& u, int32_t cpus)
   return u.cpus >= cpus ? v1::NODE_ALLOCATED : v1::NODE_MIXED;
 }
 
-void fill_config(const config::NodeConfig* nc, const core::NodeSpec& n, v1::NodeInfo& info) {
+void fill_config(const config::NodeConfig* nc, const core::Cluster& c, const core::NodeSpec& n, v1::NodeInfo& info) {
   info.set_name(n.name);
   info.set_cpus(n.cpus);
   info.set_sockets(n.sockets);
@@ -234,11 +236,21 @@ void fill_config(const config::NodeConfig* nc, const core::NodeSpec& n, v1::Node
   auto& cfg = *info.mutable_cfg_tres();
   cfg["cpu"] = n.cpus;
   cfg["mem"] = n.mem_mb;
-  cfg["billing"] = n.cpus;
   for (const auto& g : n.gres) {
     cfg["gres/" + g.name] += g.count;
     if (!g.type.empty()) cfg["gres/" + g.name + ":" + g.type] += g.count;
   }
+  // Its billing: its CPUs, or the most its partitions' TRESBillingWeights
+  // make of its CPUs, memory and GRES (Slurm 22.05 on the anchor cluster:
+  // cpu01, in compute CPU=1.0,Mem=0.25G and interactive
+  // CPU=0.5,Mem=1G,Node=3, billing=282; its node count is not billed).
+  const TresMap own(cfg.begin(), cfg.end());
+  double billing = -1;
+  for (int32_t p : n.partitions) {
+    const core::PartitionSpec& part = c.partitions[static_cast<size_t>(p)];
+    if (!part.billing_weights.empty()) billing = std::max(billing, core::billing_units(c, part, own));
+  }
+  cfg["billing"] = billing < 0 ? n.cpus : core::billing_count(billing);
 }
 
 // `gres_types`: slurm.conf's GresTypes, of which a node without GRES shows
@@ -323,7 +335,7 @@ std::vector<v1::NodeInfo> ControllerState::node_infos(int64_t now) const {
     const core::NodeSpec& n = c.nodes[i];
     const NodeRt& rt = nodes_[i];
     v1::NodeInfo info;
-    fill_config(cfg_.find_node(n.name), n, info);
+    fill_config(cfg_.find_node(n.name), c, n, info);
     for (int32_t p : n.partitions) info.add_partitions(c.partitions[p].name);
     fill_usage(n, use[i], cfg_.gres_types, info);
     info.set_base(base_state(rt, use[i], n.cpus));
@@ -400,8 +412,10 @@ std::vector<v1::PartitionInfo> ControllerState::partitions() const {
     int32_t pi = bridge_->find_partition(pc.name);
     if (pi >= 0) {
       for (const auto& [k, v] : c.partitions[pi].total_tres) (*p.mutable_tres())[k] = v;
-      if (p.tres().count("cpu")) (*p.mutable_tres())["billing"] = p.tres().at("cpu");
+      TresMap total(p.tres().begin(), p.tres().end());
+      (*p.mutable_tres())["billing"] = core::billing_count(core::billing_units(c, c.partitions[pi], total));
     }
+    p.set_tres_billing_weights(pc.tres_billing_weights);
     out.push_back(std::move(p));
   }
   return out;

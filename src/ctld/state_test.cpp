@@ -1625,6 +1625,35 @@ TEST(NoKill, ABatchJobLosingAnotherNode) {
   }
 }
 
+// With TRESBillingWeights, fair share charges the job's billing (its
+// fraction kept) per second, and its TRES show the billing cut to a whole
+// number, as slurm.conf(5) says usage is calculated from the billing.
+TEST(ControllerState, FairShareChargesTheBilledTres) {
+  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightFairshare=1000\n"
+                       "PartitionName=billed Nodes=c[1-2] TRESBillingWeights=CPU=2.0,Mem=1G\n");
+  register_all(*st, 1000);
+  Effects fx;
+  v1::JobDescriptor d = wrap("sleep 1000");
+  d.add_partitions("billed");
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  Effects go;
+  st->schedule(core::PassKind::kFull, 1000, go);
+  const Job& j = st->jobs().at(1);
+  ASSERT_EQ(j.rec.state(), v1::RUNNING);
+  EXPECT_EQ(st->job_for_display(j, false, false, 1000).display().tres().at("billing"), 2);  // 2 + 100 MB of 1 G
+  Effects p1;
+  st->schedule(core::PassKind::kFull, 1600, p1);
+  auto it = st->usage().find({j.rec.account(), "alice"});
+  ASSERT_NE(it, st->usage().end());
+  EXPECT_DOUBLE_EQ(it->second, (2.0 + 100.0 / 1024) * 600);
+  // A node's CfgTRES billing: the most its partitions' weights make of it
+  // (c1: 4 CPUs and 4000 MB, 8 + 3.9); g1, in no weighted partition, its CPUs.
+  for (const auto& n : st->node_infos(1600)) {
+    if (n.name() == "c1") EXPECT_EQ(n.cfg_tres().at("billing"), 11);
+    if (n.name() == "g1") EXPECT_EQ(n.cfg_tres().at("billing"), 8);
+  }
+}
+
 // Fair share: a running job's CPU-seconds are charged at each full pass,
 // the ledger halves every PriorityDecayHalfLife, and each charging pass
 // stores it, so a restarted controller goes on from the stored figures.
