@@ -1648,10 +1648,9 @@ TEST(ControllerState, FairShareChargesTheBilledTres) {
   EXPECT_DOUBLE_EQ(it->second, (2.0 + 100.0 / 1024) * 600);
   // A node's CfgTRES billing: the most its partitions' weights make of it
   // (c1: 4 CPUs and 4000 MB, 8 + 3.9); g1, in no weighted partition, its CPUs.
-  for (const auto& n : st->node_infos(1600)) {
-    if (n.name() == "c1") EXPECT_EQ(n.cfg_tres().at("billing"), 11);
-    if (n.name() == "g1") EXPECT_EQ(n.cfg_tres().at("billing"), 8);
-  }
+  std::map<std::string, int64_t> billing;
+  for (const auto& n : st->node_infos(1600)) billing[n.name()] = n.cfg_tres().at("billing");
+  EXPECT_EQ(billing, (std::map<std::string, int64_t>{{"c1", 11}, {"c2", 11}, {"g1", 8}}));
 }
 
 // Fair share: a running job's CPU-seconds are charged at each full pass,
