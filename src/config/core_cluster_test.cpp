@@ -424,6 +424,21 @@ TEST(CoreCluster, PriorityFactorsAsSlurmComputedThem) {
   }
 }
 
+// A job in `part` asking for -N nodes -n tasks (0: not asked), as the
+// anchor's priority and billing comparisons submitted them (as root unless
+// another user and account are named).
+core::JobSpec anchor_job(const std::string& part, int32_t nodes, int32_t tasks, const std::string& user = "root",
+                         const std::string& account = "root") {
+  core::JobSpec j;
+  j.id = 1;
+  j.user = user;
+  j.account = account;
+  j.partitions = {part};
+  j.min_nodes = nodes;
+  j.ntasks = tasks;
+  return j;
+}
+
 // PriorityFlags=NO_NORMAL_*: Slurm 22.05 on the anchor cluster (2026-12-07,
 // squeue %Q of jobs waiting for a --begin): NO_NORMAL_QOS put a normal job
 // (Priority=1000, PriorityWeightQOS=10000) from 5560 to 10003560;
@@ -433,13 +448,7 @@ TEST(CoreCluster, PriorityFactorsAsSlurmComputedThem) {
 TEST(CoreCluster, PriorityFlagsThatLeaveFactorsUnnormalized) {
   core::Cluster c = anchor();
   auto job = [](const std::string& part, int32_t nodes, int32_t tasks, int32_t gpus) {
-    core::JobSpec j;
-    j.id = 1;
-    j.user = "alice";
-    j.account = "research";
-    j.partitions = {part};
-    j.min_nodes = nodes;
-    j.ntasks = tasks;
+    core::JobSpec j = anchor_job(part, nodes, tasks, "alice", "research");
     if (gpus > 0) j.gres = {GresSpec{"gpu", "", gpus}};
     j.time_limit = 600;
     return j;
@@ -459,19 +468,6 @@ TEST(CoreCluster, PriorityFlagsThatLeaveFactorsUnnormalized) {
   c.priority.raw_tres = false;
   c.priority.raw_partition = true;  // every PriorityJobFactor is 1 here: the factor was 1 already
   EXPECT_EQ(total(one), base_one);
-}
-
-// A job of root's in `part` asking for -N nodes -n tasks (0: not asked), as
-// the anchor's priority and billing comparisons submitted them.
-core::JobSpec roots_job(const std::string& part, int32_t nodes, int32_t tasks) {
-  core::JobSpec j;
-  j.id = 1;
-  j.user = "root";
-  j.account = "root";
-  j.partitions = {part};
-  j.min_nodes = nodes;
-  j.ntasks = tasks;
-  return j;
 }
 
 // PriorityFlags=SMALL_RELATIVE_TO_TIME on the anchor cluster: Slurm 22.05's
@@ -504,7 +500,7 @@ TEST(CoreCluster, SmallRelativeToTimeDividesJobSizeByTimeLimit) {
   for (bool favor_small : {false, true}) {
     c.priority.favor_small = favor_small;
     for (const Case& k : cases) {
-      core::JobSpec j = roots_job(k.part, k.nodes, k.tasks);
+      core::JobSpec j = anchor_job(k.part, k.nodes, k.tasks);
       j.time_limit = k.limit;
       j.exclusive = k.exclusive;
       EXPECT_EQ(core::job_priority(c, j, c.find_partition(k.part), nullptr, 1000, 1000).total,
@@ -545,7 +541,7 @@ TEST(CoreCluster, TresBillingWeightsAsSlurmBilledThem) {
           << name << " max_tres=" << max_tres;
     }
     for (const Case& k : cases) {
-      core::JobSpec j = roots_job(k.part, k.nodes, k.tasks);
+      core::JobSpec j = anchor_job(k.part, k.nodes, k.tasks);
       j.mem_per_node_mb = k.mem_mb;
       if (k.gpus > 0) j.gres = {GresSpec{"gpu", "", k.gpus}};
       auto sum = core::summarize(c, j, c.find_partition(k.part));

@@ -1,6 +1,5 @@
 // PartitionName= line keys, declared as data (see key_table.hpp).
 #include <cctype>
-#include <cmath>
 
 #include "common/hostlist.hpp"
 #include "common/strings.hpp"
@@ -49,12 +48,10 @@ KeyDef<P> tres_billing_weights() {
       const auto eq = item.find('=');
       const std::string name = eq == std::string::npos ? std::string() : canonical_tres_name(item.substr(0, eq));
       std::string value = eq == std::string::npos ? std::string() : item.substr(eq + 1);
-      double per = 1.0;  // units of the TRES the weight is given for
-      static constexpr std::string_view kSuffixes = "KMGTP";
-      const auto at = value.empty() ? std::string_view::npos : kSuffixes.find(static_cast<char>(std::toupper(
-                                                                   static_cast<unsigned char>(value.back()))));
-      if (at != std::string_view::npos) {
-        per = std::pow(1024.0, static_cast<double>(at) - 1.0);
+      double per = 1.0;  // units of the TRES (megabytes for memory) the weight is given for
+      const char suffix = value.empty() ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(value.back())));
+      if (suffix != '\0' && std::string_view("KMGTP").find(suffix) != std::string_view::npos) {
+        per = in_unit(1.0, suffix, 'M');
         value.pop_back();
       }
       auto w = value.empty() ? Result<double>(make_error("")) : parse_real_value(value, -1e15, 1e15);

@@ -40,28 +40,32 @@ std::map<std::string, int64_t> allocation_tres(const v1::JobAllocation& a) {
 
 namespace {
 
-double billing_of(const CoreBridge& bridge, const v1::JobRecord& rec, const std::map<std::string, int64_t>& tres) {
+// The job's partition when it has TRESBillingWeights, else nullptr (the job bills its CPUs).
+const core::PartitionSpec* weighted_partition(const CoreBridge& bridge, const v1::JobRecord& rec) {
   const int32_t part = bridge.find_partition(rec.partition());
-  if (part < 0) {
-    auto it = tres.find("cpu");
-    return it == tres.end() ? 0.0 : static_cast<double>(it->second);
-  }
-  const core::Cluster& c = bridge.cluster();
-  return core::billing_units(c, c.partitions[static_cast<size_t>(part)], tres);
+  if (part < 0) return nullptr;
+  const core::PartitionSpec& p = bridge.cluster().partitions[static_cast<size_t>(part)];
+  return p.billing_weights.empty() ? nullptr : &p;
 }
 
 }  // namespace
 
 std::map<std::string, int64_t> job_alloc_tres(const CoreBridge& bridge, const v1::JobRecord& rec) {
   auto tres = allocation_tres(rec.alloc());
-  const int64_t billing = core::billing_count(billing_of(bridge, rec, tres));
+  const core::PartitionSpec* part = weighted_partition(bridge, rec);
+  if (!part) return tres;  // billing: its CPUs
+  const int64_t billing = core::billing_count(core::billing_units(bridge.cluster(), *part, tres));
   if (billing > 0) tres["billing"] = billing;
   else tres.erase("billing");  // left out, as Slurm 22.05's TRES= and sacct left a billing of 0
   return tres;
 }
 
 double job_billing_units(const CoreBridge& bridge, const v1::JobRecord& rec) {
-  return billing_of(bridge, rec, allocation_tres(rec.alloc()));
+  const core::PartitionSpec* part = weighted_partition(bridge, rec);
+  if (part) return core::billing_units(bridge.cluster(), *part, allocation_tres(rec.alloc()));
+  int64_t cpus = 0;  // no weights: its CPUs, without building its TRES (every pass charges every job)
+  for (const auto& t : rec.alloc().nodes()) cpus += t.cpus();
+  return static_cast<double>(cpus);
 }
 
 namespace {
