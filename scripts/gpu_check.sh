@@ -28,7 +28,7 @@ rm -rf "$W"
 mkdir -p "$W/bin" "$W/out"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cp "$B"/bin/* "$W/bin/"
-for c in sbatch squeue sinfo scontrol scancel sacct srun salloc sacctmgr sprio sdiag sshare sreport sstat; do ln -sf drover-cli "$W/bin/$c"; done
+for c in sbatch squeue sinfo scontrol scancel sacct srun salloc sacctmgr sprio sdiag sshare sreport sstat sbcast; do ln -sf drover-cli "$W/bin/$c"; done
 export PATH=$W/bin:$PATH
 fails=0
 pass() { echo "PASS $*"; }

@@ -33,7 +33,7 @@ const Command kCommands[] = {
     {"sdiag", drover::client::sdiag_main}, {"sacctmgr", drover::client::sacctmgr_main},
     {"sprio", drover::client::sprio_main},     {"sshare", drover::client::sshare_main},
     {"sreport", drover::client::sreport_main},
-    {"sstat", drover::client::sstat_main},
+    {"sstat", drover::client::sstat_main},     {"sbcast", drover::client::sbcast_main},
 };
 
 std::string dir_of_self() {

@@ -43,6 +43,7 @@ const Command kSlurmCommands[] = {
     {"sshare", drover::client::sshare_main, "fair-share usage"},
     {"sreport", drover::client::sreport_main, "usage reports: cluster, accounts, users, job sizes, reservations"},
     {"sstat", drover::client::sstat_main, "what running job steps use now: memory, CPU time, I/O"},
+    {"sbcast", drover::client::sbcast_main, "copy a file to every node of a running job"},
 };
 
 // Drover's own subcommands.

@@ -4,10 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <thread>
 
+#include "agent/file_bcast.hpp"
 #include "agent/spool.hpp"
+#include "agent/user_info.hpp"
 #include "agentd/convert.hpp"
 #include "agentd/daemon.hpp"
 #include "drover/v1/agent.grpc.pb.h"
@@ -153,6 +156,33 @@ class NodeAgentServiceImpl final : public v1::NodeAgentService::Service {
     if (auto st = check(*ctx); !st.ok()) return st;
     for (const auto& o : req->orders()) d_.scripts().order(o);
     rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status WriteFile(grpc::ServerContext* ctx, const v1::WriteFileRequest* req, v1::WriteFileReply* rep) override {
+    if (auto st = check(*ctx); !st.ok()) return st;
+    rpc::fill_reply_header(req->header(), kServer, rep->mutable_header());
+    auto user = agent::lookup_user(req->user(), req->uid(), req->gid());
+    if (!user) {
+      rep->set_error_number(EINVAL);
+      rep->set_error(user.error().message);
+      return grpc::Status::OK;
+    }
+    const v1::FileBlock& in = req->block();
+    agent::FileBlock b;
+    b.path = in.path();
+    b.offset = in.offset();
+    b.data = in.data();
+    b.first = in.first();
+    b.last = in.last();
+    b.force = in.force();
+    b.mode = static_cast<mode_t>(in.mode());
+    b.preserve = in.preserve();
+    b.atime = in.atime();
+    b.mtime = in.mtime();
+    agent::BlockWritten w = agent::write_file_block(b, *user);
+    rep->set_error_number(w.error_number);
+    rep->set_error(w.error);
     return grpc::Status::OK;
   }
 

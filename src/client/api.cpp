@@ -387,6 +387,10 @@ ApiResult<v1::GetStepUsageReply> ControllerApi::get_step_usage(int64_t job_id, s
   return call<v1::GetStepUsageReply>(v1::WIRE_GET_STEP_USAGE, std::move(req));
 }
 
+ApiResult<v1::BroadcastFileReply> ControllerApi::broadcast_file(v1::BroadcastFileRequest req) {
+  return call<v1::BroadcastFileReply>(v1::WIRE_BROADCAST_FILE, std::move(req));
+}
+
 ApiResult<v1::GetStepsReply> ControllerApi::get_steps(const std::vector<int64_t>& job_ids) {
   v1::GetStepsRequest req;
   for (int64_t id : job_ids) req.add_job_ids(id);

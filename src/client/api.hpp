@@ -133,6 +133,8 @@ class ControllerApi {
   // sstat: what the job's running steps use now (step_id -2: the batch step).
   ApiResult<v1::GetStepUsageReply> get_step_usage(int64_t job_id, std::optional<int64_t> array_task,
                                                   std::optional<int64_t> step_id, bool all_steps);
+  // sbcast: one block of a file to the nodes of a running job.
+  ApiResult<v1::BroadcastFileReply> broadcast_file(v1::BroadcastFileRequest req);
   ApiResult<v1::SignalStepReply> signal_step(int64_t job_id, int64_t step_id, int signal, bool cancel);
   ApiResult<v1::CompleteJobReply> complete_job(int64_t job_id, int exit_code, int exit_signal);
   ApiResult<v1::GetJobHistoryReply> get_job_history(const v1::GetJobHistoryRequest& req);

@@ -25,6 +25,7 @@ int sprio_main(const Args& args);
 int sshare_main(const Args& args);
 int sreport_main(const Args& args);
 int sstat_main(const Args& args);
+int sbcast_main(const Args& args);
 int up_main(const Args& args);    // drover up
 int down_main(const Args& args);  // drover down
 

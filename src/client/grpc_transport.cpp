@@ -63,6 +63,8 @@ class GrpcTransport final : public Transport {
         return invoke<v1::GetStepsRequest, v1::GetStepsReply>(request, steps_.get(), &T::GetSteps);
       case v1::WIRE_GET_STEP_USAGE:
         return invoke<v1::GetStepUsageRequest, v1::GetStepUsageReply>(request, steps_.get(), &T::GetStepUsage);
+      case v1::WIRE_BROADCAST_FILE:
+        return invoke<v1::BroadcastFileRequest, v1::BroadcastFileReply>(request, steps_.get(), &T::BroadcastFile);
       case v1::WIRE_SIGNAL_STEP:
         return invoke<v1::SignalStepRequest, v1::SignalStepReply>(request, steps_.get(), &T::SignalStep);
       case v1::WIRE_COMPLETE_JOB:

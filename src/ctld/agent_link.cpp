@@ -154,17 +154,19 @@ void AgentLink::shutdown_agents(const std::vector<std::string>& nodes, std::func
   one_done();
 }
 
-void AgentLink::step_usage(const std::string& node, int64_t job_id, int64_t step_id, UsageDone answered) {
-  Impl* impl = impl_.get();
+// One question to one node's agent: `answered` runs once, on a gRPC
+// thread, with the reply or with why there is none.
+template <class Rep, class Req, class Start>
+void ask_agent(AgentLink::Impl* impl, const std::string& node, Req req, std::chrono::seconds timeout, Start start,
+               std::function<void(std::optional<Rep>, std::string)> answered) {
   v1::NodeAgentService::Stub* stub = impl->stub(node);
   if (!stub) return answered(std::nullopt, "no route to node " + node);
-  auto* c = new Call<v1::StepUsageRequest, v1::StepUsageReply>;
+  auto* c = new Call<Req, Rep>;
+  c->req = std::move(req);
   rpc::fill_request_header("drover-controller", c->req.mutable_header());
-  c->req.mutable_step()->set_job_id(job_id);
-  c->req.mutable_step()->set_step_id(step_id);
-  rpc::set_timeout(c->ctx, std::chrono::seconds(10));
+  rpc::set_timeout(c->ctx, timeout);
   impl->begin_call(&c->ctx);
-  stub->async()->StepUsage(&c->ctx, &c->req, &c->rep, [impl, c, answered = std::move(answered)](grpc::Status st) {
+  start(stub->async(), &c->ctx, &c->req, &c->rep, [impl, c, answered = std::move(answered)](grpc::Status st) {
     impl->settled(&c->ctx);
     if (st.ok()) {
       answered(std::move(c->rep), "");
@@ -174,6 +176,23 @@ void AgentLink::step_usage(const std::string& node, int64_t job_id, int64_t step
     delete c;
     impl->end_call();
   });
+}
+
+void AgentLink::step_usage(const std::string& node, int64_t job_id, int64_t step_id, UsageDone answered) {
+  v1::StepUsageRequest req;
+  req.mutable_step()->set_job_id(job_id);
+  req.mutable_step()->set_step_id(step_id);
+  ask_agent<v1::StepUsageReply>(
+      impl_.get(), node, std::move(req), std::chrono::seconds(10),
+      [](auto* async, auto* ctx, auto* rq, auto* rp, auto cb) { async->StepUsage(ctx, rq, rp, std::move(cb)); },
+      std::move(answered));
+}
+
+void AgentLink::write_file(const std::string& node, v1::WriteFileRequest req, WriteDone answered) {
+  ask_agent<v1::WriteFileReply>(
+      impl_.get(), node, std::move(req), std::chrono::seconds(60),
+      [](auto* async, auto* ctx, auto* rq, auto* rp, auto cb) { async->WriteFile(ctx, rq, rp, std::move(cb)); },
+      std::move(answered));
 }
 
 void AgentLink::Impl::dispatch(const AgentCommand& cmd, std::function<void()> after) {

@@ -33,9 +33,13 @@ class AgentLink {
   // once (on a gRPC thread): with the reply, or with why there is none.
   using UsageDone = std::function<void(std::optional<v1::StepUsageReply> reply, std::string error)>;
   void step_usage(const std::string& node, int64_t job_id, int64_t step_id, UsageDone answered);
+  // sbcast: one block of a file, written on `node`; `answered` as above.
+  using WriteDone = std::function<void(std::optional<v1::WriteFileReply> reply, std::string error)>;
+  void write_file(const std::string& node, v1::WriteFileRequest req, WriteDone answered);
+
+  struct Impl;
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -195,6 +195,10 @@ class StepServiceImpl final : public v1::StepService::CallbackService {
                                          v1::GetStepUsageReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::get_step_usage);
   }
+  grpc::ServerUnaryReactor* BroadcastFile(grpc::CallbackServerContext* ctx, const v1::BroadcastFileRequest* req,
+                                          v1::BroadcastFileReply* rep) override {
+    return serve(ctl_, ctx, req, rep, methods::broadcast_file);
+  }
   grpc::ServerUnaryReactor* SignalStep(grpc::CallbackServerContext* ctx, const v1::SignalStepRequest* req,
                                        v1::SignalStepReply* rep) override {
     return serve(ctl_, ctx, req, rep, methods::signal_step);

@@ -166,6 +166,14 @@ struct UsageTarget {
   std::vector<std::string> nodes;
 };
 
+// sbcast: the nodes a job (or one of its steps) runs on, and whom to write as.
+struct BcastTarget {
+  std::vector<std::string> nodes;
+  std::string user;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
 struct Effects {
   store::Batch batch;
   std::vector<AgentCommand> commands;
@@ -418,6 +426,8 @@ class ControllerState {
   v1::GetStepsReply get_steps(const v1::GetStepsRequest& req, int64_t now) const;
   Result<std::vector<UsageTarget>> step_usage_targets(const Caller& who, const v1::GetStepUsageRequest& req) const;
   Status signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx);
+  // sbcast: where a block of the caller's file goes, or Slurm's words for why not.
+  Result<BcastTarget> bcast_target(const Caller& who, int64_t job_id, std::optional<int64_t> step_id) const;
   // salloc / srun outside an allocation: the allocation's end.
   Status complete_job(const Caller& who, const v1::CompleteJobRequest& req, int64_t now, Effects& fx);
   // The salloc or srun that holds job_id's allocation asked about it

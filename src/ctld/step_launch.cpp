@@ -638,6 +638,34 @@ Result<std::vector<UsageTarget>> ControllerState::step_usage_targets(const Calle
   return out;
 }
 
+Result<BcastTarget> ControllerState::bcast_target(const Caller& who, int64_t job_id,
+                                                  std::optional<int64_t> step_id) const {
+  // As Slurm 22.05's sbcast was answered on the anchor cluster: an unknown
+  // job (or step) is an invalid id, another user's job an invalid user id.
+  auto j = jobs_.find(job_id);
+  if (j == jobs_.end()) return make_error(kInvalidJobId);
+  const v1::JobRecord& r = j->second.rec;
+  if (!may_act_on(who, j->second)) return make_error(kInvalidUserId);
+  if (is_pending(j->second)) return make_error(kJobPending);
+  if (!is_started(r) || r.completing()) return make_error(kAlreadyDone);
+  BcastTarget t{{}, r.user(), r.uid(), r.gid()};
+  if (step_id) {
+    const v1::StepInfo* s = nullptr;
+    if (auto js = steps_.find(job_id); js != steps_.end()) {
+      if (auto it = js->second.steps.find(*step_id); it != js->second.steps.end()) s = &it->second;
+    }
+    if (!s) return make_error(kInvalidJobId);
+    if (step_final(*s)) return make_error(kAlreadyDone);
+    for (const auto& n : s->nodes()) {
+      if (!n.ended()) t.nodes.push_back(n.node());
+    }
+  } else {
+    for (const auto& n : r.alloc().nodes()) t.nodes.push_back(n.node());
+  }
+  if (t.nodes.empty()) return make_error(kAlreadyDone);
+  return t;
+}
+
 Status ControllerState::signal_step(const Caller& who, const v1::SignalStepRequest& req, int64_t now, Effects& fx) {
   // As Slurm 22.05 answered on the anchor cluster: a job that is unknown or
   // over is an invalid job id; a pending one has no step to signal, and

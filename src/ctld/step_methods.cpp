@@ -113,6 +113,54 @@ void get_step_usage(Controller& c, const Caller& who, const v1::GetStepUsageRequ
   one_done();
 }
 
+void broadcast_file(Controller& c, const Caller& who, const v1::BroadcastFileRequest& req,
+                    v1::BroadcastFileReply* rep, Done done) {
+  auto target = c.state().bcast_target(who, req.job_id(),
+                                       req.has_step_id() ? std::optional<int64_t>(req.step_id()) : std::nullopt);
+  if (!target) return done(kInvalidArgument, target.error().message);
+  if (req.block().path().empty() || req.block().path()[0] != '/') {
+    return done(kInvalidArgument, "the destination must be an absolute path, not \"" + req.block().path() + "\"");
+  }
+  header(req, rep);
+  AgentLink* agents = c.agents();
+  std::vector<std::string> nodes;
+  for (const auto& n : target->nodes) {
+    if (std::find(req.skip_nodes().begin(), req.skip_nodes().end(), n) == req.skip_nodes().end()) nodes.push_back(n);
+  }
+  for (const auto& n : nodes) rep->add_nodes(n);
+  if (!agents || nodes.empty()) return done(0, "");
+  // Every node is written at once; the last answer (on a gRPC thread)
+  // completes the reply, which nothing else touches meanwhile.
+  struct Pending {
+    std::mutex mu;
+    std::atomic<int> left;
+    v1::BroadcastFileReply* rep;
+    Done done;
+  };
+  auto p = std::make_shared<Pending>();
+  p->left = static_cast<int>(nodes.size());
+  p->rep = rep;
+  p->done = std::move(done);
+  v1::WriteFileRequest w;
+  w.set_job_id(req.job_id());
+  *w.mutable_block() = req.block();
+  w.set_user(target->user);
+  w.set_uid(target->uid);
+  w.set_gid(target->gid);
+  for (const auto& node : nodes) {
+    agents->write_file(node, w, [p, node](std::optional<v1::WriteFileReply> r, std::string error) {
+      if (!r || r->error_number() != 0) {
+        std::lock_guard lock(p->mu);
+        v1::BroadcastNodeError* e = p->rep->add_errors();
+        e->set_node(node);
+        e->set_error_number(r ? r->error_number() : 0);
+        e->set_error(r ? r->error() : error);
+      }
+      if (--p->left == 0) p->done(0, "");
+    });
+  }
+}
+
 void signal_step(Controller& c, const Caller& who, const v1::SignalStepRequest& req, v1::SignalStepReply* rep,
                  Done done) {
   Effects fx;

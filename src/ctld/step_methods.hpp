@@ -15,6 +15,9 @@ void get_steps(Controller& c, const Caller& who, const v1::GetStepsRequest& req,
 // sstat: asks the nodes of the job's running steps; answers once each has.
 void get_step_usage(Controller& c, const Caller& who, const v1::GetStepUsageRequest& req, v1::GetStepUsageReply* rep,
                     Done done);
+// sbcast: one block of a file to each node of a running job (or step).
+void broadcast_file(Controller& c, const Caller& who, const v1::BroadcastFileRequest& req,
+                    v1::BroadcastFileReply* rep, Done done);
 void signal_step(Controller& c, const Caller& who, const v1::SignalStepRequest& req, v1::SignalStepReply* rep,
                  Done done);
 void complete_job(Controller& c, const Caller& who, const v1::CompleteJobRequest& req, v1::CompleteJobReply* rep,

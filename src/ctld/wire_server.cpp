@@ -83,6 +83,8 @@ Outcome dispatch(Controller& c, int fd, const Caller& who, uint16_t method, cons
     case v1::WIRE_GET_STEPS: return call<v1::GetStepsRequest, v1::GetStepsReply>(c, fd, who, p, m::get_steps);
     case v1::WIRE_GET_STEP_USAGE:
       return call<v1::GetStepUsageRequest, v1::GetStepUsageReply>(c, fd, who, p, m::get_step_usage);
+    case v1::WIRE_BROADCAST_FILE:
+      return call<v1::BroadcastFileRequest, v1::BroadcastFileReply>(c, fd, who, p, m::broadcast_file);
     case v1::WIRE_SIGNAL_STEP: return call<v1::SignalStepRequest, v1::SignalStepReply>(c, fd, who, p, m::signal_step);
     case v1::WIRE_COMPLETE_JOB:
       return call<v1::CompleteJobRequest, v1::CompleteJobReply>(c, fd, who, p, m::complete_job);

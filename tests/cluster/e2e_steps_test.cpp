@@ -1,6 +1,7 @@
 // End to end: job steps and launch (issue 6): srun inside and outside an
 // allocation, salloc, the tasks' environment and streams, exit codes,
 // Ctrl-C, the steps table, and the seed's J1 training template.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <pty.h>
@@ -1734,6 +1735,100 @@ int main(int argc, char** argv) {
   EXPECT_EQ(rows[1], std::to_string(job) + ".0|hgpu[1-4]|8|COMPLETED|0");
   EXPECT_EQ(rows[2], std::to_string(job) + ".1|hgpu[1-2]|4|COMPLETED|0");
   EXPECT_NE(rows[3].find(".2|hgpu[1-2]|2|FAILED|"), std::string::npos) << rows[3] << "\n" << abort;
+}
+
+// sbcast: a file copied to each node of a running job, written as the job's
+// user with the source's mode, refused in Slurm 22.05's words (the anchor
+// cluster's) for another user, a pending or an ended job, an existing file
+// without -f; inside a job it finds the job by SLURM_JOB_ID. Every emulated
+// node shares this host's file system, so a second node meets the first's
+// copy, as two slurmds on one host do.
+TEST(Steps, SbcastCopiesAFileToTheJobsNodesAsItsUser) {
+  TestCluster c(small_cluster());
+  REQUIRE_CLUSTER(c);
+  auto user = ensure_user("drovere2ea");
+  RunAs as = user ? user->as() : RunAs{};
+  const uid_t owner = user ? user->uid : geteuid();
+  const std::string src = c.work() + "/sbcast-src";
+  std::string payload;
+  for (int i = 0; payload.size() < 2'500'000; ++i) payload += "line " + std::to_string(i) + "\n";
+  { std::ofstream(src) << payload; }
+  ASSERT_EQ(chmod(src.c_str(), 0754), 0);
+  timespec old[2] = {{1577836800, 0}, {1577836800, 0}};  // 2020-01-01
+  ASSERT_EQ(utimensat(AT_FDCWD, src.c_str(), old, 0), 0);
+  const std::string dir = c.work() + "/sbcast-dest";
+  ASSERT_EQ(c.run_program("/bin/mkdir", {dir}, as).rc, 0);
+
+  auto sub = c.run("sbatch", {"--parsable", "-N2", "-p", "compute", "-o", "/dev/null", "--wrap", "sleep 60"}, as);
+  ASSERT_EQ(sub.rc, 0) << sub.err;
+  const std::string job = sub.out.substr(0, sub.out.find_first_of(";\n"));
+  ASSERT_TRUE(c.wait_state(job, {"RUNNING"})) << c.reason(job);
+
+  // -f: each node writes (the second replaces the first's copy); blocks of 1 MiB.
+  const std::string copy = dir + "/copy";
+  auto ok = c.run("sbcast", {"-f", "-s", "1m", "-j", job, src, copy}, as);
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
+  EXPECT_EQ(read_file(copy), payload);
+  struct stat st {};
+  ASSERT_EQ(stat(copy.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0754u);
+  EXPECT_EQ(st.st_uid, owner);
+  EXPECT_NE(st.st_mtime, 1577836800);
+  // Without -f the file exists on both: each node says so; the status is errno's.
+  auto exists = c.run("sbcast", {"-j", job, src, copy}, as);
+  EXPECT_EQ(exists.rc, EEXIST);
+  EXPECT_EQ(sorted_lines(exists.err), (std::vector<std::string>{"sbcast: error: REQUEST_FILE_BCAST(cpu1): File exists",
+                                                                 "sbcast: error: REQUEST_FILE_BCAST(cpu2): File exists"}));
+  // -p keeps the source's times; a relative DEST is under sbcast's directory.
+  auto kept = c.run("sbcast", {"-p", "-f", "-j", job, src, "kept"}, as, "", dir);
+  EXPECT_EQ(kept.rc, 0) << kept.err;
+  ASSERT_EQ(stat((dir + "/kept").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mtime, 1577836800);
+  EXPECT_EQ(read_file(dir + "/kept"), payload);
+  // A directory that is not there: ENOENT from each node.
+  auto nodir = c.run("sbcast", {"-f", "-j", job, src, dir + "/none/copy"}, as);
+  EXPECT_EQ(nodir.rc, ENOENT);
+  EXPECT_NE(nodir.err.find("REQUEST_FILE_BCAST(cpu1): No such file or directory"), std::string::npos) << nodir.err;
+
+  if (user) {  // another user may not write for this job
+    auto other = ensure_user("drovere2eb");
+    ASSERT_TRUE(other);
+    auto refused = c.run("sbcast", {"-j", job, src, dir + "/theirs"}, other->as());
+    EXPECT_EQ(refused.rc, 255);
+    EXPECT_EQ(refused.err, "sbcast: error: Slurm job " + job + " lookup error: Invalid user id\n");
+    EXPECT_FALSE(std::filesystem::exists(dir + "/theirs"));
+  }
+  // Named jobs that cannot take a file.
+  EXPECT_EQ(c.run("sbcast", {"-j", "999999", src, dir + "/x"}).err,
+            "sbcast: error: Slurm job 999999 lookup error: Invalid job id specified\n");
+  EXPECT_EQ(c.run("sbcast", {"-j", job + ".0", src, dir + "/x"}, as).err,
+            "sbcast: error: Slurm job " + job + ".0 lookup error: Invalid job id specified\n");
+  std::string held = std::to_string(c.submit({"-H", "-p", "compute", "-o", "/dev/null", "--wrap", "true"}));
+  auto pending = c.run("sbcast", {"-j", held, src, dir + "/x"});
+  EXPECT_EQ(pending.rc, 255);
+  EXPECT_EQ(pending.err, "sbcast: error: Slurm job " + held + " lookup error: Job is pending execution\n");
+  ASSERT_EQ(c.run("scancel", {job, held}).rc, 0);
+  ASSERT_TRUE(c.wait_done(job));
+  EXPECT_EQ(c.run("sbcast", {"-j", job, src, dir + "/x"}, as).err,
+            "sbcast: error: Slurm job " + job + " lookup error: Job/step already completing or completed\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x"));
+
+  // Inside a batch job: the job from SLURM_JOB_ID.
+  const std::string out = dir + "/inside.out";
+  auto in = c.run("sbatch", {"--parsable", "-p", "compute", "-o", out, "--wrap",
+                             "sbcast " + src + " " + dir + "/inside; echo rc=$?; cmp " + src + " " + dir + "/inside && echo same"},
+                  as);
+  ASSERT_EQ(in.rc, 0) << in.err;
+  const std::string inside = in.out.substr(0, in.out.find_first_of(";\n"));
+  ASSERT_TRUE(c.wait_done(inside));
+  EXPECT_EQ(read_file(out), "rc=0\nsame\n");
+  // Outside any job and without -j: Slurm's words.
+  auto none = c.run("sbcast", {src, dir + "/y"});
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_EQ(none.err,
+            "sbcast: error: Need a job id to run this command.  Run from within a Slurm job or use the --jobid "
+            "option.\n");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ rm -f "$prefix.log"
 for f in drover drover-cli drover-stepd drover-detect; do
   test -x "$prefix/bin/$f" || { echo "missing $prefix/bin/$f"; exit 1; }
 done
-for c in sbatch squeue sinfo scontrol scancel srun salloc sacct sdiag sacctmgr sprio sshare sreport sstat; do
+for c in sbatch squeue sinfo scontrol scancel srun salloc sacct sdiag sacctmgr sprio sshare sreport sstat sbcast; do
   test "$(readlink "$prefix/bin/$c")" = drover-cli || { echo "$c is not a link to drover-cli"; exit 1; }
 done
 # The installed commands run from there: version, and a config they can read.
