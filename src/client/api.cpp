@@ -317,9 +317,10 @@ ApiResult<v1::UpdateJobReply> ControllerApi::update_job(const v1::UpdateJobReque
   return call<v1::UpdateJobReply>(v1::WIRE_UPDATE_JOB, req);
 }
 
-ApiResult<v1::GetNodesReply> ControllerApi::get_nodes(const std::vector<std::string>& names) {
+ApiResult<v1::GetNodesReply> ControllerApi::get_nodes(const std::vector<std::string>& names, bool gres_only) {
   v1::GetNodesRequest req;
   for (const auto& n : names) req.add_names(n);
+  req.set_gres_only(gres_only);
   return call<v1::GetNodesReply>(v1::WIRE_GET_NODES, std::move(req));
 }
 
@@ -424,8 +425,10 @@ ApiResult<v1::DiagReply> ControllerApi::diag(bool reset) {
   return call<v1::DiagReply>(v1::WIRE_DIAG, req);
 }
 
-ApiResult<v1::GetAssociationsReply> ControllerApi::get_associations() {
-  return call<v1::GetAssociationsReply>(v1::WIRE_GET_ASSOCIATIONS, v1::GetAssociationsRequest{});
+ApiResult<v1::GetAssociationsReply> ControllerApi::get_associations(v1::GetAssociationsRequest::View view) {
+  v1::GetAssociationsRequest req;
+  req.set_view(view);
+  return call<v1::GetAssociationsReply>(v1::WIRE_GET_ASSOCIATIONS, std::move(req));
 }
 
 ApiResult<v1::ModifyAssociationsReply> ControllerApi::modify_associations(const v1::ModifyAssociationsRequest& req) {

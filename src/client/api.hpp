@@ -24,6 +24,9 @@
 namespace drover::client {
 
 // A failed call: the gRPC code and the controller's (or the transport's) message.
+// ApiError::code of a refusal for want of rights (gRPC's PERMISSION_DENIED).
+inline constexpr int kPermissionDeniedCode = 7;
+
 struct ApiError {
   int code = 0;
   std::string message;
@@ -111,7 +114,8 @@ class ControllerApi {
   ApiResult<v1::CancelReply> cancel(const v1::CancelRequest& req);
   ApiResult<v1::ControlReply> control(const v1::ControlRequest& req);
   ApiResult<v1::UpdateJobReply> update_job(const v1::UpdateJobRequest& req);
-  ApiResult<v1::GetNodesReply> get_nodes(const std::vector<std::string>& names);
+  // gres_only: each node's GRES alone (what PrivateData=nodes leaves a plain user).
+  ApiResult<v1::GetNodesReply> get_nodes(const std::vector<std::string>& names, bool gres_only = false);
   ApiResult<v1::GetPartitionsReply> get_partitions();
   ApiResult<v1::UpdateNodeReply> update_node(const v1::UpdateNodeRequest& req);
   ApiResult<v1::UpdatePartitionReply> update_partition(const v1::UpdatePartitionRequest& req);
@@ -141,7 +145,8 @@ class ControllerApi {
   ApiResult<v1::DiagReply> diag(bool reset = false);
   ApiResult<v1::GetPrioritiesReply> get_priorities();
   ApiResult<v1::GetSharesReply> get_shares();
-  ApiResult<v1::GetAssociationsReply> get_associations();
+  ApiResult<v1::GetAssociationsReply> get_associations(
+      v1::GetAssociationsRequest::View view = v1::GetAssociationsRequest::OTHER);
   ApiResult<v1::ModifyAssociationsReply> modify_associations(const v1::ModifyAssociationsRequest& req);
 
  private:

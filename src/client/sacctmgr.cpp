@@ -463,7 +463,7 @@ std::vector<Row> problem_rows(const v1::GetAssociationsReply& a) {
 // for each of its types, in the order slurm.conf's nodes first name them,
 // numbered from 1001 as Slurm's database numbers those it adds.
 ApiResult<std::vector<Row>> tres_rows(ControllerApi& api) {
-  auto nodes = api.get_nodes({});
+  auto nodes = api.get_nodes({}, true);
   if (!nodes) return nodes.error();
   std::vector<Row> rows;
   auto add = [&](const std::string& type, const std::string& name, int64_t id) {
@@ -586,6 +586,7 @@ Result<std::vector<Row>> event_rows(const Command& c, std::string& format, Contr
   auto reply = api.get_job_history(req);
   if (!reply) {
     failed = report_failure(inv, api, reply.error());
+    if (reply.error().code == kPermissionDeniedCode) write_out(" Error with request: " + reply.error().message + "\n", stderr);
     return std::vector<Row>{};
   }
   // The cluster's events first, then by node and time, as Slurm lists them.
@@ -690,8 +691,17 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
     return 0;
   }
   if (c.entity != "cluster" && c.entity != "tres" && refuse_unknown_conditions(c)) return 1;
-  auto a = api.get_associations();
-  if (!a) return report_failure(inv, api, a.error());
+  // What it lists decides what PrivateData leaves a plain user (the controller filters).
+  auto view = c.entity == "account" ? v1::GetAssociationsRequest::ACCOUNTS
+              : c.entity == "user"  ? v1::GetAssociationsRequest::USERS
+              : c.entity == "assoc" ? v1::GetAssociationsRequest::ASSOCIATIONS
+                                    : v1::GetAssociationsRequest::OTHER;
+  auto a = api.get_associations(view);
+  if (!a) {
+    const int rc = report_failure(inv, api, a.error());
+    if (a.error().code == kPermissionDeniedCode) write_out(" Problem with query.\n", stderr);
+    return rc;
+  }
   std::vector<Row> rows;
   std::string format = c.format;
   const std::vector<Field>* fields = &assoc_fields();

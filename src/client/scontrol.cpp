@@ -109,7 +109,7 @@ int show_named(const Items& items, const std::vector<std::string>& names, Render
 
 int show_nodes(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
   auto reply = api.get_nodes({});
-  if (!reply) return report_failure(inv, api, reply.error());
+  if (!reply) return report_load_failure(inv, api, reply.error(), "slurm_load_node error");
   return show_named(
       reply->nodes(), names, [&](const v1::NodeInfo& n) { return cli::render_node_detail(node_view(n), o.one_line); },
       "Node", "No nodes in the system");
@@ -117,7 +117,7 @@ int show_nodes(ControllerApi& api, const Invocation& inv, const Opts& o, const s
 
 int show_partitions(ControllerApi& api, const Invocation& inv, const Opts& o, const std::vector<std::string>& names) {
   auto reply = api.get_partitions();
-  if (!reply) return report_failure(inv, api, reply.error());
+  if (!reply) return report_load_failure(inv, api, reply.error(), "slurm_load_partitions error");
   return show_named(
       reply->partitions(), names,
       [&](const v1::PartitionInfo& p) { return cli::render_partition_detail(partition_view(p), o.one_line); },
@@ -1010,9 +1010,8 @@ int run_reconfigure(ControllerApi& api, const Invocation& inv) {
   if (!reply) {
     if (reply.error().unreachable) return report_failure(inv, api, reply.error());
     // Slurm 22.05's words for a user's reconfigure (anchor cluster), then why.
-    constexpr int kPermissionDenied = 7;  // gRPC's PERMISSION_DENIED
     std::fprintf(stderr, "slurm_reconfigure error: %s%s\n",
-                 reply.error().code == kPermissionDenied ? "Invalid user id: " : "", reply.error().message.c_str());
+                 reply.error().code == kPermissionDeniedCode ? "Invalid user id: " : "", reply.error().message.c_str());
     return 1;
   }
   for (const auto& m : reply->messages()) std::puts(m.c_str());
@@ -1036,9 +1035,8 @@ int run_shutdown(ControllerApi& api, const Invocation& inv, const Opts& o) {
   auto reply = api.shutdown(controller_only);
   if (!reply) {
     if (reply.error().unreachable) return report_failure(inv, api, reply.error());
-    constexpr int kPermissionDenied = 7;  // gRPC's PERMISSION_DENIED
     std::fprintf(stderr, "slurm_shutdown error: %s%s\n",
-                 reply.error().code == kPermissionDenied ? "Invalid user id: " : "", reply.error().message.c_str());
+                 reply.error().code == kPermissionDeniedCode ? "Invalid user id: " : "", reply.error().message.c_str());
     return 1;
   }
   return 0;
@@ -1099,9 +1097,8 @@ int send_set_debug(ControllerApi& api, const Invocation& inv, const v1::SetDebug
   auto reply = api.set_debug(req);
   if (reply) return 0;
   if (reply.error().unreachable) return report_failure(inv, api, reply.error());
-  constexpr int kPermissionDenied = 7;  // gRPC's PERMISSION_DENIED
   std::fprintf(stderr, "%s error: %s\n", call,
-               reply.error().code == kPermissionDenied ? "Permission denied" : reply.error().message.c_str());
+               reply.error().code == kPermissionDeniedCode ? "Permission denied" : reply.error().message.c_str());
   return 1;
 }
 

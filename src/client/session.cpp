@@ -113,6 +113,12 @@ std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv) {
   return std::move(*api);
 }
 
+int report_load_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e, const char* what) {
+  if (e.unreachable || e.code != kPermissionDeniedCode) return report_failure(inv, api, e);
+  std::fprintf(stderr, "%s: %s\n", what, e.message.c_str());
+  return 1;
+}
+
 int report_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e) {
   if (e.unreachable) {
     write_out(unreachable_text(inv.program, e, api.endpoint()), stderr);

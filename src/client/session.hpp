@@ -49,6 +49,11 @@ void print_error_lines(const std::string& program, const std::string& message);
 void print_test_only_refusal(const std::string& program, const std::string& message);
 // For a failed call: Slurm's unreachable text, or the controller's message as error lines.
 int report_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e);
+// A list PrivateData keeps from a plain user, in Slurm's words: "<what>:
+// Access/permission denied" (`what` as the command names the load:
+// "slurm_load_node" in sinfo, "slurm_load_node error" in scontrol); any
+// other failure as report_failure.
+int report_load_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e, const char* what);
 
 void write_out(const std::string& text, FILE* f);
 

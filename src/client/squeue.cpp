@@ -97,11 +97,14 @@ int squeue_main(const Args& args) {
     opts->cluster_banner = api->endpoint().cluster;
   }
   // -w names nodes the cluster has: Slurm 22.05's squeue refuses another name, the first one.
-  if (!opts->nodelist.empty()) {
-    auto nodes = api->get_nodes({});
-    if (!nodes) return report_failure(inv, *api, nodes.error());
+  // Under PrivateData=nodes a plain user cannot ask: the names go unchecked.
+  auto known_nodes = opts->nodelist.empty() ? ApiResult<v1::GetNodesReply>(v1::GetNodesReply{}) : api->get_nodes({});
+  const bool names_hidden =
+      !known_nodes && !known_nodes.error().unreachable && known_nodes.error().code == kPermissionDeniedCode;
+  if (!opts->nodelist.empty() && !names_hidden) {
+    if (!known_nodes) return report_failure(inv, *api, known_nodes.error());
     for (const auto& name : opts->nodelist) {
-      bool known = std::any_of(nodes->nodes().begin(), nodes->nodes().end(),
+      bool known = std::any_of(known_nodes->nodes().begin(), known_nodes->nodes().end(),
                                [&](const v1::NodeInfo& n) { return n.name() == name; });
       if (!known) {
         std::fprintf(stderr, "squeue: error: Invalid node name %s\n", name.c_str());
@@ -124,9 +127,12 @@ int squeue_main(const Args& args) {
       auto all = api->get_jobs({}, true, true, false);
       if (!all) return report_failure(inv, *api, all.error());
       auto nodes = api->get_nodes({});
-      if (!nodes) return report_failure(inv, *api, nodes.error());
       std::vector<cli::NodeView> nv;
-      for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
+      if (nodes) {
+        for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
+      } else if (nodes.error().unreachable || nodes.error().code != kPermissionDeniedCode) {  // hidden: none listed
+        return report_failure(inv, *api, nodes.error());
+      }
       return print_output(cli::CommandOutput{cli::render_squeue_json(job_views(*all, false), nv), "", 0});
     }
     if (opts->steps) return squeue_steps(inv, *api, *opts, ids);
@@ -166,22 +172,24 @@ int sinfo_main(const Args& args) {
     opts->cluster_banner = api->endpoint().cluster;
   }
   return iterate(opts->iterate_s, [&] {
+    // -T lists reservations alone (so also where PrivateData hides the rest).
+    if (opts->reservations && !opts->json) {
+      auto resvs = api->get_reservations();
+      if (!resvs) return report_failure(inv, *api, resvs.error());
+      std::vector<cli::ReservationView> rv;
+      for (const auto& r : resvs->reservations()) rv.push_back(reservation_view(r));
+      return print_output(cli::render_sinfo(*opts, {}, {}, resvs->now(), rv));
+    }
     auto parts = api->get_partitions();
-    if (!parts) return report_failure(inv, *api, parts.error());
+    if (!parts) return report_load_failure(inv, *api, parts.error(), "slurm_load_partitions");
     auto nodes = api->get_nodes({});
-    if (!nodes) return report_failure(inv, *api, nodes.error());
+    if (!nodes) return report_load_failure(inv, *api, nodes.error(), "slurm_load_node");
     std::vector<cli::PartitionView> pv;
     for (const auto& p : parts->partitions()) pv.push_back(partition_view(p));
     std::vector<cli::NodeView> nv;
     for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
     if (opts->json) return print_output(cli::CommandOutput{cli::render_sinfo_json(nv), "", 0});
-    std::vector<cli::ReservationView> rv;
-    if (opts->reservations) {
-      auto resvs = api->get_reservations();
-      if (!resvs) return report_failure(inv, *api, resvs.error());
-      for (const auto& r : resvs->reservations()) rv.push_back(reservation_view(r));
-    }
-    return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now(), rv));
+    return print_output(cli::render_sinfo(*opts, pv, nv, nodes->now(), {}));
   });
 }
 

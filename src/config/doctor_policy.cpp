@@ -249,20 +249,25 @@ void propagation(const Facts& f, Diagnostics& out) {
   }
 }
 
-// PrivateData words other than jobs hide nothing in Drover.
+// A PrivateData word that is none of Slurm's hides nothing.
 void private_data(const Facts& f, Diagnostics& out) {
   const std::string* v = f.cfg.passive("PrivateData");
   if (!v) return;
-  std::vector<std::string> inert;
+  static const char* const kWords[] = {"accounts", "cloud", "events", "jobs", "nodes",
+                                       "partitions", "reservations", "usage", "users"};
+  std::vector<std::string> unknown;
   for (const auto& raw : split(*v, ',')) {
     const std::string word(trim(raw));
-    if (!word.empty() && !iequals(word, "jobs")) inert.push_back(word);
+    if (word.empty()) continue;
+    if (std::none_of(std::begin(kWords), std::end(kWords), [&](const char* k) { return iequals(word, k); })) {
+      unknown.push_back(word);
+    }
   }
-  if (inert.empty()) return;
-  out.add(Severity::kWarning, "private-data-not-built", f.cfg.passive_loc("PrivateData"), "PrivateData",
-          "PrivateData=" + *v + ": Drover hides only jobs; " + join(inert, ", ") +
-              (inert.size() == 1 ? " stays" : " stay") + " visible to every user",
-          "PrivateData=jobs (a plain user sees only their own jobs in squeue, scontrol and sprio)");
+  if (unknown.empty()) return;
+  out.add(Severity::kWarning, "private-data-unknown", f.cfg.passive_loc("PrivateData"), "PrivateData",
+          "PrivateData=" + *v + ": " + join(unknown, ", ") + (unknown.size() == 1 ? " is not a word" : " are not words") +
+              " it takes, and hide" + (unknown.size() == 1 ? "s" : "") + " nothing",
+          "its words: accounts, cloud, events, jobs, nodes, partitions, reservations, usage, users");
 }
 
 // PriorityFlags other than NO_NORMAL_PART, _QOS, _TRES, _ALL,

@@ -305,13 +305,18 @@ const std::vector<Case>& policy_cases() {
        },
        {{E, "propagate-invalid", "slurm.conf:8",
          {"PropagateResourceLimits and PropagateResourceLimitsExcept exclude each other"}, {}}}},
-      {"private data Drover does not hide",
+      {"every PrivateData word is built",
        [](ConfigBuilder& b) {
-         b.cfg.passive_values["PrivateData"] = "jobs,usage,Users";
+         b.cfg.passive_values["PrivateData"] = "jobs,usage,Users,accounts,cloud,events,nodes,partitions,reservations";
          b.cfg.passive_locs["PrivateData"] = at("slurm.conf", 4);
        },
-       {{W, "private-data-not-built", "slurm.conf:4",
-         {"PrivateData=jobs,usage,Users: Drover hides only jobs; usage, Users stay visible to every user"}, {}}}},
+       {}},
+      {"a PrivateData word that is not one",
+       [](ConfigBuilder& b) {
+         b.cfg.passive_values["PrivateData"] = "jobs,jobz";
+         b.cfg.passive_locs["PrivateData"] = at("slurm.conf", 4);
+       },
+       {{W, "private-data-unknown", "slurm.conf:4", {"PrivateData=jobs,jobz: jobz is not a word it takes"}, {}}}},
       {"priority flags Drover does not build",
        [](ConfigBuilder& b) {
          b.cfg.priority_flags = {"NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME", "FAIR_TREE", "MAX_TRES",

@@ -166,9 +166,13 @@ std::vector<PassiveKey> passive_globals() {
       {"SlurmdTimeout", "the controller marks a node DOWN after this many silent seconds (300)"},
       {"SlurmctldLogFile", "the controller logs there instead of stderr (appended; `drover controller -L FILE` "
                            "overrides; SIGUSR2 reopens it for logrotate)"},
-      {"PrivateData", "the controller: `jobs` shows a plain user only their own jobs and steps in squeue, scontrol "
-                      "show job/step, sprio and sacct (others' ids read as invalid, as Slurm's; Slurm's sacct takes "
-                      "this from slurmdbd.conf); the other words have no effect"},
+      {"PrivateData", "the controller, for plain users: `jobs` shows only their own jobs and steps in squeue, "
+                      "scontrol show job/step, sprio and sacct (others' ids read as invalid, as Slurm's); `nodes` "
+                      "and `partitions` refuse sinfo and scontrol show node/partition; `reservations` shows only "
+                      "those naming them or their accounts; `usage` their own rows in sshare and jobs in sreport; "
+                      "`users` their own user and associations in sacctmgr; `accounts` refuses sacctmgr show "
+                      "account; `events` sacctmgr show event (Slurm's slurmdbd takes the accounting words from "
+                      "slurmdbd.conf; Drover keeps its accounting itself); `cloud` hides nothing (no cloud nodes)"},
       {"SlurmctldPidFile", "the controller writes its pid there once it holds StateSaveLocation's lock"},
       {"SlurmdLogFile", "each agent logs there instead of stderr (`%n`: its node, `%h`: the host; `drover agent -L "
                         "FILE` overrides; SIGUSR2 reopens it)"},

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include "common/job_errors.hpp"
 #include "config/debug_levels.hpp"
 #include "ctld/accounting.hpp"
 #include "ctld/controller.hpp"
@@ -147,19 +148,30 @@ void update_job(Controller& c, const Caller& who, const v1::UpdateJobRequest& re
   finish_after(c, std::move(fx), std::move(done));
 }
 
-void get_nodes(Controller& c, const Caller&, const v1::GetNodesRequest& req, v1::GetNodesReply* rep, Done done) {
+void get_nodes(Controller& c, const Caller& who, const v1::GetNodesRequest& req, v1::GetNodesReply* rep, Done done) {
+  // PrivateData=nodes: a plain user sees no node (Slurm's sinfo and scontrol
+  // are refused so); the GRES the nodes have (sacctmgr show tres) stay public.
+  const bool hidden = c.settings().private_nodes && !who.privileged;
+  if (hidden && !req.gres_only()) return done(kPermissionDenied, kAccessDenied);
   int64_t now = c.now();
   std::set<std::string> wanted(req.names().begin(), req.names().end());
   for (auto& n : c.state().node_infos(now)) {
-    if (wanted.empty() || wanted.count(n.name())) *rep->add_nodes() = std::move(n);
+    if (!wanted.empty() && !wanted.count(n.name())) continue;
+    if (req.gres_only()) {
+      v1::NodeInfo g;
+      *g.mutable_gres() = std::move(*n.mutable_gres());
+      n = std::move(g);
+    }
+    *rep->add_nodes() = std::move(n);
   }
   rep->set_now(now);
   header(req, rep);
   done(0, "");
 }
 
-void get_partitions(Controller& c, const Caller&, const v1::GetPartitionsRequest& req, v1::GetPartitionsReply* rep,
+void get_partitions(Controller& c, const Caller& who, const v1::GetPartitionsRequest& req, v1::GetPartitionsReply* rep,
                     Done done) {
+  if (c.settings().private_partitions && !who.privileged) return done(kPermissionDenied, kAccessDenied);
   for (auto& p : c.state().partitions()) *rep->add_partitions() = std::move(p);
   header(req, rep);
   done(0, "");
@@ -218,10 +230,25 @@ void change_reservation(Controller& c, const Caller& who, const v1::ChangeReserv
   finish_after(c, std::move(fx), std::move(done));
 }
 
-void get_reservations(Controller& c, const Caller&, const v1::GetReservationsRequest& req,
+void get_reservations(Controller& c, const Caller& who, const v1::GetReservationsRequest& req,
                       v1::GetReservationsReply* rep, Done done) {
   const int64_t now = c.now();
-  for (auto& r : c.state().reservation_infos(now)) *rep->add_reservations() = std::move(r);
+  // PrivateData=reservations: a plain user sees those that name them or one
+  // of their accounts.
+  std::set<std::string> accounts;
+  const bool own_only = c.settings().private_reservations && !who.privileged;
+  if (own_only) {
+    if (const v1::UserRecord* u = c.state().accounting().user(who.user)) {
+      for (const auto& a : u->assocs()) accounts.insert(a.account());
+    }
+  }
+  auto usable = [&](const v1::ReservationInfo& r) {
+    if (std::find(r.users().begin(), r.users().end(), who.user) != r.users().end()) return true;
+    return std::any_of(r.accounts().begin(), r.accounts().end(), [&](const std::string& a) { return accounts.count(a) > 0; });
+  };
+  for (auto& r : c.state().reservation_infos(now)) {
+    if (!own_only || usable(r)) *rep->add_reservations() = std::move(r);
+  }
   rep->set_now(now);
   header(req, rep);
   done(0, "");
@@ -348,10 +375,13 @@ void get_job_history(Controller& c, const Caller& who, const v1::GetJobHistoryRe
     if (!st && steps_read) steps_read = st;
     return v;
   };
-  // PrivateData=jobs: a plain user's sacct sees only their own jobs. Slurm
-  // takes this from slurmdbd.conf's PrivateData; Drover keeps its accounting
-  // itself, so slurm.conf's says it. sreport's and sshare's usage stay whole.
-  const bool own_only = state.settings().private_jobs && !who.privileged && !req.usage_only();
+  // PrivateData=jobs: a plain user's sacct sees only their own jobs; =usage:
+  // sreport their own usage; =events: no sacctmgr show event. Slurm takes
+  // these from slurmdbd.conf's PrivateData; Drover keeps its accounting
+  // itself, so slurm.conf's says them.
+  const Settings& priv = state.settings();
+  if (priv.private_events && !who.privileged && req.only_events()) return done(kPermissionDenied, kAccessDenied);
+  const bool own_only = !who.privileged && (req.usage_only() ? priv.private_usage : priv.private_jobs);
   auto add = [&](const v1::JobRecord& r) {
     if (out.count(r.job_id()) || (own_only && r.uid() != who.uid)) return;
     v1::AccountingJob a = accounting_job(state.bridge(), r, steps_of(r), now);
@@ -428,9 +458,38 @@ void diag(Controller& c, const Caller& who, const v1::DiagRequest& req, v1::Diag
   done(0, "");
 }
 
-void get_associations(Controller& c, const Caller&, const v1::GetAssociationsRequest& req,
+void get_associations(Controller& c, const Caller& who, const v1::GetAssociationsRequest& req,
                       v1::GetAssociationsReply* rep, Done done) {
+  const Settings& priv = c.settings();
+  const bool plain = !who.privileged;
+  // PrivateData=accounts: no account list for a plain user (Drover has no coordinators).
+  if (plain && priv.private_accounts && req.view() == v1::GetAssociationsRequest::ACCOUNTS) {
+    return done(kPermissionDenied, kAccessDenied);
+  }
   *rep = c.state().accounting().snapshot();
+  // PrivateData=users: their own user record; for associations, their own
+  // and the accounts above them, as slurmdbd lists them.
+  if (plain && priv.private_users &&
+      (req.view() == v1::GetAssociationsRequest::USERS || req.view() == v1::GetAssociationsRequest::ASSOCIATIONS)) {
+    auto* users = rep->mutable_users();
+    users->erase(std::remove_if(users->begin(), users->end(),
+                                [&](const v1::UserRecord& u) { return u.name() != who.user; }),
+                 users->end());
+    if (req.view() == v1::GetAssociationsRequest::ASSOCIATIONS) {
+      std::map<std::string, std::string> parent;
+      for (const auto& a : rep->accounts()) parent[a.name()] = a.parent();
+      std::set<std::string> keep;
+      for (const auto& u : rep->users()) {
+        for (const auto& as : u.assocs()) {
+          for (std::string a = as.account(); !a.empty() && keep.insert(a).second;) a = parent[a];
+        }
+      }
+      auto* accounts = rep->mutable_accounts();
+      accounts->erase(std::remove_if(accounts->begin(), accounts->end(),
+                                     [&](const v1::AccountRecord& a) { return !keep.count(a.name()); }),
+                      accounts->end());
+    }
+  }
   rep->set_cluster(c.settings().cluster_name);
   header(req, rep);
   done(0, "");
@@ -459,8 +518,17 @@ void get_priorities(Controller& c, const Caller& who, const v1::GetPrioritiesReq
   done(0, "");
 }
 
-void get_shares(Controller& c, const Caller&, const v1::GetSharesRequest& req, v1::GetSharesReply* rep, Done done) {
+void get_shares(Controller& c, const Caller& who, const v1::GetSharesRequest& req, v1::GetSharesReply* rep, Done done) {
   *rep = c.state().shares(c.now());
+  // PrivateData=usage: a plain user's own rows only (no account's), not
+  // indented under the accounts left out, as Slurm's sshare shows them.
+  if (c.settings().private_usage && !who.privileged) {
+    auto* rows = rep->mutable_rows();
+    rows->erase(std::remove_if(rows->begin(), rows->end(),
+                               [&](const v1::ShareRow& r) { return r.user().empty() || r.user() != who.user; }),
+                rows->end());
+    for (auto& r : *rows) r.set_depth(0);
+  }
   header(req, rep);
   done(0, "");
 }

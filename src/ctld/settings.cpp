@@ -80,7 +80,15 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
   s.state_dir = cfg.state_save_location;
   s.log_file = cfg.passive_text("SlurmctldLogFile");
   s.pid_file = cfg.passive_text("SlurmctldPidFile");
-  s.private_jobs = list_has(cfg.passive_text("PrivateData"), "jobs");
+  const std::string private_data = cfg.passive_text("PrivateData");
+  s.private_jobs = list_has(private_data, "jobs");
+  s.private_nodes = list_has(private_data, "nodes");
+  s.private_partitions = list_has(private_data, "partitions");
+  s.private_reservations = list_has(private_data, "reservations");
+  s.private_usage = list_has(private_data, "usage");
+  s.private_users = list_has(private_data, "users");
+  s.private_accounts = list_has(private_data, "accounts");
+  s.private_events = list_has(private_data, "events");
   s.socket_path = s.state_dir + "/ctld.sock";
   if (!cfg.slurmctld_hosts.empty()) {
     s.host = cfg.controller_host();

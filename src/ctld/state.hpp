@@ -47,6 +47,14 @@ struct Settings {
   std::string log_file;             // SlurmctldLogFile ("" = stderr)
   std::string pid_file;             // SlurmctldPidFile ("" = none)
   bool private_jobs = false;        // PrivateData=jobs: a plain user sees only their own jobs
+  // PrivateData's other words, for plain users (docs/cluster.md "PrivateData"):
+  bool private_nodes = false;       // nodes: no sinfo, no scontrol show node
+  bool private_partitions = false;  // partitions: no sinfo, no scontrol show partition
+  bool private_reservations = false;  // reservations: only those they may use
+  bool private_usage = false;       // usage: their own in sshare and sreport
+  bool private_users = false;       // users: their own user record and associations in sacctmgr
+  bool private_accounts = false;    // accounts: no sacctmgr show account
+  bool private_events = false;      // events: no sacctmgr show event
   std::string socket_path;          // <StateSaveLocation>/ctld.sock
   std::string tcp_address;          // host:SlurmctldPort ("" = no TCP)
   std::string key_path;             // cluster key (AuthInfo key=PATH, default /etc/drover/drover.key)

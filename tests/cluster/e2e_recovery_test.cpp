@@ -407,6 +407,76 @@ TEST(Users, PrivateDataJobsShowsAUserOnlyTheirOwnJobs) {
   EXPECT_EQ(c.run("scancel", {hers, his}).rc, 0);
 }
 
+// PrivateData's other words, as Slurm 22.05 answered alice on the anchor
+// cluster (slurmctld's and slurmdbd's): nodes and partitions refused, only
+// her reservations, her own usage rows, her own user and associations, no
+// account or event list; root sees everything.
+TEST(Users, PrivateDataHidesNodesPartitionsReservationsUsageAndAccounts) {
+  auto alice = ensure_user("drovere2ea");
+  auto bob = ensure_user("drovere2eb");
+  if (!alice || !bob) GTEST_SKIP() << "needs root to create test users";
+  ClusterDef def = small_cluster();
+  def.extra = {"PrivateData=nodes,partitions,reservations,usage,users,accounts,events,cloud"};
+  TestCluster c(def);
+  REQUIRE_CLUSTER(c);
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "account", "research"}).rc, 0);
+  ASSERT_EQ(c.run("sacctmgr", {"-i", "add", "user", "drovere2ea,drovere2eb", "Account=research"}).rc, 0);
+  for (const auto& [name, who] : {std::pair{"hers", "Users=drovere2ea"}, std::pair{"his", "Users=drovere2eb"},
+                                  std::pair{"team", "Accounts=research"}}) {
+    auto made = c.run("scontrol", {"create", "reservation", std::string("ReservationName=") + name,
+                                   "StartTime=now+1hour", "Duration=60", "Nodes=cpu2", who, "Flags=OVERLAP"});
+    ASSERT_EQ(made.rc, 0) << made.err;
+  }
+  const RunAs as = alice->as();
+  auto sinfo = c.run("sinfo", {}, as);
+  EXPECT_EQ(sinfo.rc, 1);
+  EXPECT_EQ(sinfo.out, "");
+  EXPECT_EQ(sinfo.err, "slurm_load_partitions: Access/permission denied\n");
+  auto node = c.run("scontrol", {"show", "node", "cpu1"}, as);
+  EXPECT_EQ(node.rc, 1);
+  EXPECT_EQ(node.err, "slurm_load_node error: Access/permission denied\n");
+  auto part = c.run("scontrol", {"show", "partition"}, as);
+  EXPECT_EQ(part.rc, 1);
+  EXPECT_EQ(part.err, "slurm_load_partitions error: Access/permission denied\n");
+  auto resv = c.run("scontrol", {"-o", "show", "reservation"}, as);
+  EXPECT_EQ(resv.rc, 0) << resv.err;
+  std::vector<std::string> names;
+  for (const auto& l : lines_of(resv.out)) names.push_back(l.substr(0, l.find(' ')));
+  EXPECT_EQ(names, (std::vector<std::string>{"ReservationName=hers", "ReservationName=team"}));
+  auto listed = c.run("sinfo", {"-T", "-h"}, as);  // -T needs neither nodes nor partitions
+  EXPECT_EQ(listed.rc, 0) << listed.err;
+  names.clear();
+  for (const auto& l : lines_of(listed.out)) names.push_back(l.substr(0, l.find(' ')));
+  EXPECT_EQ(names, (std::vector<std::string>{"hers", "team"}));
+  auto his = c.run("scontrol", {"show", "reservation", "his"}, as);
+  EXPECT_EQ(his.rc, 1);
+  EXPECT_EQ(his.out, "Reservation his not found\n");
+  EXPECT_EQ(c.run("sshare", {"-a", "-n", "-P", "-o", "Account,User"}, as).out, "research|drovere2ea\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "-P", "show", "user", "format=User"}, as).out, "drovere2ea\n");
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "-P", "show", "assoc", "format=Account,User"}, as).out,
+            "root|\nresearch|\nresearch|drovere2ea\n");
+  auto accounts = c.run("sacctmgr", {"-n", "show", "account"}, as);
+  EXPECT_EQ(accounts.rc, 1);
+  EXPECT_EQ(accounts.err, "sacctmgr: error: Access/permission denied\n Problem with query.\n");
+  auto events = c.run("sacctmgr", {"-n", "show", "event"}, as);
+  EXPECT_EQ(events.rc, 1);
+  EXPECT_EQ(events.err, "sacctmgr: error: Access/permission denied\n Error with request: Access/permission denied\n");
+  EXPECT_NE(c.run("sacctmgr", {"-n", "-P", "show", "tres"}, as).out.find("gres|gpu:h100|"), std::string::npos)
+      << "the TRES stay public";
+  EXPECT_EQ(c.run("squeue", {"-h", "-w", "cpu1"}, as).rc, 0) << "squeue needs no node list";
+
+  // Root (as SlurmUser and operators) sees all of it.
+  auto all = c.run("sinfo", {"-h", "-o", "%P"});
+  EXPECT_EQ(all.rc, 0) << all.err;
+  EXPECT_NE(all.out, "");
+  EXPECT_EQ(c.run("scontrol", {"show", "node", "cpu1"}).rc, 0);
+  EXPECT_EQ(lines_of(c.run("scontrol", {"-o", "show", "reservation"}).out).size(), 3u);
+  auto shares = c.run("sshare", {"-a", "-n", "-P", "-o", "Account,User"}).out;
+  EXPECT_NE(shares.find("research|drovere2eb"), std::string::npos) << shares;
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "show", "account"}).rc, 0);
+  EXPECT_EQ(c.run("sacctmgr", {"-n", "show", "event"}).rc, 0);
+}
+
 // Partitions' AllowGroups (a user's own group names them here: useradd makes
 // one per user), RootOnly, DisableRootJobs and AllocNodes refuse a job with
 // Slurm 22.05's words (anchor cluster) and Drover's line saying which rule;
