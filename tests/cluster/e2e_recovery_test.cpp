@@ -563,6 +563,19 @@ TEST(Users, PlainUsersOnALoginNodeReachTheControllerThroughTheLocalSigner) {
   auto lines = lines_of(run.out);
   std::sort(lines.begin(), lines.end());
   EXPECT_EQ(lines, (std::vector<std::string>{"0: " + uid, "1: " + uid})) << run.err;
+  // sbcast over TCP: the file reaches her running job's nodes, written as her.
+  const std::string running =
+      std::to_string(c.submit({"-N2", "-p", "compute", "-o", "/dev/null", "--wrap", "sleep 30"}, alice->as()));
+  ASSERT_TRUE(c.wait_state(running, {"RUNNING"})) << c.last_error();
+  const std::string src = c.work() + "/login-src", copy = c.work() + "/login-copy";
+  { std::ofstream(src) << "from the login node\n"; }
+  auto cast = c.run("sbcast", as_login({"-f", "-j", running, src, copy}), alice->as());
+  EXPECT_EQ(cast.rc, 0) << cast.err;
+  EXPECT_EQ(read_file(copy), "from the login node\n");
+  struct stat copied {};
+  EXPECT_EQ(stat(copy.c_str(), &copied), 0);
+  EXPECT_EQ(copied.st_uid, alice->uid);
+  EXPECT_EQ(c.run("scancel", {running}).rc, 0);
   // Another user's job is still out of reach.
   std::string held = std::to_string(c.submit({"-H", "-o", "/dev/null", "--wrap", "true"}, alice->as()));
   auto cancel = c.run("scancel", as_login({held}), bob->as());
