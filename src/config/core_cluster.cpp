@@ -193,6 +193,7 @@ core::PriorityParams priority_params(const ClusterConfig& cfg) {
     p.raw_tres |= all || f == "NO_NORMAL_TRES";
     p.size_relative_to_time |= f == "SMALL_RELATIVE_TO_TIME";
     p.accrue_always |= f == "ACCRUE_ALWAYS";
+    p.incr_only |= f == "INCR_ONLY";
     p.max_tres |= f == "MAX_TRES";
   }
   return p;

@@ -439,6 +439,52 @@ core::JobSpec anchor_job(const std::string& part, int32_t nodes, int32_t tasks, 
   return j;
 }
 
+// PriorityFlags=INCR_ONLY: a pending job's fair share falls (its user's
+// usage grew), its priority does not, also over a new revision of the job
+// (the controller hands the priority it had in JobSpec::priority_floor);
+// without the flag it falls. A held job's is 0 all the same.
+TEST(CoreCluster, IncrOnlyKeepsAPriorityFromFalling) {
+  auto shares = [](double alice_usage) {
+    return core::FairShareFactors::compute({{"root", "root", "", 1, 0},
+                                            {"research", "", "", 1, 0},
+                                            {"research", "alice", "", 1, alice_usage},
+                                            {"research", "root", "", 1, 0}});
+  };
+  const core::FairShareFactors idle = shares(0), busy = shares(18239);
+  for (bool incr : {false, true}) {
+    SCOPED_TRACE(incr ? "INCR_ONLY" : "without");
+    core::Cluster c = anchor();
+    c.priority.incr_only = incr;
+    core::Scheduler s(c);
+    const int32_t compute = c.find_partition("compute");
+    core::JobSpec j = anchor_job("compute", 5, 0, "alice", "research");  // waits (PartitionNodeLimit)
+    j.submit_time = 1000;
+    std::vector<const core::JobSpec*> pending = {&j};
+    core::CycleInput in;
+    in.now = 1000;
+    in.pending = pending;
+    in.fairshare = &idle;
+    core::CycleResult first = s.run_cycle(in);
+    ASSERT_EQ(first.pending.size(), 1u);
+    in.fairshare = &busy;
+    core::CycleResult later = s.run_cycle(in);
+    ASSERT_EQ(later.pending.size(), 1u);
+    const int64_t was = first.pending[0].priority, fallen = core::job_priority(c, j, compute, &busy, 1000, 1000).total;
+    ASSERT_LT(fallen, was) << "the usage lowers the fair-share factor";
+    EXPECT_EQ(later.pending[0].priority, incr ? was : fallen);
+    core::JobSpec again = j;  // updated: a new revision, its stored priority with it
+    again.revision = 2;
+    again.priority_floor = later.pending[0].priority;
+    pending = {&again};
+    in.pending = pending;
+    EXPECT_EQ(s.run_cycle(in).pending[0].priority, incr ? was : fallen);
+    EXPECT_EQ(core::job_priority(c, again, compute, &busy, 1000, 1000).total, incr ? was : fallen) << "sprio's total";
+    again.hold = core::Hold::kUser;
+    again.revision = 3;
+    EXPECT_EQ(s.run_cycle(in).pending[0].priority, 0);
+  }
+}
+
 // PriorityFlags=NO_NORMAL_*: Slurm 22.05 on the anchor cluster (2026-12-07,
 // squeue %Q of jobs waiting for a --begin): NO_NORMAL_QOS put a normal job
 // (Priority=1000, PriorityWeightQOS=10000) from 5560 to 10003560;

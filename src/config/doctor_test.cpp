@@ -325,7 +325,7 @@ const std::vector<Case>& policy_cases() {
                   "NO_NORMAL_QOS,SMALL_RELATIVE_TO_TIME,FAIR_TREE,MAX_TRES,ACCRUE_ALWAYS,INCR_ONLY,NO_NORMAL_ASSOC", 6);
        },
        {{W, "priority-flag-not-built", "slurm.conf:6",
-         {"PriorityFlags: INCR_ONLY, NO_NORMAL_ASSOC are not built in Drover"}, {}}}},
+         {"PriorityFlags: NO_NORMAL_ASSOC is not built in Drover"}, {}}}},
       {"the normalisations Drover leaves out, size per minute and accrue always are built",
        [](ConfigBuilder& b) {
          b.cfg.priority_flags = {"NO_NORMAL_ALL", "NO_NORMAL_PART", "SMALL_RELATIVE_TO_TIME", "ACCRUE_ALWAYS"};

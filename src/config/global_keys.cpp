@@ -417,6 +417,7 @@ std::vector<KeyDef<C>> make_global_keys() {
                    "SMALL_RELATIVE_TO_TIME divides the job-size factor by the time limit in minutes; "
                    "ACCRUE_ALWAYS ages jobs from submission, also while they wait on a dependency or --begin; "
                    "MAX_TRES bills the largest of a job's weighted cpu, mem, node and gres (TRESBillingWeights); "
+                   "INCR_ONLY keeps a pending job's priority from going down (its fair share may fall); "
                    "the other flags are accepted with no effect (`config check`: priority-flag-not-built)."),
       gres_types(),
       tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,

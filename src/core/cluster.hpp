@@ -187,6 +187,9 @@ struct PriorityParams {
   bool size_relative_to_time = false;
   // PriorityFlags=ACCRUE_ALWAYS: the age factor grows from submission.
   bool accrue_always = false;
+  // PriorityFlags=INCR_ONLY: a pending job's priority never goes down (its
+  // fair share may fall; the priority keeps the highest it had).
+  bool incr_only = false;
   // PriorityFlags=MAX_TRES: a job's billing is the largest of its weighted
   // cpu, mem, node and gres plus the sum of its other weighted TRES.
   bool max_tres = false;

@@ -60,6 +60,9 @@ struct JobCache {
   // sorted again. Only a hint (order_queue checks the order it gives).
   mutable uint32_t ranked_in = 0;
   mutable uint32_t rank = 0;
+  // PriorityFlags=INCR_ONLY: the highest priority a cycle gave it since
+  // this revision (JobSpec::priority_floor carries it over a new revision).
+  mutable int64_t priority_floor = 0;
   bool refused = false;      // no partition resolves (the partition was removed, ...)
   std::vector<std::shared_ptr<const PartChoice>> parts;
 };

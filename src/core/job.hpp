@@ -102,6 +102,7 @@ struct JobSpec {
   Hold hold = Hold::kNone;
   int32_t nice = 0;
   std::optional<int64_t> admin_priority; // scontrol update Priority=
+  int64_t priority_floor = 0;            // PriorityFlags=INCR_ONLY: the highest priority it had (0: none)
   Dependency dependency;
 };
 

@@ -136,8 +136,12 @@ int64_t sum_priority(const Cluster& c, const JobSpec& job, double fixed, const F
   return std::max<int64_t>(1, static_cast<int64_t>(std::floor(std::max(sum, 0.0))));
 }
 
-int64_t adjusted(const JobSpec& job, int64_t total) {
-  if (job.admin_priority) total = *job.admin_priority;
+int64_t adjusted(const Cluster& c, const JobSpec& job, int64_t total) {
+  if (job.admin_priority) {
+    total = *job.admin_priority;
+  } else if (c.priority.incr_only) {
+    total = std::max(total, job.priority_floor);
+  }
   if (job.hold != Hold::kNone) total = 0;  // a held job's priority is 0, as Slurm shows it
   return total;
 }
@@ -146,7 +150,7 @@ int64_t adjusted(const JobSpec& job, int64_t total) {
 
 int64_t priority_total(const Cluster& c, const JobSpec& job, double fixed, const FairShareFactors* fs, Time now,
                        Time eligible) {
-  return adjusted(job, sum_priority(c, job, fixed, fs, now, eligible, nullptr));
+  return adjusted(c, job, sum_priority(c, job, fixed, fs, now, eligible, nullptr));
 }
 
 PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t partition, const Demand* d,
@@ -161,7 +165,7 @@ PriorityBreakdown priority_for(const Cluster& c, const JobSpec& job, int32_t par
   b.partition = t.partition;
   b.qos = t.qos;
   for (const auto& [name, v] : t.tres) b.tres[*name] = v;
-  b.total = adjusted(job, sum_priority(c, job, t.fixed, fs, now, eligible, &b));
+  b.total = adjusted(c, job, sum_priority(c, job, t.fixed, fs, now, eligible, &b));
   return b;
 }
 

@@ -423,6 +423,11 @@ QueueEntry Scheduler::Impl::entry(const JobSpec& job, const FairShareFactors* fs
     e.tier = std::max(e.tier, c.partitions[pc.partition].priority_tier);
     e.priority = std::max(e.priority, priority_total(c, job, pc.priority_fixed, fs, at, eligible_since(job)));
   }
+  // PriorityFlags=INCR_ONLY: no lower than any cycle ranked it before.
+  if (c.priority.incr_only && !job.admin_priority && job.hold == Hold::kNone) {
+    e.priority = std::max(e.priority, jc.priority_floor);
+    jc.priority_floor = e.priority;
+  }
   return e;
 }
 

@@ -232,6 +232,7 @@ core::JobSpec spec_from_record(const v1::JobRecord& rec, Identity identity) {
                                           : core::Hold::kNone;
   s.nice = rec.nice();
   if (rec.has_admin_priority()) s.admin_priority = rec.admin_priority();
+  s.priority_floor = rec.priority();  // PriorityFlags=INCR_ONLY: what it had
   s.dependency = dependency_from_proto(d.dependency());
   return s;
 }

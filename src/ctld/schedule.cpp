@@ -359,6 +359,9 @@ void ControllerState::apply_cycle(const core::CycleResult& result, core::PassKin
       continue;
     }
     j->rec.set_priority(p.priority);
+    // PriorityFlags=INCR_ONLY: what sprio and a later revision start from
+    // (the spec's floor is read at each use, never cached).
+    j->spec.priority_floor = std::max(j->spec.priority_floor, p.priority);
     j->rec.set_last_sched_eval(now);
     j->never = p.never;
     bool held = p.reason == core::Reason::kJobHeldUser || p.reason == core::Reason::kJobHeldAdmin;
