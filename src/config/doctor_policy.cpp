@@ -271,14 +271,15 @@ void private_data(const Facts& f, Diagnostics& out) {
 }
 
 // PriorityFlags other than NO_NORMAL_PART, _QOS, _TRES, _ALL,
-// SMALL_RELATIVE_TO_TIME, ACCRUE_ALWAYS, MAX_TRES and INCR_ONLY change nothing in Drover.
+// SMALL_RELATIVE_TO_TIME, ACCRUE_ALWAYS, MAX_TRES, INCR_ONLY and
+// CALCULATE_RUNNING change nothing in Drover.
 // FAIR_TREE names what is the default anyway.
 void priority_flags(const Facts& f, Diagnostics& out) {
   std::vector<std::string> inert;
   for (const std::string& flag : f.cfg.priority_flags) {
     const bool built = (flag.starts_with("NO_NORMAL_") && flag != "NO_NORMAL_ASSOC") || flag == "FAIR_TREE" ||
                        flag == "SMALL_RELATIVE_TO_TIME" || flag == "ACCRUE_ALWAYS" || flag == "MAX_TRES" ||
-                       flag == "INCR_ONLY";
+                       flag == "INCR_ONLY" || flag == "CALCULATE_RUNNING";
     if (!built) inert.push_back(flag);  // NO_NORMAL_ASSOC: PriorityWeightAssoc has no effect in Drover
   }
   if (inert.empty()) return;
@@ -287,7 +288,7 @@ void priority_flags(const Facts& f, Diagnostics& out) {
               " not built in Drover: priorities are computed as without " + (inert.size() == 1 ? "it" : "them"),
           "remove " + std::string(inert.size() == 1 ? "it" : "them") +
               " (Drover acts on NO_NORMAL_PART, NO_NORMAL_QOS, NO_NORMAL_TRES, NO_NORMAL_ALL, "
-              "SMALL_RELATIVE_TO_TIME, ACCRUE_ALWAYS, MAX_TRES and INCR_ONLY)");
+              "SMALL_RELATIVE_TO_TIME, ACCRUE_ALWAYS, MAX_TRES, INCR_ONLY and CALCULATE_RUNNING)");
 }
 
 // A PreemptMode Drover does not build: SUSPEND and GANG.

@@ -319,13 +319,15 @@ const std::vector<Case>& policy_cases() {
        {{W, "private-data-unknown", "slurm.conf:4", {"PrivateData=jobs,jobz: jobz is not a word it takes"}, {}}}},
       {"priority flags Drover does not build",
        [](ConfigBuilder& b) {
-         b.cfg.priority_flags = {"NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME", "FAIR_TREE", "MAX_TRES",
-                                 "ACCRUE_ALWAYS", "INCR_ONLY", "NO_NORMAL_ASSOC"};
+         b.cfg.priority_flags = {"NO_NORMAL_QOS", "SMALL_RELATIVE_TO_TIME", "FAIR_TREE", "MAX_TRES", "ACCRUE_ALWAYS",
+                                 "INCR_ONLY", "CALCULATE_RUNNING", "NO_NORMAL_ASSOC", "DEPTH_OBLIVIOUS"};
          b.global("PriorityFlags",
-                  "NO_NORMAL_QOS,SMALL_RELATIVE_TO_TIME,FAIR_TREE,MAX_TRES,ACCRUE_ALWAYS,INCR_ONLY,NO_NORMAL_ASSOC", 6);
+                  "NO_NORMAL_QOS,SMALL_RELATIVE_TO_TIME,FAIR_TREE,MAX_TRES,ACCRUE_ALWAYS,INCR_ONLY,CALCULATE_RUNNING,"
+                  "NO_NORMAL_ASSOC,DEPTH_OBLIVIOUS",
+                  6);
        },
        {{W, "priority-flag-not-built", "slurm.conf:6",
-         {"PriorityFlags: NO_NORMAL_ASSOC is not built in Drover"}, {}}}},
+         {"PriorityFlags: NO_NORMAL_ASSOC, DEPTH_OBLIVIOUS are not built in Drover"}, {}}}},
       {"the normalisations Drover leaves out, size per minute and accrue always are built",
        [](ConfigBuilder& b) {
          b.cfg.priority_flags = {"NO_NORMAL_ALL", "NO_NORMAL_PART", "SMALL_RELATIVE_TO_TIME", "ACCRUE_ALWAYS"};

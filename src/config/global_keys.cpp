@@ -418,6 +418,8 @@ std::vector<KeyDef<C>> make_global_keys() {
                    "ACCRUE_ALWAYS ages jobs from submission, also while they wait on a dependency or --begin; "
                    "MAX_TRES bills the largest of a job's weighted cpu, mem, node and gres (TRESBillingWeights); "
                    "INCR_ONLY keeps a pending job's priority from going down (its fair share may fall); "
+                   "CALCULATE_RUNNING recomputes running jobs' priorities at each full pass (else kept from their "
+                   "start); "
                    "the other flags are accepted with no effect (`config check`: priority-flag-not-built)."),
       gres_types(),
       tres_name_list("AccountingStorageTRES", &C::accounting_storage_tres,

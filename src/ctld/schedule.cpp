@@ -201,6 +201,17 @@ bool ControllerState::earlier_run_ending(core::JobId id) const {
 
 void ControllerState::schedule(core::PassKind pass, int64_t now, Effects& fx) {
   if (pass == core::PassKind::kFull || fairshare_dirty_) refresh_fairshare(now, fx);
+  // PriorityFlags=CALCULATE_RUNNING: a running (or suspended) job's priority
+  // moves on with its age and fair share, as a pending one's; otherwise it
+  // stays what it had at its start (Slurm 22.05 on the anchor cluster: 6393
+  // then 6586 two minutes on with the flag, 6586 kept without it).
+  if (settings_.calculate_running && pass == core::PassKind::kFull) {
+    for (core::JobId id : active_) {
+      Job& j = jobs_.at(id);
+      if (is_pending(j) || !is_started(j.rec) || j.rec.completing()) continue;
+      j.rec.set_priority(priority_now(j, now).total);
+    }
+  }
   end_jobs_past_deadline(now, fx);
   CycleInputs ci = cycle_inputs(now);
   if (ci.pending.empty() && ci.in_reservation.empty()) return;

@@ -163,6 +163,8 @@ Result<Settings> settings_from_config(const config::ClusterConfig& cfg, const st
     return make_error((loc.known() ? loc.str() : conf_path) + ": " + prop.error().message);
   }
   if (const std::string* dp = cfg.passive("DependencyParameters")) s.kill_invalid_depend = list_has(*dp, "kill_invalid_depend");
+  s.calculate_running = std::find(cfg.priority_flags.begin(), cfg.priority_flags.end(), "CALCULATE_RUNNING") !=
+                        cfg.priority_flags.end();
   s.min_job_age_s = cfg.min_job_age;
   s.kill_wait_s = cfg.kill_wait;
   s.max_array_size = cfg.max_array_size;

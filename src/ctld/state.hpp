@@ -83,6 +83,7 @@ struct Settings {
   // default), plus a second.
   int64_t requeue_wait_s = 121;
   bool kill_invalid_depend = false; // DependencyParameters=kill_invalid_depend
+  bool calculate_running = false;   // PriorityFlags=CALCULATE_RUNNING: running jobs' priorities move on too
   // AccountingStorageEnforce names associations (or limits, qos, safe,
   // wckeys or all, which imply it): a job's user needs an association
   // (sacctmgr add user), and its account must be one of the user's.

@@ -152,6 +152,33 @@ TEST(ControllerState, OnlyAJobThatCouldRunAgesUnlessAccrueAlways) {
   }
 }
 
+// PriorityFlags=CALCULATE_RUNNING: a running job's priority moves on with
+// its age at each full pass; without the flag it keeps its start's, as Slurm
+// 22.05's did on the anchor cluster (6393, then 6586 two minutes on with
+// the flag; 6586 kept once it was dropped).
+TEST(ControllerState, CalculateRunningMovesARunningJobsPriority) {
+  for (bool calc : {false, true}) {
+    SCOPED_TRACE(calc ? "CALCULATE_RUNNING" : "without");
+    auto st = make_state(std::string("PriorityType=priority/multifactor\nPriorityWeightAge=1000\n"
+                                     "PriorityWeightJobSize=1000\nPriorityMaxAge=0-0:10\n") +
+                         (calc ? "PriorityFlags=CALCULATE_RUNNING\n" : ""));
+    register_all(*st, 1000);
+    Effects fx;
+    ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("sleep 1000"), false, 1000, fx));
+    Effects go;
+    st->schedule(core::PassKind::kFull, 1000, go);
+    ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+    const int64_t at_start = st->jobs().at(1).rec.priority();
+    heard_all(*st, 1300);
+    Effects later;
+    st->schedule(core::PassKind::kFull, 1300, later);
+    ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+    // 300 s of PriorityMaxAge's 600: half the age weight more.
+    EXPECT_EQ(st->jobs().at(1).rec.priority(), calc ? at_start + 500 : at_start);
+    EXPECT_EQ(st->job_for_display(st->jobs().at(1), false, false, 1300).priority(), calc ? at_start + 500 : at_start);
+  }
+}
+
 // A pending job with more tasks than the nodes it asks for shows the nodes
 // it would start on were the cluster idle, as Slurm 22.05's squeue and
 // scontrol did (`-n 200` on 64-CPU nodes: 4, not 1); one node's worth shows 1.
