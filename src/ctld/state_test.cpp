@@ -34,6 +34,15 @@ v1::JobDescriptor wrap(const std::string& cmd) {
   return d;
 }
 
+// Job 1, alice's `sleep 1000`, submitted and started by a full pass at `at`.
+void start_alices_sleep(ControllerState& st, int64_t at) {
+  Effects fx;
+  ASSERT_TRUE(st.submit(user(1000, "alice"), wrap("sleep 1000"), false, at, fx));
+  Effects go;
+  st.schedule(core::PassKind::kFull, at, go);
+  ASSERT_EQ(st.jobs().at(1).rec.state(), v1::RUNNING);
+}
+
 v1::StepReport step(int64_t job, bool ended, const std::string& state = "RUNNING", int code = 0) {
   v1::StepReport s;
   s.mutable_step()->set_job_id(job);
@@ -163,11 +172,7 @@ TEST(ControllerState, CalculateRunningMovesARunningJobsPriority) {
                                      "PriorityWeightJobSize=1000\nPriorityMaxAge=0-0:10\n") +
                          (calc ? "PriorityFlags=CALCULATE_RUNNING\n" : ""));
     register_all(*st, 1000);
-    Effects fx;
-    ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("sleep 1000"), false, 1000, fx));
-    Effects go;
-    st->schedule(core::PassKind::kFull, 1000, go);
-    ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+    ASSERT_NO_FATAL_FAILURE(start_alices_sleep(*st, 1000));
     const int64_t at_start = st->jobs().at(1).rec.priority();
     heard_all(*st, 1300);
     Effects later;
@@ -1687,11 +1692,7 @@ TEST(ControllerState, FairShareUsageIsChargedDecayedAndStored) {
   const std::string conf = "PriorityType=priority/multifactor\nPriorityDecayHalfLife=10\nPriorityWeightFairshare=1000\n";
   auto st = make_state(conf);
   register_all(*st, 1000);
-  Effects fx;
-  ASSERT_TRUE(st->submit(user(1000, "alice"), wrap("sleep 1000"), false, 1000, fx));
-  Effects go;
-  st->schedule(core::PassKind::kFull, 1000, go);
-  ASSERT_EQ(st->jobs().at(1).rec.state(), v1::RUNNING);
+  ASSERT_NO_FATAL_FAILURE(start_alices_sleep(*st, 1000));
   const std::string account = st->jobs().at(1).rec.account();
   auto usage = [](const ControllerState& s, const std::string& acct) {
     auto it = s.usage().find({acct, "alice"});
