@@ -23,10 +23,10 @@
 
 namespace drover::client {
 
-// A failed call: the gRPC code and the controller's (or the transport's) message.
 // ApiError::code of a refusal for want of rights (gRPC's PERMISSION_DENIED).
 inline constexpr int kPermissionDeniedCode = 7;
 
+// A failed call: the gRPC code and the controller's (or the transport's) message.
 struct ApiError {
   int code = 0;
   std::string message;
@@ -37,6 +37,8 @@ struct ApiError {
   bool maybe_sent = false;
   // The controller's error without its detail lines: Slurm's words (common/job_errors.hpp).
   std::string headline() const { return message.substr(0, message.find('\n')); }
+  // The controller refused the caller for want of rights (PrivateData, another user's job, ...).
+  bool denied() const { return !unreachable && code == kPermissionDeniedCode; }
 };
 
 template <class T>

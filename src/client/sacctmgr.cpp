@@ -586,7 +586,7 @@ Result<std::vector<Row>> event_rows(const Command& c, std::string& format, Contr
   auto reply = api.get_job_history(req);
   if (!reply) {
     failed = report_failure(inv, api, reply.error());
-    if (reply.error().code == kPermissionDeniedCode) write_out(" Error with request: " + reply.error().message + "\n", stderr);
+    if (reply.error().denied()) write_out(" Error with request: " + reply.error().message + "\n", stderr);
     return std::vector<Row>{};
   }
   // The cluster's events first, then by node and time, as Slurm lists them.
@@ -699,7 +699,7 @@ int show(const Command& c, const Options& o, ControllerApi& api, const Invocatio
   auto a = api.get_associations(view);
   if (!a) {
     const int rc = report_failure(inv, api, a.error());
-    if (a.error().code == kPermissionDeniedCode) write_out(" Problem with query.\n", stderr);
+    if (a.error().denied()) write_out(" Problem with query.\n", stderr);
     return rc;
   }
   std::vector<Row> rows;

@@ -1011,7 +1011,7 @@ int run_reconfigure(ControllerApi& api, const Invocation& inv) {
     if (reply.error().unreachable) return report_failure(inv, api, reply.error());
     // Slurm 22.05's words for a user's reconfigure (anchor cluster), then why.
     std::fprintf(stderr, "slurm_reconfigure error: %s%s\n",
-                 reply.error().code == kPermissionDeniedCode ? "Invalid user id: " : "", reply.error().message.c_str());
+                 reply.error().denied() ? "Invalid user id: " : "", reply.error().message.c_str());
     return 1;
   }
   for (const auto& m : reply->messages()) std::puts(m.c_str());
@@ -1036,7 +1036,7 @@ int run_shutdown(ControllerApi& api, const Invocation& inv, const Opts& o) {
   if (!reply) {
     if (reply.error().unreachable) return report_failure(inv, api, reply.error());
     std::fprintf(stderr, "slurm_shutdown error: %s%s\n",
-                 reply.error().code == kPermissionDeniedCode ? "Invalid user id: " : "", reply.error().message.c_str());
+                 reply.error().denied() ? "Invalid user id: " : "", reply.error().message.c_str());
     return 1;
   }
   return 0;
@@ -1098,7 +1098,7 @@ int send_set_debug(ControllerApi& api, const Invocation& inv, const v1::SetDebug
   if (reply) return 0;
   if (reply.error().unreachable) return report_failure(inv, api, reply.error());
   std::fprintf(stderr, "%s error: %s\n", call,
-               reply.error().code == kPermissionDeniedCode ? "Permission denied" : reply.error().message.c_str());
+               reply.error().denied() ? "Permission denied" : reply.error().message.c_str());
   return 1;
 }
 

@@ -114,7 +114,7 @@ std::unique_ptr<ControllerApi> connect_or_report(const Invocation& inv) {
 }
 
 int report_load_failure(const Invocation& inv, const ControllerApi& api, const ApiError& e, const char* what) {
-  if (e.unreachable || e.code != kPermissionDeniedCode) return report_failure(inv, api, e);
+  if (!e.denied()) return report_failure(inv, api, e);
   std::fprintf(stderr, "%s: %s\n", what, e.message.c_str());
   return 1;
 }

@@ -98,13 +98,12 @@ int squeue_main(const Args& args) {
   }
   // -w names nodes the cluster has: Slurm 22.05's squeue refuses another name, the first one.
   // Under PrivateData=nodes a plain user cannot ask: the names go unchecked.
-  auto known_nodes = opts->nodelist.empty() ? ApiResult<v1::GetNodesReply>(v1::GetNodesReply{}) : api->get_nodes({});
-  const bool names_hidden =
-      !known_nodes && !known_nodes.error().unreachable && known_nodes.error().code == kPermissionDeniedCode;
-  if (!opts->nodelist.empty() && !names_hidden) {
-    if (!known_nodes) return report_failure(inv, *api, known_nodes.error());
+  if (!opts->nodelist.empty()) {
+    auto nodes = api->get_nodes({});
+    if (!nodes && !nodes.error().denied()) return report_failure(inv, *api, nodes.error());
     for (const auto& name : opts->nodelist) {
-      bool known = std::any_of(known_nodes->nodes().begin(), known_nodes->nodes().end(),
+      if (!nodes) break;
+      bool known = std::any_of(nodes->nodes().begin(), nodes->nodes().end(),
                                [&](const v1::NodeInfo& n) { return n.name() == name; });
       if (!known) {
         std::fprintf(stderr, "squeue: error: Invalid node name %s\n", name.c_str());
@@ -130,7 +129,7 @@ int squeue_main(const Args& args) {
       std::vector<cli::NodeView> nv;
       if (nodes) {
         for (const auto& n : nodes->nodes()) nv.push_back(node_view(n));
-      } else if (nodes.error().unreachable || nodes.error().code != kPermissionDeniedCode) {  // hidden: none listed
+      } else if (!nodes.error().denied()) {  // denied (PrivateData=nodes): none listed
         return report_failure(inv, *api, nodes.error());
       }
       return print_output(cli::CommandOutput{cli::render_squeue_json(job_views(*all, false), nv), "", 0});

@@ -233,18 +233,18 @@ void change_reservation(Controller& c, const Caller& who, const v1::ChangeReserv
 void get_reservations(Controller& c, const Caller& who, const v1::GetReservationsRequest& req,
                       v1::GetReservationsReply* rep, Done done) {
   const int64_t now = c.now();
-  // PrivateData=reservations: a plain user sees those that name them or one
-  // of their accounts.
-  std::set<std::string> accounts;
+  // PrivateData=reservations: a plain user sees those that admit them (as a
+  // job of theirs would be admitted) under their name or one of their accounts.
   const bool own_only = c.settings().private_reservations && !who.privileged;
-  if (own_only) {
-    if (const v1::UserRecord* u = c.state().accounting().user(who.user)) {
-      for (const auto& a : u->assocs()) accounts.insert(a.account());
-    }
+  std::vector<std::string> accounts = {""};
+  if (const v1::UserRecord* u = own_only ? c.state().accounting().user(who.user) : nullptr) {
+    for (const auto& a : u->assocs()) accounts.push_back(a.account());
   }
   auto usable = [&](const v1::ReservationInfo& r) {
-    if (std::find(r.users().begin(), r.users().end(), who.user) != r.users().end()) return true;
-    return std::any_of(r.accounts().begin(), r.accounts().end(), [&](const std::string& a) { return accounts.count(a) > 0; });
+    auto it = c.state().reservations().find(r.name());
+    return it != c.state().reservations().end() &&
+           std::any_of(accounts.begin(), accounts.end(),
+                       [&](const std::string& a) { return it->second.admits(who.user, a); });
   };
   for (auto& r : c.state().reservation_infos(now)) {
     if (!own_only || usable(r)) *rep->add_reservations() = std::move(r);
