@@ -201,7 +201,7 @@ std::string render_reservation_detail(const ReservationView& v, bool one_line) {
   r.add("ReservationName={} StartTime={} EndTime={} Duration={}", v.name, time_or(v.start_time, "Unknown"),
         time_or(v.end_time, "Unknown"), format_duration_hms(span));
   r.add("Nodes={} NodeCnt={} CoreCnt={} Features=(null) PartitionName={} Flags={}", null_or(v.nodes), v.node_count,
-        v.core_count, null_or(v.partition), null_or(join(v.flags, ",")));
+        v.core_count, null_or(v.partition), join(v.flags, ","));  // no flag: `Flags=`, as Slurm 22.05
   r.add("TRES={}", v.cpu_count > 0 ? fmt::format("cpu={}", v.cpu_count) : std::string("(null)"));
   r.add("Users={} Groups=(null) Accounts={} Licenses=(null) State={} BurstBuffer=(null) Watts=n/a",
         null_or(join(v.users, ",")), null_or(join(v.accounts, ",")), v.active ? "ACTIVE" : "INACTIVE");

@@ -419,6 +419,23 @@ TEST_F(ScontrolShow, ReservationsMatchSlurm) {
   auto resvs = anchor_reservations();
   EXPECT_EQ(render_reservation_detail(resvs[1], false), oracle("scontrol_show_reservation.txt").output);
   EXPECT_EQ(render_reservation_detail(resvs[0], true), oracle("scontrol_show_reservation_o.txt").output);
+  // No flag (NodeCnt= in a partition): `Flags=` and nothing after it, as the anchor showed on 2026-12-08.
+  ReservationView counted;
+  counted.name = "rt";
+  counted.start_time = utc("2026-12-08T00:08:09");
+  counted.end_time = utc("2026-12-08T01:08:09");
+  counted.nodes = "gpu[01-02]";
+  counted.node_count = 2;
+  counted.core_count = counted.cpu_count = 256;
+  counted.users = {"alice"};
+  counted.partition = "training";
+  counted.active = true;
+  EXPECT_EQ(render_reservation_detail(counted, false),
+            "ReservationName=rt StartTime=2026-12-08T00:08:09 EndTime=2026-12-08T01:08:09 Duration=01:00:00\n"
+            "   Nodes=gpu[01-02] NodeCnt=2 CoreCnt=256 Features=(null) PartitionName=training Flags=\n"
+            "   TRES=cpu=256\n"
+            "   Users=alice Groups=(null) Accounts=(null) Licenses=(null) State=ACTIVE BurstBuffer=(null) Watts=n/a\n"
+            "   MaxStartDelay=(null)\n\n");
   // sinfo -T: the name column as wide as the longest name.
   EXPECT_EQ(render_sinfo_reservations(resvs, true), oracle("sinfo_T_reservations.txt").output);
   EXPECT_EQ(render_sinfo_reservations({}, true), "No reservations in the system\n");

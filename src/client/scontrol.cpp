@@ -697,6 +697,16 @@ int create_reservation(ControllerApi& api, const Invocation& inv,
   add_settings(req, kv, named_entity ? 1 : 0);
   auto reply = api.change_reservation(req);
   if (!reply) {
+    // Busy nodes, no partition named: Slurm 22.05's scontrol printed this note first (anchor cluster).
+    const bool partition_named = std::any_of(kv.begin(), kv.end(), [](const auto& p) {
+      return iequals(p.first, "PartitionName") || iequals(p.first, "Partition");
+    });
+    if (!reply.error().unreachable && !partition_named &&
+        reply.error().message.rfind("Requested nodes are busy", 0) == 0) {
+      std::printf("Note, unless nodes are directly requested a reservation must exist in a single partition.\n"
+                  "If no partition is requested the default partition is assumed.\n");
+      std::fflush(stdout);
+    }
     return report_reservation_error(inv, api, reply.error(),
                                     {"No reservation created.", "Error creating the reservation: ", false});
   }

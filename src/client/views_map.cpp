@@ -122,7 +122,7 @@ void fill_resources(const v1::JobRecord& r, cli::JobView& v) {
   v.req_nodes = node_set_text(desc.nodelist());
   v.exc_nodes = node_set_text(desc.exclude());
   v.num_nodes = std::max<int64_t>(1, d.num_nodes());
-  v.max_nodes = desc.max_nodes();
+  v.max_nodes = d.max_nodes();  // the -N maximum, as the controller shows it
   v.num_cpus = std::max<int64_t>(1, d.num_cpus());
   v.num_tasks = std::max<int64_t>(1, d.num_tasks());
   v.cpus_per_task = std::max<int64_t>(1, d.cpus_per_task());

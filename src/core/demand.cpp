@@ -441,6 +441,13 @@ Result<Demand, Refusal> resolve_demand(const Cluster& c, const JobSpec& job, int
   auto exc = resolve_nodes(c, job.exclude, "--exclude");  // before the features, as Slurm checks them
   if (!exc) return exc.error();
   d.excluded = std::move(exc).value();
+  // A node both required and excluded: Slurm 22.05 refused `-w cpu01 -x cpu01` with this error.
+  for (NodeIndex n : d.required) {
+    if (std::binary_search(d.excluded.begin(), d.excluded.end(), n)) {
+      return refuse("Invalid node name specified",
+                    "drover: " + c.nodes[n].name + " is named by both --nodelist and --exclude");
+    }
+  }
   if (auto bad = resolve_constraint(c, job, d)) return *bad;
   d.whole_node = job.exclusive || part.exclusive;
   resolve_gres(c, job, part, d);

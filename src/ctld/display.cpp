@@ -142,12 +142,18 @@ v1::JobRecord ControllerState::job_for_display(const Job& j, bool detail, bool w
   if (auto sum = bridge_->summarize(j.spec, part >= 0 ? part : std::max(0, bridge_->default_partition()))) {
     d.set_num_cpus(sum->min_cpus);
     d.set_num_nodes(sum->min_nodes);
-    d.set_max_nodes(sum->max_nodes);
-    // Pending with more tasks than nodes asked for: the nodes it would take
+    // The -N maximum asked for (0: none); pending with fewer tasks (-n) than
+    // it, the tasks' count (Slurm 22.05: `-N 1-4 -n 2` NumNodes=1-2).
+    d.set_max_nodes(desc.max_nodes());
+    if (j.rec.state() == v1::PENDING && desc.ntasks() > 0 && desc.max_nodes() > desc.ntasks()) {
+      d.set_max_nodes(std::max<int64_t>(sum->min_nodes, desc.ntasks()));
+    }
+    // Pending without -N, with more tasks than nodes: the nodes it would take
     // on an idle cluster, when more (Slurm 22.05 on the anchor cluster:
     // `-n 200` on 64-CPU nodes NODES 4; `-n 64` at 4 GB a CPU on 250 GB
-    // nodes 2; `-p interactive -n 63` 1, one 128-CPU node holding it).
-    if (j.rec.state() == v1::PENDING && sum->ntasks > sum->min_nodes) {
+    // nodes 2; `-p interactive -n 63` 1, one 128-CPU node holding it). With
+    // -N it shows the minimum asked for (`-N 1-4 -n 8`: 1, NumNodes=1-4).
+    if (j.rec.state() == v1::PENDING && desc.min_nodes() <= 0 && sum->ntasks > sum->min_nodes) {
       if (j.idle_nodes_revision != j.spec.revision + 1) {
         j.idle_nodes = bridge_->nodes_when_idle(j.spec);
         j.idle_nodes_revision = j.spec.revision + 1;

@@ -240,7 +240,9 @@ std::optional<ResvError> ControllerState::reservation_conflict(const Reservation
   if (r.end <= now) return refused("Invalid time specified\ndrover: the reservation would have ended already");
   for (const auto& [name, other] : reservations_) {
     if (name == r.name) continue;
-    if (!r.overlap && !other.overlap && overlaps(r, other)) {
+    // OVERLAP, or MAINT on either side (Slurm 22.05 on the anchor cluster
+    // took a MAINT reservation over another's nodes and another over its).
+    if (!r.overlap && !other.overlap && !r.maint && !other.maint && overlaps(r, other)) {
       return refused("Requested reservation overlaps with another reservation");
     }
   }
@@ -256,6 +258,23 @@ std::optional<ResvError> ControllerState::reservation_conflict(const Reservation
       if (t.node >= 0 && static_cast<size_t>(t.node) < in.size() && in[static_cast<size_t>(t.node)]) {
         return refused("Requested nodes are busy");
       }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ResvError> ControllerState::unknown_reservation_member(const Reservation& r) const {
+  // An account the accounting does not have; under AccountingStorageEnforce,
+  // a user without an association (Slurm 22.05: Users=bob, a Unix user
+  // sacctmgr never added, refused with these words).
+  constexpr const char* kInvalid = "Invalid account or account/partition combination specified";
+  for (const auto& a : r.accounts) {
+    if (!acct_.has_account(a)) return refused(kInvalid);
+  }
+  if (settings_.enforce_associations) {
+    for (const auto& u : r.users) {
+      const v1::UserRecord* rec = acct_.user(u);
+      if (!rec || rec->assocs().empty()) return refused(kInvalid);
     }
   }
   return std::nullopt;
@@ -297,13 +316,14 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
   if (r.users.empty() && r.accounts.empty()) return local("Either Users/Groups and/or Accounts must be specified.");
   r.start = *t.start;
   r.end = t.end ? *t.end : r.start + *t.duration;
-  for (const auto& a : r.accounts) {
-    if (!acct_.has_account(a)) return refused("Invalid account or account/partition combination specified");
-  }
+  if (auto e = unknown_reservation_member(r)) return *e;
   if (r.name.empty()) {
     r.name = (r.users.empty() ? r.accounts.front() : r.users.front()) + "_" + std::to_string(reservation_seq_ + 1);
   }
-  if (reservations_.count(r.name)) return refused("Duplicate reservation name");
+  // NodeCnt= without PartitionName= takes the default partition's nodes and shows it, as Slurm 22.05's did.
+  if (nodes_expr.empty() && r.partition.empty() && bridge_->default_partition() >= 0) {
+    r.partition = c.partitions[static_cast<size_t>(bridge_->default_partition())].name;
+  }
   if (!nodes_expr.empty()) {
     std::vector<core::NodeIndex> picked;
     if (iequals(nodes_expr, "ALL")) {
@@ -319,6 +339,15 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
     return *e;
   }
   if (auto e = reservation_conflict(r, now)) return *e;
+  // A name in use: Slurm 22.05 said so only once the nodes were free of the
+  // other reservations, the one of that name included (else it overlaps).
+  if (auto same = reservations_.find(r.name); same != reservations_.end()) {
+    const Reservation& other = same->second;
+    if (!r.overlap && !other.overlap && !r.maint && !other.maint && overlaps(r, other)) {
+      return refused("Requested reservation overlaps with another reservation");
+    }
+    return refused("Duplicate reservation name");
+  }
   reservation_seq_ += 1;
   r.created = reservation_seq_;
   const std::string name = r.name;
@@ -343,9 +372,7 @@ Result<std::string, ResvError> ControllerState::update_reservation(const v1::Cha
     if (auto e = read_setting(r, t, key, s.value(), c, now, nodes_expr, node_cnt)) return *e;
   }
   if (r.users.empty() && r.accounts.empty()) return refused("Reservation request lacks users, groups or accounts");
-  for (const auto& a : r.accounts) {
-    if (!acct_.has_account(a)) return refused("Invalid account or account/partition combination specified");
-  }
+  if (auto e = unknown_reservation_member(r)) return *e;
   const int64_t length = r.end - r.start;
   if (t.start) r.start = *t.start;
   if (t.end) r.end = *t.end;

@@ -795,6 +795,8 @@ class ControllerState {
   Result<std::string, ResvError> delete_reservation(const std::string& name, int64_t now, Effects& fx);
   // Overlap with another reservation, busy nodes: what Slurm refuses.
   std::optional<ResvError> reservation_conflict(const Reservation& r, int64_t now) const;
+  // An account or (under AccountingStorageEnforce) a user without an association: Slurm's refusal.
+  std::optional<ResvError> unknown_reservation_member(const Reservation& r) const;
   // Gives r `count` nodes (NodeCnt=): keeps its first ones, adds free ones; "Requested nodes are busy".
   std::optional<ResvError> fill_reservation(Reservation& r, int64_t count, int64_t now) const;
   // Also writes each reservation's event (events.cpp): its window, nodes and

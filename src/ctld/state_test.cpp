@@ -114,6 +114,53 @@ TEST(ControllerState, AJobWaitingForItsBeginShowsItsPriorityAtOnce) {
   EXPECT_EQ(st->job_for_display(st->jobs().at(held->job_id()), false, false, 1000).priority(), 0);
 }
 
+// --priority from a plain user: taken without it (Slurm 22.05 on the anchor
+// cluster gave alice's job the priority its neighbours had), with a warning;
+// root's sets it.
+TEST(ControllerState, APlainUsersPriorityIsIgnoredAndRootsIsKept) {
+  auto st = make_state("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n");
+  v1::JobDescriptor d = wrap("true");
+  d.set_hold(true);  // kept pending: its priority is the one asked for or the computed one
+  d.set_priority(10);
+  Effects fx;
+  auto mine = st->submit(user(1000, "alice"), d, false, 1000, fx);
+  ASSERT_TRUE(mine) << mine.error().message;
+  ASSERT_EQ(mine->warnings_size(), 1);
+  EXPECT_EQ(mine->warnings(0),
+            "warning: --priority ignored: only root, SlurmUser or an operator may set a job's priority");
+  EXPECT_FALSE(st->jobs().at(mine->job_id()).rec.desc().has_priority());
+  auto roots = st->submit(Caller{0, 0, "root", true}, d, false, 1000, fx);
+  ASSERT_TRUE(roots) << roots.error().message;
+  EXPECT_EQ(roots->warnings_size(), 0);
+  EXPECT_EQ(st->jobs().at(roots->job_id()).rec.desc().priority(), 10);
+}
+
+// scontrol update NumNodes= of a held `-N 1` job, as Slurm 22.05 took each on
+// the anchor cluster: a count alone moves the minimum under the job's
+// maximum; a minimum above it, below 1 or a reversed range is refused.
+TEST(ControllerState, NumNodesKeepsTheMaximumAndRefusesAMinimumAboveIt) {
+  auto st = make_state();
+  v1::JobDescriptor d = wrap("true");
+  d.set_hold(true);
+  d.set_min_nodes(1);
+  d.set_max_nodes(1);
+  Effects fx;
+  ASSERT_TRUE(st->submit(user(1000, "alice"), d, false, 1000, fx));
+  const Caller alice = user(1000, "alice");
+  const v1::JobDescriptor& now = st->jobs().at(1).rec.desc();
+  for (const char* bad : {"2", "3-2", "0", "0-2", "x", "2-x"}) {
+    EXPECT_EQ(update_one(*st, alice, 1, "NumNodes", bad, 1001), "Node count specification invalid") << bad;
+    EXPECT_EQ(now.min_nodes(), 1) << bad;
+    EXPECT_EQ(now.max_nodes(), 1) << bad;
+  }
+  EXPECT_EQ(update_one(*st, alice, 1, "NumNodes", "2-3", 1001), "");
+  EXPECT_EQ(st->jobs().at(1).rec.desc().min_nodes(), 2);
+  EXPECT_EQ(st->jobs().at(1).rec.desc().max_nodes(), 3);
+  EXPECT_EQ(update_one(*st, alice, 1, "NumNodes", "3", 1001), "");
+  EXPECT_EQ(st->jobs().at(1).rec.desc().min_nodes(), 3);
+  EXPECT_EQ(st->jobs().at(1).rec.desc().max_nodes(), 3);
+}
+
 // Age: a job waiting for resources ages from its submission; one waiting on
 // its dependency or its --begin time does not (Slurm 22.05 on the anchor
 // cluster: after two minutes, 6590 for the first, 6393 for the other two),
@@ -187,24 +234,31 @@ TEST(ControllerState, CalculateRunningMovesARunningJobsPriority) {
 // A pending job with more tasks than the nodes it asks for shows the nodes
 // it would start on were the cluster idle, as Slurm 22.05's squeue and
 // scontrol did (`-n 200` on 64-CPU nodes: 4, not 1); one node's worth shows 1.
+// With -N it shows the minimum asked for, and a maximum above -n's tasks as
+// their count (Slurm 22.05: `-N 1-4 -n 8` 1-4, `-N 1-4 -n 2` 1-2, `-N 2-4` 2-4).
 TEST(ControllerState, APendingJobShowsTheNodesItsTasksNeed) {
   auto st = make_state();
   register_all(*st, 1000);
   Effects fx;
-  auto pending = [&](int32_t tasks, int32_t cpus_per_task, int32_t min_nodes) {
+  auto pending = [&](int32_t tasks, int32_t cpus_per_task, int32_t min_nodes, int32_t max_nodes = 0) {
     v1::JobDescriptor d = wrap("true");
-    d.set_ntasks(tasks);
+    if (tasks > 0) d.set_ntasks(tasks);
     d.set_cpus_per_task(cpus_per_task);
     if (min_nodes > 0) d.set_min_nodes(min_nodes);
+    d.set_max_nodes(max_nodes);
     d.set_begin_time(5000);
     auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
     EXPECT_TRUE(r) << r.error().message;
-    return st->job_for_display(st->jobs().at(r->job_id()), false, false, 1000).display().num_nodes();
+    const auto shown = st->job_for_display(st->jobs().at(r->job_id()), false, false, 1000).display();
+    return std::to_string(shown.num_nodes()) + "-" + std::to_string(shown.max_nodes());
   };
-  EXPECT_EQ(pending(4, 1, 0), 1);  // c1 (4 CPUs) holds it
-  EXPECT_EQ(pending(6, 1, 0), 2);
-  EXPECT_EQ(pending(3, 2, 0), 2);  // 6 CPUs
-  EXPECT_EQ(pending(2, 1, 2), 2);  // -N2 as asked
+  EXPECT_EQ(pending(4, 1, 0), "1-0");  // c1 (4 CPUs) holds it
+  EXPECT_EQ(pending(6, 1, 0), "2-0");
+  EXPECT_EQ(pending(3, 2, 0), "2-0");  // 6 CPUs
+  EXPECT_EQ(pending(2, 1, 2), "2-0");  // -N2 as asked
+  EXPECT_EQ(pending(6, 1, 1, 3), "1-3");
+  EXPECT_EQ(pending(2, 1, 1, 3), "1-2");
+  EXPECT_EQ(pending(0, 1, 2, 3), "2-3");
 }
 
 // A client that lost the reply sends the same submission again with the
@@ -3197,6 +3251,44 @@ TEST(ControllerState, ReservationsHoldTheirNodesOverTheirWindow) {
   EXPECT_TRUE(st->reservations().empty());
   EXPECT_EQ(stored_meta(at_end, kReservationsMeta), "");
   EXPECT_EQ(job(*st, 4).rec.state(), v1::RUNNING);
+}
+
+// What Slurm 22.05 answered on the anchor cluster: NodeCnt= without a
+// partition takes (and shows) the default partition's nodes; a name in use
+// is a duplicate once the nodes are free, an overlap while not; a MAINT
+// reservation may overlap another and be overlapped; under
+// AccountingStorageEnforce a user without an association is refused.
+TEST(ControllerState, ReservationsNameOverlapAndMembersAsSlurms) {
+  auto st = make_state();
+  register_all(*st, 1000);
+  const Caller root{0, 0, "root", true};
+  Effects fx;
+  auto create = [&](std::vector<std::pair<std::string, std::string>> kv) {
+    kv.insert(kv.begin(), {{"StartTime", "now"}, {"Duration", "60"}, {"Users", "nobody"}});
+    auto r = st->change_reservation(root, resv_change(v1::RESERVATION_CREATE, "", std::move(kv)), 1000, fx);
+    return r ? *r : r.error().message.substr(0, r.error().message.find('\n'));
+  };
+  EXPECT_EQ(create({{"ReservationName", "a"}, {"Nodes", "c1"}}), "a");
+  EXPECT_EQ(create({{"ReservationName", "b"}, {"NodeCnt", "1"}}), "b");
+  EXPECT_EQ(st->reservations().at("b").partition, "cpu");
+  ASSERT_EQ(st->reservations().at("b").nodes.size(), 1u);
+  EXPECT_EQ(st->node_infos(1000)[static_cast<size_t>(st->reservations().at("b").nodes[0])].name(), "c2");
+  EXPECT_EQ(create({{"ReservationName", "a"}, {"Nodes", "c1"}}), "Requested reservation overlaps with another reservation");
+  EXPECT_EQ(create({{"ReservationName", "a"}, {"Nodes", "g1"}}), "Duplicate reservation name");
+  EXPECT_EQ(create({{"ReservationName", "m"}, {"Nodes", "c1"}, {"Flags", "MAINT"}}), "m");
+  EXPECT_EQ(create({{"ReservationName", "n"}, {"Nodes", "g1"}, {"Flags", "MAINT"}}), "n");
+  EXPECT_EQ(create({{"ReservationName", "o"}, {"Nodes", "g1"}}), "o");
+  EXPECT_EQ(create({{"ReservationName", "p"}, {"Nodes", "c[1-2]"}}), "Requested reservation overlaps with another reservation");
+
+  auto enforced = make_state("AccountingStorageEnforce=associations\n");
+  register_all(*enforced, 1000);
+  auto r = enforced->change_reservation(
+      root, resv_change(v1::RESERVATION_CREATE, "", {{"StartTime", "now"}, {"Duration", "60"}, {"Users", "nobody"},
+                                                     {"Nodes", "c1"}}),
+      1000, fx);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "Invalid account or account/partition combination specified");
+  EXPECT_TRUE(enforced->reservations().empty());
 }
 
 // A maintenance reservation over a partition's nodes: its jobs wait with

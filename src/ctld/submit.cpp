@@ -49,9 +49,6 @@ Status check_limits(const v1::JobDescriptor& d, const Settings& s, std::size_t j
                                                " jobs; MaxJobCount=" + std::to_string(s.max_job_count) +
                                                " (slurm.conf) bounds it; retry when jobs have finished");
   }
-  if (d.has_priority() && !who.privileged) {
-    return refusal("Access/permission denied", "--priority may be set only by root, SlurmUser or an operator");
-  }
   return {};
 }
 
@@ -188,6 +185,10 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   }
   if (auto st = check_limits(desc, settings_, jobs_.size(), who, now); !st) return st.error();
   v1::JobRecord rec = base_record(who, desc, now, settings_);
+  // A plain user's --priority: Slurm 22.05 took the job and gave it the
+  // priority it would have had (anchor cluster, as alice); so does Drover, saying so.
+  const bool priority_ignored = rec.desc().has_priority() && !who.privileged;
+  if (priority_ignored) rec.mutable_desc()->clear_priority();
   drop_unknown_dependencies(*rec.mutable_desc()->mutable_dependency());
   rec.set_job_id(next_job_id_);
   auto qos_refusal = association_qos(who, rec);
@@ -236,6 +237,9 @@ Result<v1::SubmitReply> ControllerState::submit(const Caller& who, const v1::Job
   v1::SubmitReply reply;
   reply.set_cluster(settings_.cluster_name);
   reply.set_job_id(next_job_id_);
+  if (priority_ignored) {
+    reply.add_warnings("warning: --priority ignored: only root, SlurmUser or an operator may set a job's priority");
+  }
   if (test_only) {
     // The core caches a job's demand by the spec's address, id and revision.
     // Every --test-only spec lives at the same address with the next job's

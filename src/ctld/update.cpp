@@ -2,6 +2,7 @@
 // their own jobs (and operators on all). A pending job's changed request is
 // checked again as at submit; a refused change leaves the job as it was.
 #include <algorithm>
+#include <limits>
 
 #include "common/duration.hpp"
 #include "common/gres.hpp"
@@ -183,13 +184,26 @@ const char* set_pending_time(Ctx& c, const std::string& v, void (v1::JobDescript
   return nullptr;
 }
 
+// NumNodes=min[-max]: a count alone moves the minimum and keeps the job's
+// maximum; a minimum below 1 or above the maximum is refused with Slurm
+// 22.05's words (anchor cluster: a -N 1 job's NumNodes=2, 3-2 and 0).
 const char* set_num_nodes(Ctx& c, const std::string& v) {
+  if (auto e = need_pending(c)) return e;
+  constexpr const char* kInvalid = "Node count specification invalid";
   auto dash = v.find('-');
+  auto lo = parse_int(v.substr(0, dash));
+  if (!lo || *lo < 1 || *lo > std::numeric_limits<int32_t>::max()) return kInvalid;
+  auto* d = c.rec.mutable_desc();
+  int64_t hi = d->max_nodes();
   if (dash != std::string::npos) {
-    if (auto e = set_count(c, v.substr(dash + 1), &v1::JobDescriptor::set_max_nodes)) return e;
-    return set_count(c, v.substr(0, dash), &v1::JobDescriptor::set_min_nodes);
+    auto top = parse_int(v.substr(dash + 1));
+    if (!top || *top < 1 || *top > std::numeric_limits<int32_t>::max()) return kInvalid;
+    hi = *top;
   }
-  return set_count(c, v, &v1::JobDescriptor::set_min_nodes);
+  if (hi > 0 && *lo > hi) return kInvalid;
+  d->set_min_nodes(static_cast<int32_t>(*lo));
+  d->set_max_nodes(static_cast<int32_t>(hi));
+  return nullptr;
 }
 
 const char* set_num_tasks(Ctx& c, const std::string& v) { return set_count(c, v, &v1::JobDescriptor::set_ntasks); }
