@@ -479,7 +479,6 @@ const std::vector<PassiveKey>& passive_line_kinds() {
   static const std::vector<PassiveKey> kinds = {
       {"DownNodes", "node states come from the agents and scontrol", {}},
       {"FrontendName", "front-end nodes are not supported", {}},
-      {"NodeSet", "node sets are not expanded; name the nodes in Nodes=", {}},
   };
   return kinds;
 }

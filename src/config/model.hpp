@@ -54,6 +54,15 @@ struct NodeConfig {
   KeyLocs key_locs;
 };
 
+// NodeSet=NAME with Nodes=hostlist and/or Feature=FEAT: a name a partition's
+// Nodes= may use for those nodes (and for every node with that feature).
+struct NodeSetConfig {
+  std::string name;
+  std::string nodes_expr;  // Nodes= as written
+  std::string feature;     // Feature=
+  SourceLoc loc;
+};
+
 struct PartitionConfig {
   std::string name;
   std::string nodes_expr;           // Nodes= as written ("ALL" allowed)
@@ -216,6 +225,7 @@ struct ClusterConfig {
   // --- entities ---
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
+  std::vector<NodeSetConfig> node_sets;
   std::vector<GresLine> gres_lines;
   std::string gres_autodetect;  // gres.conf global AutoDetect=
   std::vector<QosConfig> qos;

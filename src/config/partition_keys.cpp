@@ -21,7 +21,7 @@ const char* const kPassivePartitionKeys[] = {
 KeyDef<P> nodes() {
   KeyDef<P> d;
   d.name = "Nodes";
-  d.values = "host list such as gpu[01-32],cpu[01-16], or ALL";
+  d.values = "host list such as gpu[01-32],cpu[01-16], NodeSet names (NodeSet=NAME Nodes=... and/or Feature=...), or ALL";
   d.doc = "Nodes of the partition; ALL: every node defined in slurm.conf.";
   d.parse = [](P& p, std::string_view s, ValueContext&) -> Status {
     p.nodes_expr = std::string(s);  // expanded once every node is known

@@ -1,7 +1,9 @@
 // slurm.conf: global lines, NodeName lines, PartitionName lines, Include.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 
 #include "common/hostlist.hpp"
@@ -42,6 +44,64 @@ std::optional<OtherSection> find_elsewhere(std::string_view key, const std::stri
   return std::nullopt;
 }
 
+// A partition's Nodes=: host lists, NodeSet names (their Nodes= and every
+// node with their Feature=) and ALL, separated by commas. Without a node
+// set name it is one host list, expanded as written.
+Result<std::vector<std::string>> partition_members(const ClusterConfig& cfg, std::string_view expr,
+                                                   std::size_t room) {
+  std::vector<std::string_view> items;
+  int depth = 0;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i <= expr.size(); ++i) {
+    const char ch = i < expr.size() ? expr[i] : ',';
+    if (ch == '[') ++depth;
+    if (ch == ']') --depth;
+    if (ch == ',' && depth <= 0) {
+      items.push_back(trim(expr.substr(from, i - from)));
+      from = i + 1;
+    }
+  }
+  auto find_set = [&](std::string_view name) -> const NodeSetConfig* {
+    for (const auto& set : cfg.node_sets) {
+      if (set.name == name) return &set;
+    }
+    return nullptr;
+  };
+  const bool named_set = std::any_of(items.begin(), items.end(), [&](std::string_view item) {
+    return find_set(item) != nullptr || iequals(item, "ALL");
+  });
+  if (!named_set) return hostlist_expand(expr, room);
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name) {
+    if (seen.insert(name).second) out.push_back(name);
+  };
+  for (std::string_view item : items) {
+    if (item.empty()) continue;
+    const NodeSetConfig* set = find_set(item);
+    if (iequals(item, "ALL")) {
+      for (const auto& n : cfg.nodes) add(n.name);
+    } else if (set) {
+      if (!set->nodes_expr.empty()) {
+        auto names = hostlist_expand(set->nodes_expr, room);
+        if (!names) return make_error("node set " + set->name + ": " + names.error().message);
+        for (const auto& n : *names) add(n);
+      }
+      if (!set->feature.empty()) {
+        for (const auto& n : cfg.nodes) {
+          if (std::find(n.features.begin(), n.features.end(), set->feature) != n.features.end()) add(n.name);
+        }
+      }
+    } else {
+      auto names = hostlist_expand(item, room);
+      if (!names) return names.error();
+      for (const auto& n : *names) add(n);
+    }
+    if (out.size() > room) return make_error("more than " + std::to_string(room) + " node names");
+  }
+  return out;
+}
+
 class SlurmConfParser {
  public:
   SlurmConfParser(ClusterConfig& cfg, const ParseOptions& opts)
@@ -75,6 +135,7 @@ class SlurmConfParser {
     if (first.has_value && iequals(first.key, "PartitionName")) {
       return opts_.globals_only ? void() : handle_partition_line(line);
     }
+    if (first.has_value && iequals(first.key, "NodeSet")) return opts_.globals_only ? void() : handle_node_set_line(line);
     for (const auto& kind : passive_line_kinds()) {
       if (first.has_value && iequals(first.key, kind.name)) {
         passive_[file].add(kind.name + " lines", first.key_loc);
@@ -298,6 +359,40 @@ class SlurmConfParser {
   }
 
   // --- PartitionName lines ---
+  // NodeSet=NAME Nodes=hostlist Feature=FEAT (either or both).
+  void handle_node_set_line(const LogicalLine& line) {
+    const Word& head = line.words.front();
+    if (head.value.empty()) return report_bad_value(cfg_.diags, head, "NodeSet", "expected a node set name");
+    NodeSetConfig set{head.value, "", "", line.loc};
+    for (std::size_t i = 1; i < line.words.size(); ++i) {
+      const Word& w = line.words[i];
+      if (misplaced_line_start(w)) continue;
+      if (iequals(w.key, "Nodes")) {
+        set.nodes_expr = w.value;
+      } else if (iequals(w.key, "Feature") || iequals(w.key, "Features")) {
+        set.feature = w.value;
+      } else {
+        report_unknown_key(cfg_.diags, w, "on a NodeSet line", {"Nodes", "Feature"});
+      }
+    }
+    for (const auto& other : cfg_.node_sets) {
+      if (other.name == set.name) {
+        cfg_.diags.add(Severity::kError, "duplicate-node-set", head.value_loc, "NodeSet",
+                       "node set " + set.name + " is defined twice (first at " + other.loc.str() +
+                           "); this line is ignored",
+                       "merge the two lines into one");
+        return;
+      }
+    }
+    if (set.nodes_expr.empty() && set.feature.empty()) {
+      cfg_.diags.add(Severity::kError, "bad-value", head.value_loc, "NodeSet",
+                     "node set " + set.name + " has neither Nodes= nor Feature=, so it holds no node",
+                     "add Nodes=<host list> or Feature=<feature>");
+      return;
+    }
+    cfg_.node_sets.push_back(std::move(set));
+  }
+
   void handle_partition_line(const LogicalLine& line) {
     const Word& head = line.words.front();
     PartitionConfig p = part_defaults_;
@@ -351,10 +446,11 @@ class SlurmConfParser {
       members_ += cfg_.nodes.size();
       return;
     }
-    auto names = hostlist_expand(p.nodes_expr, room);
+    auto names = partition_members(cfg_, p.nodes_expr, room);
     if (!names) {
-      report_bad_value(cfg_.diags, w, "Nodes", "expected a host list such as gpu[01-32],cpu[01-16], or ALL (" +
-                                                   names.error().message + ")");
+      report_bad_value(cfg_.diags, w, "Nodes",
+                       "expected a host list such as gpu[01-32],cpu[01-16], NodeSet names, or ALL (" +
+                           names.error().message + ")");
       return;
     }
     members_ += names->size();
@@ -436,7 +532,7 @@ Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const 
     if (iequals(out.nodes_expr, "ALL")) {
       for (const auto& n : cfg.nodes) out.nodes.push_back(n.name);
     } else if (!out.nodes_expr.empty()) {
-      auto names = hostlist_expand(out.nodes_expr);
+      auto names = partition_members(cfg, out.nodes_expr, kMaxHostlistSize);
       if (!names) return make_error("Nodes=" + out.nodes_expr + ": " + names.error().message);
       for (const auto& n : *names) {
         if (!cfg.find_node(n)) return make_error("Nodes=" + out.nodes_expr + ": node " + n + " is not in slurm.conf");

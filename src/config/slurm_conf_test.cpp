@@ -440,7 +440,39 @@ TEST(SlurmConf, BadPartitionNodesPointAtTheValue) {
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(formatted(cfg.diags),
             std::vector<std::string>{"slurm.conf:1:35: error: invalid value \"a[1-\" for Nodes: expected a host list "
-                                     "such as gpu[01-32],cpu[01-16], or ALL (" + err.error().message + ") [bad-value]"});
+                                     "such as gpu[01-32],cpu[01-16], NodeSet names, or ALL (" + err.error().message +
+                                     ") [bad-value]"});
+}
+
+// NodeSet=NAME with Nodes= and/or Feature=: a partition's Nodes= may name it
+// beside host lists (slurm.conf(5)); each node once, in the order named.
+TEST(SlurmConf, NodeSetsExpandInAPartitionsNodes) {
+  ClusterConfig cfg = parse(
+      "NodeName=c[1-3] Feature=cpu\n"
+      "NodeName=g[1-2] Feature=gpu,a100\n"
+      "NodeName=h1 Feature=gpu,h100\n"
+      "NodeSet=gpus Feature=gpu\n"
+      "NodeSet=some Nodes=c[2-3]\n"
+      "PartitionName=gpu Nodes=gpus Default=YES\n"
+      "PartitionName=mixed Nodes=some,c1,gpus,c2\n"
+      "PartitionName=plain Nodes=c[1-2],c1\n");
+  EXPECT_TRUE(cfg.diags.items().empty()) << formatted(cfg.diags).front();
+  EXPECT_EQ(cfg.find_partition("gpu")->nodes, (std::vector<std::string>{"g1", "g2", "h1"}));
+  EXPECT_EQ(cfg.find_partition("mixed")->nodes, (std::vector<std::string>{"c2", "c3", "c1", "g1", "g2", "h1"}));
+  EXPECT_EQ(cfg.find_partition("plain")->nodes, (std::vector<std::string>{"c1", "c2", "c1"}));  // as before
+  auto updated = update_partition_config(cfg, *cfg.find_partition("plain"), {{"Nodes", "some"}});
+  ASSERT_TRUE(updated) << updated.error().message;
+  EXPECT_EQ(updated->nodes, (std::vector<std::string>{"c2", "c3"}));
+
+  ClusterConfig bad = parse("NodeName=c1\nNodeSet=empty\nNodeSet=x Nodes=c1 Color=red\nNodeSet=x Nodes=c1\n");
+  EXPECT_EQ(formatted(bad.diags),
+            (std::vector<std::string>{
+                "slurm.conf:2:9: error: node set empty has neither Nodes= nor Feature=, so it holds no node "
+                "[bad-value]\n    fix: add Nodes=<host list> or Feature=<feature>",
+                "slurm.conf:3:20: warning: unknown key \"Color\" on a NodeSet line (ignored) [unknown-key]\n"
+                "    fix: remove the key; `drover config reference` lists every key Drover reads",
+                "slurm.conf:4:9: error: node set x is defined twice (first at slurm.conf:3:1); this line is ignored "
+                "[duplicate-node-set]\n    fix: merge the two lines into one"}));
 }
 
 TEST(SlurmConf, BadNodeAddrListIsAnError) {

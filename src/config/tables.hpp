@@ -29,7 +29,7 @@ KeyDef<ClusterConfig> scheduler_parameters_key();
 std::string show_scheduler_parameters(const SchedulerParams& p);
 
 // slurm.conf words that start a line of their own kind and are accepted with
-// no effect in Drover (DownNodes, FrontendName, NodeSet).
+// no effect in Drover (DownNodes, FrontendName).
 const std::vector<PassiveKey>& passive_line_kinds();
 
 }  // namespace drover::config
