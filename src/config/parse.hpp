@@ -67,6 +67,10 @@ std::string partition_key_name(const std::string& typed);
 Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const PartitionConfig& p,
                                                 const std::vector<std::pair<std::string, std::string>>& settings);
 
+// Whether a partition's Nodes= expression names a NodeSet (Slurm then shows
+// the nodes themselves, sorted and ranged, as the partition's Nodes=).
+bool names_node_set(const ClusterConfig& cfg, std::string_view expr);
+
 // A configuration file's contents: regular files only, at most
 // kMaxConfigFileBytes. Errors: "cannot read PATH: REASON".
 Result<std::string> read_config_file(const std::string& path);

@@ -47,8 +47,8 @@ std::optional<OtherSection> find_elsewhere(std::string_view key, const std::stri
 // A partition's Nodes=: host lists, NodeSet names (their Nodes= and every
 // node with their Feature=) and ALL, separated by commas. Without a node
 // set name it is one host list, expanded as written.
-Result<std::vector<std::string>> partition_members(const ClusterConfig& cfg, std::string_view expr,
-                                                   std::size_t room) {
+// Nodes= split at the commas outside brackets, each item trimmed.
+std::vector<std::string_view> top_level_items(std::string_view expr) {
   std::vector<std::string_view> items;
   int depth = 0;
   std::size_t from = 0;
@@ -61,6 +61,12 @@ Result<std::vector<std::string>> partition_members(const ClusterConfig& cfg, std
       from = i + 1;
     }
   }
+  return items;
+}
+
+Result<std::vector<std::string>> partition_members(const ClusterConfig& cfg, std::string_view expr,
+                                                   std::size_t room) {
+  const std::vector<std::string_view> items = top_level_items(expr);
   auto find_set = [&](std::string_view name) -> const NodeSetConfig* {
     for (const auto& set : cfg.node_sets) {
       if (set.name == name) return &set;
@@ -541,6 +547,16 @@ Result<PartitionConfig> update_partition_config(const ClusterConfig& cfg, const 
     }
   }
   return out;
+}
+
+bool names_node_set(const ClusterConfig& cfg, std::string_view expr) {
+  if (cfg.node_sets.empty()) return false;
+  for (std::string_view item : top_level_items(expr)) {
+    for (const auto& set : cfg.node_sets) {
+      if (set.name == item) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace drover::config

@@ -15,6 +15,7 @@
 #include "common/tres.hpp"
 #include "common/user_db.hpp"
 #include "config/debug_levels.hpp"
+#include "config/parse.hpp"
 #include "config/tables.hpp"
 #include "core/constraint.hpp"
 #include "core/demand.hpp"
@@ -379,7 +380,9 @@ std::vector<v1::PartitionInfo> ControllerState::partitions() const {
     p.set_is_default(pc.is_default);
     p.set_hidden(pc.hidden);
     p.set_state(pc.state);
-    p.set_nodes_expr(pc.nodes_expr);
+    // Through a NodeSet: the nodes, sorted and ranged, as Slurm 22.05 showed them on the anchor cluster.
+    p.set_nodes_expr(config::names_node_set(cfg_, pc.nodes_expr) ? hostlist_compress_slurm_sorted(pc.nodes)
+                                                                   : pc.nodes_expr);
     int64_t cpus = 0;
     for (const auto& n : pc.nodes) {
       p.add_node_names(n);

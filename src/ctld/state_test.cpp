@@ -261,6 +261,17 @@ TEST(ControllerState, APendingJobShowsTheNodesItsTasksNeed) {
   EXPECT_EQ(pending(0, 1, 2, 3), "2-3");
 }
 
+// A partition whose Nodes= names a NodeSet shows its nodes, sorted and
+// ranged (Slurm 22.05 on the anchor cluster: `Nodes=twocpu,h100s,cpu01`
+// showed `cpu[01,03-04],gpu[01-02]`); one of host lists shows them as written.
+TEST(ControllerState, APartitionThroughANodeSetShowsItsNodes) {
+  auto st = make_state("NodeSet=gpus Feature=h100\nPartitionName=ns Nodes=gpus,c2,c1\n");
+  std::map<std::string, std::string> shown;
+  for (const auto& p : st->partitions()) shown[p.name()] = p.nodes_expr();
+  EXPECT_EQ(shown.at("ns"), "c[1-2],g1");
+  EXPECT_EQ(shown.at("cpu"), "c[1-2]");
+}
+
 // A client that lost the reply sends the same submission again with the
 // same request id: it gets the job already made, and no second one, also
 // after a restart; another user's id, or none, makes a job as before.
