@@ -545,9 +545,11 @@ cli::AccountingRecord job_record(const v1::AccountingJob& a) {
   x.alloc_tres = tres_map(a.alloc_tres());
   x.req_tres = tres_map(a.req_tres());
   x.req_cpus = a.req_cpus();
-  // A pending job's AllocCPUS is what it asks for, as Slurm 22.05's sacct
-  // showed on the anchor cluster (1 for `--exclusive`, 8 for `-n 8`).
-  x.alloc_cpus = started ? x.alloc_tres["cpu"] : r.state() == v1::PENDING ? x.req_cpus : 0;
+  // A job that has not run, pending or ended so, shows what it asks for as
+  // its AllocCPUS, as Slurm 22.05's sacct showed on the anchor cluster (1 for
+  // `--exclusive`, 8 for `-n 8`; 4 for `-n 4` cancelled held, waiting for its
+  // --begin, its dependency or resources).
+  x.alloc_cpus = started ? x.alloc_tres["cpu"] : x.req_cpus;
   x.nnodes = started ? x.alloc_tres["node"] : a.req_nodes();
   if (x.alloc_tres.empty()) x.alloc_tres.clear();
   x.priority = r.hold() != v1::HOLD_NONE && r.state() == v1::PENDING ? 0 : r.priority();

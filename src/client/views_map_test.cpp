@@ -169,7 +169,8 @@ TEST(JobView, ArrayElementsCancelledWhileWaitingAreOneRecord) {
 }
 
 // sacct's AllocCPUS of a pending job is what it asks for (Slurm 22.05 on the
-// anchor cluster: 8 for -n 8, 1 for --exclusive); none once it ended without running.
+// anchor cluster: 8 for -n 8, 1 for --exclusive), also once it ended without
+// running (4 for a cancelled `-n 4`, held or waiting, 2026-12-08).
 TEST(JobView, APendingJobsAllocCpusAreTheOnesItAsksFor) {
   v1::JobRecord r = pending_job();
   r.set_hold(v1::HOLD_NONE);
@@ -183,7 +184,7 @@ TEST(JobView, APendingJobsAllocCpusAreTheOnesItAsksFor) {
   EXPECT_EQ(rows[0].req_cpus, 8);
   a->mutable_job()->set_state(v1::CANCELLED);
   a->mutable_job()->set_end_time(1796400030);
-  EXPECT_EQ(accounting_records(history).at(0).alloc_cpus, 0);
+  EXPECT_EQ(accounting_records(history).at(0).alloc_cpus, 8);
 }
 
 // A held job with no -t of its own shows its partition's limit as
