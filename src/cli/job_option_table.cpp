@@ -218,6 +218,12 @@ CliResult<bool> apply_array(Ctx& c) {
 }
 
 CliResult<bool> apply_dependency(Ctx& c) {
+  // expand: (growing a job) is Slurm's but not built: Slurm 22.05 without it said this (anchor cluster).
+  const std::string v = to_lower(c.value());
+  if (v.rfind("expand:", 0) == 0 || v.find(",expand:") != std::string::npos || v.find("?expand:") != std::string::npos) {
+    return submission_failed(c, "Requested operation not supported on this system",
+                             "--dependency=expand: (adding resources to a running job) is not built in Drover");
+  }
   auto d = parse_dependency(c.value());
   if (!d) return submission_failed(c, "Job dependency problem",
                                    d.error().message + "; use e.g. afterok:123:124,afterany:125 or singleton");

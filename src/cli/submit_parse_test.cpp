@@ -536,6 +536,8 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{S, {"--array=-1"}, "sbatch: error: Batch job submission failed: Invalid job array specification\n", 1},
         Refusal{S, {"-d", "foo:1"}, "sbatch: error: Batch job submission failed: Job dependency problem\n", 1},
         Refusal{S, {"-d", "afterok:abc"}, "sbatch: error: Batch job submission failed: Job dependency problem\n", 1},
+        Refusal{S, {"-d", "expand:5"},
+                "sbatch: error: Batch job submission failed: Requested operation not supported on this system\n", 1},
         Refusal{R, {"-d", "afterok:abc"}, "srun: error: Unable to allocate resources: Job dependency problem\n", 1},
         Refusal{R, {"--cpu-bind=foo"}, "srun: error: unrecognized --cpu-bind argument \"foo\"\n", 1},
         Refusal{R, {"--mpi=foo"}, "srun: error: Invalid MPI type 'foo', --mpi=list for acceptable types\n", 1},

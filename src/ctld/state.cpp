@@ -52,22 +52,34 @@ std::vector<int64_t> ControllerState::missing_tasks(const v1::JobTarget& t, cons
   return out;
 }
 
+// The job a dependency names: any job or array by its id; JOB_TASK, only a
+// task of that array (Slurm 22.05 on the anchor cluster ran a job whose
+// `afterok:A_1` named a job A that is no array at once, as it does for an
+// unknown id).
+bool ControllerState::dependency_target_known(const v1::DepItem& item) const {
+  if (item.type() == v1::DEP_SINGLETON) return true;
+  if (item.array_task() < 0) return jobs_.count(item.job_id()) > 0 || arrays_.count(item.job_id()) > 0;
+  auto array = arrays_.find(item.job_id());
+  if (array == arrays_.end()) return false;
+  return std::any_of(array->second.begin(), array->second.end(), [&](core::JobId id) {
+    auto j = jobs_.find(id);
+    return j != jobs_.end() && j->second.rec.array_task_id() == item.array_task();
+  });
+}
+
 void ControllerState::drop_unknown_dependencies(v1::Dependency& d) const {
   auto* items = d.mutable_items();
   for (int i = items->size() - 1; i >= 0; --i) {
-    const v1::DepItem& item = items->Get(i);
-    if (item.type() == v1::DEP_SINGLETON || jobs_.count(item.job_id()) || arrays_.count(item.job_id())) continue;
-    items->DeleteSubrange(i, 1);
+    if (!dependency_target_known(items->Get(i))) items->DeleteSubrange(i, 1);
   }
 }
 
 Status ControllerState::check_dependencies(const v1::Dependency& d) const {
   for (const auto& item : d.items()) {
-    if (item.type() == v1::DEP_SINGLETON) continue;
-    bool known = jobs_.count(item.job_id()) || arrays_.count(item.job_id());
-    if (!known) {
+    if (!dependency_target_known(item)) {
       return make_error("Batch job submission failed: Job dependency problem\n"
                         "dependency on job " + std::to_string(item.job_id()) +
+                        (item.array_task() >= 0 ? "_" + std::to_string(item.array_task()) : std::string()) +
                         ", which the controller does not know (never submitted, or finished more than MinJobAge=" +
                         std::to_string(settings_.min_job_age_s) + " s ago)");
     }

@@ -754,6 +754,7 @@ class ControllerState {
   // A submission's dependencies on jobs the controller does not know (never
   // submitted, or purged after MinJobAge) are dropped, as Slurm 22.05 did on
   // the anchor cluster: the job does not wait for them.
+  bool dependency_target_known(const v1::DepItem& item) const;
   void drop_unknown_dependencies(v1::Dependency& d) const;
   void index_array(const Job& j);
 

@@ -272,6 +272,37 @@ TEST(ControllerState, APartitionThroughANodeSetShowsItsNodes) {
   EXPECT_EQ(shown.at("cpu"), "c[1-2]");
 }
 
+// A dependency on JOB_TASK names a task of an array: one that is no such
+// task (of a job that is no array, or a task the array lacks) is dropped at
+// submission as an unknown job is (Slurm 22.05 ran `afterok:A_1`, A no
+// array, at once on the anchor cluster).
+TEST(ControllerState, ADependencyOnATaskNeedsThatTask) {
+  auto st = make_state();
+  Effects fx;
+  v1::JobDescriptor plain = wrap("true");
+  plain.set_hold(true);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), plain, false, 1000, fx));  // job 1
+  v1::JobDescriptor arr = plain;
+  for (int i : {0, 1}) arr.mutable_array()->add_task_ids(i);
+  ASSERT_TRUE(st->submit(user(1000, "alice"), arr, false, 1000, fx));  // jobs 2, 3: 2_0, 2_1
+  auto kept = [&](int64_t job, int64_t task) {
+    v1::JobDescriptor d = plain;
+    v1::DepItem* item = d.mutable_dependency()->add_items();
+    item->set_type(v1::DEP_AFTER_OK);
+    item->set_job_id(job);
+    item->set_array_task(task);
+    auto r = st->submit(user(1000, "alice"), d, false, 1000, fx);
+    EXPECT_TRUE(r) << r.error().message;
+    return st->jobs().at(r->job_id()).rec.desc().dependency().items_size() == 1;
+  };
+  EXPECT_TRUE(kept(1, -1));
+  EXPECT_FALSE(kept(1, 1));
+  EXPECT_TRUE(kept(2, 1));
+  EXPECT_TRUE(kept(2, -1));
+  EXPECT_FALSE(kept(2, 5));
+  EXPECT_FALSE(kept(99, -1));
+}
+
 // A client that lost the reply sends the same submission again with the
 // same request id: it gets the job already made, and no second one, also
 // after a restart; another user's id, or none, makes a job as before.
