@@ -90,7 +90,10 @@ std::vector<v1::JobResult> ControllerState::cancel(const Caller& who, const v1::
     }
     v1::JobRecord& r = j->rec;
     if (is_final(r.state())) {
-      out.push_back(result(label, kAlreadyDone));
+      // A signal to an ended job: Slurm 22.05's scancel looks for it among
+      // the jobs still active and says it does not know it (anchor cluster);
+      // cancelling one is "already done" (which scancel does not report).
+      out.push_back(result(label, req.signal() != 0 ? kInvalidJobId : kAlreadyDone));
       continue;
     }
     if (req.dry_run()) {

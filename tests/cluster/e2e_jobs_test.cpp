@@ -358,6 +358,10 @@ TEST(Jobs, CancelPendingAndRunning) {
   EXPECT_EQ(unknown.err, "");
   auto signal = c.run("scancel", {"--signal=USR1", "99999"});
   EXPECT_EQ(signal.rc, 1);
+  // To the ended job too, in the same words (2026-12-08 on the anchor cluster).
+  auto ended = c.run("scancel", {"--signal=USR1", run});
+  EXPECT_EQ(ended.rc, 1);
+  EXPECT_EQ(ended.err, "scancel: error: Kill job error on job id " + run + ": Invalid job id specified\n");
   EXPECT_EQ(signal.err, "scancel: error: Kill job error on job id 99999: Invalid job id specified\n");
   auto bad = c.run("scancel", {"-s", "BOGUS", "99999"});
   EXPECT_EQ(bad.rc, 1);
