@@ -705,6 +705,7 @@ TEST(Steps, StepsInsideABatchJobAndTheStepsTable) {
             "0: 0 0 4 2(x2)\n1: 0 1 4 2(x2)\n2: 1 0 4 2(x2)\n3: 1 1 4 2(x2)\n"
             "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"
             "cpu2\n1\n"
+            "srun: cluster configuration lacks support for cpu binding\n"  // --cpu_bind=none too (anchor, 2026-12-08)
             "0: cpu1\n1: cpu2\n"
             "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"
             "srun: error: cpu1: task 0: Exited with exit code 1\n"
