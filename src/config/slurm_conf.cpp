@@ -44,9 +44,6 @@ std::optional<OtherSection> find_elsewhere(std::string_view key, const std::stri
   return std::nullopt;
 }
 
-// A partition's Nodes=: host lists, NodeSet names (their Nodes= and every
-// node with their Feature=) and ALL, separated by commas. Without a node
-// set name it is one host list, expanded as written.
 // Nodes= split at the commas outside brackets, each item trimmed.
 std::vector<std::string_view> top_level_items(std::string_view expr) {
   std::vector<std::string_view> items;
@@ -64,6 +61,9 @@ std::vector<std::string_view> top_level_items(std::string_view expr) {
   return items;
 }
 
+// A partition's Nodes=: host lists, NodeSet names (their Nodes= and every
+// node with their Feature=) and ALL, separated by commas, each node once.
+// Without a node set name (or ALL) it is one host list, expanded as written.
 Result<std::vector<std::string>> partition_members(const ClusterConfig& cfg, std::string_view expr,
                                                    std::size_t room) {
   const std::vector<std::string_view> items = top_level_items(expr);
