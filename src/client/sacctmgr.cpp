@@ -891,7 +891,12 @@ int change(const Command& c, const Options& o, ControllerApi& api, const Invocat
   // First a dry run, which anyone may ask for: what the change is, and whether the caller may make it.
   req.set_dry_run(true);
   auto rep = api.modify_associations(req);
-  if (!rep) return report_failure(inv, api, rep.error());
+  if (!rep) {
+    // Lines in Slurm's own form (they start with a blank) go out as they are, as Slurm's sacctmgr prints them.
+    const ApiError& e = rep.error();
+    if (!e.unreachable && !e.message.empty() && e.message[0] == ' ') return write_out(e.message + "\n", stderr), 1;
+    return report_failure(inv, api, e);
+  }
   if (!rep->denied().empty()) return say_denied(c, *rep);
   for (const auto& l : rep->lines()) write_out(l + "\n", stdout);
   if (rep->unchanged()) return 1;  // " Nothing new added." and the like: nothing to commit

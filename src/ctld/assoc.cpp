@@ -296,6 +296,23 @@ Result<AssocChange> AccountingDb::apply(const v1::ModifyAssociationsRequest& req
 
 namespace {
 
+// An option sacctmgr's modify does not know: Slurm 22.05's lines (anchor
+// cluster), printed as they are, then what the entity takes.
+Error unknown_option(const v1::ModifyAssociationsRequest& req, const std::string& key, const std::string& value,
+                     const std::string& takes) {
+  if (req.verb() != "modify") return make_error("Unknown option: " + key + " (" + takes + ")");
+  return make_error(" Unknown option: " + key + "=" + value + "\n Use keyword 'where' to modify condition\n (" + takes +
+                    ")");
+}
+
+// A limit's value that does not read: a modify's bad MaxWall in Slurm 22.05's lines, else Drover's.
+Error bad_limit(const v1::ModifyAssociationsRequest& req, const std::string& limit, const std::string& key,
+                const std::string& value, const Error& why) {
+  if (req.verb() != "modify" || limit != "MaxWall") return why;
+  return make_error(" Bad MaxWall time format: " + key + "=" + value + "\n Unknown option: " + key + "=" + value +
+                    "\n Use keyword 'where' to modify condition");
+}
+
 AssocChange nothing(const std::string& verb) {
   return AssocChange{{verb == "add" ? " Nothing new added." : verb == "delete" ? " Nothing deleted" : " Nothing modified"},
                      true, ""};
@@ -453,16 +470,27 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
   AssocChange c;
   std::vector<std::string> touched;
   if (req.verb() == "delete") {
+    // Every name is checked before anything changes: a refusal leaves all as it was.
     for (const auto& n : req.names()) {
       if (n == "root") return make_error("the root account cannot be deleted");
-      if (!accounts_.count(n)) continue;
       for (const auto& [_, a] : accounts_) {
-        if (a.parent() == n) return make_error("Account " + n + " has child account " + a.name() + "; delete it first");
-      }
-      for (const auto& [_, u] : users_) {
-        for (const auto& a : u.assocs()) {
-          if (a.account() == n) return make_error("Account " + n + " has user " + u.name() + "; delete the user from it first");
+        if (accounts_.count(n) && a.parent() == n) {
+          return make_error("Account " + n + " has child account " + a.name() + "; delete it first");
         }
+      }
+    }
+    for (const auto& n : req.names()) {
+      if (!accounts_.count(n)) continue;
+      // Its users' associations go with it (the users stay; one whose
+      // default it was takes another of theirs, or none), as Slurm 22.05's
+      // sacctmgr deleted an account with a user on the anchor cluster.
+      for (auto& [_, u] : users_) {
+        auto* as = u.mutable_assocs();
+        auto a = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == n; });
+        if (a == as->end()) continue;
+        as->erase(a);
+        if (u.default_account() == n) u.set_default_account(as->empty() ? "" : as->begin()->account());
+        put_user(u, b);
       }
       accounts_.erase(n);
       b.erase(store::Erase{kAccountsTable, n});
@@ -504,7 +532,12 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
       std::string k = lower_key(k0);
       char op = 0;
       if (k == "parent") {
-        if (!accounts_.count(v)) return make_error("Parent account " + v + " does not exist");
+        if (!accounts_.count(v)) {
+          if (req.verb() != "add") return make_error("Parent account " + v + " does not exist");
+          // Slurm 22.05's sacctmgr's lines (anchor cluster), printed as they are.
+          return make_error(" Parent account '" + v + "' doesn't exist on cluster " + cluster_ +
+                            "\n        Contact your admin to add this account.\n No associations created.");
+        }
         if (v == n) return make_error("an account cannot be its own parent");
         a.set_parent(v);
         parent_given = v;
@@ -532,11 +565,11 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
         a.set_default_qos_set(true);
         sets_qos = true;
       } else if (std::string lk = assoc_limit_key(k); !lk.empty()) {
-        if (auto st = set_assoc_limit(*a.mutable_limits(), lk, v); !st) return st.error();
+        if (auto st = set_assoc_limit(*a.mutable_limits(), lk, v); !st) return bad_limit(req, lk, k0, v, st.error());
       } else {
-        return make_error("Unknown option: " + k0 + " (an account takes Parent, Description, Organization, "
-                          "Fairshare, QOS, DefaultQOS and the limits GrpTRES, GrpJobs, GrpSubmitJobs, MaxJobs, "
-                          "MaxSubmitJobs, MaxTRES, MaxWall)");
+        return unknown_option(req, k0, v,
+                              "an account takes Parent, Description, Organization, Fairshare, QOS, DefaultQOS and "
+                              "the limits GrpTRES, GrpJobs, GrpSubmitJobs, MaxJobs, MaxSubmitJobs, MaxTRES, MaxWall");
       }
     }
     // A default QOS the association's QOS list leaves out is refused, as Slurm 22.05 refused it.
@@ -556,7 +589,7 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
     put_account(a, b);
     if (exists && sets_qos) inherit_qos_below(n, b);
     touched.push_back("  " + n);
-    assoc_lines.push_back(req.verb() == "add" ? fmt::format("  A = {:<10} C = {:<10}", n, cluster_)
+    assoc_lines.push_back(req.verb() == "add" ? fmt::format("  A = {:<10.10} C = {:<10.10}", n, cluster_)
                                               : a.parent().empty() || n == "root"
                                                     ? fmt::format("  C = {:<10} A = {}", cluster_, n)
                                                     : fmt::format("  C = {:<10} A = {} of {}", cluster_, n, a.parent()));
@@ -688,12 +721,12 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
       default_qos = v;
     } else if (std::string lk = assoc_limit_key(k); !lk.empty()) {
       google::protobuf::Map<std::string, std::string> scratch;  // checked here, applied per association below
-      if (auto st = set_assoc_limit(scratch, lk, v); !st) return st.error();
+      if (auto st = set_assoc_limit(scratch, lk, v); !st) return bad_limit(req, lk, k0, v, st.error());
       limit_edits.emplace_back(lk, v);
     } else {
-      return make_error("Unknown option: " + k0 +
-                        " (a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel and the "
-                        "limits GrpTRES, GrpJobs, GrpSubmitJobs, MaxJobs, MaxSubmitJobs, MaxTRES, MaxWall)");
+      return unknown_option(req, k0, v,
+                            "a user takes Account, DefaultAccount, Fairshare, QOS, DefaultQOS, AdminLevel and the "
+                            "limits GrpTRES, GrpJobs, GrpSubmitJobs, MaxJobs, MaxSubmitJobs, MaxTRES, MaxWall");
     }
   }
   if (!where_account.empty()) account = where_account;
@@ -703,7 +736,14 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
   const std::vector<std::string> add_accounts =
       req.verb() == "add" && !account.empty() ? split(account, ',') : std::vector<std::string>{};
   for (const std::string& acc : req.verb() == "add" ? add_accounts : std::vector<std::string>{account}) {
-    if (!acc.empty() && !accounts_.count(acc)) return make_error("Account " + acc + " does not exist");
+    if (acc.empty() || accounts_.count(acc)) continue;
+    if (req.verb() != "add") return make_error("Account " + acc + " does not exist");
+    // Slurm 22.05's sacctmgr's lines (anchor cluster): the last depends on whether the user exists.
+    const bool known = std::all_of(req.names().begin(), req.names().end(), [&](const std::string& n) {
+      return users_.count(n) > 0;
+    });
+    return make_error(" This account '" + acc + "' doesn't exist.\n        Contact your admin to add this account.\n" +
+                      (known ? " Nothing new added." : " No associations or wckeys created."));
   }
   if (req.verb() != "modify" && !default_account.empty() && !accounts_.count(default_account)) {
     return make_error("Account " + default_account + " does not exist");
@@ -751,7 +791,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
         a->set_default_qos(parent.default_qos());
         if (auto ok = apply_assoc_edits(*a); !ok) return ok.error();
         if (u.default_account().empty()) u.set_default_account(default_account.empty() ? one : default_account);
-        new_assocs.push_back(fmt::format("  U = {:<9} A = {:<10} C = {:<10}", n, one, cluster_));
+        new_assocs.push_back(fmt::format("  U = {:<9.9} A = {:<10.10} C = {:<10.10}", n, one, cluster_));
         added = true;
       }
       if (!added) continue;

@@ -2655,6 +2655,44 @@ TEST(ControllerState, SacctmgrChangesSayWhatTheyTouched) {
   EXPECT_EQ(users->lines, (Lines{" Deleting users...", "  alice"}));
 }
 
+// What Slurm 22.05's sacctmgr said on the anchor cluster (2026-12-08): a
+// missing parent or account, an unknown option or a bad MaxWall of a modify
+// in its own lines; a user's name cut to nine characters in the listing; an
+// account deleted with its user's association there, the user kept.
+TEST(ControllerState, SacctmgrRefusesAndDeletesInSlurmsWords) {
+  auto st = state_with_accounting();
+  ASSERT_TRUE(sacctmgr(*st, "add", "account", "research", {}));
+  auto parent = sacctmgr(*st, "add", "account", "proj2", {{"Parent", "nosuch"}});
+  ASSERT_FALSE(parent);
+  EXPECT_EQ(parent.error().message,
+            " Parent account 'nosuch' doesn't exist on cluster t\n        Contact your admin to add this account.\n"
+            " No associations created.");
+  auto missing = sacctmgr(*st, "add", "user", "alice", {{"Account", "nosuchacct"}});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message,
+            " This account 'nosuchacct' doesn't exist.\n        Contact your admin to add this account.\n"
+            " No associations or wckeys created.");
+  auto longname = sacctmgr(*st, "add", "user", "nosuchunixuser", {{"Account", "research"}});
+  ASSERT_TRUE(longname) << longname.error().message;
+  EXPECT_EQ(longname->lines.at(3), "  U = nosuchuni A = research   C = t         ");
+  auto bogus = sacctmgr(*st, "modify", "account", "research", {{"bogus", "1"}});
+  ASSERT_FALSE(bogus);
+  EXPECT_EQ(bogus.error().message.rfind(" Unknown option: bogus=1\n Use keyword 'where' to modify condition\n (", 0), 0u)
+      << bogus.error().message;
+  auto wall = sacctmgr(*st, "modify", "user", "nosuchunixuser", {{"MaxWall", "bogus"}});
+  ASSERT_FALSE(wall);
+  EXPECT_EQ(wall.error().message,
+            " Bad MaxWall time format: MaxWall=bogus\n Unknown option: MaxWall=bogus\n Use keyword 'where' to modify "
+            "condition");
+  auto gone = sacctmgr(*st, "delete", "account", "research", {});
+  ASSERT_TRUE(gone) << gone.error().message;
+  EXPECT_EQ(gone->lines, (std::vector<std::string>{" Deleting accounts...", "  research"}));
+  const v1::UserRecord* kept = st->accounting().user("nosuchunixuser");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_TRUE(kept->assocs().empty());
+  EXPECT_EQ(kept->default_account(), "");
+}
+
 // Association limits set with sacctmgr hold jobs back under
 // AccountingStorageEnforce=limits (Slurm's reasons), MaxSubmitJobs refuses
 // at submit, a changed limit counts from the next pass, and without
