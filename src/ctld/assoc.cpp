@@ -313,6 +313,17 @@ Error bad_limit(const v1::ModifyAssociationsRequest& req, const std::string& lim
                     "\n Use keyword 'where' to modify condition");
 }
 
+// Drops u's association with `account`, if it has one; a default account
+// it was gives way to another of theirs, or none. Whether it had one.
+bool drop_user_assoc(v1::UserRecord& u, const std::string& account) {
+  auto* as = u.mutable_assocs();
+  auto a = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == account; });
+  if (a == as->end()) return false;
+  as->erase(a);
+  if (u.default_account() == account) u.set_default_account(as->empty() ? "" : as->begin()->account());
+  return true;
+}
+
 AssocChange nothing(const std::string& verb) {
   return AssocChange{{verb == "add" ? " Nothing new added." : verb == "delete" ? " Nothing deleted" : " Nothing modified"},
                      true, ""};
@@ -473,10 +484,9 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
     // Every name is checked before anything changes: a refusal leaves all as it was.
     for (const auto& n : req.names()) {
       if (n == "root") return make_error("the root account cannot be deleted");
+      if (!accounts_.count(n)) continue;
       for (const auto& [_, a] : accounts_) {
-        if (accounts_.count(n) && a.parent() == n) {
-          return make_error("Account " + n + " has child account " + a.name() + "; delete it first");
-        }
+        if (a.parent() == n) return make_error("Account " + n + " has child account " + a.name() + "; delete it first");
       }
     }
     for (const auto& n : req.names()) {
@@ -485,12 +495,7 @@ Result<AssocChange> AccountingDb::apply_account(const v1::ModifyAssociationsRequ
       // default it was takes another of theirs, or none), as Slurm 22.05's
       // sacctmgr deleted an account with a user on the anchor cluster.
       for (auto& [_, u] : users_) {
-        auto* as = u.mutable_assocs();
-        auto a = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == n; });
-        if (a == as->end()) continue;
-        as->erase(a);
-        if (u.default_account() == n) u.set_default_account(as->empty() ? "" : as->begin()->account());
-        put_user(u, b);
+        if (drop_user_assoc(u, n)) put_user(u, b);
       }
       accounts_.erase(n);
       b.erase(store::Erase{kAccountsTable, n});
@@ -682,13 +687,7 @@ Result<AssocChange> AccountingDb::apply_user(const v1::ModifyAssociationsRequest
         touched.push_back("  " + n);
         continue;
       }
-      auto* as = it->second.mutable_assocs();
-      auto a = std::find_if(as->begin(), as->end(), [&](const v1::UserAssoc& x) { return x.account() == where_account; });
-      if (a == as->end()) continue;
-      as->erase(a);
-      if (it->second.default_account() == where_account) {
-        it->second.set_default_account(as->empty() ? "" : as->begin()->account());
-      }
+      if (!drop_user_assoc(it->second, where_account)) continue;
       put_user(it->second, b);
       touched.push_back(fmt::format("  C = {:<10} A = {:<10} U = {:<9}", cluster_, where_account, n));
     }

@@ -130,6 +130,13 @@ bool overlaps(const Reservation& a, const Reservation& b) {
   return !both.empty();
 }
 
+// Two reservations that may not share a node over their windows: neither
+// OVERLAP nor MAINT (Slurm 22.05 on the anchor cluster took a MAINT
+// reservation over another's nodes and another over its).
+bool collide(const Reservation& a, const Reservation& b) {
+  return !a.overlap && !b.overlap && !a.maint && !b.maint && overlaps(a, b);
+}
+
 }  // namespace
 
 Result<std::vector<core::NodeIndex>> node_indices(const core::Cluster& c, std::string_view expr) {
@@ -240,9 +247,7 @@ std::optional<ResvError> ControllerState::reservation_conflict(const Reservation
   if (r.end <= now) return refused("Invalid time specified\ndrover: the reservation would have ended already");
   for (const auto& [name, other] : reservations_) {
     if (name == r.name) continue;
-    // OVERLAP, or MAINT on either side (Slurm 22.05 on the anchor cluster
-    // took a MAINT reservation over another's nodes and another over its).
-    if (!r.overlap && !other.overlap && !r.maint && !other.maint && overlaps(r, other)) {
+    if (collide(r, other)) {
       return refused("Requested reservation overlaps with another reservation");
     }
   }
@@ -342,11 +347,8 @@ Result<std::string, ResvError> ControllerState::create_reservation(const v1::Cha
   // A name in use: Slurm 22.05 said so only once the nodes were free of the
   // other reservations, the one of that name included (else it overlaps).
   if (auto same = reservations_.find(r.name); same != reservations_.end()) {
-    const Reservation& other = same->second;
-    if (!r.overlap && !other.overlap && !r.maint && !other.maint && overlaps(r, other)) {
-      return refused("Requested reservation overlaps with another reservation");
-    }
-    return refused("Duplicate reservation name");
+    return refused(collide(r, same->second) ? "Requested reservation overlaps with another reservation"
+                                            : "Duplicate reservation name");
   }
   reservation_seq_ += 1;
   r.created = reservation_seq_;

@@ -751,10 +751,11 @@ class ControllerState {
   std::string dependency_display(const Job& j) const;
   std::vector<core::DepItemState> dependency_states(const Job& j) const;
   Status check_dependencies(const v1::Dependency& d) const;
+  // Whether the job (or array task) a dependency names is known.
+  bool dependency_target_known(const v1::DepItem& item) const;
   // A submission's dependencies on jobs the controller does not know (never
   // submitted, or purged after MinJobAge) are dropped, as Slurm 22.05 did on
   // the anchor cluster: the job does not wait for them.
-  bool dependency_target_known(const v1::DepItem& item) const;
   void drop_unknown_dependencies(v1::Dependency& d) const;
   void index_array(const Job& j);
 

@@ -3,6 +3,7 @@
 // checked again as at submit; a refused change leaves the job as it was.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "common/duration.hpp"
 #include "common/gres.hpp"
@@ -190,14 +191,19 @@ const char* set_pending_time(Ctx& c, const std::string& v, void (v1::JobDescript
 const char* set_num_nodes(Ctx& c, const std::string& v) {
   if (auto e = need_pending(c)) return e;
   constexpr const char* kInvalid = "Node count specification invalid";
+  auto count = [](const std::string& text) -> std::optional<int64_t> {
+    auto n = parse_int(text);
+    if (!n || *n < 1 || *n > std::numeric_limits<int32_t>::max()) return std::nullopt;
+    return *n;
+  };
   auto dash = v.find('-');
-  auto lo = parse_int(v.substr(0, dash));
-  if (!lo || *lo < 1 || *lo > std::numeric_limits<int32_t>::max()) return kInvalid;
+  auto lo = count(v.substr(0, dash));
+  if (!lo) return kInvalid;
   auto* d = c.rec.mutable_desc();
   int64_t hi = d->max_nodes();
   if (dash != std::string::npos) {
-    auto top = parse_int(v.substr(dash + 1));
-    if (!top || *top < 1 || *top > std::numeric_limits<int32_t>::max()) return kInvalid;
+    auto top = count(v.substr(dash + 1));
+    if (!top) return kInvalid;
     hi = *top;
   }
   if (hi > 0 && *lo > hi) return kInvalid;
